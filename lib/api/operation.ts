@@ -44,7 +44,11 @@ export interface Destructive {
  * fields side by side, as a person types them (`/cloud volumes attach 12 --node-id 34`). The
  * client splits it by `pathParams` and `queryParams`; everything else is the JSON body.
  */
-export interface OperationSpec<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
+export interface OperationSpec<
+  Req extends z.ZodType = z.ZodType,
+  Res extends z.ZodType = z.ZodType,
+  Paginated extends boolean = boolean,
+> {
   /** Stable id: `<group>.<action>`, e.g. `volumes.attach`. */
   readonly id: string;
   readonly group: Group;
@@ -60,7 +64,7 @@ export interface OperationSpec<Req extends z.ZodType = z.ZodType, Res extends z.
   readonly scopes: readonly Scope[];
   readonly grants?: readonly Grant[];
   /** The 200 body is the pagination envelope `{data, page, pages, results}`. */
-  readonly paginated: boolean;
+  readonly paginated: Paginated;
   /** Whether `page`/`page_size` may be sent (some paginated lists do not declare them). */
   readonly pageParams: boolean;
   /** Fields usable in `X-Filter` (and `+order_by`). */
@@ -85,7 +89,7 @@ export interface OperationSpec<Req extends z.ZodType = z.ZodType, Res extends z.
   readonly example: string;
 }
 
-export type AnyOperation = OperationSpec<z.ZodType, z.ZodType>;
+export type AnyOperation = OperationSpec<z.ZodType, z.ZodType, boolean>;
 
 export type OperationInput<O extends AnyOperation> = z.input<O['request']>;
 export type OperationItem<O extends AnyOperation> = z.output<O['response']>;
@@ -106,8 +110,8 @@ export function pathParamsOf(path: string): string[] {
   return [...path.matchAll(PATH_PARAM)].map((m) => m[1] ?? '');
 }
 
-type DefineInput<Req extends z.ZodType, Res extends z.ZodType> = Omit<
-  OperationSpec<Req, Res>,
+type DefineInput<Req extends z.ZodType, Res extends z.ZodType, Paginated extends boolean> = Omit<
+  OperationSpec<Req, Res, Paginated>,
   'id' | 'pathParams' | 'queryParams' | 'pageParams' | 'filterable' | 'sensitive' | 'access'
 > & {
   readonly access?: Access;
@@ -118,9 +122,9 @@ type DefineInput<Req extends z.ZodType, Res extends z.ZodType> = Omit<
 };
 
 /** Builds an operation row, deriving what can be derived (id, path parameters, defaults). */
-export function defineOperation<Req extends z.ZodType, Res extends z.ZodType>(
-  input: DefineInput<Req, Res>,
-): OperationSpec<Req, Res> {
+export function defineOperation<Req extends z.ZodType, Res extends z.ZodType, const Paginated extends boolean>(
+  input: DefineInput<Req, Res, Paginated>,
+): OperationSpec<Req, Res, Paginated> {
   const pageParams = input.pageParams ?? input.paginated;
   return {
     ...input,

@@ -1,0 +1,24 @@
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { loadConfig } from '../../lib/config.js';
+import { createLogger } from '../../lib/observability/logger.js';
+import { createCoreDeps } from '../../lib/runtime.js';
+import { withSecretsFromSsm } from '../../lib/secrets.js';
+import { createSlackApp } from '../../lib/slack/bot.js';
+import { LambdaHandoff } from '../../lib/slack/handoff.js';
+
+/** Slack's requests (slash commands, buttons, modals) through API Gateway. */
+const config = loadConfig(await withSecretsFromSsm(process.env));
+const logger = createLogger('slack');
+if (!config.WORKER_FUNCTION_NAME) throw new Error('Invalid configuration: WORKER_FUNCTION_NAME is required in AWS');
+
+const { handler: slackHandler } = createSlackApp({
+  ...createCoreDeps(config, logger),
+  signingSecret: config.SLACK_SIGNING_SECRET,
+  botToken: config.SLACK_BOT_TOKEN,
+  slackApiUrl: config.SLACK_API_URL,
+  inlineBudgetMs: config.INLINE_BUDGET_MS,
+  handoff: new LambdaHandoff(new LambdaClient({}), config.WORKER_FUNCTION_NAME),
+  approvalAdmins: config.APPROVAL_ADMINS,
+});
+
+export const handler = slackHandler;

@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Dispatcher } from 'undici';
+import { createLogger } from '../../lib/observability/logger.js';
+import { createStore, type Store } from '../../lib/store/index.js';
+import { LocalKeyTokenCipher } from '../../lib/store/token-cipher.js';
+import { createSlackApp } from '../../lib/slack/bot.js';
+import { InProcessHandoff } from '../../lib/slack/handoff.js';
+import { runWorkerJob } from '../../lib/slack/worker.js';
+import { createTable } from '../table.js';
+import { localDynamoDbClientConfig } from './dynamodb.js';
+import { serveLambdas } from './lambda-adapter.js';
+import { type SlackStandIn, type SlackStandInOptions, startSlackStandIn } from './slack/server.js';
+import { SlackWorkspace } from './slack/workspace.js';
+
+/**
+ * The bot as it runs in AWS, on this machine: the Slack function behind a local HTTP adapter that
+ * produces API Gateway events, the worker in process, the Slack stand-in for the Web API, and
+ * DynamoDB Local for the table. `npm start` and the end-to-end tests both build it here.
+ */
+
+export const SLACK_EVENTS_PATH = '/slack/events';
+
+export interface BotStackOptions {
+  /** DynamoDB Local (already running). */
+  readonly dynamoEndpoint: string;
+  /** A table to create; a fresh random name by default. */
+  readonly tableName?: string;
+  /** The cloud API (the emulator's `/v4` base URL). */
+  readonly apiBaseUrl: string;
+  readonly apiDispatcher?: Dispatcher;
+  readonly apiTimeoutMs?: number;
+  readonly slack?: SlackStandInOptions;
+  readonly inlineBudgetMs?: number;
+  readonly approvalAdmins?: readonly string[];
+  /** Port of the bot's endpoint; a free one by default. */
+  readonly port?: number;
+  readonly now?: () => Date;
+}
+
+export interface BotStack {
+  /** The bot's request URL (slash commands and interactivity). */
+  readonly botUrl: string;
+  readonly signingSecret: string;
+  readonly standIn: SlackStandIn;
+  readonly workspace: SlackWorkspace;
+  readonly store: Store;
+  readonly tableName: string;
+  /** Waits until every job handed to the worker has finished. */
+  drain(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startBotStack(options: BotStackOptions): Promise<BotStack> {
+  const logger = createLogger('local');
+  const signingSecret = randomBytes(16).toString('hex');
+  const tableName = options.tableName ?? `chatops-${randomBytes(4).toString('hex')}`;
+  const dynamo = new DynamoDBClient(localDynamoDbClientConfig(options.dynamoEndpoint));
+  await createTable(dynamo, tableName);
+  const store = createStore(
+    { doc: DynamoDBDocumentClient.from(dynamo), tableName, now: options.now ?? (() => new Date()) },
+    new LocalKeyTokenCipher(randomBytes(32)),
+  );
+
+  const standIn = await startSlackStandIn(options.slack ?? {});
+  const api = {
+    baseUrl: options.apiBaseUrl,
+    timeoutMs: options.apiTimeoutMs ?? 10_000,
+    dispatcher: options.apiDispatcher,
+  };
+  const core = { store, api, logger };
+  const handoff = new InProcessHandoff(
+    (job) => runWorkerJob(core, job),
+    (error, job) => logger.error('worker job failed', { correlationId: job.correlationId, error }),
+  );
+  const { handler } = createSlackApp({
+    ...core,
+    signingSecret,
+    botToken: standIn.botToken,
+    slackApiUrl: standIn.apiUrl,
+    inlineBudgetMs: options.inlineBudgetMs ?? 1500,
+    handoff,
+    approvalAdmins: options.approvalAdmins ?? [],
+  });
+  const server = await serveLambdas({ [SLACK_EVENTS_PATH]: handler }, options.port ?? 0);
+  const botUrl = `${server.url}${SLACK_EVENTS_PATH}`;
+  const workspace = new SlackWorkspace({ standIn, botUrl, signingSecret });
+
+  return {
+    botUrl,
+    signingSecret,
+    standIn,
+    workspace,
+    store,
+    tableName,
+    drain: () => handoff.drain(),
+    close: async () => {
+      await handoff.drain();
+      await server.close();
+      await standIn.close();
+      dynamo.destroy();
+    },
+  };
+}

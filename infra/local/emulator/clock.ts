@@ -1,0 +1,54 @@
+/**
+ * The emulator's time. Timed transitions (database provisioning, image capture, clones, pending
+ * uploads, token expiry, phone codes, TOTP) read it, and tests advance it instead of waiting.
+ */
+export interface Clock {
+  /** Epoch milliseconds. */
+  now(): number;
+  /** Moves time forward; never backward. */
+  advance(ms: number): void;
+}
+
+/** Where a frozen clock starts unless told otherwise: a Monday morning, outside every seeded maintenance window. */
+export const DEFAULT_CLOCK_START = Date.parse('2025-06-02T09:00:00Z');
+
+export interface ClockOptions {
+  /** Start time (epoch ms, or a date-time string); frozen clocks only. */
+  start?: number | string | Date;
+  /**
+   * `frozen` (the default): time moves only when advanced, so tests are deterministic.
+   * `real-time`: follows the machine clock, plus whatever was advanced (the local stack).
+   */
+  mode?: 'frozen' | 'real-time';
+}
+
+export function createClock(options: ClockOptions = {}): Clock {
+  let offset = 0;
+  const mode = options.mode ?? 'frozen';
+  const start = options.start === undefined ? DEFAULT_CLOCK_START : new Date(options.start).getTime();
+  if (!Number.isFinite(start)) throw new Error(`Invalid clock start: ${String(options.start)}`);
+  const base = mode === 'frozen' ? () => start : () => Date.now();
+  return {
+    now: () => base() + offset,
+    advance(ms: number) {
+      if (!Number.isFinite(ms) || ms < 0) throw new Error('The clock only moves forward');
+      offset += ms;
+    },
+  };
+}
+
+export const SECOND = 1_000;
+export const MINUTE = 60 * SECOND;
+export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;
+
+/** A date-time the way the API writes it: UTC, seconds precision, no zone suffix. */
+export function apiTime(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19);
+}
+
+/** Reads an API date-time (with or without a zone suffix; without one it is UTC). */
+export function parseApiTime(value: string): number {
+  const hasZone = /(Z|[+-]\d{2}:?\d{2})$/i.test(value);
+  return Date.parse(hasZone ? value : `${value}Z`);
+}

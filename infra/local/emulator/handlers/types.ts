@@ -1,0 +1,61 @@
+import type { AnyOperation } from '../../../../lib/api/operation.js';
+import type { Caller } from '../auth.js';
+import { unauthorized } from '../errors.js';
+import type { RequestFields } from '../request-fields.js';
+import type { World } from '../world.js';
+
+/** What one operation's handler sees. */
+export class HandlerContext {
+  readonly world: World;
+  readonly op: AnyOperation;
+  readonly input: RequestFields;
+  /** Undefined only for operations that work without a token (and were called without one). */
+  readonly caller: Caller | undefined;
+  /** Origin of the emulator as the client reached it, for addresses the API hands out. */
+  readonly origin: string;
+
+  constructor(init: { world: World; op: AnyOperation; input: RequestFields; caller: Caller | undefined; origin: string }) {
+    this.world = init.world;
+    this.op = init.op;
+    this.input = init.input;
+    this.caller = init.caller;
+    this.origin = init.origin;
+  }
+
+  /** The calling user; every operation that needs a token has one by now. */
+  get user() {
+    if (!this.caller) throw unauthorized('Login required');
+    return this.caller.user;
+  }
+
+  get now(): number {
+    return this.world.now();
+  }
+}
+
+export type Outcome =
+  | { kind: 'json'; status: number; body: unknown }
+  /** Every item the caller may see; the server filters, orders and pages them. */
+  | { kind: 'list'; items: Record<string, unknown>[] }
+  | { kind: 'no-content' };
+
+export type Handler = (ctx: HandlerContext) => Outcome;
+
+/** Handlers keyed by `METHOD /path`, the way the documents' endpoint tables name operations. */
+export type HandlerTable = Readonly<Record<string, Handler>>;
+
+export function json(body: unknown, status = 200): Outcome {
+  return { kind: 'json', status, body };
+}
+
+export function empty(): Outcome {
+  return { kind: 'json', status: 200, body: {} };
+}
+
+export function list(items: Record<string, unknown>[]): Outcome {
+  return { kind: 'list', items };
+}
+
+export function noContent(): Outcome {
+  return { kind: 'no-content' };
+}

@@ -1,0 +1,289 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type ChannelRateLimit, ChannelRateLimiter, DEFAULT_CHANNEL_RATE_LIMIT } from './rate-limit.js';
+import { type ResponseUrlOptions, ResponseUrls } from './response-urls.js';
+import { type SlackSeed, SlackStore, type StoredMessage } from './store.js';
+import { TriggerRegistry } from './triggers.js';
+import { callWebApi, mimeTypeOf, type WebApiContext } from './web-api.js';
+
+/**
+ * A Slack stand-in on `node:http` for tests and the local stack: the Web API methods the bot
+ * calls (usable as `@slack/web-api`'s `slackApiUrl`), the files upload URLs, and `response_url`
+ * endpoints, all recording into an in-memory store.
+ *
+ * Routes: `POST /api/<method>`, `POST|PUT /upload/<fileId>`, `GET /files/<fileId>/<name>`,
+ * `POST /response/<id>`; anything else goes to `fallback` when given.
+ */
+
+export const DEFAULT_BOT_TOKEN = 'xoxb-local-stand-in';
+
+/** Far above anything the bot sends; it keeps a runaway client from filling memory. */
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+export interface SlackStandInOptions {
+  /** Port to listen on; 0 (the default) picks a free one. */
+  readonly port?: number;
+  readonly host?: string;
+  readonly botToken?: string;
+  readonly seed?: SlackSeed;
+  /** Clock in epoch milliseconds, for message timestamps, rate limits and `response_url` expiry. */
+  readonly now?: () => number;
+  /** Per-channel limit on `chat.postMessage`: off unless given (`true` means about 1/s, burst 3). */
+  readonly rateLimit?: boolean | Partial<ChannelRateLimit>;
+  /** Answer `channel_not_found` for channels that are not seeded, as Slack does. */
+  readonly strictChannels?: boolean;
+  /** Serves requests outside the stand-in's routes (the browser page mounts here). */
+  readonly fallback?: (request: IncomingMessage, response: ServerResponse) => void | Promise<void>;
+}
+
+export interface SlackStandIn {
+  /** Base URL, e.g. `http://127.0.0.1:49152`. */
+  readonly url: string;
+  /** `${url}/api/`, for `new WebClient(token, { slackApiUrl })`. */
+  readonly apiUrl: string;
+  readonly botToken: string;
+  readonly store: SlackStore;
+  /** A fresh `response_url` for an interaction by `user` in `channel`. */
+  responseUrlFor(channel: string, user: string, options?: ResponseUrlOptions): string;
+  /** A `trigger_id` for an interaction by `user`, valid for one view within about three seconds. */
+  triggerIdFor(user: string, options?: { readonly viewId?: string }): string;
+  /** Shows the bot's immediate answer to a slash command, as Slack does with the HTTP 200 body. */
+  acknowledge(responseUrl: string, payload: unknown): StoredMessage | undefined;
+  close(): Promise<void>;
+}
+
+class BodyTooLargeError extends Error {}
+
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) throw new BodyTooLargeError('request body too large');
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function mediaType(request: IncomingMessage): string {
+  return (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
+async function multipartEntries(
+  request: IncomingMessage,
+  body: Buffer,
+): Promise<Array<[string, string | Buffer]>> {
+  const form = await new Response(new Uint8Array(body), {
+    headers: { 'content-type': request.headers['content-type'] ?? '' },
+  }).formData();
+  const entries: Array<[string, string | Buffer]> = [];
+  for (const [name, value] of form) {
+    entries.push([name, typeof value === 'string' ? value : Buffer.from(await value.arrayBuffer())]);
+  }
+  return entries;
+}
+
+/** Method arguments from the query string and a form-encoded, multipart or JSON body. */
+async function apiArguments(
+  request: IncomingMessage,
+  body: Buffer,
+  query: URLSearchParams,
+): Promise<Record<string, unknown> | undefined> {
+  const args: Record<string, unknown> = Object.fromEntries(query);
+  if (body.length === 0) return args;
+  const type = mediaType(request);
+  if (type === 'application/json') {
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+    return { ...args, ...parsed };
+  }
+  if (type === 'multipart/form-data') {
+    return { ...args, ...Object.fromEntries(await multipartEntries(request, body)) };
+  }
+  return { ...args, ...Object.fromEntries(new URLSearchParams(body.toString('utf8'))) };
+}
+
+/** The bytes of an upload: `@slack/web-api` sends them as a multipart part, curl and others raw. */
+async function uploadedBytes(request: IncomingMessage, body: Buffer): Promise<Buffer> {
+  if (mediaType(request) !== 'multipart/form-data') return body;
+  const entries = await multipartEntries(request, body);
+  const part = entries.find(([, value]) => Buffer.isBuffer(value)) ?? entries[0];
+  if (!part) return Buffer.alloc(0);
+  return Buffer.isBuffer(part[1]) ? part[1] : Buffer.from(part[1], 'utf8');
+}
+
+function bearerToken(request: IncomingMessage): string | undefined {
+  const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
+  return match?.[1];
+}
+
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+  response.end(JSON.stringify(body));
+}
+
+function listen(server: ReturnType<typeof createServer>, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+export async function startSlackStandIn(options: SlackStandInOptions = {}): Promise<SlackStandIn> {
+  const host = options.host ?? '127.0.0.1';
+  const botToken = options.botToken ?? DEFAULT_BOT_TOKEN;
+  const store = new SlackStore({
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.strictChannels === undefined ? {} : { strictChannels: options.strictChannels }),
+  });
+  const server = createServer();
+  await listen(server, options.port ?? 0, host);
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  const rateLimit = options.rateLimit;
+  const rateLimiter =
+    rateLimit === undefined || rateLimit === false
+      ? undefined
+      : new ChannelRateLimiter(
+          { ...DEFAULT_CHANNEL_RATE_LIMIT, ...(rateLimit === true ? {} : rateLimit) },
+          store.now,
+        );
+  const triggers = new TriggerRegistry(store.seed.team.id, store.now);
+  const responseUrls = new ResponseUrls(store, url);
+  const context: WebApiContext = { store, baseUrl: url, botToken, triggers, rateLimiter };
+  store.on('change', (change) => {
+    if (change.kind !== 'reset') return;
+    rateLimiter?.reset();
+    triggers.reset();
+    responseUrls.reset();
+  });
+
+  async function serveApi(
+    method: string,
+    request: IncomingMessage,
+    response: ServerResponse,
+    query: URLSearchParams,
+  ) {
+    const body = await readBody(request);
+    let args: Record<string, unknown> | undefined;
+    try {
+      args = await apiArguments(request, body, query);
+    } catch {
+      args = undefined;
+    }
+    if (!args) {
+      store.recordCall({ method, body: {}, at: store.now(), ok: false, error: 'invalid_json' });
+      sendJson(response, 200, { ok: false, error: 'invalid_json' });
+      return;
+    }
+    const { token, ...logged } = args;
+    const answer = callWebApi(
+      method,
+      args,
+      bearerToken(request) ?? (typeof token === 'string' ? token : undefined),
+      context,
+    );
+    const error = answer.body.error;
+    store.recordCall({
+      method,
+      body: logged,
+      at: store.now(),
+      ok: answer.body.ok === true,
+      ...(typeof error === 'string' ? { error } : {}),
+    });
+    sendJson(response, answer.status, answer.body, answer.headers);
+  }
+
+  async function serveUpload(fileId: string, request: IncomingMessage, response: ServerResponse) {
+    const file = store.file(fileId);
+    const body = await readBody(request);
+    if (!file || file.completedAt !== undefined) {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('file not found');
+      return;
+    }
+    const bytes = await uploadedBytes(request, body);
+    store.putFile({ ...file, bytes, uploadedAt: store.now() });
+    response.writeHead(200, { 'content-type': 'text/plain' }).end(`OK - ${bytes.length}`);
+  }
+
+  function serveFile(fileId: string, response: ServerResponse) {
+    const file = store.file(fileId);
+    if (!file?.bytes) {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('file not found');
+      return;
+    }
+    response.writeHead(200, { 'content-type': mimeTypeOf(file.name), 'content-length': file.bytes.length });
+    response.end(file.bytes);
+  }
+
+  async function serveResponseUrl(id: string, request: IncomingMessage, response: ServerResponse) {
+    const body = await readBody(request);
+    let payload: unknown;
+    try {
+      payload = JSON.parse(body.toString('utf8'));
+    } catch {
+      payload = undefined;
+    }
+    const answer = responseUrls.deliver(id, payload);
+    sendJson(response, answer.status, answer.body);
+  }
+
+  async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const requestUrl = new URL(request.url ?? '/', url);
+    const [, area, name] = requestUrl.pathname.split('/');
+    const method = request.method ?? 'GET';
+    if (area === 'api' && name && (method === 'POST' || method === 'GET')) {
+      return serveApi(name, request, response, requestUrl.searchParams);
+    }
+    if (area === 'upload' && name && (method === 'POST' || method === 'PUT')) {
+      return serveUpload(name, request, response);
+    }
+    if (area === 'files' && name && method === 'GET') return serveFile(name, response);
+    if (area === 'response' && name && method === 'POST') return serveResponseUrl(name, request, response);
+    if (options.fallback) return options.fallback(request, response);
+    sendJson(response, 404, { ok: false, error: 'not_found' });
+  }
+
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    route(request, response).catch((error: unknown) => {
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
+      const tooLarge = error instanceof BodyTooLargeError;
+      sendJson(response, tooLarge ? 413 : 500, {
+        ok: false,
+        error: tooLarge ? 'request_too_large' : 'internal_error',
+      });
+    });
+  });
+
+  return {
+    url,
+    apiUrl: `${url}/api/`,
+    botToken,
+    store,
+    responseUrlFor: (channel, user, responseOptions) => responseUrls.create(channel, user, responseOptions),
+    triggerIdFor: (user, triggerOptions) => triggers.issue(user, triggerOptions?.viewId),
+    acknowledge: (responseUrl, payload) => {
+      const id = new URL(responseUrl).pathname.split('/').pop() ?? '';
+      return responseUrls.acknowledge(id, payload);
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

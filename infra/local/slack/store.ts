@@ -1,0 +1,386 @@
+import { EventEmitter } from 'node:events';
+
+/**
+ * What the Slack stand-in has seen and shown: channels with their messages, modals, files and
+ * every Web API call. Tests query it; the browser page subscribes to `change` to stream updates.
+ */
+
+export interface SlackUser {
+  readonly id: string;
+  readonly name: string;
+  readonly real_name: string;
+  readonly is_admin: boolean;
+  readonly is_owner: boolean;
+  readonly is_bot: boolean;
+  readonly tz: string;
+  readonly tz_offset: number;
+}
+
+export interface SlackChannel {
+  readonly id: string;
+  readonly name: string;
+  readonly is_private: boolean;
+  readonly is_im: boolean;
+}
+
+export interface SlackSeed {
+  readonly team: { readonly id: string; readonly name: string; readonly domain: string };
+  /** The bot's own user; its token is the stand-in's bot token. */
+  readonly bot: { readonly userId: string; readonly botId: string; readonly name: string };
+  readonly users: readonly SlackUser[];
+  readonly channels: readonly SlackChannel[];
+  /** Usergroup id → member user ids. */
+  readonly usergroups: Readonly<Record<string, readonly string[]>>;
+}
+
+function person(id: string, name: string, realName: string, tz: string, tzOffset: number): SlackUser {
+  return {
+    id,
+    name,
+    real_name: realName,
+    is_admin: false,
+    is_owner: false,
+    is_bot: false,
+    tz,
+    tz_offset: tzOffset,
+  };
+}
+
+export const DEFAULT_SLACK_SEED: SlackSeed = {
+  team: { id: 'T0LOCAL', name: 'Local workspace', domain: 'local' },
+  bot: { userId: 'U0CLOUDBOT', botId: 'B0CLOUDBOT', name: 'cloud' },
+  users: [
+    { ...person('U0ADMIN', 'ada', 'Ada Admin', 'UTC', 0), is_admin: true, is_owner: true },
+    person('U0ALICE', 'alice', 'Alice Operator', 'America/New_York', -18_000),
+    person('U0BOB', 'bob', 'Bob Developer', 'Asia/Kolkata', 19_800),
+    { ...person('U0CLOUDBOT', 'cloud', 'cloud', 'UTC', 0), is_bot: true },
+  ],
+  channels: [
+    { id: 'C0GENERAL', name: 'general', is_private: false, is_im: false },
+    { id: 'C0OPS', name: 'ops', is_private: false, is_im: false },
+  ],
+  usergroups: { S0ONCALL: ['U0ADMIN', 'U0ALICE'] },
+};
+
+export interface StoredFile {
+  readonly id: string;
+  readonly name: string;
+  /** The length announced in `files.getUploadURLExternal`. */
+  readonly declaredLength: number;
+  readonly title?: string;
+  readonly bytes?: Buffer;
+  readonly uploadedAt?: number;
+  /** Set once `files.completeUploadExternal` has accepted the file. */
+  readonly completedAt?: number;
+  readonly channels: readonly string[];
+}
+
+export interface StoredMessage {
+  readonly ts: string;
+  readonly channel: string;
+  /** Who posted it; for the bot's messages its bot user, alongside `botId`. */
+  readonly user?: string;
+  readonly botId?: string;
+  readonly text: string;
+  readonly blocks: readonly unknown[];
+  readonly thread_ts?: string;
+  readonly ephemeral: boolean;
+  /** For an ephemeral message, the only user who sees it. */
+  readonly visibleTo?: string;
+  readonly files?: readonly StoredFile[];
+  /** Clock time (ms) of posting and of the last change. */
+  readonly postedAt: number;
+  readonly updatedAt?: number;
+  /** How it arrived: the Web API method, or `response_url`. */
+  readonly via: string;
+}
+
+export type NewMessage = Omit<StoredMessage, 'ts' | 'postedAt'>;
+
+export interface ViewRevision {
+  readonly method: string;
+  readonly view: Readonly<Record<string, unknown>>;
+  readonly at: number;
+}
+
+export interface StoredView {
+  readonly id: string;
+  /** The view as Slack returns it (with `id`, `hash`, `root_view_id`, `state`...). */
+  readonly view: Readonly<Record<string, unknown>>;
+  readonly user?: string;
+  readonly externalId?: string;
+  readonly rootViewId: string;
+  readonly previousViewId?: string;
+  readonly openedAt: number;
+  readonly closed: boolean;
+  readonly history: readonly ViewRevision[];
+}
+
+export interface RecordedCall {
+  readonly method: string;
+  /** The arguments as received, without the token. */
+  readonly body: Readonly<Record<string, unknown>>;
+  readonly at: number;
+  readonly ok: boolean;
+  readonly error?: string;
+}
+
+export interface RecordedPost {
+  readonly channel: string;
+  readonly at: number;
+  readonly accepted: boolean;
+}
+
+export type StoreChange =
+  | { readonly kind: 'message_added'; readonly message: StoredMessage }
+  | { readonly kind: 'message_changed'; readonly message: StoredMessage }
+  | { readonly kind: 'message_deleted'; readonly channel: string; readonly ts: string }
+  | { readonly kind: 'view_changed'; readonly view: StoredView }
+  | { readonly kind: 'file_changed'; readonly file: StoredFile }
+  | { readonly kind: 'call'; readonly call: RecordedCall }
+  | { readonly kind: 'reset' };
+
+interface StoreEvents {
+  change: [StoreChange];
+}
+
+export interface MessageQuery {
+  /** Include every ephemeral message (default: none). */
+  readonly includeEphemeral?: boolean;
+  /** What this user sees: the channel's messages plus the ephemeral ones shown to them. */
+  readonly seenBy?: string;
+}
+
+export interface SlackStoreOptions {
+  readonly seed?: SlackSeed;
+  /** Clock in epoch milliseconds. */
+  readonly now?: () => number;
+  /**
+   * Whether an unknown channel id comes into being on first use (the default, so tests may use
+   * any id) or is answered with `channel_not_found` as Slack does.
+   */
+  readonly strictChannels?: boolean;
+}
+
+export class SlackStore extends EventEmitter<StoreEvents> {
+  readonly seed: SlackSeed;
+  readonly now: () => number;
+  private readonly strictChannels: boolean;
+  private channelsById = new Map<string, SlackChannel>();
+  private messagesByChannel = new Map<string, StoredMessage[]>();
+  private viewsById = new Map<string, StoredView>();
+  private filesById = new Map<string, StoredFile>();
+  private callLog: RecordedCall[] = [];
+  private postLog: RecordedPost[] = [];
+  private lastTsMicros = 0;
+  private idCounter = 0;
+
+  constructor(options: SlackStoreOptions = {}) {
+    super();
+    this.seed = options.seed ?? DEFAULT_SLACK_SEED;
+    this.now = options.now ?? Date.now;
+    this.strictChannels = options.strictChannels ?? false;
+    this.seedChannels();
+  }
+
+  /** Forgets everything that happened; the seeded users and channels stay. */
+  reset(): void {
+    this.channelsById = new Map();
+    this.messagesByChannel = new Map();
+    this.viewsById = new Map();
+    this.filesById = new Map();
+    this.callLog = [];
+    this.postLog = [];
+    this.seedChannels();
+    this.emit('change', { kind: 'reset' });
+  }
+
+  private seedChannels(): void {
+    for (const channel of this.seed.channels) this.channelsById.set(channel.id, channel);
+  }
+
+  /** A fresh id in Slack's style (`V…`, `F…`), unique within this store. */
+  newId(prefix: string): string {
+    this.idCounter += 1;
+    return `${prefix}0${this.idCounter.toString(36).toUpperCase().padStart(8, '0')}`;
+  }
+
+  /** A message timestamp in Slack's form (`1700000000.000100`), strictly increasing. */
+  nextTs(): string {
+    const micros = Math.max(Math.floor(this.now() * 1000), this.lastTsMicros + 1);
+    this.lastTsMicros = micros;
+    return `${Math.floor(micros / 1e6)}.${String(micros % 1e6).padStart(6, '0')}`;
+  }
+
+  // Directory
+
+  user(id: string): SlackUser | undefined {
+    return this.seed.users.find((user) => user.id === id);
+  }
+
+  usergroupMembers(id: string): readonly string[] | undefined {
+    return this.seed.usergroups[id];
+  }
+
+  /**
+   * The conversation a `channel` argument names, as Slack reads it: a channel id, `#name`, or a
+   * user id for the bot's direct messages with that user. Unknown ids come into being on first
+   * use unless the store is strict about channels.
+   */
+  channel(idOrName: string): SlackChannel | undefined {
+    const known = this.channelsById.get(idOrName);
+    if (known) return known;
+    if (idOrName.startsWith('#')) {
+      const name = idOrName.slice(1);
+      return this.channels().find((channel) => channel.name === name);
+    }
+    if (this.user(idOrName)) return this.createChannel(`D${idOrName}`, true);
+    if (this.strictChannels || !/^[A-Z0-9]+$/.test(idOrName)) return undefined;
+    return this.createChannel(idOrName, idOrName.startsWith('D'));
+  }
+
+  private createChannel(id: string, isIm: boolean): SlackChannel {
+    const existing = this.channelsById.get(id);
+    if (existing) return existing;
+    const created: SlackChannel = { id, name: id.toLowerCase(), is_private: isIm, is_im: isIm };
+    this.channelsById.set(id, created);
+    return created;
+  }
+
+  channels(): SlackChannel[] {
+    return [...this.channelsById.values()];
+  }
+
+  // Messages
+
+  addMessage(input: NewMessage): StoredMessage {
+    const message: StoredMessage = { ...input, ts: this.nextTs(), postedAt: this.now() };
+    const list = this.messagesByChannel.get(message.channel) ?? [];
+    list.push(message);
+    this.messagesByChannel.set(message.channel, list);
+    this.emit('change', { kind: 'message_added', message });
+    return message;
+  }
+
+  findMessage(channel: string, ts: string): StoredMessage | undefined {
+    return this.messagesByChannel.get(channel)?.find((message) => message.ts === ts);
+  }
+
+  updateMessage(
+    channel: string,
+    ts: string,
+    patch: Partial<Pick<StoredMessage, 'text' | 'blocks' | 'ephemeral' | 'visibleTo' | 'files'>>,
+  ): StoredMessage | undefined {
+    const list = this.messagesByChannel.get(channel);
+    const index = list?.findIndex((message) => message.ts === ts) ?? -1;
+    const current = list?.[index];
+    if (!list || !current) return undefined;
+    const updated: StoredMessage = { ...current, ...patch, updatedAt: this.now() };
+    list[index] = updated;
+    this.emit('change', { kind: 'message_changed', message: updated });
+    return updated;
+  }
+
+  deleteMessage(channel: string, ts: string): boolean {
+    const list = this.messagesByChannel.get(channel);
+    const index = list?.findIndex((message) => message.ts === ts) ?? -1;
+    if (!list || index < 0) return false;
+    list.splice(index, 1);
+    this.emit('change', { kind: 'message_deleted', channel, ts });
+    return true;
+  }
+
+  /** The channel's messages in posting order, thread replies included. */
+  messages(channel: string, query: MessageQuery = {}): StoredMessage[] {
+    return (this.messagesByChannel.get(channel) ?? []).filter(
+      (message) =>
+        !message.ephemeral ||
+        query.includeEphemeral === true ||
+        (query.seenBy !== undefined && message.visibleTo === query.seenBy),
+    );
+  }
+
+  lastMessage(channel: string, query: MessageQuery = {}): StoredMessage | undefined {
+    return this.messages(channel, query).at(-1);
+  }
+
+  /** Ephemeral messages shown to one user, in any channel or in the given one. */
+  ephemeralFor(user: string, channel?: string): StoredMessage[] {
+    const channels = channel === undefined ? [...this.messagesByChannel.keys()] : [channel];
+    return channels
+      .flatMap((id) => this.messagesByChannel.get(id) ?? [])
+      .filter((message) => message.ephemeral && message.visibleTo === user)
+      .sort((a, b) => Number(a.ts) - Number(b.ts));
+  }
+
+  /** A thread: its parent message followed by the replies. */
+  thread(channel: string, ts: string): StoredMessage[] {
+    return this.messages(channel).filter((message) => message.ts === ts || message.thread_ts === ts);
+  }
+
+  // Views
+
+  putView(view: StoredView): void {
+    this.viewsById.set(view.id, view);
+    this.emit('change', { kind: 'view_changed', view });
+  }
+
+  view(id: string): StoredView | undefined {
+    return this.viewsById.get(id);
+  }
+
+  viewByExternalId(externalId: string): StoredView | undefined {
+    return [...this.viewsById.values()].find((view) => view.externalId === externalId);
+  }
+
+  views(): StoredView[] {
+    return [...this.viewsById.values()];
+  }
+
+  /** The user closed the modal (or submitted it): the whole stack goes away. */
+  closeView(id: string): void {
+    const root = this.viewsById.get(id)?.rootViewId;
+    for (const view of this.viewsById.values()) {
+      if (view.rootViewId === root && !view.closed) this.putView({ ...view, closed: true });
+    }
+  }
+
+  // Files
+
+  putFile(file: StoredFile): void {
+    this.filesById.set(file.id, file);
+    this.emit('change', { kind: 'file_changed', file });
+  }
+
+  file(id: string): StoredFile | undefined {
+    return this.filesById.get(id);
+  }
+
+  files(): StoredFile[] {
+    return [...this.filesById.values()];
+  }
+
+  // Calls and posting rate
+
+  recordCall(call: RecordedCall): void {
+    this.callLog.push(call);
+    this.emit('change', { kind: 'call', call });
+  }
+
+  calls(): readonly RecordedCall[] {
+    return this.callLog;
+  }
+
+  callsTo(method: string): RecordedCall[] {
+    return this.callLog.filter((call) => call.method === method);
+  }
+
+  recordPost(post: RecordedPost): void {
+    this.postLog.push(post);
+  }
+
+  /** Every `chat.postMessage` attempt with its time, to check the bot's posting rate. */
+  posts(channel?: string): RecordedPost[] {
+    return this.postLog.filter((post) => channel === undefined || post.channel === channel);
+  }
+}

@@ -1,0 +1,539 @@
+import { randomBytes } from 'node:crypto';
+import { extname } from 'node:path';
+import { z } from 'zod';
+import {
+  describeProblem,
+  refusalFor,
+  SLACK_LIMITS,
+  validateMessage,
+  validateView,
+} from '../../../lib/slack/limits.js';
+import type { ChannelRateLimiter } from './rate-limit.js';
+import type { NewMessage, SlackChannel, SlackStore, StoredFile, StoredMessage, StoredView } from './store.js';
+import type { IssuedTrigger, TriggerRegistry } from './triggers.js';
+
+/**
+ * The Web API methods the bot calls, answered as Slack answers them: HTTP 200 with
+ * `{ok: true, ...}` or `{ok: false, error}`, and HTTP 429 with `Retry-After` when rate limited.
+ */
+
+export interface WebApiContext {
+  readonly store: SlackStore;
+  /** Where the stand-in listens, for the URLs it hands out (`upload_url`, `url_private`). */
+  readonly baseUrl: string;
+  readonly botToken: string;
+  readonly triggers: TriggerRegistry;
+  /** Present when `chat.postMessage` is rate limited per channel. */
+  readonly rateLimiter: ChannelRateLimiter | undefined;
+}
+
+export interface WebApiAnswer {
+  readonly status: number;
+  readonly body: Readonly<Record<string, unknown>>;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A refusal in Slack's words: the `error` code and whatever else Slack sends beside it. */
+class SlackRefusalError extends Error {
+  constructor(
+    readonly error: string,
+    readonly details: Readonly<Record<string, unknown>> = {},
+    readonly status = 200,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(error);
+  }
+}
+
+type MethodHandler = (
+  args: Readonly<Record<string, unknown>>,
+  context: WebApiContext,
+) => Record<string, unknown>;
+
+export function callWebApi(
+  method: string,
+  args: Readonly<Record<string, unknown>>,
+  token: string | undefined,
+  context: WebApiContext,
+): WebApiAnswer {
+  const handler = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
+  if (!handler) return { status: 200, body: { ok: false, error: 'unknown_method', req_method: method } };
+  if (!token) return { status: 200, body: { ok: false, error: 'not_authed' } };
+  if (token !== context.botToken) return { status: 200, body: { ok: false, error: 'invalid_auth' } };
+  try {
+    return { status: 200, body: { ok: true, ...handler(args, context) } };
+  } catch (error) {
+    if (!(error instanceof SlackRefusalError)) throw error;
+    return {
+      status: error.status,
+      body: { ok: false, error: error.error, ...error.details },
+      headers: error.headers,
+    };
+  }
+}
+
+// Arguments arrive form-encoded (every value a string, structures as JSON text) or as JSON.
+
+function fromJsonText(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+function jsonEncoded<T extends z.ZodType>(schema: T) {
+  return z.preprocess(fromJsonText, schema);
+}
+
+const BlocksArgSchema = jsonEncoded(z.array(z.unknown()));
+const ViewArgSchema = jsonEncoded(z.record(z.string(), z.unknown()));
+
+function parseArgs<S extends z.ZodType>(
+  schema: S,
+  args: Readonly<Record<string, unknown>>,
+  errorByField: Readonly<Record<string, string>> = {},
+): z.output<S> {
+  const result = schema.safeParse(args);
+  if (result.success) return result.data;
+  const field = String(result.error.issues[0]?.path[0] ?? '');
+  throw new SlackRefusalError(errorByField[field] ?? 'invalid_arguments', {
+    response_metadata: {
+      messages: result.error.issues.map(
+        (issue) => `[ERROR] ${issue.message} [json-pointer:/${issue.path.join('/')}]`,
+      ),
+    },
+  });
+}
+
+const MESSAGE_ARG_ERRORS = { channel: 'channel_not_found', blocks: 'invalid_blocks_format' } as const;
+
+const PostMessageArgsSchema = z.object({
+  channel: z.string().min(1),
+  text: z.string().optional(),
+  blocks: BlocksArgSchema.optional(),
+  thread_ts: z.string().min(1).optional(),
+});
+
+const PostEphemeralArgsSchema = z.object({
+  channel: z.string().min(1),
+  user: z.string().min(1),
+  text: z.string().optional(),
+  blocks: BlocksArgSchema.optional(),
+  thread_ts: z.string().min(1).optional(),
+});
+
+const UpdateArgsSchema = z.object({
+  channel: z.string().min(1),
+  ts: z.string().min(1),
+  text: z.string().optional(),
+  blocks: BlocksArgSchema.optional(),
+});
+
+const DeleteArgsSchema = z.object({ channel: z.string().min(1), ts: z.string().min(1) });
+
+const ViewsOpenArgsSchema = z.object({ trigger_id: z.string().min(1), view: ViewArgSchema });
+
+const ViewsUpdateArgsSchema = z.object({
+  view_id: z.string().min(1).optional(),
+  external_id: z.string().min(1).optional(),
+  hash: z.string().optional(),
+  view: ViewArgSchema,
+});
+
+const UploadUrlArgsSchema = z.object({
+  filename: z.string().min(1),
+  length: z.coerce.number().int().positive(),
+});
+
+const CompleteUploadArgsSchema = z.object({
+  files: jsonEncoded(z.array(z.object({ id: z.string().min(1), title: z.string().optional() })).min(1)),
+  channel_id: z.string().min(1).optional(),
+  /** Older spelling: comma-separated channel ids. */
+  channels: z.string().min(1).optional(),
+  initial_comment: z.string().optional(),
+  thread_ts: z.string().min(1).optional(),
+  blocks: BlocksArgSchema.optional(),
+});
+
+function channelNamed(context: WebApiContext, id: string): SlackChannel {
+  const channel = context.store.channel(id);
+  if (!channel) throw new SlackRefusalError('channel_not_found');
+  return channel;
+}
+
+/** Refuses a message Slack would refuse, with Slack's error code and wording. */
+function checkMessage(text: string | undefined, blocks: readonly unknown[] | undefined): void {
+  const problems = validateMessage({ text, blocks });
+  const error = refusalFor(problems);
+  if (!error) return;
+  const described = problems.filter((problem) => problem.error === error).map(describeProblem);
+  throw new SlackRefusalError(
+    error,
+    error === 'invalid_blocks'
+      ? { errors: described, response_metadata: { messages: described.map((line) => `[ERROR] ${line}`) } }
+      : {},
+  );
+}
+
+function checkModal(view: Readonly<Record<string, unknown>>): void {
+  const messages = validateView(view).map((problem) => `[ERROR] ${describeProblem(problem)}`);
+  if (view.type !== 'modal') messages.push('[ERROR] must be a modal [json-pointer:/view/type]');
+  if (messages.length > 0)
+    throw new SlackRefusalError('invalid_arguments', { response_metadata: { messages } });
+}
+
+function fromBot(context: WebApiContext): Pick<NewMessage, 'user' | 'botId'> {
+  return { user: context.store.seed.bot.userId, botId: context.store.seed.bot.botId };
+}
+
+function wireMessage(message: StoredMessage, context: WebApiContext): Record<string, unknown> {
+  return {
+    type: 'message',
+    ts: message.ts,
+    text: message.text,
+    ...(message.user === undefined ? {} : { user: message.user }),
+    ...(message.botId === undefined ? {} : { bot_id: message.botId }),
+    ...(message.blocks.length > 0 ? { blocks: message.blocks } : {}),
+    ...(message.thread_ts === undefined ? {} : { thread_ts: message.thread_ts }),
+    ...(message.files === undefined ? {} : { files: message.files.map((file) => wireFile(file, context)) }),
+    team: context.store.seed.team.id,
+  };
+}
+
+const MIME_TYPES: Readonly<Record<string, string>> = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.svg': 'image/svg+xml',
+  '.txt': 'text/plain',
+  '.csv': 'text/csv',
+  '.json': 'application/json',
+  '.pdf': 'application/pdf',
+};
+
+export function mimeTypeOf(filename: string): string {
+  return MIME_TYPES[extname(filename).toLowerCase()] ?? 'application/octet-stream';
+}
+
+/** Where the stand-in serves a file's bytes (Slack's `url_private`). */
+export function fileUrl(baseUrl: string, file: StoredFile): string {
+  return `${baseUrl}/files/${file.id}/${encodeURIComponent(file.name)}`;
+}
+
+function wireFile(file: StoredFile, context: WebApiContext): Record<string, unknown> {
+  return {
+    id: file.id,
+    name: file.name,
+    title: file.title ?? file.name,
+    mimetype: mimeTypeOf(file.name),
+    filetype: extname(file.name).slice(1).toLowerCase(),
+    size: file.bytes?.length ?? file.declaredLength,
+    url_private: fileUrl(context.baseUrl, file),
+    channels: file.channels,
+  };
+}
+
+function wireChannel(channel: SlackChannel): Record<string, unknown> {
+  return {
+    id: channel.id,
+    name: channel.name,
+    is_channel: !channel.is_im && !channel.is_private,
+    is_group: channel.is_private && !channel.is_im,
+    is_im: channel.is_im,
+    is_private: channel.is_private,
+    is_archived: false,
+    is_member: true,
+  };
+}
+
+function exchangeTrigger(context: WebApiContext, triggerId: string): IssuedTrigger | undefined {
+  const check = context.triggers.exchange(triggerId);
+  if (!check.ok) throw new SlackRefusalError(check.error);
+  return check.trigger;
+}
+
+/** The view as Slack returns it: what the bot sent plus the fields Slack assigns. */
+function slackView(
+  id: string,
+  view: Readonly<Record<string, unknown>>,
+  stack: { readonly rootViewId: string; readonly previousViewId: string | undefined },
+  context: WebApiContext,
+): Record<string, unknown> {
+  const { team, bot } = context.store.seed;
+  return {
+    ...view,
+    id,
+    team_id: team.id,
+    private_metadata: view.private_metadata ?? '',
+    callback_id: view.callback_id ?? '',
+    external_id: view.external_id ?? '',
+    state: { values: {} },
+    hash: `${Math.floor(context.store.now() / 1000)}.${randomBytes(4).toString('hex')}`,
+    root_view_id: stack.rootViewId,
+    previous_view_id: stack.previousViewId ?? null,
+    bot_id: bot.botId,
+    app_installed_team_id: team.id,
+  };
+}
+
+function openViewsInStack(context: WebApiContext, rootViewId: string): StoredView[] {
+  return context.store.views().filter((view) => view.rootViewId === rootViewId && !view.closed);
+}
+
+/** The open view a `views.push` lands on: the one the interaction came from, else the user's latest. */
+function viewBeneathPush(context: WebApiContext, trigger: IssuedTrigger | undefined): StoredView | undefined {
+  const open = context.store.views().filter((view) => !view.closed);
+  const from = trigger?.viewId === undefined ? undefined : context.store.view(trigger.viewId);
+  if (from && !from.closed) return openViewsInStack(context, from.rootViewId).at(-1);
+  if (trigger) return open.filter((view) => view.user === trigger.user).at(-1);
+  return open.at(-1);
+}
+
+function storeNewView(
+  context: WebApiContext,
+  method: string,
+  view: Readonly<Record<string, unknown>>,
+  trigger: IssuedTrigger | undefined,
+  beneath: StoredView | undefined,
+): Record<string, unknown> {
+  const { store } = context;
+  const externalId =
+    typeof view.external_id === 'string' && view.external_id !== '' ? view.external_id : undefined;
+  if (externalId !== undefined && store.views().some((v) => v.externalId === externalId && !v.closed)) {
+    throw new SlackRefusalError('duplicate_external_id');
+  }
+  const id = store.newId('V');
+  const rootViewId = beneath?.rootViewId ?? id;
+  const full = slackView(id, view, { rootViewId, previousViewId: beneath?.id }, context);
+  const at = store.now();
+  const user = trigger?.user ?? beneath?.user;
+  store.putView({
+    id,
+    view: full,
+    rootViewId,
+    openedAt: at,
+    closed: false,
+    history: [{ method, view: full, at }],
+    ...(user === undefined ? {} : { user }),
+    ...(externalId === undefined ? {} : { externalId }),
+    ...(beneath === undefined ? {} : { previousViewId: beneath.id }),
+  });
+  return { view: full };
+}
+
+const METHODS: Readonly<Record<string, MethodHandler>> = {
+  'auth.test': (_args, context) => {
+    const { team, bot } = context.store.seed;
+    return {
+      url: `${context.baseUrl}/`,
+      team: team.name,
+      user: bot.name,
+      team_id: team.id,
+      user_id: bot.userId,
+      bot_id: bot.botId,
+      is_enterprise_install: false,
+    };
+  },
+
+  'chat.postMessage': (args, context) => {
+    const input = parseArgs(PostMessageArgsSchema, args, MESSAGE_ARG_ERRORS);
+    const { store } = context;
+    const channel = channelNamed(context, input.channel);
+    const decision = context.rateLimiter?.take(channel.id);
+    if (decision && !decision.allowed) {
+      store.recordPost({ channel: channel.id, at: store.now(), accepted: false });
+      throw new SlackRefusalError('ratelimited', {}, 429, {
+        'Retry-After': String(decision.retryAfterSeconds),
+      });
+    }
+    checkMessage(input.text, input.blocks);
+    const message = store.addMessage({
+      ...fromBot(context),
+      channel: channel.id,
+      text: input.text ?? '',
+      blocks: input.blocks ?? [],
+      ephemeral: false,
+      via: 'chat.postMessage',
+      ...(input.thread_ts === undefined ? {} : { thread_ts: input.thread_ts }),
+    });
+    store.recordPost({ channel: channel.id, at: message.postedAt, accepted: true });
+    return { channel: channel.id, ts: message.ts, message: wireMessage(message, context) };
+  },
+
+  'chat.postEphemeral': (args, context) => {
+    const input = parseArgs(PostEphemeralArgsSchema, args, {
+      ...MESSAGE_ARG_ERRORS,
+      user: 'user_not_in_channel',
+    });
+    const channel = channelNamed(context, input.channel);
+    checkMessage(input.text, input.blocks);
+    const message = context.store.addMessage({
+      ...fromBot(context),
+      channel: channel.id,
+      text: input.text ?? '',
+      blocks: input.blocks ?? [],
+      ephemeral: true,
+      visibleTo: input.user,
+      via: 'chat.postEphemeral',
+      ...(input.thread_ts === undefined ? {} : { thread_ts: input.thread_ts }),
+    });
+    return { message_ts: message.ts };
+  },
+
+  'chat.update': (args, context) => {
+    const input = parseArgs(UpdateArgsSchema, args, { ...MESSAGE_ARG_ERRORS, ts: 'message_not_found' });
+    const channel = channelNamed(context, input.channel);
+    const current = context.store.findMessage(channel.id, input.ts);
+    if (!current || current.ephemeral) throw new SlackRefusalError('message_not_found');
+    if (current.botId !== context.store.seed.bot.botId) throw new SlackRefusalError('cant_update_message');
+    // Slack keeps the blocks when only the text is sent; an empty list removes them.
+    const text = input.text ?? current.text;
+    const blocks = input.blocks ?? current.blocks;
+    checkMessage(text, blocks);
+    const updated = context.store.updateMessage(channel.id, input.ts, { text, blocks });
+    if (!updated) throw new SlackRefusalError('message_not_found');
+    return {
+      channel: channel.id,
+      ts: updated.ts,
+      text: updated.text,
+      message: wireMessage(updated, context),
+    };
+  },
+
+  'chat.delete': (args, context) => {
+    const input = parseArgs(DeleteArgsSchema, args, {
+      channel: 'channel_not_found',
+      ts: 'message_not_found',
+    });
+    const channel = channelNamed(context, input.channel);
+    const current = context.store.findMessage(channel.id, input.ts);
+    if (!current || current.ephemeral) throw new SlackRefusalError('message_not_found');
+    if (current.botId !== context.store.seed.bot.botId) throw new SlackRefusalError('cant_delete_message');
+    context.store.deleteMessage(channel.id, input.ts);
+    return { channel: channel.id, ts: input.ts };
+  },
+
+  'views.open': (args, context) => {
+    const input = parseArgs(ViewsOpenArgsSchema, args);
+    const trigger = exchangeTrigger(context, input.trigger_id);
+    checkModal(input.view);
+    return storeNewView(context, 'views.open', input.view, trigger, undefined);
+  },
+
+  'views.push': (args, context) => {
+    const input = parseArgs(ViewsOpenArgsSchema, args);
+    const trigger = exchangeTrigger(context, input.trigger_id);
+    checkModal(input.view);
+    const beneath = viewBeneathPush(context, trigger);
+    if (!beneath) throw new SlackRefusalError('not_found');
+    if (openViewsInStack(context, beneath.rootViewId).length >= SLACK_LIMITS.viewStackDepth) {
+      throw new SlackRefusalError('push_limit_reached');
+    }
+    return storeNewView(context, 'views.push', input.view, trigger, beneath);
+  },
+
+  'views.update': (args, context) => {
+    const input = parseArgs(ViewsUpdateArgsSchema, args);
+    const { store } = context;
+    if (input.view_id === undefined && input.external_id === undefined) {
+      throw new SlackRefusalError('invalid_arguments');
+    }
+    const current =
+      input.view_id === undefined
+        ? store.viewByExternalId(input.external_id ?? '')
+        : store.view(input.view_id);
+    if (!current || current.closed) throw new SlackRefusalError('not_found');
+    if (input.hash !== undefined && input.hash !== current.view.hash)
+      throw new SlackRefusalError('hash_conflict');
+    checkModal(input.view);
+    // A view sent without an external_id keeps the one it had, so later updates can still find it.
+    const view =
+      input.view.external_id === undefined && current.externalId !== undefined
+        ? { ...input.view, external_id: current.externalId }
+        : input.view;
+    const full = slackView(
+      current.id,
+      view,
+      { rootViewId: current.rootViewId, previousViewId: current.previousViewId },
+      context,
+    );
+    const externalId =
+      typeof full.external_id === 'string' && full.external_id !== '' ? full.external_id : undefined;
+    const { externalId: _previousExternalId, ...rest } = current;
+    store.putView({
+      ...rest,
+      view: full,
+      history: [...current.history, { method: 'views.update', view: full, at: store.now() }],
+      ...(externalId === undefined ? {} : { externalId }),
+    });
+    return { view: full };
+  },
+
+  'users.info': (args, context) => {
+    const input = parseArgs(z.object({ user: z.string().min(1) }), args, { user: 'user_not_found' });
+    const user = context.store.user(input.user);
+    if (!user) throw new SlackRefusalError('user_not_found');
+    return {
+      user: {
+        ...user,
+        team_id: context.store.seed.team.id,
+        deleted: false,
+        tz_label: user.tz,
+        profile: { real_name: user.real_name, display_name: user.name },
+      },
+    };
+  },
+
+  'usergroups.users.list': (args, context) => {
+    const input = parseArgs(z.object({ usergroup: z.string().min(1) }), args, {
+      usergroup: 'no_such_subteam',
+    });
+    const users = context.store.usergroupMembers(input.usergroup);
+    if (!users) throw new SlackRefusalError('no_such_subteam');
+    return { users };
+  },
+
+  'conversations.info': (args, context) => {
+    const input = parseArgs(z.object({ channel: z.string().min(1) }), args, { channel: 'channel_not_found' });
+    return { channel: wireChannel(channelNamed(context, input.channel)) };
+  },
+
+  'files.getUploadURLExternal': (args, context) => {
+    const input = parseArgs(UploadUrlArgsSchema, args);
+    const id = context.store.newId('F');
+    context.store.putFile({ id, name: input.filename, declaredLength: input.length, channels: [] });
+    return { upload_url: `${context.baseUrl}/upload/${id}`, file_id: id };
+  },
+
+  'files.completeUploadExternal': (args, context) => {
+    const input = parseArgs(CompleteUploadArgsSchema, args);
+    const { store } = context;
+    const channelIds =
+      input.channel_id === undefined ? (input.channels?.split(',') ?? []) : [input.channel_id];
+    const channels = channelIds.map((id) => channelNamed(context, id.trim()));
+    const at = store.now();
+    const completed = input.files.map(({ id, title }) => {
+      const file = store.file(id);
+      if (!file?.bytes || file.completedAt !== undefined) throw new SlackRefusalError('file_not_found');
+      return { ...file, title: title ?? file.name, completedAt: at, channels: channels.map((c) => c.id) };
+    });
+    if (input.blocks !== undefined) checkMessage(input.initial_comment, input.blocks);
+    for (const file of completed) store.putFile(file);
+    for (const channel of channels) {
+      store.addMessage({
+        ...fromBot(context),
+        channel: channel.id,
+        text: input.initial_comment ?? '',
+        blocks: input.blocks ?? [],
+        files: completed,
+        ephemeral: false,
+        via: 'files.completeUploadExternal',
+        ...(input.thread_ts === undefined ? {} : { thread_ts: input.thread_ts }),
+      });
+    }
+    return { files: completed.map((file) => wireFile(file, context)) };
+  },
+};

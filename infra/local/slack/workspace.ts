@@ -1,0 +1,213 @@
+import { randomBytes } from 'node:crypto';
+import { request } from 'undici';
+import { signedHeaders } from '../../../lib/slack/signing.js';
+import type { SlackStandIn } from './server.js';
+import type { StoredMessage, StoredView } from './store.js';
+
+/**
+ * Slack's side of the conversation with the bot: what Slack sends when a person types a slash
+ * command, clicks a button or submits a modal. Requests are signed with the signing secret and
+ * delivered over HTTP to the bot's endpoint; the bot's immediate answers are shown in the
+ * stand-in as Slack would show them. Tests and the sandbox page both act through this.
+ */
+
+export interface WorkspaceOptions {
+  readonly standIn: SlackStandIn;
+  /** The bot's request URL (API Gateway route, or the local adapter in front of the handler). */
+  readonly botUrl: string;
+  readonly signingSecret: string;
+  readonly command?: string;
+  /** Clock in epoch seconds for the signature timestamp (tests may send stale ones). */
+  readonly nowSeconds?: () => number;
+}
+
+export interface Delivery {
+  readonly status: number;
+  /** The parsed JSON body of the bot's answer, or its text. */
+  readonly body: unknown;
+  /** The message Slack showed for the answer, when there was one. */
+  readonly message?: StoredMessage | undefined;
+  readonly durationMs: number;
+}
+
+export interface ClickTarget {
+  readonly actionId: string;
+  /** Which of several elements with this action id (by its value, or its option's value). */
+  readonly value?: string;
+  /** For overflow menus and selects: the option to pick (by value, or by its text). */
+  readonly option?: string;
+}
+
+interface FoundElement {
+  readonly blockId: string;
+  readonly element: Record<string, unknown>;
+}
+
+export class SlackWorkspace {
+  readonly #options: WorkspaceOptions;
+
+  constructor(options: WorkspaceOptions) {
+    this.#options = options;
+  }
+
+  get standIn(): SlackStandIn {
+    return this.#options.standIn;
+  }
+
+  get teamId(): string {
+    return this.#options.standIn.store.seed.team.id;
+  }
+
+  /** `/cloud <text>` typed by `user` in `channel`. */
+  async command(user: string, channel: string, text: string): Promise<Delivery & { responseUrl: string }> {
+    const { standIn } = this.#options;
+    const responseUrl = standIn.responseUrlFor(channel, user);
+    const form = new URLSearchParams({
+      token: 'deprecated-verification-token',
+      team_id: this.teamId,
+      team_domain: standIn.store.seed.team.domain,
+      channel_id: channel,
+      channel_name: standIn.store.channel(channel)?.name ?? channel,
+      user_id: user,
+      user_name: standIn.store.user(user)?.name ?? user,
+      command: this.#options.command ?? '/cloud',
+      text,
+      api_app_id: 'A0CLOUD',
+      is_enterprise_install: 'false',
+      response_url: responseUrl,
+      trigger_id: standIn.triggerIdFor(user),
+    });
+    const delivery = await this.#deliver(form.toString());
+    const message =
+      delivery.status === 200 && delivery.body && typeof delivery.body === 'object'
+        ? standIn.acknowledge(responseUrl, delivery.body)
+        : undefined;
+    return { ...delivery, message, responseUrl };
+  }
+
+  /** `user` clicks a button or picks a menu option in `message`. */
+  async click(user: string, message: StoredMessage, target: ClickTarget): Promise<Delivery> {
+    const { standIn } = this.#options;
+    const found = findElement(message.blocks, target);
+    if (!found) throw new Error(`No element ${target.actionId} ${target.value ?? ''} in message ${message.ts}`);
+    const { element, blockId } = found;
+    const actionTs = `${Math.floor(Date.now() / 1000)}.${randomBytes(3).readUIntBE(0, 3)}`;
+    const action: Record<string, unknown> = {
+      type: element.type,
+      action_id: element.action_id,
+      block_id: blockId,
+      action_ts: actionTs,
+    };
+    if (element.type === 'button') {
+      action.value = element.value;
+      action.text = element.text;
+    } else {
+      const option = pickOption(element, target.option);
+      if (!option) throw new Error(`No option ${target.option ?? ''} in ${String(element.action_id)}`);
+      action.selected_option = option;
+    }
+    const payload = {
+      type: 'block_actions',
+      team: { id: this.teamId, domain: standIn.store.seed.team.domain },
+      user: { id: user, username: standIn.store.user(user)?.name ?? user, team_id: this.teamId },
+      api_app_id: 'A0CLOUD',
+      token: 'deprecated-verification-token',
+      container: {
+        type: 'message',
+        message_ts: message.ts,
+        channel_id: message.channel,
+        is_ephemeral: message.ephemeral,
+      },
+      trigger_id: standIn.triggerIdFor(user),
+      channel: { id: message.channel, name: standIn.store.channel(message.channel)?.name ?? message.channel },
+      message: { ts: message.ts, text: message.text, blocks: message.blocks },
+      response_url: standIn.responseUrlFor(message.channel, user, { triggeredBy: { messageTs: message.ts } }),
+      actions: [action],
+    };
+    return this.#deliver(new URLSearchParams({ payload: JSON.stringify(payload) }).toString());
+  }
+
+  /**
+   * `user` submits an open modal with `values` keyed by block id then action id (plain text
+   * inputs). The modal closes unless the bot answers with errors.
+   */
+  async submitView(
+    user: string,
+    view: StoredView,
+    values: Readonly<Record<string, Readonly<Record<string, string>>>>,
+  ): Promise<Delivery> {
+    const state = Object.fromEntries(
+      Object.entries(values).map(([block, actions]) => [
+        block,
+        Object.fromEntries(
+          Object.entries(actions).map(([actionId, value]) => [actionId, { type: 'plain_text_input', value }]),
+        ),
+      ]),
+    );
+    const payload = {
+      type: 'view_submission',
+      team: { id: this.teamId, domain: this.#options.standIn.store.seed.team.domain },
+      user: { id: user, username: this.#options.standIn.store.user(user)?.name ?? user, team_id: this.teamId },
+      api_app_id: 'A0CLOUD',
+      token: 'deprecated-verification-token',
+      trigger_id: this.#options.standIn.triggerIdFor(user),
+      view: { ...view.view, id: view.id, state: { values: state } },
+      response_urls: [],
+    };
+    const delivery = await this.#deliver(new URLSearchParams({ payload: JSON.stringify(payload) }).toString());
+    const answer = delivery.body as { response_action?: string } | undefined;
+    if (delivery.status === 200 && answer?.response_action !== 'errors') this.#options.standIn.store.closeView(view.id);
+    return delivery;
+  }
+
+  /** Sends an arbitrary body (tests of tampered or malformed requests). */
+  async deliverRaw(rawBody: string, headers: Record<string, string>): Promise<Delivery> {
+    return this.#post(rawBody, headers);
+  }
+
+  async #deliver(rawBody: string): Promise<Delivery> {
+    const now = this.#options.nowSeconds?.() ?? Math.floor(Date.now() / 1000);
+    return this.#post(rawBody, signedHeaders(this.#options.signingSecret, rawBody, now));
+  }
+
+  async #post(rawBody: string, headers: Record<string, string>): Promise<Delivery> {
+    const started = performance.now();
+    const response = await request(this.#options.botUrl, { method: 'POST', headers, body: rawBody });
+    const text = await response.body.text();
+    let body: unknown = text;
+    if (text !== '') {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
+    }
+    return { status: response.statusCode, body, durationMs: performance.now() - started };
+  }
+}
+
+function findElement(blocks: readonly unknown[], target: ClickTarget): FoundElement | undefined {
+  for (const raw of blocks) {
+    const block = raw as Record<string, unknown>;
+    const blockId = String(block.block_id ?? '');
+    const candidates: unknown[] = [];
+    if (Array.isArray(block.elements)) candidates.push(...block.elements);
+    if (block.accessory) candidates.push(block.accessory);
+    for (const candidate of candidates) {
+      const element = candidate as Record<string, unknown>;
+      if (element.action_id !== target.actionId) continue;
+      if (target.value !== undefined && element.type === 'button' && element.value !== target.value) continue;
+      if (target.option !== undefined && element.type !== 'button' && !pickOption(element, target.option)) continue;
+      return { blockId, element };
+    }
+  }
+  return undefined;
+}
+
+function pickOption(element: Record<string, unknown>, wanted: string | undefined): unknown {
+  const options = Array.isArray(element.options) ? (element.options as Record<string, unknown>[]) : [];
+  if (wanted === undefined) return options[0];
+  return options.find(
+    (option) => option.value === wanted || (option.text as { text?: string } | undefined)?.text === wanted,
+  );
+}

@@ -1,0 +1,209 @@
+/**
+ * Commands of the bot itself, which are not API operations. They are declared here so that the
+ * parser can check their subcommands and flags and help can list them; what they do is
+ * implemented with the Slack handlers.
+ */
+
+export interface BotFlag {
+  /** Flag name as typed, without the dashes (`profile` for `--profile`). */
+  readonly name: string;
+  /** `text` flags take a value; `boolean` flags are switches (`--allow-self-approval`, `--no-…`). */
+  readonly value: 'text' | 'boolean';
+  /** Placeholder shown in help, e.g. `NAME`. */
+  readonly placeholder?: string;
+  /** May be given more than once; the values are collected in a list. */
+  readonly repeatable?: boolean;
+  readonly summary: string;
+}
+
+export interface BotSubcommand {
+  readonly name: string;
+  readonly summary: string;
+  readonly usage: string;
+  /** Positional arguments, all required (e.g. `REPORT_ID`); none when absent. */
+  readonly args?: readonly string[];
+  readonly flags?: readonly BotFlag[];
+}
+
+export interface BotCommand {
+  readonly name: string;
+  readonly summary: string;
+  /** One line per form, without the slash command, e.g. `login [--profile NAME]`. */
+  readonly usage: readonly string[];
+  readonly examples: readonly string[];
+  /** When present, the first word after the command must name one of them. */
+  readonly subcommands?: readonly BotSubcommand[];
+  /** Positional arguments of a command without subcommands, all required; none when absent. */
+  readonly args?: readonly string[];
+  readonly flags?: readonly BotFlag[];
+}
+
+const PROFILE_FLAG: BotFlag = {
+  name: 'profile',
+  value: 'text',
+  placeholder: 'NAME',
+  summary: 'Name of the linked token (default: `default`)',
+};
+
+const REPORT_ID = 'REPORT_ID';
+
+export const BOT_COMMANDS: readonly BotCommand[] = [
+  {
+    name: 'help',
+    summary: 'Show the groups, the actions of a group, or the details of one action',
+    usage: ['help [GROUP [ACTION]]'],
+    examples: ['help', 'help volumes', 'help volumes attach'],
+  },
+  {
+    name: 'login',
+    summary: 'Link your personal access token (opens a private form; never paste a token in a message)',
+    usage: ['login [--profile NAME]'],
+    examples: ['login', 'login --profile staging'],
+    flags: [PROFILE_FLAG],
+  },
+  {
+    name: 'logout',
+    summary: 'Unlink a token you linked and delete it from the bot',
+    usage: ['logout [--profile NAME]'],
+    examples: ['logout', 'logout --profile staging'],
+    flags: [PROFILE_FLAG],
+  },
+  {
+    name: 'whoami',
+    summary: 'Show which account and scopes your linked tokens have, and which one is active',
+    usage: ['whoami'],
+    examples: ['whoami'],
+  },
+  {
+    name: 'use',
+    summary: 'Choose which linked token your commands run with',
+    usage: ['use PROFILE'],
+    examples: ['use staging'],
+    args: ['PROFILE'],
+  },
+  {
+    name: 'approvals',
+    summary: 'List pending approval requests, or show and change who must approve destructive actions',
+    usage: [
+      'approvals list',
+      'approvals policy [--approvers @USER ...] [--approver-group @GROUP] [--required N] [--allow-self-approval] [--expiry MINUTES]',
+    ],
+    examples: [
+      'approvals list',
+      'approvals policy',
+      'approvals policy --approver-group @sre --required 2 --expiry 30',
+    ],
+    subcommands: [
+      { name: 'list', summary: 'Pending approval requests in this workspace', usage: 'approvals list' },
+      {
+        name: 'policy',
+        summary: 'Show the approval policy; with flags, change it (workspace admins only)',
+        usage:
+          'approvals policy [--approvers @USER ...] [--approver-group @GROUP] [--required N] [--allow-self-approval] [--expiry MINUTES]',
+        flags: [
+          {
+            name: 'approvers',
+            value: 'text',
+            placeholder: '@USER',
+            repeatable: true,
+            summary: 'People who may approve (repeat the flag or separate with commas)',
+          },
+          {
+            name: 'approver-group',
+            value: 'text',
+            placeholder: '@GROUP',
+            summary: 'A user group whose members may approve',
+          },
+          {
+            name: 'required',
+            value: 'text',
+            placeholder: 'N',
+            summary: 'Approvals needed (1 or more; default 1)',
+          },
+          {
+            name: 'allow-self-approval',
+            value: 'boolean',
+            summary: 'Whether requesters may approve their own requests (default no)',
+          },
+          {
+            name: 'expiry',
+            value: 'text',
+            placeholder: 'MINUTES',
+            summary: 'Minutes before an unanswered request expires (default 15)',
+          },
+        ],
+      },
+    ],
+  },
+  {
+    name: 'reports',
+    summary: 'Subscribe this channel to managed-monitoring issues, alerts or stats',
+    usage: [
+      'reports add issues|alerts|stats [--every INTERVAL | --daily HH:MM] [--tz ZONE]',
+      'reports list',
+      `reports remove|pause|resume|run ${REPORT_ID}`,
+    ],
+    examples: [
+      'reports add issues --daily 09:00 --tz Europe/Berlin',
+      'reports add stats --every 6h',
+      'reports list',
+    ],
+    subcommands: [
+      {
+        name: 'add',
+        summary: 'Subscribe this channel to a report, run with your linked token',
+        usage: 'reports add issues|alerts|stats [--every INTERVAL | --daily HH:MM] [--tz ZONE]',
+        args: ['KIND'],
+        flags: [
+          {
+            name: 'every',
+            value: 'text',
+            placeholder: 'INTERVAL',
+            summary: 'Run every interval, e.g. `30m`, `1h`, `6h`',
+          },
+          { name: 'daily', value: 'text', placeholder: 'HH:MM', summary: 'Run once a day at this time' },
+          {
+            name: 'tz',
+            value: 'text',
+            placeholder: 'ZONE',
+            summary: 'Time zone of `--daily`, e.g. `Europe/Berlin` (default UTC)',
+          },
+        ],
+      },
+      { name: 'list', summary: "This channel's report subscriptions", usage: 'reports list' },
+      {
+        name: 'remove',
+        summary: 'Delete a subscription',
+        usage: `reports remove ${REPORT_ID}`,
+        args: [REPORT_ID],
+      },
+      {
+        name: 'pause',
+        summary: 'Stop a subscription from running for now',
+        usage: `reports pause ${REPORT_ID}`,
+        args: [REPORT_ID],
+      },
+      {
+        name: 'resume',
+        summary: 'Resume a paused subscription',
+        usage: `reports resume ${REPORT_ID}`,
+        args: [REPORT_ID],
+      },
+      {
+        name: 'run',
+        summary: 'Run a subscription now, outside its schedule',
+        usage: `reports run ${REPORT_ID}`,
+        args: [REPORT_ID],
+      },
+    ],
+  },
+  {
+    name: 'audit',
+    summary: 'Show the latest changes made through the bot in this workspace',
+    usage: ['audit [--limit N]'],
+    examples: ['audit', 'audit --limit 50'],
+    flags: [
+      { name: 'limit', value: 'text', placeholder: 'N', summary: 'How many entries to show (default 20)' },
+    ],
+  },
+];

@@ -1,0 +1,320 @@
+import type { AnyOperation } from '../api/operation.js';
+import type { BotCommand } from './bot-commands.js';
+import { describeShape, flagDocsOf, positionalName, usageOf } from './usage.js';
+import { filterFlagName, type HelpTopic } from './parse.js';
+import { type CommandGroup, type CommandRegistry, isBotCommand, registry, SLASH_COMMAND } from './registry.js';
+import { requestShapeOf } from './field-shapes.js';
+import { didYouMean } from './suggest.js';
+
+/**
+ * Help generated from the registry, as data: a title and sections of lines. The Slack renderer
+ * turns a section into one section block (escaping `&`, `<`, `>` as Slack requires); the plain
+ * text form serves logs, tests and the local sandbox. Lines use backticks for command text.
+ */
+
+export interface HelpSection {
+  readonly heading?: string;
+  readonly lines: readonly string[];
+}
+
+export interface HelpDoc {
+  readonly title: string;
+  readonly sections: readonly HelpSection[];
+  /** Set when the topic was not found: the closest names. */
+  readonly suggestions?: readonly string[];
+}
+
+/** Slack's limit on a section block's text. */
+export const SECTION_TEXT_LIMIT = 3000;
+/** Slack's limit on a header block's text. */
+export const TITLE_LIMIT = 150;
+
+export function helpFor(topic: HelpTopic | undefined, commands: CommandRegistry = registry): HelpDoc {
+  if (topic?.group === undefined) return fitted(overviewHelp(commands));
+  const found = commands.findTopic(topic.group);
+  if (!found.found) {
+    return fitted({
+      title: `No command named ${clipTitle(topic.group)}`,
+      sections: [
+        {
+          lines: [
+            `There is no \`${topic.group}\` group or command.${didYouMean(found.suggestions)}`,
+            `\`${SLASH_COMMAND} help\` lists the groups and commands.`,
+          ],
+        },
+      ],
+      suggestions: found.suggestions,
+    });
+  }
+  if (isBotCommand(found.value)) return fitted(botCommandHelp(found.value));
+  const group = found.value;
+  if (topic.action === undefined) return fitted(groupHelp(group));
+  const action = commands.findAction(group, topic.action);
+  if (!action.found) {
+    const suggestions = action.suggestions.map((name) => `${group.name} ${name}`);
+    return fitted({
+      title: `No action ${clipTitle(topic.action)} in ${group.name}`,
+      sections: [
+        {
+          lines: [
+            `\`${group.name}\` has no action \`${topic.action}\`.${didYouMean(suggestions)}`,
+            `\`${SLASH_COMMAND} help ${group.name}\` lists its actions.`,
+          ],
+        },
+      ],
+      suggestions,
+    });
+  }
+  return fitted(operationHelp(action.value));
+}
+
+function clipTitle(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 39)}…` : text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Topics
+
+function overviewHelp(commands: CommandRegistry): HelpDoc {
+  return {
+    title: 'Cloud commands',
+    sections: [
+      {
+        lines: [
+          `\`${SLASH_COMMAND} <group> <action> [ID ...] [--field value ...]\``,
+          `For example \`${SLASH_COMMAND} volumes list\`, \`${SLASH_COMMAND} volumes attach 12 --node-id 34\`.`,
+        ],
+      },
+      {
+        heading: 'Groups',
+        lines: commands.groups.map((group) => `\`${group.name}\` — ${group.summary}`),
+      },
+      {
+        heading: 'Bot commands',
+        lines: commands.botCommands.map((command) => `\`${botCommandSynopsis(command)}\` — ${command.summary}`),
+      },
+      {
+        heading: 'Tips',
+        lines: [
+          `\`${SLASH_COMMAND} help <group>\` lists a group's actions; \`${SLASH_COMMAND} help <group> <action>\` shows its flags and an example.`,
+          'Quote values with spaces: `--label "web server"`. Flags may use - or _ (`--node-id`, `--node_id`).',
+          'Lists take `--all`, `--page N`, `--page-size N` and filter flags; add `--json` to any command for the raw result.',
+          'Destructive actions are not run at once: they post an approval card first.',
+        ],
+      },
+    ],
+  };
+}
+
+function botCommandSynopsis(command: BotCommand): string {
+  if (command.subcommands !== undefined) {
+    return `${command.name} ${command.subcommands.map((s) => s.name).join('|')}`;
+  }
+  return command.usage[0] ?? command.name;
+}
+
+function actionMarks(op: AnyOperation): string {
+  const marks: string[] = [];
+  if (op.destructive !== undefined) marks.push('needs approval');
+  if (op.charges === true) marks.push('may bill');
+  if (op.sensitive) marks.push('private result');
+  return marks.length === 0 ? '' : ` _(${marks.join(', ')})_`;
+}
+
+function groupHelp(group: CommandGroup): HelpDoc {
+  const aliases = group.aliases.length > 0 ? [`Also typed as ${group.aliases.map((a) => `\`${a}\``).join(', ')}.`] : [];
+  return {
+    title: `${SLASH_COMMAND} ${group.name}`,
+    sections: [
+      { lines: [group.summary, ...aliases] },
+      {
+        heading: 'Actions',
+        lines: group.actions.map((op) => {
+          const synopsis = [op.action, ...op.pathParams.map(positionalName)].join(' ');
+          return `\`${synopsis}\` — ${op.summary}${actionMarks(op)}`;
+        }),
+      },
+      {
+        lines: [`\`${SLASH_COMMAND} help ${group.name} <action>\` shows an action's flags, the access it needs and an example.`],
+      },
+    ],
+  };
+}
+
+function operationHelp(op: AnyOperation): HelpDoc {
+  const sections: HelpSection[] = [{ lines: [op.summary, `\`${usageOf(op)}\``] }];
+  const aliases = op.aliases ?? [];
+  if (aliases.length > 0) {
+    sections[0] = { lines: [op.summary, `\`${usageOf(op)}\``, `Also typed as ${aliases.map((a) => `\`${a}\``).join(', ')}.`] };
+  }
+
+  const shape = requestShapeOf(op);
+  if (op.pathParams.length > 0) {
+    sections.push({
+      heading: 'Arguments',
+      lines: op.pathParams.map((param) => {
+        const field = shape.properties?.get(param);
+        const described = field === undefined ? 'text' : describeShape(field);
+        return `\`${positionalName(param)}\` — required · ${described}`;
+      }),
+    });
+  }
+
+  const flags = flagDocsOf(op);
+  if (flags.length > 0) {
+    sections.push({
+      heading: 'Flags',
+      lines: flags.map((doc) => {
+        const indent = '    '.repeat(doc.depth);
+        const written = doc.placeholder === '' ? doc.flag : `${doc.flag} ${doc.placeholder}`;
+        return `${indent}\`${written}\` — ${doc.required ? 'required' : 'optional'} · ${doc.description}`;
+      }),
+    });
+  }
+
+  if (op.paginated) sections.push({ heading: 'List options', lines: listOptionLines(op) });
+  sections.push({ heading: 'Access', lines: accessLines(op) });
+  sections.push({ heading: 'Example', lines: [`\`${SLASH_COMMAND} ${op.example}\``] });
+  return { title: `${SLASH_COMMAND} ${op.group} ${op.action}`, sections };
+}
+
+function listOptionLines(op: AnyOperation): string[] {
+  const lines = [
+    '`--all` — fetch every page',
+    '`--page <n>` — which page (from 1)',
+    '`--page-size <n 25..500>` — items per page (default 100)',
+    '`--json` — the raw JSON result',
+  ];
+  if (op.filterable.length === 0) {
+    lines.push('This list cannot be filtered or sorted.');
+    return lines;
+  }
+  for (const field of op.filterable) {
+    lines.push(`\`${filterFlagName(field)} <value>\` — only items whose ${field} is the value (repeat for any of several)`);
+  }
+  lines.push(`\`--filter <json>\` — a raw filter object, e.g. \`--filter '{"${op.filterable[0]}": "x"}'\``);
+  const unorderable = new Set(op.unorderable ?? []);
+  const sortable = op.filterable.filter((field) => !unorderable.has(field));
+  if (sortable.length > 0) {
+    lines.push(`\`--order-by <field>\` — sort by one of: ${sortable.join(', ')}`);
+    lines.push('`--order <asc|desc>` — sort direction (default asc; needs `--order-by`)');
+  }
+  return lines;
+}
+
+function accessLines(op: AnyOperation): string[] {
+  const lines: string[] = [];
+  if (op.access === 'public') lines.push('Works without a linked token.');
+  else if (op.access === 'any-token') lines.push('Works with any linked token, whatever its scopes.');
+  else lines.push(`Token scopes: ${op.scopes.map((s) => `\`${s}\``).join(', ')}.`);
+  if (op.grants !== undefined && op.grants.length > 0) {
+    lines.push(`Restricted users need the grant${op.grants.length > 1 ? 's' : ''}: ${op.grants.join(', ')}.`);
+  }
+  if (op.destructive !== undefined) lines.push(`Needs approval before it runs: ${op.destructive.consequence}`);
+  if (op.charges === true) lines.push('May bill the account.');
+  if (op.sensitive) lines.push('The result is shown only to you.');
+  if (op.watch !== undefined) {
+    lines.push(`The reply follows the ${op.watch.statusField} until it is ${op.watch.final.join(' or ')}.`);
+  }
+  if (!op.paginated) lines.push('Add `--json` for the raw JSON result.');
+  return lines;
+}
+
+function botCommandHelp(command: BotCommand): HelpDoc {
+  const sections: HelpSection[] = [
+    { lines: [command.summary] },
+    { heading: 'Usage', lines: command.usage.map((line) => `\`${SLASH_COMMAND} ${line}\``) },
+  ];
+  if (command.subcommands !== undefined) {
+    sections.push({
+      heading: 'Subcommands',
+      lines: command.subcommands.map((sub) => `\`${command.name} ${sub.name}\` — ${sub.summary}`),
+    });
+  }
+  const flags = [
+    ...(command.flags ?? []).map((flag) => ({ flag, where: '' })),
+    ...(command.subcommands ?? []).flatMap((sub) => (sub.flags ?? []).map((flag) => ({ flag, where: ` (${sub.name})` }))),
+  ];
+  if (flags.length > 0) {
+    sections.push({
+      heading: 'Flags',
+      lines: flags.map(({ flag, where }) => {
+        const written = flag.value === 'boolean' ? `--${flag.name}` : `--${flag.name} ${flag.placeholder ?? 'VALUE'}`;
+        return `\`${written}\`${where} — ${flag.summary}`;
+      }),
+    });
+  }
+  sections.push({ heading: 'Examples', lines: command.examples.map((example) => `\`${SLASH_COMMAND} ${example}\``) });
+  return { title: `${SLASH_COMMAND} ${command.name}`, sections };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Slack limits
+
+/** The text of a section as the Slack renderer lays it out: bold heading, then one line each. */
+export function sectionText(section: HelpSection): string {
+  return [...(section.heading === undefined ? [] : [`*${section.heading}*`]), ...section.lines].join('\n');
+}
+
+/** Length after Slack's escaping of `&`, `<` and `>`, which is what the limit applies to. */
+export function slackTextLength(text: string): number {
+  let length = text.length;
+  for (const char of text) {
+    if (char === '&') length += 4;
+    else if (char === '<' || char === '>') length += 3;
+  }
+  return length;
+}
+
+/** Splits sections whose text would pass Slack's limit, and shortens an over-long title. */
+function fitted(doc: HelpDoc): HelpDoc {
+  const title = doc.title.length > TITLE_LIMIT ? `${doc.title.slice(0, TITLE_LIMIT - 1)}…` : doc.title;
+  return { ...doc, title, sections: doc.sections.flatMap(splitSection) };
+}
+
+function splitSection(section: HelpSection): HelpSection[] {
+  if (slackTextLength(sectionText(section)) <= SECTION_TEXT_LIMIT) return [section];
+  const parts: HelpSection[] = [];
+  let lines: string[] = [];
+  const headingFor = (index: number) =>
+    section.heading === undefined ? undefined : index === 0 ? section.heading : `${section.heading} (continued)`;
+  const make = (index: number, body: string[]): HelpSection => {
+    const heading = headingFor(index);
+    return heading === undefined ? { lines: body } : { heading, lines: body };
+  };
+  // Room for the longest heading form, so every part fits whatever its heading.
+  const room = SECTION_TEXT_LIMIT - slackTextLength(`*${section.heading ?? ''} (continued)*\n`);
+  for (const line of section.lines.flatMap((l) => splitLine(l, room))) {
+    if (lines.length > 0 && slackTextLength([...lines, line].join('\n')) > room) {
+      parts.push(make(parts.length, lines));
+      lines = [];
+    }
+    lines.push(line);
+  }
+  if (lines.length > 0) parts.push(make(parts.length, lines));
+  return parts;
+}
+
+/** A single line longer than a whole section is cut into pieces (it does not happen with the table's rows). */
+function splitLine(line: string, room: number): string[] {
+  if (slackTextLength(line) <= room) return [line];
+  const pieces: string[] = [];
+  let piece = '';
+  for (const char of line) {
+    if (slackTextLength(piece + char) > room) {
+      pieces.push(piece);
+      piece = '';
+    }
+    piece += char;
+  }
+  if (piece !== '') pieces.push(piece);
+  return pieces;
+}
+
+/** The plain-text form: title, then each section with its heading. */
+export function helpToText(doc: HelpDoc): string {
+  const blocks = doc.sections.map((section) =>
+    [...(section.heading === undefined ? [] : [section.heading]), ...section.lines].join('\n'),
+  );
+  return [doc.title, ...blocks].join('\n\n');
+}

@@ -1,0 +1,150 @@
+import type { AnyOperation, Group } from '../api/operation.js';
+import { operations } from '../api/operations/index.js';
+import { BOT_COMMANDS, type BotCommand } from './bot-commands.js';
+import { suggest } from './suggest.js';
+
+/** The slash command the bot is installed under; help and usage lines start with it. */
+export const SLASH_COMMAND = '/cloud';
+
+interface GroupInfo {
+  readonly summary: string;
+  readonly aliases: readonly string[];
+}
+
+/** Groups in the order of the documents, with the singular and short names people type. */
+const GROUP_INFO: Readonly<Record<Group, GroupInfo>> = {
+  profile: {
+    summary: 'Your user profile: tokens, SSH keys, two-factor login, phone, apps, devices, logins',
+    aliases: ['me', 'account'],
+  },
+  managed: {
+    summary: 'Managed monitoring: contacts, credentials, issues, node settings, services, stats',
+    aliases: ['monitoring'],
+  },
+  databases: {
+    summary: 'Managed MySQL and PostgreSQL databases, their backups, credentials and certificates',
+    aliases: ['database', 'db', 'dbs'],
+  },
+  volumes: {
+    summary: 'Block storage volumes: create, attach, detach, clone, resize',
+    aliases: ['volume', 'vol'],
+  },
+  images: { summary: 'Machine images: list, capture from a disk, upload, update', aliases: ['image', 'img'] },
+  nodes: {
+    summary: 'Compute nodes, their backups, boot, clone and configuration profiles',
+    aliases: ['node', 'instances', 'instance'],
+  },
+};
+
+export interface CommandGroup {
+  readonly name: Group;
+  readonly aliases: readonly string[];
+  readonly summary: string;
+  /** The group's operations, in the order of the table. */
+  readonly actions: readonly AnyOperation[];
+}
+
+export type Lookup<T> =
+  | { readonly found: true; readonly value: T }
+  | { readonly found: false; readonly suggestions: readonly string[] };
+
+export interface CommandRegistry {
+  /** Groups that have at least one operation, in table order. */
+  readonly groups: readonly CommandGroup[];
+  readonly botCommands: readonly BotCommand[];
+  findGroup(name: string): Lookup<CommandGroup>;
+  /** An action of a group, by its name or one of its aliases. */
+  findAction(group: CommandGroup, name: string): Lookup<AnyOperation>;
+  findBotCommand(name: string): BotCommand | undefined;
+  /** A top-level word: a group (or alias) or a bot command; suggestions name both kinds. */
+  findTopic(name: string): Lookup<CommandGroup | BotCommand>;
+}
+
+export function isBotCommand(value: CommandGroup | BotCommand): value is BotCommand {
+  return !('actions' in value);
+}
+
+export function actionNamesOf(op: AnyOperation): readonly string[] {
+  return [op.action, ...(op.aliases ?? [])];
+}
+
+/**
+ * Builds the registry from operation rows. The bot uses the full table (`registry` below); tests
+ * may build one from rows of their own.
+ */
+export function createRegistry(
+  ops: readonly AnyOperation[],
+  botCommands: readonly BotCommand[] = BOT_COMMANDS,
+): CommandRegistry {
+  const byGroup = new Map<Group, AnyOperation[]>();
+  for (const op of ops) byGroup.set(op.group, [...(byGroup.get(op.group) ?? []), op]);
+  const groups: CommandGroup[] = (Object.keys(GROUP_INFO) as Group[]).flatMap((name) => {
+    const actions = byGroup.get(name);
+    if (actions === undefined) return [];
+    return [{ name, aliases: GROUP_INFO[name].aliases, summary: GROUP_INFO[name].summary, actions }];
+  });
+
+  const groupByName = new Map<string, CommandGroup>();
+  for (const group of groups) {
+    for (const name of [group.name, ...group.aliases]) groupByName.set(name, group);
+  }
+  const actionsByGroup = new Map<CommandGroup, Map<string, AnyOperation>>(
+    groups.map((group) => [
+      group,
+      new Map(group.actions.flatMap((op) => actionNamesOf(op).map((n) => [n, op]))),
+    ]),
+  );
+  const botByName = new Map(botCommands.map((command) => [command.name, command]));
+
+  const findGroup = (name: string): Lookup<CommandGroup> => {
+    const group = groupByName.get(name.toLowerCase());
+    if (group !== undefined) return { found: true, value: group };
+    return { found: false, suggestions: canonicalSuggestions(name, groupByName, (g) => g.name) };
+  };
+
+  return {
+    groups,
+    botCommands,
+    findGroup,
+    findAction(group, name) {
+      const actions = actionsByGroup.get(group) ?? new Map<string, AnyOperation>();
+      const op = actions.get(name.toLowerCase());
+      if (op !== undefined) return { found: true, value: op };
+      return { found: false, suggestions: canonicalSuggestions(name, actions, (o) => o.action) };
+    },
+    findBotCommand(name) {
+      return botByName.get(name.toLowerCase());
+    },
+    findTopic(name) {
+      const bot = botByName.get(name.toLowerCase());
+      if (bot !== undefined) return { found: true, value: bot };
+      const group = findGroup(name);
+      if (group.found) return group;
+      const names = new Map<string, CommandGroup | BotCommand>([...groupByName, ...botByName]);
+      return {
+        found: false,
+        suggestions: canonicalSuggestions(name, names, (t) => t.name),
+      };
+    },
+  };
+}
+
+/**
+ * Suggestions matched against every name and alias, reported by canonical name, so `volum`
+ * suggests `volumes` once even though it is also close to `volume`.
+ */
+function canonicalSuggestions<T>(
+  typed: string,
+  byName: ReadonlyMap<string, T>,
+  canonical: (value: T) => string,
+) {
+  const matches = suggest(typed, byName.keys(), 8);
+  const names = matches.flatMap((name) => {
+    const value = byName.get(name);
+    return value === undefined ? [] : [canonical(value)];
+  });
+  return [...new Set(names)].slice(0, 4);
+}
+
+/** The registry of the whole operations table and the bot's own commands. */
+export const registry: CommandRegistry = createRegistry(operations);

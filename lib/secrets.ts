@@ -1,0 +1,24 @@
+import { getParametersByName } from '@aws-lambda-powertools/parameters/ssm';
+
+/**
+ * In AWS the Slack secrets live in SSM Parameter Store (SecureString) and the functions get only
+ * the parameter names (`SLACK_SIGNING_SECRET_PARAM`, `SLACK_BOT_TOKEN_PARAM`); they are read once
+ * per cold start, with decryption, and never land in the function's configuration. Locally the
+ * values are in the environment directly.
+ */
+const SECRET_KEYS = ['SLACK_SIGNING_SECRET', 'SLACK_BOT_TOKEN'] as const;
+
+export async function withSecretsFromSsm(
+  env: Record<string, string | undefined>,
+): Promise<Record<string, string | undefined>> {
+  const wanted = SECRET_KEYS.filter((key) => !env[key] && env[`${key}_PARAM`]);
+  if (wanted.length === 0) return env;
+  const names = Object.fromEntries(wanted.map((key) => [env[`${key}_PARAM`] as string, {}]));
+  const values: Record<string, unknown> = await getParametersByName(names, { decrypt: true, throwOnError: true });
+  const resolved = { ...env };
+  for (const key of wanted) {
+    const value = values[env[`${key}_PARAM`] as string];
+    if (typeof value === 'string') resolved[key] = value;
+  }
+  return resolved;
+}

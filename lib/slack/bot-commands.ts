@@ -1,0 +1,270 @@
+import type { ViewOutput } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import { ApiClient } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
+import { getOperation } from '../api/operations/index.js';
+import type { ParsedCommand } from '../commands/parse.js';
+import type { BotDeps, RequestContext } from './bot.js';
+import { CallbackId } from './interactions.js';
+import { truncate } from './limits.js';
+import { createApiClient, notice, type Reply } from './runner.js';
+
+/**
+ * The bot's own commands: linking tokens (login, logout, whoami, use). Approvals and reports
+ * have their own modules; this one routes to them.
+ */
+
+export interface BotCommandContext {
+  readonly deps: BotDeps;
+  readonly ctx: RequestContext;
+  readonly client: WebClient;
+}
+
+type BotParsed = Extract<ParsedCommand, { kind: 'bot' }>;
+
+export type BotCommandHandler = (context: BotCommandContext, parsed: BotParsed) => Promise<Reply | undefined>;
+
+/** Extra bot commands registered by other modules (approvals, reports, audit). */
+const extraHandlers = new Map<string, BotCommandHandler>();
+
+export function registerBotCommand(name: string, handler: BotCommandHandler): void {
+  extraHandlers.set(name, handler);
+}
+
+const PROFILE_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+
+function profileFlag(parsed: BotParsed): string | undefined {
+  const value = parsed.flags.profile;
+  return typeof value === 'string' ? value : undefined;
+}
+
+export async function handleBotCommand(context: BotCommandContext, parsed: BotParsed): Promise<Reply | undefined> {
+  switch (parsed.command) {
+    case 'login':
+      return openLogin(context, profileFlag(parsed) ?? 'default');
+    case 'logout':
+      return logout(context, profileFlag(parsed));
+    case 'whoami':
+      return whoami(context);
+    case 'use':
+      return useProfile(context, parsed.args[0] ?? '');
+  }
+  const handler = extraHandlers.get(parsed.command);
+  if (handler) return handler(context, parsed);
+  return notice(`\`${parsed.command}\` is not available in this deployment.`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// login
+
+const LoginMetadataSchema = z.object({ channel: z.string(), profile: z.string() });
+
+const TOKEN_BLOCK = 'token';
+const TOKEN_INPUT = 'token_input';
+const PROFILE_BLOCK = 'profile';
+const PROFILE_INPUT = 'profile_input';
+
+export function loginModal(channel: string, profile: string) {
+  return {
+    type: 'modal' as const,
+    callback_id: CallbackId.login,
+    title: { type: 'plain_text' as const, text: 'Link your API token' },
+    submit: { type: 'plain_text' as const, text: 'Link token' },
+    close: { type: 'plain_text' as const, text: 'Cancel' },
+    private_metadata: JSON.stringify({ channel, profile }),
+    blocks: [
+      {
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text:
+            'Paste a *personal access token* of the cloud API. It is checked with the API, stored encrypted ' +
+            'and used only for your own commands. Give it only the scopes you want to use from Slack.',
+        },
+      },
+      {
+        type: 'input',
+        block_id: PROFILE_BLOCK,
+        label: { type: 'plain_text', text: 'Profile name' },
+        hint: { type: 'plain_text', text: 'Letters, digits, - and _; link several tokens under different names.' },
+        element: {
+          type: 'plain_text_input',
+          action_id: PROFILE_INPUT,
+          initial_value: profile,
+          max_length: 32,
+        },
+      },
+      {
+        type: 'input',
+        block_id: TOKEN_BLOCK,
+        label: { type: 'plain_text', text: 'Personal access token' },
+        element: {
+          type: 'plain_text_input',
+          action_id: TOKEN_INPUT,
+          min_length: 16,
+          max_length: 200,
+          placeholder: { type: 'plain_text', text: 'Paste the token here' },
+        },
+      },
+    ],
+  };
+}
+
+async function openLogin({ ctx, client }: BotCommandContext, profile: string): Promise<Reply | undefined> {
+  if (!PROFILE_NAME.test(profile)) {
+    return notice('A profile name is 1 to 32 letters, digits, `-` or `_`, e.g. `/cloud login --profile staging`.');
+  }
+  if (!ctx.triggerId) return notice('Run `/cloud login` to link a token.');
+  await client.views.open({ trigger_id: ctx.triggerId, view: loginModal(ctx.channel, profile) as never });
+  return undefined;
+}
+
+export interface LoginSubmission {
+  readonly team: string;
+  readonly user: string;
+  readonly view: ViewOutput;
+  readonly client: WebClient;
+}
+
+type LoginAck = { response_action: 'errors'; errors: Record<string, string> } | undefined;
+
+/**
+ * Checks the token with `GET /profile`, learns its scopes, label and expiry, and stores it
+ * encrypted. The token is never echoed: not in errors, not in the confirmation.
+ */
+export async function handleLoginSubmission(deps: BotDeps, submission: LoginSubmission): Promise<{ ack: LoginAck }> {
+  const values = submission.view.state.values;
+  const token = values[TOKEN_BLOCK]?.[TOKEN_INPUT]?.value?.trim() ?? '';
+  const profile = values[PROFILE_BLOCK]?.[PROFILE_INPUT]?.value?.trim() || 'default';
+  const metadata = LoginMetadataSchema.safeParse(safeJson(submission.view.private_metadata));
+
+  if (!PROFILE_NAME.test(profile)) {
+    return { ack: { response_action: 'errors', errors: { [PROFILE_BLOCK]: 'Use 1 to 32 letters, digits, - or _.' } } };
+  }
+  if (!/^\S{16,200}$/.test(token)) {
+    return { ack: { response_action: 'errors', errors: { [TOKEN_BLOCK]: 'That does not look like a token.' } } };
+  }
+
+  const identity = await identify(deps, token);
+  if (!identity.ok) return { ack: { response_action: 'errors', errors: { [TOKEN_BLOCK]: identity.reason } } };
+
+  await deps.store.tokenLinks.saveLink({
+    team: submission.team,
+    user: submission.user,
+    profile,
+    token,
+    label: identity.label,
+    apiUsername: identity.username,
+    scopes: identity.scopes,
+    expiry: identity.expiry,
+  });
+  await deps.store.tokenLinks.setActiveProfile(submission.team, submission.user, profile);
+
+  if (metadata.success) {
+    const expiry = identity.expiry ? `expires ${identity.expiry.toISOString().slice(0, 10)}` : 'does not expire';
+    await submission.client.chat
+      .postEphemeral({
+        channel: metadata.data.channel,
+        user: submission.user,
+        text:
+          `:white_check_mark: Linked as *${identity.username}* (profile \`${profile}\`, now active). ` +
+          `Scopes: \`${identity.scopes}\`; the token ${expiry}.`,
+      })
+      .catch((error: unknown) => deps.logger.warn('login confirmation not posted', { error }));
+  }
+  return { ack: undefined };
+}
+
+type Identity =
+  | { ok: true; username: string; scopes: string; label: string; expiry: Date | null }
+  | { ok: false; reason: string };
+
+async function identify(deps: BotDeps, token: string): Promise<Identity> {
+  let scopes: string | undefined;
+  const client = createApiClient(deps.api, token);
+  const observed = new ApiClient({
+    baseUrl: deps.api.baseUrl,
+    token,
+    timeoutMs: Math.min(deps.api.timeoutMs, 2000),
+    ...(deps.api.dispatcher ? { dispatcher: deps.api.dispatcher } : {}),
+    onResponse: (event) => {
+      if (event.oauthScopes !== undefined) scopes = event.oauthScopes;
+    },
+  });
+  let username: string;
+  try {
+    const profile = (await observed.call(getOperation('profile.view'), {})) as { username: string };
+    username = profile.username;
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'unauthorized') {
+      return { ok: false, reason: 'The API did not accept this token: it may be mistyped, revoked or expired.' };
+    }
+    if (error instanceof ApiError && (error.code === 'timeout' || error.code === 'network')) {
+      return { ok: false, reason: 'The API did not answer in time. Try again in a moment.' };
+    }
+    return { ok: false, reason: 'The token could not be checked with the API. Try again in a moment.' };
+  }
+
+  // Label and expiry are on the token's own record, which tokens with account:read_only can list;
+  // the list shows the first 16 characters of each token.
+  let label = 'personal access token';
+  let expiry: Date | null = null;
+  try {
+    const tokens = await client.listAll(getOperation('profile.tokens-list'), {}, { timeoutMs: 1500 });
+    const own = (tokens.data as { token: string; label: string; scopes: string; expiry?: string | null }[]).find(
+      (t) => token.startsWith(t.token.slice(0, 16)),
+    );
+    if (own) {
+      label = own.label;
+      scopes ??= own.scopes;
+      expiry = own.expiry ? new Date(own.expiry.endsWith('Z') ? own.expiry : `${own.expiry}Z`) : null;
+    }
+  } catch {
+    // Without account:read_only the token cannot list tokens; scopes still come from the header.
+  }
+  return { ok: true, username, scopes: scopes ?? 'unknown', label: truncate(label, 100), expiry };
+}
+
+function safeJson(text: string | undefined): unknown {
+  try {
+    return JSON.parse(text ?? '');
+  } catch {
+    return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// logout, whoami, use
+
+async function logout({ deps, ctx }: BotCommandContext, profile: string | undefined): Promise<Reply> {
+  const name = profile ?? (await deps.store.tokenLinks.getActiveProfile(ctx.team, ctx.user)) ?? 'default';
+  const deleted = await deps.store.tokenLinks.deleteLink(ctx.team, ctx.user, name);
+  return notice(
+    deleted
+      ? `Unlinked profile \`${name}\`; its token is deleted from the bot. Revoke it in the cloud console too if you no longer need it.`
+      : `You have no linked token named \`${name}\`. \`/cloud whoami\` lists yours.`,
+  );
+}
+
+async function whoami({ deps, ctx }: BotCommandContext): Promise<Reply> {
+  const { links, activeProfile } = await deps.store.tokenLinks.listLinks(ctx.team, ctx.user);
+  if (links.length === 0) return notice('You have no linked token. Run `/cloud login` to link one.');
+  const lines = links.map((link) => {
+    const active = link.profile === activeProfile ? ' *(active)*' : '';
+    const state = link.status === 'invalid' ? ' :warning: rejected by the API — log in again' : '';
+    const expiry = link.expiry ? `expires ${link.expiry.toISOString().slice(0, 10)}` : 'no expiry';
+    return `• \`${link.profile}\`${active}: *${link.apiUsername}*, scopes \`${link.scopes}\`, ${expiry}${state}`;
+  });
+  return notice(`Your linked tokens:\n${lines.join('\n')}`);
+}
+
+async function useProfile({ deps, ctx }: BotCommandContext, profile: string): Promise<Reply> {
+  if (!PROFILE_NAME.test(profile)) return notice('Usage: `/cloud use PROFILE`, e.g. `/cloud use staging`.');
+  const switched = await deps.store.tokenLinks.setActiveProfile(ctx.team, ctx.user, profile);
+  return notice(
+    switched
+      ? `Your commands now run with profile \`${profile}\`.`
+      : `You have no linked token named \`${profile}\`. Link one with \`/cloud login --profile ${profile}\`.`,
+  );
+}

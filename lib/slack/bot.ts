@@ -1,0 +1,347 @@
+import { randomUUID } from 'node:crypto';
+import { App, AwsLambdaReceiver, LogLevel } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { ApiError } from '../api/errors.js';
+import { findOperation } from '../api/operations/index.js';
+import { helpFor } from '../commands/help.js';
+import { type ParsedCommand, parseCommand } from '../commands/parse.js';
+import { SLASH_COMMAND } from '../commands/registry.js';
+import { type BotCommandContext, handleBotCommand, handleLoginSubmission } from './bot-commands.js';
+import type { Handoff, OperationJob } from './handoff.js';
+import {
+  ActionId,
+  CallbackId,
+  decodeActionValue,
+  PagePayloadSchema,
+  type RunPayload,
+  RunPayloadSchema,
+} from './interactions.js';
+import { renderError } from './render/errors.js';
+import { renderHelp } from './render/help.js';
+import { type OperationRequest, type Reply, type RunnerDeps, runOperation } from './runner.js';
+
+/**
+ * The Slack side of the bot: Bolt verifies signatures and routes; the listeners parse, answer
+ * within the inline budget when they can, and hand everything else to the worker. On Lambda the
+ * HTTP response leaves only when a listener returns, so no listener waits for slow work.
+ */
+
+export interface BotDeps extends RunnerDeps {
+  readonly signingSecret: string;
+  readonly botToken: string;
+  /** Base URL of Slack's Web API (the local stand-in in tests and the local stack). */
+  readonly slackApiUrl?: string | undefined;
+  readonly inlineBudgetMs: number;
+  readonly handoff: Handoff;
+  /** Slack users who may change the approval policy, besides workspace admins. */
+  readonly approvalAdmins: readonly string[];
+}
+
+export interface RequestContext {
+  readonly team: string;
+  readonly user: string;
+  readonly channel: string;
+  readonly responseUrl: string;
+  readonly triggerId?: string | undefined;
+  readonly correlationId: string;
+}
+
+export type SlackHandler = (
+  event: APIGatewayProxyEventV2,
+  context: unknown,
+) => Promise<APIGatewayProxyStructuredResultV2>;
+
+export function createSlackApp(deps: BotDeps): { app: App; handler: SlackHandler } {
+  const receiver = new AwsLambdaReceiver({ signingSecret: deps.signingSecret, logLevel: LogLevel.ERROR });
+  const app = new App({
+    token: deps.botToken,
+    receiver,
+    logLevel: LogLevel.ERROR,
+    // The bot token is checked by Slack on the first call; no auth.test on every cold start.
+    tokenVerificationEnabled: false,
+    clientOptions: {
+      ...(deps.slackApiUrl ? { slackApiUrl: deps.slackApiUrl } : {}),
+      // Lambda cannot wait out Slack's default 30-minute retry schedule.
+      retryConfig: { retries: 1, factor: 1, minTimeout: 200, maxTimeout: 500 },
+      rejectRateLimitedCalls: true,
+    },
+  });
+
+  app.command(SLASH_COMMAND, async ({ command, ack, client }) => {
+    const ctx: RequestContext = {
+      team: command.team_id,
+      user: command.user_id,
+      channel: command.channel_id,
+      responseUrl: command.response_url,
+      triggerId: command.trigger_id,
+      correlationId: randomUUID(),
+    };
+    const reply = await safely(deps, ctx, undefined, () => answerCommand(deps, ctx, command.text, client));
+    await ack(reply ? ackBody(reply) : undefined);
+  });
+
+  app.action(ActionId.run, async ({ ack, body, action, respond }) => {
+    await ack();
+    const ctx = actionContext(body);
+    if (!ctx || action.type !== 'button') return;
+    const payload = decodeActionValue(RunPayloadSchema, action.value);
+    const reply = await safely(deps, ctx, payload?.o, () => answerRun(deps, ctx, payload, false));
+    if (reply) await respond(responseBody(reply, false));
+  });
+
+  app.action(ActionId.page, async ({ ack, body, action, respond }) => {
+    await ack();
+    const ctx = actionContext(body);
+    if (!ctx || action.type !== 'button') return;
+    const payload = decodeActionValue(PagePayloadSchema, action.value);
+    const reply = await safely(deps, ctx, payload?.o, () =>
+      answerRun(deps, ctx, payload && { ...payload, options: { page: payload.p, pageSize: payload.s, filter: payload.f } }, true),
+    );
+    if (reply) await respond(responseBody(reply, true));
+  });
+
+  app.action(ActionId.menu, async ({ ack, body, action, respond }) => {
+    await ack();
+    const ctx = actionContext(body);
+    if (!ctx || action.type !== 'overflow') return;
+    const payload = decodeActionValue(RunPayloadSchema, action.selected_option.value);
+    const reply = await safely(deps, ctx, payload?.o, () => answerRun(deps, ctx, payload, false));
+    if (reply) await respond(responseBody(reply, false));
+  });
+
+  app.action(ActionId.login, async ({ ack, body, client, respond }) => {
+    await ack();
+    const ctx = actionContext(body);
+    if (!ctx) return;
+    const reply = await safely(deps, ctx, undefined, () =>
+      handleBotCommand(botContext(deps, ctx, client), { kind: 'bot', command: 'login', args: [], flags: {} }),
+    );
+    if (reply) await respond(responseBody(reply, false));
+  });
+
+  app.view(CallbackId.login, async ({ ack, body, view, client }) => {
+    const result = await handleLoginSubmission(deps, {
+      team: body.team?.id ?? body.user.team_id ?? '',
+      user: body.user.id,
+      view,
+      client,
+    });
+    await ack(result.ack);
+  });
+
+  app.error(async (error) => {
+    deps.logger.error('unhandled Slack listener error', { error: error.message, code: error.code });
+  });
+
+  const lambdaHandler = receiver.toHandler();
+  const handler: SlackHandler = async (event, context) => {
+    try {
+      return (await lambdaHandler(event, context)) as APIGatewayProxyStructuredResultV2;
+    } catch (error) {
+      // A body Bolt cannot parse must not crash the function: Slack gets a plain 400.
+      deps.logger.warn('request rejected', { error: error instanceof Error ? error.message : String(error) });
+      return { statusCode: 400, body: '' };
+    }
+  };
+  return { app, handler };
+}
+
+/** Bolt's block_actions body, narrowed to what the listeners need. */
+function actionContext(body: {
+  team?: { id: string } | null;
+  user: { id: string; team_id?: string };
+  channel?: { id: string };
+  response_url?: string;
+  trigger_id?: string;
+}): RequestContext | undefined {
+  const team = body.team?.id ?? body.user.team_id;
+  if (!team || !body.channel || !body.response_url) return undefined;
+  return {
+    team,
+    user: body.user.id,
+    channel: body.channel.id,
+    responseUrl: body.response_url,
+    triggerId: body.trigger_id,
+    correlationId: randomUUID(),
+  };
+}
+
+function botContext(deps: BotDeps, ctx: RequestContext, client: WebClient): BotCommandContext {
+  return { deps, ctx, client };
+}
+
+async function answerCommand(
+  deps: BotDeps,
+  ctx: RequestContext,
+  text: string,
+  client: WebClient,
+): Promise<Reply | undefined> {
+  const parsed: ParsedCommand = parseCommand(text);
+  switch (parsed.kind) {
+    case 'help':
+      return { ...renderHelp(helpFor(parsed.topic)), visibility: 'ephemeral' };
+    case 'error':
+      return { ...renderError(parsed, { referenceId: ctx.correlationId }), visibility: 'ephemeral' };
+    case 'bot':
+      return handleBotCommand(botContext(deps, ctx, client), parsed);
+    case 'operation':
+      return answerOperation(deps, ctx, {
+        team: ctx.team,
+        user: ctx.user,
+        channel: ctx.channel,
+        op: parsed.op,
+        input: parsed.input,
+        options: {
+          all: parsed.options.all,
+          page: parsed.options.page,
+          pageSize: parsed.options.pageSize,
+          json: parsed.options.json,
+          filter: filterOf(parsed.options),
+        },
+      });
+  }
+}
+
+function filterOf(options: {
+  filter?: Readonly<Record<string, unknown>> | undefined;
+  orderBy?: string | undefined;
+  order?: string | undefined;
+}): Readonly<Record<string, unknown>> | undefined {
+  if (!options.filter && !options.orderBy) return undefined;
+  return {
+    ...options.filter,
+    ...(options.orderBy ? { '+order_by': options.orderBy, '+order': options.order ?? 'asc' } : {}),
+  };
+}
+
+/** A button or menu asked to run an operation: the payload is re-validated like typed input. */
+async function answerRun(
+  deps: BotDeps,
+  ctx: RequestContext,
+  payload: (RunPayload & { options?: OperationRequest['options'] }) | undefined,
+  replace: boolean,
+): Promise<Reply | undefined> {
+  const op = payload && findOperation(payload.o);
+  if (!payload || !op) {
+    return notice('That button is out of date. Run the command again.');
+  }
+  const parsed = op.request.safeParse(payload.i);
+  if (!parsed.success) return notice('That button is out of date. Run the command again.');
+  return answerOperation(
+    deps,
+    ctx,
+    {
+      team: ctx.team,
+      user: ctx.user,
+      channel: ctx.channel,
+      op,
+      input: parsed.data as Record<string, unknown>,
+      options: payload.options ?? {},
+    },
+    replace,
+  );
+}
+
+function notice(text: string): Reply {
+  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }], visibility: 'ephemeral' };
+}
+
+/**
+ * Runs inline when the answer can come within the budget; otherwise hands off. A POST is handed
+ * off at once: abandoning it at the budget and running it again in the worker could create a
+ * resource twice.
+ */
+export async function answerOperation(
+  deps: BotDeps,
+  ctx: RequestContext,
+  request: OperationRequest,
+  replaceOriginal = false,
+): Promise<Reply> {
+  const { op } = request;
+  if (op.destructive) {
+    return notice(
+      `\`${op.group} ${op.action}\` is destructive and needs approval. ${op.destructive.consequence} ` +
+        'Approvals are not switched on in this workspace yet, so nothing was run.',
+    );
+  }
+  if (op.method === 'POST') return handOff(deps, ctx, request, replaceOriginal);
+
+  const budget = new AbortController();
+  const timer = setTimeout(() => budget.abort(), deps.inlineBudgetMs);
+  try {
+    return await runOperation(deps, request, {
+      signal: budget.signal,
+      deadline: Date.now() + deps.inlineBudgetMs,
+    });
+  } catch (error) {
+    if (budget.signal.aborted || (error instanceof ApiError && error.code === 'timeout')) {
+      return handOff(deps, ctx, request, replaceOriginal);
+    }
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function handOff(
+  deps: BotDeps,
+  ctx: RequestContext,
+  request: OperationRequest,
+  replaceOriginal: boolean,
+): Promise<Reply> {
+  const job: OperationJob = {
+    kind: 'operation',
+    correlationId: ctx.correlationId,
+    team: ctx.team,
+    user: ctx.user,
+    channel: ctx.channel,
+    responseUrl: ctx.responseUrl,
+    operationId: request.op.id,
+    input: { ...request.input },
+    options: {
+      all: request.options.all ?? false,
+      json: request.options.json ?? false,
+      ...(request.options.page !== undefined && { page: request.options.page }),
+      ...(request.options.pageSize !== undefined && { pageSize: request.options.pageSize }),
+      ...(request.options.filter && { filter: { ...request.options.filter } }),
+    },
+    replaceOriginal,
+  };
+  await deps.handoff.dispatch(job);
+  return notice(`:hourglass_flowing_sand: Working on \`${request.op.group} ${request.op.action}\`…`);
+}
+
+/** Every listener's work goes through here: whatever is thrown becomes a reply, never a crash. */
+async function safely(
+  deps: BotDeps,
+  ctx: RequestContext,
+  operationId: string | undefined,
+  work: () => Promise<Reply | undefined>,
+): Promise<Reply | undefined> {
+  try {
+    return await work();
+  } catch (error) {
+    const referenceId = ctx.correlationId.slice(0, 8);
+    if (!(error instanceof ApiError)) {
+      deps.logger.error('command failed', { correlationId: ctx.correlationId, operationId, error });
+    }
+    return {
+      ...renderError(error, { ...(operationId ? { operationId } : {}), referenceId }),
+      visibility: 'ephemeral',
+    };
+  }
+}
+
+function ackBody(reply: Reply) {
+  return { response_type: reply.visibility, text: reply.text, blocks: reply.blocks } as never;
+}
+
+export function responseBody(reply: Reply, replaceOriginal: boolean) {
+  return {
+    response_type: reply.visibility,
+    replace_original: replaceOriginal,
+    text: reply.text,
+    blocks: reply.blocks,
+  } as never;
+}

@@ -1,0 +1,75 @@
+import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
+import { z } from 'zod';
+
+/**
+ * Work that cannot finish inside Slack's inline budget is handed to the worker. In AWS that is
+ * an asynchronous Lambda invoke (the HTTP response leaves only when the Slack function returns,
+ * and anything still running after that is frozen); in the local stack the worker runs in process.
+ */
+export const OperationJobSchema = z.object({
+  kind: z.literal('operation'),
+  correlationId: z.string(),
+  team: z.string(),
+  user: z.string(),
+  channel: z.string(),
+  responseUrl: z.url(),
+  operationId: z.string(),
+  input: z.record(z.string(), z.unknown()),
+  options: z.object({
+    all: z.boolean().default(false),
+    page: z.number().int().optional(),
+    pageSize: z.number().int().optional(),
+    json: z.boolean().default(false),
+    filter: z.record(z.string(), z.unknown()).optional(),
+  }),
+  /** Replace the message the request came from (paging) instead of posting a new one. */
+  replaceOriginal: z.boolean().default(false),
+});
+export type OperationJob = z.infer<typeof OperationJobSchema>;
+
+export const WorkerJobSchema = z.discriminatedUnion('kind', [OperationJobSchema]);
+export type WorkerJob = z.infer<typeof WorkerJobSchema>;
+
+export interface Handoff {
+  dispatch(job: WorkerJob): Promise<void>;
+}
+
+export class LambdaHandoff implements Handoff {
+  constructor(
+    private readonly lambda: LambdaClient,
+    private readonly functionName: string,
+  ) {}
+
+  async dispatch(job: WorkerJob): Promise<void> {
+    await this.lambda.send(
+      new InvokeCommand({
+        FunctionName: this.functionName,
+        InvocationType: 'Event',
+        Payload: new TextEncoder().encode(JSON.stringify(job)),
+      }),
+    );
+  }
+}
+
+/** Runs the worker in this process without waiting for it, as an async invoke would. */
+export class InProcessHandoff implements Handoff {
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(
+    private readonly run: (job: WorkerJob) => Promise<void>,
+    private readonly onError: (error: unknown, job: WorkerJob) => void = () => {},
+  ) {}
+
+  async dispatch(job: WorkerJob): Promise<void> {
+    const parsed = WorkerJobSchema.parse(JSON.parse(JSON.stringify(job)));
+    const task = this.run(parsed)
+      .catch((error: unknown) => this.onError(error, parsed))
+      .finally(() => this.running.delete(task));
+    this.running.add(task);
+  }
+
+  /** Waits for every job handed off so far (tests, shutdown). */
+  async drain(): Promise<void> {
+    while (this.running.size > 0) await Promise.all([...this.running]);
+  }
+}

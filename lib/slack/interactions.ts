@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/**
+ * The contract between what the bot renders (buttons, menus, modals) and what its listeners
+ * accept back from Slack. Every interactive element the renderers produce uses one of these
+ * action ids and encodes its value with `encodeActionValue`; the listeners decode with the
+ * matching schema, so a forged or stale payload is rejected at the boundary.
+ */
+export const ActionId = {
+  /** Run an operation with the given input (view a row, next step buttons). */
+  run: 'op:run',
+  /** Show another page of a list. */
+  page: 'op:page',
+  /** An overflow menu whose options each carry a run payload. */
+  menu: 'op:menu',
+  approve: 'approval:approve',
+  deny: 'approval:deny',
+  cancel: 'approval:cancel',
+  /** Open the login modal (from an error that says "log in first"). */
+  login: 'bot:login',
+} as const;
+
+export const CallbackId = {
+  login: 'login',
+  operationForm: 'op:form',
+} as const;
+
+/** Run an operation: `o` operation id, `i` its input. Short keys: button values hold 2000 characters. */
+export const RunPayloadSchema = z.object({
+  o: z.string().min(1).max(100),
+  i: z.record(z.string(), z.unknown()).default({}),
+});
+export type RunPayload = z.infer<typeof RunPayloadSchema>;
+
+/** Page through a list: the run payload plus page, page size and filter. */
+export const PagePayloadSchema = RunPayloadSchema.extend({
+  p: z.number().int().min(1),
+  s: z.number().int().min(25).max(500).optional(),
+  f: z.record(z.string(), z.unknown()).optional(),
+});
+export type PagePayload = z.infer<typeof PagePayloadSchema>;
+
+export const ApprovalPayloadSchema = z.object({ a: z.string().min(1).max(100) });
+export type ApprovalPayload = z.infer<typeof ApprovalPayloadSchema>;
+
+export function encodeActionValue(payload: RunPayload | PagePayload | ApprovalPayload): string {
+  return JSON.stringify(payload);
+}
+
+export function decodeActionValue<T extends z.ZodType>(schema: T, value: string | undefined): z.output<T> | undefined {
+  if (value === undefined) return undefined;
+  try {
+    const parsed = schema.safeParse(JSON.parse(value));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}

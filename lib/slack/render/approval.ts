@@ -1,0 +1,168 @@
+import type { KnownBlock } from '@slack/types';
+import type { AnyOperation } from '../../api/operation.js';
+import { findOperation } from '../../api/operations/index.js';
+import { ActionId } from '../interactions.js';
+import { truncate } from '../limits.js';
+import {
+  actionButton,
+  actionsBlock,
+  confirmDialog,
+  contextBlock,
+  fallbackText,
+  headerBlock,
+  type RenderedMessage,
+  sectionBlock,
+} from './blocks.js';
+import { routeOf } from './related-operations.js';
+import { kindOfRoute } from './resource-kinds.js';
+import { bold, escapeMrkdwn, slackDate, userMention } from './text.js';
+
+/**
+ * The approval card for a destructive operation: what will happen and to what, who asked, how
+ * many approvals it has, when it expires, and Approve / Deny / Cancel while it is pending. Once
+ * decided, the same card shows the final state and no buttons, so it is updated in place.
+ */
+
+export type ApprovalCardStatus =
+  | 'pending'
+  | 'approved'
+  | 'denied'
+  | 'expired'
+  | 'cancelled'
+  | 'executing'
+  | 'executed'
+  | 'failed';
+
+type When = Date | string | number;
+
+export interface ApprovalVoteView {
+  readonly user: string;
+  readonly at: When;
+}
+
+/** The fields of an approval request the card shows (the store's `Approval` fits as it is). */
+export interface ApprovalCardView {
+  readonly id: string;
+  readonly operationId: string;
+  /** What the request is about, without secrets: `volume db-data (12)`. */
+  readonly summary: string;
+  /** Overrides `summary` as the target named in the header. */
+  readonly targetLabel?: string | undefined;
+  /** What the operation destroys; the operation's own `destructive.consequence` when absent. */
+  readonly consequence?: string | undefined;
+  /** Slack user id of the person who asked. */
+  readonly requester: string;
+  readonly requiredApprovals: number;
+  readonly approvals: readonly ApprovalVoteView[];
+  readonly status: ApprovalCardStatus;
+  /** When the request expires unless approved. */
+  readonly decideBy: When;
+  readonly deniedBy?: ApprovalVoteView | null | undefined;
+  readonly cancelledBy?: ApprovalVoteView | null | undefined;
+  readonly result?: { readonly outcome: 'executed' | 'failed'; readonly detail: string } | null | undefined;
+}
+
+export interface ApprovalCardInput {
+  readonly approval: ApprovalCardView;
+}
+
+const DETAIL_MAX = 1500;
+
+export function renderApprovalCard({ approval }: ApprovalCardInput): RenderedMessage {
+  const op = findOperation(approval.operationId);
+  const phrase = op ? actionPhrase(op) : approval.operationId;
+  const target = approval.targetLabel ?? approval.summary;
+  const consequence = approval.consequence ?? op?.destructive?.consequence;
+  const pending = approval.status === 'pending';
+  const heading = pending ? `Approval needed: ${phrase} ${target}` : `${capitalizeFirst(phrase)} ${target}`;
+
+  const blocks: KnownBlock[] = [headerBlock(heading)];
+  const asked = `${userMention(approval.requester)} asked to ${escapeMrkdwn(phrase)} ${bold(target)}.`;
+  blocks.push(sectionBlock(consequence ? `${asked}\n:warning: ${escapeMrkdwn(consequence)}` : asked));
+  blocks.push(contextBlock(...progressLine(approval)));
+
+  if (pending) {
+    const payload = { a: approval.id };
+    const actions = actionsBlock([
+      actionButton({
+        label: 'Approve',
+        actionId: ActionId.approve,
+        payload,
+        style: 'primary',
+        confirm: confirmDialog({
+          title: `Approve: ${phrase} ${target}?`,
+          text: consequence ?? `This runs ${approval.operationId} with the requester’s token.`,
+          confirm: 'Approve',
+          deny: 'Not yet',
+          style: 'danger',
+        }),
+      }),
+      actionButton({ label: 'Deny', actionId: ActionId.deny, payload, style: 'danger' }),
+      actionButton({ label: 'Cancel request', actionId: ActionId.cancel, payload }),
+    ]);
+    if (actions) blocks.push(actions);
+  } else {
+    blocks.push(sectionBlock(finalStateLine(approval)));
+  }
+  blocks.push(contextBlock(`Request ${escapeMrkdwn(approval.id)} · ${escapeMrkdwn(approval.operationId)}`));
+  return {
+    text: fallbackText(pending ? `Approval needed: ${phrase} ${target}` : `${heading}: ${approval.status}`),
+    blocks,
+  };
+}
+
+/** `delete volume`, `restore backup`, `reset credentials of database`; else the summary in lower case. */
+export function actionPhrase(op: AnyOperation): string {
+  const match = kindOfRoute(routeOf(op.path));
+  const noun = match.kind.noun === 'item' ? undefined : match.kind.noun;
+  if (op.method === 'DELETE' && noun)
+    return `${match.kind.deleted === 'revoked' ? 'revoke' : 'delete'} ${noun}`;
+  const literals = match.rest.filter((segment) => segment !== '{}');
+  const verb = literals[literals.length - 1];
+  if (op.method === 'POST' && verb && noun) {
+    const object = literals.slice(0, -1).join(' ');
+    return object ? `${verb} ${object} of ${noun}` : `${verb} ${noun}`;
+  }
+  return `${op.summary.charAt(0).toLowerCase()}${op.summary.slice(1)}`;
+}
+
+function capitalizeFirst(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function progressLine(approval: ApprovalCardView): string[] {
+  const count = approval.approvals.length;
+  const parts = [
+    `*${count} of ${approval.requiredApprovals}* approval${approval.requiredApprovals === 1 ? '' : 's'}`,
+  ];
+  if (count > 0) {
+    const voters = approval.approvals.slice(0, 10).map((v) => `${userMention(v.user)} ${slackDate(v.at)}`);
+    parts.push(`approved by ${voters.join(', ')}${count > 10 ? ` and ${count - 10} more` : ''}`);
+  }
+  if (approval.status === 'pending')
+    parts.push(`expires ${slackDate(approval.decideBy, '{date_short_pretty} at {time}')}`);
+  return [parts.join(' · ')];
+}
+
+function finalStateLine(approval: ApprovalCardView): string {
+  const approvers = approval.approvals.map((v) => userMention(v.user)).join(', ');
+  const detail = approval.result?.detail ? escapeMrkdwn(truncate(approval.result.detail, DETAIL_MAX)) : '';
+  switch (approval.status) {
+    case 'approved':
+      return `:white_check_mark: Approved by ${approvers || 'the approvers'}; starting now.`;
+    case 'executing':
+      return `:hourglass_flowing_sand: Approved by ${approvers || 'the approvers'}; running…`;
+    case 'executed':
+      return `:white_check_mark: Approved by ${approvers || 'the approvers'} and executed ✓${detail ? `\n${detail}` : ''}`;
+    case 'failed':
+      return `:x: Approved by ${approvers || 'the approvers'}, but it failed${detail ? `: ${detail}` : '.'}`;
+    case 'denied':
+      return `:no_entry: Denied${approval.deniedBy ? ` by ${userMention(approval.deniedBy.user)} ${slackDate(approval.deniedBy.at)}` : ''}.`;
+    case 'cancelled':
+      return `:heavy_multiplication_x: Cancelled${approval.cancelledBy ? ` by ${userMention(approval.cancelledBy.user)}` : ''}; nothing was run.`;
+    case 'expired':
+      return `:hourglass: Expired ${slackDate(approval.decideBy)} with ${approval.approvals.length} of ${approval.requiredApprovals} approvals; nothing was run.`;
+    case 'pending':
+      return '';
+  }
+}

@@ -1,0 +1,30 @@
+import type { KnownBlock } from '@slack/types';
+import type { AnyOperation } from '../../api/operation.js';
+import { codeSections, contextBlock, type RenderedMessage } from './blocks.js';
+import { withoutSecretFields } from './items.js';
+import { codeSpan } from './text.js';
+
+/** Characters of JSON a message shows at most (escaped), split over sections of at most 3,000. */
+export const JSON_BUDGET = 9000;
+
+export interface JsonOptions {
+  /** Show secret fields as they are: only for replies that are sent ephemerally. */
+  keepSecrets?: boolean;
+}
+
+/** A result as pretty-printed JSON (`--json`), cut visibly when it does not fit one message. */
+export function renderJson(op: AnyOperation, output: unknown, options: JsonOptions = {}): RenderedMessage {
+  const value = options.keepSecrets ? output : withoutSecretFields(output);
+  const json = JSON.stringify(value, null, 2) ?? 'null';
+  const { sections, complete } = codeSections(json, JSON_BUDGET);
+  const title = `/cloud ${op.group} ${op.action}`;
+  const blocks: KnownBlock[] = [contextBlock(`${codeSpan(title)} as JSON`), ...sections];
+  if (!complete) {
+    blocks.push(
+      contextBlock(
+        `:scissors: Cut short: the JSON is ${json.length.toLocaleString('en-US')} characters and a Slack message holds about ${JSON_BUDGET.toLocaleString('en-US')}. Ask for less (a filter, a smaller \`--page-size\`) to see the rest.`,
+      ),
+    );
+  }
+  return { text: `${title} as JSON`, blocks };
+}

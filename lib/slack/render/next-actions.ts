@@ -1,0 +1,113 @@
+import type { Button, SectionBlockAccessory } from '@slack/types';
+import type { AnyOperation } from '../../api/operation.js';
+import { ActionId, type RunPayload } from '../interactions.js';
+import { actionButton, confirmDialog, overflowMenu } from './blocks.js';
+import { type Item, idOf } from './items.js';
+import {
+  findOperationByRoute,
+  isCompleteInput,
+  type PathValue,
+  type ResourceRef,
+  runPayloadFor,
+  viewOperationOf,
+} from './related-operations.js';
+import type { KindMatch, ResourceKind } from './resource-kinds.js';
+import { capitalize } from './text.js';
+
+/**
+ * The buttons that follow a resource: view it, and the natural next steps of its kind, each a run
+ * payload for an operation found in the table. Destructive steps are red and ask first.
+ */
+
+/** The concrete item route and path values of a listed or returned item. */
+export function itemRefOf(
+  match: KindMatch,
+  collectionValues: readonly PathValue[],
+  item: Item,
+): ResourceRef | undefined {
+  const id = idOf(item);
+  if (id === undefined || match.kind.singleton) return undefined;
+  const route = match.kind.itemRoute
+    ? match.kind.itemRoute(item, match.collectionRoute)
+    : `${match.collectionRoute}/{}`;
+  if (route === undefined) return undefined;
+  const parents = (match.collectionRoute.match(/\{\}/g) ?? []).length;
+  if (collectionValues.length < parents) return undefined;
+  return { route, values: [...collectionValues.slice(0, parents), id] };
+}
+
+export interface ResolvedAction {
+  readonly label: string;
+  readonly op: AnyOperation;
+  readonly payload: RunPayload;
+  readonly inMenu: boolean;
+}
+
+/** The next actions of a kind that apply to this item and exist in the operations table. */
+export function nextActionsOf(kind: ResourceKind, item: Item, ref: ResourceRef): ResolvedAction[] {
+  const resolved: ResolvedAction[] = [];
+  for (const action of kind.actions ?? []) {
+    if (action.when && !action.when(item)) continue;
+    const route = action.route ?? `${ref.route}${action.suffix ?? ''}`;
+    const op = findOperationByRoute(action.method, route);
+    if (!op) continue;
+    const values = action.values ? action.values(item, ref) : ref.values;
+    const payload = runPayloadFor(op, values, action.extra?.(item, ref) ?? {});
+    if (!payload) continue;
+    if (!action.form && !isCompleteInput(op, payload.i)) continue;
+    resolved.push({ label: action.label, op, payload, inMenu: action.inMenu === true && !op.destructive });
+  }
+  return resolved;
+}
+
+/** The run payload that shows the item itself. */
+export function viewPayloadOf(ref: ResourceRef): RunPayload | undefined {
+  const view = viewOperationOf(ref.route);
+  return view ? runPayloadFor(view, ref.values) : undefined;
+}
+
+/**
+ * A button for a next action. Destructive operations are styled `danger` and carry Slack's confirm
+ * dialog with the operation's own consequence, so nobody starts one by a slip of the mouse.
+ */
+export function nextActionButton(action: ResolvedAction, target: string): Button | undefined {
+  const destructive = action.op.destructive;
+  if (!destructive)
+    return actionButton({ label: action.label, actionId: ActionId.run, payload: action.payload });
+  return actionButton({
+    label: action.label,
+    actionId: ActionId.run,
+    payload: action.payload,
+    style: 'danger',
+    confirm: confirmDialog({
+      title: `${action.label} ${target}?`,
+      text: `${destructive.consequence} It runs only after approval.`,
+      confirm: capitalize(action.label),
+      deny: 'Keep it',
+      style: 'danger',
+    }),
+  });
+}
+
+/**
+ * The accessory of a list row: an overflow menu (View plus the safe next steps) when the kind has
+ * some for this item, else a View button.
+ */
+export function rowAccessory(
+  kind: ResourceKind,
+  item: Item,
+  ref: ResourceRef | undefined,
+): SectionBlockAccessory | undefined {
+  if (!ref) return undefined;
+  const view = viewPayloadOf(ref);
+  const menu = nextActionsOf(kind, item, ref).filter((a) => a.inMenu);
+  if (menu.length > 0) {
+    const options = [
+      ...(view ? [{ label: 'View', payload: view }] : []),
+      ...menu.map((a) => ({ label: a.label, payload: a.payload })),
+    ];
+    const overflow = overflowMenu(ActionId.menu, options);
+    if (overflow) return overflow;
+  }
+  return view ? actionButton({ label: 'View', actionId: ActionId.run, payload: view }) : undefined;
+}

@@ -1,0 +1,703 @@
+import type { HttpMethod } from '../../api/operation.js';
+import { booleanAt, type Item, idOf, numberAt, stringAt, stringsAt, titleOf, valueAt } from './items.js';
+import type { PathValue, ResourceRef } from './related-operations.js';
+import {
+  codeSpan,
+  countOf,
+  escapeMrkdwn,
+  formatAbsoluteDate,
+  formatMegabytes,
+  formatScalar,
+  link,
+  statusText,
+} from './text.js';
+
+/**
+ * What the renderers know about each kind of resource, as data: what it is called, which facts make
+ * a compact list row, which fields a detail view leads with, and which next actions it offers.
+ * Kinds are found by route (the operation's path with parameter names blanked), so they cover every
+ * operation of an area without naming operation ids.
+ */
+
+/** A label and an already formatted mrkdwn value. */
+export type Field = readonly [string, string];
+
+export interface NextAction {
+  readonly label: string;
+  readonly method: HttpMethod;
+  /** Route relative to the item route: `''` is the item itself, `/boot` its boot action. */
+  readonly suffix?: string;
+  /** An absolute route instead (another area), its path values from `values`. */
+  readonly route?: string;
+  readonly values?: (item: Item, ref: ResourceRef) => PathValue[];
+  /** Input beyond the path parameters. */
+  readonly extra?: (item: Item, ref: ResourceRef) => Record<string, unknown>;
+  readonly when?: (item: Item) => boolean;
+  /**
+   * The operation needs more input than the ids (a snapshot label, the node to attach to). The
+   * button sends what is known and the listener asks for the rest with the operation's form.
+   */
+  readonly form?: boolean;
+  /** Also offered in the overflow menu of list rows (never for destructive operations). */
+  readonly inMenu?: boolean;
+}
+
+export interface ResourceKind {
+  readonly key: string;
+  readonly noun: string;
+  readonly plural: string;
+  /** The collection route, anchored. */
+  readonly collection: RegExp;
+  /** Only the collection route itself belongs to the kind (profile, stats), not routes below it. */
+  readonly singleton?: boolean;
+  readonly title?: (item: Item) => string | undefined;
+  /** The facts of a compact list row, each formatted mrkdwn. */
+  readonly rowFacts?: (item: Item) => string[];
+  /** The fields a detail view leads with. */
+  readonly fields?: (item: Item) => Field[];
+  /** Top-level keys the generic rest of a detail view leaves out (shown by `fields`, or noise). */
+  readonly omit?: readonly string[];
+  readonly actions?: readonly NextAction[];
+  /** The item route of a listed item when it differs from collection + `/{}` (databases of every engine). */
+  readonly itemRoute?: (item: Item, collectionRoute: string) => string | undefined;
+  /** Past tense of DELETE for this kind (`revoked` for tokens). */
+  readonly deleted?: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Formatting of common facts
+
+function fact(value: string | undefined, format: (v: string) => string = escapeMrkdwn): string[] {
+  return value === undefined ? [] : [format(value)];
+}
+
+function status(item: Item, path = 'status'): string[] {
+  return fact(stringAt(item, path), statusText);
+}
+
+function date(item: Item, path: string, label: string): string[] {
+  const value = stringAt(item, path);
+  return value ? [`${label} ${formatAbsoluteDate(value)}`] : [];
+}
+
+function field(label: string, value: string | undefined): Field[] {
+  return value === undefined ? [] : [[label, value]];
+}
+
+function scalarField(item: Item, path: string, label: string): Field[] {
+  const value = valueAt(item, path);
+  if (value === undefined) return [];
+  return field(label, formatScalar(value));
+}
+
+function dateField(item: Item, path: string, label: string): Field[] {
+  const value = stringAt(item, path);
+  return field(label, value ? formatAbsoluteDate(value) : undefined);
+}
+
+function expiry(item: Item): string {
+  const value = stringAt(item, 'expiry');
+  return value ? `expires ${formatAbsoluteDate(value)}` : 'never expires';
+}
+
+function scopes(item: Item): string[] {
+  const value = stringAt(item, 'scopes');
+  if (!value) return [];
+  return [value === '*' ? 'all scopes' : value.split(/\s+/).map(codeSpan).join(' ')];
+}
+
+/** An SSH public key by its type and comment: the key itself is long and not what people scan for. */
+function sshKeySummary(key: string | undefined): string | undefined {
+  if (!key) return undefined;
+  const [type, body, ...comment] = key.trim().split(/\s+/);
+  const tail = body ? `…${body.slice(-8)}` : '';
+  return escapeMrkdwn([type, tail, comment.join(' ')].filter(Boolean).join(' '));
+}
+
+/** A ticket link only when the API gives an absolute address; relative ones lead nowhere in Slack. */
+function ticket(item: Item): string | undefined {
+  const label = stringAt(item, 'entity.label') ?? 'ticket';
+  const id = numberAt(item, 'entity.id');
+  const url = stringAt(item, 'entity.url');
+  const text = id === undefined ? label : `${label} (#${id})`;
+  return url && /^https?:\/\//.test(url) ? link(url, text) : escapeMrkdwn(text);
+}
+
+function isPrivateImage(item: Item): boolean {
+  const id = idOf(item);
+  return typeof id === 'string' && id.startsWith('private/');
+}
+
+const parentValue = (_item: Item, ref: ResourceRef) => ref.values.slice(0, 1);
+
+// ---------------------------------------------------------------------------------------------
+// The kinds
+
+const DELETE: NextAction = { label: 'Delete', method: 'DELETE', suffix: '' };
+const REVOKE: NextAction = { label: 'Revoke', method: 'DELETE', suffix: '' };
+
+export const RESOURCE_KINDS: readonly ResourceKind[] = [
+  {
+    key: 'node',
+    noun: 'node',
+    plural: 'nodes',
+    collection: /^\/node\/instances$/,
+    rowFacts: (n) => [
+      ...status(n),
+      ...fact(stringAt(n, 'region')),
+      ...fact(stringAt(n, 'type')),
+      ...fact(stringsAt(n, 'ipv4')[0]),
+    ],
+    fields: (n) => [
+      ...field('Status', status(n)[0]),
+      ...scalarField(n, 'region', 'Region'),
+      ...scalarField(n, 'type', 'Type'),
+      ...scalarField(n, 'image', 'Image'),
+      ...scalarField(n, 'ipv4', 'IPv4'),
+      ...scalarField(n, 'ipv6', 'IPv6'),
+      ...field(
+        'Specs',
+        numberAt(n, 'specs.vcpus') === undefined
+          ? undefined
+          : `${countOf(numberAt(n, 'specs.vcpus') ?? 0, 'vCPU')} · ${formatMegabytes(numberAt(n, 'specs.memory') ?? 0)} RAM · ${formatMegabytes(numberAt(n, 'specs.disk') ?? 0)} disk`,
+      ),
+      ...field(
+        'Backups',
+        booleanAt(n, 'backups.enabled') === undefined
+          ? undefined
+          : booleanAt(n, 'backups.enabled')
+            ? `enabled${stringAt(n, 'backups.last_successful') ? `, last ${formatAbsoluteDate(stringAt(n, 'backups.last_successful') ?? '')}` : ''}`
+            : 'not enabled',
+      ),
+      ...scalarField(n, 'tags', 'Tags'),
+      ...dateField(n, 'created', 'Created'),
+    ],
+    omit: [
+      'status',
+      'region',
+      'type',
+      'image',
+      'ipv4',
+      'ipv6',
+      'specs',
+      'backups',
+      'tags',
+      'created',
+      'alerts',
+      'host_uuid',
+    ],
+    actions: [
+      {
+        label: 'Boot',
+        method: 'POST',
+        suffix: '/boot',
+        inMenu: true,
+        when: (n) => stringAt(n, 'status') !== 'running',
+      },
+      { label: 'Backups', method: 'GET', suffix: '/backups', inMenu: true },
+      { label: 'Configs', method: 'GET', suffix: '/configs', inMenu: true },
+      { label: 'Snapshot', method: 'POST', suffix: '/backups', form: true, inMenu: true },
+      {
+        label: 'Enable backups',
+        method: 'POST',
+        suffix: '/backups/enable',
+        when: (n) => booleanAt(n, 'backups.enabled') === false,
+      },
+      DELETE,
+    ],
+  },
+  {
+    key: 'node-backup',
+    noun: 'backup',
+    plural: 'backups',
+    collection: /^\/node\/instances\/\{\}\/backups$/,
+    title: (b) =>
+      stringAt(b, 'label') ??
+      `${stringAt(b, 'type') === 'snapshot' ? 'Snapshot' : 'Automatic backup'} ${idOf(b) ?? ''}`.trim(),
+    rowFacts: (b) => [
+      ...status(b),
+      ...fact(stringAt(b, 'type')),
+      ...date(b, 'created', 'taken'),
+      ...(booleanAt(b, 'available') === false ? ['under maintenance'] : []),
+    ],
+    actions: [
+      {
+        label: 'Restore to this node',
+        method: 'POST',
+        suffix: '/restore',
+        extra: (_b, ref) => ({ node_id: ref.values[0] }),
+        when: (b) => stringAt(b, 'status') === 'successful',
+      },
+    ],
+  },
+  {
+    key: 'config',
+    noun: 'config',
+    plural: 'configs',
+    collection: /^\/node\/instances\/\{\}\/configs$/,
+    rowFacts: (c) => [
+      ...fact(stringAt(c, 'kernel'), codeSpan),
+      ...fact(stringAt(c, 'virt_mode')),
+      ...fact(stringAt(c, 'root_device'), codeSpan),
+      ...(numberAt(c, 'memory_limit') ? [`${formatMegabytes(numberAt(c, 'memory_limit') ?? 0)} limit`] : []),
+    ],
+    actions: [
+      {
+        label: 'Boot with this config',
+        method: 'POST',
+        route: '/node/instances/{}/boot',
+        values: parentValue,
+        extra: (c) => ({ config_id: idOf(c) }),
+        inMenu: true,
+      },
+      DELETE,
+    ],
+  },
+  {
+    key: 'volume',
+    noun: 'volume',
+    plural: 'volumes',
+    collection: /^\/volumes$/,
+    rowFacts: (v) => [
+      ...status(v),
+      ...(numberAt(v, 'size') === undefined ? [] : [`${numberAt(v, 'size')} GB`]),
+      ...fact(stringAt(v, 'region')),
+      numberAt(v, 'node_id') === undefined
+        ? 'not attached'
+        : `attached to ${escapeMrkdwn(stringAt(v, 'node_label') ?? 'node')} (${numberAt(v, 'node_id')})`,
+    ],
+    fields: (v) => [
+      ...field('Status', status(v)[0]),
+      ...(numberAt(v, 'size') === undefined ? [] : field('Size', `${numberAt(v, 'size')} GB`)),
+      ...scalarField(v, 'region', 'Region'),
+      ...field(
+        'Attached to',
+        numberAt(v, 'node_id') === undefined
+          ? 'nothing'
+          : `${escapeMrkdwn(stringAt(v, 'node_label') ?? 'node')} (${numberAt(v, 'node_id')})`,
+      ),
+      ...scalarField(v, 'filesystem_path', 'Filesystem path'),
+      ...scalarField(v, 'hardware_type', 'Hardware'),
+      ...scalarField(v, 'tags', 'Tags'),
+      ...dateField(v, 'created', 'Created'),
+    ],
+    omit: [
+      'status',
+      'size',
+      'region',
+      'node_id',
+      'node_label',
+      'filesystem_path',
+      'hardware_type',
+      'tags',
+      'created',
+    ],
+    actions: [
+      {
+        label: 'Detach',
+        method: 'POST',
+        suffix: '/detach',
+        inMenu: true,
+        when: (v) => numberAt(v, 'node_id') !== undefined,
+      },
+      {
+        label: 'Attach',
+        method: 'POST',
+        suffix: '/attach',
+        form: true,
+        when: (v) => numberAt(v, 'node_id') === undefined,
+      },
+      DELETE,
+    ],
+  },
+  {
+    key: 'image',
+    noun: 'image',
+    plural: 'images',
+    collection: /^\/images$/,
+    rowFacts: (i) => [
+      ...status(i),
+      ...(numberAt(i, 'size') === undefined ? [] : [formatMegabytes(numberAt(i, 'size') ?? 0)]),
+      booleanAt(i, 'is_public') ? 'public' : 'private',
+      ...(booleanAt(i, 'deprecated') ? ['deprecated'] : []),
+    ],
+    fields: (i) => [
+      ...field('Id', typeof idOf(i) === 'string' ? codeSpan(String(idOf(i))) : undefined),
+      ...field('Status', status(i)[0]),
+      ...(numberAt(i, 'size') === undefined ? [] : field('Size', formatMegabytes(numberAt(i, 'size') ?? 0))),
+      ...scalarField(i, 'vendor', 'Vendor'),
+      ...scalarField(i, 'capabilities', 'Capabilities'),
+      ...scalarField(i, 'created_by', 'Created by'),
+      ...dateField(i, 'created', 'Created'),
+      ...dateField(i, 'eol', 'End of life'),
+      ...dateField(i, 'expiry', 'Expires'),
+      ...scalarField(i, 'description', 'Description'),
+    ],
+    omit: [
+      'id',
+      'status',
+      'size',
+      'vendor',
+      'capabilities',
+      'created_by',
+      'created',
+      'eol',
+      'expiry',
+      'description',
+    ],
+    actions: [{ ...DELETE, when: isPrivateImage }],
+  },
+  {
+    key: 'database',
+    noun: 'database',
+    plural: 'databases',
+    collection: /^\/databases\/(?:(?:mysql|postgresql)\/)?instances$/,
+    rowFacts: (d) => [
+      ...status(d),
+      ...fact([stringAt(d, 'engine'), stringAt(d, 'version')].filter(Boolean).join(' ') || undefined),
+      ...fact(stringAt(d, 'region')),
+      ...(numberAt(d, 'cluster_size') === undefined
+        ? []
+        : [countOf(numberAt(d, 'cluster_size') ?? 0, 'node')]),
+    ],
+    fields: (d) => [
+      ...field('Status', status(d)[0]),
+      ...field(
+        'Engine',
+        [stringAt(d, 'engine'), stringAt(d, 'version')].filter(Boolean).join(' ') || undefined,
+      ),
+      ...scalarField(d, 'region', 'Region'),
+      ...scalarField(d, 'type', 'Type'),
+      ...scalarField(d, 'cluster_size', 'Cluster size'),
+      ...scalarField(d, 'hosts.primary', 'Primary host'),
+      ...scalarField(d, 'hosts.secondary', 'Private host'),
+      ...scalarField(d, 'port', 'Port'),
+      ...field(
+        'Allowed addresses',
+        stringsAt(d, 'allow_list').length === 0
+          ? 'none (all connections blocked)'
+          : formatScalar(stringsAt(d, 'allow_list')),
+      ),
+      ...scalarField(d, 'encrypted', 'Encrypted'),
+      ...scalarField(d, 'ssl_connection', 'SSL required'),
+      ...dateField(d, 'created', 'Created'),
+    ],
+    omit: [
+      'status',
+      'engine',
+      'version',
+      'region',
+      'type',
+      'cluster_size',
+      'hosts',
+      'port',
+      'allow_list',
+      'encrypted',
+      'ssl_connection',
+      'created',
+      'instance_uri',
+    ],
+    itemRoute: (d, collectionRoute) => {
+      const engine = stringAt(d, 'engine');
+      if (collectionRoute !== '/databases/instances') return `${collectionRoute}/{}`;
+      return engine === 'mysql' || engine === 'postgresql' ? `/databases/${engine}/instances/{}` : undefined;
+    },
+    actions: [
+      { label: 'Backups', method: 'GET', suffix: '/backups', inMenu: true },
+      { label: 'SSL cert', method: 'GET', suffix: '/ssl', inMenu: true },
+      { label: 'Credentials (private)', method: 'GET', suffix: '/credentials' },
+      { label: 'Snapshot', method: 'POST', suffix: '/backups', form: true },
+      { label: 'Reset credentials', method: 'POST', suffix: '/credentials/reset' },
+      DELETE,
+    ],
+  },
+  {
+    key: 'database-backup',
+    noun: 'backup',
+    plural: 'backups',
+    collection: /^\/databases\/(?:mysql|postgresql)\/instances\/\{\}\/backups$/,
+    rowFacts: (b) => [...fact(stringAt(b, 'type')), ...date(b, 'created', 'taken')],
+    actions: [{ label: 'Restore', method: 'POST', suffix: '/restore' }, DELETE],
+  },
+  {
+    key: 'database-engine',
+    noun: 'engine',
+    plural: 'database engines',
+    collection: /^\/databases\/engines$/,
+    title: (e) => [stringAt(e, 'engine'), stringAt(e, 'version')].filter(Boolean).join(' ') || undefined,
+    rowFacts: (e) => fact(typeof idOf(e) === 'string' ? String(idOf(e)) : undefined, codeSpan),
+  },
+  {
+    key: 'database-type',
+    noun: 'type',
+    plural: 'database types',
+    collection: /^\/databases\/types$/,
+    rowFacts: (t) => {
+      const monthly =
+        numberAt(t, 'engines.mysql.0.price.monthly') ?? numberAt(t, 'engines.postgresql.0.price.monthly');
+      return [
+        ...fact(typeof idOf(t) === 'string' ? String(idOf(t)) : undefined, codeSpan),
+        ...(numberAt(t, 'vcpus') === undefined ? [] : [countOf(numberAt(t, 'vcpus') ?? 0, 'vCPU')]),
+        ...(numberAt(t, 'memory') === undefined
+          ? []
+          : [`${formatMegabytes(numberAt(t, 'memory') ?? 0)} RAM`]),
+        ...(numberAt(t, 'disk') === undefined ? [] : [`${formatMegabytes(numberAt(t, 'disk') ?? 0)} disk`]),
+        ...(monthly === undefined ? [] : [`from $${monthly}/month`]),
+        ...(booleanAt(t, 'deprecated') ? ['deprecated'] : []),
+      ];
+    },
+  },
+  {
+    key: 'token',
+    noun: 'token',
+    plural: 'tokens',
+    collection: /^\/profile\/tokens$/,
+    rowFacts: (t) => [...scopes(t), expiry(t), ...date(t, 'created', 'created')],
+    fields: (t) => [
+      ...field('Scopes', scopes(t)[0]),
+      ...field('Expiry', expiry(t)),
+      ...dateField(t, 'created', 'Created'),
+    ],
+    omit: ['scopes', 'expiry', 'created', 'token'],
+    actions: [REVOKE],
+    deleted: 'revoked',
+  },
+  {
+    key: 'ssh-key',
+    noun: 'SSH key',
+    plural: 'SSH keys',
+    collection: /^\/profile\/sshkeys$/,
+    rowFacts: (k) => [
+      ...fact(sshKeySummary(stringAt(k, 'ssh_key')), (s) => s),
+      ...date(k, 'created', 'added'),
+    ],
+    actions: [DELETE],
+  },
+  {
+    key: 'app',
+    noun: 'authorized app',
+    plural: 'authorized apps',
+    collection: /^\/profile\/apps$/,
+    rowFacts: (a) => [...scopes(a), expiry(a), ...fact(stringAt(a, 'website'))],
+    actions: [REVOKE],
+    deleted: 'revoked',
+  },
+  {
+    key: 'device',
+    noun: 'trusted device',
+    plural: 'trusted devices',
+    collection: /^\/profile\/devices$/,
+    title: (d) => `Device ${idOf(d) ?? ''}`.trim(),
+    rowFacts: (d) => [
+      ...date(d, 'last_authenticated', 'last used'),
+      ...fact(stringAt(d, 'last_remote_addr')),
+      expiry(d),
+      ...fact(stringAt(d, 'user_agent')?.trim().slice(0, 80)),
+    ],
+    actions: [REVOKE],
+    deleted: 'revoked',
+  },
+  {
+    key: 'login',
+    noun: 'login',
+    plural: 'logins',
+    collection: /^\/profile\/logins$/,
+    rowFacts: (l) => [
+      ...status(l),
+      ...date(l, 'datetime', 'at'),
+      ...fact(stringAt(l, 'ip')),
+      ...(booleanAt(l, 'restricted') ? ['restricted'] : []),
+    ],
+  },
+  {
+    key: 'contact',
+    noun: 'contact',
+    plural: 'managed contacts',
+    collection: /^\/managed\/contacts$/,
+    rowFacts: (c) => [
+      ...fact(stringAt(c, 'email')),
+      ...fact(stringAt(c, 'phone.primary')),
+      ...fact(stringAt(c, 'group'), (g) => `group ${escapeMrkdwn(g)}`),
+    ],
+    actions: [DELETE],
+  },
+  {
+    key: 'credential',
+    noun: 'credential',
+    plural: 'managed credentials',
+    collection: /^\/managed\/credentials$/,
+    rowFacts: (c) => {
+      const decrypted = stringAt(c, 'last_decrypted');
+      return [decrypted ? `last decrypted ${formatAbsoluteDate(decrypted)}` : 'never decrypted'];
+    },
+    actions: [DELETE],
+  },
+  {
+    key: 'issue',
+    noun: 'issue',
+    plural: 'managed issues',
+    collection: /^\/managed\/issues$/,
+    title: (i) => `Issue ${idOf(i) ?? ''}`.trim(),
+    rowFacts: (i) => {
+      const services = (valueAt(i, 'services') as unknown[] | undefined) ?? [];
+      return [
+        ...date(i, 'created', 'opened'),
+        ...(Array.isArray(services) && services.length > 0
+          ? [`services ${services.map((s) => escapeMrkdwn(String(s))).join(', ')}`]
+          : []),
+        ...fact(ticket(i), (t) => `ticket ${t}`),
+      ];
+    },
+    fields: (i) => [
+      ...dateField(i, 'created', 'Opened'),
+      ...scalarField(i, 'services', 'Services'),
+      ...field('Ticket', ticket(i)),
+    ],
+    omit: ['created', 'services', 'entity'],
+  },
+  {
+    key: 'node-settings',
+    noun: 'node settings',
+    plural: 'managed node settings',
+    collection: /^\/managed\/node-settings$/,
+    rowFacts: (s) => [
+      `SSH ${escapeMrkdwn(stringAt(s, 'ssh.user') ?? 'root')}@${escapeMrkdwn(stringAt(s, 'ssh.ip') ?? '?')}:${numberAt(s, 'ssh.port') ?? 22}`,
+      booleanAt(s, 'ssh.access') ? 'access on' : 'access off',
+      ...fact(stringAt(s, 'group'), (g) => `group ${escapeMrkdwn(g)}`),
+    ],
+    actions: [
+      {
+        label: 'View node',
+        method: 'GET',
+        route: '/node/instances/{}',
+        values: (s) => (idOf(s) === undefined ? [] : [idOf(s) as PathValue]),
+      },
+    ],
+  },
+  {
+    key: 'service',
+    noun: 'service',
+    plural: 'managed services',
+    collection: /^\/managed\/services$/,
+    rowFacts: (s) => [
+      ...status(s),
+      ...fact(stringAt(s, 'service_type')),
+      ...fact(stringAt(s, 'address')),
+      ...(numberAt(s, 'timeout') === undefined ? [] : [`timeout ${numberAt(s, 'timeout')} s`]),
+    ],
+    actions: [
+      {
+        label: 'Disable',
+        method: 'POST',
+        suffix: '/disable',
+        inMenu: true,
+        when: (s) => stringAt(s, 'status') !== 'disabled',
+      },
+      {
+        label: 'Enable',
+        method: 'POST',
+        suffix: '/enable',
+        inMenu: true,
+        when: (s) => stringAt(s, 'status') === 'disabled',
+      },
+      DELETE,
+    ],
+  },
+  // Singletons: one object per route, rendered by their own views in detail.ts.
+  { key: 'profile', noun: 'profile', plural: 'profiles', collection: /^\/profile$/, singleton: true },
+  { key: 'grants', noun: 'grants', plural: 'grants', collection: /^\/profile\/grants$/, singleton: true },
+  {
+    key: 'security-questions',
+    noun: 'security questions',
+    plural: 'security questions',
+    collection: /^\/profile\/security-questions$/,
+    singleton: true,
+  },
+  {
+    key: 'preferences',
+    noun: 'preferences',
+    plural: 'preferences',
+    collection: /^\/profile\/preferences$/,
+    singleton: true,
+  },
+  {
+    key: 'phone-number',
+    noun: 'phone number',
+    plural: 'phone numbers',
+    collection: /^\/profile\/phone-number$/,
+    singleton: true,
+  },
+  {
+    key: 'managed-ssh-key',
+    noun: 'managed SSH key',
+    plural: 'managed SSH keys',
+    collection: /^\/managed\/credentials\/sshkey$/,
+    singleton: true,
+  },
+  { key: 'stats', noun: 'stats', plural: 'stats', collection: /^\/managed\/stats$/, singleton: true },
+  {
+    key: 'database-ssl',
+    noun: 'SSL certificate',
+    plural: 'SSL certificates',
+    collection: /^\/databases\/(?:mysql|postgresql)\/instances\/\{\}\/ssl$/,
+    singleton: true,
+  },
+  {
+    key: 'database-credentials',
+    noun: 'credentials',
+    plural: 'credentials',
+    collection: /^\/databases\/(?:mysql|postgresql)\/instances\/\{\}\/credentials$/,
+    singleton: true,
+  },
+  {
+    key: 'image-upload',
+    noun: 'image upload',
+    plural: 'image uploads',
+    collection: /^\/images\/upload$/,
+    singleton: true,
+  },
+];
+
+const GENERIC: ResourceKind = { key: 'generic', noun: 'item', plural: 'items', collection: /$^/ };
+
+/** Where a route sits: the kind, how many leading segments make its collection, and the collection route. */
+export interface KindMatch {
+  readonly kind: ResourceKind;
+  readonly collectionRoute: string;
+  /** Route segments after the collection (`['{}', 'attach']`). */
+  readonly rest: readonly string[];
+}
+
+/**
+ * The kind of resource a route is about: the longest collection route that the route equals or
+ * continues with an item id (`/volumes/{}/attach` is about volumes, `/node/instances/{}/configs`
+ * about configs). Routes matching nothing get the generic kind.
+ */
+export function kindOfRoute(route: string): KindMatch {
+  const segments = route.split('/').filter(Boolean);
+  for (let length = segments.length; length > 0; length--) {
+    const collectionRoute = `/${segments.slice(0, length).join('/')}`;
+    const rest = segments.slice(length);
+    const candidates = RESOURCE_KINDS.filter((kind) => kind.collection.test(collectionRoute));
+    for (const kind of candidates) {
+      if (kind.singleton ? rest.length === 0 : rest.length === 0 || rest[0] === '{}') {
+        return { kind, collectionRoute, rest };
+      }
+    }
+  }
+  return { kind: GENERIC, collectionRoute: route, rest: [] };
+}
+
+/** A kind by its key (tests, and renderers that know what they show). */
+export function kindByKey(key: string): ResourceKind {
+  return RESOURCE_KINDS.find((kind) => kind.key === key) ?? GENERIC;
+}
+
+export function isGenericKind(kind: ResourceKind): boolean {
+  return kind === GENERIC;
+}
+
+/** The title of an item of a kind: its label or name, else `<noun> <id>`. */
+export function itemTitle(kind: ResourceKind, item: Item): string {
+  return kind.title?.(item) ?? titleOf(item) ?? kind.noun;
+}

@@ -1,0 +1,191 @@
+/**
+ * Formatting of values for Slack `mrkdwn` text: escaping, status emoji, dates, field names.
+ * Pure functions; every renderer goes through these so a value looks the same everywhere.
+ */
+
+/** Slack requires `&`, `<` and `>` escaped in text; everything else is literal. */
+export function escapeMrkdwn(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Inline code. A backtick inside would end the span, so it becomes a look-alike. */
+export function codeSpan(text: string): string {
+  const safe = escapeMrkdwn(text).replace(/`/g, 'ˋ').replace(/\n/g, ' ');
+  return `\`${safe === '' ? ' ' : safe}\``;
+}
+
+/** Bold text; `*` inside would end the bold run. */
+export function bold(text: string): string {
+  const safe = escapeMrkdwn(text).replace(/\*/g, '∗').replace(/\n/g, ' ');
+  return safe.trim() === '' ? safe : `*${safe}*`;
+}
+
+/** A link whose label is escaped and cannot break the `<url|label>` syntax. */
+export function link(url: string, label: string): string {
+  const safeLabel = escapeMrkdwn(label).replace(/\|/g, '¦');
+  return `<${url.replace(/[<>|\s]/g, encodeURIComponent)}|${safeLabel}>`;
+}
+
+/** A Slack user mention from a user id (`U123`). */
+export function userMention(userId: string): string {
+  return /^[UW][A-Z0-9]+$/.test(userId) ? `<@${userId}>` : escapeMrkdwn(userId);
+}
+
+const GOOD = new Set([
+  'running',
+  'active',
+  'ok',
+  'successful',
+  'available',
+  'enabled',
+  'approved',
+  'executed',
+]);
+const BUSY = new Set([
+  'provisioning',
+  'booting',
+  'rebooting',
+  'creating',
+  'resizing',
+  'pending',
+  'pending_upload',
+  'cloning',
+  'restoring',
+  'migrating',
+  'rebuilding',
+  'resuming',
+  'updating',
+  'backing_up',
+  'needsPostProcessing',
+  'executing',
+  'shutting_down',
+  'suspending',
+  'deleting',
+]);
+const IDLE = new Set([
+  'offline',
+  'stopped',
+  'disabled',
+  'suspended',
+  'paused',
+  'userAborted',
+  'cancelled',
+  'expired',
+]);
+const BAD = new Set(['failed', 'problem', 'degraded', 'billing_suspension', 'denied']);
+
+/** An emoji for a resource status: green good, yellow in progress, white idle, red broken. */
+export function statusEmoji(status: string): string {
+  if (GOOD.has(status)) return ':large_green_circle:';
+  if (BUSY.has(status)) return ':large_yellow_circle:';
+  if (IDLE.has(status)) return ':white_circle:';
+  if (BAD.has(status)) return ':red_circle:';
+  return ':grey_question:';
+}
+
+/** `:large_green_circle: running`, with the status in words (`shutting_down` → `shutting down`). */
+export function statusText(status: string): string {
+  return `${statusEmoji(status)} ${escapeMrkdwn(status.replace(/_/g, ' '))}`;
+}
+
+/**
+ * Parses the API's date-times. The API writes UTC without a zone suffix
+ * (`2018-01-01T00:01:01`); reading that as local time would shift it by the server's offset.
+ */
+export function parseApiDate(value: string): Date | undefined {
+  const hasZone = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(value);
+  const looksLikeDateTime = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?/.test(value);
+  if (!looksLikeDateTime) return undefined;
+  const date = new Date(hasZone || value.length === 10 ? value : `${value.replace(' ', 'T')}Z`);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/** `2018-01-01 00:01 UTC`: unambiguous in every reader's time zone. */
+export function formatAbsoluteDate(value: string | Date): string {
+  const date = typeof value === 'string' ? parseApiDate(value) : value;
+  if (!date) return typeof value === 'string' ? value : '';
+  return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+const UNITS: readonly [Intl.RelativeTimeFormatUnit, number][] = [
+  ['year', 365 * 24 * 3600],
+  ['month', 30 * 24 * 3600],
+  ['week', 7 * 24 * 3600],
+  ['day', 24 * 3600],
+  ['hour', 3600],
+  ['minute', 60],
+  ['second', 1],
+];
+const relativeFormat = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+
+/** `3 days ago`, `in 2 hours`, relative to `now`. */
+export function formatRelativeTime(value: string | Date, now: Date): string {
+  const date = typeof value === 'string' ? parseApiDate(value) : value;
+  if (!date) return typeof value === 'string' ? value : '';
+  const seconds = Math.round((date.getTime() - now.getTime()) / 1000);
+  for (const [unit, size] of UNITS) {
+    if (Math.abs(seconds) >= size || unit === 'second') {
+      return relativeFormat.format(Math.round(seconds / size), unit);
+    }
+  }
+  return relativeFormat.format(0, 'second');
+}
+
+/**
+ * Slack date formatting (`<!date^…>`): every reader sees the time in their own zone; clients that
+ * cannot render it show the UTC fallback.
+ */
+export function slackDate(value: string | Date | number, format = '{date_short_pretty} {time}'): string {
+  const date =
+    typeof value === 'number' ? new Date(value) : typeof value === 'string' ? parseApiDate(value) : value;
+  if (!date) return escapeMrkdwn(String(value));
+  const seconds = Math.floor(date.getTime() / 1000);
+  return `<!date^${seconds}^${format}|${formatAbsoluteDate(date)}>`;
+}
+
+/** `node_id` → `Node id`, `last_successful` → `Last successful`. */
+export function humanizeFieldName(name: string): string {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_.-]+/g, ' ')
+    .trim()
+    .toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** `1 node`, `3 nodes`. */
+export function countOf(count: number, singular: string, plural = `${singular}s`): string {
+  return `${count.toLocaleString('en-US')} ${count === 1 ? singular : plural}`;
+}
+
+/** `Nodes` from `nodes`. */
+export function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** `1,024 MB`, `2.5 GB` from a size in megabytes. */
+export function formatMegabytes(megabytes: number): string {
+  if (megabytes >= 1024 && megabytes % 1024 === 0) return `${(megabytes / 1024).toLocaleString('en-US')} GB`;
+  if (megabytes >= 10 * 1024) return `${(megabytes / 1024).toFixed(1)} GB`;
+  return `${megabytes.toLocaleString('en-US')} MB`;
+}
+
+/**
+ * A scalar as a person reads it: dates formatted, booleans as yes/no, null as an em dash.
+ * Returns undefined for objects and arrays of objects (the caller summarizes those).
+ */
+export function formatScalar(value: unknown): string | undefined {
+  if (value === null || value === undefined) return '—';
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (typeof value === 'number')
+    return Number.isFinite(value) ? value.toLocaleString('en-US') : String(value);
+  if (typeof value === 'string') {
+    if (value === '') return '—';
+    const date = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value) ? parseApiDate(value) : undefined;
+    return date ? formatAbsoluteDate(date) : escapeMrkdwn(value);
+  }
+  if (Array.isArray(value) && value.every((v) => v === null || typeof v !== 'object')) {
+    return value.length === 0 ? '—' : value.map((v) => formatScalar(v) ?? '').join(', ');
+  }
+  return undefined;
+}

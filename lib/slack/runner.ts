@@ -1,0 +1,186 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Dispatcher } from 'undici';
+import { ApiClient } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
+import type { Filter } from '../api/filter.js';
+import type { AnyOperation } from '../api/operation.js';
+import type { Store } from '../store/index.js';
+import { ActionId } from './interactions.js';
+import { actionButton, actionsBlock, fallbackText, sectionBlock } from './render/blocks.js';
+import { renderOperationResult } from './render/result.js';
+
+/**
+ * Runs one API operation for one Slack user with that user's linked token, and turns the result
+ * (or the failure) into a reply. Both the Slack function (inline) and the worker (handed off)
+ * use it, so a command answers the same way whichever path it took.
+ */
+
+export interface ApiSettings {
+  readonly baseUrl: string;
+  readonly timeoutMs: number;
+  readonly dispatcher?: Dispatcher | undefined;
+}
+
+export interface RunnerDeps {
+  readonly store: Store;
+  readonly api: ApiSettings;
+  readonly logger: Logger;
+}
+
+export interface OperationRequest {
+  readonly team: string;
+  readonly user: string;
+  readonly channel: string;
+  readonly op: AnyOperation;
+  readonly input: Readonly<Record<string, unknown>>;
+  readonly options: {
+    readonly all?: boolean | undefined;
+    readonly page?: number | undefined;
+    readonly pageSize?: number | undefined;
+    readonly json?: boolean | undefined;
+    readonly filter?: Readonly<Record<string, unknown>> | undefined;
+  };
+}
+
+export interface Reply {
+  readonly text: string;
+  readonly blocks: readonly unknown[];
+  /** Ephemeral replies are seen only by the person who asked. */
+  readonly visibility: 'ephemeral' | 'in_channel';
+}
+
+/** Reads stay with the person who asked; changes are announced to the channel. */
+export function visibilityOf(op: AnyOperation): Reply['visibility'] {
+  if (op.sensitive || op.method === 'GET') return 'ephemeral';
+  return 'in_channel';
+}
+
+export function notice(text: string, extra: readonly unknown[] = []): Reply {
+  return { text: fallbackText(text), blocks: [sectionBlock(text), ...extra], visibility: 'ephemeral' };
+}
+
+export function loginPrompt(text: string): Reply {
+  const button = actionButton({ label: 'Log in', actionId: ActionId.login, payload: { a: 'login' }, style: 'primary' });
+  const actions = button ? actionsBlock([button]) : undefined;
+  return notice(text, actions ? [actions] : []);
+}
+
+export type TokenResolution =
+  | { readonly ok: true; readonly token: string | undefined; readonly profile: string | undefined }
+  | { readonly ok: false; readonly reply: Reply };
+
+/** The caller's token for `op`: none is needed for public operations. */
+export async function resolveToken(
+  store: Store,
+  team: string,
+  user: string,
+  op: AnyOperation | undefined,
+): Promise<TokenResolution> {
+  const lookup = await store.tokenLinks.getToken(team, user);
+  if (lookup.status === 'found') return { ok: true, token: lookup.token, profile: lookup.link.profile };
+  if (op?.access === 'public') return { ok: true, token: undefined, profile: undefined };
+  if (lookup.status === 'invalid') {
+    return {
+      ok: false,
+      reply: loginPrompt(
+        `The API no longer accepts the token of your profile *${lookup.link.profile}* (revoked or expired). ` +
+          'Run `/cloud login` with a new token.',
+      ),
+    };
+  }
+  return {
+    ok: false,
+    reply: loginPrompt(
+      lookup.profile === 'default'
+        ? 'You have not linked a token yet. Run `/cloud login` and paste a personal access token.'
+        : `You have no token for profile *${lookup.profile}*. Run \`/cloud login --profile ${lookup.profile}\`.`,
+    ),
+  };
+}
+
+export function createApiClient(api: ApiSettings, token: string | undefined): ApiClient {
+  return new ApiClient({
+    baseUrl: api.baseUrl,
+    token,
+    timeoutMs: api.timeoutMs,
+    ...(api.dispatcher ? { dispatcher: api.dispatcher } : {}),
+  });
+}
+
+export interface RunControl {
+  readonly signal?: AbortSignal | undefined;
+  readonly deadline?: number | undefined;
+}
+
+/**
+ * Calls the API and renders the result. API failures become replies here; anything else
+ * (including aborts, which mean the caller gave up) propagates.
+ */
+export async function runOperation(deps: RunnerDeps, request: OperationRequest, control: RunControl = {}) {
+  const { op, input, options, team, user } = request;
+  const resolution = await resolveToken(deps.store, team, user, op);
+  if (!resolution.ok) return resolution.reply;
+
+  const client = createApiClient(deps.api, resolution.token);
+  const filter = options.filter as Filter | undefined;
+  const callOptions = {
+    signal: control.signal,
+    deadline: control.deadline,
+    ...(filter && { filter }),
+  };
+  try {
+    let output: unknown;
+    if (op.paginated && options.all) {
+      const all = await client.listAll(op, input, callOptions);
+      output = { data: all.data, page: 1, pages: 1, results: all.results };
+    } else if (op.paginated) {
+      output = await client.paginate(op, input, { ...callOptions, page: options.page, pageSize: options.pageSize });
+    } else {
+      output = await client.call(op, input, callOptions);
+    }
+    const rendered = renderOperationResult(op, { ...input }, output, {
+      page: options.page,
+      pageSize: options.pageSize,
+      filter: options.filter ? { ...options.filter } : undefined,
+      all: options.all,
+      json: options.json,
+    });
+    if (op.method !== 'GET') await recordChange(deps, request, 'succeeded', undefined);
+    return { text: rendered.text, blocks: rendered.blocks, visibility: visibilityOf(op) } satisfies Reply;
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code === 'aborted') throw error;
+    if (error.code === 'timeout' && control.signal?.aborted) throw error;
+    if (error.code === 'unauthorized' && resolution.profile) {
+      await deps.store.tokenLinks.markInvalid(team, user, resolution.profile);
+    }
+    if (op.method !== 'GET') await recordChange(deps, request, 'failed', error.code);
+    throw error;
+  }
+}
+
+async function recordChange(
+  deps: RunnerDeps,
+  request: OperationRequest,
+  result: 'succeeded' | 'failed',
+  errorCode: string | undefined,
+) {
+  try {
+    await deps.store.audit.append({
+      team: request.team,
+      actor: request.user,
+      action: request.op.id,
+      target: targetOf(request.op, request.input),
+      result,
+      ...(errorCode ? { detail: errorCode } : {}),
+    });
+  } catch (error) {
+    // The change itself happened (or failed) already; a lost audit line must not hide that.
+    deps.logger.error('audit entry not written', { operationId: request.op.id, error });
+  }
+}
+
+/** "volumeId=12" style description of what an operation acted on. */
+export function targetOf(op: AnyOperation, input: Readonly<Record<string, unknown>>): string {
+  const ids = op.pathParams.map((name) => `${name}=${String(input[name])}`);
+  return ids.length > 0 ? ids.join(' ') : op.path;
+}

@@ -1,0 +1,72 @@
+import { request } from 'undici';
+import { ApiError } from '../api/errors.js';
+import { findOperation } from '../api/operations/index.js';
+import type { OperationJob, WorkerJob } from './handoff.js';
+import { renderError } from './render/errors.js';
+import { notice, type Reply, type RunnerDeps, runOperation } from './runner.js';
+
+/**
+ * The worker: runs what the Slack function handed off, without Slack's 3-second deadline, and
+ * posts the answer to the command's `response_url`.
+ */
+
+export interface WorkerDeps extends RunnerDeps {
+  /** Posts a reply to a response_url; injectable so tests can observe it. */
+  readonly postToResponseUrl?: (url: string, body: unknown) => Promise<void>;
+}
+
+export async function runWorkerJob(deps: WorkerDeps, job: WorkerJob): Promise<void> {
+  switch (job.kind) {
+    case 'operation':
+      return runOperationJob(deps, job);
+  }
+}
+
+async function runOperationJob(deps: WorkerDeps, job: OperationJob): Promise<void> {
+  const op = findOperation(job.operationId);
+  let reply: Reply;
+  if (!op) {
+    reply = notice('That command is no longer available.');
+  } else {
+    try {
+      reply = await runOperation(deps, {
+        team: job.team,
+        user: job.user,
+        channel: job.channel,
+        op,
+        input: job.input,
+        options: job.options,
+      });
+    } catch (error) {
+      if (!(error instanceof ApiError)) {
+        deps.logger.error('worker job failed', { correlationId: job.correlationId, operationId: op.id, error });
+      }
+      reply = {
+        ...renderError(error, { operationId: op.id, referenceId: job.correlationId.slice(0, 8), input: job.input }),
+        visibility: 'ephemeral',
+      };
+    }
+  }
+  const post = deps.postToResponseUrl ?? postJson;
+  await post(job.responseUrl, {
+    response_type: reply.visibility,
+    // The "working…" note was ephemeral; a channel-visible result is a new message.
+    replace_original: job.replaceOriginal || reply.visibility === 'ephemeral',
+    text: reply.text,
+    blocks: reply.blocks,
+  });
+}
+
+export async function postJson(url: string, body: unknown): Promise<void> {
+  const response = await request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    headersTimeout: 10_000,
+    bodyTimeout: 10_000,
+  });
+  await response.body.text();
+  if (response.statusCode >= 400) {
+    throw new Error(`response_url answered ${response.statusCode}`);
+  }
+}

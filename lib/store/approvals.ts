@@ -1,0 +1,431 @@
+import { randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { StoreError } from './errors.js';
+import { itemOfFailedCondition, parseItem } from './items.js';
+import { keys } from './keys.js';
+import { epochSeconds, type StoreContext } from './store-context.js';
+import { EnvelopeSchema, type TokenCipher } from './token-cipher.js';
+
+/**
+ * Approval requests for destructive operations. Every change is one conditional write, so however
+ * many clicks, retries and workers race, each transition happens once:
+ *
+ *   pending ──> approved ──> executing ──> executed | failed
+ *      └──────> denied | expired | cancelled
+ *
+ * The operation's input is stored encrypted like a token (bound to team and requester): it may
+ * hold passwords, and it is only needed by the one execution that wins `claimExecution`.
+ */
+
+export type ApprovalStatus =
+  | 'pending'
+  | 'approved'
+  | 'denied'
+  | 'expired'
+  | 'cancelled'
+  | 'executing'
+  | 'executed'
+  | 'failed';
+
+export interface ApprovalVote {
+  readonly user: string;
+  readonly at: Date;
+}
+
+export interface Approval {
+  readonly id: string;
+  readonly team: string;
+  readonly requester: string;
+  readonly operationId: string;
+  /** What the card shows about the input; written by the caller without secrets. */
+  readonly summary: string;
+  readonly channel: string;
+  /** The card's message, once posted (also the thread of the audit trail). */
+  readonly messageTs: string | null;
+  /** `expired` also when the deadline passed and nobody has written that down yet. */
+  readonly status: ApprovalStatus;
+  readonly requiredApprovals: number;
+  readonly approvals: readonly ApprovalVote[];
+  readonly deniedBy: ApprovalVote | null;
+  readonly cancelledBy: ApprovalVote | null;
+  readonly decideBy: Date;
+  readonly createdAt: Date;
+  readonly result: {
+    readonly outcome: 'executed' | 'failed';
+    readonly detail: string;
+    readonly at: Date;
+  } | null;
+}
+
+export interface NewApproval {
+  readonly team: string;
+  readonly requester: string;
+  readonly operationId: string;
+  readonly input: Readonly<Record<string, unknown>>;
+  readonly summary: string;
+  readonly channel: string;
+  readonly requiredApprovals: number;
+  readonly expiryMinutes: number;
+}
+
+export type DecisionOutcome =
+  /** The vote counted; more approvals are needed. */
+  | 'recorded'
+  /** This vote completed the approvals: the caller goes on to `claimExecution`. */
+  | 'approved'
+  /** This vote denied the request. */
+  | 'denied'
+  /** Another decision won the race between reading and writing. */
+  | 'lost'
+  | 'expired'
+  /** The request was no longer pending when this vote arrived. */
+  | 'already_decided'
+  /** This user has already voted. */
+  | 'duplicate_vote'
+  | 'not_found';
+
+export type DecisionResult =
+  | { readonly outcome: 'not_found' }
+  | { readonly outcome: Exclude<DecisionOutcome, 'not_found'>; readonly approval: Approval };
+
+export type CancelResult =
+  | { readonly outcome: 'not_found' }
+  | {
+      readonly outcome: 'cancelled' | 'not_requester' | 'already_decided' | 'expired';
+      readonly approval: Approval;
+    };
+
+export type ExecutionClaim =
+  | { readonly claimed: true; readonly approval: Approval; readonly input: Record<string, unknown> }
+  | { readonly claimed: false; readonly approval: Approval | undefined };
+
+const VoteSchema = z.object({ user: z.string(), at: z.iso.datetime() });
+
+const ApprovalItemSchema = z.object({
+  kind: z.literal('approval'),
+  id: z.string(),
+  team_id: z.string(),
+  requester_user: z.string(),
+  operation_id: z.string(),
+  summary: z.string(),
+  input_ciphertext: EnvelopeSchema,
+  channel_id: z.string(),
+  message_ts: z.string().nullable(),
+  status: z.enum([
+    'pending',
+    'approved',
+    'denied',
+    'expired',
+    'cancelled',
+    'executing',
+    'executed',
+    'failed',
+  ]),
+  required_approvals: z.number().int().min(1),
+  vote_count: z.number().int().min(0),
+  /** The same users as `approvals`, as a set, so a condition can test membership. */
+  voter_ids: z.set(z.string()).optional(),
+  approvals: z.array(VoteSchema),
+  denied_by: VoteSchema.optional(),
+  cancelled_by: VoteSchema.optional(),
+  decide_by: z.iso.datetime(),
+  created_at: z.iso.datetime(),
+  result_outcome: z.enum(['executed', 'failed']).optional(),
+  result_detail: z.string().optional(),
+  finished_at: z.iso.datetime().optional(),
+});
+type ApprovalItem = z.infer<typeof ApprovalItemSchema>;
+
+const InputSchema = z.record(z.string(), z.unknown());
+
+/**
+ * A vote that lost a race to another vote re-reads and tries again. Each such loss means one more
+ * vote landed, so a vote needs at most `required + 1` attempts; the policy allows up to 10.
+ */
+const MAX_VOTE_ATTEMPTS = 12;
+/** Result details are for the card and thread; the API's full answer does not belong in the table. */
+const MAX_DETAIL_LENGTH = 3_000;
+const DEFAULT_RETENTION_DAYS = 30;
+
+export class ApprovalRepository {
+  readonly #ctx: StoreContext;
+  readonly #cipher: TokenCipher;
+  readonly #retentionSeconds: number;
+
+  /** `retentionDays`: how long after its deadline TTL removes a request (the audit log keeps the trail). */
+  constructor(ctx: StoreContext, cipher: TokenCipher, options: { retentionDays?: number } = {}) {
+    this.#ctx = ctx;
+    this.#cipher = cipher;
+    this.#retentionSeconds = (options.retentionDays ?? DEFAULT_RETENTION_DAYS) * 86_400;
+  }
+
+  async create(input: NewApproval): Promise<Approval> {
+    const id = randomUUID();
+    const now = this.#ctx.now();
+    const decideBy = new Date(now.getTime() + input.expiryMinutes * 60_000);
+    const item = {
+      pk: keys.team(input.team),
+      sk: keys.approval(id),
+      kind: 'approval',
+      id,
+      team_id: input.team,
+      requester_user: input.requester,
+      operation_id: input.operationId,
+      summary: input.summary,
+      input_ciphertext: await this.#cipher.encrypt(JSON.stringify(input.input), {
+        team: input.team,
+        user: input.requester,
+      }),
+      channel_id: input.channel,
+      message_ts: null,
+      status: 'pending',
+      required_approvals: input.requiredApprovals,
+      vote_count: 0,
+      approvals: [],
+      decide_by: decideBy.toISOString(),
+      created_at: now.toISOString(),
+      expires_at: epochSeconds(decideBy) + this.#retentionSeconds,
+    } satisfies ApprovalItem & Record<string, unknown>;
+    await this.#ctx.doc.send(
+      new PutCommand({
+        TableName: this.#ctx.tableName,
+        Item: item,
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return this.#toApproval(item);
+  }
+
+  async get(team: string, id: string): Promise<Approval | undefined> {
+    const item = await this.#getItem(team, id);
+    return item && this.#toApproval(item);
+  }
+
+  /** Records where the card was posted. False when the request does not exist. */
+  async setMessage(team: string, id: string, channel: string, messageTs: string): Promise<boolean> {
+    const result = await this.#update(team, id, {
+      set: ['channel_id = :channel', 'message_ts = :ts'],
+      condition: 'attribute_exists(pk)',
+      values: { ':channel': channel, ':ts': messageTs },
+    });
+    return result.ok;
+  }
+
+  /**
+   * One approver's Approve or Deny. The write only succeeds if the request is still pending, not
+   * past its deadline, the user has not voted, and no other vote landed since it was read.
+   */
+  async recordDecision(
+    team: string,
+    id: string,
+    user: string,
+    decision: 'approve' | 'deny',
+  ): Promise<DecisionResult> {
+    for (let attempt = 0; attempt < MAX_VOTE_ATTEMPTS; attempt++) {
+      const item = await this.#getItem(team, id);
+      if (item === undefined) return { outcome: 'not_found' };
+      const seen = this.#toApproval(item);
+      if (item.status !== 'pending') return { outcome: 'already_decided', approval: seen };
+      if (seen.status === 'expired') return { outcome: 'expired', approval: seen };
+      if (item.voter_ids?.has(user)) return { outcome: 'duplicate_vote', approval: seen };
+
+      const now = this.#ctx.now().toISOString();
+      const vote = { user, at: now };
+      const completes = item.vote_count + 1 >= item.required_approvals;
+      const result =
+        decision === 'deny'
+          ? await this.#update(team, id, {
+              set: ['#status = :denied', 'denied_by = :vote'],
+              condition: '#status = :pending AND decide_by > :now',
+              values: { ':denied': 'denied', ':vote': vote, ':pending': 'pending', ':now': now },
+            })
+          : await this.#update(team, id, {
+              set: [
+                'vote_count = :next',
+                'approvals = list_append(approvals, :votes)',
+                ...(completes ? ['#status = :approved'] : []),
+              ],
+              add: 'voter_ids :voter',
+              condition:
+                '#status = :pending AND decide_by > :now AND vote_count = :seen AND NOT contains(voter_ids, :user)',
+              values: {
+                ':next': item.vote_count + 1,
+                ':votes': [vote],
+                ':voter': new Set([user]),
+                ':pending': 'pending',
+                ':now': now,
+                ':seen': item.vote_count,
+                ':user': user,
+                ...(completes ? { ':approved': 'approved' } : {}),
+              },
+            });
+      if (result.ok) {
+        const outcome = decision === 'deny' ? 'denied' : completes ? 'approved' : 'recorded';
+        return { outcome, approval: this.#toApproval(result.item) };
+      }
+      if (result.item === null) return { outcome: 'not_found' };
+      const current = this.#toApproval(result.item);
+      if (result.item.status !== 'pending') return { outcome: 'lost', approval: current };
+      if (current.status === 'expired') return { outcome: 'expired', approval: current };
+      if (result.item.voter_ids?.has(user)) return { outcome: 'duplicate_vote', approval: current };
+      // Another approver's vote landed in between: count again from the new state.
+    }
+    const latest = await this.get(team, id);
+    return latest ? { outcome: 'lost', approval: latest } : { outcome: 'not_found' };
+  }
+
+  /** The requester withdraws a pending request. */
+  async cancel(team: string, id: string, user: string): Promise<CancelResult> {
+    const now = this.#ctx.now().toISOString();
+    const result = await this.#update(team, id, {
+      set: ['#status = :cancelled', 'cancelled_by = :vote'],
+      condition: '#status = :pending AND decide_by > :now AND requester_user = :user',
+      values: {
+        ':cancelled': 'cancelled',
+        ':vote': { user, at: now },
+        ':pending': 'pending',
+        ':now': now,
+        ':user': user,
+      },
+    });
+    if (result.ok) return { outcome: 'cancelled', approval: this.#toApproval(result.item) };
+    if (result.item === null) return { outcome: 'not_found' };
+    const approval = this.#toApproval(result.item);
+    if (result.item.status !== 'pending') return { outcome: 'already_decided', approval };
+    if (approval.status === 'expired') return { outcome: 'expired', approval };
+    return { outcome: 'not_requester', approval };
+  }
+
+  /** Writes down that a pending request ran out of time; true for the one caller that did. */
+  async expire(team: string, id: string): Promise<boolean> {
+    const result = await this.#update(team, id, {
+      set: ['#status = :expired'],
+      condition: '#status = :pending AND decide_by <= :now',
+      values: { ':expired': 'expired', ':pending': 'pending', ':now': this.#ctx.now().toISOString() },
+    });
+    return result.ok;
+  }
+
+  /**
+   * approved → executing, for exactly one caller: the one that runs the operation. It gets the
+   * decrypted input; everyone else gets `claimed: false`.
+   */
+  async claimExecution(team: string, id: string): Promise<ExecutionClaim> {
+    const result = await this.#update(team, id, {
+      set: ['#status = :executing'],
+      condition: '#status = :approved',
+      values: { ':executing': 'executing', ':approved': 'approved' },
+    });
+    if (!result.ok)
+      return { claimed: false, approval: result.item ? this.#toApproval(result.item) : undefined };
+    const approval = this.#toApproval(result.item);
+    try {
+      const plain = await this.#cipher.decrypt(result.item.input_ciphertext, {
+        team: result.item.team_id,
+        user: result.item.requester_user,
+      });
+      return { claimed: true, approval, input: InputSchema.parse(JSON.parse(plain)) };
+    } catch (error) {
+      // The claim is spent: close the request rather than leave it executing forever.
+      await this.finish(team, id, 'failed', 'The stored input of this request could not be read.');
+      throw error instanceof StoreError
+        ? error
+        : new StoreError('malformed_item', 'The stored input of an approval request is malformed.');
+    }
+  }
+
+  /** executing → executed | failed, once. */
+  async finish(team: string, id: string, outcome: 'executed' | 'failed', detail: string): Promise<boolean> {
+    const result = await this.#update(team, id, {
+      set: [
+        '#status = :outcome',
+        'result_outcome = :outcome',
+        'result_detail = :detail',
+        'finished_at = :now',
+      ],
+      condition: '#status = :executing',
+      values: {
+        ':outcome': outcome,
+        ':detail': detail.slice(0, MAX_DETAIL_LENGTH),
+        ':now': this.#ctx.now().toISOString(),
+        ':executing': 'executing',
+      },
+    });
+    return result.ok;
+  }
+
+  async #getItem(team: string, id: string): Promise<ApprovalItem | undefined> {
+    const result = await this.#ctx.doc.send(
+      new GetCommand({
+        TableName: this.#ctx.tableName,
+        Key: { pk: keys.team(team), sk: keys.approval(id) },
+        ConsistentRead: true,
+      }),
+    );
+    return result.Item && parseItem(ApprovalItemSchema, result.Item, 'approval');
+  }
+
+  /** A conditional update; on a failed condition, the item as it was (`null` if there was none). */
+  async #update(
+    team: string,
+    id: string,
+    change: {
+      set: readonly string[];
+      add?: string;
+      condition: string;
+      values: Record<string, unknown>;
+    },
+  ): Promise<{ ok: true; item: ApprovalItem } | { ok: false; item: ApprovalItem | null }> {
+    const set = ['updated_at = :updatedAt', ...change.set].join(', ');
+    try {
+      const result = await this.#ctx.doc.send(
+        new UpdateCommand({
+          TableName: this.#ctx.tableName,
+          Key: { pk: keys.team(team), sk: keys.approval(id) },
+          UpdateExpression: `SET ${set}${change.add ? ` ADD ${change.add}` : ''}`,
+          ConditionExpression: change.condition,
+          // `status` is a reserved word in expressions.
+          ...(`${set} ${change.condition}`.includes('#status')
+            ? { ExpressionAttributeNames: { '#status': 'status' } }
+            : {}),
+          ExpressionAttributeValues: { ...change.values, ':updatedAt': this.#ctx.now().toISOString() },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { ok: true, item: parseItem(ApprovalItemSchema, result.Attributes, 'approval') };
+    } catch (error) {
+      const old = itemOfFailedCondition(error);
+      if (old === undefined) throw error;
+      return { ok: false, item: old && parseItem(ApprovalItemSchema, old, 'approval') };
+    }
+  }
+
+  #toApproval(item: ApprovalItem): Approval {
+    const decideBy = new Date(item.decide_by);
+    const lapsed = item.status === 'pending' && decideBy.getTime() <= this.#ctx.now().getTime();
+    const vote = (v: { user: string; at: string } | undefined) =>
+      v ? { user: v.user, at: new Date(v.at) } : null;
+    return {
+      id: item.id,
+      team: item.team_id,
+      requester: item.requester_user,
+      operationId: item.operation_id,
+      summary: item.summary,
+      channel: item.channel_id,
+      messageTs: item.message_ts,
+      status: lapsed ? 'expired' : item.status,
+      requiredApprovals: item.required_approvals,
+      approvals: item.approvals.map((v) => ({ user: v.user, at: new Date(v.at) })),
+      deniedBy: vote(item.denied_by),
+      cancelledBy: vote(item.cancelled_by),
+      decideBy,
+      createdAt: new Date(item.created_at),
+      result:
+        item.result_outcome && item.finished_at
+          ? { outcome: item.result_outcome, detail: item.result_detail ?? '', at: new Date(item.finished_at) }
+          : null,
+    };
+  }
+}

@@ -1,0 +1,43 @@
+import { StoreError } from './errors.js';
+
+/**
+ * The key layout of the single table (see `infra/table.ts`). Every part that comes from outside
+ * is checked first, so a `#` in a profile name cannot reach into another item's key.
+ */
+
+/** Slack ids (`T…`, `E…`, `U…`, `W…`) and our own generated ids. */
+const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+/** Profile names as people type them after `--profile`. */
+export const PROFILE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
+export const DEFAULT_PROFILE = 'default';
+
+function checkedId(kind: string, value: string): string {
+  if (!ID_PATTERN.test(value)) throw new StoreError('invalid_key_part', `Invalid ${kind} id.`);
+  return value;
+}
+
+export function checkedProfile(profile: string): string {
+  if (!PROFILE_NAME_PATTERN.test(profile)) {
+    throw new StoreError(
+      'invalid_key_part',
+      'A profile name is 1 to 32 letters, digits, dots, dashes or underscores, starting with a letter or digit.',
+    );
+  }
+  return profile;
+}
+
+export const keys = {
+  team: (team: string) => `TEAM#${checkedId('team', team)}`,
+  user: (team: string, user: string) => `TEAM#${checkedId('team', team)}#USER#${checkedId('user', user)}`,
+  link: (profile: string) => `LINK#${checkedProfile(profile)}`,
+  linkPrefix: 'LINK#',
+  active: 'ACTIVE',
+  approval: (id: string) => `APPROVAL#${checkedId('approval', id)}`,
+  policy: 'POLICY',
+  report: (id: string) => `REPORT#${checkedId('report', id)}`,
+  reportPrefix: 'REPORT#',
+  audit: (at: Date, id: string) => `AUDIT#${at.toISOString()}#${id}`,
+  auditPrefix: 'AUDIT#',
+  dueReports: 'DUE',
+  dueReportSort: (nextRunAt: Date, id: string) => `${nextRunAt.toISOString()}#${id}`,
+} as const;

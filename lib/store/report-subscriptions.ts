@@ -1,0 +1,330 @@
+import { randomUUID } from 'node:crypto';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { TABLE_DEFINITION } from '../../infra/table.js';
+import { isConditionFailure, parseItem } from './items.js';
+import { keys } from './keys.js';
+import type { StoreContext } from './store-context.js';
+
+/**
+ * Channel report subscriptions. A subscription that is not paused sits in the sparse due-reports
+ * index (`gsi1`) under its next run time, so the reporter reads only what is due; pausing takes it
+ * out of the index, resuming puts it back.
+ */
+
+export type ReportKind = 'issues' | 'alerts' | 'stats';
+
+export const ReportScheduleSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('every'),
+    minutes: z
+      .number()
+      .int()
+      .min(5)
+      .max(7 * 24 * 60),
+  }),
+  z.object({
+    type: z.literal('daily'),
+    /** Local time `HH:MM` in `tz`. */
+    time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/),
+    /** IANA zone, e.g. `Europe/Berlin`. */
+    tz: z.string().min(1),
+  }),
+]);
+export type ReportSchedule = z.infer<typeof ReportScheduleSchema>;
+
+export interface ReportSubscription {
+  readonly id: string;
+  readonly team: string;
+  readonly kind: ReportKind;
+  readonly channel: string;
+  /** Whose linked token the report runs with. */
+  readonly owner: string;
+  readonly profile: string;
+  readonly schedule: ReportSchedule;
+  readonly nextRunAt: Date;
+  readonly paused: boolean;
+  readonly pauseReason: string | null;
+  /** Managed-monitoring issues already posted (alerts post each new issue once). */
+  readonly seenIssueIds: ReadonlySet<number>;
+  readonly lastRun: { readonly at: Date; readonly status: 'ok' | 'failed' } | null;
+  readonly createdAt: Date;
+}
+
+export interface NewReportSubscription {
+  readonly team: string;
+  readonly kind: ReportKind;
+  readonly channel: string;
+  readonly owner: string;
+  readonly profile: string;
+  readonly schedule: ReportSchedule;
+  readonly nextRunAt: Date;
+}
+
+export interface RunRecord {
+  readonly lastRunAt: Date;
+  readonly lastRunStatus: 'ok' | 'failed';
+  /** Replaces the seen issue ids, e.g. with the issues still open, so the set does not grow forever. */
+  readonly seenIssueIds?: Iterable<number>;
+}
+
+const ReportItemSchema = z.object({
+  kind: z.literal('report_subscription'),
+  id: z.string(),
+  team_id: z.string(),
+  report_kind: z.enum(['issues', 'alerts', 'stats']),
+  channel_id: z.string(),
+  owner_user: z.string(),
+  profile: z.string(),
+  schedule: ReportScheduleSchema,
+  next_run_at: z.iso.datetime(),
+  paused: z.boolean(),
+  pause_reason: z.string().optional(),
+  seen_issue_ids: z.set(z.number()).optional(),
+  last_run_at: z.iso.datetime().optional(),
+  last_run_status: z.enum(['ok', 'failed']).optional(),
+  created_at: z.iso.datetime(),
+});
+type ReportItem = z.infer<typeof ReportItemSchema>;
+
+const { dueReportsIndex } = TABLE_DEFINITION;
+
+export class ReportSubscriptionRepository {
+  readonly #ctx: StoreContext;
+
+  constructor(ctx: StoreContext) {
+    this.#ctx = ctx;
+  }
+
+  async create(input: NewReportSubscription): Promise<ReportSubscription> {
+    const id = randomUUID();
+    const item = {
+      pk: keys.team(input.team),
+      sk: keys.report(id),
+      kind: 'report_subscription',
+      id,
+      team_id: input.team,
+      report_kind: input.kind,
+      channel_id: input.channel,
+      owner_user: input.owner,
+      profile: input.profile,
+      schedule: ReportScheduleSchema.parse(input.schedule),
+      next_run_at: input.nextRunAt.toISOString(),
+      paused: false,
+      created_at: this.#ctx.now().toISOString(),
+      [dueReportsIndex.partitionKey]: keys.dueReports,
+      [dueReportsIndex.sortKey]: keys.dueReportSort(input.nextRunAt, id),
+    } satisfies ReportItem & Record<string, unknown>;
+    await this.#ctx.doc.send(
+      new PutCommand({
+        TableName: this.#ctx.tableName,
+        Item: item,
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return toSubscription(item);
+  }
+
+  async get(team: string, id: string): Promise<ReportSubscription | undefined> {
+    const result = await this.#ctx.doc.send(
+      new GetCommand({
+        TableName: this.#ctx.tableName,
+        Key: { pk: keys.team(team), sk: keys.report(id) },
+        ConsistentRead: true,
+      }),
+    );
+    return result.Item && toSubscription(parseItem(ReportItemSchema, result.Item, 'report subscription'));
+  }
+
+  /** A team's subscriptions, optionally only a channel's, or only those running with one user's profile. */
+  async list(
+    team: string,
+    filter: { channel?: string; owner?: string; profile?: string } = {},
+  ): Promise<ReportSubscription[]> {
+    const subscriptions: ReportSubscription[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.#ctx.doc.send(
+        new QueryCommand({
+          TableName: this.#ctx.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.team(team), ':prefix': keys.reportPrefix },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const raw of page.Items ?? []) {
+        const sub = toSubscription(parseItem(ReportItemSchema, raw, 'report subscription'));
+        if (filter.channel !== undefined && sub.channel !== filter.channel) continue;
+        if (filter.owner !== undefined && sub.owner !== filter.owner) continue;
+        if (filter.profile !== undefined && sub.profile !== filter.profile) continue;
+        subscriptions.push(sub);
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return subscriptions;
+  }
+
+  async delete(team: string, id: string): Promise<boolean> {
+    const result = await this.#ctx.doc.send(
+      new DeleteCommand({
+        TableName: this.#ctx.tableName,
+        Key: { pk: keys.team(team), sk: keys.report(id) },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    return result.Attributes !== undefined;
+  }
+
+  /**
+   * Subscriptions (of all teams) whose next run is at or before `now`, earliest first, paused ones
+   * never. The index is eventually consistent, so one just advanced may still show up: `advance`
+   * is the claim that settles who runs it.
+   */
+  async dueSubscriptions(now: Date, limit: number): Promise<ReportSubscription[]> {
+    const due: ReportSubscription[] = [];
+    if (limit < 1) return due;
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.#ctx.doc.send(
+        new QueryCommand({
+          TableName: this.#ctx.tableName,
+          IndexName: dueReportsIndex.name,
+          KeyConditionExpression: '#pk = :due AND #sk <= :upTo',
+          ExpressionAttributeNames: { '#pk': dueReportsIndex.partitionKey, '#sk': dueReportsIndex.sortKey },
+          // Sort keys are `<ISO time>#<id>`: every key of a run time up to `now` sorts below this.
+          ExpressionAttributeValues: { ':due': keys.dueReports, ':upTo': `${now.toISOString()}#\uffff` },
+          Limit: limit - due.length,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const raw of page.Items ?? []) {
+        const sub = toSubscription(parseItem(ReportItemSchema, raw, 'report subscription'));
+        if (!sub.paused && sub.nextRunAt.getTime() <= now.getTime()) due.push(sub);
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey && due.length < limit);
+    return due;
+  }
+
+  /**
+   * Moves a subscription to its next run, only if nobody moved it since `sub` was read: call it
+   * before running the report, and run only when it returns true.
+   */
+  async advance(sub: ReportSubscription, nextRunAt: Date, run?: RunRecord): Promise<boolean> {
+    const seen = run?.seenIssueIds === undefined ? undefined : new Set(run.seenIssueIds);
+    const set = ['next_run_at = :next', '#gsiSk = :gsiSk'];
+    const values: Record<string, unknown> = {
+      ':next': nextRunAt.toISOString(),
+      ':gsiSk': keys.dueReportSort(nextRunAt, sub.id),
+      ':previous': sub.nextRunAt.toISOString(),
+      ':false': false,
+    };
+    if (run) {
+      set.push('last_run_at = :lastRunAt', 'last_run_status = :lastRunStatus');
+      values[':lastRunAt'] = run.lastRunAt.toISOString();
+      values[':lastRunStatus'] = run.lastRunStatus;
+    }
+    // DynamoDB stores no empty sets: an empty replacement removes the attribute.
+    if (seen && seen.size > 0) {
+      set.push('seen_issue_ids = :seen');
+      values[':seen'] = seen;
+    }
+    return this.#conditionalUpdate(sub.team, sub.id, {
+      UpdateExpression: `SET ${set.join(', ')}${seen && seen.size === 0 ? ' REMOVE seen_issue_ids' : ''}`,
+      ConditionExpression: 'next_run_at = :previous AND paused = :false',
+      ExpressionAttributeNames: { '#gsiSk': dueReportsIndex.sortKey },
+      ExpressionAttributeValues: values,
+    });
+  }
+
+  async addSeenIssues(team: string, id: string, issueIds: Iterable<number>): Promise<boolean> {
+    const ids = new Set(issueIds);
+    if (ids.size === 0) return true;
+    return this.#conditionalUpdate(team, id, {
+      UpdateExpression: 'ADD seen_issue_ids :ids',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':ids': ids },
+    });
+  }
+
+  /** Stops a subscription (e.g. its owner's token was revoked) until `resume`. */
+  async pause(team: string, id: string, reason: string): Promise<boolean> {
+    return this.#conditionalUpdate(team, id, {
+      UpdateExpression: 'SET paused = :true, pause_reason = :reason REMOVE #gsiPk, #gsiSk',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#gsiPk': dueReportsIndex.partitionKey, '#gsiSk': dueReportsIndex.sortKey },
+      ExpressionAttributeValues: { ':true': true, ':reason': reason },
+    });
+  }
+
+  async resume(team: string, id: string, nextRunAt: Date): Promise<boolean> {
+    return this.#conditionalUpdate(team, id, {
+      UpdateExpression:
+        'SET paused = :false, next_run_at = :next, #gsiPk = :due, #gsiSk = :gsiSk REMOVE pause_reason',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#gsiPk': dueReportsIndex.partitionKey, '#gsiSk': dueReportsIndex.sortKey },
+      ExpressionAttributeValues: {
+        ':false': false,
+        ':next': nextRunAt.toISOString(),
+        ':due': keys.dueReports,
+        ':gsiSk': keys.dueReportSort(nextRunAt, id),
+      },
+    });
+  }
+
+  /** Pauses the subscriptions that run with one user's profile (its token is gone); returns how many. */
+  async pauseOwnedBy(team: string, owner: string, profile: string, reason: string): Promise<number> {
+    const owned = await this.list(team, { owner, profile });
+    const paused = await Promise.all(
+      owned.filter((sub) => !sub.paused).map((sub) => this.pause(team, sub.id, reason)),
+    );
+    return paused.filter(Boolean).length;
+  }
+
+  async #conditionalUpdate(
+    team: string,
+    id: string,
+    update: {
+      UpdateExpression: string;
+      ConditionExpression: string;
+      ExpressionAttributeNames?: Record<string, string>;
+      ExpressionAttributeValues: Record<string, unknown>;
+    },
+  ): Promise<boolean> {
+    try {
+      await this.#ctx.doc.send(
+        new UpdateCommand({
+          TableName: this.#ctx.tableName,
+          Key: { pk: keys.team(team), sk: keys.report(id) },
+          ...update,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+}
+
+function toSubscription(item: ReportItem): ReportSubscription {
+  return {
+    id: item.id,
+    team: item.team_id,
+    kind: item.report_kind,
+    channel: item.channel_id,
+    owner: item.owner_user,
+    profile: item.profile,
+    schedule: item.schedule,
+    nextRunAt: new Date(item.next_run_at),
+    paused: item.paused,
+    pauseReason: item.pause_reason ?? null,
+    seenIssueIds: item.seen_issue_ids ?? new Set(),
+    lastRun:
+      item.last_run_at && item.last_run_status
+        ? { at: new Date(item.last_run_at), status: item.last_run_status }
+        : null,
+    createdAt: new Date(item.created_at),
+  };
+}

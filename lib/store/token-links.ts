@@ -1,0 +1,297 @@
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { isConditionFailure, parseItem } from './items.js';
+import { checkedProfile, DEFAULT_PROFILE, keys } from './keys.js';
+import { epochSeconds, type StoreContext } from './store-context.js';
+import { EnvelopeSchema, type TokenCipher } from './token-cipher.js';
+
+/**
+ * A Slack user's link to the cloud API: one personal access token per profile name, stored only
+ * as an envelope (see `token-cipher.ts`). Nothing derived from the token is stored, not even a
+ * prefix: the label, API username, scopes and expiry come from the API at login.
+ */
+
+export type TokenLinkStatus = 'active' | 'invalid';
+
+export interface TokenLink {
+  readonly team: string;
+  readonly user: string;
+  readonly profile: string;
+  readonly label: string;
+  readonly apiUsername: string;
+  /** As the API reports them: space-separated, `*` for all access. */
+  readonly scopes: string;
+  /** When the token stops working; `null` when it does not expire. */
+  readonly expiry: Date | null;
+  /** `invalid` after the API answered 401 to it: the user has to log in again. */
+  readonly status: TokenLinkStatus;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+export interface NewTokenLink {
+  readonly team: string;
+  readonly user: string;
+  readonly profile?: string;
+  readonly token: string;
+  readonly label: string;
+  readonly apiUsername: string;
+  readonly scopes: string;
+  readonly expiry: Date | null;
+}
+
+/** The token to call the API with, decrypted for this call only. */
+export type TokenLookup =
+  | { readonly status: 'found'; readonly link: TokenLink; readonly token: string }
+  | { readonly status: 'invalid'; readonly link: TokenLink }
+  | { readonly status: 'missing'; readonly profile: string };
+
+const TokenLinkItemSchema = z.object({
+  kind: z.literal('token_link'),
+  team_id: z.string(),
+  user_id: z.string(),
+  profile: z.string(),
+  label: z.string(),
+  api_username: z.string(),
+  scopes: z.string(),
+  token_expiry: z.iso.datetime().nullable(),
+  status: z.enum(['active', 'invalid']),
+  /** Removed when the link turns invalid: a token the API rejected is of no use to anyone. */
+  token_ciphertext: EnvelopeSchema.optional(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+type TokenLinkItem = z.infer<typeof TokenLinkItemSchema>;
+
+const ActiveProfileItemSchema = z.object({ kind: z.literal('active_profile'), profile: z.string() });
+
+export class TokenLinkRepository {
+  readonly #ctx: StoreContext;
+  readonly #cipher: TokenCipher;
+
+  constructor(ctx: StoreContext, cipher: TokenCipher) {
+    this.#ctx = ctx;
+    this.#cipher = cipher;
+  }
+
+  /** Stores (or replaces) the token of a profile; the first profile linked becomes the active one. */
+  async saveLink(input: NewTokenLink): Promise<TokenLink> {
+    const profile = checkedProfile(input.profile ?? DEFAULT_PROFILE);
+    const pk = keys.user(input.team, input.user);
+    const now = this.#ctx.now().toISOString();
+    const ciphertext = await this.#cipher.encrypt(input.token, { team: input.team, user: input.user });
+    const item = {
+      pk,
+      sk: keys.link(profile),
+      kind: 'token_link',
+      team_id: input.team,
+      user_id: input.user,
+      profile,
+      label: input.label,
+      api_username: input.apiUsername,
+      scopes: input.scopes,
+      token_expiry: input.expiry?.toISOString() ?? null,
+      status: 'active',
+      token_ciphertext: ciphertext,
+      created_at: now,
+      updated_at: now,
+      ...(input.expiry ? { expires_at: epochSeconds(input.expiry) } : {}),
+    } satisfies TokenLinkItem & Record<string, unknown>;
+    await this.#ctx.doc.send(new PutCommand({ TableName: this.#ctx.tableName, Item: item }));
+    try {
+      await this.#ctx.doc.send(
+        new PutCommand({
+          TableName: this.#ctx.tableName,
+          Item: { pk, sk: keys.active, kind: 'active_profile', profile, updated_at: now },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    return this.#toLink(item);
+  }
+
+  /** The link of a profile, unless there is none or its token has expired. */
+  async getLink(team: string, user: string, profile: string): Promise<TokenLink | undefined> {
+    const item = await this.#getItem(team, user, profile);
+    return item && this.#toLink(item);
+  }
+
+  /**
+   * The token for a call: of `profile` when given, otherwise of the active profile (or `default`).
+   * Throws `SecretDecryptionError` when the stored envelope is not this user's.
+   */
+  async getToken(team: string, user: string, profile?: string): Promise<TokenLookup> {
+    const name = profile ?? (await this.getActiveProfile(team, user)) ?? DEFAULT_PROFILE;
+    const item = await this.#getItem(team, user, name);
+    if (item === undefined) return { status: 'missing', profile: name };
+    const link = this.#toLink(item);
+    if (item.status === 'invalid' || item.token_ciphertext === undefined) return { status: 'invalid', link };
+    const token = await this.#cipher.decrypt(item.token_ciphertext, { team, user });
+    return { status: 'found', link, token };
+  }
+
+  /** All unexpired links of a user, with the active profile name. */
+  async listLinks(
+    team: string,
+    user: string,
+  ): Promise<{ links: TokenLink[]; activeProfile: string | undefined }> {
+    const result = await this.#ctx.doc.send(
+      new QueryCommand({
+        TableName: this.#ctx.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.user(team, user) },
+        ConsistentRead: true,
+      }),
+    );
+    const links: TokenLink[] = [];
+    let activeProfile: string | undefined;
+    for (const raw of result.Items ?? []) {
+      if (raw.sk === keys.active) {
+        activeProfile = parseItem(ActiveProfileItemSchema, raw, 'active profile').profile;
+      } else if (typeof raw.sk === 'string' && raw.sk.startsWith(keys.linkPrefix)) {
+        const item = parseItem(TokenLinkItemSchema, raw, 'token link');
+        if (!this.#isExpired(item)) links.push(this.#toLink(item));
+      }
+    }
+    return { links, activeProfile };
+  }
+
+  async getActiveProfile(team: string, user: string): Promise<string | undefined> {
+    const result = await this.#ctx.doc.send(
+      new GetCommand({
+        TableName: this.#ctx.tableName,
+        Key: { pk: keys.user(team, user), sk: keys.active },
+        ConsistentRead: true,
+      }),
+    );
+    return result.Item && parseItem(ActiveProfileItemSchema, result.Item, 'active profile').profile;
+  }
+
+  /** Makes `profile` the active one; false when the user has no unexpired link of that name. */
+  async setActiveProfile(team: string, user: string, profile: string): Promise<boolean> {
+    const pk = keys.user(team, user);
+    try {
+      await this.#ctx.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              ConditionCheck: {
+                TableName: this.#ctx.tableName,
+                Key: { pk, sk: keys.link(profile) },
+                ConditionExpression:
+                  'attribute_exists(pk) AND (attribute_not_exists(expires_at) OR expires_at > :now)',
+                ExpressionAttributeValues: { ':now': epochSeconds(this.#ctx.now()) },
+              },
+            },
+            {
+              Put: {
+                TableName: this.#ctx.tableName,
+                Item: {
+                  pk,
+                  sk: keys.active,
+                  kind: 'active_profile',
+                  profile,
+                  updated_at: this.#ctx.now().toISOString(),
+                },
+              },
+            },
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof Error && error.name === 'TransactionCanceledException') return false;
+      throw error;
+    }
+  }
+
+  /**
+   * After the API answered 401: the link stays (so `whoami` can say what happened) but its
+   * ciphertext goes. False when there is no such link.
+   */
+  async markInvalid(team: string, user: string, profile: string): Promise<boolean> {
+    try {
+      await this.#ctx.doc.send(
+        new UpdateCommand({
+          TableName: this.#ctx.tableName,
+          Key: { pk: keys.user(team, user), sk: keys.link(profile) },
+          UpdateExpression: 'SET #status = :invalid, updated_at = :now REMOVE token_ciphertext',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':invalid': 'invalid', ':now': this.#ctx.now().toISOString() },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Logout: deletes the link (and the active-profile pointer if it named it). False when there was none. */
+  async deleteLink(team: string, user: string, profile: string): Promise<boolean> {
+    const pk = keys.user(team, user);
+    const deleted = await this.#ctx.doc.send(
+      new DeleteCommand({
+        TableName: this.#ctx.tableName,
+        Key: { pk, sk: keys.link(profile) },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    try {
+      await this.#ctx.doc.send(
+        new DeleteCommand({
+          TableName: this.#ctx.tableName,
+          Key: { pk, sk: keys.active },
+          ConditionExpression: 'profile = :profile',
+          ExpressionAttributeValues: { ':profile': profile },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    return deleted.Attributes !== undefined;
+  }
+
+  async #getItem(team: string, user: string, profile: string): Promise<TokenLinkItem | undefined> {
+    const result = await this.#ctx.doc.send(
+      new GetCommand({
+        TableName: this.#ctx.tableName,
+        Key: { pk: keys.user(team, user), sk: keys.link(profile) },
+        ConsistentRead: true,
+      }),
+    );
+    if (result.Item === undefined) return undefined;
+    const item = parseItem(TokenLinkItemSchema, result.Item, 'token link');
+    // TTL deletes expired links only eventually; until then they must not be used.
+    return this.#isExpired(item) ? undefined : item;
+  }
+
+  #isExpired(item: TokenLinkItem): boolean {
+    return item.token_expiry !== null && Date.parse(item.token_expiry) <= this.#ctx.now().getTime();
+  }
+
+  #toLink(item: TokenLinkItem): TokenLink {
+    return {
+      team: item.team_id,
+      user: item.user_id,
+      profile: item.profile,
+      label: item.label,
+      apiUsername: item.api_username,
+      scopes: item.scopes,
+      expiry: item.token_expiry === null ? null : new Date(item.token_expiry),
+      status: item.status,
+      createdAt: new Date(item.created_at),
+      updatedAt: new Date(item.updated_at),
+    };
+  }
+}

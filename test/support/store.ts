@@ -1,0 +1,62 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { inject } from 'vitest';
+import { localDynamoDbClientConfig } from '../../infra/local/dynamodb.js';
+import { createTable } from '../../infra/table.js';
+import type { StoreContext } from '../../lib/store/store-context.js';
+import { LocalKeyTokenCipher } from '../../lib/store/token-cipher.js';
+
+/** A clock the test moves by hand. */
+export interface TestClock {
+  readonly now: () => Date;
+  set(at: Date | string): void;
+  advance(ms: number): void;
+}
+
+export function testClock(start: Date | string = '2030-01-15T09:00:00.000Z'): TestClock {
+  let current = new Date(start);
+  return {
+    now: () => new Date(current),
+    set: (at) => {
+      current = new Date(at);
+    },
+    advance: (ms) => {
+      current = new Date(current.getTime() + ms);
+    },
+  };
+}
+
+export interface TestTable {
+  readonly client: DynamoDBClient;
+  readonly ctx: StoreContext;
+  readonly clock: TestClock;
+  /** Deletes the table and closes the clients. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * A fresh table on the run's DynamoDB Local (see `test/setup/dynamodb.ts`), so test files do not
+ * see each other's items.
+ */
+export async function createTestTable(): Promise<TestTable> {
+  const client = new DynamoDBClient(localDynamoDbClientConfig(inject('dynamoEndpoint')));
+  // Default marshalling, as in production: a stray `undefined` in an item fails the test.
+  const doc = DynamoDBDocumentClient.from(client);
+  const tableName = `test-${randomUUID()}`;
+  await createTable(client, tableName);
+  const clock = testClock();
+  return {
+    client,
+    ctx: { doc, tableName, now: clock.now },
+    clock,
+    dispose: async () => {
+      await client.send(new DeleteTableCommand({ TableName: tableName }));
+      client.destroy();
+    },
+  };
+}
+
+export function randomLocalCipher(): LocalKeyTokenCipher {
+  return new LocalKeyTokenCipher(randomBytes(32));
+}

@@ -1,0 +1,191 @@
+import { setTimeout as wait } from 'node:timers/promises';
+import { MockAgent } from 'undici';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ApiClient } from '../../../lib/api/client.js';
+import { ApiError } from '../../../lib/api/errors.js';
+import { defineOperation } from '../../../lib/api/operation.js';
+import { volumeOperations } from '../../../lib/api/operations/volumes.js';
+
+const ORIGIN = 'https://api.cloud.example.com';
+function volumeOperation(action: string) {
+  const op = volumeOperations.find((candidate) => candidate.action === action);
+  if (!op) throw new Error(`volumes.${action} is not in the operations table`);
+  return op;
+}
+
+const volumesList = volumeOperation('list');
+const volumesView = volumeOperation('view');
+
+/** A paginated list that, like the profile logins, declares no page parameters. */
+const loginsList = defineOperation({
+  group: 'profile',
+  action: 'logins',
+  summary: 'List logins',
+  method: 'GET',
+  path: '/profile/logins',
+  scopes: ['account:read_only'],
+  paginated: true,
+  pageParams: false,
+  request: z.strictObject({}),
+  response: z.object({ id: z.number() }),
+  example: 'profile logins',
+});
+
+let mockAgent: MockAgent;
+
+beforeEach(() => {
+  mockAgent = new MockAgent({ enableCallHistory: true });
+  mockAgent.disableNetConnect();
+});
+
+afterEach(async () => {
+  await mockAgent.close();
+});
+
+function client() {
+  return new ApiClient({ token: 'tok_pages', dispatcher: mockAgent, maxRetries: 0 });
+}
+
+function volume(id: number) {
+  return { id, label: `vol-${id}`, status: 'active', size: 10, region: 'us-east' };
+}
+
+function pageOf(page: number, pages: number) {
+  return { data: [volume(page * 10 + 1), volume(page * 10 + 2)], page, pages, results: pages * 2 };
+}
+
+function pageParam(path: string): number {
+  return Number(new URL(path, ORIGIN).searchParams.get('page'));
+}
+
+function sentPaths() {
+  return (mockAgent.getCallHistory()?.calls() ?? []).map((call) => call.fullUrl);
+}
+
+/**
+ * Serves `pages` pages of volumes, each answered after `delayMs`, and records how many requests
+ * were being answered at the same time.
+ */
+function serveVolumePages(pages: number, delayMs: number) {
+  const stats = { inFlight: 0, maxInFlight: 0 };
+  api()
+    .intercept({ path: (path) => path.startsWith('/v4/volumes?'), method: 'GET' })
+    .reply(200, ({ path }) => {
+      stats.inFlight++;
+      stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
+      // The mock awaits a promised body, which keeps the request in flight meanwhile.
+      const body = wait(delayMs).then(() => {
+        stats.inFlight--;
+        return pageOf(pageParam(path), pages);
+      });
+      return body as unknown as object;
+    })
+    .times(pages);
+  return stats;
+}
+
+function api() {
+  return mockAgent.get(ORIGIN);
+}
+
+describe('listAll', () => {
+  it('fetches the pages after the first in parallel, never more than the bound at once', async () => {
+    const delayMs = 120;
+    const stats = serveVolumePages(10, delayMs);
+    const started = Date.now();
+
+    const result = await client().listAll(volumesList, {}, { concurrency: 3 });
+
+    const elapsed = Date.now() - started;
+    expect(stats.maxInFlight).toBe(3);
+    // Page 1 alone, then 9 pages three at a time: about 4 delays instead of 10.
+    expect(elapsed).toBeLessThan(delayMs * 10 * 0.7);
+    expect(result.pages).toBe(10);
+    expect(result.results).toBe(20);
+    expect(result.complete).toBe(true);
+    expect(result.data.map((v) => v.id)).toEqual(
+      Array.from({ length: 10 }, (_, i) => [(i + 1) * 10 + 1, (i + 1) * 10 + 2]).flat(),
+    );
+  });
+
+  it('asks for the largest page size, 500, on every page', async () => {
+    serveVolumePages(2, 0);
+
+    await client().listAll(volumesList, {});
+
+    expect(sentPaths().map((url) => new URL(url).searchParams.get('page_size'))).toEqual(['500', '500']);
+  });
+
+  it('keeps a page size the caller chose', async () => {
+    serveVolumePages(2, 0);
+
+    await client().listAll(volumesList, {}, { pageSize: 100 });
+
+    expect(sentPaths().map((url) => new URL(url).searchParams.get('page_size'))).toEqual(['100', '100']);
+  });
+
+  it('sends the filter with every page', async () => {
+    serveVolumePages(3, 0);
+
+    await client().listAll(volumesList, {}, { filter: { tags: 'prod' } });
+
+    const filters = (mockAgent.getCallHistory()?.calls() ?? []).map((call) => call.headers?.['x-filter']);
+    expect(filters).toEqual(['{"tags":"prod"}', '{"tags":"prod"}', '{"tags":"prod"}']);
+  });
+
+  it('stops at maxPages and says the list is incomplete', async () => {
+    serveVolumePages(10, 0);
+
+    const result = await client().listAll(volumesList, {}, { maxPages: 3 });
+
+    expect(result.data).toHaveLength(6);
+    expect(result.complete).toBe(false);
+    expect(sentPaths()).toHaveLength(3);
+  });
+
+  it('makes one request for a list without page parameters', async () => {
+    api()
+      .intercept({ path: '/v4/profile/logins', method: 'GET' })
+      .reply(200, { data: [{ id: 1 }, { id: 2 }], page: 1, pages: 3, results: 7 });
+
+    const result = await client().listAll(loginsList, {});
+
+    expect(result).toEqual({ data: [{ id: 1 }, { id: 2 }], results: 7, pages: 3, complete: false });
+    expect(sentPaths()).toEqual([`${ORIGIN}/v4/profile/logins`]);
+  });
+
+  it('throws the first failing page and cancels the pages still in flight', async () => {
+    api()
+      .intercept({ path: (path) => path.startsWith('/v4/volumes?page=1&'), method: 'GET' })
+      .reply(200, pageOf(1, 6));
+    api()
+      .intercept({ path: (path) => path.startsWith('/v4/volumes?page=2&'), method: 'GET' })
+      .reply(404, { errors: [{ reason: 'Not found' }] });
+    api()
+      .intercept({ path: (path) => /^\/v4\/volumes\?page=[3-6]&/.test(path), method: 'GET' })
+      .reply(200, pageOf(3, 6))
+      .delay(5_000)
+      .persist();
+    const started = Date.now();
+
+    const error = await client()
+      .listAll(volumesList, {}, { concurrency: 2 })
+      .catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).code).toBe('not_found');
+    expect(Date.now() - started).toBeLessThan(2_000);
+    // Pages 1, 2 and 3 were asked for; after the failure no further page was started.
+    expect(sentPaths()).toHaveLength(3);
+  });
+
+  it('refuses an operation that is not a list', async () => {
+    const error = await client()
+      .listAll(volumesView, { volumeId: 12 })
+      .catch((e: unknown) => e);
+
+    expect((error as ApiError).code).toBe('invalid_request');
+    expect(sentPaths()).toHaveLength(0);
+  });
+});

@@ -1,0 +1,166 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type AnyOperation, responseSchemaOf } from '../../../lib/api/operation.js';
+import { imageOperations } from '../../../lib/api/operations/images.js';
+import { getOperation } from '../../../lib/api/operations/index.js';
+
+function issuesOf(id: string, input: unknown) {
+  const result = getOperation(id).request.safeParse(input);
+  return result.success ? [] : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+}
+
+// The published spec, to check response schemas against the examples it documents.
+interface SchemaNode {
+  $ref?: string;
+  allOf?: SchemaNode[];
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+  type?: string;
+  example?: unknown;
+}
+const openapi = JSON.parse(
+  readFileSync(join(process.cwd(), '../shared/reference/cloud-api.openapi.json'), 'utf8'),
+) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+
+function resolveRef(ref: string): SchemaNode {
+  let node: unknown = openapi;
+  for (const key of ref.slice(2).split('/')) node = (node as Record<string, unknown>)[key];
+  return node as SchemaNode;
+}
+
+/** Stand-ins for the few leaves the spec gives no example for. */
+const PLACEHOLDERS: Record<string, unknown> = {
+  string: 'example',
+  integer: 1,
+  number: 1,
+  boolean: true,
+  object: {},
+};
+
+/** A schema's own example, else one built from its parts. */
+function exampleOf(node: SchemaNode): unknown {
+  if ('example' in node) return node.example;
+  if (node.$ref) return exampleOf(resolveRef(node.$ref));
+  if (node.allOf) return Object.assign({}, ...node.allOf.map(exampleOf));
+  if (node.properties) {
+    return Object.fromEntries(Object.entries(node.properties).map(([key, part]) => [key, exampleOf(part)]));
+  }
+  if (node.items) return [exampleOf(node.items)];
+  return PLACEHOLDERS[node.type ?? 'object'];
+}
+
+function publishedExample(op: AnyOperation): unknown {
+  const ok = openapi.paths[op.path]?.[op.method.toLowerCase()]?.responses['200'] as
+    | { content: { 'application/json': { schema: SchemaNode } } }
+    | undefined;
+  if (!ok) throw new Error(`No published 200 response for ${op.method} ${op.path}`);
+  return exampleOf(ok.content['application/json'].schema);
+}
+describe('images.create', () => {
+  it('accepts a disk id with a label, description and cloud-init flag', () => {
+    expect(
+      issuesOf('images.create', {
+        disk_id: 25674,
+        label: 'web-golden',
+        description: 'Patched base',
+        cloud_init: true,
+      }),
+    ).toEqual([]);
+  });
+  it('requires disk_id', () => {
+    expect(issuesOf('images.create', { label: 'web-golden' })).toEqual(['disk_id: is required']);
+  });
+  it('rejects a description outside 1..65000 characters', () => {
+    expect(issuesOf('images.create', { disk_id: 1, description: '' })).toEqual([
+      'description: must be 1 to 65000 characters',
+    ]);
+    expect(issuesOf('images.create', { disk_id: 1, description: 'x'.repeat(65001) })).toEqual([
+      'description: must be 1 to 65000 characters',
+    ]);
+  });
+  it('watches the captured image until it is available', () => {
+    expect(getOperation('images.create').watch).toEqual({
+      statusField: 'status',
+      final: ['available'],
+      view: 'images.view',
+    });
+  });
+});
+
+describe('images.upload', () => {
+  it('accepts a label and a region', () => {
+    expect(issuesOf('images.upload', { label: 'my-appliance', region: 'eu-central' })).toEqual([]);
+  });
+  it('requires label and region', () => {
+    expect(issuesOf('images.upload', { description: 'Appliance' })).toEqual([
+      'label: is required',
+      'region: is required',
+    ]);
+  });
+  it('answers with the upload address and the pending image', () => {
+    const upload = getOperation('images.upload').response.parse({
+      upload_to: 'https://upload.example.net/images/abc',
+      image: { id: 'private/15', label: 'my-appliance', status: 'pending_upload' },
+    });
+    expect(upload).toMatchObject({ image: { status: 'pending_upload' } });
+  });
+});
+
+describe('images.update', () => {
+  it('accepts a null description, which clears it', () => {
+    expect(issuesOf('images.update', { imageId: 'private/15', description: null })).toEqual([]);
+  });
+  it('rejects a description longer than 65000 characters', () => {
+    expect(issuesOf('images.update', { imageId: 'private/15', description: 'x'.repeat(65001) })).toEqual([
+      'description: must be 1 to 65000 characters',
+    ]);
+  });
+  it('rule 2: applies to private images only', () => {
+    expect(issuesOf('images.update', { imageId: 'node/debian12', label: 'mine' })).toEqual([
+      'imageId: must be a private image id (private/...)',
+    ]);
+  });
+});
+
+describe('images.delete', () => {
+  it('rule 2: applies to private images only', () => {
+    expect(issuesOf('images.delete', { imageId: 'node/debian12' })).toEqual([
+      'imageId: must be a private image id (private/...)',
+    ]);
+    expect(issuesOf('images.delete', { imageId: 'private/15' })).toEqual([]);
+  });
+  it('needs approval because it cannot be undone', () => {
+    expect(getOperation('images.delete').destructive?.consequence).toBe(
+      'Deletes the private image; this cannot be undone.',
+    );
+  });
+});
+
+describe('images.list and images.view', () => {
+  it('rule 1: work without a token for public images, with images:read_only for private ones', () => {
+    for (const id of ['images.list', 'images.view']) {
+      expect(getOperation(id).access, id).toBe('public');
+      expect(getOperation(id).scopes, id).toEqual(['images:read_only']);
+    }
+  });
+  it('rule 4: filter on status but never order by it', () => {
+    const list = getOperation('images.list');
+    expect(list.filterable).toContain('status');
+    expect(list.unorderable).toEqual(['status']);
+  });
+  it('take a string image id', () => {
+    expect(issuesOf('images.view', { imageId: 'node/debian12' })).toEqual([]);
+    expect(issuesOf('images.view', { imageId: 12 })).toEqual(['imageId: must be text']);
+  });
+});
+
+describe('images responses', () => {
+  it.each(imageOperations.map((op) => [op.id, op] as const))(
+    '%s accepts the published example',
+    (_id, op) => {
+      const result = responseSchemaOf(op).safeParse(publishedExample(op));
+      expect(result.error?.issues ?? []).toEqual([]);
+    },
+  );
+});

@@ -1,0 +1,258 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineOperation, PageQuerySchema } from '../../../../lib/api/operation.js';
+import { getOperation } from '../../../../lib/api/operations/index.js';
+import {
+  ActionId,
+  decodeActionValue,
+  PagePayloadSchema,
+  RunPayloadSchema,
+} from '../../../../lib/slack/interactions.js';
+import { renderList } from '../../../../lib/slack/render/list.js';
+import {
+  database,
+  databaseType,
+  detachedVolume,
+  login,
+  managedIssue,
+  many,
+  node,
+  nodeConfig,
+  page,
+  postgresDatabase,
+  privateImage,
+  publicImage,
+  sshKey,
+  TOKEN_PREFIX,
+  token,
+  volume,
+} from './fixtures.js';
+import { buttonLabeled, buttons, expectSendable, interactiveElements, visibleText } from './message-checks.js';
+
+const sectionsWithAccessory = (blocks: { type: string; accessory?: unknown }[]) =>
+  blocks.filter((b) => b.type === 'section' && b.accessory !== undefined);
+
+describe('renderList: header and paging', () => {
+  const op = getOperation('volumes.list');
+
+  it('names the kind, the page and the total in the header', () => {
+    const message = renderList(op, {}, page(many(volume, 25), 2, 7, 160), { pageSize: 25 });
+    expect(message.blocks[0]).toMatchObject({ type: 'header', text: { text: 'Volumes — page 2 of 7 (160)' } });
+    expect(message.text).toBe('Volumes — page 2 of 7 (160)');
+    expectSendable(message);
+  });
+
+  it('offers Previous and Next with the op, input, page size and filter', () => {
+    const filter = { label: 'db-data' };
+    const message = renderList(op, { page: 2, page_size: 25 }, page(many(volume, 25), 2, 7, 160), {
+      pageSize: 25,
+      filter,
+    });
+    const previous = decodeActionValue(PagePayloadSchema, buttonLabeled(message, '◀ Previous')?.value);
+    const next = decodeActionValue(PagePayloadSchema, buttonLabeled(message, 'Next ▶')?.value);
+    expect(previous).toEqual({ o: 'volumes.list', i: {}, p: 1, s: 25, f: filter });
+    expect(next).toEqual({ o: 'volumes.list', i: {}, p: 3, s: 25, f: filter });
+    const pageButtons = buttons(message).filter((b) => b.action_id?.startsWith(ActionId.page));
+    expect(pageButtons).toHaveLength(2);
+  });
+
+  it('has no Previous on the first page and no Next on the last', () => {
+    const first = renderList(op, {}, page(many(volume, 3), 1, 2, 103));
+    expect(buttonLabeled(first, '◀ Previous')).toBeUndefined();
+    expect(buttonLabeled(first, 'Next ▶')).toBeDefined();
+    const last = renderList(op, {}, page(many(volume, 3), 2, 2, 103));
+    expect(buttonLabeled(last, 'Next ▶')).toBeUndefined();
+    expect(buttonLabeled(last, '◀ Previous')).toBeDefined();
+  });
+
+  it('shows a single page without paging buttons', () => {
+    const message = renderList(op, {}, page([volume, detachedVolume]));
+    expect(message.blocks[0]).toMatchObject({ text: { text: 'Volumes (2)' } });
+    expect(buttons(message).filter((b) => b.action_id?.startsWith(ActionId.page))).toEqual([]);
+  });
+
+  it('says so when nothing matched', () => {
+    const message = renderList(op, {}, page([]), { filter: { label: 'nope' } });
+    expect(visibleText(message)).toContain('No volumes found matching the filter.');
+    expectSendable(message);
+  });
+
+  it('leaves out page buttons whose payload would not fit in a button value', () => {
+    const filter = { label: 'x'.repeat(2500) };
+    const message = renderList(op, {}, page(many(volume, 3), 1, 5, 400), { filter });
+    expect(buttonLabeled(message, 'Next ▶')).toBeUndefined();
+    expectSendable(message);
+  });
+});
+
+describe('renderList: size limits', () => {
+  const op = getOperation('nodes.list');
+
+  it('keeps 500 items with 3,000-character labels within Slack limits and says how many it shows', () => {
+    const message = renderList(op, {}, page(many(node, 500, 3000), 1, 1, 500), { pageSize: 500 });
+    expectSendable(message);
+    const rows = sectionsWithAccessory(message.blocks);
+    expect(rows.length).toBeGreaterThan(5);
+    expect(rows.length).toBeLessThanOrEqual(20);
+    expect(visibleText(message)).toContain(`Showing ${rows.length} of 500 on this page`);
+  });
+
+  it('caps rows at 20 even when they are small', () => {
+    const message = renderList(getOperation('volumes.list'), {}, page(many(volume, 100), 1, 1, 100));
+    expect(sectionsWithAccessory(message.blocks)).toHaveLength(20);
+    expect(visibleText(message)).toContain('Showing 20 of 100 on this page — use `--page-size`');
+  });
+
+  it('shows the count and the first rows of an --all result, without paging', () => {
+    const message = renderList(op, {}, page(many(node, 500), 1, 1, 500), { all: true });
+    expect(message.blocks[0]).toMatchObject({ text: { text: 'Nodes — all 500' } });
+    expect(visibleText(message)).toContain('Showing the first');
+    expect(buttons(message).filter((b) => b.action_id?.startsWith(ActionId.page))).toEqual([]);
+    expectSendable(message);
+  });
+});
+
+describe('renderList: rows per kind', () => {
+  it('nodes: label, status, region, type, ipv4 and a menu of safe next steps', () => {
+    const message = renderList(getOperation('nodes.list'), {}, page([{ ...node, status: 'offline' }]));
+    const text = visibleText(message);
+    expect(text).toContain('*web-1*');
+    expect(text).toContain(':white_circle: offline · us-east · g6-standard-1 · 203.0.113.1');
+    const [menu] = interactiveElements(message);
+    expect(menu?.type).toBe('overflow');
+    expect(menu?.action_id).toBe(ActionId.menu);
+    const options = (menu?.options ?? []).map((o) => [o.text.text, decodeActionValue(RunPayloadSchema, o.value)]);
+    expect(options).toContainEqual(['View', { o: 'nodes.view', i: { nodeId: 123 } }]);
+    expect(options).toContainEqual(['Boot', { o: 'nodes.boot', i: { nodeId: 123 } }]);
+    expectSendable(message);
+  });
+
+  it('never puts a destructive operation in a row menu (a menu option has no confirm dialog)', () => {
+    const ops = ['nodes.list', 'volumes.list', 'databases.list', 'managed.services-list'];
+    const items = [[node], [volume], [database], [{ id: 9944, label: 'prod-1', status: 'ok' }]];
+    ops.forEach((id, index) => {
+      const message = renderList(getOperation(id), {}, page(items[index] ?? []));
+      for (const element of interactiveElements(message)) {
+        for (const option of element.options ?? []) {
+          const payload = decodeActionValue(RunPayloadSchema, option.value);
+          expect(payload, option.value).toBeDefined();
+          expect(getOperation(payload?.o ?? '').destructive, payload?.o).toBeUndefined();
+        }
+      }
+    });
+  });
+
+  it('volumes: size, region and the attached node; Detach only when attached', () => {
+    const message = renderList(getOperation('volumes.list'), {}, page([volume, detachedVolume]));
+    const text = visibleText(message);
+    expect(text).toContain('30 GB · us-east · attached to node123 (12346)');
+    expect(text).toContain('not attached');
+    const [attached, detached] = interactiveElements(message);
+    expect(attached?.type).toBe('overflow');
+    expect(attached?.options?.map((o) => o.text.text)).toEqual(['View', 'Detach']);
+    expect(detached?.type).toBe('button');
+    expect(decodeActionValue(RunPayloadSchema, detached?.value)).toEqual({ o: 'volumes.view', i: { volumeId: 13 } });
+  });
+
+  it('images: string ids, status, size, public or private', () => {
+    const message = renderList(getOperation('images.list'), {}, page([publicImage, privateImage]));
+    const text = visibleText(message);
+    expect(text).toContain('*Debian 11*  `node/debian11`');
+    expect(text).toContain(':large_green_circle: available · 2,500 MB · public');
+    expect(text).toContain('private');
+    const view = decodeActionValue(RunPayloadSchema, buttons(message)[1]?.value);
+    expect(view).toEqual({ o: 'images.view', i: { imageId: 'private/15' } });
+  });
+
+  it('databases of every engine: View goes to the engine kind of each row', () => {
+    const message = renderList(getOperation('databases.list'), {}, page([database, postgresDatabase]));
+    const views = interactiveElements(message).map((element) => {
+      const value = element.type === 'button' ? element.value : element.options?.[0]?.value;
+      return decodeActionValue(RunPayloadSchema, value);
+    });
+    expect(views).toEqual([
+      { o: 'databases.mysql-view', i: { instanceId: 5 } },
+      { o: 'databases.postgresql-view', i: { instanceId: 6 } },
+    ]);
+    expect(visibleText(message)).toContain('mysql 8.0.26 · us-east · 3 nodes');
+  });
+
+  it('configs of a node: header names the node and View carries both ids', () => {
+    const message = renderList(getOperation('nodes.configs-list'), { nodeId: 34 }, page([nodeConfig]));
+    expect(message.blocks[0]).toMatchObject({ text: { text: 'Configs of node 34 (1)' } });
+    const [menu] = interactiveElements(message);
+    const values = (menu?.options ?? []).map((o) => decodeActionValue(RunPayloadSchema, o.value));
+    expect(values).toContainEqual({ o: 'nodes.configs-view', i: { nodeId: 34, configId: 23456 } });
+    expect(values).toContainEqual({ o: 'nodes.boot', i: { nodeId: 34, config_id: 23456 } });
+  });
+
+  it('tokens: label, scopes and expiry, never the token', () => {
+    const message = renderList(getOperation('profile.tokens-list'), {}, page(many(token, 30)));
+    expect(JSON.stringify(message)).not.toContain(TOKEN_PREFIX);
+    expect(visibleText(message)).toContain('`nodes:read_only` `volumes:read_write` · expires 2018-01-01 13:46 UTC');
+    expectSendable(message);
+  });
+
+  it('SSH keys: the key type and comment, not the whole key', () => {
+    const message = renderList(getOperation('profile.sshkeys-list'), {}, page([sshKey]));
+    const text = visibleText(message);
+    expect(text).toContain('ssh-rsa …456785== user@their-computer');
+    expect(text).not.toContain('AAAA_valid_public_ssh_key');
+  });
+
+  it('issues: when, which services, and the ticket', () => {
+    const message = renderList(getOperation('managed.issues-list'), {}, page([managedIssue]));
+    expect(visibleText(message)).toContain('opened 2018-01-01 00:01 UTC · services 654 · ticket Managed Issue opened! (#98765)');
+  });
+
+  it('services: status with emoji', () => {
+    const message = renderList(
+      getOperation('managed.services-list'),
+      {},
+      page([{ id: 1, label: 'prod-1', status: 'problem', service_type: 'url', address: 'https://example.org', timeout: 30 }]),
+    );
+    expect(visibleText(message)).toContain(':red_circle: problem · url · https://example.org · timeout 30 s');
+  });
+
+  it('logins and database types', () => {
+    expect(visibleText(renderList(getOperation('profile.logins-list'), {}, page([login])))).toContain(
+      ':large_green_circle: successful · at 2018-01-01 00:01 UTC · 192.0.2.0 · restricted',
+    );
+    expect(visibleText(renderList(getOperation('databases.types'), {}, page([databaseType])))).toContain(
+      '`g6-nano-1` · 1 vCPU · 1 GB RAM · 25 GB disk · from $20/month',
+    );
+  });
+
+  it('escapes mrkdwn control characters in labels', () => {
+    const message = renderList(getOperation('volumes.list'), {}, page([{ ...volume, label: '<!channel> & co' }]));
+    expect(visibleText(message)).toContain('&lt;!channel&gt; &amp; co');
+    expect(visibleText(message)).not.toContain('<!channel>');
+  });
+});
+
+describe('renderList: items of an unknown shape', () => {
+  const widgets = defineOperation({
+    group: 'profile',
+    action: 'widgets-list',
+    summary: 'List widgets',
+    method: 'GET',
+    path: '/widgets',
+    scopes: [],
+    paginated: true,
+    request: z.strictObject({ ...PageQuerySchema.shape }),
+    response: z.object({ id: z.number() }).loose(),
+    example: 'profile widgets-list',
+  });
+
+  it('shows id, label and up to three scalar fields, never secret ones', () => {
+    const item = { id: 7, label: 'gizmo', password: 'hunter2', colour: 'red', size: 3, nested: { a: 1 }, shape: 'round', age: 4 };
+    const message = renderList(widgets, {}, page([item]));
+    const text = visibleText(message);
+    expect(message.blocks[0]).toMatchObject({ text: { text: 'Widgets (1)' } });
+    expect(text).toContain('*gizmo*  `7`');
+    expect(text).toContain('colour red · size 3 · shape round');
+    expect(text).not.toContain('hunter2');
+    expect(text).not.toContain('age');
+    expectSendable(message);
+  });
+});
