@@ -20,7 +20,9 @@ export async function buildFunctions(outdir = 'dist'): Promise<void> {
         treeShaking: true,
         legalComments: 'none',
         // Bolt and some AWS packages are CommonJS and call require() on Node built-ins.
-        banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+        banner: {
+          js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        },
         logLevel: 'warning',
       }),
     ),

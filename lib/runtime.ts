@@ -25,12 +25,19 @@ export function createDocumentClient(config: Pick<Config, 'DYNAMODB_ENDPOINT'>):
 }
 
 export function createStoreFromConfig(config: Config, now: () => Date = () => new Date()): Store {
-  return createStore({ doc: createDocumentClient(config), tableName: config.TABLE_NAME, now }, createTokenCipher(config));
+  return createStore(
+    { doc: createDocumentClient(config), tableName: config.TABLE_NAME, now },
+    createTokenCipher(config),
+  );
 }
 
 export interface CoreDeps {
   readonly store: Store;
-  readonly api: { readonly baseUrl: string; readonly timeoutMs: number; readonly dispatcher?: Dispatcher | undefined };
+  readonly api: {
+    readonly baseUrl: string;
+    readonly timeoutMs: number;
+    readonly dispatcher?: Dispatcher | undefined;
+  };
   readonly logger: Logger;
 }
 

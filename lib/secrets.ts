@@ -14,7 +14,10 @@ export async function withSecretsFromSsm(
   const wanted = SECRET_KEYS.filter((key) => !env[key] && env[`${key}_PARAM`]);
   if (wanted.length === 0) return env;
   const names = Object.fromEntries(wanted.map((key) => [env[`${key}_PARAM`] as string, {}]));
-  const values: Record<string, unknown> = await getParametersByName(names, { decrypt: true, throwOnError: true });
+  const values: Record<string, unknown> = await getParametersByName(names, {
+    decrypt: true,
+    throwOnError: true,
+  });
   const resolved = { ...env };
   for (const key of wanted) {
     const value = values[env[`${key}_PARAM`] as string];

@@ -9,7 +9,8 @@ import { LambdaHandoff } from '../../lib/slack/handoff.js';
 /** Slack's requests (slash commands, buttons, modals) through API Gateway. */
 const config = loadConfig(await withSecretsFromSsm(process.env));
 const logger = createLogger('slack');
-if (!config.WORKER_FUNCTION_NAME) throw new Error('Invalid configuration: WORKER_FUNCTION_NAME is required in AWS');
+if (!config.WORKER_FUNCTION_NAME)
+  throw new Error('Invalid configuration: WORKER_FUNCTION_NAME is required in AWS');
 
 const { handler: slackHandler } = createSlackApp({
   ...createCoreDeps(config, logger),

@@ -3,12 +3,16 @@ import { createLogger } from '../../lib/observability/logger.js';
 import { createCoreDeps } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
 import { WorkerJobSchema } from '../../lib/slack/handoff.js';
+import { createSlackWebClient } from '../../lib/slack/web-client.js';
 import { runWorkerJob } from '../../lib/slack/worker.js';
 
 /** Jobs handed off by the Slack function (asynchronous invoke). */
 const config = loadConfig(await withSecretsFromSsm(process.env));
 const logger = createLogger('worker');
-const deps = createCoreDeps(config, logger);
+const deps = {
+  ...createCoreDeps(config, logger),
+  slack: createSlackWebClient(config.SLACK_BOT_TOKEN, config.SLACK_API_URL),
+};
 
 export const handler = async (event: unknown): Promise<void> => {
   const job = WorkerJobSchema.safeParse(event);

@@ -3,11 +3,12 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Dispatcher } from 'undici';
 import { createLogger } from '../../lib/observability/logger.js';
-import { createStore, type Store } from '../../lib/store/index.js';
-import { LocalKeyTokenCipher } from '../../lib/store/token-cipher.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
 import { InProcessHandoff } from '../../lib/slack/handoff.js';
+import { createSlackWebClient } from '../../lib/slack/web-client.js';
 import { runWorkerJob } from '../../lib/slack/worker.js';
+import { createStore, type Store } from '../../lib/store/index.js';
+import { LocalKeyTokenCipher } from '../../lib/store/token-cipher.js';
 import { createTable } from '../table.js';
 import { localDynamoDbClientConfig } from './dynamodb.js';
 import { serveLambdas } from './lambda-adapter.js';
@@ -70,8 +71,9 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
     dispatcher: options.apiDispatcher,
   };
   const core = { store, api, logger };
+  const slack = createSlackWebClient(standIn.botToken, standIn.apiUrl);
   const handoff = new InProcessHandoff(
-    (job) => runWorkerJob(core, job),
+    (job) => runWorkerJob({ ...core, slack }, job),
     (error, job) => logger.error('worker job failed', { correlationId: job.correlationId, error }),
   );
   const { handler } = createSlackApp({

@@ -81,7 +81,9 @@ export async function serveLambdas(
           for (const [k, v] of Object.entries(structured.headers ?? {})) headers[k] = String(v);
           res.writeHead(structured.statusCode ?? 200, headers);
           res.end(
-            structured.isBase64Encoded ? Buffer.from(structured.body ?? '', 'base64') : (structured.body ?? ''),
+            structured.isBase64Encoded
+              ? Buffer.from(structured.body ?? '', 'base64')
+              : (structured.body ?? ''),
           );
         })
         .catch(() => {

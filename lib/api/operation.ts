@@ -122,9 +122,11 @@ type DefineInput<Req extends z.ZodType, Res extends z.ZodType, Paginated extends
 };
 
 /** Builds an operation row, deriving what can be derived (id, path parameters, defaults). */
-export function defineOperation<Req extends z.ZodType, Res extends z.ZodType, const Paginated extends boolean>(
-  input: DefineInput<Req, Res, Paginated>,
-): OperationSpec<Req, Res, Paginated> {
+export function defineOperation<
+  Req extends z.ZodType,
+  Res extends z.ZodType,
+  const Paginated extends boolean,
+>(input: DefineInput<Req, Res, Paginated>): OperationSpec<Req, Res, Paginated> {
   const pageParams = input.pageParams ?? input.paginated;
   return {
     ...input,

@@ -368,14 +368,16 @@ class OperationParser {
         target: { kind: 'option', option: reserved, shape: OPTION_SHAPES[reserved], display: `--${name}` },
       };
     }
+    // A body field wins over a path parameter of the same name: `nodes backups-restore 1 2
+    // --node-id 3` names the restore target, while the source node is the first positional.
+    const direct = this.resolveField(name.split('.'), false);
+    if (direct.ok) return direct;
     const param = this.op.pathParams.find((p) => normalizeName(p) === normalized);
     if (param !== undefined) {
       const shape = this.root.properties?.get(param) ?? TEXT_SHAPE;
       return { ok: true, target: { kind: 'path', param, shape, display: positionalName(param) } };
     }
 
-    const direct = this.resolveField(name.split('.'), false);
-    if (direct.ok) return direct;
     const negation = /^no[-_]/i.exec(name);
     if (negation !== null) {
       const negated = this.resolveField(name.slice(negation[0].length).split('.'), true);

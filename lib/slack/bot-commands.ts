@@ -5,6 +5,8 @@ import { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { getOperation } from '../api/operations/index.js';
 import type { ParsedCommand } from '../commands/parse.js';
+import { PROFILE_NAME_PATTERN } from '../store/keys.js';
+import { handleApprovalsCommand } from './approvals.js';
 import type { BotDeps, RequestContext } from './bot.js';
 import { CallbackId } from './interactions.js';
 import { truncate } from './limits.js';
@@ -23,23 +25,17 @@ export interface BotCommandContext {
 
 type BotParsed = Extract<ParsedCommand, { kind: 'bot' }>;
 
-export type BotCommandHandler = (context: BotCommandContext, parsed: BotParsed) => Promise<Reply | undefined>;
-
-/** Extra bot commands registered by other modules (approvals, reports, audit). */
-const extraHandlers = new Map<string, BotCommandHandler>();
-
-export function registerBotCommand(name: string, handler: BotCommandHandler): void {
-  extraHandlers.set(name, handler);
-}
-
-const PROFILE_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+const PROFILE_NAME = PROFILE_NAME_PATTERN;
 
 function profileFlag(parsed: BotParsed): string | undefined {
   const value = parsed.flags.profile;
   return typeof value === 'string' ? value : undefined;
 }
 
-export async function handleBotCommand(context: BotCommandContext, parsed: BotParsed): Promise<Reply | undefined> {
+export async function handleBotCommand(
+  context: BotCommandContext,
+  parsed: BotParsed,
+): Promise<Reply | undefined> {
   switch (parsed.command) {
     case 'login':
       return openLogin(context, profileFlag(parsed) ?? 'default');
@@ -49,10 +45,10 @@ export async function handleBotCommand(context: BotCommandContext, parsed: BotPa
       return whoami(context);
     case 'use':
       return useProfile(context, parsed.args[0] ?? '');
+    case 'approvals':
+      return handleApprovalsCommand(context, parsed);
   }
-  const handler = extraHandlers.get(parsed.command);
-  if (handler) return handler(context, parsed);
-  return notice(`\`${parsed.command}\` is not available in this deployment.`);
+  return notice(`\`${parsed.command}\` is not available yet.`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -87,7 +83,10 @@ export function loginModal(channel: string, profile: string) {
         type: 'input',
         block_id: PROFILE_BLOCK,
         label: { type: 'plain_text', text: 'Profile name' },
-        hint: { type: 'plain_text', text: 'Letters, digits, - and _; link several tokens under different names.' },
+        hint: {
+          type: 'plain_text',
+          text: 'Letters, digits, - and _; link several tokens under different names.',
+        },
         element: {
           type: 'plain_text_input',
           action_id: PROFILE_INPUT,
@@ -113,7 +112,9 @@ export function loginModal(channel: string, profile: string) {
 
 async function openLogin({ ctx, client }: BotCommandContext, profile: string): Promise<Reply | undefined> {
   if (!PROFILE_NAME.test(profile)) {
-    return notice('A profile name is 1 to 32 letters, digits, `-` or `_`, e.g. `/cloud login --profile staging`.');
+    return notice(
+      'A profile name is 1 to 32 letters, digits, `.`, `-` or `_`, starting with a letter or digit, e.g. `/cloud login --profile staging`.',
+    );
   }
   if (!ctx.triggerId) return notice('Run `/cloud login` to link a token.');
   await client.views.open({ trigger_id: ctx.triggerId, view: loginModal(ctx.channel, profile) as never });
@@ -133,17 +134,29 @@ type LoginAck = { response_action: 'errors'; errors: Record<string, string> } | 
  * Checks the token with `GET /profile`, learns its scopes, label and expiry, and stores it
  * encrypted. The token is never echoed: not in errors, not in the confirmation.
  */
-export async function handleLoginSubmission(deps: BotDeps, submission: LoginSubmission): Promise<{ ack: LoginAck }> {
+export async function handleLoginSubmission(
+  deps: BotDeps,
+  submission: LoginSubmission,
+): Promise<{ ack: LoginAck }> {
   const values = submission.view.state.values;
   const token = values[TOKEN_BLOCK]?.[TOKEN_INPUT]?.value?.trim() ?? '';
   const profile = values[PROFILE_BLOCK]?.[PROFILE_INPUT]?.value?.trim() || 'default';
   const metadata = LoginMetadataSchema.safeParse(safeJson(submission.view.private_metadata));
 
   if (!PROFILE_NAME.test(profile)) {
-    return { ack: { response_action: 'errors', errors: { [PROFILE_BLOCK]: 'Use 1 to 32 letters, digits, - or _.' } } };
+    return {
+      ack: {
+        response_action: 'errors',
+        errors: {
+          [PROFILE_BLOCK]: 'Use 1 to 32 letters, digits, ., - or _, starting with a letter or digit.',
+        },
+      },
+    };
   }
   if (!/^\S{16,200}$/.test(token)) {
-    return { ack: { response_action: 'errors', errors: { [TOKEN_BLOCK]: 'That does not look like a token.' } } };
+    return {
+      ack: { response_action: 'errors', errors: { [TOKEN_BLOCK]: 'That does not look like a token.' } },
+    };
   }
 
   const identity = await identify(deps, token);
@@ -162,7 +175,9 @@ export async function handleLoginSubmission(deps: BotDeps, submission: LoginSubm
   await deps.store.tokenLinks.setActiveProfile(submission.team, submission.user, profile);
 
   if (metadata.success) {
-    const expiry = identity.expiry ? `expires ${identity.expiry.toISOString().slice(0, 10)}` : 'does not expire';
+    const expiry = identity.expiry
+      ? `expires ${identity.expiry.toISOString().slice(0, 10)}`
+      : 'does not expire';
     await submission.client.chat
       .postEphemeral({
         channel: metadata.data.channel,
@@ -198,7 +213,10 @@ async function identify(deps: BotDeps, token: string): Promise<Identity> {
     username = profile.username;
   } catch (error) {
     if (error instanceof ApiError && error.code === 'unauthorized') {
-      return { ok: false, reason: 'The API did not accept this token: it may be mistyped, revoked or expired.' };
+      return {
+        ok: false,
+        reason: 'The API did not accept this token: it may be mistyped, revoked or expired.',
+      };
     }
     if (error instanceof ApiError && (error.code === 'timeout' || error.code === 'network')) {
       return { ok: false, reason: 'The API did not answer in time. Try again in a moment.' };
@@ -212,9 +230,9 @@ async function identify(deps: BotDeps, token: string): Promise<Identity> {
   let expiry: Date | null = null;
   try {
     const tokens = await client.listAll(getOperation('profile.tokens-list'), {}, { timeoutMs: 1500 });
-    const own = (tokens.data as { token: string; label: string; scopes: string; expiry?: string | null }[]).find(
-      (t) => token.startsWith(t.token.slice(0, 16)),
-    );
+    const own = (
+      tokens.data as { token: string; label: string; scopes: string; expiry?: string | null }[]
+    ).find((t) => token.startsWith(t.token.slice(0, 16)));
     if (own) {
       label = own.label;
       scopes ??= own.scopes;

@@ -7,16 +7,19 @@ import { findOperation } from '../api/operations/index.js';
 import { helpFor } from '../commands/help.js';
 import { type ParsedCommand, parseCommand } from '../commands/parse.js';
 import { SLASH_COMMAND } from '../commands/registry.js';
+import { decide, requestApproval } from './approvals.js';
 import { type BotCommandContext, handleBotCommand, handleLoginSubmission } from './bot-commands.js';
 import type { Handoff, OperationJob } from './handoff.js';
 import {
   ActionId,
+  ApprovalPayloadSchema,
   CallbackId,
   decodeActionValue,
   PagePayloadSchema,
   type RunPayload,
   RunPayloadSchema,
 } from './interactions.js';
+import { actionIdPattern } from './render/blocks.js';
 import { renderError } from './render/errors.js';
 import { renderHelp } from './render/help.js';
 import { type OperationRequest, type Reply, type RunnerDeps, runOperation } from './runner.js';
@@ -81,34 +84,58 @@ export function createSlackApp(deps: BotDeps): { app: App; handler: SlackHandler
     await ack(reply ? ackBody(reply) : undefined);
   });
 
-  app.action(ActionId.run, async ({ ack, body, action, respond }) => {
+  app.action(actionIdPattern(ActionId.run), async ({ ack, body, action, respond, client }) => {
     await ack();
     const ctx = actionContext(body);
     if (!ctx || action.type !== 'button') return;
     const payload = decodeActionValue(RunPayloadSchema, action.value);
-    const reply = await safely(deps, ctx, payload?.o, () => answerRun(deps, ctx, payload, false));
+    const reply = await safely(deps, ctx, payload?.o, () => answerRun(deps, ctx, client, payload, false));
     if (reply) await respond(responseBody(reply, false));
   });
 
-  app.action(ActionId.page, async ({ ack, body, action, respond }) => {
+  app.action(actionIdPattern(ActionId.page), async ({ ack, body, action, respond, client }) => {
     await ack();
     const ctx = actionContext(body);
     if (!ctx || action.type !== 'button') return;
     const payload = decodeActionValue(PagePayloadSchema, action.value);
     const reply = await safely(deps, ctx, payload?.o, () =>
-      answerRun(deps, ctx, payload && { ...payload, options: { page: payload.p, pageSize: payload.s, filter: payload.f } }, true),
+      answerRun(
+        deps,
+        ctx,
+        client,
+        payload && { ...payload, options: { page: payload.p, pageSize: payload.s, filter: payload.f } },
+        true,
+      ),
     );
     if (reply) await respond(responseBody(reply, true));
   });
 
-  app.action(ActionId.menu, async ({ ack, body, action, respond }) => {
+  app.action(actionIdPattern(ActionId.menu), async ({ ack, body, action, respond, client }) => {
     await ack();
     const ctx = actionContext(body);
     if (!ctx || action.type !== 'overflow') return;
     const payload = decodeActionValue(RunPayloadSchema, action.selected_option.value);
-    const reply = await safely(deps, ctx, payload?.o, () => answerRun(deps, ctx, payload, false));
+    const reply = await safely(deps, ctx, payload?.o, () => answerRun(deps, ctx, client, payload, false));
     if (reply) await respond(responseBody(reply, false));
   });
+
+  for (const [actionId, decision] of [
+    [ActionId.approve, 'approve'],
+    [ActionId.deny, 'deny'],
+    [ActionId.cancel, 'cancel'],
+  ] as const) {
+    app.action(actionIdPattern(actionId), async ({ ack, body, action, respond, client }) => {
+      await ack();
+      const ctx = actionContext(body);
+      if (!ctx || action.type !== 'button') return;
+      const payload = decodeActionValue(ApprovalPayloadSchema, action.value);
+      const reply = await safely(deps, ctx, undefined, async () =>
+        payload ? decide(deps, client, ctx, payload.a, decision) : notice('That button is out of date.'),
+      );
+      // What the clicker alone is told: a new ephemeral message, the card stays as it is.
+      if (reply) await respond({ ...responseBody(reply, false), response_type: 'ephemeral' });
+    });
+  }
 
   app.action(ActionId.login, async ({ ack, body, client, respond }) => {
     await ack();
@@ -186,7 +213,7 @@ async function answerCommand(
     case 'bot':
       return handleBotCommand(botContext(deps, ctx, client), parsed);
     case 'operation':
-      return answerOperation(deps, ctx, {
+      return answerOperation(deps, ctx, client, {
         team: ctx.team,
         user: ctx.user,
         channel: ctx.channel,
@@ -219,6 +246,7 @@ function filterOf(options: {
 async function answerRun(
   deps: BotDeps,
   ctx: RequestContext,
+  client: WebClient,
   payload: (RunPayload & { options?: OperationRequest['options'] }) | undefined,
   replace: boolean,
 ): Promise<Reply | undefined> {
@@ -231,6 +259,7 @@ async function answerRun(
   return answerOperation(
     deps,
     ctx,
+    client,
     {
       team: ctx.team,
       user: ctx.user,
@@ -255,16 +284,12 @@ function notice(text: string): Reply {
 export async function answerOperation(
   deps: BotDeps,
   ctx: RequestContext,
+  client: WebClient,
   request: OperationRequest,
   replaceOriginal = false,
 ): Promise<Reply> {
   const { op } = request;
-  if (op.destructive) {
-    return notice(
-      `\`${op.group} ${op.action}\` is destructive and needs approval. ${op.destructive.consequence} ` +
-        'Approvals are not switched on in this workspace yet, so nothing was run.',
-    );
-  }
+  if (op.destructive) return requestApproval(deps, ctx, client, op, request.input);
   if (op.method === 'POST') return handOff(deps, ctx, request, replaceOriginal);
 
   const budget = new AbortController();
@@ -342,6 +367,6 @@ export function responseBody(reply: Reply, replaceOriginal: boolean) {
     response_type: reply.visibility,
     replace_original: replaceOriginal,
     text: reply.text,
-    blocks: reply.blocks,
-  } as never;
+    blocks: reply.blocks as never[],
+  };
 }

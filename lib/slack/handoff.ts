@@ -27,7 +27,16 @@ export const OperationJobSchema = z.object({
 });
 export type OperationJob = z.infer<typeof OperationJobSchema>;
 
-export const WorkerJobSchema = z.discriminatedUnion('kind', [OperationJobSchema]);
+/** Run an approved request (the worker claims it; a second delivery finds it claimed). */
+export const ApprovalJobSchema = z.object({
+  kind: z.literal('approval'),
+  correlationId: z.string(),
+  team: z.string(),
+  approvalId: z.string(),
+});
+export type ApprovalJob = z.infer<typeof ApprovalJobSchema>;
+
+export const WorkerJobSchema = z.discriminatedUnion('kind', [OperationJobSchema, ApprovalJobSchema]);
 export type WorkerJob = z.infer<typeof WorkerJobSchema>;
 
 export interface Handoff {

@@ -47,7 +47,10 @@ export function encodeActionValue(payload: RunPayload | PagePayload | ApprovalPa
   return JSON.stringify(payload);
 }
 
-export function decodeActionValue<T extends z.ZodType>(schema: T, value: string | undefined): z.output<T> | undefined {
+export function decodeActionValue<T extends z.ZodType>(
+  schema: T,
+  value: string | undefined,
+): z.output<T> | undefined {
   if (value === undefined) return undefined;
   try {
     const parsed = schema.safeParse(JSON.parse(value));

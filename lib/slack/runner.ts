@@ -40,6 +40,8 @@ export interface OperationRequest {
     readonly json?: boolean | undefined;
     readonly filter?: Readonly<Record<string, unknown>> | undefined;
   };
+  /** Set when the operation runs because an approval request was approved. */
+  readonly approvalId?: string | undefined;
 }
 
 export interface Reply {
@@ -60,7 +62,12 @@ export function notice(text: string, extra: readonly unknown[] = []): Reply {
 }
 
 export function loginPrompt(text: string): Reply {
-  const button = actionButton({ label: 'Log in', actionId: ActionId.login, payload: { a: 'login' }, style: 'primary' });
+  const button = actionButton({
+    label: 'Log in',
+    actionId: ActionId.login,
+    payload: { a: 'login' },
+    style: 'primary',
+  });
   const actions = button ? actionsBlock([button]) : undefined;
   return notice(text, actions ? [actions] : []);
 }
@@ -134,7 +141,11 @@ export async function runOperation(deps: RunnerDeps, request: OperationRequest, 
       const all = await client.listAll(op, input, callOptions);
       output = { data: all.data, page: 1, pages: 1, results: all.results };
     } else if (op.paginated) {
-      output = await client.paginate(op, input, { ...callOptions, page: options.page, pageSize: options.pageSize });
+      output = await client.paginate(op, input, {
+        ...callOptions,
+        page: options.page,
+        pageSize: options.pageSize,
+      });
     } else {
       output = await client.call(op, input, callOptions);
     }
@@ -170,6 +181,7 @@ async function recordChange(
       actor: request.user,
       action: request.op.id,
       target: targetOf(request.op, request.input),
+      ...(request.approvalId ? { approvalId: request.approvalId } : {}),
       result,
       ...(errorCode ? { detail: errorCode } : {}),
     });

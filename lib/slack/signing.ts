@@ -9,7 +9,11 @@ export function slackSignature(signingSecret: string, timestamp: number, rawBody
   return `v0=${createHmac('sha256', signingSecret).update(`v0:${timestamp}:${rawBody}`).digest('hex')}`;
 }
 
-export function signedHeaders(signingSecret: string, rawBody: string, timestamp = Math.floor(Date.now() / 1000)) {
+export function signedHeaders(
+  signingSecret: string,
+  rawBody: string,
+  timestamp = Math.floor(Date.now() / 1000),
+) {
   return {
     'content-type': 'application/x-www-form-urlencoded',
     'x-slack-request-timestamp': String(timestamp),

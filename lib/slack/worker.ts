@@ -1,6 +1,8 @@
+import type { WebClient } from '@slack/web-api';
 import { request } from 'undici';
 import { ApiError } from '../api/errors.js';
 import { findOperation } from '../api/operations/index.js';
+import { executeApproval } from './approvals.js';
 import type { OperationJob, WorkerJob } from './handoff.js';
 import { renderError } from './render/errors.js';
 import { notice, type Reply, type RunnerDeps, runOperation } from './runner.js';
@@ -11,6 +13,8 @@ import { notice, type Reply, type RunnerDeps, runOperation } from './runner.js';
  */
 
 export interface WorkerDeps extends RunnerDeps {
+  /** Slack's Web API with the bot token: approval cards, threads and status updates. */
+  readonly slack: WebClient;
   /** Posts a reply to a response_url; injectable so tests can observe it. */
   readonly postToResponseUrl?: (url: string, body: unknown) => Promise<void>;
 }
@@ -19,6 +23,8 @@ export async function runWorkerJob(deps: WorkerDeps, job: WorkerJob): Promise<vo
   switch (job.kind) {
     case 'operation':
       return runOperationJob(deps, job);
+    case 'approval':
+      return executeApproval(deps, job);
   }
 }
 
@@ -39,10 +45,18 @@ async function runOperationJob(deps: WorkerDeps, job: OperationJob): Promise<voi
       });
     } catch (error) {
       if (!(error instanceof ApiError)) {
-        deps.logger.error('worker job failed', { correlationId: job.correlationId, operationId: op.id, error });
+        deps.logger.error('worker job failed', {
+          correlationId: job.correlationId,
+          operationId: op.id,
+          error,
+        });
       }
       reply = {
-        ...renderError(error, { operationId: op.id, referenceId: job.correlationId.slice(0, 8), input: job.input }),
+        ...renderError(error, {
+          operationId: op.id,
+          referenceId: job.correlationId.slice(0, 8),
+          input: job.input,
+        }),
         visibility: 'ephemeral',
       };
     }

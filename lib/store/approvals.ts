@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { StoreError } from './errors.js';
 import { itemOfFailedCondition, parseItem } from './items.js';
@@ -195,6 +195,34 @@ export class ApprovalRepository {
       }),
     );
     return this.#toApproval(item);
+  }
+
+  /** Requests of a workspace still waiting for decisions (lapsed ones left out), oldest first. */
+  async listPending(team: string, limit = 50): Promise<Approval[]> {
+    const pending: Approval[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const result = await this.#ctx.doc.send(
+        new QueryCommand({
+          TableName: this.#ctx.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          FilterExpression: '#status = :pending',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':pk': keys.team(team),
+            ':prefix': 'APPROVAL#',
+            ':pending': 'pending',
+          },
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      for (const raw of result.Items ?? []) {
+        const approval = this.#toApproval(parseItem(ApprovalItemSchema, raw, 'approval'));
+        if (approval.status === 'pending') pending.push(approval);
+      }
+      startKey = result.LastEvaluatedKey;
+    } while (startKey && pending.length < limit);
+    return pending.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()).slice(0, limit);
   }
 
   async get(team: string, id: string): Promise<Approval | undefined> {

@@ -6,6 +6,7 @@ import { DeliveryClaims } from './delivery-claims.js';
 import { StoreError } from './errors.js';
 import { KmsTokenCipher } from './kms-token-cipher.js';
 import { ReportSubscriptionRepository } from './report-subscriptions.js';
+import { StatusWatchRepository } from './status-watches.js';
 import type { StoreContext } from './store-context.js';
 import { LocalKeyTokenCipher, type TokenCipher } from './token-cipher.js';
 import { TokenLinkRepository } from './token-links.js';
@@ -21,6 +22,7 @@ export type {
 export type { AuditEntry, AuditResult, NewAuditEntry } from './audit-log.js';
 export { SecretDecryptionError, StoreError } from './errors.js';
 export type { ReportKind, ReportSchedule, ReportSubscription } from './report-subscriptions.js';
+export type { NewStatusWatch, StatusWatch, WatchOutcome } from './status-watches.js';
 export type { StoreContext } from './store-context.js';
 export type { CipherContext, Envelope, TokenCipher } from './token-cipher.js';
 export type { TokenLink, TokenLookup } from './token-links.js';
@@ -33,6 +35,7 @@ export interface Store {
   readonly reports: ReportSubscriptionRepository;
   readonly audit: AuditLogRepository;
   readonly deliveries: DeliveryClaims;
+  readonly statusWatches: StatusWatchRepository;
 }
 
 export function createStore(ctx: StoreContext, cipher: TokenCipher): Store {
@@ -43,6 +46,7 @@ export function createStore(ctx: StoreContext, cipher: TokenCipher): Store {
     reports: new ReportSubscriptionRepository(ctx),
     audit: new AuditLogRepository(ctx),
     deliveries: new DeliveryClaims(ctx),
+    statusWatches: new StatusWatchRepository(ctx),
   };
 }
 

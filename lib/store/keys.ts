@@ -40,4 +40,10 @@ export const keys = {
   auditPrefix: 'AUDIT#',
   dueReports: 'DUE',
   dueReportSort: (nextRunAt: Date, id: string) => `${nextRunAt.toISOString()}#${id}`,
+  /** Marks that the owner of a token was reminded of its expiry (one item per token expiry). */
+  expiryReminder: (profile: string, expiry: Date) =>
+    `REMINDER#EXPIRY#${checkedProfile(profile)}#${expiry.toISOString()}`,
+  watch: (id: string) => `WATCH#${checkedId('watch', id)}`,
+  activeWatches: 'WATCH',
+  activeWatchSort: (startedAt: Date, id: string) => `${startedAt.toISOString()}#${id}`,
 } as const;

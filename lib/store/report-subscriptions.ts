@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { TABLE_DEFINITION } from '../../infra/table.js';
 import { isConditionFailure, parseItem } from './items.js';
 import { keys } from './keys.js';
-import type { StoreContext } from './store-context.js';
+import { epochSeconds, type StoreContext } from './store-context.js';
 
 /**
  * Channel report subscriptions. A subscription that is not paused sits in the sparse due-reports
@@ -280,6 +280,33 @@ export class ReportSubscriptionRepository {
       owned.filter((sub) => !sub.paused).map((sub) => this.pause(team, sub.id, reason)),
     );
     return paused.filter(Boolean).length;
+  }
+
+  /**
+   * Claims the one expiry reminder of a token: true the first time for this owner, profile and
+   * expiry, false ever after. A relinked token has a new expiry and so gets its own reminder.
+   */
+  async claimExpiryReminder(team: string, owner: string, profile: string, expiry: Date): Promise<boolean> {
+    try {
+      await this.#ctx.doc.send(
+        new PutCommand({
+          TableName: this.#ctx.tableName,
+          Item: {
+            pk: keys.user(team, owner),
+            sk: keys.expiryReminder(profile, expiry),
+            kind: 'expiry_reminder',
+            reminded_at: this.#ctx.now().toISOString(),
+            // Of no use once the token has expired; a day later TTL may take it.
+            expires_at: epochSeconds(expiry) + 24 * 3600,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   async #conditionalUpdate(

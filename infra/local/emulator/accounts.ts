@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { apiTime } from './clock.js';
 import { hashToken, parseScopes } from './auth.js';
+import { apiTime } from './clock.js';
 import {
   ENTITY_KINDS,
   type EntityKind,
@@ -24,21 +24,20 @@ export function noGlobalGrants(): GlobalGrants {
 
 export interface NewUser {
   username: string;
-  restricted?: boolean;
-  email?: string;
+  restricted?: boolean | undefined;
+  email?: string | undefined;
   /** Global grants of a restricted user (e.g. `{add_volumes: true, account_access: 'read_only'}`). */
-  globalGrants?: Partial<GlobalGrants>;
+  globalGrants?: Partial<GlobalGrants> | undefined;
   /** Entity grants of a restricted user. */
-  entityGrants?: { kind: EntityKind; id: number | string; permission: Permission }[];
+  entityGrants?: { kind: EntityKind; id: number | string; permission: Permission }[] | undefined;
 }
 
 export function createUser(world: World, spec: NewUser): UserRecord {
   if (world.userByName(spec.username)) throw new Error(`User ${spec.username} already exists`);
   const uid = world.nextId('user', 1001);
-  const entities = Object.fromEntries(ENTITY_KINDS.map((kind) => [kind, new Map<string, Permission>()])) as Record<
-    EntityKind,
-    Map<string, Permission>
-  >;
+  const entities = Object.fromEntries(
+    ENTITY_KINDS.map((kind) => [kind, new Map<string, Permission>()]),
+  ) as Record<EntityKind, Map<string, Permission>>;
   for (const grant of spec.entityGrants ?? []) entities[grant.kind].set(String(grant.id), grant.permission);
   const user: UserRecord = {
     uid,
@@ -77,7 +76,11 @@ export interface NewToken {
 }
 
 /** Creates a token that works at once; returns the full token string, which is not stored. */
-export function issueToken(world: World, user: UserRecord, spec: NewToken = {}): { token: string; record: TokenRecord } {
+export function issueToken(
+  world: World,
+  user: UserRecord,
+  spec: NewToken = {},
+): { token: string; record: TokenRecord } {
   const scopes = spec.scopes ?? '*';
   const parsed = parseScopes(scopes);
   const token = spec.token ?? randomBytes(32).toString('hex');
@@ -94,6 +97,7 @@ export function issueToken(world: World, user: UserRecord, spec: NewToken = {}):
   };
   world.tokens.set(record.id, record);
   world.tokensByHash.set(record.hash, record);
+  world.issuedTokens.push({ token, username: user.username, createdAt: record.created });
   return { token, record };
 }
 

@@ -63,7 +63,9 @@ export function scopesCover(granted: string, needed: Scope): boolean {
   const parsed = parseScopes(granted);
   if (parsed === '*') return true;
   const [area] = needed.split(':');
-  return parsed.some((scope) => scope === needed || (scope === `${area}:read_write` && needed.endsWith(':read_only')));
+  return parsed.some(
+    (scope) => scope === needed || (scope === `${area}:read_write` && needed.endsWith(':read_only')),
+  );
 }
 
 /** Documents' profile rule 6: a new token's scopes may not exceed those of the acting token. */
@@ -89,7 +91,11 @@ export function hasScopes(caller: Caller, op: AnyOperation): boolean {
 // Grants of restricted users
 
 /** The caller's permission on one entity: unrestricted users may do everything. */
-export function permissionOn(user: UserRecord, kind: EntityKind, id: number | string): Permission | undefined {
+export function permissionOn(
+  user: UserRecord,
+  kind: EntityKind,
+  id: number | string,
+): Permission | undefined {
   if (!user.restricted) return 'read_write';
   return user.grants.entities[kind].get(String(id));
 }
@@ -106,7 +112,12 @@ const KIND_NAMES: Record<EntityKind, string> = {
 };
 
 /** 403 when a restricted user lacks the permission (read_write includes read_only). */
-export function requirePermission(user: UserRecord, kind: EntityKind, id: number | string, needed: Permission): void {
+export function requirePermission(
+  user: UserRecord,
+  kind: EntityKind,
+  id: number | string,
+  needed: Permission,
+): void {
   const held = permissionOn(user, kind, id);
   if (held === 'read_write' || (held === 'read_only' && needed === 'read_only')) return;
   throw forbidden(`You need ${needed} access to ${KIND_NAMES[kind]} ${id}`);

@@ -65,7 +65,10 @@ export const NODE_TYPES: readonly NodeType[] = [
   nodeType('g6-dedicated-4', 'Dedicated 8GB', 'dedicated', 8, 160, 4, 5000, 0.108),
   nodeType('g6-dedicated-16', 'Dedicated 32GB', 'dedicated', 32, 640, 16, 7000, 0.432),
   nodeType('g6-dedicated-32', 'Dedicated 64GB', 'dedicated', 64, 1280, 32, 8000, 0.864),
-  { ...nodeType('g5-standard-1', 'Linode 2GB (legacy)', 'standard', 2, 30, 1, 2000, 0.015), deprecated: true },
+  {
+    ...nodeType('g5-standard-1', 'Linode 2GB (legacy)', 'standard', 2, 30, 1, 2000, 0.015),
+    deprecated: true,
+  },
 ];
 
 function nodeType(
@@ -135,13 +138,69 @@ export interface PublicImage {
 }
 
 export const PUBLIC_IMAGES: readonly PublicImage[] = [
-  { id: 'node/debian12', label: 'Debian 12', vendor: 'Debian', size: 1300, cloudInit: true, deprecated: false, eol: '2028-06-30T04:00:00' },
-  { id: 'node/debian11', label: 'Debian 11', vendor: 'Debian', size: 1100, cloudInit: true, deprecated: false, eol: '2026-08-31T04:00:00' },
-  { id: 'node/ubuntu24.04', label: 'Ubuntu 24.04 LTS', vendor: 'Ubuntu', size: 2500, cloudInit: true, deprecated: false, eol: '2029-05-31T04:00:00' },
-  { id: 'node/ubuntu22.04', label: 'Ubuntu 22.04 LTS', vendor: 'Ubuntu', size: 2400, cloudInit: true, deprecated: false, eol: '2027-04-01T04:00:00' },
-  { id: 'node/almalinux9', label: 'AlmaLinux 9', vendor: 'AlmaLinux', size: 2300, cloudInit: true, deprecated: false, eol: '2032-05-31T04:00:00' },
-  { id: 'node/alpine3.19', label: 'Alpine 3.19', vendor: 'Alpine', size: 300, cloudInit: false, deprecated: false, eol: '2025-11-01T04:00:00' },
-  { id: 'node/centos7', label: 'CentOS 7', vendor: 'CentOS', size: 2000, cloudInit: false, deprecated: true, eol: '2024-06-30T04:00:00' },
+  {
+    id: 'node/debian12',
+    label: 'Debian 12',
+    vendor: 'Debian',
+    size: 1300,
+    cloudInit: true,
+    deprecated: false,
+    eol: '2028-06-30T04:00:00',
+  },
+  {
+    id: 'node/debian11',
+    label: 'Debian 11',
+    vendor: 'Debian',
+    size: 1100,
+    cloudInit: true,
+    deprecated: false,
+    eol: '2026-08-31T04:00:00',
+  },
+  {
+    id: 'node/ubuntu24.04',
+    label: 'Ubuntu 24.04 LTS',
+    vendor: 'Ubuntu',
+    size: 2500,
+    cloudInit: true,
+    deprecated: false,
+    eol: '2029-05-31T04:00:00',
+  },
+  {
+    id: 'node/ubuntu22.04',
+    label: 'Ubuntu 22.04 LTS',
+    vendor: 'Ubuntu',
+    size: 2400,
+    cloudInit: true,
+    deprecated: false,
+    eol: '2027-04-01T04:00:00',
+  },
+  {
+    id: 'node/almalinux9',
+    label: 'AlmaLinux 9',
+    vendor: 'AlmaLinux',
+    size: 2300,
+    cloudInit: true,
+    deprecated: false,
+    eol: '2032-05-31T04:00:00',
+  },
+  {
+    id: 'node/alpine3.19',
+    label: 'Alpine 3.19',
+    vendor: 'Alpine',
+    size: 300,
+    cloudInit: false,
+    deprecated: false,
+    eol: '2025-11-01T04:00:00',
+  },
+  {
+    id: 'node/centos7',
+    label: 'CentOS 7',
+    vendor: 'CentOS',
+    size: 2000,
+    cloudInit: false,
+    deprecated: true,
+    eol: '2024-06-30T04:00:00',
+  },
 ];
 
 export interface StackScript {
@@ -153,8 +212,18 @@ export interface StackScript {
 }
 
 export const STACKSCRIPTS: readonly StackScript[] = [
-  { id: 401, label: 'LAMP stack', images: ['node/debian12', 'node/ubuntu22.04'], requiredFields: ['db_password'] },
-  { id: 402, label: 'Docker host', images: ['node/debian12', 'node/ubuntu24.04', 'node/almalinux9'], requiredFields: [] },
+  {
+    id: 401,
+    label: 'LAMP stack',
+    images: ['node/debian12', 'node/ubuntu22.04'],
+    requiredFields: ['db_password'],
+  },
+  {
+    id: 402,
+    label: 'Docker host',
+    images: ['node/debian12', 'node/ubuntu24.04', 'node/almalinux9'],
+    requiredFields: [],
+  },
 ];
 
 export const SECURITY_QUESTIONS: readonly { id: number; question: string }[] = [

@@ -11,23 +11,23 @@ export type FaultKind = 'status' | 'rate-limit' | 'drop' | 'slow-body';
 export interface FaultSpec {
   kind: FaultKind;
   /** For `status`: 500, 502 or 503 (default 503). */
-  status?: 500 | 502 | 503;
+  status?: 500 | 502 | 503 | undefined;
   /** For `rate-limit` (and optionally `status` 503): seconds the client should wait. */
-  retryAfterSeconds?: number;
+  retryAfterSeconds?: number | undefined;
   /** For `slow-body`: how long the body takes to arrive, in ms (default 2000). */
-  bodyDurationMs?: number;
+  bodyDurationMs?: number | undefined;
   /** Operation ids; absent: every operation. */
-  operations?: readonly string[];
+  operations?: readonly string[] | undefined;
   /** Share of matching calls affected, 0..1 (default 1). */
-  share?: number;
+  share?: number | undefined;
   /** Affect at most this many calls, then the fault is spent (default: no limit). */
-  times?: number;
+  times?: number | undefined;
 }
 
 export interface LatencySpec {
   ms: number;
   /** Operation ids; absent: every operation. */
-  operations?: readonly string[];
+  operations?: readonly string[] | undefined;
 }
 
 export interface ActiveFault extends FaultSpec {
@@ -62,6 +62,10 @@ export class FaultInjector {
   addLatency(spec: LatencySpec): void {
     if (!(spec.ms >= 0)) throw new Error('latency must be 0 ms or more');
     this.#latency.push(spec);
+  }
+
+  clearLatency(): void {
+    this.#latency = [];
   }
 
   clear(): void {

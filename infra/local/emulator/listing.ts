@@ -46,12 +46,10 @@ function equals(actual: unknown, expected: unknown): boolean {
 }
 
 class FilterCompiler {
-  readonly #op: AnyOperation;
   readonly #filterable: Set<string>;
   readonly problems: FieldError[] = [];
 
   constructor(op: AnyOperation) {
-    this.#op = op;
     this.#filterable = new Set(op.filterable.map(normalizeField));
   }
 
@@ -68,7 +66,9 @@ class FilterCompiler {
           continue;
         }
         const parts = value.map((nested, index) => this.compile(nested, `${key}[${index}]`));
-        tests.push(key === '+and' ? (item) => parts.every((t) => t(item)) : (item) => parts.some((t) => t(item)));
+        tests.push(
+          key === '+and' ? (item) => parts.every((t) => t(item)) : (item) => parts.some((t) => t(item)),
+        );
       } else if (key === '+order_by' || key === '+order') {
         // Ordering is read from the top level by `orderOf`; nested ordering keys are ignored.
       } else if (key.startsWith('+')) {
@@ -112,7 +112,9 @@ class FilterCompiler {
           break;
         case '+contains':
           if (typeof operand !== 'string') this.problems.push({ field: key, reason: '+contains needs text' });
-          checks.push((v) => typeof v === 'string' && v.toLowerCase().includes(String(operand).toLowerCase()));
+          checks.push(
+            (v) => typeof v === 'string' && v.toLowerCase().includes(String(operand).toLowerCase()),
+          );
           break;
         case '+neq':
           checks.push((v) => !equals(v, operand));
@@ -135,7 +137,11 @@ interface Ordering {
   direction: 1 | -1;
 }
 
-function orderOf(op: AnyOperation, filter: Record<string, unknown>, problems: FieldError[]): Ordering | undefined {
+function orderOf(
+  op: AnyOperation,
+  filter: Record<string, unknown>,
+  problems: FieldError[],
+): Ordering | undefined {
   const orderBy = filter['+order_by'];
   const order = filter['+order'];
   if (order !== undefined && order !== 'asc' && order !== 'desc') {

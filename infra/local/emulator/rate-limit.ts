@@ -13,16 +13,16 @@ export interface RateRule {
 
 export interface RateLimitOptions {
   /** Every request of a caller. Default 800 per 2 minutes. */
-  general?: RateRule | false;
+  general?: RateRule | false | undefined;
   /** Each operation separately. Default 400 per minute. */
-  perOperation?: RateRule | false;
+  perOperation?: RateRule | false | undefined;
   /** GETs of paginated collections. Default 200 per minute. */
-  paginated?: RateRule | false;
+  paginated?: RateRule | false | undefined;
   /**
    * Dedicated limits, keyed by operation id or by `METHOD /path`. `true` turns on the published
    * ones (node create, volume create, image list, managed stats). Default off.
    */
-  dedicated?: boolean | Record<string, RateRule>;
+  dedicated?: boolean | Record<string, RateRule> | undefined;
 }
 
 export const PUBLISHED_DEDICATED_LIMITS: Readonly<Record<string, RateRule>> = {

@@ -26,7 +26,8 @@ export class RequestFields {
 
   int(name: string): number {
     const value = this.#values[name];
-    if (typeof value !== 'number' || !Number.isInteger(value)) throw badRequest('must be a whole number', name);
+    if (typeof value !== 'number' || !Number.isInteger(value))
+      throw badRequest('must be a whole number', name);
     return value;
   }
 
@@ -36,7 +37,8 @@ export class RequestFields {
 
   text(name: string): string {
     const value = this.#values[name];
-    if (typeof value !== 'string') throw badRequest(value === undefined ? 'is required' : 'must be text', name);
+    if (typeof value !== 'string')
+      throw badRequest(value === undefined ? 'is required' : 'must be text', name);
     return value;
   }
 

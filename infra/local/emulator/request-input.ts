@@ -24,7 +24,10 @@ function unwrap(schema: z.ZodType): z.ZodType {
   let current = schema;
   for (;;) {
     const def = defOf(current);
-    if (def.innerType && ['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch'].includes(def.type)) {
+    if (
+      def.innerType &&
+      ['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch'].includes(def.type)
+    ) {
       current = def.innerType;
     } else if (def.type === 'pipe' && def.in) {
       current = def.in;
@@ -94,7 +97,9 @@ export function parseOperationInput(op: AnyOperation, raw: RawRequest): Record<s
     const errors = fieldErrorsFromIssues(parsed.error.issues);
     throw new EmulatorError(
       400,
-      errors.map((e) => (e.field === undefined ? { reason: e.reason } : { field: e.field, reason: e.reason })),
+      errors.map((e) =>
+        e.field === undefined ? { reason: e.reason } : { field: e.field, reason: e.reason },
+      ),
     );
   }
   return isRecord(parsed.data) ? parsed.data : {};

@@ -19,7 +19,10 @@ export interface RouteMatch {
   pathParams: Record<string, string>;
 }
 
-export type RouteResult = { kind: 'found'; match: RouteMatch } | { kind: 'wrong-method' } | { kind: 'unknown' };
+export type RouteResult =
+  | { kind: 'found'; match: RouteMatch }
+  | { kind: 'wrong-method' }
+  | { kind: 'unknown' };
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,5 +1,5 @@
-import type { Clock } from './clock.js';
 import type { EngineKind } from './catalog.js';
+import type { Clock } from './clock.js';
 import { SeededRandom } from './seeded-random.js';
 
 /**
@@ -117,6 +117,13 @@ export interface TokenRecord {
   hash: string;
   /** OAuth client the token belongs to; personal access tokens have none. */
   appId: number | null;
+}
+
+/** A token as handed out, kept only for the control interface (tests read it like the SMS outbox). */
+export interface IssuedToken {
+  token: string;
+  username: string;
+  createdAt: number;
 }
 
 export interface SmsMessage {
@@ -428,6 +435,7 @@ export class World {
   readonly tokens = new Map<number, TokenRecord>();
   readonly tokensByHash = new Map<string, TokenRecord>();
   readonly sms: SmsMessage[] = [];
+  readonly issuedTokens: IssuedToken[] = [];
   readonly nodes = new Map<number, NodeRecord>();
   readonly volumes = new Map<number, VolumeRecord>();
   readonly images = new Map<string, ImageRecord>();
@@ -474,7 +482,10 @@ export class World {
       for (let i = 0; i < this.#timeline.length; i++) {
         const entry = this.#timeline[i] as TimelineEntry;
         const best = this.#timeline[nextIndex];
-        if (entry.at <= now && (!best || entry.at < best.at || (entry.at === best.at && entry.order < best.order))) {
+        if (
+          entry.at <= now &&
+          (!best || entry.at < best.at || (entry.at === best.at && entry.order < best.order))
+        ) {
           nextIndex = i;
         }
       }

@@ -89,7 +89,8 @@ export class SlackWorkspace {
   async click(user: string, message: StoredMessage, target: ClickTarget): Promise<Delivery> {
     const { standIn } = this.#options;
     const found = findElement(message.blocks, target);
-    if (!found) throw new Error(`No element ${target.actionId} ${target.value ?? ''} in message ${message.ts}`);
+    if (!found)
+      throw new Error(`No element ${target.actionId} ${target.value ?? ''} in message ${message.ts}`);
     const { element, blockId } = found;
     const actionTs = `${Math.floor(Date.now() / 1000)}.${randomBytes(3).readUIntBE(0, 3)}`;
     const action: Record<string, unknown> = {
@@ -147,16 +148,23 @@ export class SlackWorkspace {
     const payload = {
       type: 'view_submission',
       team: { id: this.teamId, domain: this.#options.standIn.store.seed.team.domain },
-      user: { id: user, username: this.#options.standIn.store.user(user)?.name ?? user, team_id: this.teamId },
+      user: {
+        id: user,
+        username: this.#options.standIn.store.user(user)?.name ?? user,
+        team_id: this.teamId,
+      },
       api_app_id: 'A0CLOUD',
       token: 'deprecated-verification-token',
       trigger_id: this.#options.standIn.triggerIdFor(user),
       view: { ...view.view, id: view.id, state: { values: state } },
       response_urls: [],
     };
-    const delivery = await this.#deliver(new URLSearchParams({ payload: JSON.stringify(payload) }).toString());
+    const delivery = await this.#deliver(
+      new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+    );
     const answer = delivery.body as { response_action?: string } | undefined;
-    if (delivery.status === 200 && answer?.response_action !== 'errors') this.#options.standIn.store.closeView(view.id);
+    if (delivery.status === 200 && answer?.response_action !== 'errors')
+      this.#options.standIn.store.closeView(view.id);
     return delivery;
   }
 
@@ -197,7 +205,8 @@ function findElement(blocks: readonly unknown[], target: ClickTarget): FoundElem
       const element = candidate as Record<string, unknown>;
       if (element.action_id !== target.actionId) continue;
       if (target.value !== undefined && element.type === 'button' && element.value !== target.value) continue;
-      if (target.option !== undefined && element.type !== 'button' && !pickOption(element, target.option)) continue;
+      if (target.option !== undefined && element.type !== 'button' && !pickOption(element, target.option))
+        continue;
       return { blockId, element };
     }
   }

@@ -94,6 +94,8 @@ export const imageOperations = [
     scopes: ['images:read_write'],
     grants: ['add_images'],
     paginated: false,
+    // `upload_to` is a signed address: whoever holds it can upload an image into the account.
+    sensitive: true,
     request: z.strictObject({
       label: text(1),
       region: text(1),

@@ -38,18 +38,24 @@ export interface EphemeralOnlyMessage extends RenderedMessage {
 export const MESSAGE_BUDGET = 11_000;
 
 /** The fallback `text` of a message (notifications, screen readers): one short line. */
-export const FALLBACK_TEXT_MAX = 300;
+const FALLBACK_TEXT_MAX = 300;
 
 export function fallbackText(text: string): string {
   return truncate(text.replace(/\s+/g, ' ').trim(), FALLBACK_TEXT_MAX) || 'Cloud';
 }
 
-export function plainText(text: string, max: number) {
+function plainText(text: string, max: number) {
   return { type: 'plain_text' as const, text: truncate(text.trim() === '' ? ' ' : text, max) };
 }
 
-export function mrkdwnText(text: string, max: number = SLACK_LIMITS.sectionText) {
-  return { type: 'mrkdwn' as const, text: truncate(text.trim() === '' ? ' ' : text, max) };
+/** Text cut short must not end in half an escape (`&am…`), which Slack would show as is. */
+export function truncateMrkdwn(text: string, max: number): string {
+  const cut = truncate(text, max);
+  return cut === text ? cut : cut.replace(/&[a-z]{0,3}…$/, '…');
+}
+
+function mrkdwnText(text: string, max: number = SLACK_LIMITS.sectionText) {
+  return { type: 'mrkdwn' as const, text: truncateMrkdwn(text.trim() === '' ? ' ' : text, max) };
 }
 
 export function headerBlock(text: string): HeaderBlock {
@@ -86,10 +92,6 @@ export function contextBlock(...texts: string[]): ContextBlock {
     .slice(0, SLACK_LIMITS.contextElements)
     .map((t) => mrkdwnText(t, 1000));
   return { type: 'context', elements: elements.length > 0 ? elements : [mrkdwnText(' ')] };
-}
-
-export function dividerBlock(): KnownBlock {
-  return { type: 'divider' };
 }
 
 export interface ConfirmInput {

@@ -29,7 +29,7 @@ import {
 
 /** Fields a detail view shows at most: two sections of ten. */
 export const MAX_DETAIL_FIELDS = 2 * SLACK_LIMITS.sectionFields;
-const FIELD_VALUE_MAX = 400;
+const FIELD_VALUE_MAX = 300;
 const NESTED_SUMMARY_ENTRIES = 6;
 const CODE_BUDGET = 6000;
 

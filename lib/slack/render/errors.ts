@@ -268,6 +268,8 @@ function forbiddenHints(op: AnyOperation | undefined, context: ErrorReplyContext
       }
     }
   }
+  if (hints.length === 0)
+    hints.push(`• ${codeSpan(`${SLASH_COMMAND} profile grants`)} shows what you may access.`);
   return hints;
 }
 

@@ -1,5 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import type { AnyOperation } from '../../api/operation.js';
+import { SLASH_COMMAND } from '../../commands/registry.js';
 import { codeSections, contextBlock, type RenderedMessage } from './blocks.js';
 import { withoutSecretFields } from './items.js';
 import { codeSpan } from './text.js';
@@ -17,7 +18,7 @@ export function renderJson(op: AnyOperation, output: unknown, options: JsonOptio
   const value = options.keepSecrets ? output : withoutSecretFields(output);
   const json = JSON.stringify(value, null, 2) ?? 'null';
   const { sections, complete } = codeSections(json, JSON_BUDGET);
-  const title = `/cloud ${op.group} ${op.action}`;
+  const title = `${SLASH_COMMAND} ${op.group} ${op.action}`;
   const blocks: KnownBlock[] = [contextBlock(`${codeSpan(title)} as JSON`), ...sections];
   if (!complete) {
     blocks.push(

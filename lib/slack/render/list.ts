@@ -1,5 +1,6 @@
 import type { KnownBlock, SectionBlock } from '@slack/types';
 import type { AnyOperation, Page } from '../../api/operation.js';
+import { SLASH_COMMAND } from '../../commands/registry.js';
 import { ActionId, type PagePayload } from '../interactions.js';
 import { truncate } from '../limits.js';
 import {
@@ -113,7 +114,7 @@ function contextLine(op: AnyOperation, options: ListOptions): string | undefined
   const view = viewOperationOf(itemRoute);
   if (view)
     parts.push(
-      `details: ${codeSpan(`/cloud ${view.group} ${view.action} ${view.pathParams.map((p) => `<${p}>`).join(' ')}`)}`,
+      `details: ${codeSpan(`${SLASH_COMMAND} ${view.group} ${view.action} ${view.pathParams.map((p) => `<${p}>`).join(' ')}`)}`,
     );
   return parts.length > 0 ? parts.join(' · ') : undefined;
 }

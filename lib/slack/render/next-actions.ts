@@ -61,7 +61,7 @@ export function nextActionsOf(kind: ResourceKind, item: Item, ref: ResourceRef):
 }
 
 /** The run payload that shows the item itself. */
-export function viewPayloadOf(ref: ResourceRef): RunPayload | undefined {
+function viewPayloadOf(ref: ResourceRef): RunPayload | undefined {
   const view = viewOperationOf(ref.route);
   return view ? runPayloadFor(view, ref.values) : undefined;
 }

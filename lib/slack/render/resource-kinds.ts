@@ -136,7 +136,7 @@ const parentValue = (_item: Item, ref: ResourceRef) => ref.values.slice(0, 1);
 const DELETE: NextAction = { label: 'Delete', method: 'DELETE', suffix: '' };
 const REVOKE: NextAction = { label: 'Revoke', method: 'DELETE', suffix: '' };
 
-export const RESOURCE_KINDS: readonly ResourceKind[] = [
+const RESOURCE_KINDS: readonly ResourceKind[] = [
   {
     key: 'node',
     noun: 'node',
@@ -686,11 +686,6 @@ export function kindOfRoute(route: string): KindMatch {
     }
   }
   return { kind: GENERIC, collectionRoute: route, rest: [] };
-}
-
-/** A kind by its key (tests, and renderers that know what they show). */
-export function kindByKey(key: string): ResourceKind {
-  return RESOURCE_KINDS.find((kind) => kind.key === key) ?? GENERIC;
 }
 
 export function isGenericKind(kind: ResourceKind): boolean {

@@ -1,4 +1,5 @@
 import type { AnyOperation, Page } from '../../api/operation.js';
+import { SLASH_COMMAND } from '../../commands/registry.js';
 import { ActionId } from '../interactions.js';
 import {
   actionButton,
@@ -23,7 +24,10 @@ import { isSensitiveResult, renderSensitiveResult, type TwoFactorOptions } from 
 import { capitalize, codeSpan, escapeMrkdwn } from './text.js';
 
 export interface ResultOptions extends TwoFactorOptions {
-  /** The page that was asked for; the envelope's own page number wins when present. */
+  /**
+   * The page that was asked for. Accepted so a job's options pass through as they are; the list
+   * shows the page the envelope says came back.
+   */
   page?: number | undefined;
   pageSize?: number | undefined;
   filter?: Record<string, unknown> | undefined;
@@ -50,9 +54,7 @@ export function renderOperationResult(
   if (isSensitiveResult(op)) return renderSensitiveResult(op, input, output, options);
   if (options.json) return renderJson(op, output);
   if (op.paginated && isPage(output)) {
-    const page =
-      options.page !== undefined && output.page === undefined ? { ...output, page: options.page } : output;
-    return renderList(op, input, page, {
+    return renderList(op, input, output, {
       pageSize: options.pageSize,
       filter: options.filter,
       all: options.all,
@@ -159,6 +161,8 @@ const PAST_TENSE: Readonly<Record<string, string>> = {
   revoke: 'revoked',
   cancel: 'cancelled',
   boot: 'booting',
+  clone: 'cloned',
+  resize: 'resized',
   patch: 'patched',
   reset: 'reset',
   restore: 'restored',
@@ -214,11 +218,12 @@ function nextStepHint(op: AnyOperation, input: Record<string, unknown>): string 
     const view = findOperationByRoute('GET', route.replace(/\/reset$/, ''));
     const db = pathValuesOf(op, input)[0];
     if (view && db !== undefined)
-      return `\nSee the new password (only to you) with ${codeSpan(`/cloud ${view.group} ${view.action} ${db}`)}.`;
+      return `\nSee the new password (only to you) with ${codeSpan(`${SLASH_COMMAND} ${view.group} ${view.action} ${db}`)}.`;
   }
   if (op.method === 'POST' && route === '/profile/phone-number') {
     const verify = findOperationByRoute('POST', '/profile/phone-number/verify');
-    if (verify) return `\nThen: ${codeSpan(`/cloud ${verify.group} ${verify.action} --otp-code <code>`)}`;
+    if (verify)
+      return `\nThen: ${codeSpan(`${SLASH_COMMAND} ${verify.group} ${verify.action} --otp-code <code>`)}`;
   }
   return '';
 }

@@ -1,5 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import type { AnyOperation } from '../../api/operation.js';
+import { SLASH_COMMAND } from '../../commands/registry.js';
 import {
   codeSections,
   contextBlock,
@@ -59,7 +60,7 @@ export function renderNewToken(token: NewToken): EphemeralOnlyMessage {
         ['Expires', token.expiry ? formatAbsoluteDate(token.expiry) : 'never (until revoked)'],
         ...(token.id === undefined ? [] : ([['Id', codeSpan(String(token.id))]] as const)),
       ]),
-      contextBlock(ONLY_YOU, 'To use it with this bot: `/cloud login`.'),
+      contextBlock(ONLY_YOU, `To use it with this bot: ${codeSpan(`${SLASH_COMMAND} login`)}.`),
     ],
   });
 }
@@ -113,7 +114,7 @@ export function renderTwoFactorSecret(
   const heading = 'Two-factor authentication: your secret';
   const confirm = findOperationByRoute('POST', '/profile/tfa-enable-confirm');
   const confirmHint = confirm
-    ? `Then confirm with a current code: ${codeSpan(`/cloud ${confirm.group} ${confirm.action} --tfa-code <code>`)}`
+    ? `Then confirm with a current code: ${codeSpan(`${SLASH_COMMAND} ${confirm.group} ${confirm.action} --tfa-code <code>`)}`
     : 'Then confirm with a current code from the app.';
   return ephemeral({
     text: fallbackText(heading),

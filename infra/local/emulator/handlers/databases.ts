@@ -9,7 +9,13 @@ import {
 } from '../catalog.js';
 import { apiTime, DAY, HOUR, MINUTE, SECOND } from '../clock.js';
 import { badRequest } from '../errors.js';
-import type { DatabaseBackupRecord, DatabaseRecord, DatabaseStatus, MaintenanceWindow, World } from '../world.js';
+import type {
+  DatabaseBackupRecord,
+  DatabaseRecord,
+  DatabaseStatus,
+  MaintenanceWindow,
+  World,
+} from '../world.js';
 import { byId, found } from './lookup.js';
 import { empty, type HandlerContext, type HandlerTable, json, list } from './types.js';
 
@@ -78,7 +84,8 @@ export function inMaintenanceWindow(window: MaintenanceWindow, now: number): boo
  * (rule 8); a three-node cluster patches one member at a time and stays active.
  */
 export function statusOf(db: DatabaseRecord, now: number): DatabaseStatus {
-  if (db.status === 'active' && db.cluster_size === 1 && inMaintenanceWindow(db.updates, now)) return 'updating';
+  if (db.status === 'active' && db.cluster_size === 1 && inMaintenanceWindow(db.updates, now))
+    return 'updating';
   return db.status;
 }
 
@@ -163,11 +170,12 @@ export function newDatabase(
     | 'resizeUntil'
     | 'autoBackupsThrough'
     | 'caCertificate'
-  >,
+  > & { createdAt?: number },
 ): DatabaseRecord {
-  const now = world.now();
+  const { createdAt, ...fields } = spec;
+  const now = createdAt ?? world.now();
   const db: DatabaseRecord = {
-    ...spec,
+    ...fields,
     id: world.nextId('database', 41),
     created: now,
     updated: now,
@@ -201,7 +209,12 @@ export function newDatabase(
 // ---------------------------------------------------------------------------------------------
 // Preconditions (rule 3)
 
-function requireStatus(db: DatabaseRecord, now: number, allowed: readonly DatabaseStatus[], action: string): void {
+function requireStatus(
+  db: DatabaseRecord,
+  now: number,
+  allowed: readonly DatabaseStatus[],
+  action: string,
+): void {
   const status = statusOf(db, now);
   if (!allowed.includes(status)) {
     throw badRequest(`The database is ${status}; ${action} needs it to be ${allowed.join(' or ')}`);
@@ -209,10 +222,16 @@ function requireStatus(db: DatabaseRecord, now: number, allowed: readonly Databa
 }
 
 function requireProvisioned(db: DatabaseRecord, action: string): void {
-  if (db.status === 'provisioning') throw badRequest(`The database is still provisioning; ${action} must wait`);
+  if (db.status === 'provisioning')
+    throw badRequest(`The database is still provisioning; ${action} must wait`);
 }
 
-function settleStatus(world: World, db: DatabaseRecord, ms: number, next: (db: DatabaseRecord) => DatabaseStatus): void {
+function settleStatus(
+  world: World,
+  db: DatabaseRecord,
+  ms: number,
+  next: (db: DatabaseRecord) => DatabaseStatus,
+): void {
   world.schedule(world.now() + ms, (at) => {
     if (world.databases.get(db.id) !== db) return;
     db.status = next(db);
@@ -242,7 +261,8 @@ function backupOf(ctx: HandlerContext, db: DatabaseRecord): DatabaseBackupRecord
 
 function checkUniqueLabel(world: World, label: string, exceptId?: number): void {
   for (const db of world.databases.values()) {
-    if (db.label === label && db.id !== exceptId) throw badRequest('must be unique among your databases', 'label');
+    if (db.label === label && db.id !== exceptId)
+      throw badRequest('must be unique among your databases', 'label');
   }
 }
 
@@ -261,7 +281,8 @@ function createDatabase(ctx: HandlerContext) {
   const kind = kindOfPath(ctx);
   const engineId = ctx.input.text('engine');
   const engine = DATABASE_ENGINES.find((e) => e.id === engineId);
-  if (!engine || engine.engine !== kind) throw badRequest(`${engineId} is not a ${kind} engine version`, 'engine');
+  if (!engine || engine.engine !== kind)
+    throw badRequest(`${engineId} is not a ${kind} engine version`, 'engine');
   const region = ctx.input.text('region');
   if (!findRegion(region)?.capabilities.includes('Managed Databases')) {
     throw badRequest(`${region} does not offer managed databases`, 'region');
@@ -363,13 +384,15 @@ function listBackups(ctx: HandlerContext) {
 function createSnapshot(ctx: HandlerContext) {
   const db = databaseFor(ctx, 'read_write');
   requireStatus(db, ctx.now, ['active'], 'a snapshot');
-  if (db.snapshotInProgress) throw badRequest('A backup is already running; only one backup may run at a time');
+  if (db.snapshotInProgress)
+    throw badRequest('A backup is already running; only one backup may run at a time');
   const snapshots = db.backups.filter((b) => b.type === 'snapshot');
   if (snapshots.length >= MAX_SNAPSHOTS) {
     throw badRequest(`A database keeps at most ${MAX_SNAPSHOTS} snapshots; delete one first`);
   }
   const label = ctx.input.text('label');
-  if (db.backups.some((b) => b.label === label)) throw badRequest('must be unique among the backups', 'label');
+  if (db.backups.some((b) => b.label === label))
+    throw badRequest('must be unique among the backups', 'label');
   if (ctx.input.optionalText('target') === 'secondary' && db.cluster_size !== 3) {
     throw badRequest('secondary needs a high-availability cluster of three nodes', 'target');
   }
@@ -407,7 +430,9 @@ function restoreBackup(ctx: HandlerContext) {
   db.updated = ctx.now;
   settleStatus(ctx.world, db, DATABASE_RESTORE_MS, (restored) => {
     restored.used_disk_size_gb = backup.usedDiskSizeGb;
-    return restored.credentialsResetAt !== null && restored.credentialsResetAt > backup.created ? 'failed' : 'active';
+    return restored.credentialsResetAt !== null && restored.credentialsResetAt > backup.created
+      ? 'failed'
+      : 'active';
   });
   return empty();
 }
@@ -481,7 +506,8 @@ function engineHandlers(kind: EngineKind): HandlerTable {
 }
 
 export const databaseHandlers: HandlerTable = {
-  'GET /databases/engines': () => list(DATABASE_ENGINES.map((e) => ({ id: e.id, engine: e.engine, version: e.version }))),
+  'GET /databases/engines': () =>
+    list(DATABASE_ENGINES.map((e) => ({ id: e.id, engine: e.engine, version: e.version }))),
   'GET /databases/engines/{engineId}': (ctx) => {
     const engine = found(
       DATABASE_ENGINES.find((e) => e.id === ctx.input.text('engineId')),

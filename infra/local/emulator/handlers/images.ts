@@ -45,7 +45,10 @@ export function imageVisible(image: ImageRecord, user: UserRecord | undefined): 
 
 export function newPrivateImage(
   world: World,
-  spec: Pick<ImageRecord, 'label' | 'description' | 'capabilities' | 'size' | 'status' | 'region' | 'created_by'>,
+  spec: Pick<
+    ImageRecord,
+    'label' | 'description' | 'capabilities' | 'size' | 'status' | 'region' | 'created_by'
+  >,
 ): ImageRecord {
   const now = world.now();
   const image: ImageRecord = {
@@ -164,7 +167,8 @@ export const imageHandlers: HandlerTable = {
   'DELETE /images/{imageId}': (ctx) => {
     const image = privateImageFor(ctx);
     ctx.world.images.delete(image.id);
-    for (const [id, session] of ctx.world.uploads) if (session.imageId === image.id) ctx.world.uploads.delete(id);
+    for (const [id, session] of ctx.world.uploads)
+      if (session.imageId === image.id) ctx.world.uploads.delete(id);
     forgetEntity(ctx.world, 'image', image.id);
     return empty();
   },
@@ -182,7 +186,7 @@ export function receiveUpload(world: World, sessionId: string, upload: ReceivedU
   const session = world.uploads.get(sessionId);
   if (!session || session.expiresAt <= world.now()) throw notFound('Upload address not found or expired');
   const image = world.images.get(session.imageId);
-  if (!image || image.status !== 'pending_upload') throw notFound('Upload address not found or expired');
+  if (image?.status !== 'pending_upload') throw notFound('Upload address not found or expired');
   if (upload.contentType?.split(';')[0]?.trim().toLowerCase() !== 'application/octet-stream') {
     throw new EmulatorError(400, [{ field: 'Content-Type', reason: 'must be application/octet-stream' }]);
   }

@@ -42,7 +42,12 @@ function renderCredential(credential: ManagedCredentialRecord) {
 }
 
 export function renderIssue(issue: ManagedIssueRecord) {
-  return { id: issue.id, created: apiTime(issue.created), services: [...issue.services], entity: { ...issue.entity } };
+  return {
+    id: issue.id,
+    created: apiTime(issue.created),
+    services: [...issue.services],
+    entity: { ...issue.entity },
+  };
 }
 
 function renderService(service: ManagedServiceRecord) {
@@ -99,13 +104,15 @@ export function managedStats(now: number) {
 function checkRegionRule(address: string, region: string | null): void {
   const isPrivate = isPrivateIpAddress(address);
   if (isPrivate && region === null) throw badRequest('is required when address is a private IP', 'region');
-  if (!isPrivate && region !== null) throw badRequest('may only be given when address is a private IP', 'region');
+  if (!isPrivate && region !== null)
+    throw badRequest('may only be given when address is a private IP', 'region');
   if (region !== null && !findRegion(region)) throw badRequest(`${region} is not a region`, 'region');
 }
 
 function checkCredentialIds(world: World, ids: number[] | undefined): void {
   ids?.forEach((id, index) => {
-    if (!world.credentials.has(id)) throw badRequest(`credential ${id} does not exist`, `credentials.${index}`);
+    if (!world.credentials.has(id))
+      throw badRequest(`credential ${id} does not exist`, `credentials.${index}`);
   });
 }
 
@@ -206,7 +213,8 @@ export const managedHandlers: HandlerTable = {
   'DELETE /managed/credentials/{credentialId}': (ctx) => {
     const record = credential(ctx);
     ctx.world.credentials.delete(record.id);
-    for (const s of ctx.world.services.values()) s.credentials = s.credentials.filter((id) => id !== record.id);
+    for (const s of ctx.world.services.values())
+      s.credentials = s.credentials.filter((id) => id !== record.id);
     return empty();
   },
   // Managed rule 2: username and password change only here.
@@ -220,9 +228,7 @@ export const managedHandlers: HandlerTable = {
 
   'GET /managed/issues': (ctx) =>
     list(
-      [...ctx.world.issues.values()]
-        .sort((a, b) => b.created - a.created || b.id - a.id)
-        .map(renderIssue),
+      [...ctx.world.issues.values()].sort((a, b) => b.created - a.created || b.id - a.id).map(renderIssue),
     ),
   'GET /managed/issues/{issueId}': (ctx) =>
     json(renderIssue(found(ctx.world.issues.get(ctx.input.int('issueId')), 'Issue'))),
@@ -276,7 +282,11 @@ export const managedHandlers: HandlerTable = {
   'PUT /managed/services/{serviceId}': (ctx) => {
     const record = service(ctx);
     const address = ctx.input.optionalText('address') ?? record.address;
-    const region = ctx.input.has('region') ? ctx.input.text('region') : isPrivateIpAddress(address) ? record.region : null;
+    const region = ctx.input.has('region')
+      ? ctx.input.text('region')
+      : isPrivateIpAddress(address)
+        ? record.region
+        : null;
     checkRegionRule(address, region);
     const credentials = ctx.input.optionalIntList('credentials');
     checkCredentialIds(ctx.world, credentials);

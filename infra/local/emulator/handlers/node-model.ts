@@ -54,9 +54,17 @@ export function usedDiskMb(node: NodeRecord): number {
 export function isBusy(node: NodeRecord, now: number): boolean {
   return (
     node.busyUntil > now ||
-    ['provisioning', 'booting', 'rebooting', 'shutting_down', 'cloning', 'restoring', 'migrating', 'rebuilding', 'deleting'].includes(
-      node.status,
-    )
+    [
+      'provisioning',
+      'booting',
+      'rebooting',
+      'shutting_down',
+      'cloning',
+      'restoring',
+      'migrating',
+      'rebuilding',
+      'deleting',
+    ].includes(node.status)
   );
 }
 
@@ -84,7 +92,13 @@ export function ipv6Of(id: number): string {
 
 export function newDisk(
   world: World,
-  spec: { label: string; size: number; filesystem: DiskRecord['filesystem']; uuid?: string; authorizedKeys?: string[] },
+  spec: {
+    label: string;
+    size: number;
+    filesystem: DiskRecord['filesystem'];
+    uuid?: string;
+    authorizedKeys?: string[];
+  },
 ): DiskRecord {
   const now = world.now();
   return {
@@ -163,7 +177,11 @@ export function deployImageDisks(
     filesystem: 'ext4',
     authorizedKeys: spec.authorizedKeys,
   });
-  const swap = newDisk(world, { label: `${spec.swapSize} MB Swap Image`, size: spec.swapSize, filesystem: 'swap' });
+  const swap = newDisk(world, {
+    label: `${spec.swapSize} MB Swap Image`,
+    size: spec.swapSize,
+    filesystem: 'swap',
+  });
   node.disks.set(root.id, root);
   node.disks.set(swap.id, swap);
   const config = newConfig(world, node, {
@@ -192,7 +210,8 @@ export function chooseConfig(node: NodeRecord, field: string): ConfigRecord {
 
 export function configOfNode(node: NodeRecord, configId: number, field: string): ConfigRecord {
   const config = node.configs.get(configId);
-  if (!config) throw badRequest(`Configuration profile ${configId} does not belong to node ${node.id}`, field);
+  if (!config)
+    throw badRequest(`Configuration profile ${configId} does not belong to node ${node.id}`, field);
   return config;
 }
 
@@ -224,7 +243,10 @@ export function removeVolumeFromConfigs(node: NodeRecord, volumeId: number): voi
 export function renderNode(node: NodeRecord): Record<string, unknown> {
   const lastSuccessful = [...node.automaticBackups, ...(node.snapshot.current ? [node.snapshot.current] : [])]
     .filter((b) => b.status === 'successful' && b.finished !== null)
-    .reduce<number | null>((latest, b) => (latest === null || (b.finished ?? 0) > latest ? b.finished : latest), null);
+    .reduce<number | null>(
+      (latest, b) => (latest === null || (b.finished ?? 0) > latest ? b.finished : latest),
+      null,
+    );
   return {
     id: node.id,
     label: node.label,
@@ -311,7 +333,12 @@ export function renderNodeBackup(backup: NodeBackupRecord): Record<string, unkno
 /** A picture of the node's disks and profiles, as a backup keeps them. */
 export function backupContentsOf(node: NodeRecord): Pick<NodeBackupRecord, 'configs' | 'disks'> {
   return {
-    disks: [...node.disks.values()].map((d) => ({ size: d.size, filesystem: d.filesystem, label: d.label, uuid: d.uuid })),
+    disks: [...node.disks.values()].map((d) => ({
+      size: d.size,
+      filesystem: d.filesystem,
+      label: d.label,
+      uuid: d.uuid,
+    })),
     configs: [...node.configs.values()].map((config) => ({
       label: config.label,
       kernel: config.kernel,

@@ -83,7 +83,9 @@ function renderGrants(world: World, user: UserRecord) {
   const entries = (kind: 'node' | 'volume' | 'image' | 'database') =>
     [...user.grants.entities[kind]].flatMap(([id, permissions]) => {
       const label = entityLabel(world, kind, id);
-      return label === undefined ? [] : [{ id: kind === 'image' ? imageGrantId(id) : Number(id), label, permissions }];
+      return label === undefined
+        ? []
+        : [{ id: kind === 'image' ? imageGrantId(id) : Number(id), label, permissions }];
     });
   return {
     global: { ...user.grants.global },
@@ -104,7 +106,11 @@ function imageGrantId(id: string): number {
   return Number(id.replace(/^private\//, ''));
 }
 
-function entityLabel(world: World, kind: 'node' | 'volume' | 'image' | 'database', id: string): string | undefined {
+function entityLabel(
+  world: World,
+  kind: 'node' | 'volume' | 'image' | 'database',
+  id: string,
+): string | undefined {
   switch (kind) {
     case 'node':
       return world.nodes.get(Number(id))?.label;
@@ -117,7 +123,8 @@ function entityLabel(world: World, kind: 'node' | 'volume' | 'image' | 'database
   }
 }
 
-const SSH_KEY_PATTERN = /^(ssh-(rsa|ed25519|dss)|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\.com) [A-Za-z0-9+/=]+( .*)?$/;
+const SSH_KEY_PATTERN =
+  /^(ssh-(rsa|ed25519|dss)|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\.com) [A-Za-z0-9+/=]+( .*)?$/;
 
 function preferencesKey(ctx: HandlerContext): string {
   const appId = ctx.caller?.token.appId;
@@ -140,7 +147,10 @@ export const profileHandlers: HandlerTable = {
     const input = ctx.input;
     const twoFactor = input.optionalBool('two_factor_auth');
     if (twoFactor === true && !user.two_factor_auth) {
-      throw badRequest('Enable two-factor authentication with tfa-enable and tfa-enable-confirm', 'two_factor_auth');
+      throw badRequest(
+        'Enable two-factor authentication with tfa-enable and tfa-enable-confirm',
+        'two_factor_auth',
+      );
     }
     if (input.optionalBool('ip_whitelist_enabled') === true && !user.ip_whitelist_enabled) {
       throw badRequest('is deprecated and cannot be enabled', 'ip_whitelist_enabled');
@@ -189,7 +199,8 @@ export const profileHandlers: HandlerTable = {
   },
 
   // Profile rule 2: any client may ask; only accessible entities are listed; unrestricted users get 204.
-  'GET /profile/grants': (ctx) => (ctx.user.restricted ? json(renderGrants(ctx.world, ctx.user)) : noContent()),
+  'GET /profile/grants': (ctx) =>
+    ctx.user.restricted ? json(renderGrants(ctx.world, ctx.user)) : noContent(),
 
   // The login list covers the last 90 days.
   'GET /profile/logins': (ctx) =>
@@ -258,7 +269,10 @@ export const profileHandlers: HandlerTable = {
 
   // Profile rule 3: answering overwrites earlier answers and resets unanswered questions to null.
   'POST /profile/security-questions': (ctx) => {
-    const answers = (ctx.input.optionalList('security_questions') ?? []) as { question_id: number; response: string }[];
+    const answers = (ctx.input.optionalList('security_questions') ?? []) as {
+      question_id: number;
+      response: string;
+    }[];
     answers.forEach((answer, index) => {
       if (!SECURITY_QUESTIONS.some((q) => q.id === answer.question_id)) {
         throw badRequest('is not a known security question', `security_questions.${index}.question_id`);

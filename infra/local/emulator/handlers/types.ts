@@ -14,7 +14,13 @@ export class HandlerContext {
   /** Origin of the emulator as the client reached it, for addresses the API hands out. */
   readonly origin: string;
 
-  constructor(init: { world: World; op: AnyOperation; input: RequestFields; caller: Caller | undefined; origin: string }) {
+  constructor(init: {
+    world: World;
+    op: AnyOperation;
+    input: RequestFields;
+    caller: Caller | undefined;
+    origin: string;
+  }) {
     this.world = init.world;
     this.op = init.op;
     this.input = init.input;

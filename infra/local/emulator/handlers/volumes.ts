@@ -4,13 +4,7 @@ import { apiTime, MINUTE } from '../clock.js';
 import { badRequest } from '../errors.js';
 import type { NodeRecord, VolumeRecord, World } from '../world.js';
 import { byId, found } from './lookup.js';
-import {
-  chooseConfig,
-  configOfNode,
-  freeSlot,
-  ramGb,
-  removeVolumeFromConfigs,
-} from './node-model.js';
+import { chooseConfig, configOfNode, freeSlot, ramGb, removeVolumeFromConfigs } from './node-model.js';
 import { empty, type HandlerContext, type HandlerTable, json, list } from './types.js';
 
 /** Volumes (documents: volumes rules 1-7). */
@@ -51,7 +45,14 @@ function settleAfter(world: World, volume: VolumeRecord, ms: number): void {
 
 export function newVolume(
   world: World,
-  spec: { label: string; size: number; region: string; tags?: string[]; nodeId?: number | null; status?: VolumeRecord['status'] },
+  spec: {
+    label: string;
+    size: number;
+    region: string;
+    tags?: string[];
+    nodeId?: number | null;
+    status?: VolumeRecord['status'];
+  },
 ): VolumeRecord {
   const now = world.now();
   const volume: VolumeRecord = {
@@ -74,7 +75,8 @@ export function newVolume(
 
 function checkUniqueLabel(world: World, label: string, exceptId?: number): void {
   for (const volume of world.volumes.values()) {
-    if (volume.label === label && volume.id !== exceptId) throw badRequest('must be unique among your volumes', 'label');
+    if (volume.label === label && volume.id !== exceptId)
+      throw badRequest('must be unique among your volumes', 'label');
   }
 }
 
@@ -136,13 +138,17 @@ export const volumeHandlers: HandlerTable = {
         throw badRequest(`must match the node's region (${node.region})`, 'region');
       }
       region = node.region;
-      chosenConfig = configId !== undefined ? configOfNode(node, configId, 'config_id').id : chooseConfig(node, 'config_id').id;
+      chosenConfig =
+        configId !== undefined
+          ? configOfNode(node, configId, 'config_id').id
+          : chooseConfig(node, 'config_id').id;
     } else if (configId !== undefined) {
       throw badRequest('may only be given with node_id', 'config_id');
     }
     if (region === undefined) throw badRequest('is required when node_id is not given', 'region');
     const regionInfo = findRegion(region);
-    if (!regionInfo?.capabilities.includes('Block Storage')) throw badRequest(`${region} does not offer volumes`, 'region');
+    if (!regionInfo?.capabilities.includes('Block Storage'))
+      throw badRequest(`${region} does not offer volumes`, 'region');
     const volume = newVolume(ctx.world, {
       label,
       size: ctx.input.optionalInt('size') ?? DEFAULT_VOLUME_SIZE,
@@ -195,17 +201,23 @@ export const volumeHandlers: HandlerTable = {
     const volume = volumeFor(ctx, 'read_write');
     const node = nodeFor(ctx, ctx.input.int('node_id'), 'node_id');
     if (volume.nodeId !== null) throw badRequest(`Volume is already attached to node ${volume.nodeId}`);
-    if (volume.status !== 'active') throw badRequest(`Volume is ${volume.status}; only active volumes can be attached`);
+    if (volume.status !== 'active')
+      throw badRequest(`Volume is ${volume.status}; only active volumes can be attached`);
     if (volume.region !== node.region) {
-      throw badRequest(`Volume (${volume.region}) and node (${node.region}) must be in the same region`, 'node_id');
+      throw badRequest(
+        `Volume (${volume.region}) and node (${node.region}) must be in the same region`,
+        'node_id',
+      );
     }
     const persist = ctx.input.optionalBool('persist_across_boots') ?? true;
     if (persist) {
       const configId = ctx.input.optionalInt('config_id');
-      const config = configId === undefined ? chooseConfig(node, 'config_id') : configOfNode(node, configId, 'config_id');
+      const config =
+        configId === undefined ? chooseConfig(node, 'config_id') : configOfNode(node, configId, 'config_id');
       addToConfig(node, config.id, volume);
     } else {
-      if (node.status !== 'running') throw badRequest('The node must be running to attach without a profile', 'node_id');
+      if (node.status !== 'running')
+        throw badRequest('The node must be running to attach without a profile', 'node_id');
       if (attachedCount(ctx.world, node) >= attachLimit(node)) {
         throw badRequest(`Node ${node.id} can take at most ${attachLimit(node)} volumes`, 'node_id');
       }
@@ -219,10 +231,16 @@ export const volumeHandlers: HandlerTable = {
   'POST /volumes/{volumeId}/clone': (ctx) => {
     requireGlobalGrant(ctx.user, 'add_volumes');
     const source = volumeFor(ctx, 'read_only');
-    if (source.status !== 'active') throw badRequest(`Volume is ${source.status}; only active volumes can be cloned`);
+    if (source.status !== 'active')
+      throw badRequest(`Volume is ${source.status}; only active volumes can be cloned`);
     const label = ctx.input.text('label');
     checkUniqueLabel(ctx.world, label);
-    const copy = newVolume(ctx.world, { label, size: source.size, region: source.region, tags: [...source.tags] });
+    const copy = newVolume(ctx.world, {
+      label,
+      size: source.size,
+      region: source.region,
+      tags: [...source.tags],
+    });
     grantCreator(ctx.user, 'volume', copy.id);
     return json(renderVolume(ctx.world, copy));
   },
@@ -244,8 +262,10 @@ export const volumeHandlers: HandlerTable = {
   'POST /volumes/{volumeId}/resize': (ctx) => {
     const volume = volumeFor(ctx, 'read_write');
     const size = ctx.input.int('size');
-    if (volume.status !== 'active') throw badRequest(`Volume is ${volume.status}; only active volumes can be resized`);
-    if (size <= volume.size) throw badRequest(`must be larger than the current size (${volume.size})`, 'size');
+    if (volume.status !== 'active')
+      throw badRequest(`Volume is ${volume.status}; only active volumes can be resized`);
+    if (size <= volume.size)
+      throw badRequest(`must be larger than the current size (${volume.size})`, 'size');
     volume.size = size;
     volume.status = 'resizing';
     volume.updated = ctx.now;

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineOperation } from '../../../../lib/api/operation.js';
 import { getOperation } from '../../../../lib/api/operations/index.js';
-import { SLACK_LIMITS } from '../../../../lib/slack/limits.js';
 import { ActionId, decodeActionValue, RunPayloadSchema } from '../../../../lib/slack/interactions.js';
+import { SLACK_LIMITS } from '../../../../lib/slack/limits.js';
 import { actionIdPattern } from '../../../../lib/slack/render/blocks.js';
 import { renderDetail } from '../../../../lib/slack/render/detail.js';
 import {
@@ -59,7 +59,11 @@ describe('renderDetail: volumes', () => {
   });
 
   it('names the new volume, not the source, after a clone', () => {
-    const message = renderDetail(getOperation('volumes.clone'), { volumeId: 12, label: 'copy' }, { ...detachedVolume, id: 99, label: 'copy' });
+    const message = renderDetail(
+      getOperation('volumes.clone'),
+      { volumeId: 12, label: 'copy' },
+      { ...detachedVolume, id: 99, label: 'copy' },
+    );
     expect(payloadOf(message, 'Delete')).toEqual({ o: 'volumes.delete', i: { volumeId: 99 } });
   });
 
@@ -86,7 +90,11 @@ describe('renderDetail: nodes', () => {
   });
 
   it('offers Boot when the node is not running and Enable backups when they are off', () => {
-    const message = renderDetail(view, { nodeId: 123 }, { ...node, status: 'offline', backups: { ...node.backups, enabled: false } });
+    const message = renderDetail(
+      view,
+      { nodeId: 123 },
+      { ...node, status: 'offline', backups: { ...node.backups, enabled: false } },
+    );
     expect(labels(message)).toEqual(['Boot', 'Backups', 'Configs', 'Snapshot', 'Enable backups', 'Delete']);
     expect(payloadOf(message, 'Enable backups')).toEqual({ o: 'nodes.backups-enable', i: { nodeId: 123 } });
   });
@@ -101,18 +109,28 @@ describe('renderDetail: nodes', () => {
   });
 
   it("lists a node's backups object as rows that open each backup", () => {
-    const output = { automatic: [{ ...nodeBackup, id: 1, type: 'auto', label: null }], snapshot: { current: nodeBackup, in_progress: null } };
+    const output = {
+      automatic: [{ ...nodeBackup, id: 1, type: 'auto', label: null }],
+      snapshot: { current: nodeBackup, in_progress: null },
+    };
     const message = renderDetail(getOperation('nodes.backups-list'), { nodeId: 123 }, output);
     expect(message.blocks[0]).toMatchObject({ text: { text: 'Backups of node 123' } });
     const text = visibleText(message);
     expect(text).toContain('Current snapshot');
     expect(text).toContain('Automatic backups');
-    expect(payloadOf(message, 'View')).toEqual({ o: 'nodes.backups-view', i: { nodeId: 123, backupId: 123456 } });
+    expect(payloadOf(message, 'View')).toEqual({
+      o: 'nodes.backups-view',
+      i: { nodeId: 123, backupId: 123456 },
+    });
     expectSendable(message);
   });
 
   it('offers to restore a successful backup onto its own node', () => {
-    const message = renderDetail(getOperation('nodes.backups-view'), { nodeId: 123, backupId: 123456 }, nodeBackup);
+    const message = renderDetail(
+      getOperation('nodes.backups-view'),
+      { nodeId: 123, backupId: 123456 },
+      nodeBackup,
+    );
     expect(payloadOf(message, 'Restore to this node')).toEqual({
       o: 'nodes.backups-restore',
       i: { nodeId: 123, backupId: 123456, node_id: 123 },
@@ -123,7 +141,14 @@ describe('renderDetail: nodes', () => {
 describe('renderDetail: other kinds', () => {
   it('databases: SSL cert and credentials; reset and delete are dangerous', () => {
     const message = renderDetail(getOperation('databases.mysql-view'), { instanceId: 5 }, database);
-    expect(labels(message)).toEqual(['Backups', 'SSL cert', 'Credentials (private)', 'Snapshot', 'Reset credentials', 'Delete']);
+    expect(labels(message)).toEqual([
+      'Backups',
+      'SSL cert',
+      'Credentials (private)',
+      'Snapshot',
+      'Reset credentials',
+      'Delete',
+    ]);
     expect(payloadOf(message, 'SSL cert')).toEqual({ o: 'databases.mysql-ssl-cert', i: { instanceId: 5 } });
     expect(buttonLabeled(message, 'Reset credentials')?.style).toBe('danger');
     expect(visibleText(message)).toContain('*Engine*\nmysql 8.0.26');
@@ -190,7 +215,9 @@ describe('renderDetail: other kinds', () => {
     const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----';
     const output = { ca_certificate: Buffer.from(pem).toString('base64') };
     const message = renderDetail(getOperation('databases.mysql-ssl-cert'), { instanceId: 5 }, output);
-    expect(visibleText(message)).toContain('```\n-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n```');
+    expect(visibleText(message)).toContain(
+      '```\n-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n```',
+    );
     expectSendable(message);
   });
 });
@@ -234,6 +261,6 @@ describe('renderDetail: objects of an unknown shape', () => {
     for (let i = 0; i < 100; i++) output[`field_${i}`] = 'v'.repeat(3000);
     const message = renderDetail(gadget, { gadgetId: 1 }, output);
     expectSendable(message);
-    expect(visibleText(message)).toContain('82 more fields');
+    expect(visibleText(message)).toContain('80 more fields — add `--json` to see everything.');
   });
 });

@@ -117,7 +117,13 @@ export const nodeConfig = {
   memory_limit: 2048,
   run_level: 'default',
   virt_mode: 'paravirt',
-  helpers: { updatedb_disabled: true, distro: true, modules_dep: true, network: true, devtmpfs_automount: false },
+  helpers: {
+    updatedb_disabled: true,
+    distro: true,
+    modules_dep: true,
+    network: true,
+    devtmpfs_automount: false,
+  },
   devices: { sda: { disk_id: 124458, volume_id: null }, sdb: { disk_id: 124459, volume_id: null } },
   root_device: '/dev/sda',
   interfaces: [{ id: 101, purpose: 'public', ipam_address: null, label: null, primary: false }],
@@ -216,7 +222,11 @@ export function page<T>(data: T[], page = 1, pages = 1, results = data.length) {
 }
 
 /** `count` copies of an item with ids from 1 and labels of `labelLength` characters. */
-export function many<T extends { id: unknown; label?: unknown }>(item: T, count: number, labelLength = 12): T[] {
+export function many<T extends { id: unknown; label?: unknown }>(
+  item: T,
+  count: number,
+  labelLength = 12,
+): T[] {
   return Array.from({ length: count }, (_, i) => ({
     ...item,
     id: i + 1,

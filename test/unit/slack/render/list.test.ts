@@ -27,7 +27,13 @@ import {
   token,
   volume,
 } from './fixtures.js';
-import { buttonLabeled, buttons, expectSendable, interactiveElements, visibleText } from './message-checks.js';
+import {
+  buttonLabeled,
+  buttons,
+  expectSendable,
+  interactiveElements,
+  visibleText,
+} from './message-checks.js';
 
 const sectionsWithAccessory = (blocks: { type: string; accessory?: unknown }[]) =>
   blocks.filter((b) => b.type === 'section' && b.accessory !== undefined);
@@ -37,7 +43,10 @@ describe('renderList: header and paging', () => {
 
   it('names the kind, the page and the total in the header', () => {
     const message = renderList(op, {}, page(many(volume, 25), 2, 7, 160), { pageSize: 25 });
-    expect(message.blocks[0]).toMatchObject({ type: 'header', text: { text: 'Volumes — page 2 of 7 (160)' } });
+    expect(message.blocks[0]).toMatchObject({
+      type: 'header',
+      text: { text: 'Volumes — page 2 of 7 (160)' },
+    });
     expect(message.text).toBe('Volumes — page 2 of 7 (160)');
     expectSendable(message);
   });
@@ -121,7 +130,10 @@ describe('renderList: rows per kind', () => {
     const [menu] = interactiveElements(message);
     expect(menu?.type).toBe('overflow');
     expect(menu?.action_id).toBe(ActionId.menu);
-    const options = (menu?.options ?? []).map((o) => [o.text.text, decodeActionValue(RunPayloadSchema, o.value)]);
+    const options = (menu?.options ?? []).map((o) => [
+      o.text.text,
+      decodeActionValue(RunPayloadSchema, o.value),
+    ]);
     expect(options).toContainEqual(['View', { o: 'nodes.view', i: { nodeId: 123 } }]);
     expect(options).toContainEqual(['Boot', { o: 'nodes.boot', i: { nodeId: 123 } }]);
     expectSendable(message);
@@ -151,7 +163,10 @@ describe('renderList: rows per kind', () => {
     expect(attached?.type).toBe('overflow');
     expect(attached?.options?.map((o) => o.text.text)).toEqual(['View', 'Detach']);
     expect(detached?.type).toBe('button');
-    expect(decodeActionValue(RunPayloadSchema, detached?.value)).toEqual({ o: 'volumes.view', i: { volumeId: 13 } });
+    expect(decodeActionValue(RunPayloadSchema, detached?.value)).toEqual({
+      o: 'volumes.view',
+      i: { volumeId: 13 },
+    });
   });
 
   it('images: string ids, status, size, public or private', () => {
@@ -189,7 +204,9 @@ describe('renderList: rows per kind', () => {
   it('tokens: label, scopes and expiry, never the token', () => {
     const message = renderList(getOperation('profile.tokens-list'), {}, page(many(token, 30)));
     expect(JSON.stringify(message)).not.toContain(TOKEN_PREFIX);
-    expect(visibleText(message)).toContain('`nodes:read_only` `volumes:read_write` · expires 2018-01-01 13:46 UTC');
+    expect(visibleText(message)).toContain(
+      '`nodes:read_only` `volumes:read_write` · expires 2018-01-01 13:46 UTC',
+    );
     expectSendable(message);
   });
 
@@ -202,14 +219,25 @@ describe('renderList: rows per kind', () => {
 
   it('issues: when, which services, and the ticket', () => {
     const message = renderList(getOperation('managed.issues-list'), {}, page([managedIssue]));
-    expect(visibleText(message)).toContain('opened 2018-01-01 00:01 UTC · services 654 · ticket Managed Issue opened! (#98765)');
+    expect(visibleText(message)).toContain(
+      'opened 2018-01-01 00:01 UTC · services 654 · ticket Managed Issue opened! (#98765)',
+    );
   });
 
   it('services: status with emoji', () => {
     const message = renderList(
       getOperation('managed.services-list'),
       {},
-      page([{ id: 1, label: 'prod-1', status: 'problem', service_type: 'url', address: 'https://example.org', timeout: 30 }]),
+      page([
+        {
+          id: 1,
+          label: 'prod-1',
+          status: 'problem',
+          service_type: 'url',
+          address: 'https://example.org',
+          timeout: 30,
+        },
+      ]),
     );
     expect(visibleText(message)).toContain(':red_circle: problem · url · https://example.org · timeout 30 s');
   });
@@ -224,7 +252,11 @@ describe('renderList: rows per kind', () => {
   });
 
   it('escapes mrkdwn control characters in labels', () => {
-    const message = renderList(getOperation('volumes.list'), {}, page([{ ...volume, label: '<!channel> & co' }]));
+    const message = renderList(
+      getOperation('volumes.list'),
+      {},
+      page([{ ...volume, label: '<!channel> & co' }]),
+    );
     expect(visibleText(message)).toContain('&lt;!channel&gt; &amp; co');
     expect(visibleText(message)).not.toContain('<!channel>');
   });
@@ -245,7 +277,16 @@ describe('renderList: items of an unknown shape', () => {
   });
 
   it('shows id, label and up to three scalar fields, never secret ones', () => {
-    const item = { id: 7, label: 'gizmo', password: 'hunter2', colour: 'red', size: 3, nested: { a: 1 }, shape: 'round', age: 4 };
+    const item = {
+      id: 7,
+      label: 'gizmo',
+      password: 'hunter2',
+      colour: 'red',
+      size: 3,
+      nested: { a: 1 },
+      shape: 'round',
+      age: 4,
+    };
     const message = renderList(widgets, {}, page([item]));
     const text = visibleText(message);
     expect(message.blocks[0]).toMatchObject({ text: { text: 'Widgets (1)' } });

@@ -31,7 +31,12 @@ export interface Interactive {
   value?: string;
   style?: string;
   text?: { text: string };
-  confirm?: { title?: { text: string }; text: { text: string }; confirm?: { text: string }; deny?: { text: string } };
+  confirm?: {
+    title?: { text: string };
+    text: { text: string };
+    confirm?: { text: string };
+    deny?: { text: string };
+  };
   options?: { text: { text: string }; value?: string }[];
 }
 

@@ -1,0 +1,20 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { toCloudFormationTable } from './table.js';
+
+/**
+ * Files derived from the code and kept in the repository because tools that cannot run
+ * TypeScript read them: the table resource for `serverless.yml`. A test fails when one is stale;
+ * `npm run generate` writes them again.
+ */
+export const GENERATED_FILES: Record<string, () => string> = {
+  'infra/cloudformation/table.json': () => `${JSON.stringify(toCloudFormationTable(undefined), null, 2)}\n`,
+};
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const [path, render] of Object.entries(GENERATED_FILES)) {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, render());
+    console.log(`wrote ${path}`);
+  }
+}

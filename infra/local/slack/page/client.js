@@ -1,0 +1,966 @@
+// The Slack sandbox page in the browser: renders what the bot posts as Block Kit and acts only
+// through the page server's API (which signs every request as Slack would). Plain script, no
+// build step: served inline by `html.ts`. The first part is pure functions (mrkdwn, completion),
+// which the tests load without a browser; `startSandbox` wires them to the document.
+
+/** Shortcodes the bot uses, and a few common ones; others stay as typed, like Slack shows unknown ones. */
+const EMOJI = {
+  boom: '💥',
+  closed_lock_with_key: '🔐',
+  electric_plug: '🔌',
+  grey_question: '❔',
+  heavy_check_mark: '✔️',
+  heavy_multiplication_x: '✖️',
+  hourglass: '⌛',
+  hourglass_flowing_sand: '⏳',
+  information_source: 'ℹ️',
+  large_green_circle: '🟢',
+  large_yellow_circle: '🟡',
+  large_blue_circle: '🔵',
+  lock: '🔒',
+  mag: '🔍',
+  no_entry: '⛔',
+  octagonal_sign: '🛑',
+  red_circle: '🔴',
+  rocket: '🚀',
+  scissors: '✂️',
+  tada: '🎉',
+  warning: '⚠️',
+  white_check_mark: '✅',
+  white_circle: '⚪',
+  x: '❌',
+  chart_with_upwards_trend: '📈',
+  bell: '🔔',
+};
+
+function escapeHtml(text) {
+  return String(text)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/** Slack escapes `&`, `<` and `>` in message text; these are the only entities it uses. */
+function decodeSlackEntities(text) {
+  return String(text).replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
+function replaceEmoji(text) {
+  return String(text).replace(/:([a-z0-9_+-]+):/g, (match, name) => EMOJI[name] ?? match);
+}
+
+/** Only addresses a browser can open without running anything. */
+function safeUrl(url, schemes = ['http:', 'https:', 'mailto:']) {
+  try {
+    const parsed = new URL(url);
+    return schemes.includes(parsed.protocol) ? parsed.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function safeImageUrl(url) {
+  if (typeof url !== 'string') return undefined;
+  if (/^data:image\/(png|gif|jpeg|webp);base64,[a-z0-9+/=]+$/i.test(url)) return url;
+  return safeUrl(url, ['http:', 'https:']);
+}
+
+/**
+ * One `<…>` control sequence of mrkdwn as HTML: mentions, channels, special mentions, dates
+ * (their fallback text) and links. `inner` is the raw text between the brackets.
+ */
+function controlSequenceHtml(inner, names) {
+  const bar = inner.indexOf('|');
+  const target = bar < 0 ? inner : inner.slice(0, bar);
+  const label = bar < 0 ? undefined : decodeSlackEntities(inner.slice(bar + 1));
+  if (/^@[UW][A-Z0-9]+$/.test(target)) {
+    const id = target.slice(1);
+    const name = label ?? names.users?.[id] ?? id;
+    return `<span class="mention">@${escapeHtml(name.replace(/^@/, ''))}</span>`;
+  }
+  if (/^#C[A-Z0-9]+$/.test(target)) {
+    const id = target.slice(1);
+    return `<span class="mention">#${escapeHtml(label ?? names.channels?.[id] ?? id)}</span>`;
+  }
+  if (target.startsWith('!date^')) {
+    if (label !== undefined) return escapeHtml(label);
+    const seconds = Number(target.split('^')[1]);
+    return escapeHtml(Number.isFinite(seconds) ? new Date(seconds * 1000).toLocaleString() : target);
+  }
+  if (target.startsWith('!subteam^')) return `<span class="mention">${escapeHtml(label ?? '@group')}</span>`;
+  if (/^!(here|channel|everyone)$/.test(target))
+    return `<span class="mention">@${escapeHtml(target.slice(1))}</span>`;
+  const url = safeUrl(decodeSlackEntities(target));
+  const text = label ?? decodeSlackEntities(target);
+  if (!url) return escapeHtml(text);
+  return `<a href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer">${escapeHtml(text)}</a>`;
+}
+
+/** Bold, italic and strike-through on text that is already HTML-escaped. */
+function inlineFormatting(html) {
+  return html
+    .replace(/(^|[^\w*])\*(?!\s)([^*\n]+?)\*(?![\w*])/g, '$1<b>$2</b>')
+    .replace(/(^|[^\w_])_(?!\s)([^_\n]+?)_(?!\w)/g, '$1<i>$2</i>')
+    .replace(/(^|[^\w~])~(?!\s)([^~\n]+?)~(?!\w)/g, '$1<s>$2</s>');
+}
+
+/** Text outside code blocks: inline code and control sequences are set aside, the rest formatted. */
+function mrkdwnTextHtml(text, names) {
+  const held = [];
+  const hold = (html) => {
+    held.push(html);
+    return `\uE000${held.length - 1}\uE001`;
+  };
+  let work = text.replace(/`([^`\n]+)`/g, (_, code) =>
+    hold(`<code>${escapeHtml(decodeSlackEntities(code))}</code>`),
+  );
+  work = work.replace(/<([^<>\n]+)>/g, (_, inner) => hold(controlSequenceHtml(inner, names)));
+  let html = inlineFormatting(replaceEmoji(escapeHtml(decodeSlackEntities(work))));
+  html = html.replace(/\uE000(\d+)\uE001/g, (_, index) => held[Number(index)] ?? '');
+  const lines = html.split('\n');
+  return lines
+    .map((line, index) => {
+      const quote = /^&gt; ?(.*)$/.exec(line);
+      if (quote) return `<blockquote>${quote[1]}</blockquote>`;
+      return index < lines.length - 1 ? `${line}<br>` : line;
+    })
+    .join('');
+}
+
+/**
+ * Slack's mrkdwn as HTML. Everything from the message is escaped; only the tags made here
+ * (b, i, s, code, pre, blockquote, a with a checked http(s)/mailto address, span) are produced.
+ * `names` maps user and channel ids to names for mentions.
+ */
+function mrkdwnToHtml(source, names = {}) {
+  const text = String(source ?? '').replace(/[\uE000\uE001]/g, '');
+  const parts = text.split('```');
+  // An odd number of fences leaves the last one unclosed: it is shown as typed.
+  const closed = parts.length % 2 === 1;
+  return parts
+    .map((part, index) => {
+      const isCode = index % 2 === 1 && (closed || index < parts.length - 1);
+      if (isCode) {
+        const code = part.replace(/^\n/, '').replace(/\n$/, '');
+        const plain = code.replace(/<([^<>\n]+)>/g, (_, inner) => {
+          const bar = inner.indexOf('|');
+          return bar < 0 ? inner : inner.slice(bar + 1);
+        });
+        return `<pre>${escapeHtml(decodeSlackEntities(plain))}</pre>`;
+      }
+      const prefix = index % 2 === 1 ? '```' : '';
+      return mrkdwnTextHtml(prefix + part, names);
+    })
+    .join('');
+}
+
+/**
+ * What the command box suggests for `typed`: the next word (a topic, then an action or
+ * subcommand) and the usage line of what has been typed so far. `data` is `/api/commands`.
+ */
+function completionsFor(typed, data) {
+  const command = data.command;
+  const text = typed.replace(/^\s+/, '');
+  if (!text.startsWith(`${command} `)) {
+    if (text !== '' && command.startsWith(text)) {
+      return { items: [{ value: `${command} `, word: command, summary: 'The cloud bot' }], usage: '' };
+    }
+    return { items: [], usage: '' };
+  }
+  const words = text.slice(command.length + 1).split(/\s+/);
+  const named = (entry, word) =>
+    entry.name === word.toLowerCase() || entry.aliases.includes(word.toLowerCase());
+  const startsWith = (entry, word) =>
+    [entry.name, ...entry.aliases].some((name) => name.startsWith(word.toLowerCase()));
+  const first = words[0] ?? '';
+  if (words.length === 1) {
+    const items = data.topics
+      .filter((topic) => startsWith(topic, first))
+      .map((topic) => ({ value: `${command} ${topic.name} `, word: topic.name, summary: topic.summary }));
+    const exact = data.topics.find((topic) => named(topic, first));
+    return { items, usage: exact ? exact.usage : '' };
+  }
+  const topic = data.topics.find((candidate) => named(candidate, first));
+  if (!topic) return { items: [], usage: '' };
+  const second = words[1] ?? '';
+  const action = topic.actions.find((candidate) => named(candidate, second));
+  if (words.length === 2) {
+    const items = topic.actions
+      .filter((candidate) => startsWith(candidate, second))
+      .map((candidate) => ({
+        value: `${command} ${topic.name} ${candidate.name} `,
+        word: `${topic.name} ${candidate.name}`,
+        summary: candidate.summary,
+      }));
+    return { items, usage: action ? action.usage : topic.usage };
+  }
+  return { items: [], usage: action ? action.usage : topic.usage };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The page
+
+function startSandbox() {
+  const byTestId = (id) => document.querySelector(`[data-testid="${id}"]`);
+  const els = {
+    workspace: byTestId('workspace-name'),
+    users: byTestId('user-picker'),
+    channels: byTestId('channel-list'),
+    channelName: byTestId('channel-name'),
+    actingAs: byTestId('acting-as'),
+    connection: byTestId('connection'),
+    messages: byTestId('message-list'),
+    form: byTestId('command-form'),
+    input: byTestId('command-input'),
+    send: byTestId('command-send'),
+    completions: byTestId('completions'),
+    usage: byTestId('usage'),
+    status: byTestId('status'),
+    modal: byTestId('modal-backdrop'),
+  };
+  const params = new URLSearchParams(location.search);
+  const ui = {
+    user: params.get('user') ?? '',
+    channel: params.get('channel') ?? '',
+    state: undefined,
+    commands: { command: '/cloud', topics: [] },
+    expanded: new Set(),
+    completion: { items: [], active: -1 },
+    modalKey: '',
+    messageCount: -1,
+    refreshes: 0,
+    history: [],
+    historyIndex: -1,
+  };
+
+  function node(tag, className, text) {
+    const element = document.createElement(tag);
+    if (className) element.className = className;
+    if (text !== undefined) element.textContent = text;
+    return element;
+  }
+
+  function names() {
+    const users = {};
+    const channels = {};
+    for (const user of ui.state?.users ?? []) users[user.id] = user.realName;
+    for (const channel of ui.state?.channels ?? []) channels[channel.id] = channel.name;
+    return { users, channels };
+  }
+
+  function setStatus(text, kind = 'ok') {
+    els.status.textContent = text;
+    els.status.dataset.state = kind;
+    els.status.classList.toggle('error', kind === 'error');
+  }
+
+  async function post(path, body) {
+    try {
+      const response = await fetch(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      try {
+        return await response.json();
+      } catch {
+        return { ok: false, error: `The sandbox server answered HTTP ${response.status}.` };
+      }
+    } catch (error) {
+      return {
+        ok: false,
+        error: `The sandbox server did not answer (${error.message}). Is npm start still running?`,
+      };
+    }
+  }
+
+  function report(what, result) {
+    if (!result.ok) setStatus(`${what}: ${result.error}`, 'error');
+    else setStatus(`${what} · answered in ${result.durationMs ?? 0} ms`);
+  }
+
+  // State
+
+  async function refresh() {
+    const ticket = ++ui.refreshes;
+    const query = new URLSearchParams();
+    if (ui.user) query.set('user', ui.user);
+    if (ui.channel) query.set('channel', ui.channel);
+    let state;
+    try {
+      const response = await fetch(`/api/state?${query}`);
+      state = await response.json();
+      if (!response.ok) {
+        setStatus(state.error ?? `HTTP ${response.status}`, 'error');
+        if (ui.user || ui.channel) {
+          ui.user = '';
+          ui.channel = '';
+          scheduleRefresh();
+        }
+        return;
+      }
+    } catch (error) {
+      setStatus(`Could not load the channel (${error.message}).`, 'error');
+      return;
+    }
+    if (ticket !== ui.refreshes) return;
+    ui.state = state;
+    ui.user = state.user;
+    ui.channel = state.channel.id;
+    const address = new URLSearchParams({ user: ui.user, channel: ui.channel });
+    history.replaceState(null, '', `?${address}`);
+    render();
+  }
+
+  let refreshTimer;
+  function scheduleRefresh() {
+    clearTimeout(refreshTimer);
+    refreshTimer = setTimeout(refresh, 40);
+  }
+
+  function connectEvents() {
+    const events = new EventSource('/events');
+    events.addEventListener('ready', () => {
+      els.connection.textContent = 'live';
+      els.connection.classList.remove('offline');
+      scheduleRefresh();
+    });
+    events.addEventListener('change', scheduleRefresh);
+    events.addEventListener('error', () => {
+      els.connection.textContent = 'reconnecting…';
+      els.connection.classList.add('offline');
+    });
+  }
+
+  async function loadCommands() {
+    try {
+      const response = await fetch('/api/commands');
+      if (response.ok) ui.commands = await response.json();
+    } catch {
+      // Completion is a convenience; commands still work without it.
+    }
+  }
+
+  // Rendering
+
+  function render() {
+    renderSidebar();
+    renderMessages();
+    renderModal();
+  }
+
+  function renderSidebar() {
+    const { state } = ui;
+    els.workspace.textContent = state.team;
+    const users = state.users.filter((user) => !user.isBot);
+    els.users.replaceChildren(
+      ...users.map((user) => {
+        const option = node('option', '', `${user.realName} (${user.id})`);
+        option.value = user.id;
+        option.selected = user.id === state.user;
+        return option;
+      }),
+    );
+    els.channels.replaceChildren(
+      ...state.channels.map((channel) => {
+        const link = node('a', 'channel-link', `${channel.isIm ? '@ ' : '# '}${channel.name}`);
+        link.href = `?${new URLSearchParams({ user: state.user, channel: channel.id })}`;
+        link.dataset.testid = 'channel-link';
+        link.dataset.channel = channel.id;
+        link.dataset.channelName = channel.name;
+        link.classList.toggle('active', channel.id === state.channel.id);
+        return link;
+      }),
+    );
+    const me = users.find((user) => user.id === state.user);
+    els.channelName.textContent = `${state.channel.isIm ? '@' : '#'}${state.channel.name}`;
+    els.actingAs.textContent = me ? `as ${me.realName}` : '';
+  }
+
+  function renderMessages() {
+    const list = els.messages;
+    const nearBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 60;
+    const messages = ui.state.messages;
+    if (messages.length === 0) {
+      list.replaceChildren(node('div', 'empty', 'No messages yet. Type /cloud help below to begin.'));
+    } else {
+      list.replaceChildren(...messages.map((message) => messageElement(message)));
+    }
+    if (nearBottom || messages.length !== ui.messageCount) list.scrollTop = list.scrollHeight;
+    ui.messageCount = messages.length;
+    list.dataset.ready = 'true';
+  }
+
+  function avatarColor(id) {
+    let hash = 0;
+    for (const char of id) hash = (hash * 31 + char.charCodeAt(0)) % 360;
+    return `hsl(${hash}, 45%, 42%)`;
+  }
+
+  function messageElement(message) {
+    const article = node('article', `message${message.ephemeral ? ' ephemeral' : ''}`);
+    article.dataset.testid = 'message';
+    article.dataset.ts = message.ts;
+    article.dataset.author = message.author.id;
+    if (message.ephemeral) article.dataset.ephemeral = 'true';
+
+    const avatar = node('div', 'avatar', (message.author.realName || '?').slice(0, 1).toUpperCase());
+    avatar.style.background = avatarColor(message.author.id);
+    const body = node('div', 'message-body');
+    const meta = node('div', 'meta');
+    meta.append(node('span', 'author', message.author.realName));
+    if (message.author.isBot) meta.append(node('span', 'app-badge', 'APP'));
+    const time = node(
+      'span',
+      'time',
+      new Date(message.postedAt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }),
+    );
+    time.title = new Date(message.postedAt).toLocaleString();
+    meta.append(time);
+    if (message.edited) meta.append(node('span', 'edited', '(edited)'));
+    body.append(meta);
+    if (message.ephemeral) {
+      const onlyYou = node('div', 'only-you', '👁 Only visible to you');
+      onlyYou.dataset.testid = 'only-visible-to-you';
+      body.append(onlyYou);
+    }
+    const context = { message, interactive: true };
+    const blocks = Array.isArray(message.blocks) ? message.blocks : [];
+    body.append(blocks.length > 0 ? blocksElement(blocks, context) : mrkdwnElement(message.text, 'text'));
+    if (message.files.length > 0) body.append(filesElement(message.files));
+    if (message.replies.length > 0) body.append(threadElement(message));
+    article.append(avatar, body);
+    return article;
+  }
+
+  function threadElement(message) {
+    const wrap = node('div', 'thread');
+    const open = ui.expanded.has(message.ts);
+    const count = message.replies.length;
+    const toggle = node(
+      'button',
+      'thread-toggle',
+      `${open ? '▾' : '▸'} ${count} ${count === 1 ? 'reply' : 'replies'}`,
+    );
+    toggle.type = 'button';
+    toggle.dataset.testid = 'thread-toggle';
+    toggle.addEventListener('click', () => {
+      if (open) ui.expanded.delete(message.ts);
+      else ui.expanded.add(message.ts);
+      renderMessages();
+    });
+    wrap.append(toggle);
+    if (open) {
+      const replies = node('div', 'replies');
+      replies.dataset.testid = 'thread-replies';
+      replies.append(...message.replies.map((reply) => messageElement(reply)));
+      wrap.append(replies);
+    }
+    return wrap;
+  }
+
+  function filesElement(files) {
+    const wrap = node('div', 'files');
+    for (const file of files) {
+      const url = safeUrl(file.url, ['http:', 'https:']);
+      if (!url) continue;
+      if (file.mimetype.startsWith('image/')) {
+        const image = node('img');
+        image.src = url;
+        image.alt = file.title;
+        image.dataset.testid = 'file-image';
+        wrap.append(image);
+      } else {
+        const link = node('a', 'file-link', `📄 ${file.title}`);
+        link.href = url;
+        link.target = '_blank';
+        link.rel = 'noopener noreferrer';
+        wrap.append(link);
+      }
+    }
+    return wrap;
+  }
+
+  function mrkdwnElement(text, className) {
+    const element = node('div', `mrkdwn ${className}`);
+    element.innerHTML = mrkdwnToHtml(text, names());
+    return element;
+  }
+
+  /** A Block Kit text object: mrkdwn through the escaping renderer, plain text as text. */
+  function textObjectElement(textObject, className, tag = 'div') {
+    if (!textObject || typeof textObject.text !== 'string') return node(tag, className);
+    if (textObject.type === 'mrkdwn') {
+      const element = mrkdwnElement(textObject.text, className);
+      return element;
+    }
+    return node(tag, className, textObject.emoji === false ? textObject.text : replaceEmoji(textObject.text));
+  }
+
+  function plain(textObject, fallback = '') {
+    return textObject && typeof textObject.text === 'string' ? replaceEmoji(textObject.text) : fallback;
+  }
+
+  function blocksElement(blocks, context) {
+    const wrap = node('div', 'blocks');
+    blocks.forEach((block, index) => {
+      wrap.append(blockElement(block, index, context));
+    });
+    return wrap;
+  }
+
+  function blockElement(block, index, context) {
+    switch (block?.type) {
+      case 'header': {
+        const header = textObjectElement(block.text, 'bk-header');
+        header.dataset.testid = 'block-header';
+        return header;
+      }
+      case 'section':
+        return sectionElement(block, context);
+      case 'context': {
+        const wrap = node('div', 'bk-context');
+        for (const element of block.elements ?? []) {
+          if (element.type === 'image') {
+            const src = safeImageUrl(element.image_url);
+            if (src) {
+              const image = node('img');
+              image.src = src;
+              image.alt = element.alt_text ?? '';
+              wrap.append(image);
+            }
+          } else {
+            wrap.append(textObjectElement(element, 'bk-context-text', 'span'));
+          }
+        }
+        return wrap;
+      }
+      case 'divider':
+        return node('hr', 'bk-divider');
+      case 'image':
+        return imageBlockElement(block);
+      case 'actions': {
+        const wrap = node('div', 'bk-actions');
+        wrap.dataset.testid = 'block-actions';
+        for (const element of block.elements ?? []) wrap.append(interactiveElement(element, context));
+        return wrap;
+      }
+      case 'input':
+        return inputBlockElement(block, index, context);
+      case 'markdown':
+        return mrkdwnElement(block.text ?? '', 'bk-markdown');
+      case 'rich_text':
+        return richTextElement(block);
+      default:
+        return node('div', 'bk-unsupported', `[${block?.type ?? 'unknown'} block]`);
+    }
+  }
+
+  function sectionElement(block, context) {
+    const section = node('div', 'bk-section');
+    section.dataset.testid = 'block-section';
+    const main = node('div', 'bk-section-main');
+    if (block.text) main.append(textObjectElement(block.text, 'text'));
+    if (Array.isArray(block.fields) && block.fields.length > 0) {
+      const fields = node('div', 'bk-fields');
+      for (const field of block.fields) fields.append(textObjectElement(field, 'text'));
+      main.append(fields);
+    }
+    section.append(main);
+    if (block.accessory) {
+      if (block.accessory.type === 'image') {
+        const src = safeImageUrl(block.accessory.image_url);
+        if (src) {
+          const image = node('img', 'bk-accessory-image');
+          image.src = src;
+          image.alt = block.accessory.alt_text ?? '';
+          section.append(image);
+        }
+      } else {
+        section.append(interactiveElement(block.accessory, context));
+      }
+    }
+    return section;
+  }
+
+  function imageBlockElement(block) {
+    const wrap = node('div', 'bk-image');
+    if (block.title) wrap.append(node('div', 'title', plain(block.title)));
+    const src =
+      safeImageUrl(block.image_url) ??
+      safeImageUrl(block.slack_file?.url) ??
+      safeImageUrl(ui.state?.files?.[block.slack_file?.id]?.url);
+    if (src) {
+      const image = node('img');
+      image.src = src;
+      image.alt = block.alt_text ?? '';
+      image.dataset.testid = 'block-image';
+      wrap.append(image);
+    } else {
+      wrap.append(node('div', 'bk-unsupported', `[image: ${block.alt_text ?? 'not available'}]`));
+    }
+    return wrap;
+  }
+
+  function richTextElement(block) {
+    const pieces = [];
+    const walk = (element) => {
+      if (!element || typeof element !== 'object') return;
+      if (element.type === 'text') pieces.push(element.text ?? '');
+      else if (element.type === 'link') pieces.push(element.text ?? element.url ?? '');
+      else if (element.type === 'emoji') pieces.push(EMOJI[element.name] ?? `:${element.name}:`);
+      else if (element.type === 'user') pieces.push(`@${names().users[element.user_id] ?? element.user_id}`);
+      else if (element.type === 'channel')
+        pieces.push(`#${names().channels[element.channel_id] ?? element.channel_id}`);
+      for (const child of element.elements ?? []) walk(child);
+      if (/^rich_text_(section|preformatted|quote|list)$/.test(element.type)) pieces.push('\n');
+    };
+    walk(block);
+    const element = node('div', 'text', pieces.join('').trim());
+    element.style.whiteSpace = 'pre-wrap';
+    return element;
+  }
+
+  function confirmed(dialog) {
+    if (!dialog) return true;
+    return window.confirm(`${plain(dialog.title, 'Are you sure?')}\n\n${plain(dialog.text)}`);
+  }
+
+  async function click(context, element, extra, what) {
+    if (!confirmed(element.confirm ?? extra.confirm)) return;
+    setStatus(`${what}…`, 'pending');
+    const result = await post('/api/click', {
+      user: ui.user,
+      channel: context.message.channel,
+      ts: context.message.ts,
+      actionId: element.action_id,
+      ...(extra.value === undefined ? {} : { value: extra.value }),
+      ...(extra.option === undefined ? {} : { option: extra.option }),
+    });
+    report(what, result);
+    scheduleRefresh();
+  }
+
+  function interactiveElement(element, context) {
+    const live = context.interactive && context.message !== undefined;
+    switch (element?.type) {
+      case 'button': {
+        const label = plain(element.text, 'Button');
+        const button = node('button', `bk-button${element.style ? ` ${element.style}` : ''}`, label);
+        button.type = 'button';
+        button.dataset.testid = 'button';
+        button.dataset.actionId = element.action_id ?? '';
+        button.dataset.label = label;
+        if (!live) {
+          button.disabled = true;
+          button.title = 'Buttons inside modals are not sent by the sandbox.';
+          return button;
+        }
+        button.addEventListener('click', async () => {
+          const url = element.url ? safeUrl(element.url, ['http:', 'https:']) : undefined;
+          if (url) window.open(url, '_blank', 'noopener');
+          button.disabled = true;
+          await click(context, element, { value: element.value }, `Clicked “${label}”`);
+          button.disabled = false;
+        });
+        return button;
+      }
+      case 'overflow':
+      case 'static_select': {
+        const select = node('select', 'bk-select');
+        select.dataset.testid = element.type === 'overflow' ? 'overflow' : 'select';
+        select.dataset.actionId = element.action_id ?? '';
+        const placeholder = node(
+          'option',
+          '',
+          element.type === 'overflow' ? '⋯' : plain(element.placeholder, 'Choose…'),
+        );
+        placeholder.value = '';
+        placeholder.disabled = true;
+        placeholder.selected = true;
+        select.append(placeholder);
+        const groups = Array.isArray(element.option_groups)
+          ? element.option_groups
+          : [{ options: element.options }];
+        for (const group of groups) {
+          for (const option of group.options ?? []) {
+            const choice = node('option', '', plain(option.text));
+            choice.value = option.value ?? '';
+            select.append(choice);
+          }
+        }
+        select.disabled = !live;
+        select.addEventListener('change', async () => {
+          const option = select.value;
+          const label = select.selectedOptions[0]?.textContent ?? option;
+          select.value = '';
+          select.disabled = true;
+          await click(context, element, { option }, `Chose “${label}”`);
+          select.disabled = false;
+        });
+        return select;
+      }
+      case 'image': {
+        const src = safeImageUrl(element.image_url);
+        const image = node('img', 'bk-accessory-image');
+        if (src) image.src = src;
+        image.alt = element.alt_text ?? '';
+        return image;
+      }
+      default:
+        return node('span', 'bk-unsupported', `[${element?.type ?? 'unknown'}]`);
+    }
+  }
+
+  const TEXT_INPUTS = new Set(['plain_text_input', 'email_text_input', 'url_text_input', 'number_input']);
+
+  function inputBlockElement(block, index, context) {
+    const blockId = block.block_id ?? `block-${index}`;
+    const wrap = node('div', 'bk-input');
+    wrap.dataset.testid = 'modal-block';
+    wrap.dataset.blockId = blockId;
+    const label = node('label', '', plain(block.label, blockId));
+    if (block.optional) label.append(' ', node('span', 'optional', '(optional)'));
+    wrap.append(label);
+    const element = block.element ?? {};
+    if (TEXT_INPUTS.has(element.type)) {
+      const field = node(element.multiline ? 'textarea' : 'input');
+      if (!element.multiline) field.type = 'text';
+      if (element.multiline) field.rows = 4;
+      const inputId = `input-${blockId}`;
+      field.id = inputId;
+      label.htmlFor = inputId;
+      field.dataset.testid = `modal-input-${blockId}`;
+      field.dataset.blockId = blockId;
+      field.dataset.actionId = element.action_id ?? 'value';
+      field.value = element.initial_value ?? '';
+      field.placeholder = plain(element.placeholder);
+      if (Number.isInteger(element.max_length)) field.maxLength = element.max_length;
+      field.spellcheck = false;
+      field.disabled = !context.form;
+      wrap.append(field);
+    } else {
+      wrap.append(
+        node('div', 'bk-unsupported', `[${element.type ?? 'unknown'} input: not supported by the sandbox]`),
+      );
+    }
+    if (block.hint) wrap.append(node('div', 'hint', plain(block.hint)));
+    const error = node('div', 'field-error');
+    error.dataset.testid = `modal-error-${blockId}`;
+    error.hidden = true;
+    wrap.append(error);
+    return wrap;
+  }
+
+  // Modal
+
+  function renderModal() {
+    const view = ui.state.view;
+    const key = view ? `${ui.user}:${view.id}:${view.hash}` : '';
+    // Re-rendering an unchanged modal would throw away what the person is typing.
+    if (key === ui.modalKey) return;
+    ui.modalKey = key;
+    if (!view) {
+      els.modal.hidden = true;
+      els.modal.replaceChildren();
+      return;
+    }
+    const modal = node('section', 'modal');
+    modal.dataset.testid = 'modal';
+    modal.dataset.viewId = view.id;
+    modal.setAttribute('role', 'dialog');
+    modal.setAttribute('aria-modal', 'true');
+    const title = node('header', '', view.title);
+    title.dataset.testid = 'modal-title';
+    const body = node('div', 'modal-body');
+    body.append(blocksElement(view.blocks, { interactive: false, form: true }));
+    const problem = node('div', 'modal-error');
+    problem.dataset.testid = 'modal-error';
+    body.append(problem);
+    const footer = node('footer');
+    const close = node('button', 'bk-button', view.close);
+    close.type = 'button';
+    close.dataset.testid = 'modal-close';
+    close.addEventListener('click', () => closeModal(view));
+    footer.append(close);
+    if (view.submit) {
+      const submit = node('button', 'bk-button primary', view.submit);
+      submit.type = 'button';
+      submit.dataset.testid = 'modal-submit';
+      submit.addEventListener('click', () => submitModal(view, modal, submit));
+      footer.append(submit);
+    }
+    modal.append(title, body, footer);
+    modal.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape') closeModal(view);
+      if (event.key === 'Enter' && event.target instanceof HTMLInputElement && view.submit) {
+        event.preventDefault();
+        submitModal(view, modal, modal.querySelector('[data-testid="modal-submit"]'));
+      }
+    });
+    els.modal.replaceChildren(modal);
+    els.modal.hidden = false;
+    modal.querySelector('input:not([disabled]), textarea:not([disabled])')?.focus();
+  }
+
+  async function submitModal(view, modal, button) {
+    const values = {};
+    for (const field of modal.querySelectorAll('[data-block-id][data-action-id]')) {
+      values[field.dataset.blockId] ??= {};
+      values[field.dataset.blockId][field.dataset.actionId] = field.value;
+    }
+    for (const error of modal.querySelectorAll('.field-error')) error.hidden = true;
+    const problem = modal.querySelector('[data-testid="modal-error"]');
+    problem.textContent = '';
+    button.disabled = true;
+    setStatus(`Submitting “${view.title}”…`, 'pending');
+    const result = await post('/api/view', { user: ui.user, viewId: view.id, values });
+    button.disabled = false;
+    if (!result.ok) {
+      problem.textContent = result.error;
+      setStatus(`Submitting “${view.title}”: ${result.error}`, 'error');
+      return;
+    }
+    const errors = Object.entries(result.errors ?? {});
+    for (const [blockId, message] of errors) {
+      const slot = modal.querySelector(`[data-testid="modal-error-${CSS.escape(blockId)}"]`);
+      if (slot) {
+        slot.textContent = message;
+        slot.hidden = false;
+      } else {
+        problem.textContent = message;
+      }
+    }
+    if (errors.length > 0) setStatus(`“${view.title}” needs changes.`, 'error');
+    else report(`Submitted “${view.title}”`, result);
+    scheduleRefresh();
+  }
+
+  async function closeModal(view) {
+    const result = await post('/api/view/close', { user: ui.user, viewId: view.id });
+    if (!result.ok) setStatus(result.error, 'error');
+    scheduleRefresh();
+  }
+
+  // Command box
+
+  function renderCompletions() {
+    const { items, active } = ui.completion;
+    els.completions.replaceChildren(
+      ...items.map((item, index) => {
+        const entry = node('li');
+        entry.dataset.testid = 'completion';
+        entry.dataset.value = item.value;
+        entry.setAttribute('role', 'option');
+        entry.classList.toggle('active', index === active);
+        entry.append(node('span', 'word', item.word), node('span', 'summary', item.summary));
+        entry.addEventListener('mousedown', (event) => {
+          event.preventDefault();
+          acceptCompletion(item);
+        });
+        return entry;
+      }),
+    );
+    els.completions.hidden = items.length === 0;
+    els.completions.querySelector('.active')?.scrollIntoView({ block: 'nearest' });
+  }
+
+  function updateCompletions() {
+    const { items, usage } = completionsFor(els.input.value, ui.commands);
+    const complete = items.length === 1 && items[0].value.trim() === els.input.value.trim();
+    ui.completion = { items: complete ? [] : items.slice(0, 60), active: -1 };
+    els.usage.textContent = usage;
+    renderCompletions();
+  }
+
+  function hideCompletions() {
+    ui.completion = { items: [], active: -1 };
+    renderCompletions();
+  }
+
+  function acceptCompletion(item) {
+    els.input.value = item.value;
+    els.input.focus();
+    updateCompletions();
+  }
+
+  async function sendCommand() {
+    const text = els.input.value.trim();
+    if (text === '') return;
+    hideCompletions();
+    ui.history.unshift(text);
+    ui.historyIndex = -1;
+    els.send.disabled = true;
+    setStatus(`Sending ${text}…`, 'pending');
+    const result = await post('/api/command', { user: ui.user, channel: ui.channel, text });
+    els.send.disabled = false;
+    report(`Sent ${text}`, result);
+    if (result.ok) {
+      els.input.value = '';
+      els.usage.textContent = '';
+    }
+    scheduleRefresh();
+  }
+
+  els.form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    sendCommand();
+  });
+  els.input.addEventListener('input', updateCompletions);
+  els.input.addEventListener('focus', updateCompletions);
+  els.input.addEventListener('blur', hideCompletions);
+  els.input.addEventListener('keydown', (event) => {
+    const { items, active } = ui.completion;
+    if (items.length > 0) {
+      if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+        event.preventDefault();
+        const step = event.key === 'ArrowDown' ? 1 : -1;
+        ui.completion.active = (active + step + items.length) % items.length;
+        renderCompletions();
+        return;
+      }
+      if (event.key === 'Tab' || (event.key === 'Enter' && active >= 0)) {
+        event.preventDefault();
+        const chosen = items[Math.max(active, 0)];
+        if (chosen) acceptCompletion(chosen);
+        return;
+      }
+      if (event.key === 'Escape') {
+        hideCompletions();
+        return;
+      }
+    }
+    // Earlier commands, newest first, as a terminal would offer them.
+    if ((event.key === 'ArrowUp' || event.key === 'ArrowDown') && ui.history.length > 0) {
+      event.preventDefault();
+      const step = event.key === 'ArrowUp' ? 1 : -1;
+      ui.historyIndex = Math.min(Math.max(ui.historyIndex + step, -1), ui.history.length - 1);
+      els.input.value = ui.historyIndex < 0 ? '' : ui.history[ui.historyIndex];
+    }
+  });
+
+  els.users.addEventListener('change', () => {
+    ui.user = els.users.value;
+    ui.expanded.clear();
+    ui.messageCount = -1;
+    setStatus(`You are now ${els.users.selectedOptions[0]?.textContent ?? ui.user}.`);
+    refresh();
+  });
+  els.channels.addEventListener('click', (event) => {
+    const link = event.target instanceof Element ? event.target.closest('[data-channel]') : null;
+    if (!link) return;
+    event.preventDefault();
+    ui.channel = link.dataset.channel;
+    ui.expanded.clear();
+    ui.messageCount = -1;
+    refresh();
+  });
+
+  connectEvents();
+  loadCommands();
+  refresh();
+}
+
+if (typeof document !== 'undefined') startSandbox();

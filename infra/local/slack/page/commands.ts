@@ -1,0 +1,60 @@
+import { type CommandRegistry, registry, SLASH_COMMAND } from '../../../../lib/commands/registry.js';
+import { usageOf } from '../../../../lib/commands/usage.js';
+
+/**
+ * What the page's command box completes: the first word (a group of API operations or one of
+ * the bot's own commands), then the second (an action of the group, or a subcommand), with the
+ * usage line of the choice. Derived from the registry, so completion never drifts from the parser.
+ */
+
+export interface CompletionAction {
+  readonly name: string;
+  readonly aliases: readonly string[];
+  readonly summary: string;
+  /** The full usage line, starting with the slash command. */
+  readonly usage: string;
+}
+
+export interface CompletionTopic {
+  readonly kind: 'group' | 'bot';
+  readonly name: string;
+  readonly aliases: readonly string[];
+  readonly summary: string;
+  readonly usage: string;
+  readonly actions: readonly CompletionAction[];
+}
+
+export interface CompletionData {
+  readonly command: string;
+  readonly topics: readonly CompletionTopic[];
+}
+
+export function completionData(commands: CommandRegistry = registry): CompletionData {
+  const groups: CompletionTopic[] = commands.groups.map((group) => ({
+    kind: 'group',
+    name: group.name,
+    aliases: group.aliases,
+    summary: group.summary,
+    usage: `${SLASH_COMMAND} ${group.name} <action>`,
+    actions: group.actions.map((op) => ({
+      name: op.action,
+      aliases: op.aliases ?? [],
+      summary: op.summary,
+      usage: usageOf(op),
+    })),
+  }));
+  const botCommands: CompletionTopic[] = commands.botCommands.map((command) => ({
+    kind: 'bot',
+    name: command.name,
+    aliases: [],
+    summary: command.summary,
+    usage: `${SLASH_COMMAND} ${command.usage[0] ?? command.name}`,
+    actions: (command.subcommands ?? []).map((sub) => ({
+      name: sub.name,
+      aliases: [],
+      summary: sub.summary,
+      usage: `${SLASH_COMMAND} ${sub.usage}`,
+    })),
+  }));
+  return { command: SLASH_COMMAND, topics: [...botCommands, ...groups] };
+}

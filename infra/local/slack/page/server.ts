@@ -1,0 +1,403 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+import type { StoreChange } from '../store.js';
+import type { Delivery, SlackWorkspace } from '../workspace.js';
+import { completionData } from './commands.js';
+import { sandboxPage } from './html.js';
+import { openViewFor, PageLookupError, pageState, resolveSeat } from './state.js';
+
+/**
+ * The Slack sandbox page and its small HTTP API. The page acts only through `SlackWorkspace`, so
+ * every command, click and modal submission reaches the bot as a signed request exactly as Slack
+ * would send it; what the bot posts arrives in the stand-in's store and is streamed back as
+ * Server-Sent Events.
+ *
+ * Routes: `GET /` the page, `GET /events` change notifications, `GET /api/state?user=&channel=`,
+ * `GET /api/commands`, `POST /api/command`, `POST /api/click`, `POST /api/view`,
+ * `POST /api/view/close`.
+ */
+
+export interface PageServerOptions {
+  readonly workspace: SlackWorkspace;
+  /** 0 picks a free port. */
+  readonly port?: number;
+  readonly host?: string;
+  /** When the port is taken, listen on a free one instead of failing. */
+  readonly fallbackToFreePort?: boolean;
+}
+
+export interface PageServer {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** The page's own requests are small; anything bigger is not from the page. */
+const MAX_BODY_BYTES = 256 * 1024;
+/** Proxies and browsers drop an idle event stream; a comment line now and then keeps it open. */
+const HEARTBEAT_MS = 20_000;
+
+const SeatFields = { user: z.string().min(1).max(64) };
+
+const CommandRequestSchema = z.object({
+  ...SeatFields,
+  channel: z.string().min(1).max(64),
+  text: z.string().max(4000),
+});
+
+const ClickRequestSchema = z.object({
+  ...SeatFields,
+  channel: z.string().min(1).max(64),
+  ts: z.string().min(1).max(32),
+  actionId: z.string().min(1).max(255),
+  value: z.string().max(2000).optional(),
+  option: z.string().max(2000).optional(),
+});
+
+const ViewSubmitRequestSchema = z.object({
+  ...SeatFields,
+  viewId: z.string().min(1).max(64),
+  values: z.record(z.string().max(255), z.record(z.string().max(255), z.string().max(3000))),
+});
+
+const ViewCloseRequestSchema = z.object({ ...SeatFields, viewId: z.string().min(1).max(64) });
+
+/** What every action answers: whether the bot took it, and if not, why, in words. */
+export interface ActionResult {
+  readonly ok: boolean;
+  /** The bot's HTTP status, when it answered. */
+  readonly status?: number;
+  readonly durationMs?: number;
+  readonly error?: string;
+  /** A modal's field errors (`response_action: errors`), by block id. */
+  readonly errors?: Readonly<Record<string, string>>;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+class BodyTooLargeError extends HttpError {
+  constructor() {
+    super(413, 'The request is too large.');
+  }
+}
+
+async function readJsonBody(request: IncomingMessage): Promise<unknown> {
+  const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  // A JSON body cannot be sent cross-site without a CORS preflight, which this server never grants.
+  if (type !== 'application/json') throw new HttpError(415, 'Send the request as application/json.');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) throw new BodyTooLargeError();
+    chunks.push(buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'The request body is not valid JSON.');
+  }
+}
+
+function parseRequest<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map(
+      (issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`,
+    );
+    throw new HttpError(400, `Invalid request: ${problems.join('; ')}`);
+  }
+  return parsed.data;
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  response.end(JSON.stringify(body));
+}
+
+/** Refuses requests another site's page makes from the browser (the sandbox listens on localhost). */
+function assertSameOrigin(request: IncomingMessage): void {
+  const origin = request.headers.origin;
+  if (origin === undefined) return;
+  let originHost: string;
+  try {
+    originHost = new URL(origin).host;
+  } catch {
+    throw new HttpError(403, 'Requests from other sites are not accepted.');
+  }
+  if (originHost !== request.headers.host)
+    throw new HttpError(403, 'Requests from other sites are not accepted.');
+}
+
+/** The bot's answer, as the page reports it. */
+export function describeDelivery(delivery: Delivery): ActionResult {
+  const durationMs = Math.round(delivery.durationMs);
+  if (delivery.status !== 200) {
+    const detail =
+      typeof delivery.body === 'string' && delivery.body.trim() !== '' ? `: ${delivery.body.trim()}` : '';
+    return {
+      ok: false,
+      status: delivery.status,
+      durationMs,
+      error: `The bot answered HTTP ${delivery.status}${detail.slice(0, 200)}`,
+    };
+  }
+  const body = delivery.body as { response_action?: unknown; errors?: unknown } | undefined;
+  if (body && typeof body === 'object' && body.response_action === 'errors') {
+    const errors = z.record(z.string(), z.string()).safeParse(body.errors);
+    return { ok: true, status: 200, durationMs, errors: errors.success ? errors.data : {} };
+  }
+  return { ok: true, status: 200, durationMs };
+}
+
+/** A failure to reach the bot at all (not an answer from it), in words without a stack. */
+function unreachable(error: unknown): ActionResult {
+  const code = (error as { code?: unknown }).code;
+  const reason = typeof code === 'string' ? code : error instanceof Error ? error.message : String(error);
+  return { ok: false, error: `The bot did not answer (${reason}). Is the local stack still running?` };
+}
+
+/** `/cloud nodes list` → `nodes list`; another slash command is refused with a hint. */
+export function commandTextOf(typed: string, slashCommand: string): string {
+  const text = typed.trim();
+  if (text === slashCommand) return '';
+  if (text.startsWith(`${slashCommand} `)) return text.slice(slashCommand.length + 1).trim();
+  const other = /^\/\S+/.exec(text);
+  if (other)
+    throw new HttpError(400, `Only ${slashCommand} is installed in this workspace, not ${other[0]}.`);
+  throw new HttpError(400, `Type a slash command, e.g. ${slashCommand} help.`);
+}
+
+export interface PageHandler {
+  handle(request: IncomingMessage, response: ServerResponse): Promise<void>;
+  /** Ends the event streams and stops listening to the store. */
+  close(): void;
+}
+
+export function createPageHandler(workspace: SlackWorkspace): PageHandler {
+  const { store } = workspace.standIn;
+  const baseUrl = workspace.standIn.url;
+  const page = sandboxPage();
+  const commands = completionData();
+  const streams = new Set<ServerResponse>();
+
+  // Only that something changed, and where: the page fetches what its user may see.
+  const onChange = (change: StoreChange) => {
+    if (change.kind === 'call') return;
+    const channel =
+      'message' in change ? change.message.channel : 'channel' in change ? change.channel : undefined;
+    const event = `event: change\ndata: ${JSON.stringify({ kind: change.kind, ...(channel ? { channel } : {}) })}\n\n`;
+    for (const stream of streams) stream.write(event);
+  };
+  store.on('change', onChange);
+  const heartbeat = setInterval(() => {
+    for (const stream of streams) stream.write(': ping\n\n');
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+
+  function serveEvents(request: IncomingMessage, response: ServerResponse): void {
+    response.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+    });
+    response.write('retry: 1000\n\n');
+    response.write('event: ready\ndata: {}\n\n');
+    streams.add(response);
+    request.on('close', () => streams.delete(response));
+  }
+
+  function serveState(url: URL, response: ServerResponse): void {
+    const user = url.searchParams.get('user') ?? undefined;
+    const channel = url.searchParams.get('channel') ?? undefined;
+    sendJson(response, 200, pageState(store, baseUrl, user, channel));
+  }
+
+  async function runCommand(body: unknown): Promise<ActionResult> {
+    const input = parseRequest(CommandRequestSchema, body);
+    const { user, channel } = resolveSeat(store, input.user, input.channel);
+    const text = commandTextOf(input.text, commands.command);
+    try {
+      return describeDelivery(await workspace.command(user, channel.id, text));
+    } catch (error) {
+      return unreachable(error);
+    }
+  }
+
+  async function click(body: unknown): Promise<ActionResult> {
+    const input = parseRequest(ClickRequestSchema, body);
+    const { user, channel } = resolveSeat(store, input.user, input.channel);
+    const message = store.findMessage(channel.id, input.ts);
+    if (!message || (message.ephemeral && message.visibleTo !== user)) {
+      throw new HttpError(404, 'That message is gone or not visible to you.');
+    }
+    let delivery: Delivery;
+    try {
+      delivery = await workspace.click(user, message, {
+        actionId: input.actionId,
+        ...(input.value === undefined ? {} : { value: input.value }),
+        ...(input.option === undefined ? {} : { option: input.option }),
+      });
+    } catch (error) {
+      // Network failures carry a code; the workspace's own refusal (no such element) does not.
+      if (typeof (error as { code?: unknown }).code === 'string') return unreachable(error);
+      throw new HttpError(
+        409,
+        'That button or menu is no longer in the message. It may have just been updated.',
+      );
+    }
+    return describeDelivery(delivery);
+  }
+
+  function ownOpenView(user: string, viewId: string) {
+    resolveSeat(store, user, undefined);
+    const view = store.view(viewId);
+    if (!view || view.closed || view.user !== user || openViewFor(store, user)?.id !== viewId) {
+      throw new HttpError(404, 'That modal is no longer open.');
+    }
+    return view;
+  }
+
+  async function submitView(body: unknown): Promise<ActionResult> {
+    const input = parseRequest(ViewSubmitRequestSchema, body);
+    const view = ownOpenView(input.user, input.viewId);
+    try {
+      return describeDelivery(await workspace.submitView(input.user, view, input.values));
+    } catch (error) {
+      return unreachable(error);
+    }
+  }
+
+  function closeView(body: unknown): ActionResult {
+    const input = parseRequest(ViewCloseRequestSchema, body);
+    const view = ownOpenView(input.user, input.viewId);
+    store.closeView(view.id);
+    return { ok: true };
+  }
+
+  async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const method = request.method ?? 'GET';
+    if (method === 'GET' || method === 'HEAD') {
+      switch (url.pathname) {
+        case '/':
+        case '/index.html':
+          response.writeHead(200, {
+            'content-type': 'text/html; charset=utf-8',
+            'content-security-policy': page.contentSecurityPolicy,
+            'cache-control': 'no-store',
+            'x-content-type-options': 'nosniff',
+            'referrer-policy': 'no-referrer',
+          });
+          response.end(method === 'HEAD' ? undefined : page.html);
+          return;
+        case '/events':
+          return serveEvents(request, response);
+        case '/api/state':
+          return serveState(url, response);
+        case '/api/commands':
+          return sendJson(response, 200, commands);
+        case '/favicon.ico':
+          response.writeHead(204).end();
+          return;
+      }
+    }
+    if (method === 'POST') {
+      assertSameOrigin(request);
+      const actions: Record<string, (body: unknown) => ActionResult | Promise<ActionResult>> = {
+        '/api/command': runCommand,
+        '/api/click': click,
+        '/api/view': submitView,
+        '/api/view/close': closeView,
+      };
+      const action = actions[url.pathname];
+      if (action) {
+        const result = await action(await readJsonBody(request));
+        sendJson(response, result.ok ? 200 : 502, result);
+        return;
+      }
+    }
+    sendJson(response, 404, { ok: false, error: `Nothing at ${method} ${url.pathname}.` });
+  }
+
+  return {
+    handle: (request, response) =>
+      route(request, response).catch((error: unknown) => {
+        if (response.headersSent) {
+          response.destroy();
+          return;
+        }
+        if (error instanceof HttpError) {
+          sendJson(response, error.status, { ok: false, error: error.message });
+        } else if (error instanceof PageLookupError) {
+          sendJson(response, 404, { ok: false, error: error.message });
+        } else {
+          sendJson(response, 500, { ok: false, error: 'The sandbox page failed; see the terminal.' });
+          console.error('sandbox page request failed', error);
+        }
+      }),
+    close() {
+      clearInterval(heartbeat);
+      store.off('change', onChange);
+      for (const stream of streams) stream.end();
+      streams.clear();
+    },
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => {
+      server.off('listening', onListening);
+      reject(error);
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+}
+
+export async function startPageServer(options: PageServerOptions): Promise<PageServer> {
+  const host = options.host ?? '127.0.0.1';
+  const handler = createPageHandler(options.workspace);
+  const server = createServer((request, response) => {
+    void handler.handle(request, response);
+  });
+  try {
+    await listen(server, options.port ?? 0, host);
+  } catch (error) {
+    const taken = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    if (!taken || !options.fallbackToFreePort) {
+      handler.close();
+      throw error;
+    }
+    await listen(server, 0, host);
+  }
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        handler.close();
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,121 @@
+import { setTimeout as sleepFor } from 'node:timers/promises';
+
+/**
+ * Keeps the reporter within Slack's posting limits: about one message per second per channel, and
+ * a bounded number of Slack calls in flight overall. Calls to one channel run one after another,
+ * spaced by `minIntervalMs`; different channels run side by side. A rate-limited answer (HTTP 429,
+ * which the Web API client raises as `slack_webapi_rate_limited_error` with `retryAfter` seconds)
+ * holds the channel for as long as Slack asked and then tries again, a few times at most.
+ */
+
+export interface PacerOptions {
+  /** Least time between two calls to one channel. */
+  readonly minIntervalMs?: number;
+  /** Slack calls in flight at once, over all channels. */
+  readonly concurrency?: number;
+  /** Further attempts after a rate-limited one. */
+  readonly maxRetries?: number;
+  /** A Retry-After longer than this is not waited out: the call fails and the report is retried next run. */
+  readonly maxWaitMs?: number;
+  readonly now?: () => number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+export const DEFAULT_PACER_OPTIONS = {
+  minIntervalMs: 1_000,
+  concurrency: 8,
+  maxRetries: 3,
+  maxWaitMs: 30_000,
+} as const;
+
+/** How long Slack asked us to wait, when `error` is its rate-limit answer. */
+export function retryAfterMsOf(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, retryAfter } = error as { code?: unknown; retryAfter?: unknown };
+  if (code !== 'slack_webapi_rate_limited_error') return undefined;
+  return typeof retryAfter === 'number' && Number.isFinite(retryAfter) ? Math.max(0, retryAfter) * 1000 : 1000;
+}
+
+export class ChannelPacer {
+  readonly #minIntervalMs: number;
+  readonly #concurrency: number;
+  readonly #maxRetries: number;
+  readonly #maxWaitMs: number;
+  readonly #now: () => number;
+  readonly #sleep: (ms: number) => Promise<void>;
+  /** Earliest time of the next call per channel. */
+  readonly #nextAt = new Map<string, number>();
+  /** The last queued call per channel: the next one waits for it. */
+  readonly #tails = new Map<string, Promise<unknown>>();
+  #running = 0;
+  readonly #waiting: (() => void)[] = [];
+  #rateLimited = 0;
+
+  constructor(options: PacerOptions = {}) {
+    this.#minIntervalMs = options.minIntervalMs ?? DEFAULT_PACER_OPTIONS.minIntervalMs;
+    this.#concurrency = options.concurrency ?? DEFAULT_PACER_OPTIONS.concurrency;
+    this.#maxRetries = options.maxRetries ?? DEFAULT_PACER_OPTIONS.maxRetries;
+    this.#maxWaitMs = options.maxWaitMs ?? DEFAULT_PACER_OPTIONS.maxWaitMs;
+    this.#now = options.now ?? Date.now;
+    this.#sleep = options.sleep ?? ((ms) => sleepFor(ms));
+  }
+
+  /** How many rate-limited answers the pacer has waited out (for the tick summary). */
+  get rateLimitedCount(): number {
+    return this.#rateLimited;
+  }
+
+  /** Runs `call` for `channel` when the channel's turn comes; its result or its final error is returned. */
+  send<T>(channel: string, call: () => Promise<T>): Promise<T> {
+    const previous = this.#tails.get(channel) ?? Promise.resolve();
+    const run = previous.then(
+      () => this.#paced(channel, call),
+      () => this.#paced(channel, call),
+    );
+    const tail = run.catch(() => undefined);
+    this.#tails.set(channel, tail);
+    void tail.then(() => {
+      if (this.#tails.get(channel) === tail) this.#tails.delete(channel);
+    });
+    return run;
+  }
+
+  async #paced<T>(channel: string, call: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const wait = (this.#nextAt.get(channel) ?? 0) - this.#now();
+      if (wait > 0) await this.#sleep(wait);
+      await this.#acquire();
+      try {
+        const result = await call();
+        this.#nextAt.set(channel, this.#now() + this.#minIntervalMs);
+        return result;
+      } catch (error) {
+        const retryAfter = retryAfterMsOf(error);
+        if (retryAfter === undefined) {
+          this.#nextAt.set(channel, this.#now() + this.#minIntervalMs);
+          throw error;
+        }
+        this.#rateLimited += 1;
+        this.#nextAt.set(channel, this.#now() + Math.max(retryAfter, this.#minIntervalMs));
+        if (attempt >= this.#maxRetries || retryAfter > this.#maxWaitMs) throw error;
+      } finally {
+        this.#release();
+      }
+    }
+  }
+
+  async #acquire(): Promise<void> {
+    if (this.#running < this.#concurrency) {
+      this.#running += 1;
+      return;
+    }
+    await new Promise<void>((resolve) => this.#waiting.push(resolve));
+  }
+
+  #release(): void {
+    const next = this.#waiting.shift();
+    // The slot passes straight to the next waiter, so `#running` stays as it is.
+    if (next) next();
+    else this.#running -= 1;
+  }
+}

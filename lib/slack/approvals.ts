@@ -1,0 +1,511 @@
+import type { WebClient } from '@slack/web-api';
+import { ApiError } from '../api/errors.js';
+import type { AnyOperation } from '../api/operation.js';
+import { findOperation, operations } from '../api/operations/index.js';
+import type { ParsedCommand } from '../commands/parse.js';
+import type { Approval, ApprovalPolicy, Store } from '../store/index.js';
+import type { BotDeps, RequestContext } from './bot.js';
+import type { BotCommandContext } from './bot-commands.js';
+import type { ApprovalJob, Handoff } from './handoff.js';
+import { renderApprovalCard } from './render/approval.js';
+import { renderError } from './render/errors.js';
+import {
+  createApiClient,
+  notice,
+  type Reply,
+  type RunnerDeps,
+  resolveToken,
+  runOperation,
+} from './runner.js';
+
+/**
+ * The two-person rule in front of destructive operations. A request becomes an approval record
+ * and a card in the channel; clicks move the record with conditional writes (see
+ * `lib/store/approvals.ts`), and only the one caller that wins `claimExecution` runs the
+ * operation, with the requester's token. The card is updated in place and its thread keeps the
+ * trail; every step is written to the audit log.
+ */
+
+const LABEL_LOOKUP_MS = 800;
+
+// ---------------------------------------------------------------------------------------------
+// requesting
+
+export async function requestApproval(
+  deps: BotDeps,
+  ctx: RequestContext,
+  client: WebClient,
+  op: AnyOperation,
+  input: Readonly<Record<string, unknown>>,
+): Promise<Reply> {
+  const token = await resolveToken(deps.store, ctx.team, ctx.user, op);
+  if (!token.ok) return token.reply;
+
+  const policy = await deps.store.approvalPolicy.get(ctx.team);
+  const summary = await describeTarget(deps, token.token, op, input);
+  if (summary === undefined) {
+    const ids = op.pathParams.map((name) => String(input[name])).join('/');
+    const list = listOperationFor(op);
+    const hint = list ? ` Check the id with \`/cloud ${list.group} ${list.action}\`.` : '';
+    return notice(
+      `There is no ${nounOf(op)} ${ids} that you can see, so there is nothing to approve.${hint}`,
+    );
+  }
+  const approval = await deps.store.approvals.create({
+    team: ctx.team,
+    requester: ctx.user,
+    operationId: op.id,
+    input,
+    summary,
+    channel: ctx.channel,
+    requiredApprovals: policy.requiredApprovals,
+    expiryMinutes: policy.expiryMinutes,
+  });
+  await audit(deps, approval, ctx.user, 'requested');
+
+  const card = renderApprovalCard({ approval });
+  try {
+    const posted = await client.chat.postMessage({
+      channel: ctx.channel,
+      text: card.text,
+      blocks: card.blocks,
+    });
+    if (posted.ts) await deps.store.approvals.setMessage(ctx.team, approval.id, ctx.channel, posted.ts);
+  } catch (error) {
+    deps.logger.warn('approval card not posted', { approvalId: approval.id, error });
+    return notice(
+      'I could not post the approval card in this channel (is the bot a member?). ' +
+        `Invite it with \`/invite @cloud\` and try again. Request ${approval.id} will expire unused.`,
+    );
+  }
+  const who = approversText(policy, ctx.user);
+  return notice(
+    `:lock: \`${op.group} ${op.action}\` needs ${policy.requiredApprovals} approval` +
+      `${policy.requiredApprovals === 1 ? '' : 's'} from ${who}. I posted a card in this channel; ` +
+      `it expires in ${policy.expiryMinutes} minutes.`,
+  );
+}
+
+/**
+ * "db-data (12)": the target with its label from the API, or its ids when the lookup fails;
+ * undefined when the API says there is no such target.
+ */
+async function describeTarget(
+  deps: BotDeps,
+  token: string | undefined,
+  op: AnyOperation,
+  input: Readonly<Record<string, unknown>>,
+): Promise<string | undefined> {
+  const ids = op.pathParams.map((name) => String(input[name]));
+  const fallback = ids.length > 0 ? ids.join('/') : op.group;
+  const view = viewOperationFor(op);
+  if (!view) return fallback;
+  try {
+    const client = createApiClient(deps.api, token);
+    const viewInput = Object.fromEntries(view.pathParams.map((name) => [name, input[name]]));
+    const resource = (await client.call(view, viewInput, { timeoutMs: LABEL_LOOKUP_MS })) as Record<
+      string,
+      unknown
+    >;
+    const label = resource.label ?? resource.name ?? resource.username;
+    return typeof label === 'string' && label !== '' ? `${label} (${ids.join('/')})` : fallback;
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'not_found') return undefined;
+    return fallback;
+  }
+}
+
+/** The GET of the resource an operation acts on: the longest GET path that prefixes its path. */
+export function viewOperationFor(op: AnyOperation): AnyOperation | undefined {
+  let best: AnyOperation | undefined;
+  for (const candidate of operations) {
+    if (candidate.method !== 'GET' || candidate.paginated || candidate.pathParams.length === 0) continue;
+    if (!op.path.startsWith(candidate.path)) continue;
+    if (!candidate.pathParams.every((name) => op.pathParams.includes(name))) continue;
+    if (!best || candidate.path.length > best.path.length) best = candidate;
+  }
+  return best;
+}
+
+/** The list that shows the ids of what `op` acts on: the view path without its last id. */
+function listOperationFor(op: AnyOperation): AnyOperation | undefined {
+  const view = viewOperationFor(op);
+  const listPath = view?.path.replace(/\/\{\w+\}$/, '');
+  return operations.find((candidate) => candidate.method === 'GET' && candidate.path === listPath);
+}
+
+/** "volume", "backup", "ssh key": the kind of thing the last id of the path names. */
+function nounOf(op: AnyOperation): string {
+  const segments = (viewOperationFor(op)?.path ?? op.path).split('/');
+  const last = segments.findLastIndex((segment) => segment.startsWith('{'));
+  const collection = segments[last - 1] ?? op.group;
+  if (collection === 'instances') return op.group.replace(/s$/, '');
+  if (collection === 'sshkeys') return 'SSH key';
+  return collection.replace(/-/g, ' ').replace(/s$/, '');
+}
+
+function approversText(policy: ApprovalPolicy, requester: string): string {
+  const parts = [
+    ...policy.approverUsers.filter((u) => u !== requester || policy.allowSelfApproval).map((u) => `<@${u}>`),
+    ...(policy.approverGroup ? [`<!subteam^${policy.approverGroup}>`] : []),
+  ];
+  if (parts.length === 0)
+    return policy.allowSelfApproval ? 'anyone in the workspace' : 'someone other than you';
+  return parts.join(', ');
+}
+
+// ---------------------------------------------------------------------------------------------
+// deciding
+
+export type Decision = 'approve' | 'deny' | 'cancel';
+
+export interface DecisionDeps {
+  readonly store: Store;
+  readonly handoff: Handoff;
+  readonly logger: RunnerDeps['logger'];
+}
+
+/** A click on Approve, Deny or Cancel. Returns what the clicker alone is told, if anything. */
+export async function decide(
+  deps: DecisionDeps,
+  client: WebClient,
+  ctx: { team: string; user: string; correlationId: string },
+  approvalId: string,
+  decision: Decision,
+): Promise<Reply | undefined> {
+  const approval = await deps.store.approvals.get(ctx.team, approvalId);
+  if (!approval) return notice('That approval request no longer exists.');
+
+  if (approval.status === 'expired') {
+    if (await deps.store.approvals.expire(ctx.team, approvalId)) {
+      const expired = (await deps.store.approvals.get(ctx.team, approvalId)) ?? approval;
+      await updateCard(deps, client, expired);
+      await thread(
+        deps,
+        client,
+        expired,
+        ':hourglass: The request expired before it was approved; nothing was run.',
+      );
+      await audit(deps, expired, ctx.user, 'expired');
+    }
+    return notice('This request has expired; nothing was run. Ask again if it is still needed.');
+  }
+
+  if (decision === 'cancel') {
+    const result = await deps.store.approvals.cancel(ctx.team, approvalId, ctx.user);
+    if (result.outcome === 'cancelled') {
+      await updateCard(deps, client, result.approval);
+      await thread(deps, client, result.approval, `<@${ctx.user}> cancelled the request; nothing was run.`);
+      await audit(deps, result.approval, ctx.user, 'cancelled');
+      return undefined;
+    }
+    if (result.outcome === 'not_requester')
+      return notice('Only the person who asked can cancel this request.');
+    return notice(
+      `This request is already ${result.outcome === 'not_found' ? 'gone' : statusWord(approval)}.`,
+    );
+  }
+
+  const policy = await deps.store.approvalPolicy.get(ctx.team);
+  const eligibility = await mayDecide(client, policy, approval, ctx.user);
+  if (eligibility) return notice(eligibility);
+
+  const result = await deps.store.approvals.recordDecision(ctx.team, approvalId, ctx.user, decision);
+  switch (result.outcome) {
+    case 'not_found':
+      return notice('That approval request no longer exists.');
+    case 'duplicate_vote':
+      return notice('You have already approved this request.');
+    case 'expired':
+      return notice('This request has expired; nothing was run.');
+    case 'lost':
+    case 'already_decided':
+      return notice(`Too late: this request is already ${statusWord(result.approval)}.`);
+    case 'denied':
+      await updateCard(deps, client, result.approval);
+      await thread(deps, client, result.approval, `<@${ctx.user}> denied the request; nothing was run.`);
+      await audit(deps, result.approval, ctx.user, 'denied');
+      return undefined;
+    case 'recorded': {
+      const { approvals, requiredApprovals } = result.approval;
+      await updateCard(deps, client, result.approval);
+      await thread(
+        deps,
+        client,
+        result.approval,
+        `<@${ctx.user}> approved (${approvals.length} of ${requiredApprovals}).`,
+      );
+      return undefined;
+    }
+    case 'approved': {
+      await updateCard(deps, client, result.approval);
+      await thread(deps, client, result.approval, `<@${ctx.user}> approved; running it now.`);
+      await audit(deps, result.approval, ctx.user, 'approved');
+      const job: ApprovalJob = {
+        kind: 'approval',
+        correlationId: ctx.correlationId,
+        team: ctx.team,
+        approvalId,
+      };
+      await deps.handoff.dispatch(job);
+      return undefined;
+    }
+  }
+}
+
+/** Why `user` may not decide, or undefined when they may. */
+async function mayDecide(
+  client: WebClient,
+  policy: ApprovalPolicy,
+  approval: Approval,
+  user: string,
+): Promise<string | undefined> {
+  if (user === approval.requester && !policy.allowSelfApproval) {
+    return 'You asked for this, so someone else has to approve or deny it (you can cancel it).';
+  }
+  const listed = policy.approverUsers.length > 0 || policy.approverGroup !== null;
+  if (!listed || policy.approverUsers.includes(user)) return undefined;
+  if (policy.approverGroup) {
+    const members = await client.usergroups.users
+      .list({ usergroup: policy.approverGroup })
+      .then((answer) => answer.users ?? [])
+      .catch(() => [] as string[]);
+    if (members.includes(user)) return undefined;
+  }
+  return 'You are not one of the approvers of this workspace. `/cloud approvals policy` shows who is.';
+}
+
+function statusWord(approval: Approval): string {
+  return approval.status === 'executing' ? 'approved and running' : approval.status;
+}
+
+// ---------------------------------------------------------------------------------------------
+// executing (in the worker)
+
+export interface ExecutionDeps extends RunnerDeps {
+  readonly slack: WebClient;
+}
+
+/** Runs an approved request once: whoever loses `claimExecution` does nothing. */
+export async function executeApproval(deps: ExecutionDeps, job: ApprovalJob): Promise<void> {
+  const claim = await deps.store.approvals.claimExecution(job.team, job.approvalId);
+  if (!claim.claimed) return;
+  const { approval, input } = claim;
+  const op = findOperation(approval.operationId);
+  let outcome: 'executed' | 'failed';
+  let detail: string;
+  if (!op) {
+    outcome = 'failed';
+    detail = `The operation ${approval.operationId} no longer exists.`;
+  } else {
+    try {
+      const reply = await runOperation(deps, {
+        team: approval.team,
+        user: approval.requester,
+        channel: approval.channel,
+        op,
+        input,
+        options: {},
+        approvalId: approval.id,
+      });
+      outcome = 'executed';
+      detail = reply.text;
+    } catch (error) {
+      outcome = 'failed';
+      detail = renderError(error, {
+        operationId: op.id,
+        referenceId: job.correlationId.slice(0, 8),
+        input,
+      }).text;
+      if (!(error instanceof ApiError))
+        deps.logger.error('approved operation failed', { approvalId: approval.id, error });
+    }
+  }
+  await deps.store.approvals.finish(job.team, job.approvalId, outcome, detail);
+  const finished = (await deps.store.approvals.get(job.team, job.approvalId)) ?? approval;
+  await updateCard(deps, deps.slack, finished);
+  await thread(
+    deps,
+    deps.slack,
+    finished,
+    outcome === 'executed' ? `:white_check_mark: Done. ${detail}` : `:x: It failed: ${detail}`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// card, thread, audit
+
+async function updateCard(deps: { logger: RunnerDeps['logger'] }, client: WebClient, approval: Approval) {
+  if (!approval.messageTs) return;
+  const card = renderApprovalCard({ approval });
+  await client.chat
+    .update({ channel: approval.channel, ts: approval.messageTs, text: card.text, blocks: card.blocks })
+    .catch((error: unknown) =>
+      deps.logger.warn('approval card not updated', { approvalId: approval.id, error }),
+    );
+}
+
+async function thread(
+  deps: { logger: RunnerDeps['logger'] },
+  client: WebClient,
+  approval: Approval,
+  text: string,
+) {
+  if (!approval.messageTs) return;
+  await client.chat
+    .postMessage({ channel: approval.channel, thread_ts: approval.messageTs, text })
+    .catch((error: unknown) =>
+      deps.logger.warn('approval thread not updated', { approvalId: approval.id, error }),
+    );
+}
+
+async function audit(
+  deps: { store: Store; logger: RunnerDeps['logger'] },
+  approval: Approval,
+  actor: string,
+  result: 'requested' | 'approved' | 'denied' | 'cancelled' | 'expired',
+) {
+  await deps.store.audit
+    .append({
+      team: approval.team,
+      actor,
+      action: approval.operationId,
+      target: approval.summary,
+      approvalId: approval.id,
+      result,
+    })
+    .catch((error: unknown) =>
+      deps.logger.error('audit entry not written', { approvalId: approval.id, error }),
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// `/cloud approvals list|policy`
+
+type BotParsed = Extract<ParsedCommand, { kind: 'bot' }>;
+
+export async function handleApprovalsCommand(context: BotCommandContext, parsed: BotParsed): Promise<Reply> {
+  const { deps, ctx } = context;
+  if (parsed.subcommand === 'list') {
+    const pending = await deps.store.approvals.listPending(ctx.team);
+    if (pending.length === 0) return notice('No approval requests are waiting.');
+    const lines = pending.map(
+      (a) =>
+        `• *${a.summary}* — \`${a.operationId}\`, asked by <@${a.requester}>, ` +
+        `${a.approvals.length} of ${a.requiredApprovals} approvals, expires <!date^${Math.floor(a.decideBy.getTime() / 1000)}^{time}|${a.decideBy.toISOString()}>`,
+    );
+    return notice(`*Waiting for approval:*\n${lines.join('\n')}`);
+  }
+  const policy = await deps.store.approvalPolicy.get(ctx.team);
+  const changes = policyChanges(parsed.flags);
+  if (!changes.ok) return notice(changes.message);
+  if (Object.keys(changes.value).length === 0) return notice(describePolicy(policy));
+  if (!(await isPolicyAdmin(context, policy))) {
+    return notice(
+      'Only workspace admins (or the admins named in the policy) can change the approval policy.',
+    );
+  }
+  const next = { ...policy, ...changes.value };
+  const listedApprovers = next.approverUsers.filter((u) => u !== ctx.user || next.allowSelfApproval);
+  if (
+    next.approverGroup === null &&
+    next.approverUsers.length > 0 &&
+    listedApprovers.length < next.requiredApprovals
+  ) {
+    return notice(
+      `The policy would need ${next.requiredApprovals} approvals but names only ${listedApprovers.length} approver(s) ` +
+        'who could give them. Add approvers or lower `--required`.',
+    );
+  }
+  try {
+    const saved = await deps.store.approvalPolicy.put(ctx.team, next, ctx.user);
+    await deps.store.audit.append({
+      team: ctx.team,
+      actor: ctx.user,
+      action: 'approvals.policy',
+      target: 'approval policy',
+      result: 'succeeded',
+      detail: describePolicy(saved),
+    });
+    return notice(`Approval policy updated.\n${describePolicy(saved)}`);
+  } catch (error) {
+    return { ...renderError(error, { referenceId: ctx.correlationId.slice(0, 8) }), visibility: 'ephemeral' };
+  }
+}
+
+type PolicyChanges = { ok: true; value: Partial<ApprovalPolicy> } | { ok: false; message: string };
+
+function policyChanges(flags: BotParsed['flags']): PolicyChanges {
+  const value: Partial<ApprovalPolicy> = {};
+  const approvers = flags.approvers;
+  if (approvers !== undefined) {
+    const texts = (Array.isArray(approvers) ? approvers : [String(approvers)]).flatMap((t) => t.split(','));
+    const ids = texts
+      .map((t) => t.trim())
+      .filter(Boolean)
+      .map(
+        (t) =>
+          /^<@([UW][A-Z0-9]+)(\|[^>]*)?>$/.exec(t)?.[1] ?? (/^[UW][A-Z0-9]{2,}$/.test(t) ? t : undefined),
+      );
+    if (ids.some((id) => id === undefined)) {
+      return {
+        ok: false,
+        message: '`--approvers` takes people as mentions, e.g. `--approvers @alice,@bob` (or `none`).',
+      };
+    }
+    value.approverUsers = texts.length === 1 && texts[0]?.trim() === 'none' ? [] : (ids as string[]);
+  }
+  const group = flags['approver-group'];
+  if (typeof group === 'string') {
+    const id =
+      /^<!subteam\^(S[A-Z0-9]+)(\|[^>]*)?>$/.exec(group.trim())?.[1] ??
+      (/^S[A-Z0-9]{2,}$/.test(group) ? group : undefined);
+    if (group.trim() === 'none') value.approverGroup = null;
+    else if (!id)
+      return {
+        ok: false,
+        message: '`--approver-group` takes a user group mention, e.g. `--approver-group @sre`.',
+      };
+    else value.approverGroup = id;
+  }
+  const required = flags.required;
+  if (typeof required === 'string') {
+    const n = Number(required);
+    if (!Number.isInteger(n) || n < 1 || n > 10)
+      return { ok: false, message: '`--required` must be a whole number from 1 to 10.' };
+    value.requiredApprovals = n;
+  }
+  const expiry = flags.expiry;
+  if (typeof expiry === 'string') {
+    const n = Number(expiry);
+    if (!Number.isInteger(n) || n < 1 || n > 1440) {
+      return { ok: false, message: '`--expiry` is in minutes, a whole number from 1 to 1440.' };
+    }
+    value.expiryMinutes = n;
+  }
+  const self = flags['allow-self-approval'];
+  if (typeof self === 'boolean') value.allowSelfApproval = self;
+  return { ok: true, value };
+}
+
+async function isPolicyAdmin(
+  { deps, ctx, client }: BotCommandContext,
+  policy: ApprovalPolicy,
+): Promise<boolean> {
+  if (deps.approvalAdmins.includes(ctx.user) || policy.admins.includes(ctx.user)) return true;
+  const info = await client.users.info({ user: ctx.user }).catch(() => undefined);
+  return info?.user?.is_admin === true || info?.user?.is_owner === true;
+}
+
+export function describePolicy(policy: ApprovalPolicy): string {
+  const who = [
+    ...policy.approverUsers.map((u) => `<@${u}>`),
+    ...(policy.approverGroup ? [`<!subteam^${policy.approverGroup}>`] : []),
+  ];
+  return [
+    `*Approvers:* ${who.length > 0 ? who.join(', ') : 'anyone in the workspace'}`,
+    `*Approvals needed:* ${policy.requiredApprovals}`,
+    `*Requester may approve own request:* ${policy.allowSelfApproval ? 'yes' : 'no'}`,
+    `*Requests expire after:* ${policy.expiryMinutes} minutes`,
+  ].join('\n');
+}

@@ -1,0 +1,246 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { StoredMessage } from '../../infra/local/slack/store.js';
+import { ApiClient } from '../../lib/api/client.js';
+import type { AnyOperation } from '../../lib/api/operation.js';
+import { operations } from '../../lib/api/operations/index.js';
+import { ActionId } from '../../lib/slack/interactions.js';
+import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
+import { commandTextFor, existingInputFor } from '../support/sample-inputs.js';
+import { testClock } from '../support/store.js';
+
+/**
+ * Approval buttons end to end: signed commands and clicks, DynamoDB Local, the emulator. What
+ * matters is what the API saw: a destructive operation runs once after approval, never otherwise.
+ */
+
+const clock = testClock(new Date());
+let e2e: E2E;
+const team = () => e2e.stack.workspace.teamId;
+
+beforeAll(async () => {
+  e2e = await startE2E({ stack: { now: clock.now } });
+  await e2e.login(ALICE, e2e.emulator.demoToken);
+});
+
+afterAll(async () => {
+  await e2e?.close();
+});
+
+beforeEach(async () => {
+  clock.set(new Date());
+  await e2e.stack.store.approvalPolicy.put(team(), {}, ADA);
+});
+
+function deletesOf(volumeId: number): number {
+  return e2e.emulator.control.requestCount('volumes.delete', { volumeId });
+}
+
+async function someVolumeId(): Promise<number> {
+  const volume = e2e.emulator.control.createVolume({
+    label: `doomed-${Math.random().toString(36).slice(2, 8)}`,
+  });
+  return volume.id;
+}
+
+/** The newest approval card in the channel. */
+function lastCard(): StoredMessage {
+  const card = e2e.stack.standIn.store
+    .messages(CHANNEL)
+    .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
+    .at(-1);
+  if (!card) throw new Error('no approval card');
+  return card;
+}
+
+function cardNow(card: StoredMessage): StoredMessage {
+  return e2e.stack.standIn.store.findMessage(CHANNEL, card.ts) ?? card;
+}
+
+async function click(user: string, card: StoredMessage, actionId: string) {
+  const delivery = await e2e.stack.workspace.click(user, cardNow(card), { actionId });
+  await e2e.stack.drain();
+  return delivery;
+}
+
+/** A click on the card as it looked before it was updated (a slow client, a second window). */
+async function clickStale(user: string, card: StoredMessage, actionId: string) {
+  const delivery = await e2e.stack.workspace.click(user, card, { actionId });
+  await e2e.stack.drain();
+  return delivery;
+}
+
+async function requestDeletion(): Promise<{ volumeId: number; card: StoredMessage }> {
+  const volumeId = await someVolumeId();
+  const delivery = await e2e.command(ALICE, `volumes delete ${volumeId}`);
+  expect(e2e.textOf(delivery.message)).toContain('needs 1 approval');
+  return { volumeId, card: lastCard() };
+}
+
+describe('a destructive command', () => {
+  it('does not run, and posts a card naming the target and the consequence', async () => {
+    const { volumeId, card } = await requestDeletion();
+    expect(deletesOf(volumeId)).toBe(0);
+    const text = e2e.textOf(card);
+    expect(text).toContain('doomed-');
+    expect(text).toContain('cannot be undone');
+    expect(text).toContain(`<@${ALICE}>`);
+  });
+
+  it('for a target that does not exist, posts no card', async () => {
+    const cardsBefore = e2e.stack.standIn.store.callsTo('chat.postMessage').length;
+    const delivery = await e2e.command(ALICE, 'volumes delete 999999');
+    expect(e2e.textOf(delivery.message)).toContain('nothing to approve');
+    expect(e2e.stack.standIn.store.callsTo('chat.postMessage').length).toBe(cardsBefore);
+  });
+
+  it('approve → runs once, and the card and thread say so', async () => {
+    const { volumeId, card } = await requestDeletion();
+    await click(BOB, card, ActionId.approve);
+    expect(deletesOf(volumeId)).toBe(1);
+    expect(e2e.emulator.control.volumeExists(volumeId)).toBe(false);
+    const updated = cardNow(card);
+    expect(JSON.stringify(updated.blocks)).not.toContain(ActionId.approve);
+    const thread = e2e.stack.standIn.store.thread(CHANNEL, card.ts).map((m) => m.text);
+    expect(thread.join('\n')).toMatch(/approved/);
+    expect(thread.join('\n')).toMatch(/Done/);
+    const audit = await e2e.stack.store.audit.list(team());
+    expect(
+      audit.entries.some((entry) => entry.action === 'volumes.delete' && entry.result === 'succeeded'),
+    ).toBe(true);
+  });
+
+  it('50 concurrent approve clicks → one API call', async () => {
+    const { volumeId, card } = await requestDeletion();
+    const clickers = Array.from({ length: 50 }, (_, i) => `U0CLICK${String(i).padStart(2, '0')}`);
+    const deliveries = await Promise.all(
+      clickers.map((user) => e2e.stack.workspace.click(user, card, { actionId: ActionId.approve })),
+    );
+    await e2e.stack.drain();
+    expect(deliveries.every((d) => d.status === 200)).toBe(true);
+    expect(deletesOf(volumeId)).toBe(1);
+  });
+
+  it('the same person clicking twice counts once', async () => {
+    await e2e.stack.store.approvalPolicy.put(team(), { requiredApprovals: 2 }, ADA);
+    const volumeId = await someVolumeId();
+    await e2e.command(ALICE, `volumes delete ${volumeId}`);
+    const card = lastCard();
+    await click(BOB, card, ActionId.approve);
+    const again = await click(BOB, card, ActionId.approve);
+    expect(again.status).toBe(200);
+    expect(deletesOf(volumeId)).toBe(0);
+    expect(e2e.textOf(e2e.lastSeen(BOB))).toContain('already approved');
+  });
+
+  it('deny → never runs', async () => {
+    const { volumeId, card } = await requestDeletion();
+    await click(BOB, card, ActionId.deny);
+    await clickStale(ADA, card, ActionId.approve);
+    expect(e2e.textOf(e2e.lastSeen(ADA))).toContain('already denied');
+    expect(deletesOf(volumeId)).toBe(0);
+    expect(e2e.textOf(cardNow(card))).toMatch(/denied/i);
+  });
+
+  it('cancel by the requester → never runs; others may not cancel', async () => {
+    const { volumeId, card } = await requestDeletion();
+    await click(BOB, card, ActionId.cancel);
+    expect(e2e.textOf(e2e.lastSeen(BOB))).toContain('Only the person who asked');
+    await click(ALICE, card, ActionId.cancel);
+    await clickStale(BOB, card, ActionId.approve);
+    expect(deletesOf(volumeId)).toBe(0);
+    expect(e2e.textOf(cardNow(card))).toMatch(/cancel/i);
+  });
+
+  it('self-approval is refused under the default policy', async () => {
+    const { volumeId, card } = await requestDeletion();
+    await click(ALICE, card, ActionId.approve);
+    expect(deletesOf(volumeId)).toBe(0);
+    expect(e2e.textOf(e2e.lastSeen(ALICE))).toContain('someone else');
+  });
+
+  it("a non-approver's click is refused with a message", async () => {
+    await e2e.stack.store.approvalPolicy.put(team(), { approverUsers: [ADA] }, ADA);
+    const { volumeId, card } = await requestDeletion();
+    await click(BOB, card, ActionId.approve);
+    expect(deletesOf(volumeId)).toBe(0);
+    expect(e2e.textOf(e2e.lastSeen(BOB))).toContain('not one of the approvers');
+    await click(ADA, card, ActionId.approve);
+    expect(deletesOf(volumeId)).toBe(1);
+  });
+
+  it('2-of-3 needs two distinct approvers', async () => {
+    await e2e.stack.store.approvalPolicy.put(
+      team(),
+      { approverUsers: [ADA, BOB, 'U0CAROL'], requiredApprovals: 2 },
+      ADA,
+    );
+    const volumeId = await someVolumeId();
+    await e2e.command(ALICE, `volumes delete ${volumeId}`);
+    const card = lastCard();
+    await click(BOB, card, ActionId.approve);
+    expect(deletesOf(volumeId)).toBe(0);
+    expect(e2e.textOf(cardNow(card))).toContain('1 of 2');
+    await click(ADA, card, ActionId.approve);
+    expect(deletesOf(volumeId)).toBe(1);
+  });
+
+  it('expiry refuses late clicks and the card says expired', async () => {
+    const { volumeId, card } = await requestDeletion();
+    clock.advance(16 * 60_000);
+    await click(BOB, card, ActionId.approve);
+    expect(deletesOf(volumeId)).toBe(0);
+    expect(e2e.textOf(e2e.lastSeen(BOB))).toContain('expired');
+    expect(e2e.textOf(cardNow(card))).toMatch(/expired/i);
+  });
+
+  it("the requester's token revoked before approval → the failure is shown and recorded", async () => {
+    const { token } = e2e.emulator.control.createToken('demo', { scopes: '*' });
+    await e2e.login('U0DAVE', token);
+    const volumeId = await someVolumeId();
+    await e2e.command('U0DAVE', `volumes delete ${volumeId}`);
+    const card = lastCard();
+    e2e.emulator.control.revokeToken(token);
+    await click(BOB, card, ActionId.approve);
+    expect(e2e.emulator.control.volumeExists(volumeId)).toBe(true);
+    expect(e2e.textOf(cardNow(card))).toMatch(/fail/i);
+    const thread = e2e.stack.standIn.store.thread(CHANNEL, card.ts).map((m) => m.text);
+    expect(thread.join('\n')).toMatch(/failed/i);
+    const audit = await e2e.stack.store.audit.list(team());
+    expect(
+      audit.entries.some((entry) => entry.action === 'volumes.delete' && entry.result === 'failed'),
+    ).toBe(true);
+  });
+});
+
+describe('every destructive operation of the registry', () => {
+  const destructive = operations.filter(
+    (op): op is AnyOperation & { destructive: object } => !!op.destructive,
+  );
+
+  it('is at least every DELETE plus the documented irreversible actions', () => {
+    const ids = destructive.map((op) => op.id);
+    expect(ids).toEqual(
+      expect.arrayContaining(['nodes.backups-cancel', 'nodes.snapshot', 'profile.tfa-disable']),
+    );
+    expect(ids).toEqual(
+      expect.arrayContaining(['databases.mysql-backup-restore', 'databases.postgresql-creds-reset']),
+    );
+    expect(operations.filter((op) => op.method === 'DELETE').every((op) => op.destructive)).toBe(true);
+  });
+
+  it('goes through the approval card, never straight to the API', async () => {
+    const failures: string[] = [];
+    const client = new ApiClient({ baseUrl: e2e.emulator.url, token: e2e.emulator.demoToken });
+    for (const op of destructive) {
+      const input = await existingInputFor(op, client);
+      const before = e2e.emulator.control.requestCount(op.id);
+      const cardsBefore = e2e.stack.standIn.store.callsTo('chat.postMessage').length;
+      const delivery = await e2e.command(ALICE, commandTextFor(op, input));
+      const cardPosted = e2e.stack.standIn.store.callsTo('chat.postMessage').length > cardsBefore;
+      if (!cardPosted || e2e.emulator.control.requestCount(op.id) !== before) {
+        failures.push(`${op.id}: ${e2e.textOf(delivery.message).slice(0, 200)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+});

@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { ActionId, ApprovalPayloadSchema, decodeActionValue } from '../../../../lib/slack/interactions.js';
+import { type ApprovalCardView, renderApprovalCard } from '../../../../lib/slack/render/approval.js';
+import type { Approval } from '../../../../lib/store/approvals.js';
+import { buttonLabeled, buttons, expectSendable, visibleText } from './message-checks.js';
+
+const pending: ApprovalCardView = {
+  id: 'a1b2c3',
+  operationId: 'volumes.delete',
+  summary: 'db-data (12)',
+  requester: 'U024BE7LH',
+  requiredApprovals: 2,
+  approvals: [{ user: 'U0G9QF9C6', at: '2024-05-01T10:00:00Z' }],
+  status: 'pending',
+  decideBy: '2024-05-01T10:15:00Z',
+};
+
+describe('renderApprovalCard while pending', () => {
+  const message = renderApprovalCard({ approval: pending });
+
+  it('says what will happen to what, and what it destroys', () => {
+    expect(message.blocks[0]).toMatchObject({
+      type: 'header',
+      text: { text: 'Approval needed: delete volume db-data (12)' },
+    });
+    const text = visibleText(message);
+    expect(text).toContain('<@U024BE7LH> asked to delete volume *db-data (12)*.');
+    expect(text).toContain('Deletes the volume and all its data; this cannot be undone.');
+    expectSendable(message);
+  });
+
+  it('shows progress, who approved, and the expiry in Slack date formatting', () => {
+    const text = visibleText(message);
+    expect(text).toContain('*1 of 2* approvals');
+    expect(text).toContain('approved by <@U0G9QF9C6> <!date^1714557600^');
+    expect(text).toContain(
+      `expires <!date^${Date.parse('2024-05-01T10:15:00Z') / 1000}^{date_short_pretty} at {time}|2024-05-01 10:15 UTC>`,
+    );
+  });
+
+  it('has Approve (primary, confirmed), Deny (danger) and Cancel, each carrying the request id', () => {
+    const approve = buttonLabeled(message, 'Approve');
+    const deny = buttonLabeled(message, 'Deny');
+    const cancel = buttonLabeled(message, 'Cancel request');
+    expect([approve?.action_id, deny?.action_id, cancel?.action_id]).toEqual([
+      ActionId.approve,
+      ActionId.deny,
+      ActionId.cancel,
+    ]);
+    expect(approve?.style).toBe('primary');
+    expect(deny?.style).toBe('danger');
+    expect(approve?.confirm?.text.text).toContain('Deletes the volume');
+    for (const button of [approve, deny, cancel]) {
+      expect(decodeActionValue(ApprovalPayloadSchema, button?.value)).toEqual({ a: 'a1b2c3' });
+    }
+  });
+
+  it('stays within limits with a 3,000-character summary and a long consequence', () => {
+    const long = renderApprovalCard({
+      approval: { ...pending, summary: 's'.repeat(3000), consequence: 'c'.repeat(3000) },
+    });
+    expectSendable(long);
+  });
+});
+
+describe('renderApprovalCard once decided', () => {
+  const finalText = (overrides: Partial<ApprovalCardView>) => {
+    const message = renderApprovalCard({ approval: { ...pending, ...overrides } });
+    expect(buttons(message)).toEqual([]);
+    expectSendable(message);
+    return visibleText(message);
+  };
+
+  it('executed: approved and executed, with the result', () => {
+    const text = finalText({
+      status: 'executed',
+      approvals: [...pending.approvals, { user: 'U0G9QF9C7', at: '2024-05-01T10:01:00Z' }],
+      result: { outcome: 'executed', detail: 'Volume 12 deleted.' },
+    });
+    expect(text).toContain(
+      ':white_check_mark: Approved by <@U0G9QF9C6>, <@U0G9QF9C7> and executed ✓\nVolume 12 deleted.',
+    );
+    expect(text).not.toContain('Approval needed');
+  });
+
+  it('denied: by whom', () => {
+    expect(
+      finalText({ status: 'denied', deniedBy: { user: 'U0G9QF9C7', at: '2024-05-01T10:02:00Z' } }),
+    ).toContain(':no_entry: Denied by <@U0G9QF9C7>');
+  });
+
+  it('expired, cancelled and failed', () => {
+    expect(finalText({ status: 'expired' })).toContain('Expired <!date^');
+    expect(
+      finalText({ status: 'cancelled', cancelledBy: { user: 'U024BE7LH', at: 1714557700000 } }),
+    ).toContain('Cancelled by <@U024BE7LH>; nothing was run.');
+    expect(
+      finalText({ status: 'failed', result: { outcome: 'failed', detail: 'No such volume 12.' } }),
+    ).toContain(', but it failed: No such volume 12.');
+  });
+});
+
+describe('renderApprovalCard with a stored approval', () => {
+  it("takes the store's Approval as it is", () => {
+    const approval: Approval = {
+      id: 'f00',
+      team: 'T1',
+      requester: 'U024BE7LH',
+      operationId: 'nodes.backups-cancel',
+      summary: 'web-1 (123)',
+      channel: 'C1',
+      messageTs: null,
+      status: 'pending',
+      requiredApprovals: 1,
+      approvals: [],
+      deniedBy: null,
+      cancelledBy: null,
+      decideBy: new Date('2024-05-01T10:15:00Z'),
+      createdAt: new Date('2024-05-01T10:00:00Z'),
+      result: null,
+    };
+    const message = renderApprovalCard({ approval });
+    expect(message.blocks[0]).toMatchObject({
+      text: { text: 'Approval needed: cancel backups of node web-1 (123)' },
+    });
+    expect(visibleText(message)).toContain('*0 of 1* approval');
+    expectSendable(message);
+  });
+});
