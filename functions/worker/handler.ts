@@ -1,8 +1,12 @@
+import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Context } from 'aws-lambda';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import { createCoreDeps } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
-import { WorkerJobSchema } from '../../lib/slack/handoff.js';
+import { workerIdempotencyPersistence } from '../../lib/store/worker-idempotency.js';
+import { type WorkerJob, WorkerJobSchema } from '../../lib/slack/handoff.js';
 import { createSlackWebClient } from '../../lib/slack/web-client.js';
 import { runWorkerJob } from '../../lib/slack/worker.js';
 
@@ -14,7 +18,20 @@ const deps = {
   slack: createSlackWebClient(config.SLACK_BOT_TOKEN, config.SLACK_API_URL),
 };
 
-export const handler = async (event: unknown): Promise<void> => {
+// Lambda may deliver an asynchronous invocation more than once: a job id runs once.
+const idempotency = new IdempotencyConfig({ eventKeyJmesPath: 'correlationId', expiresAfterSeconds: 60 * 60 });
+const runOnce = makeIdempotent(
+  async (job: WorkerJob) => {
+    await runWorkerJob(deps, job);
+    return { done: job.correlationId };
+  },
+  {
+    persistenceStore: workerIdempotencyPersistence(new DynamoDBClient({}), config.TABLE_NAME),
+    config: idempotency,
+  },
+);
+
+export const handler = async (event: unknown, context: Context): Promise<void> => {
   const job = WorkerJobSchema.safeParse(event);
   if (!job.success) {
     // A malformed job cannot become valid by retrying: log it and drop it.
@@ -22,5 +39,6 @@ export const handler = async (event: unknown): Promise<void> => {
     return;
   }
   logger.appendKeys({ correlationId: job.data.correlationId });
-  await runWorkerJob(deps, job.data);
+  idempotency.registerLambdaContext(context);
+  await runOnce(job.data);
 };

@@ -1,5 +1,5 @@
 import type { KnownBlock } from '@slack/types';
-import type { ManagedIssue, ManagedStats } from '../api/operations/managed.js';
+import type { ManagedIssue, ManagedStats, ManagedStatsSeries } from '../api/operations/managed.js';
 import {
   blocksLength,
   contextBlock,
@@ -13,7 +13,7 @@ import { countOf, escapeMrkdwn, link, slackDate, userMention } from '../slack/re
 import { SLACK_LIMITS, truncate } from '../slack/limits.js';
 import type { ReportSubscription } from '../store/report-subscriptions.js';
 import { describeSchedule } from './schedule.js';
-import { formatValue, STATS_SERIES, type SeriesSummary, summarizeSeries } from './stats-series.js';
+import { formatValue, type SeriesSummary, summarizeSeries } from './stats-series.js';
 
 /**
  * What the reporter posts: the issues digest, one alert per new issue, and the text beside the
@@ -116,7 +116,12 @@ function seriesLine(summary: SeriesSummary): string {
 }
 
 export type StatsReport =
-  | { readonly kind: 'chart'; readonly summary: string; readonly summaries: readonly SeriesSummary[] }
+  | {
+      readonly kind: 'chart';
+      readonly series: ManagedStatsSeries;
+      readonly summary: string;
+      readonly summaries: readonly SeriesSummary[];
+    }
   | { readonly kind: 'unavailable'; readonly message: RenderedMessage };
 
 /**
@@ -137,7 +142,7 @@ export function renderStatsReport(sub: ReportSubscription, stats: ManagedStats):
     ...lines,
     `_Report \`${sub.id.slice(0, 8)}\` · ${escapeMrkdwn(describeSchedule(sub.schedule))}.${zone}_`,
   ].join('\n');
-  return { kind: 'chart', summary, summaries };
+  return { kind: 'chart', series: stats.data, summary, summaries };
 }
 
 /** The chart's file name: stable per subscription and day, so uploads are easy to tell apart. */
@@ -145,5 +150,3 @@ export function statsFileName(sub: ReportSubscription, at: Date): string {
   return `managed-stats-${at.toISOString().slice(0, 10)}-${sub.id.slice(0, 8)}.png`;
 }
 
-/** Series in the order the summary lists them, for callers that need the colours. */
-export const STATS_LEGEND = STATS_SERIES.map((s) => `${s.label} ${s.colorName}`).join(', ');

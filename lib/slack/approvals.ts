@@ -27,6 +27,8 @@ import {
  */
 
 const LABEL_LOOKUP_MS = 800;
+/** Pending requests shown by `/cloud approvals list`; more would not fit one message. */
+const LISTED_APPROVALS = 12;
 
 // ---------------------------------------------------------------------------------------------
 // requesting
@@ -387,14 +389,17 @@ type BotParsed = Extract<ParsedCommand, { kind: 'bot' }>;
 export async function handleApprovalsCommand(context: BotCommandContext, parsed: BotParsed): Promise<Reply> {
   const { deps, ctx } = context;
   if (parsed.subcommand === 'list') {
-    const pending = await deps.store.approvals.listPending(ctx.team);
+    const pending = (await deps.store.approvals.listPending(ctx.team)).reverse();
     if (pending.length === 0) return notice('No approval requests are waiting.');
-    const lines = pending.map(
+    const shown = pending.slice(0, LISTED_APPROVALS);
+    const more = pending.length - shown.length;
+    const lines = shown.map(
       (a) =>
         `• *${a.summary}* — \`${a.operationId}\`, asked by <@${a.requester}>, ` +
         `${a.approvals.length} of ${a.requiredApprovals} approvals, expires <!date^${Math.floor(a.decideBy.getTime() / 1000)}^{time}|${a.decideBy.toISOString()}>`,
     );
-    return notice(`*Waiting for approval:*\n${lines.join('\n')}`);
+    const tail = more > 0 ? `\n…and ${more} older request${more === 1 ? '' : 's'}.` : '';
+    return notice(`*Waiting for approval* (newest first):\n${lines.join('\n')}${tail}`);
   }
   const policy = await deps.store.approvalPolicy.get(ctx.team);
   const changes = policyChanges(parsed.flags);
@@ -406,15 +411,16 @@ export async function handleApprovalsCommand(context: BotCommandContext, parsed:
     );
   }
   const next = { ...policy, ...changes.value };
-  const listedApprovers = next.approverUsers.filter((u) => u !== ctx.user || next.allowSelfApproval);
+  // Requesters never approve their own requests (unless allowed), so a list shorter than the
+  // count could never approve anything.
   if (
     next.approverGroup === null &&
     next.approverUsers.length > 0 &&
-    listedApprovers.length < next.requiredApprovals
+    next.approverUsers.length < next.requiredApprovals
   ) {
     return notice(
-      `The policy would need ${next.requiredApprovals} approvals but names only ${listedApprovers.length} approver(s) ` +
-        'who could give them. Add approvers or lower `--required`.',
+      `The policy would need ${next.requiredApprovals} approvals but names only ${next.approverUsers.length} ` +
+        'approver(s). Add approvers or lower `--required`.',
     );
   }
   try {

@@ -102,3 +102,29 @@ export function reasonText(error: ApiError): string {
 
 /** A password that meets the strength requirement. */
 export const STRONG_PASSWORD = 'c0rrect-Horse-battery';
+
+/** One request without the client, from an operation's flat input split the way the row says. */
+export async function rawFlat(
+  emulator: RunningEmulator,
+  signature: string,
+  input: Record<string, unknown> = {},
+  options: { token?: string | undefined; headers?: Record<string, string> } = {},
+): Promise<RawResponse> {
+  const row = op(signature);
+  const params: Record<string, string | number> = {};
+  const query: Record<string, string | number> = {};
+  const body: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(input)) {
+    if (row.pathParams.includes(name)) params[name] = value as string | number;
+    else if (row.queryParams.includes(name)) query[name] = value as string | number;
+    else body[name] = value;
+  }
+  const sendsBody = row.method === 'POST' || row.method === 'PUT';
+  return raw(emulator, signature, {
+    token: options.token,
+    params,
+    query,
+    ...(sendsBody && { body }),
+    ...(options.headers && { headers: options.headers }),
+  });
+}

@@ -244,3 +244,35 @@ describe('every destructive operation of the registry', () => {
     expect(failures).toEqual([]);
   });
 });
+
+describe('/cloud approvals', () => {
+  it('policy shows the defaults to anyone', async () => {
+    const delivery = await e2e.command(BOB, 'approvals policy');
+    const text = e2e.textOf(delivery.message);
+    expect(text).toContain('Approvals needed:* 1');
+    expect(text).toContain('own request:* no');
+    expect(text).toContain('15 minutes');
+  });
+
+  it('only a workspace admin may change the policy', async () => {
+    const refused = await e2e.command(BOB, 'approvals policy --required 2');
+    expect(e2e.textOf(refused.message)).toContain('Only workspace admins');
+    expect((await e2e.stack.store.approvalPolicy.get(team())).requiredApprovals).toBe(1);
+
+    const changed = await e2e.command(ADA, `approvals policy --approvers <@${BOB}>,<@${ADA}> --required 2 --expiry 30`);
+    expect(e2e.textOf(changed.message)).toContain('Approval policy updated');
+    const policy = await e2e.stack.store.approvalPolicy.get(team());
+    expect(policy).toMatchObject({ approverUsers: [BOB, ADA], requiredApprovals: 2, expiryMinutes: 30 });
+  });
+
+  it('refuses a policy that could never be satisfied', async () => {
+    const delivery = await e2e.command(ADA, `approvals policy --approvers <@${BOB}> --required 2`);
+    expect(e2e.textOf(delivery.message)).toContain('names only 1 approver');
+  });
+
+  it('list shows pending requests', async () => {
+    const { volumeId } = await requestDeletion();
+    const delivery = await e2e.command(BOB, 'approvals list');
+    expect(e2e.textOf(delivery.message)).toContain(`(${volumeId})`);
+  });
+});

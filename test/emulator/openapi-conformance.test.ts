@@ -1,12 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MINUTE } from '../../infra/local/emulator/clock.js';
 import type { RunningEmulator } from '../../infra/local/emulator/server.js';
 import { operations } from '../../lib/api/operations/index.js';
-import { type RawResponse, raw, STRONG_PASSWORD, startTestEmulator } from '../contract/support.js';
+import {
+  DATABASE_KINDS,
+  databaseCatalogTour,
+  databaseKindTour,
+  imageTour,
+  managedTour,
+  nodeTour,
+  profileTour,
+  type Tour,
+  volumeTour,
+} from '../contract/operation-tour.js';
+import { type RawResponse, raw, rawFlat, startTestEmulator } from '../contract/support.js';
 
 /**
  * Every operation of the table gets one real, successful request, and its body is checked against
@@ -122,316 +131,46 @@ function problemsOf(signature: string, response: RawResponse): string[] {
 }
 
 let emulator: RunningEmulator;
-let demo: string;
-let restricted: string;
 const covered = new Set<string>();
 
 beforeAll(async () => {
   emulator = await startTestEmulator();
-  demo = emulator.control.tokens.demo;
-  restricted = emulator.control.tokens.restricted;
 });
 
 afterAll(async () => {
   await emulator?.close();
 });
 
-type Call = (signature: string, options?: Parameters<typeof raw>[2]) => Promise<RawResponse>;
+/** Sends a tour step as raw HTTP and checks the answer against the published schema. */
+function conformingTour(): Tour {
+  return {
+    emulator,
+    send: async (signature, input = {}, options = {}) => {
+      const response = await rawFlat(emulator, signature, input, {
+        token: options.token ?? emulator.control.tokens.demo,
+      });
+      const shown = `${signature}: ${response.status} ${JSON.stringify(response.body)}`;
+      expect(response.status >= 200 && response.status < 300, shown).toBe(true);
+      if (response.status !== 204) expect(problemsOf(signature, response), signature).toEqual([]);
+      covered.add(signature);
+      return response.body;
+    },
+  };
+}
 
-/** A successful request; the body must match the published schema. */
-const conform: Call = async (signature, options = {}) => {
-  const response = await raw(emulator, signature, { token: demo, ...options });
-  expect(response.status, `${signature}: ${JSON.stringify(response.body)}`).toBeGreaterThanOrEqual(200);
-  expect(response.status, `${signature}: ${JSON.stringify(response.body)}`).toBeLessThan(300);
-  if (response.status !== 204) expect(problemsOf(signature, response), signature).toEqual([]);
-  covered.add(signature);
-  return response;
-};
-
-const idOf = (response: RawResponse) => (response.body as { id: number }).id;
-const dataOf = (response: RawResponse) => (response.body as { data: Json[] }).data;
-
-describe('profile', () => {
-  it('every profile operation answers as published', async () => {
-    await conform('GET /profile');
-    await conform('PUT /profile', { body: { timezone: 'Europe/Berlin', email_notifications: false } });
-    const apps = dataOf(await conform('GET /profile/apps'));
-    const appId = apps[0]?.id as number;
-    await conform('GET /profile/apps/{appId}', { params: { appId } });
-    const devices = dataOf(await conform('GET /profile/devices'));
-    const deviceId = devices[0]?.id as number;
-    await conform('GET /profile/devices/{deviceId}', { params: { deviceId } });
-    await conform('GET /profile/grants', { token: restricted });
-    const logins = dataOf(await conform('GET /profile/logins'));
-    await conform('GET /profile/logins/{loginId}', { params: { loginId: logins[0]?.id as number } });
-
-    await conform('POST /profile/phone-number', { body: { iso_code: 'US', phone_number: '+1 555 0100' } });
-    const code = emulator.control.lastSmsCode('demo');
-    await conform('POST /profile/phone-number/verify', { body: { otp_code: code } });
-    await conform('DELETE /profile/phone-number');
-
-    await conform('PUT /profile/preferences', { body: { theme: 'dark', pageSize: 50 } });
-    await conform('GET /profile/preferences');
-    await conform('POST /profile/security-questions', {
-      body: {
-        security_questions: [
-          { question_id: 1, response: 'Gotham' },
-          { question_id: 2, response: 'Rex the dog' },
-          { question_id: 3, response: 'Blue' },
-        ],
-      },
-    });
-    await conform('GET /profile/security-questions');
-
-    await conform('GET /profile/sshkeys');
-    const key = await conform('POST /profile/sshkeys', {
-      body: { label: 'ci', ssh_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx ci@example' },
-    });
-    await conform('GET /profile/sshkeys/{sshKeyId}', { params: { sshKeyId: idOf(key) } });
-    await conform('PUT /profile/sshkeys/{sshKeyId}', {
-      params: { sshKeyId: idOf(key) },
-      body: { label: 'ci-2' },
-    });
-    await conform('DELETE /profile/sshkeys/{sshKeyId}', { params: { sshKeyId: idOf(key) } });
-
-    const secret = (await conform('POST /profile/tfa-enable')).body as { secret: string };
-    const tfaCode = TOTP.generate({
-      secret: Secret.fromBase32(secret.secret),
-      timestamp: emulator.control.now(),
-    });
-    await conform('POST /profile/tfa-enable-confirm', { body: { tfa_code: tfaCode } });
-    await conform('POST /profile/tfa-disable');
-
-    await conform('GET /profile/tokens');
-    const token = await conform('POST /profile/tokens', {
-      body: { label: 'ci', scopes: 'nodes:read_only', expiry: '2026-01-01T00:00:00' },
-    });
-    await conform('GET /profile/tokens/{tokenId}', { params: { tokenId: idOf(token) } });
-    await conform('PUT /profile/tokens/{tokenId}', {
-      params: { tokenId: idOf(token) },
-      body: { label: 'ci-2' },
-    });
-    await conform('DELETE /profile/tokens/{tokenId}', { params: { tokenId: idOf(token) } });
-
-    await conform('DELETE /profile/apps/{appId}', { params: { appId } });
-    await conform('DELETE /profile/devices/{deviceId}', { params: { deviceId } });
-  });
+describe('every operation answers as published', () => {
+  it('profile', () => profileTour(conformingTour()));
+  it('managed monitoring', () => managedTour(conformingTour()));
+  it('database engines, types and the all-kinds list', () => databaseCatalogTour(conformingTour()));
+  it.each(DATABASE_KINDS)('$kind databases', (kind) => databaseKindTour(conformingTour(), kind));
+  it('volumes', () => volumeTour(conformingTour()));
+  it('images', () => imageTour(conformingTour()));
+  it('nodes', () => nodeTour(conformingTour()));
 
   it('answers the grants of an unrestricted user with 204 and no body', async () => {
-    const response = await raw(emulator, 'GET /profile/grants', { token: demo });
+    const response = await raw(emulator, 'GET /profile/grants', { token: emulator.control.tokens.demo });
     expect(response.status).toBe(204);
     expect(response.body).toBeUndefined();
-  });
-});
-
-describe('managed', () => {
-  it('every managed operation answers as published', async () => {
-    await conform('GET /managed/contacts');
-    const contact = await conform('POST /managed/contacts', {
-      body: {
-        name: 'On Call',
-        email: 'oncall@example.com',
-        phone: { primary: '+1 555 0199', secondary: null },
-        group: 'ops',
-      },
-    });
-    const contactId = idOf(contact);
-    await conform('GET /managed/contacts/{contactId}', { params: { contactId } });
-    await conform('PUT /managed/contacts/{contactId}', {
-      params: { contactId },
-      body: { group: 'night-ops' },
-    });
-    await conform('DELETE /managed/contacts/{contactId}', { params: { contactId } });
-
-    await conform('GET /managed/credentials');
-    const credential = await conform('POST /managed/credentials', {
-      body: { label: 'backup-admin', username: 'admin', password: 's3cret-Pass' },
-    });
-    const credentialId = idOf(credential);
-    await conform('GET /managed/credentials/sshkey');
-    await conform('GET /managed/credentials/{credentialId}', { params: { credentialId } });
-    await conform('PUT /managed/credentials/{credentialId}', {
-      params: { credentialId },
-      body: { label: 'backup-root' },
-    });
-    await conform('POST /managed/credentials/{credentialId}/update', {
-      params: { credentialId },
-      body: { username: 'root', password: 'n3w-Secret' },
-    });
-    await conform('DELETE /managed/credentials/{credentialId}', { params: { credentialId } });
-
-    const issues = dataOf(await conform('GET /managed/issues'));
-    await conform('GET /managed/issues/{issueId}', { params: { issueId: issues[0]?.id as number } });
-
-    const settings = dataOf(await conform('GET /managed/node-settings'));
-    const nodeId = settings[1]?.id as number;
-    await conform('GET /managed/node-settings/{nodeId}', { params: { nodeId } });
-    await conform('PUT /managed/node-settings/{nodeId}', {
-      params: { nodeId },
-      body: { ssh: { access: true, port: 2222, user: 'support' } },
-    });
-
-    await conform('GET /managed/services');
-    const service = await conform('POST /managed/services', {
-      body: { service_type: 'url', label: 'status-page', address: 'https://status.example.com', timeout: 30 },
-    });
-    const serviceId = idOf(service);
-    await conform('GET /managed/services/{serviceId}', { params: { serviceId } });
-    await conform('PUT /managed/services/{serviceId}', { params: { serviceId }, body: { timeout: 45 } });
-    await conform('POST /managed/services/{serviceId}/disable', { params: { serviceId } });
-    await conform('POST /managed/services/{serviceId}/enable', { params: { serviceId } });
-    await conform('DELETE /managed/services/{serviceId}', { params: { serviceId } });
-    await conform('GET /managed/stats');
-  });
-});
-
-describe('databases', () => {
-  it('engines, types and the all-kinds list answer as published', async () => {
-    const engines = dataOf(await conform('GET /databases/engines'));
-    await conform('GET /databases/engines/{engineId}', { params: { engineId: engines[0]?.id as string } });
-    await conform('GET /databases/instances');
-    const types = dataOf(await conform('GET /databases/types'));
-    await conform('GET /databases/types/{typeId}', { params: { typeId: types[0]?.id as string } });
-  });
-
-  it.each([
-    ['mysql', 'orders', 'mysql/8.0.30'],
-    ['postgresql', 'analytics', 'postgresql/16.2'],
-  ])('every %s operation answers as published', async (kind, seededLabel, engine) => {
-    const base = `/databases/${kind}/instances`;
-    const list = dataOf(await conform(`GET ${base}`));
-    const seeded = list.find((db) => db.label === seededLabel);
-    const instanceId = seeded?.id as number;
-    const params = { instanceId };
-    const created = await conform(`POST ${base}`, {
-      body: { label: `${kind}-new`, region: 'us-east', type: 'g6-standard-1', engine },
-    });
-    await conform(`GET ${base}/{instanceId}`, { params });
-    await conform(`PUT ${base}/{instanceId}`, { params, body: { label: `${seededLabel}-main` } });
-    const backups = dataOf(await conform(`GET ${base}/{instanceId}/backups`, { params }));
-    const backupId = backups[0]?.id as number;
-    await conform(`GET ${base}/{instanceId}/backups/{backupId}`, { params: { ...params, backupId } });
-    await conform(`POST ${base}/{instanceId}/backups`, { params, body: { label: 'nightly_copy' } });
-    await conform(`GET ${base}/{instanceId}/credentials`, { params });
-    await conform(`GET ${base}/{instanceId}/ssl`, { params });
-    await conform(`DELETE ${base}/{instanceId}/backups/{backupId}`, { params: { ...params, backupId } });
-    await conform(`POST ${base}/{instanceId}/patch`, { params });
-    emulator.control.advance(30 * MINUTE);
-    const remaining = dataOf(
-      await raw(emulator, `GET ${base}/{instanceId}/backups`, { token: demo, params }),
-    );
-    await conform(`POST ${base}/{instanceId}/backups/{backupId}/restore`, {
-      params: { ...params, backupId: remaining[0]?.id as number },
-    });
-    await conform(`POST ${base}/{instanceId}/credentials/reset`, { params });
-    await conform(`DELETE ${base}/{instanceId}`, { params: { instanceId: idOf(created) } });
-  });
-});
-
-describe('volumes', () => {
-  it('every volume operation answers as published', async () => {
-    await conform('GET /volumes');
-    const volume = await conform('POST /volumes', {
-      body: { label: 'scratch', region: 'us-east', size: 30 },
-    });
-    const volumeId = idOf(volume);
-    await conform('GET /volumes/{volumeId}', { params: { volumeId } });
-    await conform('PUT /volumes/{volumeId}', { params: { volumeId }, body: { tags: ['ci'] } });
-    emulator.control.advance(MINUTE);
-    await conform('POST /volumes/{volumeId}/attach', { params: { volumeId }, body: { node_id: 1001 } });
-    await conform('POST /volumes/{volumeId}/clone', {
-      params: { volumeId },
-      body: { label: 'scratch-copy' },
-    });
-    await conform('POST /volumes/{volumeId}/detach', { params: { volumeId } });
-    await conform('POST /volumes/{volumeId}/resize', { params: { volumeId }, body: { size: 60 } });
-    await conform('DELETE /volumes/{volumeId}', { params: { volumeId } });
-  });
-});
-
-describe('images', () => {
-  it('every image operation answers as published', async () => {
-    await conform('GET /images');
-    const disk = [...(emulator.control.world.nodes.get(1001)?.disks.values() ?? [])][0];
-    const captured = await conform('POST /images', {
-      body: { disk_id: disk?.id as number, label: 'web-capture' },
-    });
-    await conform('POST /images/upload', {
-      body: { label: 'appliance', region: 'us-east', cloud_init: true },
-    });
-    await conform('GET /images/{imageId}', { params: { imageId: 'node/debian12' } });
-    await conform('PUT /images/{imageId}', {
-      params: { imageId: 'private/101' },
-      body: { description: 'patched' },
-    });
-    const capturedId = (captured.body as { id: string }).id;
-    await conform('DELETE /images/{imageId}', { params: { imageId: capturedId } });
-  });
-});
-
-describe('nodes', () => {
-  it('every node operation answers as published', async () => {
-    await conform('GET /node/instances');
-    const created = await conform('POST /node/instances', {
-      body: {
-        region: 'us-east',
-        type: 'g6-standard-1',
-        image: 'node/debian12',
-        root_pass: STRONG_PASSWORD,
-        label: 'conformance-1',
-      },
-    });
-    const nodeId = idOf(created);
-    await conform('GET /node/instances/{nodeId}', { params: { nodeId } });
-    await conform('PUT /node/instances/{nodeId}', {
-      params: { nodeId },
-      body: { label: 'conformance-2', watchdog_enabled: false },
-    });
-
-    // Node 1001 has backups and a current snapshot; a new snapshot makes one in progress too.
-    const source = { nodeId: 1001 };
-    await conform('POST /node/instances/{nodeId}/backups', {
-      params: source,
-      body: { label: 'before-deploy' },
-    });
-    const backups = (await conform('GET /node/instances/{nodeId}/backups', { params: source })).body as {
-      automatic: Json[];
-    };
-    const backupId = backups.automatic[0]?.id as number;
-    await conform('GET /node/instances/{nodeId}/backups/{backupId}', { params: { ...source, backupId } });
-    await conform('POST /node/instances/{nodeId}/backups/{backupId}/restore', {
-      params: { ...source, backupId },
-      body: { node_id: 1004, overwrite: true },
-    });
-    await conform('POST /node/instances/{nodeId}/backups/enable', { params: { nodeId: 1002 } });
-    await conform('POST /node/instances/{nodeId}/backups/cancel', { params: { nodeId: 1005 } });
-    await conform('POST /node/instances/{nodeId}/boot', { params: { nodeId: 1007 } });
-    await conform('POST /node/instances/{nodeId}/clone', {
-      params: source,
-      body: { region: 'us-east', type: 'g6-standard-2', label: 'web-clone' },
-    });
-
-    const configNode = { nodeId: 1010 };
-    await conform('GET /node/instances/{nodeId}/configs', { params: configNode });
-    const rootDisk = [...(emulator.control.world.nodes.get(1010)?.disks.values() ?? [])][0];
-    const config = await conform('POST /node/instances/{nodeId}/configs', {
-      params: configNode,
-      body: { label: 'rescue', devices: { sda: { disk_id: rootDisk?.id as number } } },
-    });
-    const configParams = { ...configNode, configId: idOf(config) };
-    await conform('GET /node/instances/{nodeId}/configs/{configId}', { params: configParams });
-    await conform('PUT /node/instances/{nodeId}/configs/{configId}', {
-      params: configParams,
-      body: {
-        kernel: 'node/grub2',
-        interfaces: [
-          { purpose: 'public' },
-          { purpose: 'vlan', label: 'backend', ipam_address: '10.0.0.2/24' },
-        ],
-      },
-    });
-    await conform('DELETE /node/instances/{nodeId}/configs/{configId}', { params: configParams });
-    await conform('DELETE /node/instances/{nodeId}', { params: { nodeId } });
   });
 });
 

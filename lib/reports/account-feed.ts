@@ -1,0 +1,46 @@
+import type { ApiClient, CallOptions } from '../api/client.js';
+import { getOperation } from '../api/operations/index.js';
+import type { ManagedIssue, ManagedService, ManagedStats } from '../api/operations/managed.js';
+import type { ServiceLabels } from './render.js';
+
+/**
+ * What the reports of one account read from the API, fetched at most once per tick however many
+ * channels subscribe: each read is started on first use and shared by every later caller.
+ */
+export class AccountFeed {
+  readonly #client: ApiClient;
+  readonly #options: CallOptions;
+  #issues: Promise<ManagedIssue[]> | undefined;
+  #labels: Promise<ServiceLabels> | undefined;
+  #stats: Promise<ManagedStats> | undefined;
+
+  constructor(client: ApiClient, options: CallOptions = {}) {
+    this.#client = client;
+    this.#options = options;
+  }
+
+  /** The open issues, every page. */
+  issues(): Promise<ManagedIssue[]> {
+    this.#issues ??= this.#client
+      .listAll(getOperation('managed.issues-list'), {}, this.#options)
+      .then((all) => all.data as ManagedIssue[]);
+    return this.#issues;
+  }
+
+  /**
+   * Service labels for naming affected services. Never fails: without labels an issue still says
+   * `service 12`, which is better than no report.
+   */
+  serviceLabels(): Promise<ServiceLabels> {
+    this.#labels ??= this.#client
+      .listAll(getOperation('managed.services-list'), {}, this.#options)
+      .then((all) => new Map((all.data as ManagedService[]).map((s) => [s.id, s.label])))
+      .catch(() => new Map());
+    return this.#labels;
+  }
+
+  stats(): Promise<ManagedStats> {
+    this.#stats ??= this.#client.call(getOperation('managed.stats'), {}, this.#options) as Promise<ManagedStats>;
+    return this.#stats;
+  }
+}

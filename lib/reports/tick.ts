@@ -1,0 +1,234 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { WebClient } from '@slack/web-api';
+import { ApiClient, type ApiCallEvent } from '../api/client.js';
+import { isApiError } from '../api/errors.js';
+import type { ApiSettings } from '../slack/runner.js';
+import type { ReportSubscription, Store } from '../store/index.js';
+import { AccountFeed } from './account-feed.js';
+import { settleWithConcurrency } from './concurrency.js';
+import { type DeliveryResult, deliverReport } from './deliver.js';
+import { ChannelPacer } from './pacer.js';
+import { nextRunAfter } from './schedule.js';
+import { runStatusWatches, type WatchTickSummary } from './status-watch.js';
+import { pauseForTokenProblem, remindOfExpiry, type TokenAccount, type TokenProblem } from './token-notices.js';
+
+/**
+ * One run of the reporter: the subscriptions that are due, then the status watches.
+ *
+ * Due subscriptions are claimed first (the store's conditional `advance` moves each to its next
+ * run, so of two overlapping ticks only one runs a subscription), then grouped by the token that
+ * runs them: each account's issues, services and stats are fetched once, at most
+ * `accountConcurrency` accounts at a time, and fanned out to every subscribed channel. Posting is
+ * paced per channel. Whatever fails is recorded against its subscription and the rest go on; a
+ * 401 pauses only the subscriptions of the token the API rejected.
+ */
+
+export interface ReporterDeps {
+  readonly store: Store;
+  readonly api: ApiSettings;
+  /** Slack's Web API with the bot token, rate-limited calls rejected (the pacer waits them out). */
+  readonly slack: WebClient;
+  readonly logger: Logger;
+  /** Accounts fetched at the same time. */
+  readonly accountConcurrency?: number;
+  /** Subscriptions run per tick at most; the rest stay due for the next one. */
+  readonly maxSubscriptionsPerTick?: number;
+  /** The pacer of Slack calls; a fresh one per tick by default. */
+  readonly pacer?: ChannelPacer;
+  /** Sees every API attempt with the account it was made for (metrics, tests). */
+  readonly onApiCall?: (account: string, event: ApiCallEvent) => void;
+}
+
+export const DEFAULT_ACCOUNT_CONCURRENCY = 8;
+export const DEFAULT_MAX_SUBSCRIPTIONS_PER_TICK = 1000;
+/** DynamoDB writes (claims, run records) in flight at once. */
+const STORE_CONCURRENCY = 16;
+
+export interface SubscriptionFailure {
+  readonly subscription: string;
+  readonly team: string;
+  readonly channel: string;
+  /** An error code or a short reason; never a token or a response body. */
+  readonly reason: string;
+}
+
+export interface TickSummary {
+  readonly at: string;
+  /** Subscriptions found due. */
+  readonly due: number;
+  /** Of those, run by this tick (the others were claimed by an overlapping one, or paused meanwhile). */
+  readonly run: number;
+  /** API attempts per account (`team/owner/profile`) and operation. */
+  readonly apiCalls: Readonly<Record<string, Readonly<Record<string, number>>>>;
+  readonly messagesPosted: number;
+  readonly filesUploaded: number;
+  readonly alertsPosted: number;
+  readonly failures: readonly SubscriptionFailure[];
+  readonly paused: readonly (TokenAccount & { readonly problem: TokenProblem; readonly subscriptions: number })[];
+  readonly expiryReminders: number;
+  /** Rate-limited answers from Slack that were waited out. */
+  readonly slackRateLimited: number;
+  readonly watches: WatchTickSummary;
+}
+
+interface Claimed {
+  readonly sub: ReportSubscription;
+  readonly next: Date;
+}
+
+export function accountKey(account: TokenAccount): string {
+  return `${account.team}/${account.owner}/${account.profile}`;
+}
+
+/** A short, safe description of a failure for the summary and the logs. */
+export function failureReason(error: unknown): string {
+  if (isApiError(error)) return `api:${error.code}${error.status ? ` (${error.status})` : ''}`;
+  if (typeof error === 'object' && error !== null) {
+    const { code, data } = error as { code?: unknown; data?: { error?: unknown } };
+    if (typeof data?.error === 'string') return `slack:${data.error}`;
+    if (typeof code === 'string') return code;
+  }
+  return error instanceof Error ? error.name : 'unknown';
+}
+
+export async function runReporterTick(deps: ReporterDeps, now: Date): Promise<TickSummary> {
+  const pacer = deps.pacer ?? new ChannelPacer();
+  const rateLimitedBefore = pacer.rateLimitedCount;
+  const apiCalls: Record<string, Record<string, number>> = {};
+  const failures: SubscriptionFailure[] = [];
+  const paused: TickSummary['paused'][number][] = [];
+  let messagesPosted = 0;
+  let filesUploaded = 0;
+  let alertsPosted = 0;
+  let expiryReminders = 0;
+  const fail = (sub: ReportSubscription, error: unknown) => {
+    const reason = failureReason(error);
+    failures.push({ subscription: sub.id, team: sub.team, channel: sub.channel, reason });
+    deps.logger.warn('report failed', { subscription: sub.id, team: sub.team, channel: sub.channel, reason });
+  };
+
+  const due = await deps.store.reports.dueSubscriptions(
+    now,
+    deps.maxSubscriptionsPerTick ?? DEFAULT_MAX_SUBSCRIPTIONS_PER_TICK,
+  );
+  const claims = await settleWithConcurrency(due, STORE_CONCURRENCY, async (sub): Promise<Claimed | undefined> => {
+    const next = nextRunAfter(sub.schedule, sub.nextRunAt, now);
+    return (await deps.store.reports.advance(sub, next)) ? { sub, next } : undefined;
+  });
+  const claimed: Claimed[] = [];
+  claims.forEach((claim, index) => {
+    if (claim.status === 'fulfilled') {
+      if (claim.value) claimed.push(claim.value);
+    } else if (due[index]) {
+      fail(due[index], claim.reason);
+    }
+  });
+
+  const accounts = new Map<string, Claimed[]>();
+  for (const item of claimed) {
+    const key = accountKey({ team: item.sub.team, owner: item.sub.owner, profile: item.sub.profile });
+    accounts.set(key, [...(accounts.get(key) ?? []), item]);
+  }
+  const noticeDeps = { store: deps.store, slack: deps.slack, pacer, logger: deps.logger };
+
+  /** Stores how the run went; the schedule itself moved when the subscription was claimed. */
+  const record = async (item: Claimed, status: 'ok' | 'failed', seenIssueIds?: readonly number[]) => {
+    try {
+      await deps.store.reports.advance({ ...item.sub, nextRunAt: item.next }, item.next, {
+        lastRunAt: now,
+        lastRunStatus: status,
+        ...(seenIssueIds ? { seenIssueIds } : {}),
+      });
+    } catch (error) {
+      deps.logger.warn('report run not recorded', { subscription: item.sub.id, reason: failureReason(error) });
+    }
+  };
+
+  const runAccount = async (key: string, items: Claimed[]) => {
+    const first = items[0];
+    if (!first) return;
+    const account: TokenAccount = { team: first.sub.team, owner: first.sub.owner, profile: first.sub.profile };
+    const pause = async (problem: TokenProblem) => {
+      const affected = await pauseForTokenProblem(noticeDeps, account, problem);
+      paused.push({ ...account, problem, subscriptions: affected.length });
+    };
+
+    const lookup = await deps.store.tokenLinks.getToken(account.team, account.owner, account.profile);
+    if (lookup.status !== 'found') return pause(lookup.status === 'invalid' ? 'rejected' : 'unlinked');
+
+    const client = new ApiClient({
+      baseUrl: deps.api.baseUrl,
+      token: lookup.token,
+      timeoutMs: deps.api.timeoutMs,
+      ...(deps.api.dispatcher ? { dispatcher: deps.api.dispatcher } : {}),
+      onResponse: (event) => {
+        const calls = (apiCalls[key] ??= {});
+        calls[event.operationId] = (calls[event.operationId] ?? 0) + 1;
+        deps.onApiCall?.(key, event);
+      },
+    });
+    const feed = new AccountFeed(client);
+    const kinds = new Set(items.map((item) => item.sub.kind));
+    const reads = await Promise.allSettled([
+      kinds.has('issues') || kinds.has('alerts') ? feed.issues() : undefined,
+      kinds.has('stats') ? feed.stats() : undefined,
+    ]);
+    if (reads.some((read) => read.status === 'rejected' && isApiError(read.reason, 'unauthorized'))) {
+      return pause('rejected');
+    }
+
+    const context = { slack: deps.slack, pacer, feed, now, charts: new Map<string, Buffer>() };
+    await Promise.all(
+      items.map(async (item) => {
+        let result: DeliveryResult;
+        try {
+          result = await deliverReport(context, item.sub);
+        } catch (error) {
+          fail(item.sub, error);
+          return record(item, 'failed');
+        }
+        messagesPosted += result.messages;
+        filesUploaded += result.files;
+        alertsPosted += result.alerted?.length ?? 0;
+        if (result.error !== undefined) fail(item.sub, result.error);
+        await record(item, result.error === undefined ? 'ok' : 'failed', result.seenIssueIds);
+      }),
+    );
+
+    if (await remindOfExpiry(noticeDeps, lookup.link, now)) expiryReminders += 1;
+  };
+
+  const outcomes = await settleWithConcurrency(
+    [...accounts],
+    deps.accountConcurrency ?? DEFAULT_ACCOUNT_CONCURRENCY,
+    ([key, items]) => runAccount(key, items),
+  );
+  outcomes.forEach((outcome, index) => {
+    if (outcome.status === 'fulfilled') return;
+    // Something outside a single report failed (the token lookup, the store): every report of the account is marked.
+    for (const item of [...accounts][index]?.[1] ?? []) {
+      fail(item.sub, outcome.reason);
+      void record(item, 'failed');
+    }
+  });
+
+  const watches = await runStatusWatches({ ...deps, pacer }, now).catch((error: unknown): WatchTickSummary => {
+    deps.logger.error('status watches failed', { reason: failureReason(error) });
+    return { running: 0, checked: 0, updated: 0, finished: 0, failures: 1 };
+  });
+
+  return {
+    at: now.toISOString(),
+    due: due.length,
+    run: claimed.length,
+    apiCalls,
+    messagesPosted,
+    filesUploaded,
+    alertsPosted,
+    failures,
+    paused,
+    expiryReminders,
+    slackRateLimited: pacer.rateLimitedCount - rateLimitedBefore,
+    watches,
+  };
+}
