@@ -195,7 +195,12 @@ export async function runReporterTick(deps: ReporterDeps, now: Date): Promise<Ti
       }),
     );
 
-    if (await remindOfExpiry(noticeDeps, lookup.link, now)) expiryReminders += 1;
+    try {
+      if (await remindOfExpiry(noticeDeps, lookup.link, now)) expiryReminders += 1;
+    } catch (error) {
+      // The reports went out; a reminder that could not be claimed is tried again next run.
+      deps.logger.warn('expiry reminder failed', { account: key, reason: failureReason(error) });
+    }
   };
 
   const outcomes = await settleWithConcurrency(
@@ -203,14 +208,17 @@ export async function runReporterTick(deps: ReporterDeps, now: Date): Promise<Ti
     deps.accountConcurrency ?? DEFAULT_ACCOUNT_CONCURRENCY,
     ([key, items]) => runAccount(key, items),
   );
+  const accountItems = [...accounts.values()];
+  const unrecorded: Promise<void>[] = [];
   outcomes.forEach((outcome, index) => {
     if (outcome.status === 'fulfilled') return;
     // Something outside a single report failed (the token lookup, the store): every report of the account is marked.
-    for (const item of [...accounts][index]?.[1] ?? []) {
+    for (const item of accountItems[index] ?? []) {
       fail(item.sub, outcome.reason);
-      void record(item, 'failed');
+      unrecorded.push(record(item, 'failed'));
     }
   });
+  await Promise.all(unrecorded);
 
   const watches = await runStatusWatches({ ...deps, pacer }, now).catch((error: unknown): WatchTickSummary => {
     deps.logger.error('status watches failed', { reason: failureReason(error) });

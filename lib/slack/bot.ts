@@ -6,9 +6,10 @@ import { ApiError } from '../api/errors.js';
 import { findOperation } from '../api/operations/index.js';
 import { helpFor } from '../commands/help.js';
 import { type ParsedCommand, parseCommand } from '../commands/parse.js';
-import { SLASH_COMMAND } from '../commands/registry.js';
+import { registry, SLASH_COMMAND } from '../commands/registry.js';
 import { decide, requestApproval } from './approvals.js';
 import { type BotCommandContext, handleBotCommand, handleLoginSubmission } from './bot-commands.js';
+import { openOperationForm, readOperationForm } from './forms.js';
 import type { Handoff, OperationJob } from './handoff.js';
 import {
   ActionId,
@@ -45,7 +46,8 @@ export interface RequestContext {
   readonly team: string;
   readonly user: string;
   readonly channel: string;
-  readonly responseUrl: string;
+  /** Absent for modal submissions. */
+  readonly responseUrl?: string | undefined;
   readonly triggerId?: string | undefined;
   readonly correlationId: string;
 }
@@ -147,6 +149,37 @@ export function createSlackApp(deps: BotDeps): { app: App; handler: SlackHandler
     if (reply) await respond(responseBody(reply, false));
   });
 
+  app.view(CallbackId.operationForm, async ({ ack, body, view, client }) => {
+    const submission = readOperationForm(view);
+    if (!submission.ok) {
+      await ack(
+        'errors' in submission ? { response_action: 'errors', errors: submission.errors } : undefined,
+      );
+      return;
+    }
+    await ack();
+    const ctx: RequestContext = {
+      team: body.team?.id ?? body.user.team_id ?? '',
+      user: body.user.id,
+      channel: submission.channel,
+      correlationId: randomUUID(),
+    };
+    const reply = await safely(deps, ctx, submission.op.id, () =>
+      answerOperation(deps, ctx, client, {
+        team: ctx.team,
+        user: ctx.user,
+        channel: ctx.channel,
+        op: submission.op,
+        input: submission.input,
+        options: {},
+      }),
+    );
+    if (reply)
+      await postReply(client, ctx, reply).catch((error: unknown) =>
+        deps.logger.warn('form reply not posted', { error }),
+      );
+  });
+
   app.view(CallbackId.login, async ({ ack, body, view, client }) => {
     const result = await handleLoginSubmission(deps, {
       team: body.team?.id ?? body.user.team_id ?? '',
@@ -204,6 +237,10 @@ async function answerCommand(
   text: string,
   client: WebClient,
 ): Promise<Reply | undefined> {
+  const form = FORM_FLAG.test(text)
+    ? await answerWithForm(ctx, text.replace(FORM_FLAG, ' '), client)
+    : undefined;
+  if (form !== undefined) return form ?? undefined;
   const parsed: ParsedCommand = parseCommand(text);
   switch (parsed.kind) {
     case 'help':
@@ -228,6 +265,28 @@ async function answerCommand(
         },
       });
   }
+}
+
+const FORM_FLAG = /(?:^|\s)--form(?=\s|$)/;
+
+/**
+ * `/cloud volumes create --form`: a modal with the operation's fields, prefilled with whatever the
+ * rest of the command already says. `null` when the modal opened (nothing else to say).
+ */
+async function answerWithForm(ctx: RequestContext, text: string, client: WebClient): Promise<Reply | null> {
+  const [groupName = '', actionName = ''] = text.trim().split(/\s+/);
+  const group = registry.findGroup(groupName);
+  const action = group.found ? registry.findAction(group.value, actionName) : undefined;
+  if (!action?.found) {
+    return notice(
+      '`--form` goes with an action, e.g. `/cloud volumes create --form`. `/cloud help` lists them.',
+    );
+  }
+  if (!ctx.triggerId) return notice('Forms open only from a slash command or a button.');
+  const parsed = parseCommand(text);
+  const known = parsed.kind === 'operation' ? parsed.input : {};
+  await openOperationForm(client, ctx.triggerId, action.value, known, ctx.channel);
+  return null;
 }
 
 function filterOf(options: {
@@ -255,7 +314,12 @@ async function answerRun(
     return notice('That button is out of date. Run the command again.');
   }
   const parsed = op.request.safeParse(payload.i);
-  if (!parsed.success) return notice('That button is out of date. Run the command again.');
+  if (!parsed.success) {
+    // A button for an action that needs more input (Attach asks for the node): ask in a form.
+    if (!ctx.triggerId) return notice('That button is out of date. Run the command again.');
+    await openOperationForm(client, ctx.triggerId, op, payload.i, ctx.channel);
+    return undefined;
+  }
   return answerOperation(
     deps,
     ctx,
@@ -321,7 +385,7 @@ async function handOff(
     team: ctx.team,
     user: ctx.user,
     channel: ctx.channel,
-    responseUrl: ctx.responseUrl,
+    ...(ctx.responseUrl ? { responseUrl: ctx.responseUrl } : {}),
     operationId: request.op.id,
     input: { ...request.input },
     options: {
@@ -356,6 +420,13 @@ async function safely(
       visibility: 'ephemeral',
     };
   }
+}
+
+/** Replies to work started from a modal, which has no response_url. */
+async function postReply(client: WebClient, ctx: RequestContext, reply: Reply): Promise<void> {
+  const message = { channel: ctx.channel, text: reply.text, blocks: reply.blocks as never[] };
+  if (reply.visibility === 'ephemeral') await client.chat.postEphemeral({ ...message, user: ctx.user });
+  else await client.chat.postMessage(message);
 }
 
 function ackBody(reply: Reply) {

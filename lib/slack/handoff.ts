@@ -12,7 +12,8 @@ export const OperationJobSchema = z.object({
   team: z.string(),
   user: z.string(),
   channel: z.string(),
-  responseUrl: z.url(),
+  /** Absent for work started from a modal, which has no response_url: the Web API posts then. */
+  responseUrl: z.url().optional(),
   operationId: z.string(),
   input: z.record(z.string(), z.unknown()),
   options: z.object({

@@ -61,14 +61,31 @@ async function runOperationJob(deps: WorkerDeps, job: OperationJob): Promise<voi
       };
     }
   }
-  const post = deps.postToResponseUrl ?? postJson;
-  await post(job.responseUrl, {
-    response_type: reply.visibility,
-    // The "working…" note was ephemeral; a channel-visible result is a new message.
-    replace_original: job.replaceOriginal || reply.visibility === 'ephemeral',
-    text: reply.text,
-    blocks: reply.blocks,
-  });
+  await deliverReply(deps, job, reply);
+}
+
+/** To the response_url when there is one; otherwise with the Web API (work started from a modal). */
+export async function deliverReply(
+  deps: WorkerDeps,
+  target: { responseUrl?: string | undefined; channel: string; user: string; replaceOriginal?: boolean },
+  reply: Reply,
+): Promise<void> {
+  if (target.responseUrl) {
+    const post = deps.postToResponseUrl ?? postJson;
+    await post(target.responseUrl, {
+      response_type: reply.visibility,
+      // The "working…" note was ephemeral: an ephemeral result replaces it, a channel-visible
+      // result is a new message.
+      replace_original: target.replaceOriginal === true || reply.visibility === 'ephemeral',
+      text: reply.text,
+      blocks: reply.blocks,
+    });
+    return;
+  }
+  const message = { channel: target.channel, text: reply.text, blocks: reply.blocks as never[] };
+  if (reply.visibility === 'ephemeral')
+    await deps.slack.chat.postEphemeral({ ...message, user: target.user });
+  else await deps.slack.chat.postMessage(message);
 }
 
 export async function postJson(url: string, body: unknown): Promise<void> {

@@ -111,8 +111,8 @@ describe('profile rules', () => {
       token: string;
     };
     // It works at once.
-    const nodes = await clientFor(emulator, created.token).call(op('GET /node/instances'), {});
-    expect(nodes).toMatchObject({ results: 30 });
+    const nodes = (await clientFor(emulator, created.token).call(op('GET /node/instances'), {})) as { results: number };
+    expect(nodes.results).toBeGreaterThanOrEqual(30);
   });
 
   it('profile rule 6: without expiry a token is valid until revoked; the raw token is returned only at creation', async () => {

@@ -259,7 +259,10 @@ describe('/cloud approvals', () => {
     expect(e2e.textOf(refused.message)).toContain('Only workspace admins');
     expect((await e2e.stack.store.approvalPolicy.get(team())).requiredApprovals).toBe(1);
 
-    const changed = await e2e.command(ADA, `approvals policy --approvers <@${BOB}>,<@${ADA}> --required 2 --expiry 30`);
+    const changed = await e2e.command(
+      ADA,
+      `approvals policy --approvers <@${BOB}>,<@${ADA}> --required 2 --expiry 30`,
+    );
     expect(e2e.textOf(changed.message)).toContain('Approval policy updated');
     const policy = await e2e.stack.store.approvalPolicy.get(team());
     expect(policy).toMatchObject({ approverUsers: [BOB, ADA], requiredApprovals: 2, expiryMinutes: 30 });

@@ -137,14 +137,32 @@ export class SlackWorkspace {
     view: StoredView,
     values: Readonly<Record<string, Readonly<Record<string, string>>>>,
   ): Promise<Delivery> {
-    const state = Object.fromEntries(
-      Object.entries(values).map(([block, actions]) => [
-        block,
-        Object.fromEntries(
-          Object.entries(actions).map(([actionId, value]) => [actionId, { type: 'plain_text_input', value }]),
-        ),
-      ]),
-    );
+    // Slack sends the state of every input of the modal, empty ones included.
+    const state: Record<string, Record<string, unknown>> = {};
+    const blocks = Array.isArray(view.view.blocks) ? (view.view.blocks as Record<string, unknown>[]) : [];
+    for (const block of blocks) {
+      const element = block.element as Record<string, unknown> | undefined;
+      if (block.type !== 'input' || !element) continue;
+      const blockId = String(block.block_id ?? '');
+      const actionId = String(element.action_id ?? '');
+      const value = values[blockId]?.[actionId];
+      state[blockId] = {
+        [actionId]:
+          element.type === 'static_select'
+            ? {
+                type: 'static_select',
+                selected_option:
+                  value === undefined ? null : { text: { type: 'plain_text', text: value }, value },
+              }
+            : { type: String(element.type), value: value ?? null },
+      };
+    }
+    for (const [blockId, actions] of Object.entries(values)) {
+      if (state[blockId]) continue;
+      state[blockId] = Object.fromEntries(
+        Object.entries(actions).map(([actionId, value]) => [actionId, { type: 'plain_text_input', value }]),
+      );
+    }
     const payload = {
       type: 'view_submission',
       team: { id: this.teamId, domain: this.#options.standIn.store.seed.team.domain },

@@ -1,0 +1,366 @@
+import { ApiClient } from '../api/client.js';
+import { isApiError } from '../api/errors.js';
+import { getOperation } from '../api/operations/index.js';
+import type { ManagedIssue } from '../api/operations/managed.js';
+import type { ParsedCommand } from '../commands/parse.js';
+import { AccountFeed } from '../reports/account-feed.js';
+import { deliverReport } from '../reports/deliver.js';
+import { ChannelPacer } from '../reports/pacer.js';
+import { describeSchedule, firstRunAt, nextRunAfter, scheduleFromFlags } from '../reports/schedule.js';
+import { failureReason } from '../reports/tick.js';
+import type { ReportKind, ReportSubscription, TokenLink } from '../store/index.js';
+import type { BotCommandContext } from './bot-commands.js';
+import { codeSpan, countOf, escapeMrkdwn, slackDate, userMention } from './render/text.js';
+import { fallbackText, sectionBlock } from './render/blocks.js';
+import { loginPrompt, notice, type Reply } from './runner.js';
+
+/**
+ * `/cloud reports add|list|remove|pause|resume|run`: channel subscriptions to the managed issues
+ * digest, new-issue alerts and the stats chart. A subscription runs with the linked token of the
+ * person who added it, so `add` checks that token can read managed monitoring before subscribing.
+ */
+
+type BotParsed = Extract<ParsedCommand, { kind: 'bot' }>;
+
+const KINDS: Readonly<Record<ReportKind, string>> = {
+  issues: 'managed issues digest',
+  alerts: 'new managed issue alerts',
+  stats: 'managed stats chart',
+};
+
+/** Every report reads `/managed/...`, which needs account read access (read-write includes it). */
+const COVERING_SCOPES = ['account:read_only', 'account:read_write', '*'];
+/** More than this in one channel is more likely a mistake than a wish. */
+const MAX_SUBSCRIPTIONS_PER_CHANNEL = 20;
+
+function textFlag(parsed: BotParsed, name: string): string | undefined {
+  const value = parsed.flags[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function inChannel(text: string): Reply {
+  return { text: fallbackText(text), blocks: [sectionBlock(text)], visibility: 'in_channel' };
+}
+
+function shortId(sub: ReportSubscription): string {
+  return codeSpan(sub.id.slice(0, 8));
+}
+
+export async function handleReportsCommand(context: BotCommandContext, parsed: BotParsed): Promise<Reply> {
+  switch (parsed.subcommand) {
+    case 'add':
+      return addReport(context, parsed);
+    case 'list':
+      return listReports(context);
+    case 'remove':
+    case 'pause':
+    case 'resume':
+    case 'run':
+      return changeReport(context, parsed.subcommand, parsed.args[0] ?? '');
+  }
+  return notice('Usage: `/cloud reports add issues|alerts|stats`, `reports list`, `reports remove|pause|resume|run ID`.');
+}
+
+// ---------------------------------------------------------------------------------------------
+// add
+
+/** Whether a token's scopes (space-separated, `*` for all) let it read managed monitoring. */
+export function scopesCoverReports(scopes: string): boolean {
+  return scopes.split(/\s+/).some((scope) => COVERING_SCOPES.includes(scope));
+}
+
+async function addReport(context: BotCommandContext, parsed: BotParsed): Promise<Reply> {
+  const { deps, ctx } = context;
+  const kind = parsed.args[0] ?? '';
+  if (!(kind in KINDS)) {
+    return notice(
+      `\`${escapeMrkdwn(kind)}\` is not a report. Choose \`issues\` (digest of open issues), \`alerts\` ` +
+        '(each new issue once) or `stats` (chart of the last 24 hours), e.g. `/cloud reports add issues --daily 09:00 --tz Europe/Berlin`.',
+    );
+  }
+  const reportKind = kind as ReportKind;
+  const schedule = scheduleFromFlags(reportKind, {
+    every: textFlag(parsed, 'every'),
+    daily: textFlag(parsed, 'daily'),
+    tz: textFlag(parsed, 'tz'),
+  });
+  if (!schedule.ok) return notice(schedule.message);
+
+  const lookup = await deps.store.tokenLinks.getToken(ctx.team, ctx.user);
+  if (lookup.status === 'missing') {
+    return loginPrompt(
+      'Reports run with your linked token, and you have none yet. Run `/cloud login` with a token that has `account:read_only`, then add the report again.',
+    );
+  }
+  if (lookup.status === 'invalid') {
+    return loginPrompt(
+      `The API no longer accepts the token of your profile *${escapeMrkdwn(lookup.link.profile)}*. Run \`/cloud login\` with a new token, then add the report again.`,
+    );
+  }
+  const { link, token } = lookup;
+  if (link.scopes !== 'unknown' && !scopesCoverReports(link.scopes)) {
+    return notice(
+      `Reports run with your token of profile \`${escapeMrkdwn(link.profile)}\`, whose scopes are \`${escapeMrkdwn(link.scopes)}\`. ` +
+        `The ${KINDS[reportKind]} reads managed monitoring, which needs \`account:read_only\` (or \`account:read_write\`, or \`*\`); ` +
+        'that scope is missing. Create a token with `account:read_only` and link it with `/cloud login`, then add the report again.',
+    );
+  }
+  const inChannelCount = (await deps.store.reports.list(ctx.team, { channel: ctx.channel })).length;
+  if (inChannelCount >= MAX_SUBSCRIPTIONS_PER_CHANNEL) {
+    return notice(
+      `This channel already has ${inChannelCount} report subscriptions. Remove one first (\`/cloud reports list\` shows them).`,
+    );
+  }
+
+  // One read now: it proves the token may read managed monitoring (unrestricted users only) before
+  // anything is stored, and gives alerts the issues that are already open.
+  const probe = await probeIssues(context, token);
+  if (probe.kind === 'refused') return probe.reply;
+
+  const now = new Date();
+  const created = await deps.store.reports.create({
+    team: ctx.team,
+    kind: reportKind,
+    channel: ctx.channel,
+    owner: ctx.user,
+    profile: link.profile,
+    schedule: schedule.value,
+    nextRunAt: firstRunAt(schedule.value, now),
+  });
+  let primed: readonly number[] | undefined;
+  if (reportKind === 'alerts' && probe.kind === 'read') {
+    const next = nextRunAfter(created.schedule, created.nextRunAt, now);
+    const seenIssueIds = probe.issues.map((issue) => issue.id);
+    if (await deps.store.reports.advance(created, next, { lastRunAt: now, lastRunStatus: 'ok', seenIssueIds })) {
+      primed = seenIssueIds;
+    }
+  }
+
+  const when =
+    schedule.value.type === 'every'
+      ? `${describeSchedule(schedule.value)}, starting within a few minutes`
+      : `${describeSchedule(schedule.value)}, first on ${slackDate(created.nextRunAt)}`;
+  const lines = [
+    `:white_check_mark: ${userMention(ctx.user)} subscribed this channel to the *${KINDS[reportKind]}*, ${when}.`,
+    `It runs with their token of profile ${codeSpan(link.profile)}. ID ${shortId(created)}: ` +
+      `\`/cloud reports pause|resume|run|remove ${created.id.slice(0, 8)}\`.`,
+  ];
+  if (reportKind === 'alerts') {
+    lines.push(
+      primed === undefined
+        ? 'Issues already open when the first check runs are not posted; each issue that appears after that is posted here once.'
+        : `The ${countOf(primed.length, 'issue')} open now ${primed.length === 1 ? 'is' : 'are'} not posted; each new issue is posted here once, as soon as a check sees it.`,
+    );
+  }
+  return inChannel(lines.join('\n'));
+}
+
+type Probe =
+  | { readonly kind: 'read'; readonly issues: ManagedIssue[] }
+  /** The API did not answer in time: subscribe anyway, the first run will tell. */
+  | { readonly kind: 'unknown' }
+  | { readonly kind: 'refused'; readonly reply: Reply };
+
+async function probeIssues(context: BotCommandContext, token: string): Promise<Probe> {
+  const { deps, ctx } = context;
+  const client = new ApiClient({
+    baseUrl: deps.api.baseUrl,
+    token,
+    timeoutMs: deps.inlineBudgetMs,
+    maxRetries: 0,
+    ...(deps.api.dispatcher ? { dispatcher: deps.api.dispatcher } : {}),
+  });
+  try {
+    const all = await client.listAll(getOperation('managed.issues-list'), {});
+    return { kind: 'read', issues: all.data as ManagedIssue[] };
+  } catch (error) {
+    if (isApiError(error, 'unauthorized')) {
+      const profile = (await deps.store.tokenLinks.getActiveProfile(ctx.team, ctx.user)) ?? 'default';
+      await deps.store.tokenLinks.markInvalid(ctx.team, ctx.user, profile);
+      return {
+        kind: 'refused',
+        reply: loginPrompt('The API rejected your token (revoked or expired). Run `/cloud login` with a new one, then add the report again.'),
+      };
+    }
+    if (isApiError(error, 'forbidden')) {
+      return {
+        kind: 'refused',
+        reply: notice(
+          'The API refused to show managed monitoring to your token: it needs `account:read_only` and an unrestricted user ' +
+            '(restricted users cannot read managed issues or stats). Nothing was subscribed.',
+        ),
+      };
+    }
+    return { kind: 'unknown' };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// list
+
+function scheduleState(sub: ReportSubscription): string {
+  if (sub.paused) return `:pause_button: paused${sub.pauseReason ? `: ${escapeMrkdwn(sub.pauseReason)}` : ''}`;
+  const last = sub.lastRun
+    ? `, last run ${slackDate(sub.lastRun.at)}${sub.lastRun.status === 'failed' ? ' :warning: failed' : ''}`
+    : '';
+  return `next ${slackDate(sub.nextRunAt)}${last}`;
+}
+
+async function listReports({ deps, ctx }: BotCommandContext): Promise<Reply> {
+  const subs = await deps.store.reports.list(ctx.team, { channel: ctx.channel });
+  if (subs.length === 0) {
+    return notice(
+      'This channel has no report subscriptions. Add one with `/cloud reports add issues --daily 09:00`, ' +
+        '`/cloud reports add alerts` or `/cloud reports add stats --every 6h`.',
+    );
+  }
+  const lines = subs
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+    .map(
+      (sub) =>
+        `• ${shortId(sub)} *${KINDS[sub.kind]}*, ${escapeMrkdwn(describeSchedule(sub.schedule))}, by ${userMention(sub.owner)} ` +
+        `(profile ${codeSpan(sub.profile)}): ${scheduleState(sub)}`,
+    );
+  return notice(`*Reports in this channel:*\n${lines.join('\n')}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// remove, pause, resume, run
+
+type Change = 'remove' | 'pause' | 'resume' | 'run';
+
+/** The team's subscription whose id starts with `text` (the lists show 8 characters). */
+async function findSubscription(
+  context: BotCommandContext,
+  text: string,
+): Promise<{ sub: ReportSubscription } | { reply: Reply }> {
+  const wanted = text.trim().toLowerCase();
+  if (!/^[0-9a-f-]{4,36}$/.test(wanted)) {
+    return { reply: notice('Give the report ID as `/cloud reports list` shows it, e.g. `/cloud reports pause 1a2b3c4d`.') };
+  }
+  const all = await context.deps.store.reports.list(context.ctx.team);
+  const matches = all.filter((sub) => sub.id.startsWith(wanted));
+  const [sub] = matches;
+  if (!sub) return { reply: notice(`No report has the ID \`${wanted}\`. \`/cloud reports list\` shows this channel's.`) };
+  if (matches.length > 1) return { reply: notice(`Several reports start with \`${wanted}\`; give more of the ID.`) };
+  return { sub };
+}
+
+/** The owner, the bot's configured admins and workspace admins may change a subscription. */
+async function mayChange({ deps, ctx, client }: BotCommandContext, sub: ReportSubscription): Promise<boolean> {
+  if (sub.owner === ctx.user || deps.approvalAdmins.includes(ctx.user)) return true;
+  const info = await client.users.info({ user: ctx.user }).catch(() => undefined);
+  return info?.user?.is_admin === true || info?.user?.is_owner === true;
+}
+
+async function changeReport(context: BotCommandContext, change: Change, idText: string): Promise<Reply> {
+  const { deps, ctx } = context;
+  const found = await findSubscription(context, idText);
+  if ('reply' in found) return found.reply;
+  const { sub } = found;
+  const elsewhere = sub.channel === ctx.channel ? '' : ` (in <#${sub.channel}>)`;
+
+  if (change === 'run') {
+    if (sub.channel !== ctx.channel) return notice(`Report ${shortId(sub)} posts in <#${sub.channel}>; run it from there.`);
+    return runNow(context, sub);
+  }
+  if (!(await mayChange(context, sub))) {
+    return notice(`Only ${userMention(sub.owner)}, who added report ${shortId(sub)}, or a workspace admin can ${change} it.`);
+  }
+  switch (change) {
+    case 'remove': {
+      await deps.store.reports.delete(ctx.team, sub.id);
+      return inChannel(`${userMention(ctx.user)} removed the *${KINDS[sub.kind]}* ${shortId(sub)}${elsewhere}.`);
+    }
+    case 'pause': {
+      if (sub.paused) return notice(`Report ${shortId(sub)} is paused already.`);
+      await deps.store.reports.pause(ctx.team, sub.id, `paused by ${userMention(ctx.user)}`);
+      return inChannel(
+        `${userMention(ctx.user)} paused the *${KINDS[sub.kind]}* ${shortId(sub)}${elsewhere}. \`/cloud reports resume ${sub.id.slice(0, 8)}\` starts it again.`,
+      );
+    }
+    case 'resume': {
+      if (!sub.paused) return notice(`Report ${shortId(sub)} is not paused.`);
+      const problem = await tokenProblem(context, sub);
+      if (problem) return notice(problem);
+      const next = firstRunAt(sub.schedule, new Date());
+      await deps.store.reports.resume(ctx.team, sub.id, next);
+      return inChannel(
+        `${userMention(ctx.user)} resumed the *${KINDS[sub.kind]}* ${shortId(sub)}${elsewhere}; next run ${slackDate(next)}.`,
+      );
+    }
+  }
+}
+
+/** Why the subscription's token cannot run it, or undefined when it can. */
+async function tokenProblem({ deps }: BotCommandContext, sub: ReportSubscription): Promise<string | undefined> {
+  const link: TokenLink | undefined = await deps.store.tokenLinks.getLink(sub.team, sub.owner, sub.profile);
+  const relink = `/cloud login${sub.profile === 'default' ? '' : ` --profile ${sub.profile}`}`;
+  if (!link) {
+    return `Report ${shortId(sub)} runs with ${userMention(sub.owner)}'s token of profile ${codeSpan(sub.profile)}, which is no longer linked. ${userMention(sub.owner)} has to run ${codeSpan(relink)} first.`;
+  }
+  if (link.status === 'invalid') {
+    return `The API rejected ${userMention(sub.owner)}'s token of profile ${codeSpan(sub.profile)}, which report ${shortId(sub)} runs with. ${userMention(sub.owner)} has to run ${codeSpan(relink)} with a new token first.`;
+  }
+  if (link.scopes !== 'unknown' && !scopesCoverReports(link.scopes)) {
+    return `The token report ${shortId(sub)} runs with has scopes ${codeSpan(link.scopes)}, without \`account:read_only\`; link one that has it.`;
+  }
+  return undefined;
+}
+
+/**
+ * Posts the report now, outside its schedule (which stays as it is). When the API is too slow to
+ * answer within the inline budget the report is made due, and the next reporter run posts it.
+ */
+async function runNow(context: BotCommandContext, sub: ReportSubscription): Promise<Reply> {
+  const { deps, ctx, client } = context;
+  if (sub.paused) return notice(`Report ${shortId(sub)} is paused; resume it first.`);
+  const lookup = await deps.store.tokenLinks.getToken(sub.team, sub.owner, sub.profile);
+  if (lookup.status !== 'found') return notice((await tokenProblem(context, sub)) ?? 'The report cannot run now.');
+
+  const now = new Date();
+  const api = new ApiClient({
+    baseUrl: deps.api.baseUrl,
+    token: lookup.token,
+    timeoutMs: deps.inlineBudgetMs,
+    maxRetries: 0,
+    ...(deps.api.dispatcher ? { dispatcher: deps.api.dispatcher } : {}),
+  });
+  const feed = new AccountFeed(api);
+  const pacer = new ChannelPacer({ maxRetries: 0 });
+  try {
+    const result = await deliverReport({ slack: client, pacer, feed, now, charts: new Map() }, sub);
+    if (result.seenIssueIds) {
+      await deps.store.reports.advance(sub, sub.nextRunAt, {
+        lastRunAt: now,
+        lastRunStatus: result.error === undefined ? 'ok' : 'failed',
+        seenIssueIds: result.seenIssueIds,
+      });
+    }
+    if (result.error !== undefined) throw result.error;
+    if (sub.kind === 'alerts') {
+      const count = result.alerted?.length ?? 0;
+      return notice(
+        sub.lastRun === null
+          ? `Report ${shortId(sub)} noted the issues open now; new ones will be posted as they appear.`
+          : count === 0
+            ? `No new managed issues since the last check of report ${shortId(sub)}.`
+            : `Posted ${countOf(count, 'new issue')}.`,
+      );
+    }
+    return notice(`Posted report ${shortId(sub)}.`);
+  } catch (error) {
+    if (isApiError(error, 'timeout') || isApiError(error, 'network') || isApiError(error, 'server_error')) {
+      await deps.store.reports.advance(sub, now);
+      return notice(`The API is slow right now; report ${shortId(sub)} will be posted within a few minutes.`);
+    }
+    if (isApiError(error, 'unauthorized')) {
+      await deps.store.tokenLinks.markInvalid(sub.team, sub.owner, sub.profile);
+      return notice(
+        `The API rejected ${userMention(sub.owner)}'s token, which report ${shortId(sub)} runs with. It will be paused at its next run unless a new token is linked.`,
+      );
+    }
+    deps.logger.warn('report run failed', { subscription: sub.id, correlationId: ctx.correlationId, reason: failureReason(error) });
+    return notice(`Report ${shortId(sub)} could not be posted (${escapeMrkdwn(failureReason(error))}).`);
+  }
+}

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ActionId } from '../../lib/slack/interactions.js';
+import { ALICE, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
+
+/** Operation forms: a modal built from the request schema, validated like typed flags. */
+
+let e2e: E2E;
+
+beforeAll(async () => {
+  e2e = await startE2E();
+  await e2e.login(ALICE, e2e.emulator.demoToken);
+});
+
+afterAll(async () => {
+  await e2e?.close();
+});
+
+describe('--form', () => {
+  it('opens a modal with the fields, required ones first', async () => {
+    await e2e.command(ALICE, 'volumes create --form');
+    const view = e2e.openView(ALICE);
+    expect(view?.view.callback_id).toBe('op:form');
+    const blocks = (view?.view.blocks ?? []) as { block_id?: string; optional?: boolean }[];
+    const inputs = blocks.filter((b) => b.block_id);
+    expect(inputs[0]).toMatchObject({ block_id: 'label', optional: false });
+    expect(inputs.map((b) => b.block_id)).toEqual(expect.arrayContaining(['region', 'size', 'tags']));
+  });
+
+  it('shows a rule violation next to its field and creates nothing', async () => {
+    const view = e2e.openView(ALICE);
+    if (!view) throw new Error('no form');
+    const before = e2e.emulator.control.requestCount('volumes.create');
+    const delivery = await e2e.stack.workspace.submitView(ALICE, view, { label: { value: 'data' } });
+    expect(delivery.body).toMatchObject({
+      response_action: 'errors',
+      errors: { region: expect.stringContaining('required') },
+    });
+    expect(e2e.emulator.control.requestCount('volumes.create')).toBe(before);
+  });
+
+  it('runs the operation on submit and posts the result', async () => {
+    const view = e2e.openView(ALICE);
+    if (!view) throw new Error('no form');
+    const delivery = await e2e.stack.workspace.submitView(ALICE, view, {
+      label: { value: 'from-form' },
+      region: { value: 'us-east' },
+      size: { value: '30' },
+      tags: { value: 'a, b' },
+    });
+    await e2e.stack.drain();
+    expect(delivery.status).toBe(200);
+    expect(e2e.emulator.control.requestCount('volumes.create')).toBe(1);
+    const posted = e2e.stack.standIn.store.messages(CHANNEL).at(-1);
+    expect(e2e.textOf(posted)).toContain('from-form');
+  });
+});
+
+describe('a button that needs more input', () => {
+  it('opens the form for the missing fields, keeping the ids it knows', async () => {
+    const volume = e2e.emulator.control.createVolume({ label: 'loose', region: 'us-east' });
+    const viewed = await e2e.command(ALICE, `volumes view ${volume.id}`);
+    if (!viewed.message) throw new Error('no detail message');
+    const attach = JSON.stringify(viewed.message.blocks).match(
+      /"action_id":"(op:run[^"]*)","text":\{"type":"plain_text","text":"Attach/,
+    );
+    expect(attach).not.toBeNull();
+    await e2e.stack.workspace.click(ALICE, viewed.message, { actionId: attach?.[1] ?? ActionId.run });
+    const view = e2e.openView(ALICE);
+    expect(view?.view.callback_id).toBe('op:form');
+    expect(JSON.stringify(view?.view.blocks)).toContain('node_id');
+    expect(JSON.parse(String(view?.view.private_metadata))).toMatchObject({
+      o: 'volumes.attach',
+      i: { volumeId: volume.id },
+    });
+  });
+});
