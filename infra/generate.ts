@@ -1,14 +1,16 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { renderCommandReference } from '../lib/commands/reference.js';
 import { toCloudFormationTable } from './table.js';
 
 /**
  * Files derived from the code and kept in the repository because tools that cannot run
- * TypeScript read them: the table resource for `serverless.yml`. A test fails when one is stale;
+ * TypeScript read them: the table resource for `serverless.yml`, and the command reference. A test fails when one is stale;
  * `npm run generate` writes them again.
  */
 export const GENERATED_FILES: Record<string, () => string> = {
   'infra/cloudformation/table.json': () => `${JSON.stringify(toCloudFormationTable(undefined), null, 2)}\n`,
+  'docs/commands.md': () => renderCommandReference(),
 };
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -5,10 +5,10 @@ import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import { createCoreDeps } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
-import { workerIdempotencyPersistence } from '../../lib/store/worker-idempotency.js';
 import { type WorkerJob, WorkerJobSchema } from '../../lib/slack/handoff.js';
 import { createSlackWebClient } from '../../lib/slack/web-client.js';
 import { runWorkerJob } from '../../lib/slack/worker.js';
+import { workerIdempotencyPersistence } from '../../lib/store/worker-idempotency.js';
 
 /** Jobs handed off by the Slack function (asynchronous invoke). */
 const config = loadConfig(await withSecretsFromSsm(process.env));
@@ -19,7 +19,10 @@ const deps = {
 };
 
 // Lambda may deliver an asynchronous invocation more than once: a job id runs once.
-const idempotency = new IdempotencyConfig({ eventKeyJmesPath: 'correlationId', expiresAfterSeconds: 60 * 60 });
+const idempotency = new IdempotencyConfig({
+  eventKeyJmesPath: 'correlationId',
+  expiresAfterSeconds: 60 * 60,
+});
 const runOnce = makeIdempotent(
   async (job: WorkerJob) => {
     await runWorkerJob(deps, job);

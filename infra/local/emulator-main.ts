@@ -5,7 +5,8 @@ import { startEmulator } from './emulator/server.js';
 /**
  * `npm run emulator`: the cloud API emulator on its own, following real time, with the demo data.
  * Configured from the environment: EMULATOR_PORT (default 4010), EMULATOR_HOST (127.0.0.1),
- * EMULATOR_NODES and EMULATOR_VOLUMES (seed amounts), EMULATOR_RATE_LIMIT=off.
+ * EMULATOR_NODES and EMULATOR_VOLUMES (seed amounts), EMULATOR_RATE_LIMIT=off, EMULATOR_LOG=on (one
+ * line per API request).
  */
 
 const EnvSchema = z.object({
@@ -14,6 +15,7 @@ const EnvSchema = z.object({
   EMULATOR_NODES: z.coerce.number().int().min(0).optional(),
   EMULATOR_VOLUMES: z.coerce.number().int().min(0).optional(),
   EMULATOR_RATE_LIMIT: z.enum(['on', 'off']).default('on'),
+  EMULATOR_LOG: z.enum(['on', 'off']).default('off'),
 });
 
 const parsed = EnvSchema.safeParse(process.env);
@@ -33,6 +35,10 @@ const emulator = await startEmulator({
     ...(env.EMULATOR_VOLUMES !== undefined && { volumes: env.EMULATOR_VOLUMES }),
   },
   ...(env.EMULATOR_RATE_LIMIT === 'off' && { rateLimit: false as const }),
+  ...(env.EMULATOR_LOG === 'on' && {
+    onRequest: ({ method, path, operationId, status }) =>
+      console.log(`${status} ${method} ${path}${operationId ? ` (${operationId})` : ''}`),
+  }),
 });
 
 console.log(`Cloud API emulator listening on ${emulator.url}`);

@@ -7,7 +7,9 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type App, LogLevel, type ReceiverEvent, SocketModeReceiver } from '@slack/bolt';
 import { request } from 'undici';
 import { z } from 'zod';
+import { runReports } from '../../functions/reporter/handler.js';
 import { createLogger } from '../../lib/observability/logger.js';
+import type { ReporterDeps } from '../../lib/reports/tick.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
 import { InProcessHandoff } from '../../lib/slack/handoff.js';
 import { signedHeaders } from '../../lib/slack/signing.js';
@@ -26,7 +28,8 @@ import { type PageServer, startPageServer } from './slack/page/server.js';
 /**
  * `npm start`: the whole bot on this machine with nothing to configure. DynamoDB Local, the cloud
  * API emulator with demo data, the Slack function behind the local API Gateway adapter with the
- * worker in process, the Slack stand-in, and the sandbox page to use it from a browser.
+ * worker in process, the reporter on a timer, the Slack stand-in, and the sandbox page to use it
+ * from a browser.
  *
  * With `SLACK_BOT_TOKEN`, `SLACK_APP_TOKEN` and `CLOUD_API_URL` set, the same handlers serve a real
  * workspace over Socket Mode instead (Slack's way for local development: no public URL needed).
@@ -154,6 +157,7 @@ export interface Sandbox {
 }
 
 export const REPORT_INTERVAL_MS = 60_000;
+const API_TIMEOUT_MS = 10_000;
 
 /**
  * Runs `tick` every `intervalMs`, never two at once (a slow tick delays the next one). Failures
@@ -178,6 +182,17 @@ export function everyInterval(
     clearInterval(timer);
     await running;
   };
+}
+
+/** The scheduled reporter on a timer, as EventBridge runs it in AWS; returns how to stop it. */
+function startReporter(deps: ReporterDeps, intervalMs: number): () => Promise<void> {
+  return everyInterval(
+    async () => {
+      await runReports(deps);
+    },
+    intervalMs,
+    (error) => deps.logger.error('reporter run failed', { error }),
+  );
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
@@ -218,16 +233,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   );
   shutdown.add('the sandbox page', () => page.close());
 
-  // REPORTER: `lib/reports` has no entry point for one scheduled run yet. When it has one, run it
-  // here against this stack, e.g.
-  //   const logger = createLogger('local');
-  //   const slack = createSlackWebClient(stack.standIn.botToken, stack.standIn.apiUrl);
-  //   const stopReports = everyInterval(
-  //     () => runReports({ store: stack.store, api: { baseUrl: emulator.url, timeoutMs: 10_000 }, logger, slack }),
-  //     options.reportIntervalMs ?? REPORT_INTERVAL_MS,
-  //     (error) => logger.error('report run failed', { error }),
-  //   );
-  //   shutdown.add('the reporter', stopReports);
+  shutdown.add(
+    'the reporter',
+    startReporter(
+      {
+        store: stack.store,
+        api: { baseUrl: emulator.url, timeoutMs: API_TIMEOUT_MS },
+        slack: createSlackWebClient(stack.standIn.botToken, stack.standIn.apiUrl),
+        logger: createLogger('reporter'),
+      },
+      options.reportIntervalMs ?? REPORT_INTERVAL_MS,
+    ),
+  );
 
   return {
     pageUrl: page.url,
@@ -317,13 +334,17 @@ export async function startRealWorkspace(env: LocalEnv): Promise<RealWorkspace> 
       { doc: DynamoDBDocumentClient.from(dynamoClient), tableName, now: () => new Date() },
       new LocalKeyTokenCipher(key),
     );
-    const core = { store, api: { baseUrl: apiBaseUrl, timeoutMs: 10_000 }, logger };
+    const core = { store, api: { baseUrl: apiBaseUrl, timeoutMs: API_TIMEOUT_MS }, logger };
     const slack = createSlackWebClient(botToken, env.SLACK_API_URL);
     const handoff = new InProcessHandoff(
       (job) => runWorkerJob({ ...core, slack }, job),
       (error, job) => logger.error('worker job failed', { correlationId: job.correlationId, error }),
     );
     shutdown.add('the worker', () => handoff.drain());
+    shutdown.add(
+      'the reporter',
+      startReporter({ ...core, slack, logger: createLogger('reporter') }, REPORT_INTERVAL_MS),
+    );
     // Only the bridge below signs with it: requests reach the handler from this process alone.
     const signingSecret = randomBytes(16).toString('hex');
     const { handler } = createSlackApp({

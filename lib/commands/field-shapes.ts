@@ -34,6 +34,7 @@ export interface FieldShape {
 type JsonSchema = z.core.JSONSchema.JSONSchema;
 type JsonSchemaOrBoolean = z.core.JSONSchema._JSONSchema;
 
+const COMBINATOR_KEYS: ReadonlySet<string> = new Set(['anyOf', 'oneOf', 'allOf', '$schema', '$defs']);
 const ANY_SHAPE: FieldShape = { kinds: new Set() };
 const VALUE_KINDS: readonly ValueKind[] = [
   'string',
@@ -71,17 +72,20 @@ class ShapeReader {
     if (node === undefined || typeof node === 'boolean') return ANY_SHAPE;
     if (node.$ref !== undefined) return this.readReference(node.$ref);
     const branches = node.anyOf ?? node.oneOf;
+    if (branches === undefined && node.allOf === undefined) return this.readPlain(node);
+    // Keywords beside the combinators apply too: zod writes a string with two patterns as
+    // `{type, minLength, allOf: [{pattern}, {pattern}]}`.
+    const parts: FieldShape[] = [];
+    if (Object.keys(node).some((key) => !COMBINATOR_KEYS.has(key))) parts.push(this.readPlain(node));
     if (branches !== undefined)
-      return mergeShapes(
-        branches.map((b) => this.read(b)),
-        'any-of',
+      parts.push(
+        mergeShapes(
+          branches.map((b) => this.read(b)),
+          'any-of',
+        ),
       );
-    if (node.allOf !== undefined)
-      return mergeShapes(
-        node.allOf.map((b) => this.read(b)),
-        'all-of',
-      );
-    return this.readPlain(node);
+    for (const part of node.allOf ?? []) parts.push(this.read(part));
+    return mergeShapes(parts, 'all-of');
   }
 
   private readReference(ref: string): FieldShape {
@@ -164,10 +168,12 @@ function mergeShapes(shapes: readonly FieldShape[], mode: 'any-of' | 'all-of'): 
   if (!anything) for (const s of shapes) for (const k of s.kinds) kinds.add(k);
 
   const valued = shapes.filter((s) => !(s.kinds.size === 1 && s.kinds.has('null')));
-  const enumValues =
-    valued.length > 0 && valued.every((s) => s.enumValues !== undefined)
-      ? [...new Set(valued.flatMap((s) => s.enumValues ?? []))]
-      : undefined;
+  let enumValues: EnumValue[] | undefined;
+  if (mode === 'all-of') {
+    enumValues = shapes.find((s) => s.enumValues !== undefined)?.enumValues?.slice();
+  } else if (valued.length > 0 && valued.every((s) => s.enumValues !== undefined)) {
+    enumValues = [...new Set(valued.flatMap((s) => s.enumValues ?? []))];
+  }
 
   const objects = shapes.filter((s) => s.properties !== undefined || s.openKeys !== undefined);
   let properties: Map<string, FieldShape> | undefined;
@@ -178,7 +184,7 @@ function mergeShapes(shapes: readonly FieldShape[], mode: 'any-of' | 'all-of'): 
       for (const [key, value] of s.properties ?? [])
         collected.set(key, [...(collected.get(key) ?? []), value]);
     }
-    properties = new Map([...collected].map(([key, values]) => [key, mergeShapes(values, 'any-of')]));
+    properties = new Map([...collected].map(([key, values]) => [key, mergeShapes(values, mode)]));
     const requiredSets = objects.map((s) => s.required ?? new Set<string>());
     required =
       mode === 'all-of'
@@ -188,11 +194,14 @@ function mergeShapes(shapes: readonly FieldShape[], mode: 'any-of' | 'all-of'): 
   const openKeyShapes = objects.flatMap((s) => (s.openKeys === undefined ? [] : [s.openKeys]));
   const itemShapes = shapes.flatMap((s) => (s.items === undefined ? [] : [s.items]));
   const pick = <K extends keyof FieldShape>(key: K) => valued.find((s) => s[key] !== undefined)?.[key];
+  // Alternatives allow the loosest bound (none when one alternative has none); an intersection
+  // keeps the tightest.
   const bound = (key: 'minimum' | 'minLength' | 'minItems' | 'maximum' | 'maxLength' | 'maxItems') => {
     const values = valued.map((s) => s[key]);
-    if (values.some((v) => v === undefined)) return undefined;
-    const numbers = values as number[];
-    return key.startsWith('min') ? Math.min(...numbers) : Math.max(...numbers);
+    const numbers = values.filter((v): v is number => v !== undefined);
+    if (numbers.length === 0 || (mode === 'any-of' && numbers.length < values.length)) return undefined;
+    const lower = key.startsWith('min');
+    return lower === (mode === 'any-of') ? Math.min(...numbers) : Math.max(...numbers);
   };
 
   return withoutUndefined({
@@ -249,10 +258,6 @@ export function accepts(shape: FieldShape, kind: ValueKind): boolean {
 export function isBooleanField(shape: FieldShape): boolean {
   const kinds = [...shape.kinds].filter((k) => k !== 'null');
   return kinds.length === 1 && kinds[0] === 'boolean';
-}
-
-export function isObjectField(shape: FieldShape): boolean {
-  return shape.kinds.has('object') && (shape.properties !== undefined || shape.openKeys !== undefined);
 }
 
 export function isRequired(parent: FieldShape, key: string): boolean {

@@ -1,10 +1,16 @@
-import type { AnyOperation } from '../api/operation.js';
+import type { AnyOperation, Grant } from '../api/operation.js';
 import type { BotCommand } from './bot-commands.js';
-import { describeShape, flagDocsOf, positionalName, usageOf } from './usage.js';
-import { filterFlagName, type HelpTopic } from './parse.js';
-import { type CommandGroup, type CommandRegistry, isBotCommand, registry, SLASH_COMMAND } from './registry.js';
 import { requestShapeOf } from './field-shapes.js';
+import { filterFlagName, filterShapeOf, type HelpTopic } from './parse.js';
+import {
+  type CommandGroup,
+  type CommandRegistry,
+  isBotCommand,
+  registry,
+  SLASH_COMMAND,
+} from './registry.js';
 import { didYouMean } from './suggest.js';
+import { describeShape, flagDocsOf, placeholderOf, positionalName, usageOf } from './usage.js';
 
 /**
  * Help generated from the registry, as data: a title and sections of lines. The Slack renderer
@@ -91,7 +97,9 @@ function overviewHelp(commands: CommandRegistry): HelpDoc {
       },
       {
         heading: 'Bot commands',
-        lines: commands.botCommands.map((command) => `\`${botCommandSynopsis(command)}\` — ${command.summary}`),
+        lines: commands.botCommands.map(
+          (command) => `\`${botCommandSynopsis(command)}\` — ${command.summary}`,
+        ),
       },
       {
         heading: 'Tips',
@@ -122,7 +130,8 @@ function actionMarks(op: AnyOperation): string {
 }
 
 function groupHelp(group: CommandGroup): HelpDoc {
-  const aliases = group.aliases.length > 0 ? [`Also typed as ${group.aliases.map((a) => `\`${a}\``).join(', ')}.`] : [];
+  const aliases =
+    group.aliases.length > 0 ? [`Also typed as ${group.aliases.map((a) => `\`${a}\``).join(', ')}.`] : [];
   return {
     title: `${SLASH_COMMAND} ${group.name}`,
     sections: [
@@ -135,7 +144,9 @@ function groupHelp(group: CommandGroup): HelpDoc {
         }),
       },
       {
-        lines: [`\`${SLASH_COMMAND} help ${group.name} <action>\` shows an action's flags, the access it needs and an example.`],
+        lines: [
+          `\`${SLASH_COMMAND} help ${group.name} <action>\` shows an action's flags, the access it needs and an example.`,
+        ],
       },
     ],
   };
@@ -145,7 +156,13 @@ function operationHelp(op: AnyOperation): HelpDoc {
   const sections: HelpSection[] = [{ lines: [op.summary, `\`${usageOf(op)}\``] }];
   const aliases = op.aliases ?? [];
   if (aliases.length > 0) {
-    sections[0] = { lines: [op.summary, `\`${usageOf(op)}\``, `Also typed as ${aliases.map((a) => `\`${a}\``).join(', ')}.`] };
+    sections[0] = {
+      lines: [
+        op.summary,
+        `\`${usageOf(op)}\``,
+        `Also typed as ${aliases.map((a) => `\`${a}\``).join(', ')}.`,
+      ],
+    };
   }
 
   const shape = requestShapeOf(op);
@@ -173,12 +190,33 @@ function operationHelp(op: AnyOperation): HelpDoc {
   }
 
   if (op.paginated) sections.push({ heading: 'List options', lines: listOptionLines(op) });
-  sections.push({ heading: 'Access', lines: accessLines(op) });
+  // List options already mention --json.
+  const json = op.paginated ? [] : ['Add `--json` for the raw JSON result.'];
+  sections.push({ heading: 'Access', lines: [...accessLines(op), ...json] });
   sections.push({ heading: 'Example', lines: [`\`${SLASH_COMMAND} ${op.example}\``] });
   return { title: `${SLASH_COMMAND} ${op.group} ${op.action}`, sections };
 }
 
-function listOptionLines(op: AnyOperation): string[] {
+const GRANT_WORDS: Readonly<Record<Grant, string>> = {
+  add_databases: 'the add_databases grant',
+  add_volumes: 'the add_volumes grant',
+  add_nodes: 'the add_nodes grant',
+  add_images: 'the add_images grant',
+  read_only: 'read-only access to the entity',
+  read_write: 'read-write access to the entity',
+  unrestricted_only: '',
+};
+
+function grantLines(grants: readonly Grant[]): string[] {
+  const lines: string[] = [];
+  if (grants.includes('unrestricted_only')) lines.push('Only unrestricted users may run it.');
+  const needed = grants.filter((grant) => grant !== 'unrestricted_only').map((grant) => GRANT_WORDS[grant]);
+  if (needed.length > 0) lines.push(`Restricted users need ${needed.join(' and ')}.`);
+  return lines;
+}
+
+/** The list options of a paginated operation (shared with the command reference). */
+export function listOptionLines(op: AnyOperation): string[] {
   const lines = [
     '`--all` — fetch every page',
     '`--page <n>` — which page (from 1)',
@@ -190,7 +228,9 @@ function listOptionLines(op: AnyOperation): string[] {
     return lines;
   }
   for (const field of op.filterable) {
-    lines.push(`\`${filterFlagName(field)} <value>\` — only items whose ${field} is the value (repeat for any of several)`);
+    const placeholder = placeholderOf(field, filterShapeOf(op, field));
+    const written = placeholder === '' ? filterFlagName(field) : `${filterFlagName(field)} ${placeholder}`;
+    lines.push(`\`${written}\` — only items whose ${field} is the value (repeat for any of several)`);
   }
   lines.push(`\`--filter <json>\` — a raw filter object, e.g. \`--filter '{"${op.filterable[0]}": "x"}'\``);
   const unorderable = new Set(op.unorderable ?? []);
@@ -202,21 +242,26 @@ function listOptionLines(op: AnyOperation): string[] {
   return lines;
 }
 
-function accessLines(op: AnyOperation): string[] {
+/** Scopes, grants, approval, charges and privacy of an operation (shared with the command reference). */
+export function accessLines(op: AnyOperation): string[] {
   const lines: string[] = [];
-  if (op.access === 'public') lines.push('Works without a linked token.');
-  else if (op.access === 'any-token') lines.push('Works with any linked token, whatever its scopes.');
-  else lines.push(`Token scopes: ${op.scopes.map((s) => `\`${s}\``).join(', ')}.`);
-  if (op.grants !== undefined && op.grants.length > 0) {
-    lines.push(`Restricted users need the grant${op.grants.length > 1 ? 's' : ''}: ${op.grants.join(', ')}.`);
-  }
-  if (op.destructive !== undefined) lines.push(`Needs approval before it runs: ${op.destructive.consequence}`);
+  const scopes = op.scopes.map((s) => `\`${s}\``).join(', ');
+  if (op.access === 'public') {
+    lines.push(
+      op.scopes.length > 0
+        ? `Works without a linked token; with one, token scopes: ${scopes}.`
+        : 'Works without a linked token.',
+    );
+  } else if (op.access === 'any-token') lines.push('Works with any linked token, whatever its scopes.');
+  else lines.push(`Token scopes: ${scopes}.`);
+  lines.push(...grantLines(op.grants ?? []));
+  if (op.destructive !== undefined)
+    lines.push(`Needs approval before it runs: ${op.destructive.consequence}`);
   if (op.charges === true) lines.push('May bill the account.');
   if (op.sensitive) lines.push('The result is shown only to you.');
   if (op.watch !== undefined) {
     lines.push(`The reply follows the ${op.watch.statusField} until it is ${op.watch.final.join(' or ')}.`);
   }
-  if (!op.paginated) lines.push('Add `--json` for the raw JSON result.');
   return lines;
 }
 
@@ -233,18 +278,24 @@ function botCommandHelp(command: BotCommand): HelpDoc {
   }
   const flags = [
     ...(command.flags ?? []).map((flag) => ({ flag, where: '' })),
-    ...(command.subcommands ?? []).flatMap((sub) => (sub.flags ?? []).map((flag) => ({ flag, where: ` (${sub.name})` }))),
+    ...(command.subcommands ?? []).flatMap((sub) =>
+      (sub.flags ?? []).map((flag) => ({ flag, where: ` (${sub.name})` })),
+    ),
   ];
   if (flags.length > 0) {
     sections.push({
       heading: 'Flags',
       lines: flags.map(({ flag, where }) => {
-        const written = flag.value === 'boolean' ? `--${flag.name}` : `--${flag.name} ${flag.placeholder ?? 'VALUE'}`;
+        const written =
+          flag.value === 'boolean' ? `--${flag.name}` : `--${flag.name} ${flag.placeholder ?? 'VALUE'}`;
         return `\`${written}\`${where} — ${flag.summary}`;
       }),
     });
   }
-  sections.push({ heading: 'Examples', lines: command.examples.map((example) => `\`${SLASH_COMMAND} ${example}\``) });
+  sections.push({
+    heading: 'Examples',
+    lines: command.examples.map((example) => `\`${SLASH_COMMAND} ${example}\``),
+  });
   return { title: `${SLASH_COMMAND} ${command.name}`, sections };
 }
 
@@ -277,7 +328,11 @@ function splitSection(section: HelpSection): HelpSection[] {
   const parts: HelpSection[] = [];
   let lines: string[] = [];
   const headingFor = (index: number) =>
-    section.heading === undefined ? undefined : index === 0 ? section.heading : `${section.heading} (continued)`;
+    section.heading === undefined
+      ? undefined
+      : index === 0
+        ? section.heading
+        : `${section.heading} (continued)`;
   const make = (index: number, body: string[]): HelpSection => {
     const heading = headingFor(index);
     return heading === undefined ? { lines: body } : { heading, lines: body };

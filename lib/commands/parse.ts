@@ -220,7 +220,13 @@ type Target =
       readonly display: string;
       readonly negated: boolean;
     }
-  | { readonly kind: 'filter'; readonly key: string; readonly shape: FieldShape; readonly display: string };
+  | {
+      readonly kind: 'filter';
+      readonly key: string;
+      readonly shape: FieldShape;
+      readonly display: string;
+      readonly negated: boolean;
+    };
 
 type Resolution =
   | { readonly ok: true; readonly target: Target }
@@ -311,7 +317,7 @@ class OperationParser {
     target: Target,
     next: Token | undefined,
   ): { raw: RawValue; consumedNext: boolean } | undefined {
-    const negated = target.kind === 'field' && target.negated;
+    const negated = (target.kind === 'field' || target.kind === 'filter') && target.negated;
     if (negated) {
       if (token.value !== undefined) {
         this.problems.push(`--${token.name}: takes no value (write ${target.display}=false instead)`);
@@ -387,8 +393,12 @@ class OperationParser {
       }
     }
     if (this.op.paginated) {
-      const filter = this.resolveFilter(name);
+      const filter = this.resolveFilter(name, false);
       if (filter !== undefined) return { ok: true, target: filter };
+      const negatedFilter =
+        negation === null ? undefined : this.resolveFilter(name.slice(negation[0].length), true);
+      if (negatedFilter !== undefined && isBooleanField(negatedFilter.shape))
+        return { ok: true, target: negatedFilter };
     }
     return direct;
   }
@@ -467,11 +477,11 @@ class OperationParser {
     };
   }
 
-  private resolveFilter(name: string): Extract<Target, { kind: 'filter' }> | undefined {
+  private resolveFilter(name: string, negated: boolean): Extract<Target, { kind: 'filter' }> | undefined {
     const wanted = normalizeFilterName(name);
     const key = this.op.filterable.find((field) => normalizeFilterName(field) === wanted);
     if (key === undefined) return undefined;
-    return { kind: 'filter', key, shape: filterShapeOf(this.op, key), display: filterFlagName(key) };
+    return { kind: 'filter', key, shape: filterShapeOf(this.op, key), display: filterFlagName(key), negated };
   }
 
   // --- input ----------------------------------------------------------------------------------
@@ -803,7 +813,7 @@ class OperationParser {
   }
 }
 
-export function parseOperation(op: AnyOperation, tokens: readonly Token[]): ParsedCommand {
+function parseOperation(op: AnyOperation, tokens: readonly Token[]): ParsedCommand {
   return new OperationParser(op).parse(tokens);
 }
 
@@ -849,7 +859,7 @@ export function filterFlagName(field: string): string {
 }
 
 /** The type of a filterable field, from the listed item's schema (`tags` → text, `deprecated` → boolean). */
-function filterShapeOf(op: AnyOperation, field: string): FieldShape {
+export function filterShapeOf(op: AnyOperation, field: string): FieldShape {
   let shape: FieldShape | undefined = itemShapeOf(op);
   for (const segment of field.replace(/\[\]/g, '').split('.')) {
     while (shape?.items !== undefined && accepts(shape, 'array') && shape.properties === undefined)

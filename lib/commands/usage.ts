@@ -56,7 +56,8 @@ function placeholderText(key: string, shape: FieldShape): string {
   if (kinds.length !== 1) return 'value';
   switch (kinds[0]) {
     case 'integer': {
-      if (looksLikeId(key)) return 'id';
+      // Ids: named so, or a whole number from 1 up with no ceiling (`--configs 1,2`).
+      if (looksLikeId(key) || (shape.minimum === 1 && shape.maximum === undefined)) return 'id';
       const bounds = range(shape.minimum, shape.maximum);
       return bounds === '' ? 'n' : `n ${bounds}`;
     }
@@ -87,7 +88,8 @@ function placeholderText(key: string, shape: FieldShape): string {
 /** A field described in words: `whole number, 1 to 7`, `text, 3 to 64 characters`, `one of: a, b`. */
 export function describeShape(shape: FieldShape): string {
   const parts: string[] = [describeKind(shape)];
-  if (shape.kinds.has('null')) parts.push('`null` clears it');
+  const valueKinds = [...shape.kinds].filter((k) => k !== 'null');
+  if (shape.kinds.has('null') && valueKinds.length <= 2) parts.push('`null` clears it');
   if (shape.description !== undefined) parts.push(shape.description);
   return parts.join('; ');
 }
@@ -109,11 +111,11 @@ function describeKind(shape: FieldShape): string {
     case 'number':
       return withRange('number', shape.minimum, shape.maximum, '');
     case 'boolean':
-      return 'true or false (a bare flag means true; `--no-…` means false)';
+      return 'true or false (bare flag: true; `--no-…`: false)';
     case 'string': {
       if (shape.format === 'date-time') return 'date-time, e.g. 2027-01-01T00:00:00';
       if (shape.format === 'email') return 'e-mail address';
-      const min = shape.minLength !== undefined && shape.minLength > 1 ? shape.minLength : undefined;
+      const min = shape.minLength === 1 && shape.maxLength === undefined ? undefined : shape.minLength;
       return withRange('text', min, shape.maxLength, ' characters');
     }
     case 'array':
@@ -150,12 +152,12 @@ function describeList(shape: FieldShape): string {
   }
   // Whether commas split is decided by the same rule the parser applies.
   const commas = splitListText('a,b', items).length > 1 ? ', or separate with commas' : '';
-  return `list of ${describeKind(items)}${count}; repeat the flag${commas}`;
+  return `list${count}, each item ${describeKind(items)}; repeat the flag${commas}`;
 }
 
 function describeObject(shape: FieldShape): string {
   if (shape.properties !== undefined && shape.properties.size > 0)
-    return 'JSON object, or set its fields one by one:';
+    return 'JSON object, or set its fields one by one';
   return 'JSON object, or set keys one by one with `.key`';
 }
 
@@ -210,10 +212,16 @@ function collectFlagDocs(
       description: `${depth === 0 ? 'any key' : 'any key of the object'}: ${describeShape(parent.openKeys)}`,
       depth,
     });
-    if (depth < MAX_FLAG_DEPTH && parent.openKeys.properties !== undefined) {
+    if (depth < MAX_FLAG_DEPTH && isObjectOnly(parent.openKeys)) {
       collectFlagDocs(parent.openKeys, `${keyFlag}.`, depth + 1, skip, out);
     }
   }
+}
+
+/** Map values that are objects themselves (`devices.sda.disk_id`), not any JSON value. */
+function isObjectOnly(shape: FieldShape): boolean {
+  const kinds = [...shape.kinds].filter((k) => k !== 'null');
+  return kinds.length === 1 && kinds[0] === 'object' && shape.properties !== undefined;
 }
 
 /**

@@ -40,7 +40,11 @@ export class AccountFeed {
   }
 
   stats(): Promise<ManagedStats> {
-    this.#stats ??= this.#client.call(getOperation('managed.stats'), {}, this.#options) as Promise<ManagedStats>;
+    this.#stats ??= this.#client.call(
+      getOperation('managed.stats'),
+      {},
+      this.#options,
+    ) as Promise<ManagedStats>;
     return this.#stats;
   }
 }

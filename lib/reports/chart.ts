@@ -2,7 +2,7 @@ import { PNG } from 'pngjs';
 import type { ManagedStatsSeries } from '../api/operations/managed.js';
 import { GLYPH_HEIGHT, GLYPH_WIDTH, glyphPixels, textWidth } from './bitmap-font.js';
 import { wallClockAt } from './schedule.js';
-import { formatValue, pointTimeMs, STATS_SERIES, type SeriesStyle, sortedPoints } from './stats-series.js';
+import { formatValue, pointTimeMs, type SeriesStyle, STATS_SERIES, sortedPoints } from './stats-series.js';
 
 /**
  * The stats picture: the last 24 hours of `GET /managed/stats` as line charts in a PNG. Usage

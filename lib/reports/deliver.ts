@@ -80,7 +80,13 @@ async function deliverAlerts(ctx: DeliveryContext, sub: ReportSubscription): Pro
     try {
       await post(ctx, sub.channel, renderIssueAlert(sub, issue, labels));
     } catch (error) {
-      return { messages: alerted.length, files: 0, seenIssueIds: [...stillOpenSeen, ...alerted], alerted, error };
+      return {
+        messages: alerted.length,
+        files: 0,
+        seenIssueIds: [...stillOpenSeen, ...alerted],
+        alerted,
+        error,
+      };
     }
     alerted.push(issue.id);
   }

@@ -33,7 +33,9 @@ export function retryAfterMsOf(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const { code, retryAfter } = error as { code?: unknown; retryAfter?: unknown };
   if (code !== 'slack_webapi_rate_limited_error') return undefined;
-  return typeof retryAfter === 'number' && Number.isFinite(retryAfter) ? Math.max(0, retryAfter) * 1000 : 1000;
+  return typeof retryAfter === 'number' && Number.isFinite(retryAfter)
+    ? Math.max(0, retryAfter) * 1000
+    : 1000;
 }
 
 export class ChannelPacer {

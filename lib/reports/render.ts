@@ -1,5 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import type { ManagedIssue, ManagedStats, ManagedStatsSeries } from '../api/operations/managed.js';
+import { SLACK_LIMITS, truncate } from '../slack/limits.js';
 import {
   blocksLength,
   contextBlock,
@@ -10,7 +11,6 @@ import {
   sectionBlock,
 } from '../slack/render/blocks.js';
 import { countOf, escapeMrkdwn, link, slackDate, userMention } from '../slack/render/text.js';
-import { SLACK_LIMITS, truncate } from '../slack/limits.js';
 import type { ReportSubscription } from '../store/report-subscriptions.js';
 import { describeSchedule } from './schedule.js';
 import { formatValue, type SeriesSummary, summarizeSeries } from './stats-series.js';
@@ -108,7 +108,12 @@ function seriesLine(summary: SeriesSummary): string {
   const { style } = summary;
   const unit = style.unit ? ` ${style.unit}` : '';
   const name = `*${style.label}* (${style.colorName})`;
-  if (summary.latest === undefined || summary.min === undefined || summary.average === undefined || summary.max === undefined) {
+  if (
+    summary.latest === undefined ||
+    summary.min === undefined ||
+    summary.average === undefined ||
+    summary.max === undefined
+  ) {
     return `${name}: no data`;
   }
   const value = (n: number) => `${formatValue(n)}${unit}`;
@@ -132,11 +137,15 @@ export function renderStatsReport(sub: ReportSubscription, stats: ManagedStats):
   if (Array.isArray(stats.data)) {
     const reasons = stats.data.map((m) => escapeMrkdwn(m)).join(' ') || 'no data yet.';
     const text = `:bar_chart: Managed stats are not available yet: ${reasons}`;
-    return { kind: 'unavailable', message: { text: fallbackText(text), blocks: [sectionBlock(text), footer(sub)] } };
+    return {
+      kind: 'unavailable',
+      message: { text: fallbackText(text), blocks: [sectionBlock(text), footer(sub)] },
+    };
   }
   const summaries = summarizeSeries(stats.data);
   const lines = summaries.map(seriesLine);
-  const zone = sub.schedule.type === 'daily' ? ` Times on the chart: ${sub.schedule.tz}.` : ' Times on the chart: UTC.';
+  const zone =
+    sub.schedule.type === 'daily' ? ` Times on the chart: ${sub.schedule.tz}.` : ' Times on the chart: UTC.';
   const summary = [
     '*Managed stats, last 24 hours* (all managed nodes)',
     ...lines,
@@ -149,4 +158,3 @@ export function renderStatsReport(sub: ReportSubscription, stats: ManagedStats):
 export function statsFileName(sub: ReportSubscription, at: Date): string {
   return `managed-stats-${at.toISOString().slice(0, 10)}-${sub.id.slice(0, 8)}.png`;
 }
-

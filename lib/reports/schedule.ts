@@ -11,7 +11,9 @@ export const MIN_INTERVAL_MINUTES = 5;
 export const MAX_INTERVAL_MINUTES = 7 * 24 * 60;
 export const DEFAULT_ZONE = 'UTC';
 
-export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string };
+export type Parsed<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly message: string };
 
 const UNIT_MINUTES: Readonly<Record<string, number>> = { m: 1, h: 60, d: 24 * 60 };
 
@@ -19,7 +21,8 @@ const UNIT_MINUTES: Readonly<Record<string, number>> = { m: 1, h: 60, d: 24 * 60
 export function parseInterval(text: string): Parsed<number> {
   const trimmed = text.trim().toLowerCase();
   const usage = 'Give `--every` as minutes, hours or days, e.g. `15m`, `30m`, `1h`, `6h` or `1d`.';
-  if (!/^(\d+[mhd])+$/.test(trimmed)) return { ok: false, message: `\`${text}\` is not an interval. ${usage}` };
+  if (!/^(\d+[mhd])+$/.test(trimmed))
+    return { ok: false, message: `\`${text}\` is not an interval. ${usage}` };
   let minutes = 0;
   for (const [, amount, unit] of trimmed.matchAll(/(\d+)([mhd])/g)) {
     minutes += Number(amount) * (UNIT_MINUTES[unit ?? 'm'] ?? 1);
@@ -31,7 +34,10 @@ export function parseInterval(text: string): Parsed<number> {
     };
   }
   if (minutes > MAX_INTERVAL_MINUTES) {
-    return { ok: false, message: `\`--every ${text}\` is too long: the longest interval is 7 days (\`--every 7d\`).` };
+    return {
+      ok: false,
+      message: `\`--every ${text}\` is too long: the longest interval is 7 days (\`--every 7d\`).`,
+    };
   }
   return { ok: true, value: minutes };
 }
@@ -56,12 +62,27 @@ export function parseDailyTime(text: string): Parsed<string> {
   return { ok: true, value: `${(match[1] ?? '').padStart(2, '0')}:${match[2]}` };
 }
 
-/** An IANA zone the runtime knows, in its canonical spelling (`europe/berlin` → `Europe/Berlin`). */
+/**
+ * An IANA zone the runtime knows, spelled as the zone database spells it (`europe/berlin` →
+ * `Europe/Berlin`). The name people typed is kept rather than swapped for the runtime's preferred
+ * alias: ICU resolves `Asia/Kolkata` to the older `Asia/Calcutta`, which would surprise them.
+ */
 export function parseTimeZone(text: string): Parsed<string> {
   const name = text.trim();
   try {
     if (name === '') throw new RangeError('empty');
-    return { ok: true, value: new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone };
+    const resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+    const lower = name.toLowerCase();
+    const listed = Intl.supportedValuesOf('timeZone').find((zone) => zone.toLowerCase() === lower);
+    if (listed) return { ok: true, value: listed };
+    if (resolved.toLowerCase() === lower) return { ok: true, value: resolved };
+    return {
+      ok: true,
+      value: name.replace(
+        /(^|[/_])([a-z])/g,
+        (_, separator: string, letter: string) => separator + letter.toUpperCase(),
+      ),
+    };
   } catch {
     return {
       ok: false,
@@ -96,7 +117,10 @@ export function scheduleFromFlags(kind: ReportKind, flags: ScheduleFlags): Parse
   }
   if (flags.every !== undefined) {
     if (flags.tz !== undefined) {
-      return { ok: false, message: '`--tz` sets the zone of `--daily`; `--every` runs the same in every zone.' };
+      return {
+        ok: false,
+        message: '`--tz` sets the zone of `--daily`; `--every` runs the same in every zone.',
+      };
     }
     const minutes = parseInterval(flags.every);
     return minutes.ok ? { ok: true, value: { type: 'every', minutes: minutes.value } } : minutes;
@@ -105,7 +129,8 @@ export function scheduleFromFlags(kind: ReportKind, flags: ScheduleFlags): Parse
     if (kind === 'alerts') {
       return {
         ok: false,
-        message: 'Alerts post each new issue as soon as it is seen, so they run with `--every` (default `5m`), not `--daily`.',
+        message:
+          'Alerts post each new issue as soon as it is seen, so they run with `--every` (default `5m`), not `--daily`.',
       };
     }
     const time = parseDailyTime(flags.daily);
@@ -113,7 +138,10 @@ export function scheduleFromFlags(kind: ReportKind, flags: ScheduleFlags): Parse
   }
   const fallback = defaultSchedule(kind, zone);
   if (flags.tz !== undefined && fallback.type !== 'daily') {
-    return { ok: false, message: '`--tz` sets the zone of `--daily`; alerts run every few minutes in every zone.' };
+    return {
+      ok: false,
+      message: '`--tz` sets the zone of `--daily`; alerts run every few minutes in every zone.',
+    };
   }
   return { ok: true, value: fallback };
 }

@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import { ApiClient, type ApiCallEvent } from '../api/client.js';
+import { type ApiCallEvent, ApiClient } from '../api/client.js';
 import { isApiError } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
 import { findOperation, getOperation } from '../api/operations/index.js';
@@ -9,7 +9,7 @@ import { contextBlock, fallbackText, type RenderedMessage, sectionBlock } from '
 import { renderOperationResult } from '../slack/render/result.js';
 import { codeSpan, escapeMrkdwn, userMention } from '../slack/render/text.js';
 import type { ApiSettings } from '../slack/runner.js';
-import type { Store, StatusWatch, TokenLookup, WatchOutcome } from '../store/index.js';
+import type { StatusWatch, Store, TokenLookup, WatchOutcome } from '../store/index.js';
 import { DEFAULT_PROFILE } from '../store/keys.js';
 import { settleWithConcurrency } from './concurrency.js';
 import { ChannelPacer } from './pacer.js';
@@ -120,10 +120,15 @@ export function watchPlanFor(
 // ---------------------------------------------------------------------------------------------
 // messages
 
-function viewCommand(watch: { viewOperationId: string; viewInput: Readonly<Record<string, string | number>> }) {
+function viewCommand(watch: {
+  viewOperationId: string;
+  viewInput: Readonly<Record<string, string | number>>;
+}) {
   const view = findOperation(watch.viewOperationId);
   if (!view) return '';
-  return codeSpan(`/cloud ${view.group} ${view.action} ${view.pathParams.map((p) => watch.viewInput[p]).join(' ')}`);
+  return codeSpan(
+    `/cloud ${view.group} ${view.action} ${view.pathParams.map((p) => watch.viewInput[p]).join(' ')}`,
+  );
 }
 
 function minutesBetween(from: Date, to: Date): string {
@@ -161,13 +166,32 @@ export function statusLine(
 }
 
 /** What the message says when the resource cannot be read any more: the operation and how to look. */
-function startedOperationMessage(watch: Pick<StatusWatch, 'operationId' | 'viewOperationId' | 'viewInput'>): RenderedMessage {
+function startedOperationMessage(
+  watch: Pick<StatusWatch, 'operationId' | 'viewOperationId' | 'viewInput'>,
+): RenderedMessage {
   const summary = findOperation(watch.operationId)?.summary ?? watch.operationId;
-  return { text: fallbackText(summary), blocks: [sectionBlock(`*${escapeMrkdwn(summary)}* · ${viewCommand(watch)}`)] };
+  return {
+    text: fallbackText(summary),
+    blocks: [sectionBlock(`*${escapeMrkdwn(summary)}* · ${viewCommand(watch)}`)],
+  };
 }
 
-function withStatus(message: RenderedMessage, line: string): { text: string; blocks: KnownBlock[] } {
-  return { text: fallbackText(`${message.text} ${line}`), blocks: [...message.blocks, contextBlock(line)] };
+/** A message to post or update: a renderer's output, or a command's `Reply`. */
+export interface WatchMessage {
+  readonly text: string;
+  readonly blocks: readonly unknown[];
+}
+
+/** The renderers (`RenderedMessage`, `Reply`) build nothing but Block Kit blocks. */
+function knownBlocks(message: WatchMessage): KnownBlock[] {
+  return [...(message.blocks as readonly KnownBlock[])];
+}
+
+function withStatus(message: WatchMessage, line: string): { text: string; blocks: KnownBlock[] } {
+  return {
+    text: fallbackText(`${message.text} ${line}`),
+    blocks: [...knownBlocks(message), contextBlock(line)],
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -193,8 +217,8 @@ export interface StartStatusWatchInput {
   readonly input: Readonly<Record<string, unknown>>;
   /** The operation's result as the API client returned it. */
   readonly result: unknown;
-  /** The message to post; by default the result rendered as any command's result is. */
-  readonly message?: RenderedMessage | undefined;
+  /** The message to post (the command's `Reply` will do); by default the result rendered as any command's is. */
+  readonly message?: WatchMessage | undefined;
   readonly giveUpAfterMs?: number | undefined;
   readonly now?: Date | undefined;
 }
@@ -211,16 +235,27 @@ export type StartedWatch =
  * Posts the result of a long operation in the channel (so the message has a `ts` to update) and,
  * unless it has settled already, stores a watch the reporter keeps it up to date with.
  */
-export async function startStatusWatch(deps: StatusWatchDeps, input: StartStatusWatchInput): Promise<StartedWatch> {
+export async function startStatusWatch(
+  deps: StatusWatchDeps,
+  input: StartStatusWatchInput,
+): Promise<StartedWatch> {
   const now = input.now ?? new Date();
   const plan = watchPlanFor(input.op, input.input, input.result);
   const base = input.message ?? renderOperationResult(input.op, { ...input.input }, input.result);
   const settled = !plan || (plan.status !== null && plan.spec.final.includes(plan.status));
-  const pending = { user: input.user, startedAt: now, viewOperationId: plan?.view.id ?? '', viewInput: plan?.viewInput ?? {} };
+  const pending = {
+    user: input.user,
+    startedAt: now,
+    viewOperationId: plan?.view.id ?? '',
+    viewInput: plan?.viewInput ?? {},
+  };
   const message =
     plan && !settled
-      ? withStatus(base, statusLine(pending, { kind: 'watching', status: plan.status, final: plan.spec.final }, now))
-      : base;
+      ? withStatus(
+          base,
+          statusLine(pending, { kind: 'watching', status: plan.status, final: plan.spec.final }, now),
+        )
+      : { text: base.text, blocks: knownBlocks(base) };
 
   let ts: string | undefined;
   try {
@@ -238,7 +273,9 @@ export async function startStatusWatch(deps: StatusWatchDeps, input: StartStatus
   if (!plan || settled) return { status: 'posted', ts };
 
   const profile =
-    input.profile ?? (await deps.store.tokenLinks.getActiveProfile(input.team, input.user)) ?? DEFAULT_PROFILE;
+    input.profile ??
+    (await deps.store.tokenLinks.getActiveProfile(input.team, input.user)) ??
+    DEFAULT_PROFILE;
   const watch = await deps.store.statusWatches.create({
     team: input.team,
     user: input.user,
@@ -324,7 +361,12 @@ export async function runStatusWatches(deps: StatusWatchDeps, now: Date): Promis
   const update = async (watch: StatusWatch, message: { text: string; blocks: KnownBlock[] }) => {
     try {
       await pacer.send(watch.channel, () =>
-        deps.slack.chat.update({ channel: watch.channel, ts: watch.messageTs, text: message.text, blocks: message.blocks }),
+        deps.slack.chat.update({
+          channel: watch.channel,
+          ts: watch.messageTs,
+          text: message.text,
+          blocks: message.blocks,
+        }),
       );
       counts.updated += 1;
     } catch (error) {
@@ -333,7 +375,12 @@ export async function runStatusWatches(deps: StatusWatchDeps, now: Date): Promis
   };
 
   /** Ends a watch and says so under the message as it last was. */
-  const end = async (watch: StatusWatch, outcome: WatchOutcome, status: string | null, resource?: unknown) => {
+  const end = async (
+    watch: StatusWatch,
+    outcome: WatchOutcome,
+    status: string | null,
+    resource?: unknown,
+  ) => {
     if (!(await deps.store.statusWatches.finish(watch, outcome, status))) return;
     counts.finished += 1;
     const base = resource

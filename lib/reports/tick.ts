@@ -1,16 +1,22 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { WebClient } from '@slack/web-api';
-import { ApiClient, type ApiCallEvent } from '../api/client.js';
+import { type ApiCallEvent, ApiClient } from '../api/client.js';
 import { isApiError } from '../api/errors.js';
 import type { ApiSettings } from '../slack/runner.js';
-import type { ReportSubscription, Store } from '../store/index.js';
+import type { ReportSubscription, Store, TokenLink } from '../store/index.js';
 import { AccountFeed } from './account-feed.js';
 import { settleWithConcurrency } from './concurrency.js';
 import { type DeliveryResult, deliverReport } from './deliver.js';
+import { failureReason } from './failures.js';
 import { ChannelPacer } from './pacer.js';
 import { nextRunAfter } from './schedule.js';
 import { runStatusWatches, type WatchTickSummary } from './status-watch.js';
-import { pauseForTokenProblem, remindOfExpiry, type TokenAccount, type TokenProblem } from './token-notices.js';
+import {
+  pauseForTokenProblem,
+  remindOfExpiry,
+  type TokenAccount,
+  type TokenProblem,
+} from './token-notices.js';
 
 /**
  * One run of the reporter: the subscriptions that are due, then the status watches.
@@ -64,7 +70,10 @@ export interface TickSummary {
   readonly filesUploaded: number;
   readonly alertsPosted: number;
   readonly failures: readonly SubscriptionFailure[];
-  readonly paused: readonly (TokenAccount & { readonly problem: TokenProblem; readonly subscriptions: number })[];
+  readonly paused: readonly (TokenAccount & {
+    readonly problem: TokenProblem;
+    readonly subscriptions: number;
+  })[];
   readonly expiryReminders: number;
   /** Rate-limited answers from Slack that were waited out. */
   readonly slackRateLimited: number;
@@ -78,17 +87,6 @@ interface Claimed {
 
 export function accountKey(account: TokenAccount): string {
   return `${account.team}/${account.owner}/${account.profile}`;
-}
-
-/** A short, safe description of a failure for the summary and the logs. */
-export function failureReason(error: unknown): string {
-  if (isApiError(error)) return `api:${error.code}${error.status ? ` (${error.status})` : ''}`;
-  if (typeof error === 'object' && error !== null) {
-    const { code, data } = error as { code?: unknown; data?: { error?: unknown } };
-    if (typeof data?.error === 'string') return `slack:${data.error}`;
-    if (typeof code === 'string') return code;
-  }
-  return error instanceof Error ? error.name : 'unknown';
 }
 
 export async function runReporterTick(deps: ReporterDeps, now: Date): Promise<TickSummary> {
@@ -111,10 +109,14 @@ export async function runReporterTick(deps: ReporterDeps, now: Date): Promise<Ti
     now,
     deps.maxSubscriptionsPerTick ?? DEFAULT_MAX_SUBSCRIPTIONS_PER_TICK,
   );
-  const claims = await settleWithConcurrency(due, STORE_CONCURRENCY, async (sub): Promise<Claimed | undefined> => {
-    const next = nextRunAfter(sub.schedule, sub.nextRunAt, now);
-    return (await deps.store.reports.advance(sub, next)) ? { sub, next } : undefined;
-  });
+  const claims = await settleWithConcurrency(
+    due,
+    STORE_CONCURRENCY,
+    async (sub): Promise<Claimed | undefined> => {
+      const next = nextRunAfter(sub.schedule, sub.nextRunAt, now);
+      return (await deps.store.reports.advance(sub, next)) ? { sub, next } : undefined;
+    },
+  );
   const claimed: Claimed[] = [];
   claims.forEach((claim, index) => {
     if (claim.status === 'fulfilled') {
@@ -133,6 +135,9 @@ export async function runReporterTick(deps: ReporterDeps, now: Date): Promise<Ti
 
   /** Stores how the run went; the schedule itself moved when the subscription was claimed. */
   const record = async (item: Claimed, status: 'ok' | 'failed', seenIssueIds?: readonly number[]) => {
+    // Alerts that never ran learn the open issues on their first good run; a failed first run
+    // recorded as a run would make the next one post every open issue as new.
+    if (status === 'failed' && item.sub.kind === 'alerts' && item.sub.lastRun === null) return;
     try {
       await deps.store.reports.advance({ ...item.sub, nextRunAt: item.next }, item.next, {
         lastRunAt: now,
@@ -140,14 +145,21 @@ export async function runReporterTick(deps: ReporterDeps, now: Date): Promise<Ti
         ...(seenIssueIds ? { seenIssueIds } : {}),
       });
     } catch (error) {
-      deps.logger.warn('report run not recorded', { subscription: item.sub.id, reason: failureReason(error) });
+      deps.logger.warn('report run not recorded', {
+        subscription: item.sub.id,
+        reason: failureReason(error),
+      });
     }
   };
 
   const runAccount = async (key: string, items: Claimed[]) => {
     const first = items[0];
     if (!first) return;
-    const account: TokenAccount = { team: first.sub.team, owner: first.sub.owner, profile: first.sub.profile };
+    const account: TokenAccount = {
+      team: first.sub.team,
+      owner: first.sub.owner,
+      profile: first.sub.profile,
+    };
     const pause = async (problem: TokenProblem) => {
       const affected = await pauseForTokenProblem(noticeDeps, account, problem);
       paused.push({ ...account, problem, subscriptions: affected.length });
@@ -162,21 +174,39 @@ export async function runReporterTick(deps: ReporterDeps, now: Date): Promise<Ti
       timeoutMs: deps.api.timeoutMs,
       ...(deps.api.dispatcher ? { dispatcher: deps.api.dispatcher } : {}),
       onResponse: (event) => {
-        const calls = (apiCalls[key] ??= {});
+        const calls = apiCalls[key] ?? {};
         calls[event.operationId] = (calls[event.operationId] ?? 0) + 1;
+        apiCalls[key] = calls;
         deps.onApiCall?.(key, event);
       },
     });
     const feed = new AccountFeed(client);
     const kinds = new Set(items.map((item) => item.sub.kind));
-    const reads = await Promise.allSettled([
+    const [issues, stats] = await Promise.allSettled([
       kinds.has('issues') || kinds.has('alerts') ? feed.issues() : undefined,
       kinds.has('stats') ? feed.stats() : undefined,
     ]);
-    if (reads.some((read) => read.status === 'rejected' && isApiError(read.reason, 'unauthorized'))) {
+    if (
+      [issues, stats].some((read) => read?.status === 'rejected' && isApiError(read.reason, 'unauthorized'))
+    ) {
       return pause('rejected');
     }
+    // Service labels name the affected services of a digest, and of alerts when there is news.
+    const hasNews =
+      issues.status === 'fulfilled' &&
+      items.some(
+        ({ sub }) =>
+          sub.kind === 'alerts' &&
+          sub.lastRun !== null &&
+          issues.value?.some((i) => !sub.seenIssueIds.has(i.id)),
+      );
+    if (kinds.has('issues') || hasNews) await feed.serviceLabels();
 
+    // The account's slot is free once its data is in: posting is paced per channel, not per account.
+    deliveries.push(deliverAccount(key, items, feed, lookup.link));
+  };
+
+  const deliverAccount = async (key: string, items: Claimed[], feed: AccountFeed, link: TokenLink) => {
     const context = { slack: deps.slack, pacer, feed, now, charts: new Map<string, Buffer>() };
     await Promise.all(
       items.map(async (item) => {
@@ -194,15 +224,15 @@ export async function runReporterTick(deps: ReporterDeps, now: Date): Promise<Ti
         await record(item, result.error === undefined ? 'ok' : 'failed', result.seenIssueIds);
       }),
     );
-
     try {
-      if (await remindOfExpiry(noticeDeps, lookup.link, now)) expiryReminders += 1;
+      if (await remindOfExpiry(noticeDeps, link, now)) expiryReminders += 1;
     } catch (error) {
       // The reports went out; a reminder that could not be claimed is tried again next run.
       deps.logger.warn('expiry reminder failed', { account: key, reason: failureReason(error) });
     }
   };
 
+  const deliveries: Promise<void>[] = [];
   const outcomes = await settleWithConcurrency(
     [...accounts],
     deps.accountConcurrency ?? DEFAULT_ACCOUNT_CONCURRENCY,
@@ -218,12 +248,14 @@ export async function runReporterTick(deps: ReporterDeps, now: Date): Promise<Ti
       unrecorded.push(record(item, 'failed'));
     }
   });
-  await Promise.all(unrecorded);
+  await Promise.all([...unrecorded, ...deliveries]);
 
-  const watches = await runStatusWatches({ ...deps, pacer }, now).catch((error: unknown): WatchTickSummary => {
-    deps.logger.error('status watches failed', { reason: failureReason(error) });
-    return { running: 0, checked: 0, updated: 0, finished: 0, failures: 1 };
-  });
+  const watches = await runStatusWatches({ ...deps, pacer }, now).catch(
+    (error: unknown): WatchTickSummary => {
+      deps.logger.error('status watches failed', { reason: failureReason(error) });
+      return { running: 0, checked: 0, updated: 0, finished: 0, failures: 1 };
+    },
+  );
 
   return {
     at: now.toISOString(),

@@ -81,7 +81,9 @@ export async function pauseForTokenProblem(
             `then resume them with ${codeSpan('/cloud reports resume ID')} (${reportList(affected)}).`,
         }),
       )
-      .catch((error: unknown) => deps.logger.warn('pause notice to owner not posted', { team, owner, error })),
+      .catch((error: unknown) =>
+        deps.logger.warn('pause notice to owner not posted', { team, owner, error }),
+      ),
   );
   await Promise.all(notices);
   return affected;
@@ -95,7 +97,12 @@ export async function remindOfExpiry(deps: NoticeDeps, link: TokenLink, now: Dat
   if (link.expiry === null) return false;
   const left = link.expiry.getTime() - now.getTime();
   if (left <= 0 || left > EXPIRY_REMINDER_MS) return false;
-  const claimed = await deps.store.reports.claimExpiryReminder(link.team, link.user, link.profile, link.expiry);
+  const claimed = await deps.store.reports.claimExpiryReminder(
+    link.team,
+    link.user,
+    link.profile,
+    link.expiry,
+  );
   if (!claimed) return false;
   const subs = await deps.store.reports.list(link.team, { owner: link.user, profile: link.profile });
   const relink = `/cloud login${link.profile === 'default' ? '' : ` --profile ${link.profile}`}`;

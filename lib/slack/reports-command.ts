@@ -4,14 +4,14 @@ import { getOperation } from '../api/operations/index.js';
 import type { ManagedIssue } from '../api/operations/managed.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import { AccountFeed } from '../reports/account-feed.js';
-import { deliverReport } from '../reports/deliver.js';
+import { failureReason } from '../reports/failures.js';
 import { ChannelPacer } from '../reports/pacer.js';
 import { describeSchedule, firstRunAt, nextRunAfter, scheduleFromFlags } from '../reports/schedule.js';
-import { failureReason } from '../reports/tick.js';
+import { pauseForTokenProblem } from '../reports/token-notices.js';
 import type { ReportKind, ReportSubscription, TokenLink } from '../store/index.js';
 import type { BotCommandContext } from './bot-commands.js';
-import { codeSpan, countOf, escapeMrkdwn, slackDate, userMention } from './render/text.js';
 import { fallbackText, sectionBlock } from './render/blocks.js';
+import { codeSpan, countOf, escapeMrkdwn, slackDate, userMention } from './render/text.js';
 import { loginPrompt, notice, type Reply } from './runner.js';
 
 /**
@@ -58,7 +58,9 @@ export async function handleReportsCommand(context: BotCommandContext, parsed: B
     case 'run':
       return changeReport(context, parsed.subcommand, parsed.args[0] ?? '');
   }
-  return notice('Usage: `/cloud reports add issues|alerts|stats`, `reports list`, `reports remove|pause|resume|run ID`.');
+  return notice(
+    'Usage: `/cloud reports add issues|alerts|stats`, `reports list`, `reports remove|pause|resume|run ID`.',
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -114,10 +116,10 @@ async function addReport(context: BotCommandContext, parsed: BotParsed): Promise
 
   // One read now: it proves the token may read managed monitoring (unrestricted users only) before
   // anything is stored, and gives alerts the issues that are already open.
-  const probe = await probeIssues(context, token);
+  const probe = await probeIssues(context, token, link.profile);
   if (probe.kind === 'refused') return probe.reply;
 
-  const now = new Date();
+  const now = deps.store.reports.now();
   const created = await deps.store.reports.create({
     team: ctx.team,
     kind: reportKind,
@@ -131,7 +133,9 @@ async function addReport(context: BotCommandContext, parsed: BotParsed): Promise
   if (reportKind === 'alerts' && probe.kind === 'read') {
     const next = nextRunAfter(created.schedule, created.nextRunAt, now);
     const seenIssueIds = probe.issues.map((issue) => issue.id);
-    if (await deps.store.reports.advance(created, next, { lastRunAt: now, lastRunStatus: 'ok', seenIssueIds })) {
+    if (
+      await deps.store.reports.advance(created, next, { lastRunAt: now, lastRunStatus: 'ok', seenIssueIds })
+    ) {
       primed = seenIssueIds;
     }
   }
@@ -161,7 +165,7 @@ type Probe =
   | { readonly kind: 'unknown' }
   | { readonly kind: 'refused'; readonly reply: Reply };
 
-async function probeIssues(context: BotCommandContext, token: string): Promise<Probe> {
+async function probeIssues(context: BotCommandContext, token: string, profile: string): Promise<Probe> {
   const { deps, ctx } = context;
   const client = new ApiClient({
     baseUrl: deps.api.baseUrl,
@@ -175,11 +179,12 @@ async function probeIssues(context: BotCommandContext, token: string): Promise<P
     return { kind: 'read', issues: all.data as ManagedIssue[] };
   } catch (error) {
     if (isApiError(error, 'unauthorized')) {
-      const profile = (await deps.store.tokenLinks.getActiveProfile(ctx.team, ctx.user)) ?? 'default';
       await deps.store.tokenLinks.markInvalid(ctx.team, ctx.user, profile);
       return {
         kind: 'refused',
-        reply: loginPrompt('The API rejected your token (revoked or expired). Run `/cloud login` with a new one, then add the report again.'),
+        reply: loginPrompt(
+          'The API rejected your token (revoked or expired). Run `/cloud login` with a new one, then add the report again.',
+        ),
       };
     }
     if (isApiError(error, 'forbidden')) {
@@ -199,7 +204,8 @@ async function probeIssues(context: BotCommandContext, token: string): Promise<P
 // list
 
 function scheduleState(sub: ReportSubscription): string {
-  if (sub.paused) return `:pause_button: paused${sub.pauseReason ? `: ${escapeMrkdwn(sub.pauseReason)}` : ''}`;
+  if (sub.paused)
+    return `:pause_button: paused${sub.pauseReason ? `: ${escapeMrkdwn(sub.pauseReason)}` : ''}`;
   const last = sub.lastRun
     ? `, last run ${slackDate(sub.lastRun.at)}${sub.lastRun.status === 'failed' ? ' :warning: failed' : ''}`
     : '';
@@ -236,18 +242,29 @@ async function findSubscription(
 ): Promise<{ sub: ReportSubscription } | { reply: Reply }> {
   const wanted = text.trim().toLowerCase();
   if (!/^[0-9a-f-]{4,36}$/.test(wanted)) {
-    return { reply: notice('Give the report ID as `/cloud reports list` shows it, e.g. `/cloud reports pause 1a2b3c4d`.') };
+    return {
+      reply: notice(
+        'Give the report ID as `/cloud reports list` shows it, e.g. `/cloud reports pause 1a2b3c4d`.',
+      ),
+    };
   }
   const all = await context.deps.store.reports.list(context.ctx.team);
   const matches = all.filter((sub) => sub.id.startsWith(wanted));
   const [sub] = matches;
-  if (!sub) return { reply: notice(`No report has the ID \`${wanted}\`. \`/cloud reports list\` shows this channel's.`) };
-  if (matches.length > 1) return { reply: notice(`Several reports start with \`${wanted}\`; give more of the ID.`) };
+  if (!sub)
+    return {
+      reply: notice(`No report has the ID \`${wanted}\`. \`/cloud reports list\` shows this channel's.`),
+    };
+  if (matches.length > 1)
+    return { reply: notice(`Several reports start with \`${wanted}\`; give more of the ID.`) };
   return { sub };
 }
 
 /** The owner, the bot's configured admins and workspace admins may change a subscription. */
-async function mayChange({ deps, ctx, client }: BotCommandContext, sub: ReportSubscription): Promise<boolean> {
+async function mayChange(
+  { deps, ctx, client }: BotCommandContext,
+  sub: ReportSubscription,
+): Promise<boolean> {
   if (sub.owner === ctx.user || deps.approvalAdmins.includes(ctx.user)) return true;
   const info = await client.users.info({ user: ctx.user }).catch(() => undefined);
   return info?.user?.is_admin === true || info?.user?.is_owner === true;
@@ -261,16 +278,21 @@ async function changeReport(context: BotCommandContext, change: Change, idText: 
   const elsewhere = sub.channel === ctx.channel ? '' : ` (in <#${sub.channel}>)`;
 
   if (change === 'run') {
-    if (sub.channel !== ctx.channel) return notice(`Report ${shortId(sub)} posts in <#${sub.channel}>; run it from there.`);
+    if (sub.channel !== ctx.channel)
+      return notice(`Report ${shortId(sub)} posts in <#${sub.channel}>; run it from there.`);
     return runNow(context, sub);
   }
   if (!(await mayChange(context, sub))) {
-    return notice(`Only ${userMention(sub.owner)}, who added report ${shortId(sub)}, or a workspace admin can ${change} it.`);
+    return notice(
+      `Only ${userMention(sub.owner)}, who added report ${shortId(sub)}, or a workspace admin can ${change} it.`,
+    );
   }
   switch (change) {
     case 'remove': {
       await deps.store.reports.delete(ctx.team, sub.id);
-      return inChannel(`${userMention(ctx.user)} removed the *${KINDS[sub.kind]}* ${shortId(sub)}${elsewhere}.`);
+      return inChannel(
+        `${userMention(ctx.user)} removed the *${KINDS[sub.kind]}* ${shortId(sub)}${elsewhere}.`,
+      );
     }
     case 'pause': {
       if (sub.paused) return notice(`Report ${shortId(sub)} is paused already.`);
@@ -283,7 +305,7 @@ async function changeReport(context: BotCommandContext, change: Change, idText: 
       if (!sub.paused) return notice(`Report ${shortId(sub)} is not paused.`);
       const problem = await tokenProblem(context, sub);
       if (problem) return notice(problem);
-      const next = firstRunAt(sub.schedule, new Date());
+      const next = firstRunAt(sub.schedule, deps.store.reports.now());
       await deps.store.reports.resume(ctx.team, sub.id, next);
       return inChannel(
         `${userMention(ctx.user)} resumed the *${KINDS[sub.kind]}* ${shortId(sub)}${elsewhere}; next run ${slackDate(next)}.`,
@@ -293,7 +315,10 @@ async function changeReport(context: BotCommandContext, change: Change, idText: 
 }
 
 /** Why the subscription's token cannot run it, or undefined when it can. */
-async function tokenProblem({ deps }: BotCommandContext, sub: ReportSubscription): Promise<string | undefined> {
+async function tokenProblem(
+  { deps }: BotCommandContext,
+  sub: ReportSubscription,
+): Promise<string | undefined> {
   const link: TokenLink | undefined = await deps.store.tokenLinks.getLink(sub.team, sub.owner, sub.profile);
   const relink = `/cloud login${sub.profile === 'default' ? '' : ` --profile ${sub.profile}`}`;
   if (!link) {
@@ -316,9 +341,10 @@ async function runNow(context: BotCommandContext, sub: ReportSubscription): Prom
   const { deps, ctx, client } = context;
   if (sub.paused) return notice(`Report ${shortId(sub)} is paused; resume it first.`);
   const lookup = await deps.store.tokenLinks.getToken(sub.team, sub.owner, sub.profile);
-  if (lookup.status !== 'found') return notice((await tokenProblem(context, sub)) ?? 'The report cannot run now.');
+  if (lookup.status !== 'found')
+    return notice((await tokenProblem(context, sub)) ?? 'The report cannot run now.');
 
-  const now = new Date();
+  const now = deps.store.reports.now();
   const api = new ApiClient({
     baseUrl: deps.api.baseUrl,
     token: lookup.token,
@@ -329,6 +355,8 @@ async function runNow(context: BotCommandContext, sub: ReportSubscription): Prom
   const feed = new AccountFeed(api);
   const pacer = new ChannelPacer({ maxRetries: 0 });
   try {
+    // Loaded on first use: the chart code is not needed by any other command.
+    const { deliverReport } = await import('../reports/deliver.js');
     const result = await deliverReport({ slack: client, pacer, feed, now, charts: new Map() }, sub);
     if (result.seenIssueIds) {
       await deps.store.reports.advance(sub, sub.nextRunAt, {
@@ -355,12 +383,21 @@ async function runNow(context: BotCommandContext, sub: ReportSubscription): Prom
       return notice(`The API is slow right now; report ${shortId(sub)} will be posted within a few minutes.`);
     }
     if (isApiError(error, 'unauthorized')) {
-      await deps.store.tokenLinks.markInvalid(sub.team, sub.owner, sub.profile);
+      const account = { team: sub.team, owner: sub.owner, profile: sub.profile };
+      const paused = await pauseForTokenProblem(
+        { store: deps.store, slack: client, pacer, logger: deps.logger },
+        account,
+        'rejected',
+      );
       return notice(
-        `The API rejected ${userMention(sub.owner)}'s token, which report ${shortId(sub)} runs with. It will be paused at its next run unless a new token is linked.`,
+        `The API rejected ${userMention(sub.owner)}'s token, which report ${shortId(sub)} runs with; ${countOf(paused.length, 'report')} paused.`,
       );
     }
-    deps.logger.warn('report run failed', { subscription: sub.id, correlationId: ctx.correlationId, reason: failureReason(error) });
+    deps.logger.warn('report run failed', {
+      subscription: sub.id,
+      correlationId: ctx.correlationId,
+      reason: failureReason(error),
+    });
     return notice(`Report ${shortId(sub)} could not be posted (${escapeMrkdwn(failureReason(error))}).`);
   }
 }

@@ -96,6 +96,14 @@ export class ReportSubscriptionRepository {
     this.#ctx = ctx;
   }
 
+  /**
+   * The store's clock. Schedules computed for a subscription (its first run, a resume) read the
+   * same time as its records do, which lets tests and the local stack move time for both at once.
+   */
+  now(): Date {
+    return this.#ctx.now();
+  }
+
   async create(input: NewReportSubscription): Promise<ReportSubscription> {
     const id = randomUUID();
     const item = {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiClient } from '../../lib/api/client.js';
 import { DAY, HOUR, MINUTE, SECOND } from '../../infra/local/emulator/clock.js';
 import type { RunningEmulator } from '../../infra/local/emulator/server.js';
+import type { ApiClient } from '../../lib/api/client.js';
 import { apiErrorOf, clientFor, op, raw, reasonsOf, startTestEmulator } from './support.js';
 
 /**
@@ -18,7 +18,14 @@ let orders: number;
 let analytics: number;
 let inventory: number;
 
-type Database = { id: number; label: string; status: string; version: string; used_disk_size_gb: number; allow_list: string[] };
+type Database = {
+  id: number;
+  label: string;
+  status: string;
+  version: string;
+  used_disk_size_gb: number;
+  allow_list: string[];
+};
 type Backup = { id: number; type: string; label: string; created: string };
 
 beforeAll(async () => {
@@ -83,16 +90,25 @@ describe('databases rules', () => {
     const created = (await dev.call(op(`POST ${POSTGRES}`), input)) as Database;
     expect(created.status).toBe('provisioning');
     // The creator may use what it created.
-    await expect(dev.call(op(`GET ${POSTGRES}/{instanceId}`), { instanceId: created.id })).resolves.toBeDefined();
+    await expect(
+      dev.call(op(`GET ${POSTGRES}/{instanceId}`), { instanceId: created.id }),
+    ).resolves.toBeDefined();
   });
 
   it('databases rule 2: update needs read_write on the database; delete and credentials reset only unrestricted users', async () => {
     const dev = clientFor(emulator, emulator.control.tokens.restricted);
-    const readOnly = await apiErrorOf(dev.call(op(`PUT ${MYSQL}/{instanceId}`), { instanceId: orders, label: 'orders-x' }));
+    const readOnly = await apiErrorOf(
+      dev.call(op(`PUT ${MYSQL}/{instanceId}`), { instanceId: orders, label: 'orders-x' }),
+    );
     expect(readOnly.status).toBe(403);
     emulator.control.grant({ username: 'dev', kind: 'database', id: orders, permission: 'read_write' });
-    await expect(dev.call(op(`PUT ${MYSQL}/{instanceId}`), { instanceId: orders, label: 'orders' })).resolves.toBeDefined();
-    for (const signature of [`DELETE ${MYSQL}/{instanceId}`, `POST ${MYSQL}/{instanceId}/credentials/reset`]) {
+    await expect(
+      dev.call(op(`PUT ${MYSQL}/{instanceId}`), { instanceId: orders, label: 'orders' }),
+    ).resolves.toBeDefined();
+    for (const signature of [
+      `DELETE ${MYSQL}/{instanceId}`,
+      `POST ${MYSQL}/{instanceId}/credentials/reset`,
+    ]) {
       const error = await apiErrorOf(dev.call(op(signature), { instanceId: orders }));
       expect(error.status, signature).toBe(403);
     }
@@ -109,19 +125,36 @@ describe('databases rules', () => {
     expect(both.status).toBe(400);
     expect(reasonsOf(both.body)).toEqual(['type: cannot be changed together with allow_list']);
 
-    await demo.call(op(`PUT ${MYSQL}/{instanceId}`), { instanceId, allow_list: ['203.0.113.0/24', '198.51.100.7/32'] });
-    const replaced = (await demo.call(op(`PUT ${MYSQL}/{instanceId}`), { instanceId, allow_list: ['192.0.2.1/32'] })) as Database;
+    await demo.call(op(`PUT ${MYSQL}/{instanceId}`), {
+      instanceId,
+      allow_list: ['203.0.113.0/24', '198.51.100.7/32'],
+    });
+    const replaced = (await demo.call(op(`PUT ${MYSQL}/{instanceId}`), {
+      instanceId,
+      allow_list: ['192.0.2.1/32'],
+    })) as Database;
     expect(replaced.allow_list).toEqual(['192.0.2.1/32']);
     // The allow_list is still being applied: a resize must wait.
-    const early = await apiErrorOf(demo.call(op(`PUT ${MYSQL}/{instanceId}`), { instanceId, type: 'g6-standard-2' }));
+    const early = await apiErrorOf(
+      demo.call(op(`PUT ${MYSQL}/{instanceId}`), { instanceId, type: 'g6-standard-2' }),
+    );
     expect(early.message).toMatch(/update is still being applied/);
     emulator.control.advance(MINUTE);
 
-    const smaller = await apiErrorOf(demo.call(op(`PUT ${MYSQL}/{instanceId}`), { instanceId, type: 'g6-nanode-1' }));
-    expect(smaller.errors).toEqual([{ field: 'type', reason: 'must be a type with more disk space than g6-standard-1' }]);
-    const resized = (await demo.call(op(`PUT ${MYSQL}/{instanceId}`), { instanceId, type: 'g6-standard-2' })) as Database;
+    const smaller = await apiErrorOf(
+      demo.call(op(`PUT ${MYSQL}/{instanceId}`), { instanceId, type: 'g6-nanode-1' }),
+    );
+    expect(smaller.errors).toEqual([
+      { field: 'type', reason: 'must be a type with more disk space than g6-standard-1' },
+    ]);
+    const resized = (await demo.call(op(`PUT ${MYSQL}/{instanceId}`), {
+      instanceId,
+      type: 'g6-standard-2',
+    })) as Database;
     expect(resized.status).toBe('updating');
-    const during = await apiErrorOf(demo.call(op(`PUT ${MYSQL}/{instanceId}`), { instanceId, label: 'rule-four-b' }));
+    const during = await apiErrorOf(
+      demo.call(op(`PUT ${MYSQL}/{instanceId}`), { instanceId, label: 'rule-four-b' }),
+    );
     expect(during.message).toMatch(/resize is running/);
     emulator.control.advance(10 * MINUTE);
     expect(await view(MYSQL, instanceId)).toMatchObject({ status: 'active', type: 'g6-standard-2' });
@@ -150,11 +183,21 @@ describe('databases rules', () => {
     await expect(snapshot('fourth')).resolves.toMatchObject({ type: 'snapshot', label: 'fourth' });
     emulator.control.advance(5 * MINUTE);
     const replica = await apiErrorOf(
-      demo.call(op(`POST ${MYSQL}/{instanceId}/backups`), { instanceId: inventory, label: 'replica', target: 'secondary' }),
+      demo.call(op(`POST ${MYSQL}/{instanceId}/backups`), {
+        instanceId: inventory,
+        label: 'replica',
+        target: 'secondary',
+      }),
     );
-    expect(replica.errors).toEqual([{ field: 'target', reason: 'secondary needs a high-availability cluster of three nodes' }]);
+    expect(replica.errors).toEqual([
+      { field: 'target', reason: 'secondary needs a high-availability cluster of three nodes' },
+    ]);
     await expect(
-      demo.call(op(`POST ${POSTGRES}/{instanceId}/backups`), { instanceId: analytics, label: 'replica', target: 'secondary' }),
+      demo.call(op(`POST ${POSTGRES}/{instanceId}/backups`), {
+        instanceId: analytics,
+        label: 'replica',
+        target: 'secondary',
+      }),
     ).resolves.toMatchObject({ label: 'replica' });
     emulator.control.advance(5 * MINUTE);
   });
@@ -190,7 +233,9 @@ describe('databases rules', () => {
 
   it('databases rule 7: a credentials reset takes a few seconds before the new password applies', async () => {
     const credentials = () =>
-      demo.call(op(`GET ${MYSQL}/{instanceId}/credentials`), { instanceId: orders }) as Promise<{ password: string }>;
+      demo.call(op(`GET ${MYSQL}/{instanceId}/credentials`), { instanceId: orders }) as Promise<{
+        password: string;
+      }>;
     const before = await credentials();
     await demo.call(op(`POST ${MYSQL}/{instanceId}/credentials/reset`), { instanceId: orders });
     expect((await credentials()).password).toBe(before.password);
@@ -248,7 +293,7 @@ describe('databases rules', () => {
     // Next Wednesday 04:30 UTC.
     const now = emulator.control.now();
     const dayOfWeek = new Date(now).getUTCDay() || 7;
-    const wednesday = Math.floor(now / DAY) * DAY + (((3 - dayOfWeek + 7) % 7 || 7) * DAY);
+    const wednesday = Math.floor(now / DAY) * DAY + ((3 - dayOfWeek + 7) % 7 || 7) * DAY;
     emulator.control.advance(wednesday + 4 * HOUR + 30 * MINUTE - now);
     expect((await view(MYSQL, oneNode)).status).toBe('updating');
     expect((await view(MYSQL, threeNode.id)).status).toBe('active');
@@ -260,11 +305,17 @@ describe('databases rules', () => {
 describe('database catalogue', () => {
   it('engines and types need no token; engines can be filtered', async () => {
     const anonymous = clientFor(emulator, undefined);
-    const engines = (await anonymous.call(op('GET /databases/engines'), {}, { filter: { engine: 'postgresql' } })) as {
+    const engines = (await anonymous.call(
+      op('GET /databases/engines'),
+      {},
+      { filter: { engine: 'postgresql' } },
+    )) as {
       data: { id: string }[];
     };
     expect(engines.data.map((e) => e.id)).toEqual(['postgresql/16.2', 'postgresql/14.6', 'postgresql/13.2']);
-    await expect(anonymous.call(op('GET /databases/types/{typeId}'), { typeId: 'g6-nanode-1' })).resolves.toMatchObject({
+    await expect(
+      anonymous.call(op('GET /databases/types/{typeId}'), { typeId: 'g6-nanode-1' }),
+    ).resolves.toMatchObject({
       id: 'g6-nanode-1',
     });
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations } from '../../lib/api/operations/index.js';
 import type { RunningEmulator } from '../../infra/local/emulator/server.js';
+import { operations } from '../../lib/api/operations/index.js';
 import {
   DATABASE_KINDS,
   databaseCatalogTour,

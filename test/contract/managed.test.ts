@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiClient } from '../../lib/api/client.js';
-import { operations } from '../../lib/api/operations/index.js';
 import { MINUTE } from '../../infra/local/emulator/clock.js';
 import type { RunningEmulator } from '../../infra/local/emulator/server.js';
+import type { ApiClient } from '../../lib/api/client.js';
+import { operations } from '../../lib/api/operations/index.js';
 import { apiErrorOf, clientFor, op, raw, reasonsOf, startTestEmulator } from './support.js';
 
 /** Managed monitoring through the client: managed rules 1-4 and "unrestricted users only". */
@@ -64,7 +64,11 @@ describe('managed rules', () => {
     expect(tooLong.status).toBe(400);
     expect(reasonsOf(tooLong.body)).toEqual(['username: must be at most 5000 characters']);
     await expect(
-      demo.call(op('POST /managed/credentials'), { label: 'long-user', username: 'u'.repeat(5000), password: 'x-Pass123' }),
+      demo.call(op('POST /managed/credentials'), {
+        label: 'long-user',
+        username: 'u'.repeat(5000),
+        password: 'x-Pass123',
+      }),
     ).resolves.toMatchObject({ label: 'long-user' });
   });
 
@@ -103,7 +107,9 @@ describe('managed rules', () => {
 
   it('authentication rule 4: every managed endpoint refuses restricted users', async () => {
     const restricted = emulator.control.tokens.restricted;
-    const lists = operations.filter((o) => o.group === 'managed' && o.method === 'GET' && o.pathParams.length === 0);
+    const lists = operations.filter(
+      (o) => o.group === 'managed' && o.method === 'GET' && o.pathParams.length === 0,
+    );
     expect(lists.length).toBeGreaterThanOrEqual(6);
     for (const list of lists) {
       const error = await apiErrorOf(clientFor(emulator, restricted).call(list, {} as never));
@@ -125,10 +131,14 @@ describe('managed services and issues', () => {
     emulator.control.advance(5 * MINUTE);
     const view = () => demo.call(op('GET /managed/services/{serviceId}'), { serviceId: service.id });
     expect(await view()).toMatchObject({ status: 'ok' });
-    await expect(demo.call(op('POST /managed/services/{serviceId}/disable'), { serviceId: service.id })).resolves.toMatchObject({
+    await expect(
+      demo.call(op('POST /managed/services/{serviceId}/disable'), { serviceId: service.id }),
+    ).resolves.toMatchObject({
       status: 'disabled',
     });
-    await expect(demo.call(op('POST /managed/services/{serviceId}/enable'), { serviceId: service.id })).resolves.toMatchObject({
+    await expect(
+      demo.call(op('POST /managed/services/{serviceId}/enable'), { serviceId: service.id }),
+    ).resolves.toMatchObject({
       status: 'pending',
     });
   });
@@ -140,12 +150,19 @@ describe('managed services and issues', () => {
     const listed = (await demo.call(op('GET /managed/issues'), {})) as { data: { id: number }[] };
     expect(listed.data[0]?.id).toBe(issue.id);
     const viewed = await demo.call(op('GET /managed/issues/{issueId}'), { issueId: issue.id });
-    expect(viewed).toMatchObject({ services: [serviceId], entity: { type: 'ticket', label: 'shop is down' } });
-    expect(await demo.call(op('GET /managed/services/{serviceId}'), { serviceId })).toMatchObject({ status: 'problem' });
+    expect(viewed).toMatchObject({
+      services: [serviceId],
+      entity: { type: 'ticket', label: 'shop is down' },
+    });
+    expect(await demo.call(op('GET /managed/services/{serviceId}'), { serviceId })).toMatchObject({
+      status: 'problem',
+    });
   });
 
   it('stats cover the last 24 hours in 5-minute points, the same on every call', async () => {
-    const first = (await demo.call(op('GET /managed/stats'), {})) as { data: Record<string, { x: number; y: number }[]> };
+    const first = (await demo.call(op('GET /managed/stats'), {})) as {
+      data: Record<string, { x: number; y: number }[]>;
+    };
     const second = await demo.call(op('GET /managed/stats'), {});
     expect(Object.keys(first.data).sort()).toEqual(['cpu', 'disk', 'net_in', 'net_out', 'swap']);
     const cpu = first.data.cpu ?? [];
@@ -155,11 +172,17 @@ describe('managed services and issues', () => {
   });
 
   it('node settings exist for every node and keep the SSH access set for support staff', async () => {
-    const settings = (await demo.call(op('GET /managed/node-settings'), {})) as { results: number; data: { id: number }[] };
+    const settings = (await demo.call(op('GET /managed/node-settings'), {})) as {
+      results: number;
+      data: { id: number }[];
+    };
     const nodes = (await demo.call(op('GET /node/instances'), {})) as { results: number };
     expect(settings.results).toBe(nodes.results);
     const nodeId = settings.data[2]?.id as number;
-    await demo.call(op('PUT /managed/node-settings/{nodeId}'), { nodeId, ssh: { access: false, user: 'ops' } });
+    await demo.call(op('PUT /managed/node-settings/{nodeId}'), {
+      nodeId,
+      ssh: { access: false, user: 'ops' },
+    });
     expect(await demo.call(op('GET /managed/node-settings/{nodeId}'), { nodeId })).toMatchObject({
       ssh: { access: false, user: 'ops', port: null },
     });

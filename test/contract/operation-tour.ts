@@ -49,7 +49,10 @@ export async function profileTour({ emulator, send }: Tour): Promise<void> {
 
   await send('GET /profile/sshkeys');
   const sshKeyId = idOf(
-    await send('POST /profile/sshkeys', { label: 'ci', ssh_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx ci@example' }),
+    await send('POST /profile/sshkeys', {
+      label: 'ci',
+      ssh_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx ci@example',
+    }),
   );
   await send('GET /profile/sshkeys/{sshKeyId}', { sshKeyId });
   await send('PUT /profile/sshkeys/{sshKeyId}', { sshKeyId, label: 'ci-2' });
@@ -62,7 +65,11 @@ export async function profileTour({ emulator, send }: Tour): Promise<void> {
 
   await send('GET /profile/tokens');
   const tokenId = idOf(
-    await send('POST /profile/tokens', { label: 'ci', scopes: 'nodes:read_only', expiry: '2026-01-01T00:00:00' }),
+    await send('POST /profile/tokens', {
+      label: 'ci',
+      scopes: 'nodes:read_only',
+      expiry: '2026-01-01T00:00:00',
+    }),
   );
   await send('GET /profile/tokens/{tokenId}', { tokenId });
   await send('PUT /profile/tokens/{tokenId}', { tokenId, label: 'ci-2' });
@@ -88,12 +95,20 @@ export async function managedTour({ send }: Tour): Promise<void> {
 
   await send('GET /managed/credentials');
   const credentialId = idOf(
-    await send('POST /managed/credentials', { label: 'backup-admin', username: 'admin', password: 's3cret-Pass' }),
+    await send('POST /managed/credentials', {
+      label: 'backup-admin',
+      username: 'admin',
+      password: 's3cret-Pass',
+    }),
   );
   await send('GET /managed/credentials/sshkey');
   await send('GET /managed/credentials/{credentialId}', { credentialId });
   await send('PUT /managed/credentials/{credentialId}', { credentialId, label: 'backup-root' });
-  await send('POST /managed/credentials/{credentialId}/update', { credentialId, username: 'root', password: 'n3w-Secret' });
+  await send('POST /managed/credentials/{credentialId}/update', {
+    credentialId,
+    username: 'root',
+    password: 'n3w-Secret',
+  });
   await send('DELETE /managed/credentials/{credentialId}', { credentialId });
 
   const issueId = dataOf(await send('GET /managed/issues'))[0]?.id as number;
@@ -101,7 +116,10 @@ export async function managedTour({ send }: Tour): Promise<void> {
 
   const nodeId = dataOf(await send('GET /managed/node-settings'))[1]?.id as number;
   await send('GET /managed/node-settings/{nodeId}', { nodeId });
-  await send('PUT /managed/node-settings/{nodeId}', { nodeId, ssh: { access: true, port: 2222, user: 'support' } });
+  await send('PUT /managed/node-settings/{nodeId}', {
+    nodeId,
+    ssh: { access: true, port: 2222, user: 'support' },
+  });
 
   await send('GET /managed/services');
   const serviceId = idOf(
@@ -179,7 +197,9 @@ export async function volumeTour({ emulator, send }: Tour): Promise<void> {
 export async function imageTour({ emulator, send }: Tour): Promise<void> {
   await send('GET /images');
   const disk = [...(emulator.control.world.nodes.get(1001)?.disks.values() ?? [])][0];
-  const captured = (await send('POST /images', { disk_id: disk?.id as number, label: 'web-capture' })) as { id: string };
+  const captured = (await send('POST /images', { disk_id: disk?.id as number, label: 'web-capture' })) as {
+    id: string;
+  };
   await send('POST /images/upload', { label: 'appliance', region: 'us-east', cloud_init: true });
   await send('GET /images/{imageId}', { imageId: 'node/debian12' });
   await send('PUT /images/{imageId}', { imageId: 'private/101', description: 'patched' });
@@ -202,7 +222,9 @@ export async function nodeTour({ emulator, send }: Tour): Promise<void> {
 
   // Node 1001 has backups and a current snapshot; a new snapshot puts one in progress as well.
   await send('POST /node/instances/{nodeId}/backups', { nodeId: 1001, label: 'before-deploy' });
-  const backups = (await send('GET /node/instances/{nodeId}/backups', { nodeId: 1001 })) as { automatic: Json[] };
+  const backups = (await send('GET /node/instances/{nodeId}/backups', { nodeId: 1001 })) as {
+    automatic: Json[];
+  };
   const backupId = backups.automatic[0]?.id as number;
   await send('GET /node/instances/{nodeId}/backups/{backupId}', { nodeId: 1001, backupId });
   await send('POST /node/instances/{nodeId}/backups/{backupId}/restore', {

@@ -1,8 +1,8 @@
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiClient } from '../../lib/api/client.js';
 import { MINUTE } from '../../infra/local/emulator/clock.js';
 import type { RunningEmulator } from '../../infra/local/emulator/server.js';
+import type { ApiClient } from '../../lib/api/client.js';
 import { apiErrorOf, clientFor, op, raw, reasonsOf, STRONG_PASSWORD, startTestEmulator } from './support.js';
 
 /** The profile area through the client: the document's profile rules 1-7 and its states table. */
@@ -74,19 +74,28 @@ describe('profile rules', () => {
   it('profile rule 4: only the user who requested the phone code may use it', async () => {
     const alice = newUser('phone-alice');
     const bob = newUser('phone-bob');
-    await alice.client.call(op('POST /profile/phone-number'), { iso_code: 'US', phone_number: '+1 555 0111' });
+    await alice.client.call(op('POST /profile/phone-number'), {
+      iso_code: 'US',
+      phone_number: '+1 555 0111',
+    });
     const code = emulator.control.lastSmsCode('phone-alice') as string;
-    const stolen = await apiErrorOf(bob.client.call(op('POST /profile/phone-number/verify'), { otp_code: code }));
+    const stolen = await apiErrorOf(
+      bob.client.call(op('POST /profile/phone-number/verify'), { otp_code: code }),
+    );
     expect(stolen.status).toBe(400);
     await alice.client.call(op('POST /profile/phone-number/verify'), { otp_code: code });
     expect(await bob.client.call(op('GET /profile'), {})).toMatchObject({ verified_phone_number: null });
-    expect(await alice.client.call(op('GET /profile'), {})).toMatchObject({ verified_phone_number: '+1 555 0111' });
+    expect(await alice.client.call(op('GET /profile'), {})).toMatchObject({
+      verified_phone_number: '+1 555 0111',
+    });
   });
 
   it('profile rule 5: deleting an SSH key removes only the profile association; keys on disks stay', async () => {
     const { username, client } = newUser('keys-user');
     const sshKey = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKeysUser keys@laptop';
-    const key = (await client.call(op('POST /profile/sshkeys'), { label: 'laptop', ssh_key: sshKey })) as { id: number };
+    const key = (await client.call(op('POST /profile/sshkeys'), { label: 'laptop', ssh_key: sshKey })) as {
+      id: number;
+    };
     const node = (await demo.call(op('POST /node/instances'), {
       region: 'us-east',
       type: 'g6-nanode-1',
@@ -103,27 +112,39 @@ describe('profile rules', () => {
 
   it('profile rule 6: a new token may not have more scopes than the acting token', async () => {
     const { client } = newUser('scoped-user', 'account:read_write nodes:read_only');
-    const wider = await apiErrorOf(client.call(op('POST /profile/tokens'), { label: 'wider', scopes: 'nodes:read_write' }));
+    const wider = await apiErrorOf(
+      client.call(op('POST /profile/tokens'), { label: 'wider', scopes: 'nodes:read_write' }),
+    );
     expect(wider.status).toBe(403);
     const all = await apiErrorOf(client.call(op('POST /profile/tokens'), { label: 'all', scopes: '*' }));
     expect(all.status).toBe(403);
-    const created = (await client.call(op('POST /profile/tokens'), { label: 'same', scopes: 'nodes:read_only' })) as {
+    const created = (await client.call(op('POST /profile/tokens'), {
+      label: 'same',
+      scopes: 'nodes:read_only',
+    })) as {
       token: string;
     };
     // It works at once.
-    const nodes = (await clientFor(emulator, created.token).call(op('GET /node/instances'), {})) as { results: number };
+    const nodes = (await clientFor(emulator, created.token).call(op('GET /node/instances'), {})) as {
+      results: number;
+    };
     expect(nodes.results).toBeGreaterThanOrEqual(30);
   });
 
   it('profile rule 6: without expiry a token is valid until revoked; the raw token is returned only at creation', async () => {
-    const created = (await demo.call(op('POST /profile/tokens'), { label: 'forever', scopes: 'images:read_only' })) as {
+    const created = (await demo.call(op('POST /profile/tokens'), {
+      label: 'forever',
+      scopes: 'images:read_only',
+    })) as {
       id: number;
       token: string;
       expiry: string | null;
     };
     expect(created.expiry).toBeNull();
     expect(created.token.length).toBeGreaterThan(16);
-    const viewed = (await demo.call(op('GET /profile/tokens/{tokenId}'), { tokenId: created.id })) as { token: string };
+    const viewed = (await demo.call(op('GET /profile/tokens/{tokenId}'), { tokenId: created.id })) as {
+      token: string;
+    };
     expect(viewed.token).toBe(created.token.slice(0, 16));
     emulator.control.advance(400 * 24 * 60 * MINUTE);
     await expect(clientFor(emulator, created.token).call(op('GET /images'), {})).resolves.toBeDefined();
@@ -155,10 +176,14 @@ describe('profile states', () => {
   it('two-factor auth: disabled → secret issued → enabled with a current code → disabled', async () => {
     const { client } = newUser('tfa-user');
     await client.call(op('POST /profile/security-questions'), answers(1, 2, 3));
-    const unconfirmed = await apiErrorOf(client.call(op('POST /profile/tfa-enable-confirm'), { tfa_code: '123456' }));
+    const unconfirmed = await apiErrorOf(
+      client.call(op('POST /profile/tfa-enable-confirm'), { tfa_code: '123456' }),
+    );
     expect(unconfirmed.status).toBe(400);
     const { secret } = (await client.call(op('POST /profile/tfa-enable'), {})) as { secret: string };
-    const wrong = await apiErrorOf(client.call(op('POST /profile/tfa-enable-confirm'), { tfa_code: '000000' }));
+    const wrong = await apiErrorOf(
+      client.call(op('POST /profile/tfa-enable-confirm'), { tfa_code: '000000' }),
+    );
     expect(wrong.errors).toEqual([{ field: 'tfa_code', reason: 'Invalid two-factor code' }]);
     const code = TOTP.generate({ secret: Secret.fromBase32(secret), timestamp: emulator.control.now() });
     const confirmed = (await client.call(op('POST /profile/tfa-enable-confirm'), { tfa_code: code })) as {
@@ -179,21 +204,27 @@ describe('profile states', () => {
     expect(codes).toHaveLength(2);
     expect(codes[0]).toBe(codes[1]);
     emulator.control.advance(11 * MINUTE);
-    const expired = await apiErrorOf(client.call(op('POST /profile/phone-number/verify'), { otp_code: codes[0] }));
+    const expired = await apiErrorOf(
+      client.call(op('POST /profile/phone-number/verify'), { otp_code: codes[0] }),
+    );
     expect(expired.message).toMatch(/expired/);
   });
 
   it('phone number: verified, then deleted (opted out of SMS)', async () => {
     const { username, client } = newUser('phone-verified');
     await client.call(op('POST /profile/phone-number'), { iso_code: 'US', phone_number: '+1 555 0123' });
-    await client.call(op('POST /profile/phone-number/verify'), { otp_code: emulator.control.lastSmsCode(username) });
+    await client.call(op('POST /profile/phone-number/verify'), {
+      otp_code: emulator.control.lastSmsCode(username),
+    });
     expect(await client.call(op('GET /profile'), {})).toMatchObject({ verified_phone_number: '+1 555 0123' });
     await client.call(op('DELETE /profile/phone-number'), {});
     expect(await client.call(op('GET /profile'), {})).toMatchObject({ verified_phone_number: null });
   });
 
   it("authorized app: revoking it expires the app's token", async () => {
-    const appToken = emulator.control.world.issuedTokens.find((t) => t.token.startsWith('app-') && t.username === 'demo');
+    const appToken = emulator.control.world.issuedTokens.find(
+      (t) => t.token.startsWith('app-') && t.username === 'demo',
+    );
     const appClient = clientFor(emulator, appToken?.token);
     await expect(appClient.call(op('GET /node/instances'), {})).resolves.toBeDefined();
     const apps = (await demo.call(op('GET /profile/apps'), {})) as { data: { id: number; label: string }[] };
@@ -206,7 +237,9 @@ describe('profile states', () => {
     const devices = (await demo.call(op('GET /profile/devices'), {})) as { data: { id: number }[] };
     const deviceId = devices.data[0]?.id as number;
     await demo.call(op('DELETE /profile/devices/{deviceId}'), { deviceId });
-    expect((await apiErrorOf(demo.call(op('GET /profile/devices/{deviceId}'), { deviceId }))).status).toBe(404);
+    expect((await apiErrorOf(demo.call(op('GET /profile/devices/{deviceId}'), { deviceId }))).status).toBe(
+      404,
+    );
   });
 
   it('personal access token: revoked, later requests fail with 401, even for the token that revoked itself', async () => {
@@ -258,7 +291,9 @@ describe('authentication rules of the profile document', () => {
     const restricted = clientFor(emulator, emulator.control.tokens.restricted);
     const visible = (await restricted.call(op('GET /node/instances'), {})) as { data: { id: number }[] };
     expect(visible.data.map((n) => n.id)).toEqual([1001, 1002]);
-    expect((await apiErrorOf(restricted.call(op('GET /node/instances/{nodeId}'), { nodeId: 1003 }))).status).toBe(403);
+    expect(
+      (await apiErrorOf(restricted.call(op('GET /node/instances/{nodeId}'), { nodeId: 1003 }))).status,
+    ).toBe(403);
     const everything = (await demo.call(op('GET /node/instances'), {})) as { results: number };
     expect(everything.results).toBeGreaterThanOrEqual(30);
     const response = await raw(emulator, 'GET /profile/grants', { token: emulator.control.tokens.demo });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiClient } from '../../lib/api/client.js';
 import { MINUTE } from '../../infra/local/emulator/clock.js';
 import type { RunningEmulator } from '../../infra/local/emulator/server.js';
+import type { ApiClient } from '../../lib/api/client.js';
 import { apiErrorOf, clientFor, op, raw, reasonsOf, STRONG_PASSWORD, startTestEmulator } from './support.js';
 
 /**
@@ -13,7 +13,14 @@ let emulator: RunningEmulator;
 let demo: ApiClient;
 let counter = 0;
 
-type Volume = { id: number; label: string; status: string; size: number; region: string; node_id: number | null };
+type Volume = {
+  id: number;
+  label: string;
+  status: string;
+  size: number;
+  region: string;
+  node_id: number | null;
+};
 type Config = { id: number; devices: Record<string, { disk_id?: number; volume_id?: number }> };
 
 beforeAll(async () => {
@@ -28,14 +35,19 @@ afterAll(async () => {
 /** An active volume in the region (creation takes a minute). */
 async function activeVolume(region = 'us-east', client = demo, size = 20): Promise<Volume> {
   counter += 1;
-  const volume = (await client.call(op('POST /volumes'), { label: `vol-${counter}`, region, size })) as Volume;
+  const volume = (await client.call(op('POST /volumes'), {
+    label: `vol-${counter}`,
+    region,
+    size,
+  })) as Volume;
   expect(volume.status).toBe('creating');
   emulator.control.advance(MINUTE);
   return volume;
 }
 
 async function configsOf(nodeId: number): Promise<Config[]> {
-  return ((await demo.call(op('GET /node/instances/{nodeId}/configs'), { nodeId })) as { data: Config[] }).data;
+  return ((await demo.call(op('GET /node/instances/{nodeId}/configs'), { nodeId })) as { data: Config[] })
+    .data;
 }
 
 function holds(config: Config | undefined, volumeId: number): boolean {
@@ -53,7 +65,9 @@ describe('volumes rules', () => {
     const client = clientFor(emulator, token);
     const create = await apiErrorOf(client.call(op('POST /volumes'), { label: 'nope', region: 'us-east' }));
     expect(create.status).toBe(403);
-    const clone = await apiErrorOf(client.call(op('POST /volumes/{volumeId}/clone'), { volumeId: 2001, label: 'nope' }));
+    const clone = await apiErrorOf(
+      client.call(op('POST /volumes/{volumeId}/clone'), { volumeId: 2001, label: 'nope' }),
+    );
     expect(clone.status).toBe(403);
     // `dev` holds add_volumes and may use what it creates.
     const dev = clientFor(emulator, emulator.control.tokens.restricted);
@@ -73,8 +87,12 @@ describe('volumes rules', () => {
       body: { label: 'floating', region: 'us-east', config_id: configId },
     });
     expect(reasonsOf(strayConfig.body)).toEqual(['config_id: may only be given with node_id']);
-    const foreign = await apiErrorOf(demo.call(op('POST /volumes'), { label: 'foreign', node_id: 1004, config_id: configId }));
-    expect(foreign.errors).toEqual([{ field: 'config_id', reason: `Configuration profile ${configId} does not belong to node 1004` }]);
+    const foreign = await apiErrorOf(
+      demo.call(op('POST /volumes'), { label: 'foreign', node_id: 1004, config_id: configId }),
+    );
+    expect(foreign.errors).toEqual([
+      { field: 'config_id', reason: `Configuration profile ${configId} does not belong to node 1004` },
+    ]);
   });
 
   it("volumes rule 2: with node_id alone the volume joins the node's only profile, in the node's region", async () => {
@@ -85,7 +103,11 @@ describe('volumes rules', () => {
   });
 
   it('volumes rule 2: several profiles: the last booted one, and without one an error', async () => {
-    const node = (await demo.call(op('POST /node/instances'), { region: 'us-east', type: 'g6-standard-2', label: 'two-configs' })) as {
+    const node = (await demo.call(op('POST /node/instances'), {
+      region: 'us-east',
+      type: 'g6-standard-2',
+      label: 'two-configs',
+    })) as {
       id: number;
     };
     for (const label of ['first', 'second']) {
@@ -96,7 +118,10 @@ describe('volumes rules', () => {
     expect(none.message).toMatch(/none was booted last/);
     const [, second] = await configsOf(node.id);
     emulator.control.advance(MINUTE);
-    await demo.call(op('POST /node/instances/{nodeId}/boot'), { nodeId: node.id, config_id: second?.id as number });
+    await demo.call(op('POST /node/instances/{nodeId}/boot'), {
+      nodeId: node.id,
+      config_id: second?.id as number,
+    });
     const volume = (await demo.call(op('POST /volumes'), { label: 'decided', node_id: node.id })) as Volume;
     const configs = await configsOf(node.id);
     expect(configs.map((config) => holds(config, volume.id))).toEqual([false, true]);
@@ -104,10 +129,15 @@ describe('volumes rules', () => {
 
   it('volumes rule 3: volume and node must be in the same region; without config_id the last booted profile is used', async () => {
     const european = await activeVolume('eu-west');
-    const far = await apiErrorOf(demo.call(op('POST /volumes/{volumeId}/attach'), { volumeId: european.id, node_id: 1004 }));
+    const far = await apiErrorOf(
+      demo.call(op('POST /volumes/{volumeId}/attach'), { volumeId: european.id, node_id: 1004 }),
+    );
     expect(far.message).toMatch(/same region/);
     const local = await activeVolume('us-east');
-    const attached = await demo.call(op('POST /volumes/{volumeId}/attach'), { volumeId: local.id, node_id: 1004 });
+    const attached = await demo.call(op('POST /volumes/{volumeId}/attach'), {
+      volumeId: local.id,
+      node_id: 1004,
+    });
     expect(attached).toMatchObject({ node_id: 1004 });
     expect(holds((await configsOf(1004))[0], local.id)).toBe(true);
   });
@@ -116,7 +146,9 @@ describe('volumes rules', () => {
     const dev = clientFor(emulator, emulator.control.tokens.restricted);
     const volume = await activeVolume('eu-west', dev);
     // dev may only read node 1002.
-    const error = await apiErrorOf(dev.call(op('POST /volumes/{volumeId}/attach'), { volumeId: volume.id, node_id: 1002 }));
+    const error = await apiErrorOf(
+      dev.call(op('POST /volumes/{volumeId}/attach'), { volumeId: volume.id, node_id: 1002 }),
+    );
     expect(error.status).toBe(403);
     expect(error.message).toMatch(/read_write access to node 1002/);
   });
@@ -124,7 +156,11 @@ describe('volumes rules', () => {
   it('volumes rule 3: without config persistence the node must be running and config_id must not be passed', async () => {
     const volume = await activeVolume('us-east');
     const offline = await apiErrorOf(
-      demo.call(op('POST /volumes/{volumeId}/attach'), { volumeId: volume.id, node_id: 1007, persist_across_boots: false }),
+      demo.call(op('POST /volumes/{volumeId}/attach'), {
+        volumeId: volume.id,
+        node_id: 1007,
+        persist_across_boots: false,
+      }),
     );
     expect(offline.message).toMatch(/must be running/);
     const withConfig = await raw(emulator, 'POST /volumes/{volumeId}/attach', {
@@ -132,7 +168,9 @@ describe('volumes rules', () => {
       params: { volumeId: volume.id },
       body: { node_id: 1001, persist_across_boots: false, config_id: 1 },
     });
-    expect(reasonsOf(withConfig.body)).toEqual(['config_id: must not be given when persist_across_boots is false']);
+    expect(reasonsOf(withConfig.body)).toEqual([
+      'config_id: must not be given when persist_across_boots is false',
+    ]);
     const attached = await demo.call(op('POST /volumes/{volumeId}/attach'), {
       volumeId: volume.id,
       node_id: 1001,
@@ -144,7 +182,11 @@ describe('volumes rules', () => {
 
   it('volumes rule 3: without persistence a node takes 8 volumes, or as many as its GB of RAM from 16 GB', async () => {
     const attach = (volumeId: number, nodeId: number) =>
-      demo.call(op('POST /volumes/{volumeId}/attach'), { volumeId, node_id: nodeId, persist_across_boots: false });
+      demo.call(op('POST /volumes/{volumeId}/attach'), {
+        volumeId,
+        node_id: nodeId,
+        persist_across_boots: false,
+      });
     const attachedTo = (nodeId: number) =>
       [...emulator.control.world.volumes.values()].filter((v) => v.nodeId === nodeId).length;
     // 1001 has 1 GB of RAM: eight at most.
@@ -157,22 +199,38 @@ describe('volumes rules', () => {
   });
 
   it('volumes rule 4: only an active volume can be cloned; the copy has its size', async () => {
-    const creating = (await demo.call(op('POST /volumes'), { label: 'young', region: 'us-east', size: 70 })) as Volume;
-    const early = await apiErrorOf(demo.call(op('POST /volumes/{volumeId}/clone'), { volumeId: creating.id, label: 'young-copy' }));
+    const creating = (await demo.call(op('POST /volumes'), {
+      label: 'young',
+      region: 'us-east',
+      size: 70,
+    })) as Volume;
+    const early = await apiErrorOf(
+      demo.call(op('POST /volumes/{volumeId}/clone'), { volumeId: creating.id, label: 'young-copy' }),
+    );
     expect(early.message).toMatch(/only active volumes can be cloned/);
     emulator.control.advance(MINUTE);
-    const copy = (await demo.call(op('POST /volumes/{volumeId}/clone'), { volumeId: creating.id, label: 'young-copy' })) as Volume;
+    const copy = (await demo.call(op('POST /volumes/{volumeId}/clone'), {
+      volumeId: creating.id,
+      label: 'young-copy',
+    })) as Volume;
     expect(copy).toMatchObject({ size: 70, region: 'us-east', node_id: null });
     expect(copy.id).not.toBe(creating.id);
   });
 
   it('volumes rule 5: resize only grows, and only an active volume', async () => {
     const volume = await activeVolume('us-east', demo, 40);
-    const shrink = await apiErrorOf(demo.call(op('POST /volumes/{volumeId}/resize'), { volumeId: volume.id, size: 30 }));
+    const shrink = await apiErrorOf(
+      demo.call(op('POST /volumes/{volumeId}/resize'), { volumeId: volume.id, size: 30 }),
+    );
     expect(shrink.errors).toEqual([{ field: 'size', reason: 'must be larger than the current size (40)' }]);
-    const growing = (await demo.call(op('POST /volumes/{volumeId}/resize'), { volumeId: volume.id, size: 80 })) as Volume;
+    const growing = (await demo.call(op('POST /volumes/{volumeId}/resize'), {
+      volumeId: volume.id,
+      size: 80,
+    })) as Volume;
     expect(growing).toMatchObject({ status: 'resizing', size: 80 });
-    const again = await apiErrorOf(demo.call(op('POST /volumes/{volumeId}/resize'), { volumeId: volume.id, size: 100 }));
+    const again = await apiErrorOf(
+      demo.call(op('POST /volumes/{volumeId}/resize'), { volumeId: volume.id, size: 100 }),
+    );
     expect(again.message).toMatch(/only active volumes can be resized/);
     emulator.control.advance(MINUTE);
     await expect(demo.call(op('GET /volumes/{volumeId}'), { volumeId: volume.id })).resolves.toMatchObject({
@@ -190,7 +248,9 @@ describe('volumes rules', () => {
     expect(refused.message).toMatch(/migrating/);
     emulator.control.advance(10 * MINUTE);
     await demo.call(op('DELETE /volumes/{volumeId}'), { volumeId: volume.id });
-    expect((await apiErrorOf(demo.call(op('GET /volumes/{volumeId}'), { volumeId: volume.id }))).status).toBe(404);
+    expect((await apiErrorOf(demo.call(op('GET /volumes/{volumeId}'), { volumeId: volume.id }))).status).toBe(
+      404,
+    );
   });
 
   it('volumes rule 7: volumes are detached automatically when their node is deleted', async () => {

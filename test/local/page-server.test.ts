@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { CompletionData } from '../../infra/local/slack/page/commands.js';
 import type { ActionResult } from '../../infra/local/slack/page/server.js';
@@ -257,7 +258,7 @@ describe('refusals the page reports in words', () => {
     expect(plain.result.error).toMatch(/Type a slash command/);
   });
 
-  it('refuses posts from another site and bodies that are not JSON', async () => {
+  it('refuses requests from another site, including by DNS rebinding, and bodies that are not JSON', async () => {
     const crossSite = await post(
       '/api/command',
       { user: ALICE, channel: OPS, text: '/cloud help' },
@@ -270,6 +271,11 @@ describe('refusals the page reports in words', () => {
       body: 'user=U0ALICE&channel=C0OPS&text=%2Fcloud+help',
     });
     expect(form.status).toBe(415);
+    const rebound = await request(`${sandbox.pageUrl}/api/state?user=${ALICE}`, {
+      headers: { host: `attacker.example:${new URL(sandbox.pageUrl).port}` },
+    });
+    expect(rebound.statusCode).toBe(421);
+    expect(await rebound.body.text()).not.toContain(ALICE);
     const invalid = await post('/api/click', { user: ALICE, channel: OPS });
     expect(invalid.status).toBe(400);
     expect(invalid.result.error).toMatch(/ts/);

@@ -2,8 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { afterAll, describe, expect, it } from 'vitest';
-import { loadLocalEnv, socketModeRequestBody, wantsRealWorkspace } from '../../infra/local/start.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import {
+  everyInterval,
+  loadLocalEnv,
+  socketModeRequestBody,
+  wantsRealWorkspace,
+} from '../../infra/local/start.js';
 
 /**
  * `npm start` as a person runs it: the script in its own process group, the banner read from its
@@ -12,7 +17,8 @@ import { loadLocalEnv, socketModeRequestBody, wantsRealWorkspace } from '../../i
  */
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const TSX = `${ROOT}node_modules/.bin/tsx`;
+// As `npm start` runs it: node with tsx's loader, one process (no relaying launcher in between).
+const NODE_ARGS = ['--import', 'tsx', 'infra/local/start.ts'];
 
 /** The environment of a fresh shell: free ports, no Slack credentials. */
 function sandboxEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -39,7 +45,7 @@ function sandboxEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 const started: ChildProcess[] = [];
 
 function startScript(env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string } {
-  const child = spawn(TSX, ['infra/local/start.ts'], { cwd: ROOT, env, detached: true, stdio: 'pipe' });
+  const child = spawn(process.execPath, NODE_ARGS, { cwd: ROOT, env, detached: true, stdio: 'pipe' });
   started.push(child);
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -208,5 +214,42 @@ describe('Socket Mode requests as the HTTP bodies Slack would have sent', () => 
 
   it('events, which the bot does not subscribe to, are only acknowledged', () => {
     expect(socketModeRequestBody({ type: 'event_callback', event: {} })).toBeUndefined();
+  });
+});
+
+describe('the reporter timer', () => {
+  it('runs on every interval, never two runs at once, and goes on after a failure', async () => {
+    vi.useFakeTimers();
+    try {
+      let running = 0;
+      let overlapped = false;
+      let runs = 0;
+      const failures: unknown[] = [];
+      const stop = everyInterval(
+        async () => {
+          runs += 1;
+          running += 1;
+          overlapped ||= running > 1;
+          await new Promise((resolve) => setTimeout(resolve, 2_500));
+          running -= 1;
+          if (runs === 1) throw new Error('the API was down');
+        },
+        1_000,
+        (error) => failures.push(error),
+      );
+      await vi.advanceTimersByTimeAsync(10_000);
+      // Stopping waits for the run under way to finish.
+      const stopped = stop();
+      await vi.advanceTimersByTimeAsync(2_500);
+      await stopped;
+      expect(overlapped).toBe(false);
+      expect(runs).toBeGreaterThanOrEqual(3);
+      expect(failures).toHaveLength(1);
+      const runsWhenStopped = runs;
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(runs).toBe(runsWhenStopped);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

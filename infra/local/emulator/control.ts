@@ -42,14 +42,6 @@ export class EmulatorControl {
     return this.#tokens;
   }
 
-  get faults(): FaultInjector {
-    return this.#faults;
-  }
-
-  get limiter(): RateLimiter {
-    return this.#limiter;
-  }
-
   now(): number {
     return this.#clock.now();
   }
@@ -148,10 +140,6 @@ export class EmulatorControl {
 
   volumeExists(id: number): boolean {
     return this.#world.volumes.has(id);
-  }
-
-  nodeExists(id: number): boolean {
-    return this.#world.nodes.has(id);
   }
 
   grant(spec: {

@@ -74,10 +74,6 @@ export class FaultInjector {
     this.#random = new SeededRandom(this.#seed);
   }
 
-  get faults(): readonly ActiveFault[] {
-    return this.#faults;
-  }
-
   /** Milliseconds to hold the call back before answering. */
   latencyFor(opId: string): number {
     return this.#latency

@@ -90,7 +90,7 @@ export function seedWorld(clock: Clock, options: SeedOptions = {}): SeededWorld 
 
   seedImages(world, now);
   const nodes = seedNodes(world, options.nodes ?? 30, now);
-  seedVolumes(world, nodes, options.volumes ?? 12);
+  seedVolumes(world, nodes, options.volumes ?? 12, now);
   seedDatabases(world, now);
   seedManaged(world, nodes, now);
 
@@ -261,7 +261,7 @@ function seedNodes(world: World, count: number, now: number): NodeRecord[] {
   return nodes;
 }
 
-function seedVolumes(world: World, nodes: NodeRecord[], count: number): void {
+function seedVolumes(world: World, nodes: NodeRecord[], count: number, now: number): void {
   for (let i = 0; i < count; i++) {
     const node = i % 3 === 0 ? nodes[i] : undefined;
     const region = node?.region ?? REGIONS[i % REGIONS.length]?.id ?? 'us-east';
@@ -273,6 +273,8 @@ function seedVolumes(world: World, nodes: NodeRecord[], count: number): void {
       nodeId: node?.id ?? null,
       status: 'active',
     });
+    volume.created = now - (90 - (i % 90)) * DAY;
+    volume.updated = volume.created;
     if (node) {
       const config = node.lastBootedConfigId === null ? undefined : node.configs.get(node.lastBootedConfigId);
       const [fallback] = node.configs.values();

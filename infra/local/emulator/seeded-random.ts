@@ -23,12 +23,6 @@ export class SeededRandom {
     return min + Math.floor(this.next() * (max - min + 1));
   }
 
-  pick<T>(items: readonly T[]): T {
-    const item = items[Math.floor(this.next() * items.length)];
-    if (item === undefined) throw new Error('Cannot pick from an empty list');
-    return item;
-  }
-
   hex(length: number): string {
     let out = '';
     while (out.length < length) out += Math.floor(this.next() * 16).toString(16);

@@ -54,7 +54,10 @@ export interface EmulatorOptions {
   port?: number;
   host?: string;
   seed?: SeedOptions;
-  /** Default: a frozen clock (time moves only when advanced). */
+  /**
+   * Default: a frozen clock at DEFAULT_CLOCK_START that moves only when advanced, so tests repeat.
+   * The local stack passes `createClock({ mode: 'real-time' })`.
+   */
   clock?: Clock;
   /** Default: the general published limits; `false` turns limiting off. */
   rateLimit?: RateLimitOptions | false;
@@ -67,8 +70,6 @@ export interface EmulatorOptions {
     operationId: string | undefined;
     status: number;
   }) => void;
-  /** The operations to serve; default: the whole table. */
-  operations?: readonly AnyOperation[];
 }
 
 /** A running emulator (the name the end-to-end helpers use). */
@@ -143,7 +144,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 }
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
-  const operations = options.operations ?? allOperations;
+  const operations = allOperations;
   checkHandlers(operations);
   const clock = options.clock ?? createClock();
   const faults = new FaultInjector(options.faultSeed);

@@ -492,10 +492,7 @@ function startSandbox() {
   /** A Block Kit text object: mrkdwn through the escaping renderer, plain text as text. */
   function textObjectElement(textObject, className, tag = 'div') {
     if (!textObject || typeof textObject.text !== 'string') return node(tag, className);
-    if (textObject.type === 'mrkdwn') {
-      const element = mrkdwnElement(textObject.text, className);
-      return element;
-    }
+    if (textObject.type === 'mrkdwn') return mrkdwnElement(textObject.text, className);
     return node(tag, className, textObject.emoji === false ? textObject.text : replaceEmoji(textObject.text));
   }
 

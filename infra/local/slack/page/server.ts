@@ -127,6 +127,24 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   response.end(JSON.stringify(body));
 }
 
+const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * A page of another site whose name is made to resolve to 127.0.0.1 (DNS rebinding) would be
+ * same-origin with the sandbox; its requests still carry its own name in `Host`.
+ */
+function assertLoopbackHost(request: IncomingMessage): void {
+  let hostname: string;
+  try {
+    hostname = new URL(`http://${request.headers.host ?? ''}`).hostname;
+  } catch {
+    hostname = '';
+  }
+  if (!LOOPBACK_HOSTNAMES.has(hostname)) {
+    throw new HttpError(421, 'Open the sandbox as http://localhost or http://127.0.0.1.');
+  }
+}
+
 /** Refuses requests another site's page makes from the browser (the sandbox listens on localhost). */
 function assertSameOrigin(request: IncomingMessage): void {
   const origin = request.headers.origin;
@@ -186,7 +204,13 @@ export interface PageHandler {
   close(): void;
 }
 
-export function createPageHandler(workspace: SlackWorkspace): PageHandler {
+export interface PageHandlerOptions {
+  /** Serve only requests addressed to localhost (the default): right when listening on loopback. */
+  readonly loopbackOnly?: boolean;
+}
+
+export function createPageHandler(workspace: SlackWorkspace, options: PageHandlerOptions = {}): PageHandler {
+  const loopbackOnly = options.loopbackOnly ?? true;
   const { store } = workspace.standIn;
   const baseUrl = workspace.standIn.url;
   const page = sandboxPage();
@@ -288,6 +312,7 @@ export function createPageHandler(workspace: SlackWorkspace): PageHandler {
   }
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (loopbackOnly) assertLoopbackHost(request);
     const url = new URL(request.url ?? '/', 'http://localhost');
     const method = request.method ?? 'GET';
     if (method === 'GET' || method === 'HEAD') {
@@ -357,6 +382,10 @@ export function createPageHandler(workspace: SlackWorkspace): PageHandler {
   };
 }
 
+function hostForUrl(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (error: Error) => {
@@ -375,7 +404,9 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 
 export async function startPageServer(options: PageServerOptions): Promise<PageServer> {
   const host = options.host ?? '127.0.0.1';
-  const handler = createPageHandler(options.workspace);
+  const handler = createPageHandler(options.workspace, {
+    loopbackOnly: LOOPBACK_HOSTNAMES.has(hostForUrl(host)),
+  });
   const server = createServer((request, response) => {
     void handler.handle(request, response);
   });
@@ -390,7 +421,7 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
     await listen(server, 0, host);
   }
   const { port } = server.address() as AddressInfo;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = `http://${hostForUrl(host)}:${port}`;
   return {
     url,
     close: () =>

@@ -1,0 +1,27 @@
+import { App, AwsLambdaReceiver, LogLevel } from '@slack/bolt';
+import { BASELINE_ANSWER } from './answer.js';
+
+/**
+ * The cold-start baseline: the smallest Bolt app a team would write for a slash command on
+ * Lambda. It is bundled by the same build as the bot's functions, so the comparison measures what
+ * the bot adds on top of Bolt, not differences in bundling.
+ */
+
+const receiver = new AwsLambdaReceiver({
+  signingSecret: process.env.SLACK_SIGNING_SECRET ?? '',
+  logLevel: LogLevel.ERROR,
+});
+
+const app = new App({
+  token: process.env.SLACK_BOT_TOKEN ?? '',
+  receiver,
+  logLevel: LogLevel.ERROR,
+  // Same as the bot: no auth.test round trip to Slack on a cold start.
+  tokenVerificationEnabled: false,
+});
+
+app.command('/cloud', async ({ ack }) => {
+  await ack({ response_type: 'ephemeral', text: BASELINE_ANSWER });
+});
+
+export const handler = receiver.toHandler();

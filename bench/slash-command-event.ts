@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { signedHeaders } from '../lib/slack/signing.js';
+
+/**
+ * A signed `/cloud <text>` as API Gateway's HTTP API (payload 2.0) hands it to the Slack
+ * function: the same form body and headers Slack sends, so Bolt verifies and routes it exactly as
+ * in AWS. Built before a measurement starts; signing is not part of what is measured.
+ */
+
+export const BENCH_TEAM = 'T0BENCH';
+export const BENCH_CHANNEL = 'C0BENCH';
+
+export interface SlashCommand {
+  readonly signingSecret: string;
+  readonly text: string;
+  readonly user: string;
+  readonly channel?: string;
+}
+
+export function slashCommandEvent(command: SlashCommand): APIGatewayProxyEventV2 {
+  const channel = command.channel ?? BENCH_CHANNEL;
+  const body = new URLSearchParams({
+    token: 'deprecated-verification-token',
+    team_id: BENCH_TEAM,
+    team_domain: 'bench',
+    channel_id: channel,
+    channel_name: 'bench',
+    user_id: command.user,
+    user_name: command.user.toLowerCase(),
+    command: '/cloud',
+    text: command.text,
+    api_app_id: 'A0CLOUD',
+    is_enterprise_install: 'false',
+    response_url: `https://hooks.slack.com/commands/${BENCH_TEAM}/1/bench`,
+    trigger_id: `1.${Date.now()}.bench`,
+  }).toString();
+  const now = Date.now();
+  const requestId = randomUUID();
+  return {
+    version: '2.0',
+    routeKey: 'POST /slack/events',
+    rawPath: '/slack/events',
+    rawQueryString: '',
+    headers: {
+      host: 'bench.execute-api.us-east-1.amazonaws.com',
+      'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
+      ...signedHeaders(command.signingSecret, body),
+    },
+    requestContext: {
+      accountId: 'bench',
+      apiId: 'bench',
+      domainName: 'bench.execute-api.us-east-1.amazonaws.com',
+      domainPrefix: 'bench',
+      http: {
+        method: 'POST',
+        path: '/slack/events',
+        protocol: 'HTTP/1.1',
+        sourceIp: '127.0.0.1',
+        userAgent: 'Slackbot 1.0 (+https://api.slack.com/robots)',
+      },
+      requestId,
+      routeKey: 'POST /slack/events',
+      stage: '$default',
+      time: new Date(now).toISOString(),
+      timeEpoch: now,
+    },
+    body,
+    isBase64Encoded: false,
+  };
+}
+
+/** The `text` of a handler's immediate answer (the ack body), or undefined when it gave none. */
+export function ackText(result: unknown): string | undefined {
+  if (typeof result !== 'object' || result === null) return undefined;
+  const { statusCode, body } = result as { statusCode?: unknown; body?: unknown };
+  if (statusCode !== 200 || typeof body !== 'string' || body === '') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    const text = typeof parsed === 'object' && parsed !== null ? (parsed as { text?: unknown }).text : undefined;
+    return typeof text === 'string' ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}

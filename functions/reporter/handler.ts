@@ -1,0 +1,57 @@
+import { loadConfig } from '../../lib/config.js';
+import { createLogger } from '../../lib/observability/logger.js';
+import { type ReporterDeps, runReporterTick, type TickSummary } from '../../lib/reports/tick.js';
+import { createCoreDeps } from '../../lib/runtime.js';
+import { withSecretsFromSsm } from '../../lib/secrets.js';
+import { createSlackWebClient } from '../../lib/slack/web-client.js';
+
+/**
+ * The scheduled reporter (EventBridge, every few minutes): due report subscriptions and status
+ * watches. Importing this module has no side effects, so the local stack can call `runReports`
+ * on a timer with its own dependencies; the Lambda wires its dependencies on the first event and
+ * keeps them for warm invocations.
+ */
+
+/** One reporter run, with the summary logged: what the schedule and the local stack's timer call. */
+export async function runReports(deps: ReporterDeps, now: Date = new Date()): Promise<TickSummary> {
+  const summary = await runReporterTick(deps, now);
+  const apiCalls = Object.values(summary.apiCalls).reduce(
+    (total, perOperation) => total + Object.values(perOperation).reduce((sum, n) => sum + n, 0),
+    0,
+  );
+  deps.logger.info('reporter run', {
+    due: summary.due,
+    run: summary.run,
+    accounts: Object.keys(summary.apiCalls).length,
+    apiCalls,
+    messagesPosted: summary.messagesPosted,
+    filesUploaded: summary.filesUploaded,
+    alertsPosted: summary.alertsPosted,
+    failures: summary.failures,
+    paused: summary.paused,
+    expiryReminders: summary.expiryReminders,
+    slackRateLimited: summary.slackRateLimited,
+    watches: summary.watches,
+  });
+  return summary;
+}
+
+let wired: Promise<ReporterDeps> | undefined;
+
+async function wire(): Promise<ReporterDeps> {
+  const config = loadConfig(await withSecretsFromSsm(process.env));
+  const logger = createLogger('reporter');
+  return {
+    ...createCoreDeps(config, logger),
+    slack: createSlackWebClient(config.SLACK_BOT_TOKEN, config.SLACK_API_URL),
+  };
+}
+
+export const handler = async (): Promise<void> => {
+  wired ??= wire().catch((error: unknown) => {
+    // A failed start is retried on the next event rather than cached.
+    wired = undefined;
+    throw error;
+  });
+  await runReports(await wired);
+};

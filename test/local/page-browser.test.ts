@@ -1,0 +1,254 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../../infra/local/start.js';
+
+/**
+ * The sandbox page in a real browser (Debian's chromium driven by playwright-core), through the
+ * demo of `npm start`: log in through the modal, list nodes and page forward, ask for a volume
+ * deletion, approve it as someone else, and see the volume gone. Skipped, saying why, where
+ * playwright-core or chromium is missing; `page-server.test.ts` covers the same flow over HTTP.
+ *
+ * `UPDATE_SCREENSHOT=1` also saves the page as `docs/sandbox.png`.
+ */
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOT = new URL('../../docs/sandbox.png', import.meta.url).pathname;
+const STEP_TIMEOUT_MS = 15_000;
+/** The heading of a volume list on one page, e.g. `Volumes (12)`. */
+const VOLUMES_HEADER = /Volumes \(\d+\)/;
+
+// The few parts of playwright-core's API used here, so the test compiles before it is installed.
+interface Locator {
+  click(): Promise<void>;
+  fill(value: string): Promise<void>;
+  press(key: string): Promise<void>;
+  selectOption(value: string): Promise<unknown>;
+  waitFor(options?: {
+    state?: 'attached' | 'detached' | 'visible' | 'hidden';
+    timeout?: number;
+  }): Promise<void>;
+  textContent(): Promise<string | null>;
+  getAttribute(name: string): Promise<string | null>;
+  inputValue(): Promise<string>;
+  locator(selector: string): Locator;
+  getByTestId(testId: string): Locator;
+  getByRole(role: string, options?: { name?: string | RegExp; exact?: boolean }): Locator;
+  filter(options: { hasText?: string | RegExp; has?: Locator }): Locator;
+  first(): Locator;
+  last(): Locator;
+  nth(index: number): Locator;
+  count(): Promise<number>;
+}
+
+interface Dialog {
+  message(): string;
+  accept(): Promise<void>;
+}
+
+interface ConsoleMessage {
+  type(): string;
+  text(): string;
+}
+
+interface Page extends Pick<Locator, 'locator' | 'getByTestId' | 'getByRole'> {
+  goto(url: string): Promise<unknown>;
+  on(event: 'dialog', listener: (dialog: Dialog) => void): void;
+  on(event: 'pageerror', listener: (error: Error) => void): void;
+  on(event: 'console', listener: (message: ConsoleMessage) => void): void;
+  setDefaultTimeout(timeout: number): void;
+  screenshot(options: { path: string; fullPage?: boolean }): Promise<unknown>;
+}
+
+interface BrowserContext {
+  pages(): Page[];
+  newPage(): Promise<Page>;
+  close(): Promise<void>;
+}
+
+interface Playwright {
+  chromium: {
+    launchPersistentContext(
+      userDataDir: string,
+      options: {
+        executablePath: string;
+        headless: boolean;
+        args: string[];
+        viewport?: { width: number; height: number };
+      },
+    ): Promise<BrowserContext>;
+  };
+}
+
+async function loadPlaywright(): Promise<Playwright | undefined> {
+  // A name in a variable: TypeScript does not look for the package, which may not be installed.
+  const packageName = 'playwright-core';
+  try {
+    return (await import(packageName)) as Playwright;
+  } catch {
+    return undefined;
+  }
+}
+
+const playwright = await loadPlaywright();
+const skipReason =
+  playwright === undefined
+    ? 'playwright-core is not installed (add it to devDependencies)'
+    : !existsSync(CHROMIUM)
+      ? `no chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`
+      : undefined;
+
+describe.skipIf(skipReason !== undefined)(
+  `the sandbox page in chromium${skipReason ? ` (skipped: ${skipReason})` : ''}`,
+  () => {
+    let sandbox: Sandbox;
+    let context: BrowserContext;
+    let page: Page;
+    let userDataDir: string;
+    const pageErrors: string[] = [];
+    const dialogs: string[] = [];
+
+    beforeAll(async () => {
+      sandbox = await startSandbox({
+        dynamoEndpoint: inject('dynamoEndpoint'),
+        pagePort: 0,
+        emulatorPort: 0,
+      });
+      userDataDir = mkdtempSync(join(tmpdir(), 'sandbox-chromium-'));
+      context = await (playwright as Playwright).chromium.launchPersistentContext(userDataDir, {
+        executablePath: CHROMIUM,
+        headless: true,
+        viewport: { width: 1280, height: 860 },
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
+      });
+      page = context.pages()[0] ?? (await context.newPage());
+      page.setDefaultTimeout(STEP_TIMEOUT_MS);
+      page.on('pageerror', (error) => pageErrors.push(error.message));
+      // A script or style refused by the page's Content-Security-Policy shows up here.
+      page.on('console', (message) => {
+        if (message.type() === 'error') pageErrors.push(message.text());
+      });
+      // Approve asks "are you sure?" as Slack does; the person says yes.
+      page.on('dialog', (dialog) => {
+        dialogs.push(dialog.message());
+        void dialog.accept();
+      });
+    });
+
+    afterAll(async () => {
+      await context?.close();
+      await sandbox?.close();
+      if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    });
+
+    const messages = () => page.getByTestId('message');
+    const newestMessage = (text: string | RegExp) => messages().filter({ hasText: text }).last();
+    const messageAt = (ts: string) => page.locator(`[data-testid="message"][data-ts="${ts}"]`);
+
+    /** Types a command, checks the bot took it, and waits for a new message containing `answer`. */
+    async function type(text: string, answer: string | RegExp): Promise<Locator> {
+      const answers = messages().filter({ hasText: answer });
+      const before = await answers.count();
+      const input = page.getByTestId('command-input');
+      await input.fill(text);
+      await input.press('Enter');
+      // Settled (not pending) and about this command; the text says why when the bot refused it.
+      const status = page
+        .locator('[data-testid="status"][data-state="ok"], [data-testid="status"][data-state="error"]')
+        .filter({ hasText: text });
+      await status.waitFor();
+      expect(await status.getAttribute('data-state'), (await status.textContent()) ?? '').toBe('ok');
+      const reply = answers.nth(before);
+      await reply.waitFor();
+      return reply;
+    }
+
+    async function actAs(userId: string, name: string): Promise<void> {
+      await page.getByTestId('user-picker').selectOption(userId);
+      await page.getByTestId('acting-as').filter({ hasText: name }).waitFor();
+    }
+
+    it('logs in, pages through nodes, and deletes a volume after a second person approves', async () => {
+      await page.goto(sandbox.pageUrl);
+      await page.locator('[data-testid="message-list"][data-ready="true"]').waitFor();
+      await page.getByTestId('connection').filter({ hasText: 'live' }).waitFor();
+      expect(await page.getByTestId('user-picker').inputValue()).toBe('U0ALICE');
+      expect(await page.getByTestId('channel-name').textContent()).toBe('#ops');
+
+      // Completion offers the groups and actions of the registry.
+      await page.getByTestId('command-input').fill('/cloud volumes d');
+      await page.locator('[data-testid="completion"][data-value="/cloud volumes delete "]').waitFor();
+
+      // Log in: the modal opens for Alice, the demo token goes in, the modal closes.
+      const input = page.getByTestId('command-input');
+      await input.fill('/cloud login');
+      await input.press('Enter');
+      const modal = page.getByTestId('modal');
+      await modal.waitFor();
+      expect(await page.getByTestId('modal-title').textContent()).toBe('Link your API token');
+      await page.getByTestId('modal-input-token').fill(sandbox.emulator.demoToken);
+      await page.getByTestId('modal-submit').click();
+      await modal.waitFor({ state: 'detached' });
+      const linked = newestMessage('Linked as');
+      await linked.waitFor();
+      await linked.getByTestId('only-visible-to-you').waitFor();
+
+      // Nodes, then the next page in place of the first.
+      const firstPage = await type('/cloud nodes list --page-size 25', 'page 1 of 2');
+      await firstPage.getByRole('button', { name: /Next/ }).click();
+      await newestMessage('page 2 of 2').waitFor();
+      expect(await messages().filter({ hasText: 'page 1 of 2' }).count()).toBe(0);
+
+      // A volume that is not attached, from the list.
+      const volumes = await type('/cloud volumes list', VOLUMES_HEADER);
+      const volumeRow = volumes.getByTestId('block-section').filter({ hasText: 'not attached' }).first();
+      const volumeId = Number(await volumeRow.locator('code').first().textContent());
+      expect(Number.isInteger(volumeId)).toBe(true);
+
+      // Alice asks; the card waits for someone else.
+      await type(`/cloud volumes delete ${volumeId}`, 'needs 1 approval');
+      expect(sandbox.emulator.control.volumeExists(volumeId)).toBe(true);
+
+      // Bob approves.
+      await actAs('U0BOB', 'Bob Developer');
+      const approve = page.getByRole('button', { name: 'Approve', exact: true });
+      const cardTs = await messages().filter({ has: approve }).last().getAttribute('data-ts');
+      const card = messageAt(cardTs ?? '');
+      await card.getByRole('button', { name: 'Approve', exact: true }).click();
+      await card.filter({ hasText: /approved/i }).waitFor();
+      expect(dialogs.join('\n')).toContain(`(${volumeId})`);
+      // The card says approved before the worker has run the deletion: wait for the worker.
+      await expect
+        .poll(() => sandbox.emulator.control.volumeExists(volumeId), { timeout: 10_000 })
+        .toBe(false);
+
+      // The thread tells what happened.
+      await card.getByTestId('thread-toggle').click();
+      await card
+        .getByTestId('thread-replies')
+        .filter({ hasText: `Volume ${volumeId} deleted` })
+        .waitFor();
+
+      if (process.env.UPDATE_SCREENSHOT === '1') {
+        mkdirSync(dirname(SCREENSHOT), { recursive: true });
+        await page.screenshot({ path: SCREENSHOT });
+      }
+
+      // And Alice's list no longer has it.
+      await actAs('U0ALICE', 'Alice Operator');
+      const after = await type('/cloud volumes list', VOLUMES_HEADER);
+      expect(await after.textContent()).not.toContain(`${volumeId}`);
+      expect(pageErrors).toEqual([]);
+    }, 120_000);
+  },
+);
