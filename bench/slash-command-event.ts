@@ -77,7 +77,8 @@ export function ackText(result: unknown): string | undefined {
   if (statusCode !== 200 || typeof body !== 'string' || body === '') return undefined;
   try {
     const parsed: unknown = JSON.parse(body);
-    const text = typeof parsed === 'object' && parsed !== null ? (parsed as { text?: unknown }).text : undefined;
+    const text =
+      typeof parsed === 'object' && parsed !== null ? (parsed as { text?: unknown }).text : undefined;
     return typeof text === 'string' ? text : undefined;
   } catch {
     return undefined;

@@ -8,5 +8,6 @@ import { buildFunctions } from '../../infra/build.js';
  * the same build with the same esbuild options.
  */
 const outdir = process.argv[2];
-if (!outdir) throw new Error('usage: build-in-tree.ts <outdir> (run with the source tree as working directory)');
+if (!outdir)
+  throw new Error('usage: build-in-tree.ts <outdir> (run with the source tree as working directory)');
 await buildFunctions(resolve(outdir));

@@ -87,7 +87,10 @@ export function packageOf(sourcePath: string, projectRoot: string): string {
 export const UNMAPPED = '(not mapped: banner, bundler helpers)';
 
 /** Characters of `bundleFile` per package, largest first. */
-export async function bundleComposition(bundleFile: string, projectRoot: string): Promise<Map<string, number>> {
+export async function bundleComposition(
+  bundleFile: string,
+  projectRoot: string,
+): Promise<Map<string, number>> {
   const [generated, rawMap] = await Promise.all([
     readFile(bundleFile, 'utf8'),
     readFile(`${bundleFile}.map`, 'utf8'),

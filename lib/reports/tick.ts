@@ -132,6 +132,8 @@ export async function runReporterTick(deps: ReporterDeps, now: Date): Promise<Ti
     accounts.set(key, [...(accounts.get(key) ?? []), item]);
   }
   const noticeDeps = { store: deps.store, slack: deps.slack, pacer, logger: deps.logger };
+  /** Each account's posting, started once its data is in. */
+  const deliveries: Promise<void>[] = [];
 
   /** Stores how the run went; the schedule itself moved when the subscription was claimed. */
   const record = async (item: Claimed, status: 'ok' | 'failed', seenIssueIds?: readonly number[]) => {
@@ -232,7 +234,6 @@ export async function runReporterTick(deps: ReporterDeps, now: Date): Promise<Ti
     }
   };
 
-  const deliveries: Promise<void>[] = [];
   const outcomes = await settleWithConcurrency(
     [...accounts],
     deps.accountConcurrency ?? DEFAULT_ACCOUNT_CONCURRENCY,

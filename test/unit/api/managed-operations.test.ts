@@ -1,60 +1,12 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type AnyOperation, responseSchemaOf } from '../../../lib/api/operation.js';
+import { responseSchemaOf } from '../../../lib/api/operation.js';
 import { getOperation } from '../../../lib/api/operations/index.js';
 import {
   isPrivateIpAddress,
   ManagedStatsSchema,
   managedOperations,
 } from '../../../lib/api/operations/managed.js';
-
-function issuesOf(id: string, input: unknown) {
-  const result = getOperation(id).request.safeParse(input);
-  return result.success ? [] : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-}
-
-// The published spec gives examples per field, not per response: an operation's example is
-// assembled from the field examples of its 200 response schema.
-interface SchemaObject {
-  $ref?: string;
-  example?: unknown;
-  properties?: Record<string, SchemaObject>;
-  items?: SchemaObject;
-  oneOf?: SchemaObject[];
-}
-interface OpenApiOperation {
-  responses: Record<string, { content?: Record<string, { schema: SchemaObject }> }>;
-}
-
-const openApi = JSON.parse(
-  readFileSync(resolve(process.cwd(), '../shared/reference/cloud-api.openapi.json'), 'utf8'),
-) as { paths: Record<string, Record<string, OpenApiOperation>> };
-
-function resolveRef(ref: string): SchemaObject {
-  let node: unknown = openApi;
-  for (const key of ref.replace(/^#\//, '').split('/')) node = (node as Record<string, unknown>)[key];
-  return node as SchemaObject;
-}
-
-function exampleOf(schema: SchemaObject): unknown {
-  if (schema.$ref) return exampleOf(resolveRef(schema.$ref));
-  if ('example' in schema) return schema.example;
-  if (schema.properties) {
-    return Object.fromEntries(
-      Object.entries(schema.properties).map(([name, field]) => [name, exampleOf(field)]),
-    );
-  }
-  if (schema.items) return [exampleOf(schema.items)];
-  if (schema.oneOf?.[0]) return exampleOf(schema.oneOf[0]);
-  return undefined;
-}
-
-function publishedExample(op: AnyOperation): unknown {
-  const published = openApi.paths[op.path]?.[op.method.toLowerCase()];
-  const schema = published?.responses['200']?.content?.['application/json']?.schema;
-  return schema ? exampleOf(schema) : undefined;
-}
+import { exampleOf, issuesOf, publishedExample } from '../../support/openapi-examples.js';
 
 describe('managed operations', () => {
   it('are for unrestricted users only', () => {

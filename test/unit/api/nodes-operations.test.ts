@@ -1,62 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type AnyOperation, responseSchemaOf } from '../../../lib/api/operation.js';
+import { responseSchemaOf } from '../../../lib/api/operation.js';
 import { getOperation } from '../../../lib/api/operations/index.js';
 import { nodeOperations } from '../../../lib/api/operations/nodes.js';
+import { issuesOf, publishedExample } from '../../support/openapi-examples.js';
 
-function issuesOf(id: string, input: unknown) {
-  const result = getOperation(id).request.safeParse(input);
-  return result.success ? [] : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-}
-
-// The published spec, to check response schemas against the examples it documents.
-interface SchemaNode {
-  $ref?: string;
-  allOf?: SchemaNode[];
-  properties?: Record<string, SchemaNode>;
-  items?: SchemaNode;
-  type?: string;
-  example?: unknown;
-}
-const openapi = JSON.parse(
-  readFileSync(join(process.cwd(), '../shared/reference/cloud-api.openapi.json'), 'utf8'),
-) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
-
-function resolveRef(ref: string): SchemaNode {
-  let node: unknown = openapi;
-  for (const key of ref.slice(2).split('/')) node = (node as Record<string, unknown>)[key];
-  return node as SchemaNode;
-}
-
-/** Stand-ins for the few leaves the spec gives no example for. */
-const PLACEHOLDERS: Record<string, unknown> = {
-  string: 'example',
-  integer: 1,
-  number: 1,
-  boolean: true,
-  object: {},
-};
-
-/** A schema's own example, else one built from its parts. */
-function exampleOf(node: SchemaNode): unknown {
-  if ('example' in node) return node.example;
-  if (node.$ref) return exampleOf(resolveRef(node.$ref));
-  if (node.allOf) return Object.assign({}, ...node.allOf.map(exampleOf));
-  if (node.properties) {
-    return Object.fromEntries(Object.entries(node.properties).map(([key, part]) => [key, exampleOf(part)]));
-  }
-  if (node.items) return [exampleOf(node.items)];
-  return PLACEHOLDERS[node.type ?? 'object'];
-}
-
-function publishedExample(op: AnyOperation): unknown {
-  const ok = openapi.paths[op.path]?.[op.method.toLowerCase()]?.responses['200'] as
-    | { content: { 'application/json': { schema: SchemaNode } } }
-    | undefined;
-  if (!ok) throw new Error(`No published 200 response for ${op.method} ${op.path}`);
-  return exampleOf(ok.content['application/json'].schema);
-}
 const fromImage = {
   region: 'us-east',
   type: 'g6-standard-1',

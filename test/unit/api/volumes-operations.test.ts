@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getOperation } from '../../../lib/api/operations/index.js';
-
-function issuesOf(id: string, input: unknown) {
-  const result = getOperation(id).request.safeParse(input);
-  return result.success ? [] : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-}
+import { issuesOf } from '../../support/openapi-examples.js';
 
 describe('volumes.create', () => {
   it('accepts a label with a region', () => {

@@ -136,6 +136,20 @@ describe('positional arguments', () => {
   });
 });
 
+describe('a body field named like a path parameter', () => {
+  it('regression: --node-id is the restore target, not the source node of the path', () => {
+    expect(real('nodes backups-restore 1 2 --node-id 3').input).toEqual({
+      nodeId: 1,
+      backupId: 2,
+      node_id: 3,
+    });
+  });
+
+  it('regression: --node-id of a clone names the existing target node', () => {
+    expect(real('nodes clone 1 --node-id 2').input).toEqual({ nodeId: 1, node_id: 2 });
+  });
+});
+
 describe('flags', () => {
   const required = '--image node/debian12 --root-pass c0rrect-Horse';
 

@@ -1,0 +1,10 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runColdStart } from './cold-start/cold-start.js';
+const dir = await mkdtemp(join(tmpdir(), 'bench-'));
+const t = performance.now();
+const r = await runColdStart({ runs: 3, workDir: dir });
+console.log(JSON.stringify(r, null, 1));
+console.log('took', performance.now() - t);
+await rm(dir, { recursive: true });
