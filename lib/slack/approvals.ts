@@ -3,6 +3,7 @@ import { ApiError } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
 import { findOperation, operations } from '../api/operations/index.js';
 import type { ParsedCommand } from '../commands/parse.js';
+import { startStatusWatch, watchPlanFor } from '../reports/status-watch.js';
 import type { Approval, ApprovalPolicy, Store } from '../store/index.js';
 import type { BotDeps, RequestContext } from './bot.js';
 import type { BotCommandContext } from './bot-commands.js';
@@ -301,17 +302,35 @@ export async function executeApproval(deps: ExecutionDeps, job: ApprovalJob): Pr
     detail = `The operation ${approval.operationId} no longer exists.`;
   } else {
     try {
-      const reply = await runOperation(deps, {
-        team: approval.team,
-        user: approval.requester,
-        channel: approval.channel,
-        op,
-        input,
-        options: {},
-        approvalId: approval.id,
-      });
+      let output: unknown;
+      const reply = await runOperation(
+        deps,
+        {
+          team: approval.team,
+          user: approval.requester,
+          channel: approval.channel,
+          op,
+          input,
+          options: {},
+          approvalId: approval.id,
+        },
+        { onOutput: (value) => (output = value) },
+      );
       outcome = 'executed';
       detail = reply.text;
+      // A restore takes a while: a channel message follows the resource until it settles.
+      if (watchPlanFor(op, input, output)) {
+        await startStatusWatch(deps, {
+          team: approval.team,
+          user: approval.requester,
+          channel: approval.channel,
+          op,
+          input,
+          result: output,
+        }).catch((error: unknown) =>
+          deps.logger.warn('status watch not started', { approvalId: approval.id, error }),
+        );
+      }
     } catch (error) {
       outcome = 'failed';
       detail = renderError(error, {

@@ -10,6 +10,7 @@ import { handleApprovalsCommand } from './approvals.js';
 import type { BotDeps, RequestContext } from './bot.js';
 import { CallbackId } from './interactions.js';
 import { truncate } from './limits.js';
+import { handleReportsCommand } from './reports-command.js';
 import { createApiClient, notice, type Reply } from './runner.js';
 
 /**
@@ -47,6 +48,8 @@ export async function handleBotCommand(
       return useProfile(context, parsed.args[0] ?? '');
     case 'approvals':
       return handleApprovalsCommand(context, parsed);
+    case 'reports':
+      return handleReportsCommand(context, parsed);
   }
   return notice(`\`${parsed.command}\` is not available yet.`);
 }

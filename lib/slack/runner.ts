@@ -117,6 +117,8 @@ export function createApiClient(api: ApiSettings, token: string | undefined): Ap
 export interface RunControl {
   readonly signal?: AbortSignal | undefined;
   readonly deadline?: number | undefined;
+  /** Receives the API's parsed result of a successful call (status watches need it raw). */
+  readonly onOutput?: ((output: unknown) => void) | undefined;
 }
 
 /**
@@ -149,6 +151,7 @@ export async function runOperation(deps: RunnerDeps, request: OperationRequest, 
     } else {
       output = await client.call(op, input, callOptions);
     }
+    control.onOutput?.(output);
     const rendered = renderOperationResult(op, { ...input }, output, {
       page: options.page,
       pageSize: options.pageSize,

@@ -1,7 +1,9 @@
 import type { WebClient } from '@slack/web-api';
 import { request } from 'undici';
 import { ApiError } from '../api/errors.js';
+import type { AnyOperation } from '../api/operation.js';
 import { findOperation } from '../api/operations/index.js';
+import { startStatusWatch, watchPlanFor } from '../reports/status-watch.js';
 import { executeApproval } from './approvals.js';
 import type { OperationJob, WorkerJob } from './handoff.js';
 import { renderError } from './render/errors.js';
@@ -35,14 +37,13 @@ async function runOperationJob(deps: WorkerDeps, job: OperationJob): Promise<voi
     reply = notice('That command is no longer available.');
   } else {
     try {
-      reply = await runOperation(deps, {
-        team: job.team,
-        user: job.user,
-        channel: job.channel,
-        op,
-        input: job.input,
-        options: job.options,
-      });
+      let output: unknown;
+      reply = await runOperation(
+        deps,
+        { team: job.team, user: job.user, channel: job.channel, op, input: job.input, options: job.options },
+        { onOutput: (value) => (output = value) },
+      );
+      if (await followStatus(deps, job, op, output, reply)) return;
     } catch (error) {
       if (!(error instanceof ApiError)) {
         deps.logger.error('worker job failed', {
@@ -62,6 +63,39 @@ async function runOperationJob(deps: WorkerDeps, job: OperationJob): Promise<voi
     }
   }
   await deliverReply(deps, job, reply);
+}
+
+/**
+ * Long operations (a database provisions for 15–30 minutes) get a channel message that the
+ * reporter updates as the status changes. True when that message was posted; the person who
+ * asked is then told where to look instead of getting the result twice.
+ */
+async function followStatus(
+  deps: WorkerDeps,
+  job: OperationJob,
+  op: AnyOperation,
+  output: unknown,
+  reply: Reply,
+): Promise<boolean> {
+  if (reply.visibility !== 'in_channel' || !watchPlanFor(op, job.input, output)) return false;
+  const started = await startStatusWatch(deps, {
+    team: job.team,
+    user: job.user,
+    channel: job.channel,
+    op,
+    input: job.input,
+    result: output,
+    message: reply,
+  });
+  if (started.status === 'not_posted') return false;
+  if (job.responseUrl) {
+    await deliverReply(
+      deps,
+      job,
+      notice(':eyes: Posted in the channel; that message follows the status until it settles.'),
+    );
+  }
+  return true;
 }
 
 /** To the response_url when there is one; otherwise with the Web API (work started from a modal). */

@@ -8,8 +8,8 @@ import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
  * Status watches end to end: an operation started from Slack, its message updated by reporter
  * runs as the emulator's clock moves the resource through its states.
  *
- * The worker does not start watches yet, so after the slash command has run these tests start the
- * watch themselves, with the same call the worker is to make.
+ * The first test goes through the worker as a person would; the others start watches directly to
+ * reach the edge cases (deleted while provisioning, the time limit).
  */
 
 const MINUTE = 60_000;
@@ -46,17 +46,17 @@ describe('a database created from Slack', () => {
   it('gets its message updated from provisioning to active', async () => {
     const db = await createDatabaseFromSlack('ledger');
     expect(db.status).toBe('provisioning');
-    const started = await startStatusWatch(harness.deps, {
-      team: TEAM,
-      user: ALICE,
-      channel: CHANNEL,
-      op: getOperation('databases.mysql-create'),
-      input: { label: 'ledger', region: 'us-east', type: 'g6-dedicated-2', engine: 'mysql/8.0.26' },
-      result: db,
-      now: harness.now(),
-    });
-    if (started.status !== 'watching') throw new Error(`watch not started: ${started.status}`);
+    // The worker posted the result in the channel and started watching it.
+    const watched = harness.e2e.stack.standIn.store
+      .messages(CHANNEL)
+      .filter((m) => `${m.text}${JSON.stringify(m.blocks)}`.includes('ledger'))
+      .at(-1);
+    if (!watched) throw new Error('no channel message for the new database');
+    const started = { ts: watched.ts };
     expect(messageAt(started.ts).all).toContain('Status `provisioning`');
+    const running = await harness.deps.store.statusWatches.running(50);
+    const watch = running.find((w) => w.messageTs === watched.ts);
+    if (!watch) throw new Error('the worker started no watch for the message');
 
     // Provisioning takes 20 minutes in the emulator; the reporter runs every 5.
     const updates: number[] = [];
@@ -71,7 +71,7 @@ describe('a database created from Slack', () => {
     expect(message.updatedAt).toBeDefined();
     expect(message.all).toContain(':white_check_mark: Status `active`, after 20 minutes.');
     expect(message.all).not.toContain('provisioning');
-    expect(await harness.deps.store.statusWatches.get(TEAM, started.watch.id)).toMatchObject({
+    expect(await harness.deps.store.statusWatches.get(TEAM, watch.id)).toMatchObject({
       finished: true,
       outcome: 'final',
       lastStatus: 'active',
@@ -93,7 +93,8 @@ describe('a database created from Slack', () => {
     if (started.status !== 'watching') throw new Error('watch not started');
     harness.e2e.emulator.control.world.databases.delete(db.id);
     const summary = await harness.tick();
-    expect(summary.watches).toMatchObject({ finished: 1, updated: 1 });
+    // Two watches follow it: the worker's, from the command, and this test's own.
+    expect(summary.watches).toMatchObject({ finished: 2, updated: 2 });
     expect(messageAt(started.ts).all).toContain('no longer exists');
   });
 
