@@ -6,5 +6,6 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 60_000,
     globalSetup: ['test/setup/dynamodb.ts'],
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
 });

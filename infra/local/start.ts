@@ -402,6 +402,9 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 const SHUTDOWN_TIMEOUT_MS = 20_000;
 
 async function main(): Promise<void> {
+  // This machine's Node is the one the project supports locally; the deployed functions run on
+  // a current Lambda runtime (serverless.yml), so the SDK's notice about Node 20 is noise here.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const env = loadLocalEnv();
   let running: { close(): Promise<void> };
   if (wantsRealWorkspace(env)) {

@@ -56,7 +56,7 @@ describe('the packaged CloudFormation template', () => {
     ]);
     const roles = functions.map(([, f]) => JSON.stringify(f.Properties.Role));
     expect(new Set(roles).size).toBe(3);
-    for (const [, f] of functions) expect(f.Properties.Runtime).toBe('nodejs20.x');
+    for (const [, f] of functions) expect(f.Properties.Runtime).toBe('nodejs22.x');
   });
 
   it('routes POST /slack/events on the HTTP API to the Slack function', () => {
