@@ -1,7 +1,9 @@
 import type { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { z } from 'zod';
 import { StoreError } from './errors.js';
+import type { StoreContext } from './store-context.js';
 
 /**
  * Items are parsed where they leave the table, like any other input. The error names the kind
@@ -30,4 +32,47 @@ export function itemOfFailedCondition(error: unknown): Record<string, unknown> |
 /** By name: a second copy of the SDK in the bundle would defeat `instanceof`. */
 export function isConditionFailure(error: unknown): error is ConditionalCheckFailedException {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+export interface ItemKey {
+  readonly pk: string;
+  readonly sk: string;
+}
+
+/** Writes a new item; fails if one with its key exists (ids are generated, so that is a bug). */
+export async function putNew(ctx: StoreContext, item: ItemKey & Record<string, unknown>): Promise<void> {
+  await ctx.doc.send(
+    new PutCommand({ TableName: ctx.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+  );
+}
+
+/** Reads one item, strongly consistent, parsed with `schema`. */
+export async function getParsed<S extends z.ZodType>(
+  ctx: StoreContext,
+  key: ItemKey,
+  schema: S,
+  kind: string,
+): Promise<z.infer<S> | undefined> {
+  const result = await ctx.doc.send(
+    new GetCommand({ TableName: ctx.tableName, Key: key, ConsistentRead: true }),
+  );
+  return result.Item === undefined ? undefined : parseItem(schema, result.Item, kind);
+}
+
+export interface ConditionalUpdate {
+  readonly UpdateExpression: string;
+  readonly ConditionExpression: string;
+  readonly ExpressionAttributeNames?: Record<string, string>;
+  readonly ExpressionAttributeValues: Record<string, unknown>;
+}
+
+/** Applies `update` if its condition holds: true when it did, false when another writer won. */
+export async function updateIf(ctx: StoreContext, key: ItemKey, update: ConditionalUpdate): Promise<boolean> {
+  try {
+    await ctx.doc.send(new UpdateCommand({ TableName: ctx.tableName, Key: key, ...update }));
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }

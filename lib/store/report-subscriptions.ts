@@ -1,8 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { TABLE_DEFINITION } from '../../infra/table.js';
-import { isConditionFailure, parseItem } from './items.js';
+import {
+  type ConditionalUpdate,
+  getParsed,
+  isConditionFailure,
+  parseItem,
+  putNew,
+  updateIf,
+} from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 
@@ -123,25 +130,18 @@ export class ReportSubscriptionRepository {
       [dueReportsIndex.partitionKey]: keys.dueReports,
       [dueReportsIndex.sortKey]: keys.dueReportSort(input.nextRunAt, id),
     } satisfies ReportItem & Record<string, unknown>;
-    await this.#ctx.doc.send(
-      new PutCommand({
-        TableName: this.#ctx.tableName,
-        Item: item,
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await putNew(this.#ctx, item);
     return toSubscription(item);
   }
 
   async get(team: string, id: string): Promise<ReportSubscription | undefined> {
-    const result = await this.#ctx.doc.send(
-      new GetCommand({
-        TableName: this.#ctx.tableName,
-        Key: { pk: keys.team(team), sk: keys.report(id) },
-        ConsistentRead: true,
-      }),
+    const item = await getParsed(
+      this.#ctx,
+      { pk: keys.team(team), sk: keys.report(id) },
+      ReportItemSchema,
+      'report subscription',
     );
-    return result.Item && toSubscription(parseItem(ReportItemSchema, result.Item, 'report subscription'));
+    return item && toSubscription(item);
   }
 
   /** A team's subscriptions, optionally only a channel's, or only those running with one user's profile. */
@@ -317,29 +317,8 @@ export class ReportSubscriptionRepository {
     }
   }
 
-  async #conditionalUpdate(
-    team: string,
-    id: string,
-    update: {
-      UpdateExpression: string;
-      ConditionExpression: string;
-      ExpressionAttributeNames?: Record<string, string>;
-      ExpressionAttributeValues: Record<string, unknown>;
-    },
-  ): Promise<boolean> {
-    try {
-      await this.#ctx.doc.send(
-        new UpdateCommand({
-          TableName: this.#ctx.tableName,
-          Key: { pk: keys.team(team), sk: keys.report(id) },
-          ...update,
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+  #conditionalUpdate(team: string, id: string, update: ConditionalUpdate): Promise<boolean> {
+    return updateIf(this.#ctx, { pk: keys.team(team), sk: keys.report(id) }, update);
   }
 }
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { TABLE_DEFINITION } from '../../infra/table.js';
-import { isConditionFailure, parseItem } from './items.js';
+import { type ConditionalUpdate, getParsed, parseItem, putNew, updateIf } from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 
@@ -120,25 +120,18 @@ export class StatusWatchRepository {
       [dueReportsIndex.partitionKey]: keys.activeWatches,
       [dueReportsIndex.sortKey]: keys.activeWatchSort(startedAt, id),
     } satisfies WatchItem & Record<string, unknown>;
-    await this.#ctx.doc.send(
-      new PutCommand({
-        TableName: this.#ctx.tableName,
-        Item: item,
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await putNew(this.#ctx, item);
     return toWatch(item);
   }
 
   async get(team: string, id: string): Promise<StatusWatch | undefined> {
-    const result = await this.#ctx.doc.send(
-      new GetCommand({
-        TableName: this.#ctx.tableName,
-        Key: { pk: keys.team(team), sk: keys.watch(id) },
-        ConsistentRead: true,
-      }),
+    const item = await getParsed(
+      this.#ctx,
+      { pk: keys.team(team), sk: keys.watch(id) },
+      WatchItemSchema,
+      'status watch',
     );
-    return result.Item && toWatch(parseItem(WatchItemSchema, result.Item, 'status watch'));
+    return item && toWatch(item);
   }
 
   /** Watches still running, of all teams, oldest first. */
@@ -201,28 +194,8 @@ export class StatusWatchRepository {
     });
   }
 
-  async #conditionalUpdate(
-    watch: StatusWatch,
-    update: {
-      UpdateExpression: string;
-      ConditionExpression: string;
-      ExpressionAttributeNames?: Record<string, string>;
-      ExpressionAttributeValues: Record<string, unknown>;
-    },
-  ): Promise<boolean> {
-    try {
-      await this.#ctx.doc.send(
-        new UpdateCommand({
-          TableName: this.#ctx.tableName,
-          Key: { pk: keys.team(watch.team), sk: keys.watch(watch.id) },
-          ...update,
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+  #conditionalUpdate(watch: StatusWatch, update: ConditionalUpdate): Promise<boolean> {
+    return updateIf(this.#ctx, { pk: keys.team(watch.team), sk: keys.watch(watch.id) }, update);
   }
 }
 

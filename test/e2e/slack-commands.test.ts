@@ -94,6 +94,9 @@ describe('login, whoami, logout', () => {
 
     const whoami = await e2e.command(BOB, 'whoami');
     expect(e2e.textOf(whoami.message)).toContain('bobs');
+    // Learned from the API at login: the account name and the token's scopes.
+    expect(e2e.textOf(whoami.message)).toContain('*demo*');
+    expect(e2e.textOf(whoami.message)).toContain('scopes `*`');
 
     const listed = await e2e.command(BOB, 'volumes list');
     expect(e2e.textOf(listed.message)).toContain('Volumes');
