@@ -82,14 +82,18 @@ export function createSlackApp(deps: BotDeps): { app: App; handler: SlackHandler
       triggerId: command.trigger_id,
       correlationId: randomUUID(),
     };
-    const reply = await safely(deps, ctx, undefined, () => answerCommand(deps, ctx, command.text, client));
+    const reply = await safely(deps, ctx, undefined, async () =>
+      (await isFirstDelivery(deps, `command:${ctx.team}:${command.trigger_id}`))
+        ? answerCommand(deps, ctx, command.text, client)
+        : undefined,
+    );
     await ack(reply ? ackBody(reply) : undefined);
   });
 
   app.action(actionIdPattern(ActionId.run), async ({ ack, body, action, respond, client }) => {
     await ack();
     const ctx = actionContext(body);
-    if (!ctx || action.type !== 'button') return;
+    if (!ctx || action.type !== 'button' || !(await isFirstClick(deps, ctx, action))) return;
     const payload = decodeActionValue(RunPayloadSchema, action.value);
     const reply = await safely(deps, ctx, payload?.o, () => answerRun(deps, ctx, client, payload, false));
     if (reply) await respond(responseBody(reply, false));
@@ -98,7 +102,7 @@ export function createSlackApp(deps: BotDeps): { app: App; handler: SlackHandler
   app.action(actionIdPattern(ActionId.page), async ({ ack, body, action, respond, client }) => {
     await ack();
     const ctx = actionContext(body);
-    if (!ctx || action.type !== 'button') return;
+    if (!ctx || action.type !== 'button' || !(await isFirstClick(deps, ctx, action))) return;
     const payload = decodeActionValue(PagePayloadSchema, action.value);
     const reply = await safely(deps, ctx, payload?.o, () =>
       answerRun(
@@ -115,7 +119,7 @@ export function createSlackApp(deps: BotDeps): { app: App; handler: SlackHandler
   app.action(actionIdPattern(ActionId.menu), async ({ ack, body, action, respond, client }) => {
     await ack();
     const ctx = actionContext(body);
-    if (!ctx || action.type !== 'overflow') return;
+    if (!ctx || action.type !== 'overflow' || !(await isFirstClick(deps, ctx, action))) return;
     const payload = decodeActionValue(RunPayloadSchema, action.selected_option.value);
     const reply = await safely(deps, ctx, payload?.o, () => answerRun(deps, ctx, client, payload, false));
     if (reply) await respond(responseBody(reply, false));
@@ -129,7 +133,7 @@ export function createSlackApp(deps: BotDeps): { app: App; handler: SlackHandler
     app.action(actionIdPattern(actionId), async ({ ack, body, action, respond, client }) => {
       await ack();
       const ctx = actionContext(body);
-      if (!ctx || action.type !== 'button') return;
+      if (!ctx || action.type !== 'button' || !(await isFirstClick(deps, ctx, action))) return;
       const payload = decodeActionValue(ApprovalPayloadSchema, action.value);
       const reply = await safely(deps, ctx, undefined, async () =>
         payload ? decide(deps, client, ctx, payload.a, decision) : notice('That button is out of date.'),
@@ -205,6 +209,27 @@ export function createSlackApp(deps: BotDeps): { app: App; handler: SlackHandler
     }
   };
   return { app, handler };
+}
+
+/**
+ * Slack may deliver one request twice (a retry after a slow answer, a replayed payload): the
+ * stable id of the delivery is claimed once, and a repeat does nothing. Conditional writes keep
+ * approvals exact anyway; this keeps a repeated "Boot" or "Create" from running twice.
+ */
+async function isFirstDelivery(deps: BotDeps, key: string): Promise<boolean> {
+  return deps.store.deliveries.claimOnce(key);
+}
+
+async function isFirstClick(deps: BotDeps, ctx: RequestContext, action: object) {
+  const { action_ts: at, action_id: id } = action as { action_ts?: unknown; action_id?: unknown };
+  if (typeof at !== 'string' || typeof id !== 'string') return true;
+  try {
+    return await isFirstDelivery(deps, `click:${ctx.team}:${ctx.user}:${id}:${at}`);
+  } catch (error) {
+    // Without the claim table nothing else works either; the listener reports that itself.
+    deps.logger.error('delivery claim failed', { correlationId: ctx.correlationId, error });
+    return true;
+  }
 }
 
 /** Bolt's block_actions body, narrowed to what the listeners need. */

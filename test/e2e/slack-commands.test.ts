@@ -245,3 +245,25 @@ describe('buttons', () => {
     expect(e2e.textOf(updated)).toContain('page 2 of');
   });
 });
+
+describe('redelivery', () => {
+  it('runs a slash command delivered twice only once', async () => {
+    const body = new URLSearchParams({
+      team_id: e2e.stack.workspace.teamId,
+      channel_id: CHANNEL,
+      user_id: ALICE,
+      command: '/cloud',
+      text: 'volumes list',
+      response_url: e2e.stack.standIn.responseUrlFor(CHANNEL, ALICE),
+      trigger_id: 'trigger-redelivered-1',
+    }).toString();
+    const before = apiCalls();
+    const first = await e2e.stack.workspace.deliverRaw(body, signedHeaders(e2e.stack.signingSecret, body));
+    const again = await e2e.stack.workspace.deliverRaw(body, signedHeaders(e2e.stack.signingSecret, body));
+    expect(first.status).toBe(200);
+    expect(JSON.stringify(first.body)).toContain('Volumes');
+    expect(again.status).toBe(200);
+    expect(again.body).toBe('');
+    expect(apiCalls() - before).toBe(1);
+  });
+});
