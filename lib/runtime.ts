@@ -1,8 +1,11 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Dispatcher } from 'undici';
 import type { Config } from './config.js';
+import { createMetrics, recordApiCall } from './observability/metrics.js';
+import type { ApiSettings } from './slack/runner.js';
 import { createStore, createTokenCipher, type Store } from './store/index.js';
 
 /**
@@ -33,18 +36,22 @@ export function createStoreFromConfig(config: Config, now: () => Date = () => ne
 
 export interface CoreDeps {
   readonly store: Store;
-  readonly api: {
-    readonly baseUrl: string;
-    readonly timeoutMs: number;
-    readonly dispatcher?: Dispatcher | undefined;
-  };
+  readonly api: ApiSettings;
   readonly logger: Logger;
+  readonly metrics: Metrics;
 }
 
 export function createCoreDeps(config: Config, logger: Logger, dispatcher?: Dispatcher): CoreDeps {
+  const metrics = createMetrics();
   return {
     store: createStoreFromConfig(config),
-    api: { baseUrl: config.CLOUD_API_URL, timeoutMs: config.API_TIMEOUT_MS, dispatcher },
+    api: {
+      baseUrl: config.CLOUD_API_URL,
+      timeoutMs: config.API_TIMEOUT_MS,
+      dispatcher,
+      onCall: (event) => recordApiCall(metrics, event),
+    },
     logger,
+    metrics,
   };
 }

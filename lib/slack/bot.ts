@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { App, AwsLambdaReceiver, LogLevel } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -7,6 +8,7 @@ import { findOperation } from '../api/operations/index.js';
 import { helpFor } from '../commands/help.js';
 import { type ParsedCommand, parseCommand } from '../commands/parse.js';
 import { registry, SLASH_COMMAND } from '../commands/registry.js';
+import { recordCommand } from '../observability/metrics.js';
 import { decide, requestApproval } from './approvals.js';
 import { type BotCommandContext, handleBotCommand, handleLoginSubmission } from './bot-commands.js';
 import { openOperationForm, readOperationForm } from './forms.js';
@@ -32,6 +34,8 @@ import { type OperationRequest, type Reply, type RunnerDeps, runOperation } from
  */
 
 export interface BotDeps extends RunnerDeps {
+  /** CloudWatch embedded metrics; absent locally. */
+  readonly metrics?: Metrics | undefined;
   readonly signingSecret: string;
   readonly botToken: string;
   /** Base URL of Slack's Web API (the local stand-in in tests and the local stack). */
@@ -82,12 +86,17 @@ export function createSlackApp(deps: BotDeps): { app: App; handler: SlackHandler
       triggerId: command.trigger_id,
       correlationId: randomUUID(),
     };
+    const started = performance.now();
     const reply = await safely(deps, ctx, undefined, async () =>
       (await isFirstDelivery(deps, `command:${ctx.team}:${command.trigger_id}`))
         ? answerCommand(deps, ctx, command.text, client)
         : undefined,
     );
     await ack(reply ? ackBody(reply) : undefined);
+    if (deps.metrics) {
+      const outcome = reply?.outcome ?? 'answered';
+      recordCommand(deps.metrics, commandName(command.text), outcome, performance.now() - started);
+    }
   });
 
   app.action(actionIdPattern(ActionId.run), async ({ ack, body, action, respond, client }) => {
@@ -423,7 +432,10 @@ async function handOff(
     replaceOriginal,
   };
   await deps.handoff.dispatch(job);
-  return notice(`:hourglass_flowing_sand: Working on \`${request.op.group} ${request.op.action}\`…`);
+  return {
+    ...notice(`:hourglass_flowing_sand: Working on \`${request.op.group} ${request.op.action}\`…`),
+    outcome: 'handed_off',
+  };
 }
 
 /** Every listener's work goes through here: whatever is thrown becomes a reply, never a crash. */
@@ -443,8 +455,15 @@ async function safely(
     return {
       ...renderError(error, { ...(operationId ? { operationId } : {}), referenceId }),
       visibility: 'ephemeral',
+      outcome: 'failed',
     };
   }
+}
+
+/** `volumes list`, `login`: the first two words, for metrics (never the arguments, which may be secret). */
+function commandName(text: string): string {
+  const words = text.trim().split(/\s+/).slice(0, 2);
+  return words.filter((w) => /^[a-z][a-z0-9-]*$/.test(w)).join(' ') || 'help';
 }
 
 /** Replies to work started from a modal, which has no response_url. */

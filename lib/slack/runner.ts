@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Dispatcher } from 'undici';
-import { ApiClient } from '../api/client.js';
+import { type ApiCallEvent, ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { Filter } from '../api/filter.js';
 import type { AnyOperation } from '../api/operation.js';
@@ -19,6 +19,8 @@ export interface ApiSettings {
   readonly baseUrl: string;
   readonly timeoutMs: number;
   readonly dispatcher?: Dispatcher | undefined;
+  /** Every attempt of every call, for metrics. */
+  readonly onCall?: ((event: ApiCallEvent) => void) | undefined;
 }
 
 export interface RunnerDeps {
@@ -49,6 +51,8 @@ export interface Reply {
   readonly blocks: readonly unknown[];
   /** Ephemeral replies are seen only by the person who asked. */
   readonly visibility: 'ephemeral' | 'in_channel';
+  /** How the request ended, for metrics: answered unless handed to the worker or failed. */
+  readonly outcome?: 'answered' | 'handed_off' | 'failed' | undefined;
 }
 
 /** Reads stay with the person who asked; changes are announced to the channel. */
@@ -111,6 +115,7 @@ export function createApiClient(api: ApiSettings, token: string | undefined): Ap
     token,
     timeoutMs: api.timeoutMs,
     ...(api.dispatcher ? { dispatcher: api.dispatcher } : {}),
+    ...(api.onCall ? { onResponse: api.onCall } : {}),
   });
 }
 
