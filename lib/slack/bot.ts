@@ -275,6 +275,12 @@ async function answerCommand(
     ? await answerWithForm(ctx, text.replace(FORM_FLAG, ' '), client)
     : undefined;
   if (form !== undefined) return form ?? undefined;
+  if (/^\s*login\s+(?!-)\S/.test(text)) {
+    return notice(
+      ':lock: A token never goes into a command. Run `/cloud login` alone: it opens a private form for it. ' +
+        'If you typed a real token, consider revoking it and creating a new one.',
+    );
+  }
   const parsed: ParsedCommand = parseCommand(text);
   switch (parsed.kind) {
     case 'help':

@@ -267,3 +267,14 @@ describe('redelivery', () => {
     expect(apiCalls() - before).toBe(1);
   });
 });
+
+describe('a token typed into the command', () => {
+  it('is refused with advice and never echoed or stored', async () => {
+    const delivery = await e2e.command(BOB, 'login demo-token-typed-in-the-open-0123456789');
+    const text = e2e.textOf(delivery.message);
+    expect(text).toContain('private form');
+    expect(text).not.toContain('demo-token-typed');
+    const links = await e2e.stack.store.tokenLinks.listLinks(e2e.stack.workspace.teamId, BOB);
+    expect(links.links.some((l) => l.label.includes('typed'))).toBe(false);
+  });
+});
