@@ -1,7 +1,11 @@
 import { rm } from 'node:fs/promises';
 import { build } from 'esbuild';
 
-/** One bundle per Lambda function, written to dist/<name>/index.mjs. */
+/**
+ * One bundle per Lambda function, written to dist/<name>/index.mjs. Code split at dynamic
+ * imports lands in dist/<name>/chunks/ and loads only when first used (the SSM client, the
+ * Lambda client for hand-offs, report rendering), which keeps cold starts short.
+ */
 export const FUNCTIONS = ['slack', 'worker', 'reporter'] as const;
 
 export async function buildFunctions(outdir = 'dist'): Promise<void> {
@@ -9,8 +13,11 @@ export async function buildFunctions(outdir = 'dist'): Promise<void> {
   await Promise.all(
     FUNCTIONS.map((name) =>
       build({
-        entryPoints: [`functions/${name}/handler.ts`],
-        outfile: `${outdir}/${name}/index.mjs`,
+        entryPoints: { index: `functions/${name}/handler.ts` },
+        outdir: `${outdir}/${name}`,
+        outExtension: { '.js': '.mjs' },
+        splitting: true,
+        chunkNames: 'chunks/[name]-[hash]',
         bundle: true,
         platform: 'node',
         target: 'node20',

@@ -1,5 +1,3 @@
-import { getParametersByName } from '@aws-lambda-powertools/parameters/ssm';
-
 /**
  * In AWS the Slack secrets live in SSM Parameter Store (SecureString) and the functions get only
  * the parameter names (`SLACK_SIGNING_SECRET_PARAM`, `SLACK_BOT_TOKEN_PARAM`); they are read once
@@ -13,6 +11,8 @@ export async function withSecretsFromSsm(
 ): Promise<Record<string, string | undefined>> {
   const wanted = SECRET_KEYS.filter((key) => !env[key] && env[`${key}_PARAM`]);
   if (wanted.length === 0) return env;
+  // Loaded only when secrets live in SSM (in AWS): the local stack and tests never pay for it.
+  const { getParametersByName } = await import('@aws-lambda-powertools/parameters/ssm');
   const names = Object.fromEntries(wanted.map((key) => [env[`${key}_PARAM`] as string, {}]));
   const values: Record<string, unknown> = await getParametersByName(names, {
     decrypt: true,

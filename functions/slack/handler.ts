@@ -1,4 +1,3 @@
-import { LambdaClient } from '@aws-sdk/client-lambda';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import { createCoreDeps } from '../../lib/runtime.js';
@@ -18,7 +17,7 @@ const { handler: slackHandler } = createSlackApp({
   botToken: config.SLACK_BOT_TOKEN,
   slackApiUrl: config.SLACK_API_URL,
   inlineBudgetMs: config.INLINE_BUDGET_MS,
-  handoff: new LambdaHandoff(new LambdaClient({}), config.WORKER_FUNCTION_NAME),
+  handoff: new LambdaHandoff(config.WORKER_FUNCTION_NAME),
   approvalAdmins: config.APPROVAL_ADMINS,
 });
 

@@ -10,7 +10,6 @@ import { handleApprovalsCommand } from './approvals.js';
 import type { BotDeps, RequestContext } from './bot.js';
 import { CallbackId } from './interactions.js';
 import { truncate } from './limits.js';
-import { handleReportsCommand } from './reports-command.js';
 import { createApiClient, notice, type Reply } from './runner.js';
 
 /**
@@ -48,8 +47,11 @@ export async function handleBotCommand(
       return useProfile(context, parsed.args[0] ?? '');
     case 'approvals':
       return handleApprovalsCommand(context, parsed);
-    case 'reports':
+    case 'reports': {
+      // Reports bring charts and schedules along; they load when first asked for.
+      const { handleReportsCommand } = await import('./reports-command.js');
       return handleReportsCommand(context, parsed);
+    }
   }
   return notice(`\`${parsed.command}\` is not available yet.`);
 }

@@ -1,4 +1,4 @@
-import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
+import type { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { z } from 'zod';
 
 /**
@@ -45,13 +45,22 @@ export interface Handoff {
 }
 
 export class LambdaHandoff implements Handoff {
-  constructor(
-    private readonly lambda: LambdaClient,
-    private readonly functionName: string,
-  ) {}
+  #lambda: Promise<{ client: LambdaClient; InvokeCommand: typeof InvokeCommand }> | undefined;
+
+  constructor(private readonly functionName: string) {}
+
+  /** The Lambda client loads on the first hand-off: most commands answer inline and never need it. */
+  async #client() {
+    this.#lambda ??= import('@aws-sdk/client-lambda').then((sdk) => ({
+      client: new sdk.LambdaClient({}),
+      InvokeCommand: sdk.InvokeCommand,
+    }));
+    return this.#lambda;
+  }
 
   async dispatch(job: WorkerJob): Promise<void> {
-    await this.lambda.send(
+    const { client, InvokeCommand } = await this.#client();
+    await client.send(
       new InvokeCommand({
         FunctionName: this.functionName,
         InvocationType: 'Event',
