@@ -33,7 +33,8 @@ export function slashCommandEvent(command: SlashCommand): APIGatewayProxyEventV2
     api_app_id: 'A0CLOUD',
     is_enterprise_install: 'false',
     response_url: `https://hooks.slack.com/commands/${BENCH_TEAM}/1/bench`,
-    trigger_id: `1.${Date.now()}.bench`,
+    // Unique: the bot claims each delivery once, by its trigger id.
+    trigger_id: `1.${randomUUID()}.bench`,
   }).toString();
   const now = Date.now();
   const requestId = randomUUID();

@@ -1,5 +1,5 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
@@ -8,12 +8,16 @@ import { expectSuccess, spawnTsx } from '../child-processes.js';
 import { bundleComposition } from './bundle-composition.js';
 
 /**
- * The two bundles of the cold-start comparison, both made by `buildFunctions` from
+ * The two builds of the cold-start comparison, both made by `buildFunctions` from
  * `infra/build.ts`: the bot's `functions/slack`, and the minimal Bolt app, built from a scratch
  * tree whose `functions/slack/handler.ts` re-exports `bench/baseline/minimal-bolt.ts`. The build
  * resolves its entry points against the working directory, so running it from the scratch tree
  * (in a child process: esbuild fixes its working directory when it loads) builds the baseline
  * with the very same options, nothing copied.
+ *
+ * The build splits code at dynamic imports, so a function is an entry file plus chunks. Two sizes
+ * matter: everything deployed, and what a cold start loads before the handler runs (the entry and
+ * the chunks it imports statically, transitively; chunks behind a dynamic import load on first use).
  */
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -21,29 +25,90 @@ const BASELINE_SOURCE = fileURLToPath(new URL('../baseline/minimal-bolt.ts', imp
 const BUILD_IN_TREE = fileURLToPath(new URL('./build-in-tree.ts', import.meta.url));
 const DRIVER_SOURCE = fileURLToPath(new URL('./driver.ts', import.meta.url));
 
-export interface BuiltBundle {
-  readonly file: string;
+export interface FileSet {
+  readonly files: readonly string[];
   readonly bytes: number;
-  /** gzip at its default level: roughly what the deployment zip holds. */
+  /** Each file gzipped at the default level, summed: roughly what the deployment zip holds. */
   readonly gzipBytes: number;
-  /** Generated characters per package, largest first. */
+  /** Generated characters per package over all the files, largest first. */
   readonly composition: ReadonlyMap<string, number>;
 }
 
+export interface BuiltFunction {
+  /** The entry the runtime imports (`index.mjs`). */
+  readonly entry: string;
+  /** Every JavaScript file the build wrote for the function. */
+  readonly deployed: FileSet;
+  /** The entry and the chunks it imports statically: loaded and evaluated before the first answer. */
+  readonly loadedAtStart: FileSet;
+}
+
 export interface ColdStartArtifacts {
-  readonly ours: BuiltBundle;
-  readonly baseline: BuiltBundle;
+  readonly ours: BuiltFunction;
+  readonly baseline: BuiltFunction;
   /** The compiled driver each cold-start process runs. */
   readonly driver: string;
 }
 
-async function describeBundle(file: string): Promise<BuiltBundle> {
-  const contents = await readFile(file);
+async function javascriptFiles(directory: string): Promise<string[]> {
+  const entries = await readdir(directory, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.mjs'))
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+}
+
+/**
+ * The files `entry` imports statically, itself included, read from the output with esbuild's
+ * parser: bundling the output again (without writing it) yields a metafile with every import and
+ * its kind, so no option of the real build is needed.
+ */
+async function staticClosure(entry: string): Promise<string[]> {
+  const { metafile } = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: 'node',
+    format: 'esm',
+    logLevel: 'silent',
+  });
+  const reached = new Set<string>();
+  const visit = (key: string) => {
+    const path = resolve(key);
+    if (reached.has(path)) return;
+    reached.add(path);
+    for (const imported of metafile.inputs[key]?.imports ?? []) {
+      if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+    }
+  };
+  const entryKey = Object.keys(metafile.inputs).find((key) => resolve(key) === resolve(entry));
+  if (entryKey === undefined) throw new Error(`esbuild did not report ${entry} among its inputs`);
+  visit(entryKey);
+  return [...reached].sort();
+}
+
+async function describeFiles(files: readonly string[]): Promise<FileSet> {
+  let bytes = 0;
+  let gzipBytes = 0;
+  const composition = new Map<string, number>();
+  for (const file of files) {
+    const contents = await readFile(file);
+    bytes += contents.length;
+    gzipBytes += gzipSync(contents).length;
+    for (const [name, size] of await bundleComposition(file, PROJECT_ROOT)) {
+      composition.set(name, (composition.get(name) ?? 0) + size);
+    }
+  }
+  return { files, bytes, gzipBytes, composition: new Map([...composition].sort((a, b) => b[1] - a[1])) };
+}
+
+async function describeFunction(outdir: string): Promise<BuiltFunction> {
+  const entry = join(outdir, 'index.mjs');
   return {
-    file,
-    bytes: contents.length,
-    gzipBytes: gzipSync(contents).length,
-    composition: await bundleComposition(file, PROJECT_ROOT),
+    entry,
+    deployed: await describeFiles(await javascriptFiles(outdir)),
+    loadedAtStart: await describeFiles(await staticClosure(entry)),
   };
 }
 
@@ -60,13 +125,13 @@ async function buildBaseline(workDir: string): Promise<string> {
   const outdir = join(workDir, 'baseline');
   const { child, stderr } = spawnTsx(BUILD_IN_TREE, [outdir], { cwd: tree });
   await expectSuccess(child, stderr, 'Building the baseline bundle');
-  return join(outdir, 'slack', 'index.mjs');
+  return join(outdir, 'slack');
 }
 
 export async function prepareColdStart(workDir: string): Promise<ColdStartArtifacts> {
   const oursDir = join(workDir, 'ours');
   await buildFunctions(oursDir);
-  const baselineFile = await buildBaseline(workDir);
+  const baselineDir = await buildBaseline(workDir);
   const driver = join(workDir, 'driver.mjs');
   await build({
     entryPoints: [DRIVER_SOURCE],
@@ -78,8 +143,8 @@ export async function prepareColdStart(workDir: string): Promise<ColdStartArtifa
     logLevel: 'warning',
   });
   return {
-    ours: await describeBundle(join(oursDir, 'slack', 'index.mjs')),
-    baseline: await describeBundle(baselineFile),
+    ours: await describeFunction(join(oursDir, 'slack')),
+    baseline: await describeFunction(baselineDir),
     driver,
   };
 }

@@ -184,9 +184,11 @@ export async function runReporterTick(deps: ReporterDeps, now: Date): Promise<Ti
     });
     const feed = new AccountFeed(client);
     const kinds = new Set(items.map((item) => item.sub.kind));
+    // A digest always names services: their labels are fetched alongside the issues, not after.
     const [issues, stats] = await Promise.allSettled([
       kinds.has('issues') || kinds.has('alerts') ? feed.issues() : undefined,
       kinds.has('stats') ? feed.stats() : undefined,
+      kinds.has('issues') ? feed.serviceLabels() : undefined,
     ]);
     if (
       [issues, stats].some((read) => read?.status === 'rejected' && isApiError(read.reason, 'unauthorized'))

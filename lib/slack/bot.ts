@@ -64,11 +64,13 @@ export type SlackHandler = (
 export function createSlackApp(deps: BotDeps): { app: App; handler: SlackHandler } {
   const receiver = new AwsLambdaReceiver({ signingSecret: deps.signingSecret, logLevel: LogLevel.ERROR });
   const app = new App({
-    token: deps.botToken,
+    // With a plain `token`, Bolt asks Slack's auth.test who the bot is on the first request of
+    // every instance: a round trip before each cold-start answer. The bot only needs its token
+    // (it handles no events, so it never has to recognise its own messages).
+    authorize: async () => ({ botToken: deps.botToken }),
+    ignoreSelf: false,
     receiver,
     logLevel: LogLevel.ERROR,
-    // The bot token is checked by Slack on the first call; no auth.test on every cold start.
-    tokenVerificationEnabled: false,
     clientOptions: {
       ...(deps.slackApiUrl ? { slackApiUrl: deps.slackApiUrl } : {}),
       // Lambda cannot wait out Slack's default 30-minute retry schedule.

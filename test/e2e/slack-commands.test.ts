@@ -278,3 +278,9 @@ describe('a token typed into the command', () => {
     expect(links.links.some((l) => l.label.includes('typed'))).toBe(false);
   });
 });
+
+describe('cold starts', () => {
+  it('answer without asking Slack who the bot is (no auth.test round trip)', () => {
+    expect(e2e.stack.standIn.store.callsTo('auth.test')).toEqual([]);
+  });
+});

@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { localDynamoDbClientConfig } from '../infra/local/dynamodb.js';
+import { createTable } from '../infra/table.js';
+import { createStore, type Store } from '../lib/store/index.js';
+import { LocalKeyTokenCipher } from '../lib/store/token-cipher.js';
+
+/** A fresh table on DynamoDB Local, created from `infra/table.ts`, and the store over it. */
+
+export interface BenchTable {
+  readonly tableName: string;
+  /** Base64 key of the store's token cipher (what `TOKEN_ENCRYPTION_KEY` would hold). */
+  readonly encryptionKey: string;
+  readonly store: Store;
+  close(): void;
+}
+
+export async function createBenchTable(
+  endpoint: string,
+  now: () => Date = () => new Date(),
+): Promise<BenchTable> {
+  const client = new DynamoDBClient(localDynamoDbClientConfig(endpoint));
+  const tableName = `bench-${randomBytes(4).toString('hex')}`;
+  try {
+    await createTable(client, tableName);
+  } catch (error) {
+    client.destroy();
+    throw error;
+  }
+  const encryptionKey = randomBytes(32).toString('base64');
+  const store = createStore(
+    { doc: DynamoDBDocumentClient.from(client), tableName, now },
+    LocalKeyTokenCipher.fromBase64(encryptionKey),
+  );
+  return { tableName, encryptionKey, store, close: () => client.destroy() };
+}
