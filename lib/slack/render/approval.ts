@@ -1,6 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { AnyOperation } from '../../api/operation.js';
 import { findOperation } from '../../api/operations/index.js';
+import type { ApprovalStatus } from '../../store/approvals.js';
 import { ActionId } from '../interactions.js';
 import { truncate } from '../limits.js';
 import {
@@ -23,15 +24,8 @@ import { bold, escapeMrkdwn, slackDate, userMention } from './text.js';
  * decided, the same card shows the final state and no buttons, so it is updated in place.
  */
 
-export type ApprovalCardStatus =
-  | 'pending'
-  | 'approved'
-  | 'denied'
-  | 'expired'
-  | 'cancelled'
-  | 'executing'
-  | 'executed'
-  | 'failed';
+/** The card shows every state a request can be in. */
+export type ApprovalCardStatus = ApprovalStatus;
 
 type When = Date | string | number;
 

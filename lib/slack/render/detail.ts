@@ -112,7 +112,7 @@ export function genericFields(item: Item, omit: readonly string[] = []): Field[]
       fields.push([label, statusText(value)]);
       continue;
     }
-    const scalar = formatScalar(value);
+    const scalar = formatScalar(value, key);
     if (scalar !== undefined) {
       fields.push([label, truncate(scalar, FIELD_VALUE_MAX)]);
       continue;
@@ -138,7 +138,7 @@ function summarize(value: unknown): string {
   const entries = Object.entries(value).filter(([key]) => !isSecretField(key));
   if (entries.length === 0) return '—';
   const parts = entries.slice(0, NESTED_SUMMARY_ENTRIES).map(([key, nested]) => {
-    const scalar = formatScalar(nested);
+    const scalar = formatScalar(nested, key);
     return `${escapeMrkdwn(key.replace(/_/g, ' '))} ${scalar ?? (Array.isArray(nested) ? `(${nested.length})` : '…')}`;
   });
   return `${parts.join(' · ')}${entries.length > NESTED_SUMMARY_ENTRIES ? ' · …' : ''}`;

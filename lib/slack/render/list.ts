@@ -143,7 +143,7 @@ function genericFacts(item: Item): string[] {
     if (facts.length >= 3) break;
     if (TITLE_KEYS.has(key) || /token|password|secret|scratch/i.test(key)) continue;
     if (value === null || value === undefined || typeof value === 'object') continue;
-    const text = formatScalar(value);
+    const text = formatScalar(value, key);
     if (text) facts.push(`${escapeMrkdwn(key.replace(/_/g, ' '))} ${truncate(text, 80)}`);
   }
   return facts;

@@ -87,7 +87,7 @@ function field(label: string, value: string | undefined): Field[] {
 function scalarField(item: Item, path: string, label: string): Field[] {
   const value = valueAt(item, path);
   if (value === undefined) return [];
-  return field(label, formatScalar(value));
+  return field(label, formatScalar(value, path.split('.').at(-1)));
 }
 
 function dateField(item: Item, path: string, label: string): Field[] {

@@ -170,15 +170,20 @@ export function formatMegabytes(megabytes: number): string {
   return `${megabytes.toLocaleString('en-US')} MB`;
 }
 
+const IDENTIFIER_KEY = /(^|_)(id|uid|port)$|Id$/;
+
 /**
  * A scalar as a person reads it: dates formatted, booleans as yes/no, null as an em dash.
  * Returns undefined for objects and arrays of objects (the caller summarizes those).
  */
-export function formatScalar(value: unknown): string | undefined {
+export function formatScalar(value: unknown, key?: string): string | undefined {
   if (value === null || value === undefined) return '—';
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  if (typeof value === 'number')
+  if (typeof value === 'number') {
+    // Ids and ports are names, not quantities: `3306`, not `3,306`.
+    if (key !== undefined && IDENTIFIER_KEY.test(key)) return String(value);
     return Number.isFinite(value) ? value.toLocaleString('en-US') : String(value);
+  }
   if (typeof value === 'string') {
     if (value === '') return '—';
     const date = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value) ? parseApiDate(value) : undefined;

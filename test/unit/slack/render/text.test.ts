@@ -4,6 +4,7 @@ import {
   escapeMrkdwn,
   formatAbsoluteDate,
   formatRelativeTime,
+  formatScalar,
   humanizeFieldName,
   parseApiDate,
   slackDate,
@@ -58,5 +59,17 @@ describe('field names', () => {
   it('reads as words', () => {
     expect(humanizeFieldName('node_id')).toBe('Node id');
     expect(humanizeFieldName('lastDecrypted')).toBe('Last decrypted');
+  });
+});
+
+describe('formatScalar', () => {
+  it('groups the digits of quantities', () => {
+    expect(formatScalar(81920, 'disk')).toBe('81,920');
+  });
+
+  it('regression: leaves ids and ports as they are (port 3306 read as 3,306)', () => {
+    expect(formatScalar(3306, 'port')).toBe('3306');
+    expect(formatScalar(12345, 'node_id')).toBe('12345');
+    expect(formatScalar(12345, 'instanceId')).toBe('12345');
   });
 });
