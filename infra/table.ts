@@ -19,6 +19,8 @@ import {
  *   TEAM#T          POLICY                   approval policy
  *   TEAM#T          REPORT#<id>              report subscription (gsi1 while not paused)
  *   TEAM#T          AUDIT#<iso time>#<id>    audit entry
+ *   TEAM#T          WATCH#<id>               status watch of a long operation (gsi1 under WATCH while running)
+ *   TEAM#T#USER#U   REMINDER#EXPIRY#…        token expiry reminder already sent
  *   CLAIM#<key>     CLAIM                    Slack delivery claim (idempotency)
  *   IDEMPOTENCY#worker  <hash>               Powertools idempotency record of a worker job
  */

@@ -75,7 +75,7 @@ export interface OperationSpec<
   /** Output that only the person who asked may see (new token, credentials, 2FA secret). */
   readonly sensitive: boolean;
   /** Long-running: the result's status should be watched (e.g. database provisioning). */
-  readonly watch?: { readonly statusField: string; readonly final: readonly string[]; readonly view: string };
+  readonly watch?: WatchSpec;
   /** May bill the account. */
   readonly charges?: boolean;
   /** Path parameter names, in the order they appear in the path (positional CLI arguments). */
@@ -90,6 +90,19 @@ export interface OperationSpec<
 }
 
 export type AnyOperation = OperationSpec<z.ZodType, z.ZodType, boolean>;
+
+/** How to follow a long operation until its resource settles (see `lib/reports/status-watch.ts`). */
+export interface WatchSpec {
+  readonly statusField: string;
+  readonly final: readonly string[];
+  /** Id of the operation that reads the resource. */
+  readonly view: string;
+  /**
+   * For operations whose result is not the resource (a restore answers `{}`): which input field
+   * gives each path parameter of `view`, e.g. `{ nodeId: 'node_id' }` for the restore target.
+   */
+  readonly target?: Readonly<Record<string, string>>;
+}
 
 export type OperationInput<O extends AnyOperation> = z.input<O['request']>;
 export type OperationItem<O extends AnyOperation> = z.output<O['response']>;

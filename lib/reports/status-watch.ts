@@ -3,7 +3,7 @@ import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { type ApiCallEvent, ApiClient } from '../api/client.js';
 import { isApiError } from '../api/errors.js';
-import type { AnyOperation } from '../api/operation.js';
+import type { AnyOperation, WatchSpec } from '../api/operation.js';
 import { findOperation, getOperation } from '../api/operations/index.js';
 import { contextBlock, fallbackText, type RenderedMessage, sectionBlock } from '../slack/render/blocks.js';
 import { renderOperationResult } from '../slack/render/result.js';
@@ -21,16 +21,9 @@ import { ChannelPacer } from './pacer.js';
  * again and updates that message when its status changed, until it reaches a final status, fails,
  * disappears, or the watch gives up.
  *
- * What to watch comes from the operation's row (`op.watch`). Backup restores have no row entry
- * (their result is `{}`), so the resource they change is named here.
+ * What to watch comes from the operation's row (`op.watch`); for restores, whose result is `{}`,
+ * the row's `target` names the input fields that identify the resource they change.
  */
-
-export interface WatchSpec {
-  readonly statusField: string;
-  readonly final: readonly string[];
-  /** Id of the operation that reads the resource. */
-  readonly view: string;
-}
 
 /** Statuses in which a resource has settled badly. */
 const FAILURE_STATUSES = new Set(['failed', 'degraded', 'error']);
@@ -39,35 +32,6 @@ const FAILURE_STATUSES = new Set(['failed', 'degraded', 'error']);
 export const DEFAULT_WATCH_LIMIT_MS = 2 * 3_600_000;
 const WATCHES_PER_TICK = 500;
 const WATCH_CONCURRENCY = 8;
-
-interface RestoreWatch extends WatchSpec {
-  /** The view's input from the restore's input. */
-  readonly target: (input: Readonly<Record<string, unknown>>) => Record<string, unknown>;
-}
-
-const DATABASE_SETTLED = ['active', 'failed', 'degraded'];
-
-/** Restores answer `{}`; the resource they change is the database itself, or the target node. */
-const RESTORE_WATCHES: Readonly<Record<string, RestoreWatch>> = {
-  'databases.mysql-backup-restore': {
-    statusField: 'status',
-    final: DATABASE_SETTLED,
-    view: 'databases.mysql-view',
-    target: (input) => ({ instanceId: input.instanceId }),
-  },
-  'databases.postgresql-backup-restore': {
-    statusField: 'status',
-    final: DATABASE_SETTLED,
-    view: 'databases.postgresql-view',
-    target: (input) => ({ instanceId: input.instanceId }),
-  },
-  'nodes.backups-restore': {
-    statusField: 'status',
-    final: ['running', 'offline', 'stopped'],
-    view: 'nodes.view',
-    target: (input) => ({ nodeId: input.node_id }),
-  },
-};
 
 export interface WatchPlan {
   readonly spec: WatchSpec;
@@ -98,13 +62,14 @@ export function watchPlanFor(
   input: Readonly<Record<string, unknown>>,
   result: unknown,
 ): WatchPlan | undefined {
-  const restore = RESTORE_WATCHES[op.id];
-  const spec: WatchSpec | undefined = op.watch ?? restore;
+  const spec = op.watch;
   if (!spec) return undefined;
   const view = findOperation(spec.view);
   if (!view) return undefined;
   const resource = resourceOf(result);
-  const known: Record<string, unknown> = { ...input, ...(restore ? restore.target(input) : {}) };
+  const restore = spec.target !== undefined;
+  const targeted = Object.entries(spec.target ?? {}).map(([param, field]) => [param, input[field]]);
+  const known: Record<string, unknown> = { ...input, ...Object.fromEntries(targeted) };
   const viewInput: Record<string, string | number> = {};
   view.pathParams.forEach((name, index) => {
     // The view's last parameter is the resource's own id: a created or cloned resource has a new one.

@@ -438,6 +438,12 @@ function engineKindOperations<K extends EngineKind>(kind: K) {
       },
       request: z.strictObject(BackupRef),
       response: EmptyResultSchema,
+      watch: {
+        statusField: 'status',
+        final: ['active', 'failed', 'degraded'],
+        view: `databases.${kind}-view`,
+        target: { instanceId: 'instanceId' },
+      },
       example: `databases ${kind}-backup-restore 5 9`,
     }),
     defineOperation({

@@ -723,6 +723,12 @@ export const nodeOperations = [
     },
     request: z.strictObject({ ...BackupRef, node_id: IdSchema, overwrite: bool().optional() }),
     response: EmptyResultSchema,
+    watch: {
+      statusField: 'status',
+      final: ['running', 'offline', 'stopped'],
+      view: 'nodes.view',
+      target: { nodeId: 'node_id' },
+    },
     example: 'nodes backups-restore 123 456 --node-id 124 --overwrite true',
   }),
   defineOperation({
