@@ -52,8 +52,10 @@ export async function handleBotCommand(
       const { handleReportsCommand } = await import('./reports-command.js');
       return handleReportsCommand(context, parsed);
     }
+    case 'audit':
+      return auditLog(context, parsed);
   }
-  return notice(`\`${parsed.command}\` is not available yet.`);
+  return notice(`\`${parsed.command}\` is not a command of this bot. \`/cloud help\` lists them.`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -290,4 +292,44 @@ async function useProfile({ deps, ctx }: BotCommandContext, profile: string): Pr
       ? `Your commands now run with profile \`${profile}\`.`
       : `You have no linked token named \`${profile}\`. Link one with \`/cloud login --profile ${profile}\`.`,
   );
+}
+
+// ---------------------------------------------------------------------------------------------
+// audit
+
+const AUDIT_DEFAULT = 20;
+const AUDIT_MAX = 50;
+/** Lines per section: a section holds 3,000 characters. */
+const AUDIT_LINES_PER_SECTION = 10;
+
+async function auditLog({ deps, ctx }: BotCommandContext, parsed: BotParsed): Promise<Reply> {
+  const limitText = parsed.flags.limit;
+  const limit = typeof limitText === 'string' ? Number(limitText) : AUDIT_DEFAULT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_MAX) {
+    return notice(`\`--limit\` is a whole number from 1 to ${AUDIT_MAX}, e.g. \`/cloud audit --limit 50\`.`);
+  }
+  const { entries } = await deps.store.audit.list(ctx.team, { limit });
+  if (entries.length === 0) return notice('Nothing has been changed through the bot in this workspace yet.');
+  const lines = entries.map((entry) => {
+    const when = `<!date^${Math.floor(entry.at.getTime() / 1000)}^{date_short} {time}|${entry.at.toISOString()}>`;
+    const target = entry.target ? ` ${truncate(entry.target, 80)}` : '';
+    const approval = entry.approvalId ? ` (approval ${entry.approvalId.slice(0, 8)})` : '';
+    const detail = entry.detail ? ` — ${truncate(entry.detail.replace(/\s+/g, ' '), 120)}` : '';
+    return `• ${when} <@${entry.actor}> \`${entry.action}\`${target}: *${entry.result}*${approval}${detail}`;
+  });
+  const sections = [];
+  for (let i = 0; i < lines.length; i += AUDIT_LINES_PER_SECTION) {
+    sections.push({
+      type: 'section',
+      text: { type: 'mrkdwn', text: truncate(lines.slice(i, i + AUDIT_LINES_PER_SECTION).join('\n'), 3000) },
+    });
+  }
+  return {
+    text: `The last ${entries.length} changes made through the bot`,
+    blocks: [
+      { type: 'header', text: { type: 'plain_text', text: 'Changes made through the bot' } },
+      ...sections,
+    ],
+    visibility: 'ephemeral',
+  };
 }

@@ -279,3 +279,21 @@ describe('/cloud approvals', () => {
     expect(e2e.textOf(delivery.message)).toContain(`(${volumeId})`);
   });
 });
+
+describe('/cloud audit', () => {
+  it('lists the latest changes with who, what and the outcome', async () => {
+    const { volumeId, card } = await requestDeletion();
+    await click(BOB, card, ActionId.approve);
+    const delivery = await e2e.command(BOB, 'audit --limit 5');
+    const text = e2e.textOf(delivery.message);
+    expect(text).toContain('volumes.delete');
+    expect(text).toContain(`volumeId=${volumeId}`);
+    expect(text).toContain('*succeeded*');
+    expect(text).toContain(`<@${BOB}>`);
+  });
+
+  it('refuses a limit out of range', async () => {
+    const delivery = await e2e.command(BOB, 'audit --limit 500');
+    expect(e2e.textOf(delivery.message)).toContain('from 1 to 50');
+  });
+});
