@@ -3,6 +3,7 @@ import { createLogger } from '../../lib/observability/logger.js';
 import { type ReporterDeps, runReporterTick, type TickSummary } from '../../lib/reports/tick.js';
 import { createCoreDeps } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
+import { sweepApprovals } from '../../lib/slack/approval-sweep.js';
 import { createSlackWebClient } from '../../lib/slack/web-client.js';
 
 /**
@@ -14,6 +15,11 @@ import { createSlackWebClient } from '../../lib/slack/web-client.js';
 
 /** One reporter run, with the summary logged: what the schedule and the local stack's timer call. */
 export async function runReports(deps: ReporterDeps, now: Date = new Date()): Promise<TickSummary> {
+  // Approvals first: a stuck request is a person waiting on a card, and the sweep is short.
+  const approvals = await sweepApprovals(deps).catch((error: unknown) => {
+    deps.logger.error('approval sweep failed', { error });
+    return { failed: true };
+  });
   const summary = await runReporterTick(deps, now);
   const apiCalls = Object.values(summary.apiCalls).reduce(
     (total, perOperation) => total + Object.values(perOperation).reduce((sum, n) => sum + n, 0),
@@ -32,6 +38,7 @@ export async function runReports(deps: ReporterDeps, now: Date = new Date()): Pr
     expiryReminders: summary.expiryReminders,
     slackRateLimited: summary.slackRateLimited,
     watches: summary.watches,
+    approvals,
   });
   return summary;
 }
@@ -42,7 +49,7 @@ async function wire(): Promise<ReporterDeps> {
   const config = loadConfig(await withSecretsFromSsm(process.env));
   const logger = createLogger('reporter');
   return {
-    ...createCoreDeps(config, logger),
+    ...createCoreDeps(config, logger, { role: 'background' }),
     slack: createSlackWebClient(config.SLACK_BOT_TOKEN, config.SLACK_API_URL),
   };
 }

@@ -1,23 +1,35 @@
 import type { WebClient } from '@slack/web-api';
-import { ApiError } from '../api/errors.js';
+import { ApiError, describeFieldErrors } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
-import { findOperation, operations } from '../api/operations/index.js';
+import { findOperation } from '../api/operations/index.js';
+import { listOperationFor, viewOperationFor } from '../api/outcome.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import { startStatusWatch, watchPlanFor } from '../reports/status-watch.js';
-import type { Approval, ApprovalPolicy, Store } from '../store/index.js';
+import {
+  type Approval,
+  type ApprovalOutcome,
+  type ApprovalPolicy,
+  type AuditResult,
+  type Store,
+  StoreError,
+} from '../store/index.js';
 import type { BotDeps, RequestContext } from './bot.js';
 import type { BotCommandContext } from './bot-commands.js';
 import type { ApprovalJob, Handoff } from './handoff.js';
+import {
+  attemptChange,
+  type ChangeAttempt,
+  checkingText,
+  DEFAULT_OUTCOME_CHECKS,
+  durationText,
+  type OutcomeCheckSettings,
+  settle,
+  verdictFor,
+  whatWentWrong,
+} from './outcomes.js';
 import { renderApprovalCard } from './render/approval.js';
 import { renderError } from './render/errors.js';
-import {
-  createApiClient,
-  notice,
-  type Reply,
-  type RunnerDeps,
-  resolveToken,
-  runOperation,
-} from './runner.js';
+import { createApiClient, notice, type Reply, type RunnerDeps, resolveToken } from './runner.js';
 
 /**
  * The two-person rule in front of destructive operations. A request becomes an approval record
@@ -116,25 +128,6 @@ async function describeTarget(
     if (error instanceof ApiError && error.code === 'not_found') return undefined;
     return fallback;
   }
-}
-
-/** The GET of the resource an operation acts on: the longest GET path that prefixes its path. */
-export function viewOperationFor(op: AnyOperation): AnyOperation | undefined {
-  let best: AnyOperation | undefined;
-  for (const candidate of operations) {
-    if (candidate.method !== 'GET' || candidate.paginated || candidate.pathParams.length === 0) continue;
-    if (!op.path.startsWith(candidate.path)) continue;
-    if (!candidate.pathParams.every((name) => op.pathParams.includes(name))) continue;
-    if (!best || candidate.path.length > best.path.length) best = candidate;
-  }
-  return best;
-}
-
-/** The list that shows the ids of what `op` acts on: the view path without its last id. */
-function listOperationFor(op: AnyOperation): AnyOperation | undefined {
-  const view = viewOperationFor(op);
-  const listPath = view?.path.replace(/\/\{\w+\}$/, '');
-  return operations.find((candidate) => candidate.method === 'GET' && candidate.path === listPath);
 }
 
 /** "volume", "backup", "ssh key": the kind of thing the last id of the path names. */
@@ -279,7 +272,18 @@ async function mayDecide(
 }
 
 function statusWord(approval: Approval): string {
-  return approval.status === 'executing' ? 'approved and running' : approval.status;
+  switch (approval.status) {
+    case 'executing':
+      return 'approved and running';
+    case 'in_doubt':
+      return 'approved, and the bot is checking whether it happened (see the card)';
+    case 'unknown':
+      return 'approved, and whether it happened is unknown (see the card)';
+    case 'not_run':
+      return 'closed without running';
+    default:
+      return approval.status;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -287,76 +291,202 @@ function statusWord(approval: Approval): string {
 
 export interface ExecutionDeps extends RunnerDeps {
   readonly slack: WebClient;
+  readonly outcomeChecks?: OutcomeCheckSettings | undefined;
 }
 
-/** Runs an approved request once: whoever loses `claimExecution` does nothing. */
+/**
+ * Runs an approved request once: whoever loses `claimExecution` does nothing. The card, thread
+ * and audit always end with what is known: done, refused by the API, or in doubt until the
+ * target has been read back (and then done or unknown).
+ */
 export async function executeApproval(deps: ExecutionDeps, job: ApprovalJob): Promise<void> {
-  const claim = await deps.store.approvals.claimExecution(job.team, job.approvalId);
+  let claim: Awaited<ReturnType<Store['approvals']['claimExecution']>>;
+  try {
+    claim = await deps.store.approvals.claimExecution(job.team, job.approvalId);
+  } catch (error) {
+    if (error instanceof StoreError && error.code !== 'malformed_item') {
+      deps.logger.error('approval job dropped', { approvalId: job.approvalId, error });
+      return;
+    }
+    // The claim was spent on a request whose input cannot be read: it was closed as not run.
+    deps.logger.error('approved request could not be read', { approvalId: job.approvalId, error });
+    const closed = await deps.store.approvals.get(job.team, job.approvalId);
+    if (closed)
+      await announceOutcome(
+        deps,
+        closed,
+        ':heavy_multiplication_x: It could not be started; nothing was run.',
+      );
+    return;
+  }
   if (!claim.claimed) return;
   const { approval, input } = claim;
   const op = findOperation(approval.operationId);
-  let outcome: 'executed' | 'failed';
-  let detail: string;
   if (!op) {
-    outcome = 'failed';
-    detail = `The operation ${approval.operationId} no longer exists.`;
-  } else {
-    try {
-      let output: unknown;
-      const reply = await runOperation(
-        deps,
-        {
-          team: approval.team,
-          user: approval.requester,
-          channel: approval.channel,
-          op,
-          input,
-          options: {},
-          approvalId: approval.id,
-        },
-        { onOutput: (value) => (output = value) },
-      );
-      outcome = 'executed';
-      detail = reply.text;
-      // A restore takes a while: a channel message follows the resource until it settles.
-      if (watchPlanFor(op, input, output)) {
-        await startStatusWatch(deps, {
-          team: approval.team,
-          user: approval.requester,
-          channel: approval.channel,
-          op,
-          input,
-          result: output,
-        }).catch((error: unknown) =>
-          deps.logger.warn('status watch not started', { approvalId: approval.id, error }),
-        );
-      }
-    } catch (error) {
-      outcome = 'failed';
-      detail = renderError(error, {
+    await closeAs(
+      deps,
+      approval,
+      'not_run',
+      `The operation ${approval.operationId} no longer exists; nothing was run.`,
+    );
+    return;
+  }
+  const request = {
+    team: approval.team,
+    user: approval.requester,
+    channel: approval.channel,
+    op,
+    input,
+    options: {},
+    approvalId: approval.id,
+  };
+  let attempt: ChangeAttempt;
+  try {
+    attempt = await attemptChange(deps, request);
+  } catch (error) {
+    if (error instanceof ApiError) {
+      await closeAs(deps, approval, 'failed', refusalDetail(error, op, input, job.correlationId));
+    } else {
+      // Thrown before the API call (the token could not be read, storage failed): nothing was sent.
+      deps.logger.error('approved operation not started', { approvalId: approval.id, error });
+      const detail = renderError(error, {
         operationId: op.id,
         referenceId: job.correlationId.slice(0, 8),
-        input,
       }).text;
-      if (!(error instanceof ApiError))
-        deps.logger.error('approved operation failed', { approvalId: approval.id, error });
+      await closeAs(deps, approval, 'not_run', `${detail} Nothing was sent to the API.`);
     }
+    return;
   }
-  await deps.store.approvals.finish(job.team, job.approvalId, outcome, detail);
-  const finished = (await deps.store.approvals.get(job.team, job.approvalId)) ?? approval;
-  await updateCard(deps, deps.slack, finished);
-  await thread(
-    deps,
-    deps.slack,
-    finished,
-    outcome === 'executed' ? `:white_check_mark: Done. ${detail}` : `:x: It failed: ${detail}`,
-  );
+  if (attempt.kind === 'answered') {
+    await closeAs(deps, approval, 'executed', attempt.reply.text);
+    // A restore takes a while: a channel message follows the resource until it settles.
+    if (watchPlanFor(op, input, attempt.output)) {
+      await startStatusWatch(deps, {
+        team: approval.team,
+        user: approval.requester,
+        channel: approval.channel,
+        op,
+        input,
+        result: attempt.output,
+      }).catch((error: unknown) =>
+        deps.logger.warn('status watch not started', { approvalId: approval.id, error }),
+      );
+    }
+    return;
+  }
+  await settleApprovalInDoubt(deps, approval, op, input, attempt);
+}
+
+/** The API's own words for a refusal, so the card says why and not only that. */
+function refusalDetail(
+  error: ApiError,
+  op: AnyOperation,
+  input: Readonly<Record<string, unknown>>,
+  correlationId: string,
+): string {
+  const summary = renderError(error, {
+    operationId: op.id,
+    referenceId: correlationId.slice(0, 8),
+    input,
+  }).text;
+  const reasons = error.errors.length > 0 ? ` The API said: ${describeFieldErrors(error.errors)}` : '';
+  return `${summary}${reasons}`;
+}
+
+async function settleApprovalInDoubt(
+  deps: ExecutionDeps,
+  approval: Approval,
+  op: AnyOperation,
+  input: Record<string, unknown>,
+  attempt: Extract<ChangeAttempt, { kind: 'in_doubt' }>,
+): Promise<void> {
+  const settings = deps.outcomeChecks ?? DEFAULT_OUTCOME_CHECKS;
+  const now = () => deps.store.approvals.now().getTime();
+  // The sweep leaves it alone while this worker reads the target.
+  const holdUntil = new Date(now() + settings.windowMs + settings.readTimeoutMs * 2);
+  const marked = await deps.store.approvals
+    .markInDoubt(approval.team, approval.id, holdUntil, `${whatWentWrong(attempt.error)}.`)
+    .catch((error: unknown) => {
+      deps.logger.error('in-doubt state not recorded', { approvalId: approval.id, error });
+      return undefined;
+    });
+  const shown = marked ?? { ...approval, status: 'in_doubt' as const };
+  await updateCard(deps, deps.slack, shown);
+  await thread(deps, deps.slack, shown, checkingText(op, attempt.error));
+
+  const check = await settle(settings, attempt);
+  if (check === 'not_seen') {
+    // Not there yet: the request may still be in flight on the API's side. The sweep goes on.
+    const note =
+      `${whatWentWrong(attempt.error)}. Read back for ${durationText(settings.windowMs)}: not seen yet. ` +
+      `Checking again every ${durationText(settings.recheckEveryMs)} for up to ${durationText(settings.giveUpAfterMs)}.`;
+    const next = new Date(deps.store.approvals.now().getTime() + settings.recheckEveryMs);
+    const waiting = await deps.store.approvals.markInDoubt(approval.team, approval.id, next, note);
+    if (waiting) await updateCard(deps, deps.slack, waiting);
+    return;
+  }
+  const verdict = verdictFor(op, input, check, durationText(settings.windowMs));
+  await closeAs(deps, approval, verdict.outcome, verdict.text);
+}
+
+/**
+ * Writes the outcome once and tells the card, the thread and the audit. The conditional
+ * `finish` makes a late second writer (a sweep racing a slow worker) a no-op.
+ */
+export async function closeAs(
+  deps: ExecutionDeps,
+  approval: Approval,
+  outcome: ApprovalOutcome,
+  detail: string,
+): Promise<boolean> {
+  if (!(await deps.store.approvals.finish(approval.team, approval.id, outcome, detail))) return false;
+  const finished = (await deps.store.approvals.get(approval.team, approval.id)) ?? approval;
+  const line: Record<ApprovalOutcome, string> = {
+    executed: `:white_check_mark: Done. ${detail}`,
+    failed: `:x: It did not happen: ${detail}`,
+    unknown: `:warning: ${detail}`,
+    not_run: `:heavy_multiplication_x: ${detail}`,
+  };
+  await announceOutcome(deps, finished, line[outcome]);
+  const result: Record<ApprovalOutcome, AuditResult> = {
+    executed: 'succeeded',
+    failed: 'failed',
+    unknown: 'unknown',
+    not_run: 'not_run',
+  };
+  // The approved run already wrote `succeeded`/`failed`/`in_doubt`; the outcome of a doubt and
+  // the closing of a run that never started are new facts.
+  if (outcome === 'unknown' || outcome === 'not_run' || finished.doubtSince !== null) {
+    await deps.store.audit
+      .append({
+        team: approval.team,
+        actor: approval.requester,
+        action: approval.operationId,
+        target: approval.summary,
+        approvalId: approval.id,
+        result: result[outcome],
+        detail: detail.slice(0, 500),
+      })
+      .catch((error: unknown) =>
+        deps.logger.error('audit entry not written', { approvalId: approval.id, error }),
+      );
+  }
+  return true;
+}
+
+async function announceOutcome(deps: ExecutionDeps, approval: Approval, text: string): Promise<void> {
+  await updateCard(deps, deps.slack, approval);
+  await thread(deps, deps.slack, approval, text);
 }
 
 // ---------------------------------------------------------------------------------------------
 // card, thread, audit
 
-async function updateCard(deps: { logger: RunnerDeps['logger'] }, client: WebClient, approval: Approval) {
+export async function updateCard(
+  deps: { logger: RunnerDeps['logger'] },
+  client: WebClient,
+  approval: Approval,
+) {
   if (!approval.messageTs) return;
   const card = renderApprovalCard({ approval });
   await client.chat
@@ -366,7 +496,7 @@ async function updateCard(deps: { logger: RunnerDeps['logger'] }, client: WebCli
     );
 }
 
-async function thread(
+export async function thread(
   deps: { logger: RunnerDeps['logger'] },
   client: WebClient,
   approval: Approval,
@@ -380,7 +510,7 @@ async function thread(
     );
 }
 
-async function audit(
+export async function audit(
   deps: { store: Store; logger: RunnerDeps['logger'] },
   approval: Approval,
   actor: string,

@@ -1,6 +1,9 @@
 import type { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { z } from 'zod';
 
+/** Slack ids and the bot's own generated ids, as the table's keys accept them. */
+const SLACK_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
 /**
  * Work that cannot finish inside Slack's inline budget is handed to the worker. In AWS that is
  * an asynchronous Lambda invoke (the HTTP response leaves only when the Slack function returns,
@@ -32,8 +35,8 @@ export type OperationJob = z.infer<typeof OperationJobSchema>;
 export const ApprovalJobSchema = z.object({
   kind: z.literal('approval'),
   correlationId: z.string(),
-  team: z.string(),
-  approvalId: z.string(),
+  team: z.string().regex(SLACK_ID),
+  approvalId: z.string().regex(SLACK_ID),
 });
 export type ApprovalJob = z.infer<typeof ApprovalJobSchema>;
 

@@ -4,7 +4,8 @@ import { type ApiCallEvent, ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { Filter } from '../api/filter.js';
 import type { AnyOperation } from '../api/operation.js';
-import type { Store } from '../store/index.js';
+import { isOutcomeInDoubt } from '../api/outcome.js';
+import type { AuditResult, Store } from '../store/index.js';
 import { ActionId } from './interactions.js';
 import { actionButton, actionsBlock, fallbackText, sectionBlock } from './render/blocks.js';
 import { renderOperationResult } from './render/result.js';
@@ -124,6 +125,8 @@ export interface RunControl {
   readonly deadline?: number | undefined;
   /** Receives the API's parsed result of a successful call (status watches need it raw). */
   readonly onOutput?: ((output: unknown) => void) | undefined;
+  /** Runs with the caller's client just before the call (a create reads its list's baseline). */
+  readonly beforeCall?: ((client: ApiClient) => Promise<void>) | undefined;
 }
 
 /**
@@ -143,6 +146,7 @@ export async function runOperation(deps: RunnerDeps, request: OperationRequest, 
     ...(filter && { filter }),
   };
   try {
+    await control.beforeCall?.(client);
     let output: unknown;
     if (op.paginated && options.all) {
       const all = await client.listAll(op, input, callOptions);
@@ -172,16 +176,20 @@ export async function runOperation(deps: RunnerDeps, request: OperationRequest, 
     if (error.code === 'unauthorized' && resolution.profile) {
       await deps.store.tokenLinks.markInvalid(team, user, resolution.profile);
     }
-    if (op.method !== 'GET') await recordChange(deps, request, 'failed', error.code);
+    if (op.method !== 'GET') {
+      // A change that may have happened is not written down as failed: the caller finds out.
+      const result = isOutcomeInDoubt(op, error) ? 'in_doubt' : 'failed';
+      await recordChange(deps, request, result, error.code);
+    }
     throw error;
   }
 }
 
-async function recordChange(
+export async function recordChange(
   deps: RunnerDeps,
-  request: OperationRequest,
-  result: 'succeeded' | 'failed',
-  errorCode: string | undefined,
+  request: Pick<OperationRequest, 'team' | 'user' | 'op' | 'input' | 'approvalId'>,
+  result: AuditResult,
+  detail: string | undefined,
 ) {
   try {
     await deps.store.audit.append({
@@ -191,7 +199,7 @@ async function recordChange(
       target: targetOf(request.op, request.input),
       ...(request.approvalId ? { approvalId: request.approvalId } : {}),
       result,
-      ...(errorCode ? { detail: errorCode } : {}),
+      ...(detail ? { detail } : {}),
     });
   } catch (error) {
     // The change itself happened (or failed) already; a lost audit line must not hide that.

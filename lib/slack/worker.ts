@@ -3,11 +3,23 @@ import { request } from 'undici';
 import { ApiError } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
 import { findOperation } from '../api/operations/index.js';
+import { checkCommandFor } from '../api/outcome.js';
 import { startStatusWatch, watchPlanFor } from '../reports/status-watch.js';
 import { executeApproval } from './approvals.js';
-import type { OperationJob, WorkerJob } from './handoff.js';
+import { type OperationJob, type WorkerJob, WorkerJobSchema } from './handoff.js';
+import {
+  attemptChange,
+  type ChangeAttempt,
+  checkingText,
+  DEFAULT_OUTCOME_CHECKS,
+  durationText,
+  type OutcomeCheckSettings,
+  settle,
+  verdictFor,
+} from './outcomes.js';
 import { renderError } from './render/errors.js';
-import { notice, type Reply, type RunnerDeps, runOperation } from './runner.js';
+import { codeSpan } from './render/text.js';
+import { notice, type Reply, type RunnerDeps, recordChange, runOperation, visibilityOf } from './runner.js';
 
 /**
  * The worker: runs what the Slack function handed off, without Slack's 3-second deadline, and
@@ -19,9 +31,24 @@ export interface WorkerDeps extends RunnerDeps {
   readonly slack: WebClient;
   /** Posts a reply to a response_url; injectable so tests can observe it. */
   readonly postToResponseUrl?: (url: string, body: unknown) => Promise<void>;
+  /** How long and how often a change in doubt is read back. */
+  readonly outcomeChecks?: OutcomeCheckSettings | undefined;
 }
 
-export async function runWorkerJob(deps: WorkerDeps, job: WorkerJob): Promise<void> {
+/**
+ * Runs one job. The job is checked like any other input (an asynchronous invoke can carry
+ * anything IAM lets through): a malformed one is logged and dropped, never thrown, because
+ * throwing makes Lambda deliver it again.
+ */
+export async function runWorkerJob(deps: WorkerDeps, event: unknown): Promise<void> {
+  const parsed = WorkerJobSchema.safeParse(event);
+  if (!parsed.success) {
+    deps.logger.error('worker job dropped: malformed', {
+      issues: parsed.error.issues.map((issue) => issue.path.join('.') || '(job)'),
+    });
+    return;
+  }
+  const job: WorkerJob = parsed.data;
   switch (job.kind) {
     case 'operation':
       return runOperationJob(deps, job);
@@ -32,37 +59,100 @@ export async function runWorkerJob(deps: WorkerDeps, job: WorkerJob): Promise<vo
 
 async function runOperationJob(deps: WorkerDeps, job: OperationJob): Promise<void> {
   const op = findOperation(job.operationId);
-  let reply: Reply;
-  if (!op) {
-    reply = notice('That command is no longer available.');
-  } else {
-    try {
-      let output: unknown;
-      reply = await runOperation(
-        deps,
-        { team: job.team, user: job.user, channel: job.channel, op, input: job.input, options: job.options },
-        { onOutput: (value) => (output = value) },
-      );
-      if (await followStatus(deps, job, op, output, reply)) return;
-    } catch (error) {
-      if (!(error instanceof ApiError)) {
-        deps.logger.error('worker job failed', {
-          correlationId: job.correlationId,
-          operationId: op.id,
-          error,
-        });
-      }
-      reply = {
-        ...renderError(error, {
-          operationId: op.id,
-          referenceId: job.correlationId.slice(0, 8),
-          input: job.input,
-        }),
-        visibility: 'ephemeral',
-      };
-    }
+  if (!op) return deliverSafely(deps, job, notice('That command is no longer available.'));
+  if (op.destructive) {
+    // Only an approval record the worker reads itself may run a destructive operation.
+    deps.logger.error('worker job dropped: destructive operation without approval', {
+      correlationId: job.correlationId,
+      operationId: op.id,
+    });
+    return deliverSafely(
+      deps,
+      job,
+      notice(
+        `${codeSpan(`${op.group} ${op.action}`)} needs approval, so it was not run. Ask for it with ${codeSpan(`/cloud ${op.group} ${op.action}`)} in a channel.`,
+      ),
+    );
   }
-  await deliverReply(deps, job, reply);
+  let reply: Reply;
+  try {
+    if (
+      op.method !== 'GET' &&
+      !(await deps.store.deliveries.claimOnce(`job:${job.team}:${job.correlationId}`))
+    ) {
+      // The same job again (an asynchronous invoke is delivered at least once): its request
+      // was sent already, perhaps with no answer. Sending it twice could create two of a thing.
+      deps.logger.warn('worker job repeated: not sent again', {
+        correlationId: job.correlationId,
+        operationId: op.id,
+      });
+      return deliverSafely(
+        deps,
+        job,
+        notice(
+          `${codeSpan(`${op.group} ${op.action}`)} reached the worker twice; it was sent once already, so not again. ` +
+            `Check with ${codeSpan(checkCommandFor(op, job.input))} before running it again.`,
+        ),
+      );
+    }
+    const request = {
+      team: job.team,
+      user: job.user,
+      channel: job.channel,
+      op,
+      input: job.input,
+      options: job.options,
+    };
+    const attempt = op.method === 'GET' ? await readOnly(deps, request) : await attemptChange(deps, request);
+    if (attempt.kind === 'in_doubt') return settleJobInDoubt(deps, job, op, attempt);
+    reply = attempt.reply;
+    if (await followStatus(deps, job, op, attempt.output, reply)) return;
+  } catch (error) {
+    if (!(error instanceof ApiError)) {
+      deps.logger.error('worker job failed', {
+        correlationId: job.correlationId,
+        operationId: op.id,
+        error,
+      });
+    }
+    reply = {
+      ...renderError(error, {
+        operationId: op.id,
+        referenceId: job.correlationId.slice(0, 8),
+        input: job.input,
+      }),
+      visibility: 'ephemeral',
+    };
+  }
+  await deliverSafely(deps, job, reply);
+}
+
+async function readOnly(deps: WorkerDeps, request: Parameters<typeof runOperation>[1]) {
+  let output: unknown;
+  const reply = await runOperation(deps, request, { onOutput: (value) => (output = value) });
+  return { kind: 'answered' as const, reply, output };
+}
+
+/** Says "may have happened; checking", reads the target back, then says how it ended. */
+async function settleJobInDoubt(
+  deps: WorkerDeps,
+  job: OperationJob,
+  op: AnyOperation,
+  attempt: Extract<ChangeAttempt, { kind: 'in_doubt' }>,
+): Promise<void> {
+  const settings = deps.outcomeChecks ?? DEFAULT_OUTCOME_CHECKS;
+  await deliverSafely(deps, { ...job, replaceOriginal: true }, notice(checkingText(op, attempt.error)));
+  const check = await settle(settings, attempt);
+  const verdict = verdictFor(op, job.input, check, durationText(settings.windowMs));
+  await recordChange(
+    deps,
+    { team: job.team, user: job.user, op, input: job.input },
+    verdict.outcome === 'executed' ? 'succeeded' : 'unknown',
+    verdict.text.slice(0, 500),
+  );
+  const icon = verdict.outcome === 'executed' ? ':white_check_mark:' : ':warning:';
+  const text = `${icon} ${verdict.text}`;
+  await deliverSafely(deps, job, { ...notice(text), visibility: visibilityOf(op) });
 }
 
 /**
@@ -89,9 +179,9 @@ async function followStatus(
   });
   if (started.status === 'not_posted') return false;
   if (job.responseUrl) {
-    await deliverReply(
+    await deliverSafely(
       deps,
-      job,
+      { ...job, replaceOriginal: true },
       notice(':eyes: Posted in the channel; that message follows the status until it settles.'),
     );
   }
@@ -106,11 +196,16 @@ export async function deliverReply(
 ): Promise<void> {
   if (target.responseUrl) {
     const post = deps.postToResponseUrl ?? postJson;
+    const replace = target.replaceOriginal === true || reply.visibility === 'ephemeral';
+    if (!replace) {
+      // The "working…" note was the asker's alone: a result for the channel takes its place.
+      await post(target.responseUrl, { delete_original: true }).catch((error: unknown) =>
+        deps.logger.warn('working note not removed', { error }),
+      );
+    }
     await post(target.responseUrl, {
       response_type: reply.visibility,
-      // The "working…" note was ephemeral: an ephemeral result replaces it, a channel-visible
-      // result is a new message.
-      replace_original: target.replaceOriginal === true || reply.visibility === 'ephemeral',
+      replace_original: replace,
       text: reply.text,
       blocks: reply.blocks,
     });
@@ -120,6 +215,41 @@ export async function deliverReply(
   if (reply.visibility === 'ephemeral')
     await deps.slack.chat.postEphemeral({ ...message, user: target.user });
   else await deps.slack.chat.postMessage(message);
+}
+
+/**
+ * Delivers a reply however it can, after the operation ran: a stale or used-up response_url must
+ * not hide the outcome. Falls back to the Web API in the channel, then to a direct message.
+ * Never throws: the job is done, and throwing would make Lambda run it again.
+ */
+export async function deliverSafely(
+  deps: WorkerDeps,
+  target: { responseUrl?: string | undefined; channel: string; user: string; replaceOriginal?: boolean },
+  reply: Reply,
+): Promise<void> {
+  try {
+    await deliverReply(deps, target, reply);
+    return;
+  } catch (error) {
+    deps.logger.warn('reply not delivered; trying the Web API', { error });
+  }
+  if (target.responseUrl) {
+    try {
+      await deliverReply(deps, { channel: target.channel, user: target.user }, reply);
+      return;
+    } catch (error) {
+      deps.logger.warn('reply not posted in the channel; trying a direct message', { error });
+    }
+  }
+  try {
+    await deps.slack.chat.postMessage({
+      channel: target.user,
+      text: reply.text,
+      blocks: reply.blocks as never[],
+    });
+  } catch (error) {
+    deps.logger.error('reply lost: no way to reach the user', { error });
+  }
 }
 
 export async function postJson(url: string, body: unknown): Promise<void> {

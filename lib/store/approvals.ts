@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
+import { TABLE_DEFINITION } from '../../infra/table.js';
 import { StoreError } from './errors.js';
 import { itemOfFailedCondition, parseItem } from './items.js';
 import { keys } from './keys.js';
@@ -12,7 +13,15 @@ import { EnvelopeSchema, type TokenCipher } from './token-cipher.js';
  * many clicks, retries and workers race, each transition happens once:
  *
  *   pending ──> approved ──> executing ──> executed | failed
+ *      │           │             └──> in_doubt ──> executed | failed | unknown
+ *      │           └──> not_run (never picked up by a worker)
  *      └──────> denied | expired | cancelled
+ *
+ * Every state that waits on something has a way out: a pending request has its deadline, an
+ * approved one a grace period to be claimed, an executing one a lease, and an in-doubt one its
+ * next check. While it waits, the request sits in the shared sparse index (`gsi1`) under
+ * `APPROVALS`, sorted by when it needs attention, so the reporter's sweep finds every stuck
+ * request of every team with one query; a finished request leaves the index.
  *
  * The operation's input is stored encrypted like a token (bound to team and requester): it may
  * hold passwords, and it is only needed by the one execution that wins `claimExecution`.
@@ -25,8 +34,30 @@ export type ApprovalStatus =
   | 'expired'
   | 'cancelled'
   | 'executing'
+  /** The operation was sent and no clear answer came back: it may have happened. */
+  | 'in_doubt'
   | 'executed'
-  | 'failed';
+  | 'failed'
+  /** Still not known whether it happened when the bot stopped checking. */
+  | 'unknown'
+  /** Approved, but no worker ever started it: nothing was run. */
+  | 'not_run';
+
+export type ApprovalOutcome = 'executed' | 'failed' | 'unknown' | 'not_run';
+
+const APPROVAL_STATUSES = [
+  'pending',
+  'approved',
+  'denied',
+  'expired',
+  'cancelled',
+  'executing',
+  'in_doubt',
+  'executed',
+  'failed',
+  'unknown',
+  'not_run',
+] as const satisfies readonly ApprovalStatus[];
 
 export interface ApprovalVote {
   readonly user: string;
@@ -51,11 +82,23 @@ export interface Approval {
   readonly cancelledBy: ApprovalVote | null;
   readonly decideBy: Date;
   readonly createdAt: Date;
+  /** While executing: until when the worker that claimed it holds it. */
+  readonly leaseUntil: Date | null;
+  /** When the outcome first became uncertain. */
+  readonly doubtSince: Date | null;
+  /** What the in-doubt checks have found so far, for the card. */
+  readonly doubtNote: string | null;
   readonly result: {
-    readonly outcome: 'executed' | 'failed';
+    readonly outcome: ApprovalOutcome;
     readonly detail: string;
     readonly at: Date;
   } | null;
+}
+
+/** A request the sweep should look at: its key, as found in the index. */
+export interface DueApproval {
+  readonly team: string;
+  readonly id: string;
 }
 
 export interface NewApproval {
@@ -112,16 +155,7 @@ const ApprovalItemSchema = z.object({
   input_ciphertext: EnvelopeSchema,
   channel_id: z.string(),
   message_ts: z.string().nullable(),
-  status: z.enum([
-    'pending',
-    'approved',
-    'denied',
-    'expired',
-    'cancelled',
-    'executing',
-    'executed',
-    'failed',
-  ]),
+  status: z.enum(APPROVAL_STATUSES),
   required_approvals: z.number().int().min(1),
   vote_count: z.number().int().min(0),
   /** The same users as `approvals`, as a set, so a condition can test membership. */
@@ -131,7 +165,11 @@ const ApprovalItemSchema = z.object({
   cancelled_by: VoteSchema.optional(),
   decide_by: z.iso.datetime(),
   created_at: z.iso.datetime(),
-  result_outcome: z.enum(['executed', 'failed']).optional(),
+  approved_at: z.iso.datetime().optional(),
+  lease_until: z.iso.datetime().optional(),
+  doubt_since: z.iso.datetime().optional(),
+  doubt_note: z.string().optional(),
+  result_outcome: z.enum(['executed', 'failed', 'unknown', 'not_run']).optional(),
   result_detail: z.string().optional(),
   finished_at: z.iso.datetime().optional(),
 });
@@ -147,17 +185,41 @@ const MAX_VOTE_ATTEMPTS = 12;
 /** Result details are for the card and thread; the API's full answer does not belong in the table. */
 const MAX_DETAIL_LENGTH = 3_000;
 const DEFAULT_RETENTION_DAYS = 30;
+/** The worker function's timeout (120 s) with room to spare: a live worker never loses its lease. */
+const DEFAULT_LEASE_MS = 180_000;
+/** An asynchronous invoke starts within seconds; five minutes without a claim means it never will. */
+const DEFAULT_CLAIM_GRACE_MS = 300_000;
+const { partitionKey: DUE_PK, sortKey: DUE_SK, name: DUE_INDEX } = TABLE_DEFINITION.dueReportsIndex;
+/** Leaving the sweep's index: the request needs nobody's attention any more. */
+const LEAVE_INDEX = [DUE_PK, DUE_SK] as const;
 
 export class ApprovalRepository {
   readonly #ctx: StoreContext;
   readonly #cipher: TokenCipher;
   readonly #retentionSeconds: number;
+  readonly #leaseMs: number;
+  readonly #claimGraceMs: number;
 
-  /** `retentionDays`: how long after its deadline TTL removes a request (the audit log keeps the trail). */
-  constructor(ctx: StoreContext, cipher: TokenCipher, options: { retentionDays?: number } = {}) {
+  /**
+   * `retentionDays`: how long after its deadline TTL removes a request (the audit log keeps the
+   * trail). `leaseMs`: how long a worker holds an execution it claimed; past it, the worker is
+   * taken to have died. `claimGraceMs`: how long an approved request may wait for a worker.
+   */
+  constructor(
+    ctx: StoreContext,
+    cipher: TokenCipher,
+    options: { retentionDays?: number; leaseMs?: number; claimGraceMs?: number } = {},
+  ) {
     this.#ctx = ctx;
     this.#cipher = cipher;
     this.#retentionSeconds = (options.retentionDays ?? DEFAULT_RETENTION_DAYS) * 86_400;
+    this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.#claimGraceMs = options.claimGraceMs ?? DEFAULT_CLAIM_GRACE_MS;
+  }
+
+  /** The store's clock: leases, deadlines and checks are all measured on it. */
+  now(): Date {
+    return this.#ctx.now();
   }
 
   async create(input: NewApproval): Promise<Approval> {
@@ -186,6 +248,9 @@ export class ApprovalRepository {
       decide_by: decideBy.toISOString(),
       created_at: now.toISOString(),
       expires_at: epochSeconds(decideBy) + this.#retentionSeconds,
+      // At its deadline the sweep expires it and takes the buttons off its card.
+      [DUE_PK]: keys.approvalsDue,
+      [DUE_SK]: keys.approvalDueSort(decideBy, input.team, id),
     } satisfies ApprovalItem & Record<string, unknown>;
     await this.#ctx.doc.send(
       new PutCommand({
@@ -258,13 +323,15 @@ export class ApprovalRepository {
       if (seen.status === 'expired') return { outcome: 'expired', approval: seen };
       if (item.voter_ids?.has(user)) return { outcome: 'duplicate_vote', approval: seen };
 
-      const now = this.#ctx.now().toISOString();
+      const nowDate = this.#ctx.now();
+      const now = nowDate.toISOString();
       const vote = { user, at: now };
       const completes = item.vote_count + 1 >= item.required_approvals;
       const result =
         decision === 'deny'
           ? await this.#update(team, id, {
               set: ['#status = :denied', 'denied_by = :vote'],
+              remove: LEAVE_INDEX,
               condition: '#status = :pending AND decide_by > :now',
               values: { ':denied': 'denied', ':vote': vote, ':pending': 'pending', ':now': now },
             })
@@ -272,7 +339,14 @@ export class ApprovalRepository {
               set: [
                 'vote_count = :next',
                 'approvals = list_append(approvals, :votes)',
-                ...(completes ? ['#status = :approved'] : []),
+                ...(completes
+                  ? [
+                      '#status = :approved',
+                      'approved_at = :now',
+                      // A worker should claim it at once; if none does, the sweep closes it.
+                      `${DUE_SK} = :due`,
+                    ]
+                  : []),
               ],
               add: 'voter_ids :voter',
               condition:
@@ -285,7 +359,16 @@ export class ApprovalRepository {
                 ':now': now,
                 ':seen': item.vote_count,
                 ':user': user,
-                ...(completes ? { ':approved': 'approved' } : {}),
+                ...(completes
+                  ? {
+                      ':approved': 'approved',
+                      ':due': keys.approvalDueSort(
+                        new Date(nowDate.getTime() + this.#claimGraceMs),
+                        team,
+                        id,
+                      ),
+                    }
+                  : {}),
               },
             });
       if (result.ok) {
@@ -308,6 +391,7 @@ export class ApprovalRepository {
     const now = this.#ctx.now().toISOString();
     const result = await this.#update(team, id, {
       set: ['#status = :cancelled', 'cancelled_by = :vote'],
+      remove: LEAVE_INDEX,
       condition: '#status = :pending AND decide_by > :now AND requester_user = :user',
       values: {
         ':cancelled': 'cancelled',
@@ -329,6 +413,7 @@ export class ApprovalRepository {
   async expire(team: string, id: string): Promise<boolean> {
     const result = await this.#update(team, id, {
       set: ['#status = :expired'],
+      remove: LEAVE_INDEX,
       condition: '#status = :pending AND decide_by <= :now',
       values: { ':expired': 'expired', ':pending': 'pending', ':now': this.#ctx.now().toISOString() },
     });
@@ -337,34 +422,100 @@ export class ApprovalRepository {
 
   /**
    * approved → executing, for exactly one caller: the one that runs the operation. It gets the
-   * decrypted input; everyone else gets `claimed: false`.
+   * decrypted input and a lease; everyone else gets `claimed: false`.
    */
   async claimExecution(team: string, id: string): Promise<ExecutionClaim> {
+    const leaseUntil = new Date(this.#ctx.now().getTime() + this.#leaseMs);
     const result = await this.#update(team, id, {
-      set: ['#status = :executing'],
+      set: ['#status = :executing', 'lease_until = :lease', `${DUE_SK} = :due`],
       condition: '#status = :approved',
-      values: { ':executing': 'executing', ':approved': 'approved' },
+      values: {
+        ':executing': 'executing',
+        ':approved': 'approved',
+        ':lease': leaseUntil.toISOString(),
+        ':due': keys.approvalDueSort(leaseUntil, team, id),
+      },
     });
     if (!result.ok)
       return { claimed: false, approval: result.item ? this.#toApproval(result.item) : undefined };
     const approval = this.#toApproval(result.item);
     try {
-      const plain = await this.#cipher.decrypt(result.item.input_ciphertext, {
-        team: result.item.team_id,
-        user: result.item.requester_user,
-      });
-      return { claimed: true, approval, input: InputSchema.parse(JSON.parse(plain)) };
+      return { claimed: true, approval, input: await this.#decryptInput(result.item) };
     } catch (error) {
-      // The claim is spent: close the request rather than leave it executing forever.
-      await this.finish(team, id, 'failed', 'The stored input of this request could not be read.');
-      throw error instanceof StoreError
-        ? error
-        : new StoreError('malformed_item', 'The stored input of an approval request is malformed.');
+      // The claim is spent and nothing was sent: close the request rather than leave it executing.
+      await this.finish(
+        team,
+        id,
+        'not_run',
+        'The stored input of this request could not be read; nothing was run.',
+      );
+      throw error;
     }
   }
 
-  /** executing → executed | failed, once. */
-  async finish(team: string, id: string, outcome: 'executed' | 'failed', detail: string): Promise<boolean> {
+  /** The decrypted input of a request, for the sweep's checks of one in doubt. */
+  async readInput(team: string, id: string): Promise<Record<string, unknown> | undefined> {
+    const item = await this.#getItem(team, id);
+    return item && this.#decryptInput(item);
+  }
+
+  /**
+   * executing (or in_doubt) → in_doubt: the operation was sent and no clear answer came back.
+   * `nextCheckAt` is when the sweep should read the target next; `note` what the checks saw.
+   * `takeOverExpired`: only if the executing worker's lease has run out (the sweep finding a
+   * worker that died); otherwise only the worker holding the request calls this.
+   */
+  async markInDoubt(
+    team: string,
+    id: string,
+    nextCheckAt: Date,
+    note: string,
+    options: { takeOverExpired?: boolean } = {},
+  ): Promise<Approval | undefined> {
+    const now = this.#ctx.now().toISOString();
+    const result = await this.#update(team, id, {
+      set: [
+        '#status = :inDoubt',
+        'doubt_since = if_not_exists(doubt_since, :now)',
+        'doubt_note = :note',
+        `${DUE_SK} = :due`,
+      ],
+      condition: options.takeOverExpired
+        ? '(#status = :executing AND lease_until <= :now) OR (#status = :inDoubt AND ' +
+          `${DUE_SK} <= :dueNow)`
+        : '#status IN (:executing, :inDoubt)',
+      values: {
+        ':inDoubt': 'in_doubt',
+        ':executing': 'executing',
+        ':now': now,
+        ':note': note.slice(0, MAX_DETAIL_LENGTH),
+        ':due': keys.approvalDueSort(nextCheckAt, team, id),
+        ...(options.takeOverExpired ? { ':dueNow': `${now}#~` } : {}),
+      },
+    });
+    return result.ok ? this.#toApproval(result.item) : undefined;
+  }
+
+  /** approved → not_run, when no worker claimed it within the grace period. True for the one caller that did. */
+  async abandonUnclaimed(team: string, id: string, detail: string): Promise<Approval | undefined> {
+    const now = this.#ctx.now();
+    const result = await this.#update(team, id, {
+      set: ['#status = :notRun', 'result_outcome = :notRun', 'result_detail = :detail', 'finished_at = :now'],
+      remove: LEAVE_INDEX,
+      condition: '#status = :approved AND approved_at <= :claimedBy',
+      values: {
+        ':notRun': 'not_run',
+        ':approved': 'approved',
+        ':detail': detail.slice(0, MAX_DETAIL_LENGTH),
+        ':now': now.toISOString(),
+        ':claimedBy': new Date(now.getTime() - this.#claimGraceMs).toISOString(),
+      },
+    });
+    return result.ok ? this.#toApproval(result.item) : undefined;
+  }
+
+  /** executing | in_doubt → a final outcome, once. */
+  async finish(team: string, id: string, outcome: ApprovalOutcome, detail: string): Promise<boolean> {
     const result = await this.#update(team, id, {
       set: [
         '#status = :outcome',
@@ -372,15 +523,63 @@ export class ApprovalRepository {
         'result_detail = :detail',
         'finished_at = :now',
       ],
-      condition: '#status = :executing',
+      remove: LEAVE_INDEX,
+      condition: '#status IN (:executing, :inDoubt)',
       values: {
         ':outcome': outcome,
         ':detail': detail.slice(0, MAX_DETAIL_LENGTH),
         ':now': this.#ctx.now().toISOString(),
         ':executing': 'executing',
+        ':inDoubt': 'in_doubt',
       },
     });
     return result.ok;
+  }
+
+  /**
+   * Requests of every team whose time for attention has come (deadline passed, lease run out,
+   * check due), oldest first. Keys only: the sweep reads each one consistently before acting.
+   */
+  async listDue(limit = 100): Promise<DueApproval[]> {
+    const due: DueApproval[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const result = await this.#ctx.doc.send(
+        new QueryCommand({
+          TableName: this.#ctx.tableName,
+          IndexName: DUE_INDEX,
+          KeyConditionExpression: '#pk = :pk AND #sk <= :now',
+          ExpressionAttributeNames: { '#pk': DUE_PK, '#sk': DUE_SK },
+          ExpressionAttributeValues: {
+            ':pk': keys.approvalsDue,
+            ':now': `${this.#ctx.now().toISOString()}#~`,
+          },
+          Limit: limit,
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      for (const raw of result.Items ?? []) {
+        const team = typeof raw.team_id === 'string' ? raw.team_id : undefined;
+        const id = typeof raw.id === 'string' ? raw.id : undefined;
+        if (team && id) due.push({ team, id });
+      }
+      startKey = result.LastEvaluatedKey;
+    } while (startKey && due.length < limit);
+    return due.slice(0, limit);
+  }
+
+  async #decryptInput(item: ApprovalItem): Promise<Record<string, unknown>> {
+    try {
+      const plain = await this.#cipher.decrypt(item.input_ciphertext, {
+        team: item.team_id,
+        user: item.requester_user,
+      });
+      return InputSchema.parse(JSON.parse(plain));
+    } catch (error) {
+      throw error instanceof StoreError
+        ? error
+        : new StoreError('malformed_item', 'The stored input of an approval request is malformed.');
+    }
   }
 
   async #getItem(team: string, id: string): Promise<ApprovalItem | undefined> {
@@ -401,17 +600,19 @@ export class ApprovalRepository {
     change: {
       set: readonly string[];
       add?: string;
+      remove?: readonly string[];
       condition: string;
       values: Record<string, unknown>;
     },
   ): Promise<{ ok: true; item: ApprovalItem } | { ok: false; item: ApprovalItem | null }> {
     const set = ['updated_at = :updatedAt', ...change.set].join(', ');
+    const remove = change.remove?.length ? ` REMOVE ${change.remove.join(', ')}` : '';
     try {
       const result = await this.#ctx.doc.send(
         new UpdateCommand({
           TableName: this.#ctx.tableName,
           Key: { pk: keys.team(team), sk: keys.approval(id) },
-          UpdateExpression: `SET ${set}${change.add ? ` ADD ${change.add}` : ''}`,
+          UpdateExpression: `SET ${set}${change.add ? ` ADD ${change.add}` : ''}${remove}`,
           ConditionExpression: change.condition,
           // `status` is a reserved word in expressions.
           ...(`${set} ${change.condition}`.includes('#status')
@@ -450,6 +651,9 @@ export class ApprovalRepository {
       cancelledBy: vote(item.cancelled_by),
       decideBy,
       createdAt: new Date(item.created_at),
+      leaseUntil: item.lease_until ? new Date(item.lease_until) : null,
+      doubtSince: item.doubt_since ? new Date(item.doubt_since) : null,
+      doubtNote: item.doubt_note ?? null,
       result:
         item.result_outcome && item.finished_at
           ? { outcome: item.result_outcome, detail: item.result_detail ?? '', at: new Date(item.finished_at) }

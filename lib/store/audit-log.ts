@@ -20,6 +20,12 @@ export const AUDIT_RESULTS = [
   'expired',
   'succeeded',
   'failed',
+  /** Sent, no clear answer: the bot is reading the target to find out. */
+  'in_doubt',
+  /** Still not known whether it happened when the bot stopped checking. */
+  'unknown',
+  /** Approved, but never started: nothing was run. */
+  'not_run',
 ] as const;
 export type AuditResult = (typeof AUDIT_RESULTS)[number];
 

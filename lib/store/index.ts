@@ -14,9 +14,11 @@ import { TokenLinkRepository } from './token-links.js';
 export type { ApprovalPolicy } from './approval-policy.js';
 export type {
   Approval,
+  ApprovalOutcome,
   ApprovalStatus,
   DecisionOutcome,
   DecisionResult,
+  DueApproval,
   ExecutionClaim,
 } from './approvals.js';
 export type { AuditEntry, AuditResult, NewAuditEntry } from './audit-log.js';

@@ -44,6 +44,10 @@ export const keys = {
   expiryReminder: (profile: string, expiry: Date) =>
     `REMINDER#EXPIRY#${checkedProfile(profile)}#${expiry.toISOString()}`,
   watch: (id: string) => `WATCH#${checkedId('watch', id)}`,
+  /** Approvals that will need attention at a known time (expiry, lease, next check) in gsi1. */
+  approvalsDue: 'APPROVALS',
+  approvalDueSort: (dueAt: Date, team: string, id: string) =>
+    `${dueAt.toISOString()}#${checkedId('team', team)}#${checkedId('approval', id)}`,
   activeWatches: 'WATCH',
   activeWatchSort: (startedAt: Date, id: string) => `${startedAt.toISOString()}#${id}`,
 } as const;

@@ -36,6 +36,7 @@ const FaultSchema = z.object({
   operations: OperationsSchema,
   share: z.number().min(0).max(1).optional(),
   times: z.number().int().positive().optional(),
+  afterActing: z.boolean().optional(),
 });
 const UserSchema = z.object({
   username: z.string().min(1),

@@ -22,6 +22,11 @@ export interface FaultSpec {
   share?: number | undefined;
   /** Affect at most this many calls, then the fault is spent (default: no limit). */
   times?: number | undefined;
+  /**
+   * For `status` and `drop`: the API acts on the request first and only then fails to answer
+   * (the change happened, the caller cannot know). Default: it fails before acting.
+   */
+  afterActing?: boolean | undefined;
 }
 
 export interface LatencySpec {

@@ -169,13 +169,28 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     const latency = faults.latencyFor(op.id);
     if (latency > 0) await sleep(latency);
     const fault = faults.pick(op.id);
-    if (fault?.kind === 'status') {
+    if (fault?.afterActing && (fault.kind === 'status' || fault.kind === 'drop')) {
+      // A request the API refused stays refused; one it carried out loses its answer.
+      const acted = await act(req, url, op, pathParams, origin);
+      if (acted.status >= 400) return acted;
+      return failureReply(fault) ?? acted;
+    }
+    if (fault) {
+      const failed = failureReply(fault);
+      if (failed) return failed;
+    }
+    return act(req, url, op, pathParams, origin, fault);
+  }
+
+  /** The reply of an injected `status`, `rate-limit` or `drop` fault; undefined for the others. */
+  function failureReply(fault: ActiveFault): (Reply & { fault?: ActiveFault }) | undefined {
+    if (fault.kind === 'status') {
       const status = fault.status ?? 503;
       const headers: Record<string, string> =
         fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) };
       return { ...errorReply(status, [{ reason: 'Injected server error' }], headers), fault };
     }
-    if (fault?.kind === 'rate-limit') {
+    if (fault.kind === 'rate-limit') {
       return {
         ...errorReply(429, [{ reason: 'Too many requests' }], {
           'retry-after': String(fault.retryAfterSeconds ?? 1),
@@ -183,8 +198,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         fault,
       };
     }
-    if (fault?.kind === 'drop') return { status: 0, headers: {}, body: undefined, fault };
+    if (fault.kind === 'drop') return { status: 0, headers: {}, body: undefined, fault };
+    return undefined;
+  }
 
+  /** Authenticates, validates and runs the operation's handler against the world. */
+  async function act(
+    req: IncomingMessage,
+    url: URL,
+    op: AnyOperation,
+    pathParams: Record<string, string>,
+    origin: string,
+    fault?: ActiveFault,
+  ): Promise<Reply & { fault?: ActiveFault }> {
+    const method = req.method ?? 'GET';
     const world = control.world;
     world.settle();
     const authorization = req.headers.authorization;

@@ -1,7 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { AnyOperation } from '../../api/operation.js';
 import { findOperation } from '../../api/operations/index.js';
-import type { ApprovalStatus } from '../../store/approvals.js';
+import type { ApprovalOutcome, ApprovalStatus } from '../../store/approvals.js';
 import { ActionId } from '../interactions.js';
 import { truncate } from '../limits.js';
 import {
@@ -53,7 +53,9 @@ export interface ApprovalCardView {
   readonly decideBy: When;
   readonly deniedBy?: ApprovalVoteView | null | undefined;
   readonly cancelledBy?: ApprovalVoteView | null | undefined;
-  readonly result?: { readonly outcome: 'executed' | 'failed'; readonly detail: string } | null | undefined;
+  readonly result?: { readonly outcome: ApprovalOutcome; readonly detail: string } | null | undefined;
+  /** While in doubt: what the checks have found so far. */
+  readonly doubtNote?: string | null | undefined;
 }
 
 export interface ApprovalCardInput {
@@ -149,7 +151,18 @@ function finalStateLine(approval: ApprovalCardView): string {
     case 'executed':
       return `:white_check_mark: Approved by ${approvers || 'the approvers'} and executed ✓${detail ? `\n${detail}` : ''}`;
     case 'failed':
-      return `:x: Approved by ${approvers || 'the approvers'}, but it failed${detail ? `: ${detail}` : '.'}`;
+      return `:x: Approved by ${approvers || 'the approvers'}, but it did not happen${detail ? `: ${detail}` : '.'}`;
+    case 'in_doubt': {
+      const note = approval.doubtNote ? `\n${escapeMrkdwn(truncate(approval.doubtNote, DETAIL_MAX))}` : '';
+      return (
+        `:grey_question: Approved by ${approvers || 'the approvers'}. The API did not answer clearly, so it may ` +
+        `or may not have happened; checking. Do not ask again until this card says how it ended.${note}`
+      );
+    }
+    case 'unknown':
+      return `:warning: Approved by ${approvers || 'the approvers'}; whether it happened is still unknown${detail ? `: ${detail}` : '.'}`;
+    case 'not_run':
+      return `:heavy_multiplication_x: Approved by ${approvers || 'the approvers'}, but it never started; nothing was run${detail ? `: ${detail}` : '.'}`;
     case 'denied':
       return `:no_entry: Denied${approval.deniedBy ? ` by ${userMention(approval.deniedBy.user)} ${slackDate(approval.deniedBy.at)}` : ''}.`;
     case 'cancelled':

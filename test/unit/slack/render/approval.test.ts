@@ -96,7 +96,7 @@ describe('renderApprovalCard once decided', () => {
     ).toContain('Cancelled by <@U024BE7LH>; nothing was run.');
     expect(
       finalText({ status: 'failed', result: { outcome: 'failed', detail: 'No such volume 12.' } }),
-    ).toContain(', but it failed: No such volume 12.');
+    ).toContain(', but it did not happen: No such volume 12.');
   });
 });
 
@@ -117,6 +117,9 @@ describe('renderApprovalCard with a stored approval', () => {
       cancelledBy: null,
       decideBy: new Date('2024-05-01T10:15:00Z'),
       createdAt: new Date('2024-05-01T10:00:00Z'),
+      leaseUntil: null,
+      doubtSince: null,
+      doubtNote: null,
       result: null,
     };
     const message = renderApprovalCard({ approval });

@@ -1,0 +1,293 @@
+import type { ApiClient } from './client.js';
+import { ApiError } from './errors.js';
+import type { Filter } from './filter.js';
+import type { AnyOperation } from './operation.js';
+import { operations } from './operations/index.js';
+import { requestNeverSent } from './retry.js';
+
+/**
+ * What to believe when a change was sent and no clear answer came back.
+ *
+ * A timeout, a dropped connection or a 5xx after the request may have reached the API says
+ * nothing about whether the change happened: the API may have done it and failed to answer. So
+ * such a change is "in doubt", never "failed", until the target has been read back:
+ *
+ * - a delete is done when the target is gone;
+ * - an update (and an action whose body states the new state, like a resize) is done when the
+ *   target shows the requested values;
+ * - a create is done when a new item matching the request appears in its list, which is read
+ *   once before the request is sent (the baseline) so an older item with the same label does not
+ *   count.
+ *
+ * Anything else cannot be read back generically; the person is told what to check instead.
+ * Everything here is derived from the operation rows, so a new row gets the same treatment.
+ */
+
+export type OutcomeCheck =
+  /** The target shows the change. */
+  | 'done'
+  /** The target does not show it (yet): the request may still be in flight, or never arrived. */
+  | 'not_seen'
+  /** Nothing readable tells whether it happened. */
+  | 'unknowable';
+
+export type OutcomePlan =
+  | { readonly strategy: 'gone'; readonly view: AnyOperation; readonly viewInput: Record<string, unknown> }
+  | {
+      readonly strategy: 'matches';
+      readonly view: AnyOperation;
+      readonly viewInput: Record<string, unknown>;
+      readonly expected: Record<string, unknown>;
+    }
+  | {
+      readonly strategy: 'appears';
+      readonly list: AnyOperation;
+      readonly listInput: Record<string, unknown>;
+      readonly expected: Record<string, unknown>;
+      /** Filter on the label, when the list can filter by it. */
+      readonly filter: Filter | undefined;
+    };
+
+/** Ids seen in a create's list before the request was sent. */
+export type OutcomeBaseline = ReadonlySet<string>;
+
+/** Lists longer than this are not read for a baseline: the page reads would cost more than they tell. */
+const BASELINE_MAX_PAGES = 4;
+
+/**
+ * Whether `error`, thrown by a call of `op`, leaves its outcome unknown. Reads never are (they
+ * change nothing); a 4xx is the API saying no, and a connection that never opened never carried
+ * the request.
+ */
+export function isOutcomeInDoubt(op: AnyOperation, error: unknown): error is ApiError {
+  if (op.method === 'GET' || !(error instanceof ApiError)) return false;
+  switch (error.code) {
+    case 'timeout':
+    case 'aborted':
+    case 'server_error':
+    // A 2xx whose body did not match the published shape: the API did act.
+    case 'invalid_response':
+      return true;
+    case 'network':
+      return !requestNeverSent(error);
+    default:
+      return false;
+  }
+}
+
+/** The single-resource read of what `op` acts on: the longest GET path that prefixes its path. */
+export function viewOperationFor(op: AnyOperation): AnyOperation | undefined {
+  let best: AnyOperation | undefined;
+  for (const candidate of operations) {
+    if (candidate.method !== 'GET' || candidate.paginated || candidate.pathParams.length === 0) continue;
+    if (!op.path.startsWith(candidate.path)) continue;
+    if (!candidate.pathParams.every((name) => op.pathParams.includes(name))) continue;
+    if (!best || candidate.path.length > best.path.length) best = candidate;
+  }
+  return best;
+}
+
+/** The list that shows the ids of what `op` acts on: the view path without its last id. */
+export function listOperationFor(op: AnyOperation): AnyOperation | undefined {
+  const view = viewOperationFor(op);
+  const listPath = view?.path.replace(/\/\{\w+\}$/, '');
+  return operations.find((candidate) => candidate.method === 'GET' && candidate.path === listPath);
+}
+
+/** How a change of `op` with `input` can be read back, or undefined when it cannot. */
+export function outcomePlanFor(
+  op: AnyOperation,
+  input: Readonly<Record<string, unknown>>,
+): OutcomePlan | undefined {
+  if (op.method === 'GET') return undefined;
+  const body = bodyOf(op, input);
+  if (op.method === 'DELETE') {
+    const view = viewOperationFor(op);
+    // The view must name exactly what is deleted, not its parent.
+    if (!view || view.pathParams.length !== op.pathParams.length) return undefined;
+    return { strategy: 'gone', view, viewInput: pick(input, view.pathParams) };
+  }
+  if (op.method === 'PUT') {
+    const view =
+      operations.find((c) => c.method === 'GET' && !c.paginated && c.path === op.path) ??
+      viewOperationFor(op);
+    if (!view || view.pathParams.length !== op.pathParams.length || Object.keys(body).length === 0)
+      return undefined;
+    return { strategy: 'matches', view, viewInput: pick(input, view.pathParams), expected: body };
+  }
+  const list = operations.find((c) => c.method === 'GET' && c.paginated && c.path === op.path);
+  if (list) {
+    const expected = scalarFields(body);
+    if (typeof expected.label !== 'string') return undefined;
+    const filter = list.filterable.includes('label') ? { label: expected.label } : undefined;
+    return { strategy: 'appears', list, listInput: pick(input, list.pathParams), expected, filter };
+  }
+  // A long action whose body is the resource's next state (a resize): read the resource.
+  if (op.watch && !op.watch.target) {
+    const view = viewOperationFor(op);
+    const expected = scalarFields(body);
+    if (!view || view.id !== op.watch.view || Object.keys(expected).length === 0) return undefined;
+    return { strategy: 'matches', view, viewInput: pick(input, view.pathParams), expected };
+  }
+  return undefined;
+}
+
+/** For a create: the ids its list shows now, read before the request is sent. */
+export async function readBaseline(
+  client: ApiClient,
+  plan: OutcomePlan | undefined,
+  options: { timeoutMs?: number } = {},
+): Promise<OutcomeBaseline | undefined> {
+  if (plan?.strategy !== 'appears') return undefined;
+  try {
+    const all = await client.listAll(plan.list, plan.listInput, {
+      maxPages: BASELINE_MAX_PAGES,
+      ...(plan.filter && { filter: plan.filter }),
+      ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    });
+    if (all.data.length < all.results) return undefined;
+    return new Set(all.data.map((item) => idOf(item)).filter((id): id is string => id !== undefined));
+  } catch {
+    return undefined;
+  }
+}
+
+/** One read of the target: does it show the change? Read failures count as "not seen". */
+export async function checkOutcome(
+  client: ApiClient,
+  plan: OutcomePlan | undefined,
+  baseline: OutcomeBaseline | undefined,
+  options: { timeoutMs?: number } = {},
+): Promise<OutcomeCheck> {
+  if (!plan) return 'unknowable';
+  if (plan.strategy === 'appears' && !baseline) return 'unknowable';
+  const callOptions = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
+  try {
+    switch (plan.strategy) {
+      case 'gone':
+        await client.call(plan.view, plan.viewInput, callOptions);
+        return 'not_seen';
+      case 'matches': {
+        const current = await client.call(plan.view, plan.viewInput, callOptions);
+        return matches(current, plan.expected) ?? 'unknowable';
+      }
+      case 'appears': {
+        const all = await client.listAll(plan.list, plan.listInput, {
+          ...callOptions,
+          maxPages: BASELINE_MAX_PAGES,
+          ...(plan.filter && { filter: plan.filter }),
+        });
+        const fresh = all.data.filter((item) => {
+          const id = idOf(item);
+          return id !== undefined && !baseline?.has(id);
+        });
+        return fresh.some((item) => matches(item, plan.expected) === 'done') ? 'done' : 'not_seen';
+      }
+    }
+  } catch (error) {
+    if (plan.strategy === 'gone' && error instanceof ApiError && error.code === 'not_found') return 'done';
+    return 'not_seen';
+  }
+}
+
+export interface SettleOptions {
+  /** How long to keep reading before giving the verdict "not seen". */
+  readonly windowMs: number;
+  /** Pause between reads. */
+  readonly intervalMs: number;
+  readonly timeoutMs?: number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * Reads the target until it shows the change or the window closes. A request that timed out on
+ * our side may still be running on the API's, so one read right after the timeout is not enough.
+ */
+export async function settleOutcome(
+  client: ApiClient,
+  plan: OutcomePlan | undefined,
+  baseline: OutcomeBaseline | undefined,
+  options: SettleOptions,
+): Promise<{ check: OutcomeCheck; reads: number }> {
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const until = Date.now() + options.windowMs;
+  let reads = 0;
+  for (;;) {
+    const check = await checkOutcome(client, plan, baseline, {
+      ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    });
+    reads++;
+    if (check !== 'not_seen' || Date.now() + options.intervalMs > until) return { check, reads };
+    await sleep(options.intervalMs);
+  }
+}
+
+/** `/cloud volumes view 12`: the command a person runs to see for themselves. */
+export function checkCommandFor(op: AnyOperation, input: Readonly<Record<string, unknown>>): string {
+  const plan = outcomePlanFor(op, input);
+  const target =
+    plan?.strategy === 'appears'
+      ? plan.list
+      : plan
+        ? plan.view
+        : (viewOperationFor(op) ?? listOperationFor(op));
+  if (!target) return `/cloud ${op.group} list`;
+  const ids = target.pathParams.map((name) => String(input[name] ?? `<${name}>`));
+  return ['/cloud', target.group, target.action, ...ids].join(' ');
+}
+
+function bodyOf(op: AnyOperation, input: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const skip = new Set([...op.pathParams, ...op.queryParams]);
+  return Object.fromEntries(
+    Object.entries(input).filter(([key, value]) => !skip.has(key) && value !== undefined),
+  );
+}
+
+function scalarFields(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(body).filter(([, value]) => ['string', 'number', 'boolean'].includes(typeof value)),
+  );
+}
+
+function pick(input: Readonly<Record<string, unknown>>, names: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(names.map((name) => [name, input[name]]));
+}
+
+function idOf(item: unknown): string | undefined {
+  if (typeof item !== 'object' || item === null) return undefined;
+  const id = (item as Record<string, unknown>).id;
+  return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
+}
+
+/**
+ * 'done' when every expected field the resource shows has the expected value, 'not_seen' when one
+ * differs, undefined when the resource shows none of them (write-only fields such as passwords).
+ */
+function matches(resource: unknown, expected: Record<string, unknown>): 'done' | 'not_seen' | undefined {
+  if (typeof resource !== 'object' || resource === null) return undefined;
+  const shown = resource as Record<string, unknown>;
+  let compared = 0;
+  for (const [key, value] of Object.entries(expected)) {
+    if (!Object.hasOwn(shown, key)) continue;
+    compared++;
+    if (!sameValue(shown[key], value)) return 'not_seen';
+  }
+  return compared > 0 ? 'done' : undefined;
+}
+
+/** Deep equality where an expected object only needs its own keys to match (a partial update). */
+function sameValue(actual: unknown, expected: unknown): boolean {
+  if (Array.isArray(expected)) {
+    return (
+      Array.isArray(actual) &&
+      actual.length === expected.length &&
+      expected.every((item, index) => sameValue(actual[index], item))
+    );
+  }
+  if (typeof expected === 'object' && expected !== null) {
+    if (typeof actual !== 'object' || actual === null) return false;
+    const shown = actual as Record<string, unknown>;
+    return Object.entries(expected).every(([key, value]) => sameValue(shown[key], value));
+  }
+  return actual === expected;
+}

@@ -1,0 +1,169 @@
+import { findOperation } from '../api/operations/index.js';
+import type { Approval } from '../store/index.js';
+import { audit, closeAs, type ExecutionDeps, thread, updateCard } from './approvals.js';
+import { checkOnce, DEFAULT_OUTCOME_CHECKS, durationText, verdictFor } from './outcomes.js';
+
+/**
+ * The way out of every waiting state of an approval request, run by the reporter on each tick:
+ *
+ * - pending past its deadline: written down as expired, and its card loses its buttons at once
+ *   instead of at the next click;
+ * - approved but never claimed by a worker (the hand-off was lost): closed as not run;
+ * - executing past its lease (the worker died between the API call and writing the outcome) and
+ *   in doubt: the target is read back with the requester's token; done when it shows the
+ *   change, unknown when it cannot be read or still does not show it after the give-up time.
+ *
+ * Every transition is conditional, so a sweep racing a late worker or another sweep does each
+ * step once.
+ */
+
+export interface SweepSummary {
+  readonly expired: number;
+  readonly notRun: number;
+  /** Requests whose outcome the checks settled (done or unknown). */
+  readonly settled: number;
+  /** Requests still in doubt after this sweep's check. */
+  readonly stillInDoubt: number;
+  readonly failures: readonly { readonly approval: string; readonly reason: string }[];
+}
+
+const SWEEP_LIMIT = 100;
+
+export async function sweepApprovals(deps: ExecutionDeps): Promise<SweepSummary> {
+  const summary = {
+    expired: 0,
+    notRun: 0,
+    settled: 0,
+    stillInDoubt: 0,
+    failures: [] as SweepSummary['failures'][number][],
+  };
+  const due = await deps.store.approvals.listDue(SWEEP_LIMIT);
+  for (const { team, id } of due) {
+    try {
+      const approval = await deps.store.approvals.get(team, id);
+      if (!approval) continue;
+      const result = await sweepOne(deps, approval);
+      if (result) summary[result]++;
+    } catch (error) {
+      deps.logger.error('approval sweep failed for one request', { approvalId: id, error });
+      summary.failures.push({ approval: id, reason: error instanceof Error ? error.name : 'unknown' });
+    }
+  }
+  return summary;
+}
+
+async function sweepOne(
+  deps: ExecutionDeps,
+  approval: Approval,
+): Promise<'expired' | 'notRun' | 'settled' | 'stillInDoubt' | undefined> {
+  switch (approval.status) {
+    case 'expired': {
+      if (!(await deps.store.approvals.expire(approval.team, approval.id))) return undefined;
+      const expired = (await deps.store.approvals.get(approval.team, approval.id)) ?? approval;
+      await updateCard(deps, deps.slack, expired);
+      await thread(
+        deps,
+        deps.slack,
+        expired,
+        ':hourglass: The request expired before it was approved; nothing was run.',
+      );
+      await audit(deps, expired, expired.requester, 'expired');
+      return 'expired';
+    }
+    case 'approved': {
+      const closed = await deps.store.approvals.abandonUnclaimed(
+        approval.team,
+        approval.id,
+        'No worker picked it up after it was approved; ask again if it is still needed.',
+      );
+      if (!closed) return undefined;
+      await closeAnnounced(deps, closed);
+      return 'notRun';
+    }
+    case 'executing':
+    case 'in_doubt':
+      return checkInDoubt(deps, approval);
+    default:
+      return undefined;
+  }
+}
+
+async function closeAnnounced(deps: ExecutionDeps, closed: Approval) {
+  await updateCard(deps, deps.slack, closed);
+  await thread(
+    deps,
+    deps.slack,
+    closed,
+    `:heavy_multiplication_x: ${closed.result?.detail ?? 'Nothing was run.'}`,
+  );
+  await deps.store.audit
+    .append({
+      team: closed.team,
+      actor: closed.requester,
+      action: closed.operationId,
+      target: closed.summary,
+      approvalId: closed.id,
+      result: 'not_run',
+    })
+    .catch((error: unknown) =>
+      deps.logger.error('audit entry not written', { approvalId: closed.id, error }),
+    );
+}
+
+async function checkInDoubt(
+  deps: ExecutionDeps,
+  approval: Approval,
+): Promise<'settled' | 'stillInDoubt' | undefined> {
+  const settings = deps.outcomeChecks ?? DEFAULT_OUTCOME_CHECKS;
+  const now = deps.store.approvals.now();
+  const workerDied = approval.status === 'executing';
+  // Taking it over doubles as this check's lease: the next one is due only after the interval.
+  const held = await deps.store.approvals.markInDoubt(
+    approval.team,
+    approval.id,
+    new Date(now.getTime() + settings.recheckEveryMs),
+    workerDied
+      ? 'The worker stopped before it recorded how the request ended.'
+      : (approval.doubtNote ?? 'The API did not answer clearly.'),
+    { takeOverExpired: true },
+  );
+  if (!held) return undefined;
+  if (workerDied) {
+    await updateCard(deps, deps.slack, held);
+    await thread(
+      deps,
+      deps.slack,
+      held,
+      ':grey_question: The worker stopped before it recorded how this ended, so it may or may not have happened. ' +
+        'I am reading it back to find out; do not ask again until this card says how it ended.',
+    );
+  }
+  const op = findOperation(held.operationId);
+  const input = await deps.store.approvals.readInput(held.team, held.id);
+  if (!op || !input) {
+    await closeAs(
+      deps,
+      held,
+      'unknown',
+      'The request can no longer be read back; check the target before asking again.',
+    );
+    return 'settled';
+  }
+  const check = await checkOnce(deps, settings, { team: held.team, user: held.requester, op, input });
+  const waitedMs = now.getTime() - (held.doubtSince ?? now).getTime();
+  if (check === 'not_seen' && waitedMs < settings.giveUpAfterMs) {
+    const note =
+      `${held.doubtNote ?? ''} Read back at ${now.toISOString().slice(11, 16)} UTC: not seen yet. ` +
+      `Checking again every ${durationText(settings.recheckEveryMs)} for up to ${durationText(settings.giveUpAfterMs)}.`;
+    const waiting = await deps.store.approvals.markInDoubt(
+      held.team,
+      held.id,
+      new Date(now.getTime() + settings.recheckEveryMs),
+      note.trim(),
+    );
+    if (waiting) await updateCard(deps, deps.slack, waiting);
+    return 'stillInDoubt';
+  }
+  const verdict = verdictFor(op, input, check, durationText(Math.max(waitedMs, 60_000)));
+  return (await closeAs(deps, held, verdict.outcome, verdict.text)) ? 'settled' : undefined;
+}

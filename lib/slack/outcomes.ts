@@ -1,0 +1,216 @@
+import type { ApiClient } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
+import type { AnyOperation } from '../api/operation.js';
+import {
+  checkCommandFor,
+  checkOutcome,
+  isOutcomeInDoubt,
+  type OutcomeBaseline,
+  type OutcomeCheck,
+  type OutcomePlan,
+  outcomePlanFor,
+  readBaseline,
+  settleOutcome,
+} from '../api/outcome.js';
+import { codeSpan } from './render/text.js';
+import {
+  createApiClient,
+  notice,
+  type OperationRequest,
+  type RunnerDeps,
+  resolveToken,
+  runOperation,
+} from './runner.js';
+
+/**
+ * Running a change so that its result is told truthfully. A change either answers (done, or
+ * refused by the API), or its outcome is in doubt; a doubt is settled by reading the target back
+ * (`lib/api/outcome.ts`), and only then does anyone hear "done" or "did not happen". The worker's
+ * plain jobs and approved requests both go through here.
+ */
+
+export interface OutcomeCheckSettings {
+  /** How long the worker keeps reading the target after a doubtful answer. */
+  readonly windowMs: number;
+  /** Pause between reads. */
+  readonly intervalMs: number;
+  /** Budget of each read. */
+  readonly readTimeoutMs: number;
+  /** An approval still in doubt this long after the call ends as "unknown". */
+  readonly giveUpAfterMs: number;
+  /** Between the sweep's checks of an approval still in doubt. */
+  readonly recheckEveryMs: number;
+}
+
+/**
+ * The worker runs for 120 s at most: the API's 10 s timeout, then a minute of reads leaves room.
+ * The reporter's sweep (every 5 minutes) goes on checking approvals for half an hour.
+ */
+export const DEFAULT_OUTCOME_CHECKS: OutcomeCheckSettings = {
+  windowMs: 60_000,
+  intervalMs: 3_000,
+  readTimeoutMs: 5_000,
+  giveUpAfterMs: 30 * 60_000,
+  recheckEveryMs: 5 * 60_000,
+};
+
+export type ChangeAttempt =
+  | {
+      readonly kind: 'answered';
+      readonly reply: Awaited<ReturnType<typeof runOperation>>;
+      readonly output: unknown;
+    }
+  | {
+      readonly kind: 'in_doubt';
+      readonly error: ApiError;
+      readonly client: ApiClient;
+      readonly plan: OutcomePlan | undefined;
+      readonly baseline: OutcomeBaseline | undefined;
+    };
+
+/**
+ * Runs `request` once. A create first reads its list (the baseline that later tells a new item
+ * from an old one with the same label). API refusals and unexpected errors are thrown as before.
+ */
+export async function attemptChange(
+  deps: RunnerDeps & { readonly outcomeChecks?: OutcomeCheckSettings | undefined },
+  request: OperationRequest,
+): Promise<ChangeAttempt> {
+  const settings = deps.outcomeChecks ?? DEFAULT_OUTCOME_CHECKS;
+  const plan = outcomePlanFor(request.op, request.input);
+  let client: ApiClient | undefined;
+  let baseline: OutcomeBaseline | undefined;
+  let output: unknown;
+  try {
+    const reply = await runOperation(deps, request, {
+      onOutput: (value) => (output = value),
+      beforeCall: async (caller) => {
+        client = caller;
+        baseline = await readBaseline(caller, plan, { timeoutMs: settings.readTimeoutMs });
+      },
+    });
+    return { kind: 'answered', reply, output };
+  } catch (error) {
+    if (client && isOutcomeInDoubt(request.op, error)) {
+      return { kind: 'in_doubt', error, client, plan, baseline };
+    }
+    // The API answered and only showing the answer failed: it happened.
+    if (output !== undefined && !(error instanceof ApiError)) {
+      deps.logger.error('result of a change not rendered', { operationId: request.op.id, error });
+      return {
+        kind: 'answered',
+        reply: notice(`Done: ${codeSpan(`${request.op.group} ${request.op.action}`)} went through.`),
+        output,
+      };
+    }
+    throw error;
+  }
+}
+
+/** Reads the target until the change shows or the window closes. */
+export async function settle(
+  settings: OutcomeCheckSettings,
+  attempt: Extract<ChangeAttempt, { kind: 'in_doubt' }>,
+): Promise<OutcomeCheck> {
+  const { check } = await settleOutcome(attempt.client, attempt.plan, attempt.baseline, {
+    windowMs: settings.windowMs,
+    intervalMs: settings.intervalMs,
+    timeoutMs: settings.readTimeoutMs,
+  });
+  return check;
+}
+
+/** One read of the target with the requester's token, for the sweep. */
+export async function checkOnce(
+  deps: RunnerDeps,
+  settings: OutcomeCheckSettings,
+  request: Pick<OperationRequest, 'team' | 'user' | 'op' | 'input'>,
+): Promise<OutcomeCheck> {
+  const plan = outcomePlanFor(request.op, request.input);
+  // A create's baseline was in the worker's memory only; without it a new item cannot be told apart.
+  if (!plan || plan.strategy === 'appears') return 'unknowable';
+  const token = await resolveToken(deps.store, request.team, request.user, request.op);
+  if (!token.ok) return 'not_seen';
+  return checkOutcome(createApiClient(deps.api, token.token), plan, undefined, {
+    timeoutMs: settings.readTimeoutMs,
+  });
+}
+
+/** "The API did not answer in time": what went wrong, in words, without claiming an outcome. */
+export function whatWentWrong(error: ApiError): string {
+  switch (error.code) {
+    case 'timeout':
+    case 'aborted':
+      return 'The API did not answer in time';
+    case 'network':
+      return 'The connection to the API dropped before its answer arrived';
+    case 'invalid_response':
+      return 'The API answered with something the bot could not read';
+    default:
+      return `The API answered with a server error${error.status ? ` (HTTP ${error.status})` : ''}`;
+  }
+}
+
+/** The note shown while the bot finds out. */
+export function checkingText(op: AnyOperation, error: ApiError): string {
+  return (
+    `:grey_question: ${whatWentWrong(error)}, so ${codeSpan(`${op.group} ${op.action}`)} may or may not ` +
+    'have happened. I am reading it back to find out; do not run it again until I say how it ended.'
+  );
+}
+
+export interface Verdict {
+  /** `executed`: it happened; `unknown`: the bot could not tell. */
+  readonly outcome: 'executed' | 'unknown';
+  readonly text: string;
+}
+
+/** What to say once the checks are over. `not_seen` here means the checks gave up. */
+export function verdictFor(
+  op: AnyOperation,
+  input: Readonly<Record<string, unknown>>,
+  check: OutcomeCheck,
+  waited: string,
+): Verdict {
+  const command = codeSpan(checkCommandFor(op, input));
+  const name = codeSpan(`${op.group} ${op.action}`);
+  const plan = outcomePlanFor(op, input);
+  if (check === 'done') {
+    const seen =
+      plan?.strategy === 'gone'
+        ? 'it is gone now'
+        : plan?.strategy === 'appears'
+          ? 'a new one matching the request is there now'
+          : 'it shows the requested values now';
+    return {
+      outcome: 'executed',
+      text: `${name} went through after all: read back, ${seen}. Check with ${command}.`,
+    };
+  }
+  if (check === 'unknowable') {
+    return {
+      outcome: 'unknown',
+      text:
+        `Whether ${name} happened is unknown: the bot cannot read it back. ` +
+        `Check with ${command} before running it again.`,
+    };
+  }
+  const still =
+    plan?.strategy === 'gone'
+      ? 'it is still there'
+      : plan?.strategy === 'appears'
+        ? 'no new one has appeared'
+        : 'it does not show the requested values';
+  return {
+    outcome: 'unknown',
+    text:
+      `Still unknown after ${waited}: ${still}, so it most likely did not happen, but the API never said so. ` +
+      `Check with ${command} before running it again.`,
+  };
+}
+
+/** "1 minute", "30 minutes". */
+export function durationText(ms: number): string {
+  const minutes = Math.max(1, Math.round(ms / 60_000));
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
