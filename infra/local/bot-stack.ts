@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Dispatcher } from 'undici';
 import { createLogger } from '../../lib/observability/logger.js';
+import { createDocumentClient } from '../../lib/runtime.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
 import { InProcessHandoff } from '../../lib/slack/handoff.js';
+import type { OutcomeCheckSettings } from '../../lib/slack/outcomes.js';
 import { createSlackWebClient } from '../../lib/slack/web-client.js';
-import { runWorkerJob } from '../../lib/slack/worker.js';
+import { runWorkerJob, type WorkerDeps } from '../../lib/slack/worker.js';
 import { createStore, type Store } from '../../lib/store/index.js';
 import { LocalKeyTokenCipher } from '../../lib/store/token-cipher.js';
 import { createTable } from '../table.js';
@@ -38,6 +39,8 @@ export interface BotStackOptions {
   /** Port of the bot's endpoint; a free one by default. */
   readonly port?: number;
   readonly now?: () => Date;
+  /** How long and how often the worker reads back a change in doubt. */
+  readonly outcomeChecks?: OutcomeCheckSettings;
 }
 
 export interface BotStack {
@@ -48,6 +51,8 @@ export interface BotStack {
   readonly workspace: SlackWorkspace;
   readonly store: Store;
   readonly tableName: string;
+  /** The worker's dependencies, for tests that hand it jobs directly or run the approval sweep. */
+  readonly worker: WorkerDeps;
   /** Waits until every job handed to the worker has finished. */
   drain(): Promise<void>;
   close(): Promise<void>;
@@ -59,10 +64,13 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
   const tableName = options.tableName ?? `chatops-${randomBytes(4).toString('hex')}`;
   const dynamo = new DynamoDBClient(localDynamoDbClientConfig(options.dynamoEndpoint));
   await createTable(dynamo, tableName);
-  const store = createStore(
-    { doc: DynamoDBDocumentClient.from(dynamo), tableName, now: options.now ?? (() => new Date()) },
-    new LocalKeyTokenCipher(randomBytes(32)),
-  );
+  const now = options.now ?? (() => new Date());
+  const cipher = new LocalKeyTokenCipher(randomBytes(32));
+  // Each function with its own client settings, as in AWS: the Slack function's are tight.
+  const storeDoc = createDocumentClient({ DYNAMODB_ENDPOINT: options.dynamoEndpoint }, 'background');
+  const slackDoc = createDocumentClient({ DYNAMODB_ENDPOINT: options.dynamoEndpoint }, 'slack');
+  const store = createStore({ doc: storeDoc, tableName, now }, cipher);
+  const slackStore = createStore({ doc: slackDoc, tableName, now }, cipher);
 
   const standIn = await startSlackStandIn(options.slack ?? {});
   const api = {
@@ -72,12 +80,14 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
   };
   const core = { store, api, logger };
   const slack = createSlackWebClient(standIn.botToken, standIn.apiUrl);
+  const worker: WorkerDeps = { ...core, slack, outcomeChecks: options.outcomeChecks };
   const handoff = new InProcessHandoff(
-    (job) => runWorkerJob({ ...core, slack }, job),
+    (job) => runWorkerJob(worker, job),
     (error, job) => logger.error('worker job failed', { correlationId: job.correlationId, error }),
   );
   const { handler } = createSlackApp({
     ...core,
+    store: slackStore,
     signingSecret,
     botToken: standIn.botToken,
     slackApiUrl: standIn.apiUrl,
@@ -96,12 +106,15 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
     workspace,
     store,
     tableName,
+    worker,
     drain: () => handoff.drain(),
     close: async () => {
       await handoff.drain();
       await server.close();
       await standIn.close();
       dynamo.destroy();
+      storeDoc.destroy();
+      slackDoc.destroy();
     },
   };
 }

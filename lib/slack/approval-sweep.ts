@@ -164,6 +164,6 @@ async function checkInDoubt(
     if (waiting) await updateCard(deps, deps.slack, waiting);
     return 'stillInDoubt';
   }
-  const verdict = verdictFor(op, input, check, durationText(Math.max(waitedMs, 60_000)));
+  const verdict = verdictFor(op, input, check, durationText(waitedMs));
   return (await closeAs(deps, held, verdict.outcome, verdict.text)) ? 'settled' : undefined;
 }

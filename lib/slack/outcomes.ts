@@ -209,8 +209,12 @@ export function verdictFor(
   };
 }
 
-/** "1 minute", "30 minutes". */
+/** "4 seconds", "1 minute", "30 minutes". */
 export function durationText(ms: number): string {
-  const minutes = Math.max(1, Math.round(ms / 60_000));
+  if (ms < 60_000) {
+    const seconds = Math.max(1, Math.round(ms / 1000));
+    return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  }
+  const minutes = Math.round(ms / 60_000);
   return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }

@@ -1,0 +1,335 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { StoredMessage } from '../../infra/local/slack/store.js';
+import { ApiClient } from '../../lib/api/client.js';
+import { getOperation } from '../../lib/api/operations/index.js';
+import { sweepApprovals } from '../../lib/slack/approval-sweep.js';
+import { ActionId } from '../../lib/slack/interactions.js';
+import type { OutcomeCheckSettings } from '../../lib/slack/outcomes.js';
+import { runWorkerJob } from '../../lib/slack/worker.js';
+import { ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
+import { testClock } from '../support/store.js';
+
+/**
+ * The card, the thread, the reply and the audit say what really happened when the API is slow or
+ * drops the connection, when the worker dies mid-way, and when a job arrives twice or malformed.
+ * The API is the emulator over HTTP with injected latency and faults; the worker's read-back
+ * window is shortened to seconds so the tests run quickly, with the same code paths.
+ */
+
+const clock = testClock(new Date());
+const API_TIMEOUT_MS = 800;
+const CHECKS: OutcomeCheckSettings = {
+  windowMs: 4_000,
+  intervalMs: 200,
+  readTimeoutMs: 1_000,
+  giveUpAfterMs: 30 * 60_000,
+  recheckEveryMs: 5 * 60_000,
+};
+const SSH_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI me@laptop';
+
+let e2e: E2E;
+const team = () => e2e.stack.workspace.teamId;
+
+beforeAll(async () => {
+  e2e = await startE2E({ stack: { now: clock.now, apiTimeoutMs: API_TIMEOUT_MS, outcomeChecks: CHECKS } });
+  await e2e.login(ALICE, e2e.emulator.demoToken);
+});
+
+afterAll(async () => {
+  await e2e?.close();
+});
+
+beforeEach(() => {
+  clock.set(new Date());
+});
+
+afterEach(() => {
+  e2e.emulator.control.clearFaults();
+});
+
+function newVolume(): number {
+  return e2e.emulator.control.createVolume({ label: `vol-${Math.random().toString(36).slice(2, 8)}` }).id;
+}
+
+function keysLabelled(label: string): number {
+  return [...e2e.emulator.control.world.users.values()]
+    .flatMap((user) => [...user.sshKeys.values()])
+    .filter((key) => key.label === label).length;
+}
+
+function cardNow(card: StoredMessage): StoredMessage {
+  return e2e.stack.standIn.store.findMessage(CHANNEL, card.ts) ?? card;
+}
+
+function threadText(card: StoredMessage): string {
+  return e2e.stack.standIn.store
+    .thread(CHANNEL, card.ts)
+    .map((m) => m.text)
+    .join('\n');
+}
+
+async function requestDeletion(volumeId: number): Promise<StoredMessage> {
+  const delivery = await e2e.command(ALICE, `volumes delete ${volumeId}`);
+  expect(e2e.textOf(delivery.message)).toContain('needs 1 approval');
+  const card = e2e.stack.standIn.store
+    .messages(CHANNEL)
+    .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
+    .at(-1);
+  if (!card) throw new Error('no approval card');
+  return card;
+}
+
+async function approvalOf(card: StoredMessage) {
+  const pending = await e2e.stack.store.approvals.listPending(team());
+  const approval = pending.find((a) => a.messageTs === card.ts);
+  if (!approval) throw new Error('no pending approval for the card');
+  return approval;
+}
+
+async function auditResults(action: string, approvalId?: string): Promise<string[]> {
+  const { entries } = await e2e.stack.store.audit.list(team(), { limit: 100 });
+  return entries
+    .filter((e) => e.action === action && (approvalId === undefined || e.approvalId === approvalId))
+    .map((e) => e.result)
+    .reverse();
+}
+
+describe('an approved delete whose API call times out', () => {
+  it('regression: the volume was gone while the card said "it failed" — now the card says it went through', async () => {
+    const volumeId = newVolume();
+    const card = await requestDeletion(volumeId);
+    const approval = await approvalOf(card);
+    // The API acts after the client has given up waiting, as a slow API does.
+    e2e.emulator.control.setLatency(API_TIMEOUT_MS + 700, ['volumes.delete']);
+
+    await e2e.stack.workspace.click(BOB, cardNow(card), { actionId: ActionId.approve });
+    await e2e.stack.drain();
+    e2e.emulator.control.setLatency(0);
+
+    expect(e2e.emulator.control.volumeExists(volumeId)).toBe(false);
+    const final = e2e.textOf(cardNow(card));
+    expect(final).toContain('went through after all');
+    expect(final).not.toMatch(/failed|did not happen/);
+    const thread = threadText(card);
+    expect(thread).toContain('may or may not have happened');
+    expect(thread).toContain(':white_check_mark: Done.');
+    expect(thread).not.toMatch(/It did not happen|failed/);
+    expect((await e2e.stack.store.approvals.get(team(), approval.id))?.status).toBe('executed');
+    const results = await auditResults('volumes.delete', approval.id);
+    expect(results).toContain('in_doubt');
+    expect(results).toContain('succeeded');
+    expect(results).not.toContain('failed');
+  });
+});
+
+describe('a create whose answer is lost', () => {
+  it('connection dropped after the API created it: "went through after all", and exactly one key exists', async () => {
+    const label = `k-${Date.now()}`;
+    e2e.emulator.control.injectFault({
+      kind: 'drop',
+      afterActing: true,
+      operations: ['profile.sshkeys-create'],
+      times: 1,
+    });
+    await e2e.command(ALICE, `profile sshkeys-create --label ${label} --ssh-key "${SSH_KEY}"`);
+
+    expect(keysLabelled(label)).toBe(1);
+    const said = e2e
+      .seen(ALICE)
+      .map((m) => m.text)
+      .join('\n');
+    expect(said).toContain('went through after all');
+    expect(said).not.toContain('Try again');
+    expect(await auditResults('profile.sshkeys-create')).toContain('succeeded');
+  });
+
+  it('connection dropped before the API acted: never "done", and the person is told what to check', async () => {
+    const label = `k-lost-${Date.now()}`;
+    e2e.emulator.control.injectFault({ kind: 'drop', operations: ['profile.sshkeys-create'], times: 1 });
+    await e2e.command(ALICE, `profile sshkeys-create --label ${label} --ssh-key "${SSH_KEY}"`);
+
+    expect(keysLabelled(label)).toBe(0);
+    const last = e2e.textOf(e2e.lastSeen(ALICE));
+    expect(last).toContain('Still unknown after 4 seconds');
+    expect(last).toContain('/cloud profile sshkeys-list');
+    expect(last).not.toContain('went through');
+    // It was not sent a second time behind the person's back.
+    expect(keysLabelled(label)).toBe(0);
+  });
+
+  it('a 503 after the API acted on a create: read back as done, not reported as a server error', async () => {
+    const label = `k-503-${Date.now()}`;
+    e2e.emulator.control.injectFault({
+      kind: 'status',
+      status: 503,
+      afterActing: true,
+      operations: ['profile.sshkeys-create'],
+      times: 1,
+    });
+    await e2e.command(ALICE, `profile sshkeys-create --label ${label} --ssh-key "${SSH_KEY}"`);
+    expect(keysLabelled(label)).toBe(1);
+    expect(e2e.textOf(e2e.lastSeen(ALICE))).toContain('went through after all');
+  });
+});
+
+describe('the worker checks what it is handed', () => {
+  it('a create job delivered twice is sent once (regression: a second SSH key was created)', async () => {
+    const label = `k-twice-${Date.now()}`;
+    const job = {
+      kind: 'operation',
+      correlationId: `corr-${label}`,
+      team: team(),
+      user: ALICE,
+      channel: CHANNEL,
+      operationId: 'profile.sshkeys-create',
+      input: { label, ssh_key: SSH_KEY },
+      options: { all: false, json: false },
+      replaceOriginal: false,
+    };
+    await runWorkerJob(e2e.stack.worker, job);
+    await runWorkerJob(e2e.stack.worker, job);
+    expect(keysLabelled(label)).toBe(1);
+    expect(e2e.emulator.control.requestCount('profile.sshkeys-create')).toBeGreaterThan(0);
+    expect(e2e.textOf(e2e.lastSeen(ALICE))).toContain('reached the worker twice');
+  });
+
+  it('a destructive job without an approval record is refused and nothing is deleted', async () => {
+    const volumeId = newVolume();
+    await runWorkerJob(e2e.stack.worker, {
+      kind: 'operation',
+      correlationId: `corr-direct-${volumeId}`,
+      team: team(),
+      user: ALICE,
+      channel: CHANNEL,
+      operationId: 'volumes.delete',
+      input: { volumeId },
+      options: {},
+    });
+    expect(e2e.emulator.control.requestCount('volumes.delete', { volumeId })).toBe(0);
+    expect(e2e.emulator.control.volumeExists(volumeId)).toBe(true);
+    expect(e2e.textOf(e2e.lastSeen(ALICE))).toContain('needs approval');
+  });
+
+  it('malformed jobs are dropped without throwing (a throw would make Lambda deliver them again)', async () => {
+    const before = e2e.emulator.control.requestCount();
+    for (const job of [
+      { kind: 'approval', correlationId: 'c1', team: team(), approvalId: '../../x' },
+      { kind: 'approval', correlationId: 'c2', team: team(), approvalId: 'no-such-approval' },
+      { kind: 'operation', correlationId: 'c3' },
+      { kind: '__proto__' },
+      null,
+      'volumes delete 12',
+    ]) {
+      await expect(runWorkerJob(e2e.stack.worker, job)).resolves.toBeUndefined();
+    }
+    expect(e2e.emulator.control.requestCount()).toBe(before);
+  });
+
+  it('a stale response_url does not hide the outcome: the result is posted in the channel', async () => {
+    const label = `k-stale-${Date.now()}`;
+    await runWorkerJob(e2e.stack.worker, {
+      kind: 'operation',
+      correlationId: `corr-${label}`,
+      team: team(),
+      user: ALICE,
+      channel: CHANNEL,
+      responseUrl: `${e2e.stack.standIn.apiUrl.replace(/\/api\/?$/, '')}/response/expired-${label}`,
+      operationId: 'profile.sshkeys-create',
+      input: { label, ssh_key: SSH_KEY },
+      options: { all: false, json: false },
+      replaceOriginal: false,
+    });
+    expect(keysLabelled(label)).toBe(1);
+    const posted = e2e.stack.standIn.store.messages(CHANNEL).filter((m) => e2e.textOf(m).includes(label));
+    expect(posted.length).toBeGreaterThan(0);
+  });
+});
+
+describe('the approval sweep', () => {
+  it('a worker that died after the API call and before writing the outcome: the sweep reads it back and the card says done', async () => {
+    const volumeId = newVolume();
+    const card = await requestDeletion(volumeId);
+    const approval = await approvalOf(card);
+    // Bob approves; the worker claims it, deletes the volume, and dies before writing anything.
+    expect(
+      (await e2e.stack.store.approvals.recordDecision(team(), approval.id, BOB, 'approve')).outcome,
+    ).toBe('approved');
+    const claim = await e2e.stack.store.approvals.claimExecution(team(), approval.id);
+    expect(claim.claimed).toBe(true);
+    await new ApiClient({ baseUrl: e2e.emulator.url, token: e2e.emulator.demoToken }).call(
+      getOperation('volumes.delete'),
+      { volumeId },
+    );
+
+    // Within its lease the worker is taken to be alive: the sweep leaves it alone.
+    expect((await sweepApprovals(e2e.stack.worker)).settled).toBe(0);
+    expect((await e2e.stack.store.approvals.get(team(), approval.id))?.status).toBe('executing');
+
+    clock.advance(4 * 60_000);
+    const summary = await sweepApprovals(e2e.stack.worker);
+    expect(summary.settled).toBe(1);
+    expect((await e2e.stack.store.approvals.get(team(), approval.id))?.status).toBe('executed');
+    expect(e2e.textOf(cardNow(card))).toContain('went through after all');
+    expect(threadText(card)).toContain('The worker stopped before it recorded how this ended');
+  });
+
+  it('a worker that died before the API call: checked every 5 minutes, then "still unknown" after 30 — never "failed"', async () => {
+    const volumeId = newVolume();
+    const card = await requestDeletion(volumeId);
+    const approval = await approvalOf(card);
+    await e2e.stack.store.approvals.recordDecision(team(), approval.id, BOB, 'approve');
+    await e2e.stack.store.approvals.claimExecution(team(), approval.id);
+
+    clock.advance(4 * 60_000);
+    expect((await sweepApprovals(e2e.stack.worker)).stillInDoubt).toBe(1);
+    expect(e2e.textOf(cardNow(card))).toContain('may or may not have happened');
+    // Not due again before the next check.
+    clock.advance(60_000);
+    expect((await sweepApprovals(e2e.stack.worker)).stillInDoubt).toBe(0);
+
+    for (let minutes = 0; minutes < 30; minutes += 5) {
+      clock.advance(5 * 60_000);
+      await sweepApprovals(e2e.stack.worker);
+    }
+    const final = await e2e.stack.store.approvals.get(team(), approval.id);
+    expect(final?.status).toBe('unknown');
+    const text = e2e.textOf(cardNow(card));
+    expect(text).toContain('it is still there');
+    expect(text).toContain('/cloud volumes view');
+    expect(text).toContain('whether it happened is still unknown');
+    expect(text).not.toMatch(/failed|:x:/);
+    expect(e2e.emulator.control.volumeExists(volumeId)).toBe(true);
+    expect(await auditResults('volumes.delete', approval.id)).toContain('unknown');
+    // A late click from a stale copy of the card hears the state, not "running".
+    await e2e.stack.workspace.click(BOB, card, { actionId: ActionId.approve });
+    await e2e.stack.drain();
+    const answer = e2e.textOf(e2e.lastSeen(BOB));
+    expect(answer).toContain('whether it happened is unknown');
+    expect(answer).not.toContain('running');
+  });
+
+  it('a pending request past its expiry loses its buttons without waiting for a click', async () => {
+    const volumeId = newVolume();
+    const card = await requestDeletion(volumeId);
+    const approval = await approvalOf(card);
+    clock.advance(16 * 60_000);
+    expect((await sweepApprovals(e2e.stack.worker)).expired).toBeGreaterThanOrEqual(1);
+    const updated = cardNow(card);
+    expect(JSON.stringify(updated.blocks)).not.toContain(ActionId.approve);
+    expect(e2e.textOf(updated)).toContain('Expired');
+    expect(await auditResults('volumes.delete', approval.id)).toContain('expired');
+    expect(e2e.emulator.control.volumeExists(volumeId)).toBe(true);
+  });
+
+  it('an approved request no worker ever picked up is closed as not run', async () => {
+    const volumeId = newVolume();
+    const card = await requestDeletion(volumeId);
+    const approval = await approvalOf(card);
+    await e2e.stack.store.approvals.recordDecision(team(), approval.id, BOB, 'approve');
+    clock.advance(6 * 60_000);
+    expect((await sweepApprovals(e2e.stack.worker)).notRun).toBe(1);
+    expect((await e2e.stack.store.approvals.get(team(), approval.id))?.status).toBe('not_run');
+    expect(e2e.textOf(cardNow(card))).toContain('never started; nothing was run');
+    expect(e2e.emulator.control.requestCount('volumes.delete', { volumeId })).toBe(0);
+  });
+});
