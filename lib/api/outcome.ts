@@ -79,7 +79,9 @@ export function isOutcomeInDoubt(op: AnyOperation, error: unknown): error is Api
 export function viewOperationFor(op: AnyOperation): AnyOperation | undefined {
   let best: AnyOperation | undefined;
   for (const candidate of operations) {
-    if (candidate.method !== 'GET' || candidate.paginated || candidate.pathParams.length === 0) continue;
+    // A sensitive read (a database's credentials) is never the view: it would read secrets.
+    if (candidate.method !== 'GET' || candidate.paginated || candidate.sensitive) continue;
+    if (candidate.pathParams.length === 0) continue;
     if (!op.path.startsWith(candidate.path)) continue;
     if (!candidate.pathParams.every((name) => op.pathParams.includes(name))) continue;
     if (!best || candidate.path.length > best.path.length) best = candidate;

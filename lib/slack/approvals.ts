@@ -112,7 +112,8 @@ async function describeTarget(
   input: Readonly<Record<string, unknown>>,
 ): Promise<string | undefined> {
   const ids = op.pathParams.map((name) => String(input[name]));
-  const fallback = ids.length > 0 ? ids.join('/') : op.group;
+  // Without ids the operation acts on the requester's own profile ("delete phone number").
+  const fallback = ids.length > 0 ? ids.join('/') : 'of their own profile';
   const view = viewOperationFor(op);
   if (!view) return fallback;
   try {

@@ -7,6 +7,7 @@ import { ActionId } from '../../lib/slack/interactions.js';
 import type { OutcomeCheckSettings } from '../../lib/slack/outcomes.js';
 import { runWorkerJob } from '../../lib/slack/worker.js';
 import { ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
+import { commandTextFor, existingInputFor } from '../support/sample-inputs.js';
 import { testClock } from '../support/store.js';
 
 /**
@@ -331,5 +332,39 @@ describe('the approval sweep', () => {
     expect((await e2e.stack.store.approvals.get(team(), approval.id))?.status).toBe('not_run');
     expect(e2e.textOf(cardNow(card))).toContain('never started; nothing was run');
     expect(e2e.emulator.control.requestCount('volumes.delete', { volumeId })).toBe(0);
+  });
+});
+
+describe('what an approval card names', () => {
+  it('regression: a credentials reset named the database "root (41)" after reading its credentials — now its label', async () => {
+    const op = getOperation('databases.mysql-creds-reset');
+    const client = new ApiClient({ baseUrl: e2e.emulator.url, token: e2e.emulator.demoToken });
+    const input = await existingInputFor(op, client);
+    const database = (await client.call(getOperation('databases.mysql-view'), {
+      instanceId: input.instanceId,
+    })) as { label: string };
+    const credentialReads = e2e.emulator.control.requestCount('databases.mysql-creds-view');
+    await e2e.command(ALICE, commandTextFor(op, input));
+    const card = e2e.stack.standIn.store
+      .messages(CHANNEL)
+      .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
+      .at(-1);
+    const text = e2e.textOf(card);
+    expect(text).toContain(`${database.label} (${String(input.instanceId)})`);
+    expect(text).not.toContain('root (');
+    expect(e2e.emulator.control.requestCount('databases.mysql-creds-view')).toBe(credentialReads);
+  });
+
+  it('a snapshot card reads "take a manual snapshot backup of node …", not "of a node 1001"', async () => {
+    const op = getOperation('nodes.snapshot');
+    const client = new ApiClient({ baseUrl: e2e.emulator.url, token: e2e.emulator.demoToken });
+    const input = await existingInputFor(op, client);
+    await e2e.command(ALICE, commandTextFor(op, input));
+    const card = e2e.stack.standIn.store
+      .messages(CHANNEL)
+      .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
+      .at(-1);
+    expect(card?.text).toMatch(/take a manual snapshot backup of node \S/);
+    expect(card?.text).not.toContain('of a node');
   });
 });

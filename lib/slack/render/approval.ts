@@ -119,7 +119,9 @@ export function actionPhrase(op: AnyOperation): string {
     const object = literals.slice(0, -1).join(' ');
     return object ? `${verb} ${object} of ${noun}` : `${verb} ${noun}`;
   }
-  return `${op.summary.charAt(0).toLowerCase()}${op.summary.slice(1)}`;
+  // "Take a manual snapshot backup of a node" reads "… of node web-1 (1001)" before the target.
+  const summary = op.summary.replace(/\b(?:a|an|the) (\w+)$/, '$1');
+  return `${summary.charAt(0).toLowerCase()}${summary.slice(1)}`;
 }
 
 function capitalizeFirst(text: string): string {
