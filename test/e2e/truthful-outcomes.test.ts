@@ -173,6 +173,34 @@ describe('a create whose answer is lost', () => {
   });
 });
 
+describe('an update answered with 503s after the API applied it', () => {
+  it('is read back and reported done, not "the API had a problem"', async () => {
+    const volumeId = newVolume();
+    const label = `renamed-${Date.now()}`;
+    e2e.emulator.control.injectFault({
+      kind: 'status',
+      status: 503,
+      afterActing: true,
+      operations: ['volumes.update'],
+    });
+    await e2e.command(ALICE, `volumes update ${volumeId} --label ${label}`);
+    e2e.emulator.control.clearFaults();
+
+    const said = e2e
+      .seen(ALICE)
+      .slice(-3)
+      .map((m) => e2e.textOf(m))
+      .join('\n');
+    expect(said).toContain('went through after all');
+    expect(said).not.toMatch(/server error \(HTTP 503\)\.? Try|had a problem/);
+    const view = (await new ApiClient({ baseUrl: e2e.emulator.url, token: e2e.emulator.demoToken }).call(
+      getOperation('volumes.view'),
+      { volumeId },
+    )) as { label: string };
+    expect(view.label).toBe(label);
+  });
+});
+
 describe('the worker checks what it is handed', () => {
   it('a create job delivered twice is sent once (regression: a second SSH key was created)', async () => {
     const label = `k-twice-${Date.now()}`;
