@@ -99,6 +99,16 @@ const skipReason =
       ? `no chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`
       : undefined;
 
+// In CI the browser test is part of the contract: a missing browser fails the run, never skips it.
+describe.runIf(process.env.CI !== undefined && skipReason !== undefined)(
+  'the sandbox page in chromium, in CI',
+  () => {
+    it('has a browser to run in', () => {
+      expect.fail(`the browser test cannot run in CI: ${skipReason}`);
+    });
+  },
+);
+
 describe.skipIf(skipReason !== undefined)(
   `the sandbox page in chromium${skipReason ? ` (skipped: ${skipReason})` : ''}`,
   () => {
