@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** See `storageSettings` below for why 700 ms. */
+export const DEFAULT_SLACK_STORAGE_BUDGET_MS = 700;
+
 /**
  * The environment, parsed once. A missing or malformed key fails at start with its name, not
  * later as `undefined` in the middle of a request.
@@ -31,6 +34,22 @@ const ConfigSchema = z.object({
   /** How long a command may run inline before it is handed to the worker. */
   INLINE_BUDGET_MS: z.coerce.number().int().positive().default(1500),
   API_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** DynamoDB client: how long a TCP connect may take; a default per function when unset. */
+  DYNAMODB_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
+  /** DynamoDB client: how long one attempt may take, connect to response; a default per function when unset. */
+  DYNAMODB_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
+  /** DynamoDB client: attempts per call, the first included; a default per function when unset. */
+  DYNAMODB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).optional(),
+  /**
+   * Slack function: how long all storage calls of one Slack request may take together. Capped so
+   * that storage alone can never eat Slack's 3 s.
+   */
+  SLACK_STORAGE_BUDGET_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(1500)
+    .default(DEFAULT_SLACK_STORAGE_BUDGET_MS),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -50,4 +69,53 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('Invalid configuration: KMS_KEY_ID or TOKEN_ENCRYPTION_KEY must be set');
   }
   return config;
+}
+
+/** The DynamoDB client's timeouts and attempts, as `lib/runtime.ts` hands them to the SDK. */
+export interface StorageSettings {
+  readonly connectTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly maxAttempts: number;
+}
+
+/** Who the client serves: the Slack function answers within Slack's 3 s, the others have minutes. */
+export type StorageRole = 'slack' | 'background';
+
+/**
+ * Defaults per role. DynamoDB answers a single-item call in under 10 ms at p99 within a region,
+ * so a timeout is a sign of trouble, not of a slow answer.
+ *
+ * Slack function: one call takes at most 250 (first attempt) + 100 (the SDK's backoff before a
+ * retry: random × 100 ms) + 250 (second attempt) = 600 ms; a throttled call fails fast but waits
+ * up to 500 ms before its retry, about the same. The slowest command, a destructive one, makes
+ * seven storage calls in a row (delivery claim, active profile, token link, approval policy,
+ * approval, audit line, card timestamp) besides an 800 ms label lookup and a Slack post, so
+ * per-call limits alone would allow 7 × 600 = 4.2 s. Hence the per-request budget
+ * (`SLACK_STORAGE_BUDGET_MS`, 700 ms): every storage call of one Slack request shares it, and a
+ * call fails as soon as it is spent. The worst case is then 700 ms of storage + the 1.5 s inline
+ * budget for the API (which starts after the delivery claim) + the hand-off, about 2.3 s; with
+ * DynamoDB hung the first call fails after 600 ms and the answer leaves at once.
+ *
+ * Worker and reporter: no Slack deadline, but a Lambda timeout; three attempts of 3 s are enough
+ * to ride out a brief hiccup and still fail a stuck call long before the function times out.
+ */
+const STORAGE_DEFAULTS: Record<StorageRole, StorageSettings> = {
+  slack: { connectTimeoutMs: 150, requestTimeoutMs: 250, maxAttempts: 2 },
+  background: { connectTimeoutMs: 1000, requestTimeoutMs: 3000, maxAttempts: 3 },
+};
+
+/** The role's defaults, with whatever the environment of this function sets instead. */
+export function storageSettings(
+  config: Pick<
+    Config,
+    'DYNAMODB_CONNECT_TIMEOUT_MS' | 'DYNAMODB_REQUEST_TIMEOUT_MS' | 'DYNAMODB_MAX_ATTEMPTS'
+  >,
+  role: StorageRole,
+): StorageSettings {
+  const defaults = STORAGE_DEFAULTS[role];
+  return {
+    connectTimeoutMs: config.DYNAMODB_CONNECT_TIMEOUT_MS ?? defaults.connectTimeoutMs,
+    requestTimeoutMs: config.DYNAMODB_REQUEST_TIMEOUT_MS ?? defaults.requestTimeoutMs,
+    maxAttempts: config.DYNAMODB_MAX_ATTEMPTS ?? defaults.maxAttempts,
+  };
 }

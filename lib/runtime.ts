@@ -3,10 +3,11 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Dispatcher } from 'undici';
-import type { Config } from './config.js';
+import { type Config, type StorageRole, storageSettings } from './config.js';
 import { createMetrics, recordApiCall } from './observability/metrics.js';
 import type { ApiSettings } from './slack/runner.js';
 import { createStore, createTokenCipher, type Store } from './store/index.js';
+import { guardStorageCalls } from './store/store-context.js';
 
 /**
  * Builds the long-lived dependencies of a Lambda instance (or of the local stack) from the parsed
@@ -14,22 +15,56 @@ import { createStore, createTokenCipher, type Store } from './store/index.js';
  * connections.
  */
 
-export function createDocumentClient(config: Pick<Config, 'DYNAMODB_ENDPOINT'>): DynamoDBDocumentClient {
-  const client = new DynamoDBClient(
-    config.DYNAMODB_ENDPOINT
+/** What building a DynamoDB client reads from the configuration. */
+export type StorageConfig = Pick<
+  Config,
+  | 'DYNAMODB_ENDPOINT'
+  | 'DYNAMODB_CONNECT_TIMEOUT_MS'
+  | 'DYNAMODB_REQUEST_TIMEOUT_MS'
+  | 'DYNAMODB_MAX_ATTEMPTS'
+>;
+
+/**
+ * A DynamoDB client whose calls cannot hang: without a request timeout the SDK waits for a hung
+ * DynamoDB (or a half-open connection) indefinitely, and the Slack function misses its 3 s ack.
+ * `role` picks the timeouts and attempts (see `storageSettings` for the arithmetic).
+ */
+export function createDynamoDbClient(config: StorageConfig, role: StorageRole): DynamoDBClient {
+  const settings = storageSettings(config, role);
+  return new DynamoDBClient({
+    ...(config.DYNAMODB_ENDPOINT
       ? {
           endpoint: config.DYNAMODB_ENDPOINT,
           region: 'local',
           credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
         }
-      : {},
-  );
+      : {}),
+    maxAttempts: settings.maxAttempts,
+    requestHandler: {
+      connectionTimeout: settings.connectTimeoutMs,
+      requestTimeout: settings.requestTimeoutMs,
+      // Without it a request timeout is only logged as a warning, and the call goes on waiting.
+      throwOnRequestTimeout: true,
+      // Bounds a response that stalls after its headers, which the request timeout no longer covers.
+      socketTimeout: settings.requestTimeoutMs,
+    },
+  });
+}
+
+/** The repositories' client: bounded calls, a request's storage budget, outages as `StoreError`. */
+export function createDocumentClient(config: StorageConfig, role: StorageRole): DynamoDBDocumentClient {
+  const client = createDynamoDbClient(config, role);
+  guardStorageCalls(client);
   return DynamoDBDocumentClient.from(client);
 }
 
-export function createStoreFromConfig(config: Config, now: () => Date = () => new Date()): Store {
+export function createStoreFromConfig(
+  config: Config,
+  role: StorageRole,
+  now: () => Date = () => new Date(),
+): Store {
   return createStore(
-    { doc: createDocumentClient(config), tableName: config.TABLE_NAME, now },
+    { doc: createDocumentClient(config, role), tableName: config.TABLE_NAME, now },
     createTokenCipher(config),
   );
 }
@@ -41,10 +76,15 @@ export interface CoreDeps {
   readonly metrics: Metrics;
 }
 
-export function createCoreDeps(config: Config, logger: Logger, dispatcher?: Dispatcher): CoreDeps {
+export function createCoreDeps(
+  config: Config,
+  logger: Logger,
+  options: { readonly role: StorageRole; readonly dispatcher?: Dispatcher | undefined },
+): CoreDeps {
+  const { role, dispatcher } = options;
   const metrics = createMetrics();
   return {
-    store: createStoreFromConfig(config),
+    store: createStoreFromConfig(config, role),
     api: {
       baseUrl: config.CLOUD_API_URL,
       timeoutMs: config.API_TIMEOUT_MS,

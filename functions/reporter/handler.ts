@@ -1,6 +1,12 @@
+import type { Context } from 'aws-lambda';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
-import { type ReporterDeps, runReporterTick, type TickSummary } from '../../lib/reports/tick.js';
+import {
+  type ReporterDeps,
+  runReporterTick,
+  type TickOptions,
+  type TickSummary,
+} from '../../lib/reports/tick.js';
 import { createCoreDeps } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
 import { sweepApprovals } from '../../lib/slack/approval-sweep.js';
@@ -13,14 +19,25 @@ import { createSlackWebClient } from '../../lib/slack/web-client.js';
  * keeps them for warm invocations.
  */
 
+/**
+ * Kept free at the end of a run for what follows the last post: marking the alert's claim, the run
+ * records, the summary. A DynamoDB call gives up after about 10 s (three 3 s attempts), so a few of
+ * them fit with room to spare.
+ */
+export const REPORTER_SAFETY_MARGIN_MS = 30_000;
+
 /** One reporter run, with the summary logged: what the schedule and the local stack's timer call. */
-export async function runReports(deps: ReporterDeps, now: Date = new Date()): Promise<TickSummary> {
+export async function runReports(
+  deps: ReporterDeps,
+  now: Date = new Date(),
+  options: TickOptions = {},
+): Promise<TickSummary> {
   // Approvals first: a stuck request is a person waiting on a card, and the sweep is short.
   const approvals = await sweepApprovals(deps).catch((error: unknown) => {
     deps.logger.error('approval sweep failed', { error });
     return { failed: true };
   });
-  const summary = await runReporterTick(deps, now);
+  const summary = await runReporterTick(deps, now, options);
   const apiCalls = Object.values(summary.apiCalls).reduce(
     (total, perOperation) => total + Object.values(perOperation).reduce((sum, n) => sum + n, 0),
     0,
@@ -28,6 +45,7 @@ export async function runReports(deps: ReporterDeps, now: Date = new Date()): Pr
   deps.logger.info('reporter run', {
     due: summary.due,
     run: summary.run,
+    leftDue: summary.leftDue,
     accounts: Object.keys(summary.apiCalls).length,
     apiCalls,
     messagesPosted: summary.messagesPosted,
@@ -54,11 +72,13 @@ async function wire(): Promise<ReporterDeps> {
   };
 }
 
-export const handler = async (): Promise<void> => {
+export const handler = async (_event: unknown, context: Pick<Context, 'getRemainingTimeInMillis'>) => {
+  // Read first: wiring on a cold start spends part of the same budget.
+  const deadline = Date.now() + context.getRemainingTimeInMillis() - REPORTER_SAFETY_MARGIN_MS;
   wired ??= wire().catch((error: unknown) => {
     // A failed start is retried on the next event rather than cached.
     wired = undefined;
     throw error;
   });
-  await runReports(await wired);
+  await runReports(await wired, new Date(), { deadline });
 };

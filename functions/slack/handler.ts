@@ -12,7 +12,8 @@ if (!config.WORKER_FUNCTION_NAME)
   throw new Error('Invalid configuration: WORKER_FUNCTION_NAME is required in AWS');
 
 const { handler: slackHandler } = createSlackApp({
-  ...createCoreDeps(config, logger),
+  ...createCoreDeps(config, logger, { role: 'slack' }),
+  storageBudgetMs: config.SLACK_STORAGE_BUDGET_MS,
   signingSecret: config.SLACK_SIGNING_SECRET,
   botToken: config.SLACK_BOT_TOKEN,
   slackApiUrl: config.SLACK_API_URL,

@@ -1,9 +1,8 @@
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
-import { createCoreDeps } from '../../lib/runtime.js';
+import { createCoreDeps, createDynamoDbClient } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
 import { type WorkerJob, WorkerJobSchema } from '../../lib/slack/handoff.js';
 import { createSlackWebClient } from '../../lib/slack/web-client.js';
@@ -14,7 +13,7 @@ import { workerIdempotencyPersistence } from '../../lib/store/worker-idempotency
 const config = loadConfig(await withSecretsFromSsm(process.env));
 const logger = createLogger('worker');
 const deps = {
-  ...createCoreDeps(config, logger),
+  ...createCoreDeps(config, logger, { role: 'background' }),
   slack: createSlackWebClient(config.SLACK_BOT_TOKEN, config.SLACK_API_URL),
 };
 
@@ -29,7 +28,10 @@ const runOnce = makeIdempotent(
     return { done: job.correlationId };
   },
   {
-    persistenceStore: workerIdempotencyPersistence(new DynamoDBClient({}), config.TABLE_NAME),
+    persistenceStore: workerIdempotencyPersistence(
+      createDynamoDbClient(config, 'background'),
+      config.TABLE_NAME,
+    ),
     config: idempotency,
   },
 );

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Dispatcher } from 'undici';
+import type { Config } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import { createDocumentClient } from '../../lib/runtime.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
@@ -39,6 +40,11 @@ export interface BotStackOptions {
   /** Port of the bot's endpoint; a free one by default. */
   readonly port?: number;
   readonly now?: () => Date;
+  /**
+   * The Slack function's DynamoDB limits, as its environment would set them. Omitted: roomier
+   * limits than production's (`LOCAL_SLACK_STORAGE`); `{}`: production's defaults.
+   */
+  readonly slackStorage?: SlackStorageConfig;
   /** How long and how often the worker reads back a change in doubt. */
   readonly outcomeChecks?: OutcomeCheckSettings;
 }
@@ -58,6 +64,25 @@ export interface BotStack {
   close(): Promise<void>;
 }
 
+export type SlackStorageConfig = Partial<
+  Pick<
+    Config,
+    | 'DYNAMODB_CONNECT_TIMEOUT_MS'
+    | 'DYNAMODB_REQUEST_TIMEOUT_MS'
+    | 'DYNAMODB_MAX_ATTEMPTS'
+    | 'SLACK_STORAGE_BUDGET_MS'
+  >
+>;
+
+/**
+ * A freshly started DynamoDB Local on a busy laptop or CI runner takes hundreds of milliseconds per
+ * call until its JVM has warmed up; production's limits would turn that into storage errors.
+ */
+const LOCAL_SLACK_STORAGE: SlackStorageConfig = {
+  DYNAMODB_REQUEST_TIMEOUT_MS: 1000,
+  SLACK_STORAGE_BUDGET_MS: 1500,
+};
+
 export async function startBotStack(options: BotStackOptions): Promise<BotStack> {
   const logger = createLogger('local');
   const signingSecret = randomBytes(16).toString('hex');
@@ -68,7 +93,11 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
   const cipher = new LocalKeyTokenCipher(randomBytes(32));
   // Each function with its own client settings, as in AWS: the Slack function's are tight.
   const storeDoc = createDocumentClient({ DYNAMODB_ENDPOINT: options.dynamoEndpoint }, 'background');
-  const slackDoc = createDocumentClient({ DYNAMODB_ENDPOINT: options.dynamoEndpoint }, 'slack');
+  const slackStorage = options.slackStorage ?? LOCAL_SLACK_STORAGE;
+  const slackDoc = createDocumentClient(
+    { ...slackStorage, DYNAMODB_ENDPOINT: options.dynamoEndpoint },
+    'slack',
+  );
   const store = createStore({ doc: storeDoc, tableName, now }, cipher);
   const slackStore = createStore({ doc: slackDoc, tableName, now }, cipher);
 
@@ -88,6 +117,7 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
   const { handler } = createSlackApp({
     ...core,
     store: slackStore,
+    storageBudgetMs: slackStorage.SLACK_STORAGE_BUDGET_MS,
     signingSecret,
     botToken: standIn.botToken,
     slackApiUrl: standIn.apiUrl,

@@ -3,13 +3,13 @@ import { realpathSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type App, LogLevel, type ReceiverEvent, SocketModeReceiver } from '@slack/bolt';
 import { request } from 'undici';
 import { z } from 'zod';
 import { runReports } from '../../functions/reporter/handler.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import type { ReporterDeps } from '../../lib/reports/tick.js';
+import { createDocumentClient } from '../../lib/runtime.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
 import { InProcessHandoff } from '../../lib/slack/handoff.js';
 import { signedHeaders } from '../../lib/slack/signing.js';
@@ -330,10 +330,11 @@ export async function startRealWorkspace(env: LocalEnv): Promise<RealWorkspace> 
     const tableName = 'cloud-chatops-local';
     await createTable(dynamoClient, tableName);
     const key = env.TOKEN_ENCRYPTION_KEY ? Buffer.from(env.TOKEN_ENCRYPTION_KEY, 'base64') : randomBytes(32);
-    const store = createStore(
-      { doc: DynamoDBDocumentClient.from(dynamoClient), tableName, now: () => new Date() },
-      new LocalKeyTokenCipher(key),
-    );
+    // Bounded calls and the storage message, as deployed, with the worker's roomier limits: this
+    // DynamoDB Local starts cold and serves the Slack side, the worker and the reporter at once.
+    const doc = createDocumentClient({ DYNAMODB_ENDPOINT: dynamo.endpoint }, 'background');
+    shutdown.add('the DynamoDB document client', async () => doc.destroy());
+    const store = createStore({ doc, tableName, now: () => new Date() }, new LocalKeyTokenCipher(key));
     const core = { store, api: { baseUrl: apiBaseUrl, timeoutMs: API_TIMEOUT_MS }, logger };
     const slack = createSlackWebClient(botToken, env.SLACK_API_URL);
     const handoff = new InProcessHandoff(
@@ -353,6 +354,7 @@ export async function startRealWorkspace(env: LocalEnv): Promise<RealWorkspace> 
       botToken,
       slackApiUrl: env.SLACK_API_URL,
       inlineBudgetMs: 1500,
+      storageBudgetMs: 1500,
       handoff,
       approvalAdmins: env.APPROVAL_ADMINS,
     });

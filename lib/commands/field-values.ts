@@ -1,4 +1,5 @@
 import { accepts, type FieldShape } from './field-shapes.js';
+import { PROTOTYPE_KEY_REASON, prototypeKeyPath } from './prototype-keys.js';
 
 /**
  * Typed text → typed value, driven by the field's shape. The request schema still has the last
@@ -54,6 +55,7 @@ export function convertText(text: string, shape: FieldShape, options: ConvertOpt
   const opener = text.trimStart()[0];
   if (wantsStructure && (opener === '{' || opener === '[')) {
     const parsed = parseJson(text);
+    if (!parsed.ok && parsed.prototypeKey !== undefined) return fail(parsed.reason, false);
     if (!parsed.ok) {
       return shape.kinds.size === 0 || shape.kinds.has('string')
         ? { ok: true, value: text }
@@ -90,13 +92,27 @@ export function expectation(shape: FieldShape): string {
   return `must be ${kinds.map((k) => words[k] ?? k).join(' or ')}`;
 }
 
-export function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+export type JsonParse =
+  | { readonly ok: true; readonly value: unknown }
+  /** Not JSON at all (no `prototypeKey`), or JSON that names a prototype key somewhere inside. */
+  | { readonly ok: false; readonly reason: string; readonly prototypeKey?: string };
+
+/**
+ * JSON typed by a person. A key such as `__proto__` is refused at any depth: merged into a
+ * request with plain assignment it would change the object's prototype instead of adding a field.
+ */
+export function parseJson(text: string): JsonParse {
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    value = JSON.parse(text) as unknown;
   } catch {
     // The parser's own message quotes the input, which may be secret: the caller words the error.
-    return { ok: false };
+    return { ok: false, reason: 'is not valid JSON' };
   }
+  const path = prototypeKeyPath(value);
+  if (path === undefined) return { ok: true, value };
+  const key = path.at(-1) ?? '';
+  return { ok: false, reason: `contains the key "${key}", which ${PROTOTYPE_KEY_REASON}`, prototypeKey: key };
 }
 
 function shorten(text: string): string {

@@ -10,6 +10,7 @@ import {
   requestShapeOf,
 } from './field-shapes.js';
 import { convertText, isBooleanWord, parseJson, splitListText } from './field-values.js';
+import { isPrototypeKey, PROTOTYPE_KEY_REASON } from './prototype-keys.js';
 import {
   type CommandGroup,
   type CommandRegistry,
@@ -320,7 +321,7 @@ class OperationParser {
     const negated = (target.kind === 'field' || target.kind === 'filter') && target.negated;
     if (negated) {
       if (token.value !== undefined) {
-        this.problems.push(`--${token.name}: takes no value (write ${target.display}=false instead)`);
+        this.problems.push(`--${clip(token.name)}: takes no value (write ${target.display}=false instead)`);
         return undefined;
       }
       return { raw: { switch: false }, consumedNext: false };
@@ -366,6 +367,9 @@ class OperationParser {
   // --- flag names -----------------------------------------------------------------------------
 
   private resolve(name: string): Resolution {
+    if (name.split('.').some(isPrototypeKey)) {
+      return { ok: false, problem: `--${clip(name)}: ${PROTOTYPE_KEY_REASON}`, suggestions: [] };
+    }
     const normalized = normalizeName(name);
     const reserved = RESERVED_OPTIONS.find((option) => option === normalized);
     if (reserved !== undefined) {
@@ -422,7 +426,7 @@ class OperationParser {
         path.push(Number(segment));
         display.push(segment);
         shape = shape.items;
-      } else if (shape.openKeys !== undefined && segment.length > 0) {
+      } else if (shape.openKeys !== undefined && segment.length > 0 && !isPrototypeKey(segment)) {
         path.push(segment);
         display.push(segment);
         shape = shape.openKeys;
@@ -439,7 +443,7 @@ class OperationParser {
     declared: readonly string[],
     resolved: readonly string[],
   ): Resolution {
-    const typed = `--${segments.join('.')}`;
+    const typed = `--${clip(segments.join('.'))}`;
     const command = `\`${this.op.group} ${this.op.action}\``;
     if (depth > 0) {
       const prefix = `--${resolved.join('.')}.`;
@@ -584,10 +588,11 @@ class OperationParser {
       if (text.startsWith('[') || (text.startsWith('{') && accepts(itemShape, 'object'))) {
         const parsed = parseJson(text);
         if (!parsed.ok) {
-          this.problems.push(`${target.display}: is not valid JSON`);
+          this.problems.push(`${target.display}: ${parsed.reason}`);
           return { ok: false };
         }
-        if (Array.isArray(parsed.value)) items.push(...parsed.value);
+        // One at a time: spreading a long pasted list into push() would overflow the stack.
+        if (Array.isArray(parsed.value)) for (const item of parsed.value) items.push(item);
         else items.push(parsed.value);
         continue;
       }
@@ -742,7 +747,9 @@ class OperationParser {
     const conditions: Record<string, unknown>[] = [];
     if (text !== undefined) {
       const parsed = parseJson(text);
-      if (
+      if (!parsed.ok && parsed.prototypeKey !== undefined) {
+        this.problems.push(`--filter: ${parsed.reason}`);
+      } else if (
         !parsed.ok ||
         typeof parsed.value !== 'object' ||
         parsed.value === null ||
@@ -821,19 +828,22 @@ function given(count: number): string {
   return count === 1 ? '1 was given' : `${count} were given`;
 }
 
+/** Only the container's own members: an inherited one (`constructor`) is never walked into. */
 function getMember(container: Record<string, unknown> | unknown[], key: PathSegment): unknown {
-  return Array.isArray(container) ? container[Number(key)] : container[String(key)];
+  const name = Array.isArray(container) ? Number(key) : String(key);
+  return Object.hasOwn(container, name) ? (container as Record<string | number, unknown>)[name] : undefined;
 }
 
+/** Defines an own member, so even a `__proto__` that got this far could not replace a prototype. */
 function setMember(container: Record<string, unknown> | unknown[], key: PathSegment, value: unknown): void {
-  if (Array.isArray(container)) container[Number(key)] = value;
-  else container[String(key)] = value;
+  const name = Array.isArray(container) ? Number(key) : String(key);
+  Object.defineProperty(container, name, { value, writable: true, enumerable: true, configurable: true });
 }
 
 function valueAt(input: unknown, path: readonly PathSegment[]): unknown {
   let current: unknown = input;
   for (const segment of path) {
-    if (typeof current !== 'object' || current === null) return undefined;
+    if (typeof current !== 'object' || current === null || !Object.hasOwn(current, segment)) return undefined;
     current = (current as Record<string, unknown>)[String(segment)];
   }
   return current;
@@ -932,7 +942,7 @@ function parseBotCommand(command: BotCommand, tokens: readonly Token[]): ParsedC
       const hint = didYouMean(suggest(`--${token.name}`, candidates));
       const known = candidates.length > 0 ? ` Its flags: ${candidates.join(', ')}.` : ' It takes no flags.';
       problems.push(
-        `--${token.name}: \`${[command.name, subcommand].filter(Boolean).join(' ')}\` has no such flag.${known}${hint}`,
+        `--${clip(token.name)}: \`${[command.name, subcommand].filter(Boolean).join(' ')}\` has no such flag.${known}${hint}`,
       );
       if (token.value === undefined && rest[index + 1]?.kind === 'word') index++;
       continue;
@@ -950,7 +960,7 @@ function parseBotCommand(command: BotCommand, tokens: readonly Token[]): ParsedC
       if (!converted.ok) problems.push(`--${flag.name}: ${converted.reason}`);
       else value = negated ? converted.value !== true : converted.value === true;
     } else if (negated) {
-      problems.push(`--${token.name}: only switches have a --no- form`);
+      problems.push(`--${clip(token.name)}: only switches have a --no- form`);
     } else if (token.value !== undefined) {
       value = token.value;
     } else if (next?.kind === 'word') {

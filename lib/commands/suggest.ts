@@ -51,8 +51,12 @@ export function suggest(input: string, candidates: Iterable<string>, limit = 4):
     seen.add(candidate);
     const name = candidate.toLowerCase();
     let score = Number.POSITIVE_INFINITY;
-    const distance = editDistance(typed, name);
-    if (distance <= typoAllowance(typed.length)) score = distance;
+    // The distance is at least the difference in length: a pasted 100 KB word is never measured.
+    const allowance = typoAllowance(typed.length);
+    if (Math.abs(typed.length - name.length) <= allowance) {
+      const distance = editDistance(typed, name);
+      if (distance <= allowance) score = distance;
+    }
     if (typed.length >= 2 && name.startsWith(typed)) score = Math.min(score, 1);
     if (typed.length >= 3 && name.includes(typed)) score = Math.min(score, 2);
     if (Number.isFinite(score)) scored.push({ candidate, score, order: order++ });

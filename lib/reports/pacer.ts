@@ -6,7 +6,27 @@ import { setTimeout as sleepFor } from 'node:timers/promises';
  * spaced by `minIntervalMs`; different channels run side by side. A rate-limited answer (HTTP 429,
  * which the Web API client raises as `slack_webapi_rate_limited_error` with `retryAfter` seconds)
  * holds the channel for as long as Slack asked and then tries again, a few times at most.
+ *
+ * A call may carry the deadline of its run: the pacer does not start it (nor wait for a turn or
+ * a Retry-After) past the deadline, and stops waiting for an answer at the deadline. Which of the
+ * two happened matters to the caller: a call never started did nothing, one whose answer was not
+ * awaited may have.
  */
+
+/** The run's time is up: `started` says whether the call had been sent (its outcome is then unknown). */
+export class RunDeadlineError extends Error {
+  override readonly name = 'RunDeadlineError';
+  readonly code = 'deadline_reached';
+
+  constructor(readonly started: boolean) {
+    super(started ? 'The run ended before Slack answered.' : 'The run ended before the call was sent.');
+  }
+}
+
+export interface SendOptions {
+  /** Epoch ms on the pacer's clock. */
+  readonly deadline?: number;
+}
 
 export interface PacerOptions {
   /** Least time between two calls to one channel. */
@@ -68,11 +88,11 @@ export class ChannelPacer {
   }
 
   /** Runs `call` for `channel` when the channel's turn comes; its result or its final error is returned. */
-  send<T>(channel: string, call: () => Promise<T>): Promise<T> {
+  send<T>(channel: string, call: () => Promise<T>, options: SendOptions = {}): Promise<T> {
     const previous = this.#tails.get(channel) ?? Promise.resolve();
     const run = previous.then(
-      () => this.#paced(channel, call),
-      () => this.#paced(channel, call),
+      () => this.#paced(channel, call, options.deadline),
+      () => this.#paced(channel, call, options.deadline),
     );
     const tail = run.catch(() => undefined);
     this.#tails.set(channel, tail);
@@ -82,16 +102,23 @@ export class ChannelPacer {
     return run;
   }
 
-  async #paced<T>(channel: string, call: () => Promise<T>): Promise<T> {
+  async #paced<T>(channel: string, call: () => Promise<T>, deadline: number | undefined): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const wait = (this.#nextAt.get(channel) ?? 0) - this.#now();
+      if (deadline !== undefined && this.#now() + Math.max(wait, 0) >= deadline) {
+        throw new RunDeadlineError(false);
+      }
       if (wait > 0) await this.#sleep(wait);
       await this.#acquire();
       try {
-        const result = await call();
+        if (deadline !== undefined && this.#now() >= deadline) throw new RunDeadlineError(false);
+        const result = await (deadline === undefined
+          ? call()
+          : answeredBefore(call(), deadline - this.#now()));
         this.#nextAt.set(channel, this.#now() + this.#minIntervalMs);
         return result;
       } catch (error) {
+        if (error instanceof RunDeadlineError) throw error;
         const retryAfter = retryAfterMsOf(error);
         if (retryAfter === undefined) {
           this.#nextAt.set(channel, this.#now() + this.#minIntervalMs);
@@ -119,5 +146,19 @@ export class ChannelPacer {
     // The slot passes straight to the next waiter, so `#running` stays as it is.
     if (next) next();
     else this.#running -= 1;
+  }
+}
+
+/** The call's answer, unless `ms` pass first; the call then goes on unobserved. */
+async function answeredBefore<T>(call: Promise<T>, ms: number): Promise<T> {
+  call.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new RunDeadlineError(true)), Math.max(0, ms));
+  });
+  try {
+    return await Promise.race([call, expired]);
+  } finally {
+    clearTimeout(timer);
   }
 }

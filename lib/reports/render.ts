@@ -135,17 +135,22 @@ export type StatsReport =
  */
 export function renderStatsReport(sub: ReportSubscription, stats: ManagedStats): StatsReport {
   if (Array.isArray(stats.data)) {
-    const reasons = stats.data.map((m) => escapeMrkdwn(m)).join(' ') || 'no data yet.';
-    const text = `:bar_chart: Managed stats are not available yet: ${reasons}`;
+    const reasons = stats.data.join(' ') || 'no data yet.';
+    const sentence = `Managed stats are not available yet: ${reasons}`;
     return {
       kind: 'unavailable',
-      message: { text: fallbackText(text), blocks: [sectionBlock(text), footer(sub)] },
+      message: {
+        text: fallbackText(sentence),
+        blocks: [sectionBlock(`:bar_chart: ${escapeMrkdwn(sentence)}`), footer(sub)],
+      },
     };
   }
   const summaries = summarizeSeries(stats.data);
   const lines = summaries.map(seriesLine);
   const zone =
-    sub.schedule.type === 'daily' ? ` Times on the chart: ${sub.schedule.tz}.` : ' Times on the chart: UTC.';
+    sub.schedule.type === 'daily'
+      ? ` Times on the chart: ${escapeMrkdwn(sub.schedule.tz)}.`
+      : ' Times on the chart: UTC.';
   const summary = [
     '*Managed stats, last 24 hours* (all managed nodes)',
     ...lines,

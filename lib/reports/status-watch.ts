@@ -5,7 +5,13 @@ import { type ApiCallEvent, ApiClient } from '../api/client.js';
 import { isApiError } from '../api/errors.js';
 import type { AnyOperation, WatchSpec } from '../api/operation.js';
 import { findOperation, getOperation } from '../api/operations/index.js';
-import { contextBlock, fallbackText, type RenderedMessage, sectionBlock } from '../slack/render/blocks.js';
+import {
+  contextBlock,
+  fallbackText,
+  mrkdwnFallback,
+  type RenderedMessage,
+  sectionBlock,
+} from '../slack/render/blocks.js';
 import { renderOperationResult } from '../slack/render/result.js';
 import { codeSpan, escapeMrkdwn, userMention } from '../slack/render/text.js';
 import type { ApiSettings } from '../slack/runner.js';
@@ -154,7 +160,7 @@ function knownBlocks(message: WatchMessage): KnownBlock[] {
 
 function withStatus(message: WatchMessage, line: string): { text: string; blocks: KnownBlock[] } {
   return {
-    text: fallbackText(`${message.text} ${line}`),
+    text: mrkdwnFallback(`${message.text} ${line}`),
     blocks: [...knownBlocks(message), contextBlock(line)],
   };
 }

@@ -6,7 +6,7 @@ import type { ApiSettings } from '../slack/runner.js';
 import type { ReportSubscription, Store, TokenLink } from '../store/index.js';
 import { AccountFeed } from './account-feed.js';
 import { settleWithConcurrency } from './concurrency.js';
-import { type DeliveryResult, deliverReport } from './deliver.js';
+import { type DeliveryContext, type DeliveryResult, deliverReport } from './deliver.js';
 import { failureReason } from './failures.js';
 import { ChannelPacer } from './pacer.js';
 import { nextRunAfter } from './schedule.js';
@@ -27,6 +27,12 @@ import {
  * `accountConcurrency` accounts at a time, and fanned out to every subscribed channel. Posting is
  * paced per channel. Whatever fails is recorded against its subscription and the rest go on; a
  * 401 pauses only the subscriptions of the token the API rejected.
+ *
+ * A run has a deadline (the Lambda's remaining time less a margin for the final writes). Past it no
+ * post starts and no answer is awaited; alerts posted so far stay posted (each has its own claim,
+ * see `deliver.ts`), and a subscription cut off with work left is left due rather than advanced,
+ * so the next run carries on with it. Writes that fail after something was posted (claim marks,
+ * seen issues, the run record) are listed in the summary's failures: nothing unsaved goes unsaid.
  */
 
 export interface ReporterDeps {
@@ -50,12 +56,24 @@ export const DEFAULT_MAX_SUBSCRIPTIONS_PER_TICK = 1000;
 /** DynamoDB writes (claims, run records) in flight at once. */
 const STORE_CONCURRENCY = 16;
 
+/**
+ * What failed: the report itself (`run`), or a write that records what was done — the mark of a
+ * posted alert's claim, the release of a refused one's, the seen issues, the run record.
+ */
+export type FailureStep = 'run' | 'alert_mark' | 'alert_release' | 'seen_issues' | 'run_record';
+
 export interface SubscriptionFailure {
   readonly subscription: string;
   readonly team: string;
   readonly channel: string;
+  readonly step: FailureStep;
   /** An error code or a short reason; never a token or a response body. */
   readonly reason: string;
+}
+
+export interface TickOptions {
+  /** Epoch ms (wall clock) by which the run stops starting work; see the module comment. */
+  readonly deadline?: number | undefined;
 }
 
 export interface TickSummary {
@@ -64,6 +82,8 @@ export interface TickSummary {
   readonly due: number;
   /** Of those, run by this tick (the others were claimed by an overlapping one, or paused meanwhile). */
   readonly run: number;
+  /** Of those run, left due because the deadline came first: the next run continues them. */
+  readonly leftDue: number;
   /** API attempts per account (`team/owner/profile`) and operation. */
   readonly apiCalls: Readonly<Record<string, Readonly<Record<string, number>>>>;
   readonly messagesPosted: number;
@@ -89,7 +109,16 @@ export function accountKey(account: TokenAccount): string {
   return `${account.team}/${account.owner}/${account.profile}`;
 }
 
-export async function runReporterTick(deps: ReporterDeps, now: Date): Promise<TickSummary> {
+/** Whether the run's deadline has passed (never, without one). */
+function pastDeadline(options: TickOptions): boolean {
+  return options.deadline !== undefined && Date.now() >= options.deadline;
+}
+
+export async function runReporterTick(
+  deps: ReporterDeps,
+  now: Date,
+  options: TickOptions = {},
+): Promise<TickSummary> {
   const pacer = deps.pacer ?? new ChannelPacer();
   const rateLimitedBefore = pacer.rateLimitedCount;
   const apiCalls: Record<string, Record<string, number>> = {};
@@ -99,10 +128,11 @@ export async function runReporterTick(deps: ReporterDeps, now: Date): Promise<Ti
   let filesUploaded = 0;
   let alertsPosted = 0;
   let expiryReminders = 0;
-  const fail = (sub: ReportSubscription, error: unknown) => {
-    const reason = failureReason(error);
-    failures.push({ subscription: sub.id, team: sub.team, channel: sub.channel, reason });
-    deps.logger.warn('report failed', { subscription: sub.id, team: sub.team, channel: sub.channel, reason });
+  let leftDue = 0;
+  const fail = (sub: ReportSubscription, error: unknown, step: FailureStep = 'run') => {
+    const failure = failureOf(sub, step, error);
+    failures.push(failure);
+    deps.logger.warn(step === 'run' ? 'report failed' : 'report progress not saved', { ...failure });
   };
 
   const due = await deps.store.reports.dueSubscriptions(
@@ -135,28 +165,35 @@ export async function runReporterTick(deps: ReporterDeps, now: Date): Promise<Ti
   /** Each account's posting, started once its data is in. */
   const deliveries: Promise<void>[] = [];
 
-  /** Stores how the run went; the schedule itself moved when the subscription was claimed. */
-  const record = async (item: Claimed, status: 'ok' | 'failed', seenIssueIds?: readonly number[]) => {
-    // Alerts that never ran learn the open issues on their first good run; a failed first run
-    // recorded as a run would make the next one post every open issue as new.
-    if (status === 'failed' && item.sub.kind === 'alerts' && item.sub.lastRun === null) return;
+  /**
+   * Stores how the run went. The schedule moved when the subscription was claimed; a run cut off by
+   * the deadline moves it back to when it was due, so the next run picks it up again.
+   */
+  const record = async (item: Claimed, status: 'ok' | 'failed', result?: DeliveryResult) => {
+    if (result?.unfinished) leftDue += 1;
+    const saved = await recordRun(deps, item.sub, item.next, now, status, result);
+    if (saved !== true) fail(item.sub, saved.error, saved.step);
+  };
+
+  /** Claimed but not started before the deadline: due again at once, nothing else recorded. */
+  const leaveDue = async (item: Claimed) => {
+    leftDue += 1;
     try {
-      await deps.store.reports.advance({ ...item.sub, nextRunAt: item.next }, item.next, {
-        lastRunAt: now,
-        lastRunStatus: status,
-        ...(seenIssueIds ? { seenIssueIds } : {}),
-      });
+      if (!(await deps.store.reports.advance({ ...item.sub, nextRunAt: item.next }, item.sub.nextRunAt))) {
+        fail(item.sub, new SubscriptionChangedError(), 'run_record');
+      }
     } catch (error) {
-      deps.logger.warn('report run not recorded', {
-        subscription: item.sub.id,
-        reason: failureReason(error),
-      });
+      fail(item.sub, error, 'run_record');
     }
   };
 
   const runAccount = async (key: string, items: Claimed[]) => {
     const first = items[0];
     if (!first) return;
+    if (pastDeadline(options)) {
+      await Promise.all(items.map(leaveDue));
+      return;
+    }
     const account: TokenAccount = {
       team: first.sub.team,
       owner: first.sub.owner,
@@ -211,7 +248,15 @@ export async function runReporterTick(deps: ReporterDeps, now: Date): Promise<Ti
   };
 
   const deliverAccount = async (key: string, items: Claimed[], feed: AccountFeed, link: TokenLink) => {
-    const context = { slack: deps.slack, pacer, feed, now, charts: new Map<string, Buffer>() };
+    const context: DeliveryContext = {
+      slack: deps.slack,
+      pacer,
+      feed,
+      now,
+      charts: new Map<string, Buffer>(),
+      claims: deps.store.alertClaims,
+      deadline: options.deadline,
+    };
     await Promise.all(
       items.map(async (item) => {
         let result: DeliveryResult;
@@ -225,7 +270,8 @@ export async function runReporterTick(deps: ReporterDeps, now: Date): Promise<Ti
         filesUploaded += result.files;
         alertsPosted += result.alerted?.length ?? 0;
         if (result.error !== undefined) fail(item.sub, result.error);
-        await record(item, result.error === undefined ? 'ok' : 'failed', result.seenIssueIds);
+        for (const unsaved of result.notSaved ?? []) fail(item.sub, unsaved.error, unsaved.step);
+        await record(item, result.error === undefined ? 'ok' : 'failed', result);
       }),
     );
     try {
@@ -253,17 +299,19 @@ export async function runReporterTick(deps: ReporterDeps, now: Date): Promise<Ti
   });
   await Promise.all([...unrecorded, ...deliveries]);
 
-  const watches = await runStatusWatches({ ...deps, pacer }, now).catch(
-    (error: unknown): WatchTickSummary => {
-      deps.logger.error('status watches failed', { reason: failureReason(error) });
-      return { running: 0, checked: 0, updated: 0, finished: 0, failures: 1 };
-    },
-  );
+  // Watches are checked again next run; past the deadline they would only eat the final margin.
+  const watches = pastDeadline(options)
+    ? { running: 0, checked: 0, updated: 0, finished: 0, failures: 0 }
+    : await runStatusWatches({ ...deps, pacer }, now).catch((error: unknown): WatchTickSummary => {
+        deps.logger.error('status watches failed', { reason: failureReason(error) });
+        return { running: 0, checked: 0, updated: 0, finished: 0, failures: 1 };
+      });
 
   return {
     at: now.toISOString(),
     due: due.length,
     run: claimed.length,
+    leftDue,
     apiCalls,
     messagesPosted,
     filesUploaded,
@@ -274,4 +322,69 @@ export async function runReporterTick(deps: ReporterDeps, now: Date): Promise<Ti
     slackRateLimited: pacer.rateLimitedCount - rateLimitedBefore,
     watches,
   };
+}
+
+export function failureOf(sub: ReportSubscription, step: FailureStep, error: unknown): SubscriptionFailure {
+  return { subscription: sub.id, team: sub.team, channel: sub.channel, step, reason: failureReason(error) };
+}
+
+/** The subscription was paused, removed or moved on by another run before the write. */
+export class SubscriptionChangedError extends Error {
+  override readonly name = 'SubscriptionChangedError';
+  readonly code = 'subscription_changed';
+}
+
+/**
+ * Writes a run's record (status, seen issues) and its next run: `next`, or, for a run cut off with
+ * alerts left, the time it was due. True when saved; otherwise the step that was not.
+ */
+async function recordRun(
+  deps: Pick<ReporterDeps, 'store'>,
+  sub: ReportSubscription,
+  next: Date,
+  now: Date,
+  status: 'ok' | 'failed',
+  result: DeliveryResult | undefined,
+): Promise<true | { step: FailureStep; error: unknown }> {
+  // Alerts that never ran learn the open issues on their first good run; a failed first run
+  // recorded as a run would make the next one post every open issue as new.
+  if (status === 'failed' && sub.kind === 'alerts' && sub.lastRun === null) return true;
+  const seenIssueIds = result?.seenIssueIds;
+  const step: FailureStep = seenIssueIds ? 'seen_issues' : 'run_record';
+  try {
+    const saved = await deps.store.reports.advance(
+      { ...sub, nextRunAt: next },
+      result?.unfinished ? sub.nextRunAt : next,
+      { lastRunAt: now, lastRunStatus: status, ...(seenIssueIds ? { seenIssueIds } : {}) },
+    );
+    return saved ? true : { step, error: new SubscriptionChangedError() };
+  } catch (error) {
+    return { step, error };
+  }
+}
+
+/**
+ * Records a run made outside the schedule (`/cloud reports run`): like a scheduled run's record,
+ * but the next run stays as it is. When a scheduled run moved the schedule meanwhile, the record's
+ * condition fails and the seen issues are added on their own; the alert claims cover the rest.
+ * Returns what was not saved.
+ */
+export async function recordRunNow(
+  deps: Pick<ReporterDeps, 'store'>,
+  sub: ReportSubscription,
+  now: Date,
+  result: DeliveryResult,
+): Promise<SubscriptionFailure[]> {
+  const failures = (result.notSaved ?? []).map((unsaved) => failureOf(sub, unsaved.step, unsaved.error));
+  const status = result.error === undefined ? 'ok' : 'failed';
+  const saved = await recordRun(deps, sub, sub.nextRunAt, now, status, result);
+  if (saved === true) return failures;
+  if (saved.error instanceof SubscriptionChangedError && result.seenIssueIds && sub.lastRun !== null) {
+    try {
+      if (await deps.store.reports.addSeenIssues(sub.team, sub.id, result.seenIssueIds)) return failures;
+    } catch (error) {
+      return [...failures, failureOf(sub, 'seen_issues', error)];
+    }
+  }
+  return [...failures, failureOf(sub, saved.step, saved.error)];
 }

@@ -5,6 +5,7 @@ import { findOperation } from '../api/operations/index.js';
 import { listOperationFor, viewOperationFor } from '../api/outcome.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import { startStatusWatch, watchPlanFor } from '../reports/status-watch.js';
+import { isStorageUnavailable } from '../store/errors.js';
 import {
   type Approval,
   type ApprovalOutcome,
@@ -28,7 +29,9 @@ import {
   whatWentWrong,
 } from './outcomes.js';
 import { renderApprovalCard } from './render/approval.js';
+import { sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
+import { bold, defuseMarkup, escapeMrkdwn } from './render/text.js';
 import { createApiClient, notice, type Reply, type RunnerDeps, resolveToken } from './runner.js';
 
 /**
@@ -79,19 +82,47 @@ export async function requestApproval(
   await audit(deps, approval, ctx.user, 'requested');
 
   const card = renderApprovalCard({ approval });
+  let postedTs: string | undefined;
   try {
     const posted = await client.chat.postMessage({
       channel: ctx.channel,
       text: card.text,
       blocks: card.blocks,
     });
-    if (posted.ts) await deps.store.approvals.setMessage(ctx.team, approval.id, ctx.channel, posted.ts);
+    postedTs = posted.ts;
   } catch (error) {
     deps.logger.warn('approval card not posted', { approvalId: approval.id, error });
     return notice(
       'I could not post the approval card in this channel (is the bot a member?). ' +
         `Invite it with \`/invite @cloud\` and try again. Request ${approval.id} will expire unused.`,
     );
+  }
+  if (postedTs) {
+    const stored = await deps.store.approvals
+      .setMessage(ctx.team, approval.id, ctx.channel, postedTs)
+      .catch((error: unknown) => {
+        deps.logger.error('approval card not linked to its request', { approvalId: approval.id, error });
+        return false;
+      });
+    if (!stored) {
+      // The card is up but its request cannot find it: the clicks would work, the card would
+      // never change. Say so on the card rather than leave live buttons that lie.
+      await client.chat
+        .update({
+          channel: ctx.channel,
+          ts: postedTs,
+          text: 'This approval request could not be saved; ask again.',
+          blocks: [
+            sectionBlock(
+              ':heavy_multiplication_x: This approval request could not be saved; nothing will run. Ask again.',
+            ),
+          ],
+        })
+        .catch(() => undefined);
+      return notice(
+        "The bot's storage did not answer while the request was being saved, so it will not run. Ask again in a minute.",
+      );
+    }
   }
   const who = approversText(policy, ctx.user);
   return notice(
@@ -353,8 +384,10 @@ export async function executeApproval(deps: ExecutionDeps, job: ApprovalJob): Pr
       const detail = renderError(error, {
         operationId: op.id,
         referenceId: job.correlationId.slice(0, 8),
+        beforeAnyChange: true,
       }).text;
-      await closeAs(deps, approval, 'not_run', `${detail} Nothing was sent to the API.`);
+      const suffix = isStorageUnavailable(error) ? '' : ' Nothing was sent to the API.';
+      await closeAs(deps, approval, 'not_run', `${detail}${suffix}`);
     }
     return;
   }
@@ -390,7 +423,8 @@ function refusalDetail(
     referenceId: correlationId.slice(0, 8),
     input,
   }).text;
-  const reasons = error.errors.length > 0 ? ` The API said: ${describeFieldErrors(error.errors)}` : '';
+  const reasons =
+    error.errors.length > 0 ? ` The API said: ${escapeMrkdwn(describeFieldErrors(error.errors))}` : '';
   return `${summary}${reasons}`;
 }
 
@@ -442,11 +476,12 @@ export async function closeAs(
 ): Promise<boolean> {
   if (!(await deps.store.approvals.finish(approval.team, approval.id, outcome, detail))) return false;
   const finished = (await deps.store.approvals.get(approval.team, approval.id)) ?? approval;
+  const safe = defuseMarkup(detail);
   const line: Record<ApprovalOutcome, string> = {
-    executed: `:white_check_mark: Done. ${detail}`,
-    failed: `:x: It did not happen: ${detail}`,
-    unknown: `:warning: ${detail}`,
-    not_run: `:heavy_multiplication_x: ${detail}`,
+    executed: `:white_check_mark: Done. ${safe}`,
+    failed: `:x: It did not happen: ${safe}`,
+    unknown: `:warning: ${safe}`,
+    not_run: `:heavy_multiplication_x: ${safe}`,
   };
   await announceOutcome(deps, finished, line[outcome]);
   const result: Record<ApprovalOutcome, AuditResult> = {
@@ -545,7 +580,7 @@ export async function handleApprovalsCommand(context: BotCommandContext, parsed:
     const more = pending.length - shown.length;
     const lines = shown.map(
       (a) =>
-        `• *${a.summary}* — \`${a.operationId}\`, asked by <@${a.requester}>, ` +
+        `• ${bold(a.summary)} — \`${a.operationId}\`, asked by <@${a.requester}>, ` +
         `${a.approvals.length} of ${a.requiredApprovals} approvals, expires <!date^${Math.floor(a.decideBy.getTime() / 1000)}^{time}|${a.decideBy.toISOString()}>`,
     );
     const tail = more > 0 ? `\n…and ${more} older request${more === 1 ? '' : 's'}.` : '';

@@ -10,6 +10,7 @@ import { handleApprovalsCommand } from './approvals.js';
 import type { BotDeps, RequestContext } from './bot.js';
 import { CallbackId } from './interactions.js';
 import { truncate } from './limits.js';
+import { bold, codeSpan, escapeMrkdwn, userMention } from './render/text.js';
 import { createApiClient, notice, type Reply } from './runner.js';
 
 /**
@@ -63,7 +64,7 @@ export async function handleBotCommand(
 
 const LoginMetadataSchema = z.object({ channel: z.string(), profile: z.string() });
 
-const TOKEN_BLOCK = 'token';
+export const TOKEN_BLOCK = 'token';
 const TOKEN_INPUT = 'token_input';
 const PROFILE_BLOCK = 'profile';
 const PROFILE_INPUT = 'profile_input';
@@ -190,8 +191,8 @@ export async function handleLoginSubmission(
         channel: metadata.data.channel,
         user: submission.user,
         text:
-          `:white_check_mark: Linked as *${identity.username}* (profile \`${profile}\`, now active). ` +
-          `Scopes: \`${identity.scopes}\`; the token ${expiry}.`,
+          `:white_check_mark: Linked as ${bold(identity.username)} (profile ${codeSpan(profile)}, now active). ` +
+          `Scopes: ${codeSpan(identity.scopes)}; the token ${expiry}.`,
       })
       .catch((error: unknown) => deps.logger.warn('login confirmation not posted', { error }));
   }
@@ -263,6 +264,11 @@ function safeJson(text: string | undefined): unknown {
 // logout, whoami, use
 
 async function logout({ deps, ctx }: BotCommandContext, profile: string | undefined): Promise<Reply> {
+  if (profile !== undefined && !PROFILE_NAME.test(profile)) {
+    return notice(
+      'Usage: `/cloud logout [--profile NAME]`, e.g. `/cloud logout --profile staging`. A profile name is 1 to 32 letters, digits, `.`, `-` or `_`, starting with a letter or digit.',
+    );
+  }
   const name = profile ?? (await deps.store.tokenLinks.getActiveProfile(ctx.team, ctx.user)) ?? 'default';
   const deleted = await deps.store.tokenLinks.deleteLink(ctx.team, ctx.user, name);
   return notice(
@@ -279,7 +285,7 @@ async function whoami({ deps, ctx }: BotCommandContext): Promise<Reply> {
     const active = link.profile === activeProfile ? ' *(active)*' : '';
     const state = link.status === 'invalid' ? ' :warning: rejected by the API — log in again' : '';
     const expiry = link.expiry ? `expires ${link.expiry.toISOString().slice(0, 10)}` : 'no expiry';
-    return `• \`${link.profile}\`${active}: *${link.apiUsername}*, scopes \`${link.scopes}\`, ${expiry}${state}`;
+    return `• ${codeSpan(link.profile)}${active}: ${bold(link.apiUsername)}, scopes ${codeSpan(link.scopes)}, ${expiry}${state}`;
   });
   return notice(`Your linked tokens:\n${lines.join('\n')}`);
 }
@@ -312,10 +318,10 @@ async function auditLog({ deps, ctx }: BotCommandContext, parsed: BotParsed): Pr
   if (entries.length === 0) return notice('Nothing has been changed through the bot in this workspace yet.');
   const lines = entries.map((entry) => {
     const when = `<!date^${Math.floor(entry.at.getTime() / 1000)}^{date_short} {time}|${entry.at.toISOString()}>`;
-    const target = entry.target ? ` ${truncate(entry.target, 80)}` : '';
+    const target = entry.target ? ` ${escapeMrkdwn(truncate(entry.target, 80))}` : '';
     const approval = entry.approvalId ? ` (approval ${entry.approvalId.slice(0, 8)})` : '';
-    const detail = entry.detail ? ` — ${truncate(entry.detail.replace(/\s+/g, ' '), 120)}` : '';
-    return `• ${when} <@${entry.actor}> \`${entry.action}\`${target}: *${entry.result}*${approval}${detail}`;
+    const detail = entry.detail ? ` — ${escapeMrkdwn(truncate(entry.detail.replace(/\s+/g, ' '), 120))}` : '';
+    return `• ${when} ${userMention(entry.actor)} ${codeSpan(entry.action)}${target}: ${bold(entry.result)}${approval}${detail}`;
   });
   const sections = [];
   for (let i = 0; i < lines.length; i += AUDIT_LINES_PER_SECTION) {

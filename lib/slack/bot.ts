@@ -5,12 +5,21 @@ import type { WebClient } from '@slack/web-api';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ApiError } from '../api/errors.js';
 import { findOperation } from '../api/operations/index.js';
+import { isOutcomeInDoubt } from '../api/outcome.js';
 import { helpFor } from '../commands/help.js';
 import { type ParsedCommand, parseCommand } from '../commands/parse.js';
 import { registry, SLASH_COMMAND } from '../commands/registry.js';
+import { DEFAULT_SLACK_STORAGE_BUDGET_MS } from '../config.js';
 import { recordCommand } from '../observability/metrics.js';
+import { isStorageUnavailable } from '../store/errors.js';
+import { withoutStorageBudget, withStorageBudget } from '../store/store-context.js';
 import { decide, requestApproval } from './approvals.js';
-import { type BotCommandContext, handleBotCommand, handleLoginSubmission } from './bot-commands.js';
+import {
+  type BotCommandContext,
+  handleBotCommand,
+  handleLoginSubmission,
+  TOKEN_BLOCK,
+} from './bot-commands.js';
 import { openOperationForm, readOperationForm } from './forms.js';
 import type { Handoff, OperationJob } from './handoff.js';
 import {
@@ -23,7 +32,7 @@ import {
   RunPayloadSchema,
 } from './interactions.js';
 import { actionIdPattern } from './render/blocks.js';
-import { renderError } from './render/errors.js';
+import { modalErrorText, renderError } from './render/errors.js';
 import { renderHelp } from './render/help.js';
 import { type OperationRequest, type Reply, type RunnerDeps, runOperation } from './runner.js';
 
@@ -44,6 +53,8 @@ export interface BotDeps extends RunnerDeps {
   readonly handoff: Handoff;
   /** Slack users who may change the approval policy, besides workspace admins. */
   readonly approvalAdmins: readonly string[];
+  /** How long all storage calls of one Slack request may take together (`SLACK_STORAGE_BUDGET_MS`). */
+  readonly storageBudgetMs?: number | undefined;
 }
 
 export interface RequestContext {
@@ -61,7 +72,12 @@ export type SlackHandler = (
   context: unknown,
 ) => Promise<APIGatewayProxyStructuredResultV2>;
 
-export function createSlackApp(deps: BotDeps): { app: App; handler: SlackHandler } {
+export function createSlackApp(given: BotDeps): { app: App; handler: SlackHandler } {
+  // A job handed off in process would otherwise inherit the request's storage budget.
+  const deps: BotDeps = {
+    ...given,
+    handoff: { dispatch: (job) => withoutStorageBudget(() => given.handoff.dispatch(job)) },
+  };
   const receiver = new AwsLambdaReceiver({ signingSecret: deps.signingSecret, logLevel: LogLevel.ERROR });
   const app = new App({
     // With a plain `token`, Bolt asks Slack's auth.test who the bot is on the first request of
@@ -90,7 +106,7 @@ export function createSlackApp(deps: BotDeps): { app: App; handler: SlackHandler
     };
     const started = performance.now();
     const reply = await safely(deps, ctx, undefined, async () =>
-      (await isFirstDelivery(deps, `command:${ctx.team}:${command.trigger_id}`))
+      (await isFirstCommandDelivery(deps, ctx, command))
         ? answerCommand(deps, ctx, command.text, client)
         : undefined,
     );
@@ -201,6 +217,12 @@ export function createSlackApp(deps: BotDeps): { app: App; handler: SlackHandler
       user: body.user.id,
       view,
       client,
+    }).catch((error: unknown) => {
+      const text = modalErrorText(error);
+      if (text === undefined) throw error;
+      const cause = error instanceof Error && error.cause instanceof Error ? error.cause.name : undefined;
+      deps.logger.error('login not stored: storage unavailable', { cause });
+      return { ack: { response_action: 'errors' as const, errors: { [TOKEN_BLOCK]: text } } };
     });
     await ack(result.ack);
   });
@@ -210,9 +232,12 @@ export function createSlackApp(deps: BotDeps): { app: App; handler: SlackHandler
   });
 
   const lambdaHandler = receiver.toHandler();
+  const storageBudgetMs = deps.storageBudgetMs ?? DEFAULT_SLACK_STORAGE_BUDGET_MS;
   const handler: SlackHandler = async (event, context) => {
     try {
-      return (await lambdaHandler(event, context)) as APIGatewayProxyStructuredResultV2;
+      return (await withStorageBudget(storageBudgetMs, () =>
+        lambdaHandler(event, context),
+      )) as APIGatewayProxyStructuredResultV2;
     } catch (error) {
       // A body Bolt cannot parse must not crash the function: Slack gets a plain 400.
       deps.logger.warn('request rejected', { error: error instanceof Error ? error.message : String(error) });
@@ -229,6 +254,25 @@ export function createSlackApp(deps: BotDeps): { app: App; handler: SlackHandler
  */
 async function isFirstDelivery(deps: BotDeps, key: string): Promise<boolean> {
   return deps.store.deliveries.claimOnce(key);
+}
+
+/**
+ * Help and malformed commands change nothing and need no storage, so they are answered even when
+ * the claim cannot be made; everything else needs storage next anyway.
+ */
+async function isFirstCommandDelivery(
+  deps: BotDeps,
+  ctx: RequestContext,
+  command: { trigger_id: string; text: string },
+): Promise<boolean> {
+  try {
+    return await isFirstDelivery(deps, `command:${ctx.team}:${command.trigger_id}`);
+  } catch (error) {
+    if (!isStorageUnavailable(error)) throw error;
+    const kind = parseCommand(command.text).kind;
+    if (kind === 'help' || kind === 'error') return true;
+    throw error;
+  }
 }
 
 async function isFirstClick(deps: BotDeps, ctx: RequestContext, action: object) {
@@ -406,7 +450,13 @@ export async function answerOperation(
       deadline: Date.now() + deps.inlineBudgetMs,
     });
   } catch (error) {
-    if (budget.signal.aborted || (error instanceof ApiError && error.code === 'timeout')) {
+    // Out of time, or a change whose outcome is unknown: the worker finds out without the deadline
+    // (only PUTs get here, and sending a PUT again is safe).
+    if (
+      budget.signal.aborted ||
+      (error instanceof ApiError && error.code === 'timeout') ||
+      isOutcomeInDoubt(op, error)
+    ) {
       return handOff(deps, ctx, request, replaceOriginal);
     }
     throw error;
@@ -457,11 +507,22 @@ async function safely(
     return await work();
   } catch (error) {
     const referenceId = ctx.correlationId.slice(0, 8);
-    if (!(error instanceof ApiError)) {
+    if (isStorageUnavailable(error)) {
+      // One short line per request: an outage would otherwise bury the logs in identical stacks.
+      const cause = error instanceof Error ? error.cause : undefined;
+      deps.logger.error('storage unavailable', {
+        correlationId: ctx.correlationId,
+        operationId,
+        reason: error instanceof Error ? error.message : undefined,
+        cause: cause instanceof Error ? cause.name : undefined,
+      });
+    } else if (!(error instanceof ApiError)) {
       deps.logger.error('command failed', { correlationId: ctx.correlationId, operationId, error });
     }
     return {
-      ...renderError(error, { ...(operationId ? { operationId } : {}), referenceId }),
+      // Changes run in the worker or after approval, and an inline update only adds a best-effort
+      // audit line after its call: storage trouble that reaches this point came before any change.
+      ...renderError(error, { ...(operationId ? { operationId } : {}), referenceId, beforeAnyChange: true }),
       visibility: 'ephemeral',
       outcome: 'failed',
     };

@@ -5,9 +5,11 @@ import type { AnyOperation } from '../api/operation.js';
 import { findOperation } from '../api/operations/index.js';
 import { type FieldShape, isRequired, requestShapeOf } from '../commands/field-shapes.js';
 import { convertText, expectation } from '../commands/field-values.js';
+import { prototypeKeyPath } from '../commands/prototype-keys.js';
 import { flagNameOf } from '../commands/usage.js';
 import { CallbackId } from './interactions.js';
 import { SLACK_LIMITS, truncate } from './limits.js';
+import { escapeMrkdwn } from './render/text.js';
 
 /**
  * A modal form for an operation: opened by a button whose operation needs more input (Attach
@@ -92,7 +94,7 @@ export function operationForm(op: AnyOperation, known: Readonly<Record<string, u
   const known_ = Object.entries(known)
     .map(
       ([name, value]) =>
-        `\`${flagNameOf(name)}\` ${SECRET_FIELD.test(name) ? '••••' : JSON.stringify(value)}`,
+        `\`${flagNameOf(name)}\` ${SECRET_FIELD.test(name) ? '••••' : escapeMrkdwn(JSON.stringify(value) ?? '')}`,
     )
     .join(', ');
   return {
@@ -142,7 +144,9 @@ export type FormSubmission =
 export function readOperationForm(view: ViewOutput): FormSubmission {
   let metadata: FormMetadata;
   try {
-    metadata = FormMetadataSchema.parse(JSON.parse(view.private_metadata));
+    const json: unknown = JSON.parse(view.private_metadata);
+    if (prototypeKeyPath(json) !== undefined) return { ok: false, stale: true };
+    metadata = FormMetadataSchema.parse(json);
   } catch {
     return { ok: false, stale: true };
   }

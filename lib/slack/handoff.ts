@@ -40,7 +40,23 @@ export const ApprovalJobSchema = z.object({
 });
 export type ApprovalJob = z.infer<typeof ApprovalJobSchema>;
 
-export const WorkerJobSchema = z.discriminatedUnion('kind', [OperationJobSchema, ApprovalJobSchema]);
+/** `/cloud reports run ID`: posting goes at one message a second, so it never runs inline. */
+export const ReportRunJobSchema = z.object({
+  kind: z.literal('report-run'),
+  correlationId: z.string(),
+  team: z.string().regex(SLACK_ID),
+  user: z.string().regex(SLACK_ID),
+  channel: z.string().regex(SLACK_ID),
+  responseUrl: z.url().optional(),
+  subscriptionId: z.string().regex(SLACK_ID),
+});
+export type ReportRunJob = z.infer<typeof ReportRunJobSchema>;
+
+export const WorkerJobSchema = z.discriminatedUnion('kind', [
+  OperationJobSchema,
+  ApprovalJobSchema,
+  ReportRunJobSchema,
+]);
 export type WorkerJob = z.infer<typeof WorkerJobSchema>;
 
 export interface Handoff {

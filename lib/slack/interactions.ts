@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { prototypeKeyPath } from '../commands/prototype-keys.js';
 
 /**
  * The contract between what the bot renders (buttons, menus, modals) and what its listeners
@@ -53,7 +54,10 @@ export function decodeActionValue<T extends z.ZodType>(
 ): z.output<T> | undefined {
   if (value === undefined) return undefined;
   try {
-    const parsed = schema.safeParse(JSON.parse(value));
+    const json: unknown = JSON.parse(value);
+    // The bot never encodes these keys; a payload that has them was not made by it.
+    if (prototypeKeyPath(json) !== undefined) return undefined;
+    const parsed = schema.safeParse(json);
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;

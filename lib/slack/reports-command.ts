@@ -1,3 +1,5 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { WebClient } from '@slack/web-api';
 import { ApiClient } from '../api/client.js';
 import { isApiError } from '../api/errors.js';
 import { getOperation } from '../api/operations/index.js';
@@ -8,11 +10,12 @@ import { failureReason } from '../reports/failures.js';
 import { ChannelPacer } from '../reports/pacer.js';
 import { describeSchedule, firstRunAt, nextRunAfter, scheduleFromFlags } from '../reports/schedule.js';
 import { pauseForTokenProblem } from '../reports/token-notices.js';
-import type { ReportKind, ReportSubscription, TokenLink } from '../store/index.js';
+import type { ReportKind, ReportSubscription, Store, TokenLink } from '../store/index.js';
 import type { BotCommandContext } from './bot-commands.js';
-import { fallbackText, sectionBlock } from './render/blocks.js';
+import type { ReportRunJob } from './handoff.js';
+import { mrkdwnFallback, sectionBlock } from './render/blocks.js';
 import { codeSpan, countOf, escapeMrkdwn, slackDate, userMention } from './render/text.js';
-import { loginPrompt, notice, type Reply } from './runner.js';
+import { type ApiSettings, loginPrompt, notice, type Reply } from './runner.js';
 
 /**
  * `/cloud reports add|list|remove|pause|resume|run`: channel subscriptions to the managed issues
@@ -39,7 +42,7 @@ function textFlag(parsed: BotParsed, name: string): string | undefined {
 }
 
 function inChannel(text: string): Reply {
-  return { text: fallbackText(text), blocks: [sectionBlock(text)], visibility: 'in_channel' };
+  return { text: mrkdwnFallback(text), blocks: [sectionBlock(text)], visibility: 'in_channel' };
 }
 
 function shortId(sub: ReportSubscription): string {
@@ -73,8 +76,9 @@ export function scopesCoverReports(scopes: string): boolean {
 
 async function addReport(context: BotCommandContext, parsed: BotParsed): Promise<Reply> {
   const { deps, ctx } = context;
-  const kind = parsed.args[0] ?? '';
-  if (!(kind in KINDS)) {
+  const kind = (parsed.args[0] ?? '').toLowerCase();
+  // An own key only: `in` would accept `constructor` and `toString` from the object's prototype.
+  if (!Object.hasOwn(KINDS, kind)) {
     return notice(
       `\`${escapeMrkdwn(kind)}\` is not a report. Choose \`issues\` (digest of open issues), \`alerts\` ` +
         '(each new issue once) or `stats` (chart of the last 24 hours), e.g. `/cloud reports add issues --daily 09:00 --tz Europe/Berlin`.',
@@ -316,7 +320,7 @@ async function changeReport(context: BotCommandContext, change: Change, idText: 
 
 /** Why the subscription's token cannot run it, or undefined when it can. */
 async function tokenProblem(
-  { deps }: BotCommandContext,
+  { deps }: { readonly deps: { readonly store: Store } },
   sub: ReportSubscription,
 ): Promise<string | undefined> {
   const link: TokenLink | undefined = await deps.store.tokenLinks.getLink(sub.team, sub.owner, sub.profile);
@@ -334,49 +338,112 @@ async function tokenProblem(
 }
 
 /**
- * Posts the report now, outside its schedule (which stays as it is). When the API is too slow to
- * answer within the inline budget the report is made due, and the next reporter run posts it.
+ * `/cloud reports run ID` checks what it can at once and hands the run to the worker: posting
+ * goes at one message a second per channel, so a few alerts would already miss Slack's 3 s.
  */
 async function runNow(context: BotCommandContext, sub: ReportSubscription): Promise<Reply> {
-  const { deps, ctx, client } = context;
+  const { deps, ctx } = context;
   if (sub.paused) return notice(`Report ${shortId(sub)} is paused; resume it first.`);
+  const problem = await tokenProblem(context, sub);
+  if (problem) return notice(problem);
+  await deps.handoff.dispatch({
+    kind: 'report-run',
+    correlationId: ctx.correlationId,
+    team: ctx.team,
+    user: ctx.user,
+    channel: ctx.channel,
+    ...(ctx.responseUrl ? { responseUrl: ctx.responseUrl } : {}),
+    subscriptionId: sub.id,
+  });
+  return {
+    ...notice(`:hourglass_flowing_sand: Running report ${shortId(sub)} (${KINDS[sub.kind]}) now…`),
+    outcome: 'handed_off',
+  };
+}
+
+/** The worker's Lambda times out at 120 s; the run stops posting well before, the rest waits for the schedule. */
+const RUN_NOW_BUDGET_MS = 90_000;
+
+export interface ReportRunDeps {
+  readonly store: Store;
+  readonly api: ApiSettings;
+  readonly logger: Logger;
+  readonly slack: WebClient;
+}
+
+/**
+ * The worker's half of `/cloud reports run`: posts the report outside its schedule (which stays
+ * as it is), alerts under the same claims as the scheduled runs, so a run racing this one never
+ * posts an issue twice. Returns the summary for the person who asked; never throws.
+ */
+export async function runReportJob(deps: ReportRunDeps, job: ReportRunJob): Promise<Reply> {
+  try {
+    const sub = await deps.store.reports.get(job.team, job.subscriptionId);
+    if (!sub) return notice('That report was removed before it could run.');
+    if (sub.paused) return notice(`Report ${shortId(sub)} is paused; resume it first.`);
+    return await runReport(deps, job, sub);
+  } catch (error) {
+    deps.logger.error('report run failed', {
+      correlationId: job.correlationId,
+      reason: failureReason(error),
+    });
+    return notice(`The report could not be run (${escapeMrkdwn(failureReason(error))}).`);
+  }
+}
+
+async function runReport(deps: ReportRunDeps, job: ReportRunJob, sub: ReportSubscription): Promise<Reply> {
   const lookup = await deps.store.tokenLinks.getToken(sub.team, sub.owner, sub.profile);
   if (lookup.status !== 'found')
-    return notice((await tokenProblem(context, sub)) ?? 'The report cannot run now.');
+    return notice((await tokenProblem({ deps }, sub)) ?? 'The report cannot run now.');
 
   const now = deps.store.reports.now();
   const api = new ApiClient({
     baseUrl: deps.api.baseUrl,
     token: lookup.token,
-    timeoutMs: deps.inlineBudgetMs,
-    maxRetries: 0,
+    timeoutMs: deps.api.timeoutMs,
     ...(deps.api.dispatcher ? { dispatcher: deps.api.dispatcher } : {}),
   });
   const feed = new AccountFeed(api);
-  const pacer = new ChannelPacer({ maxRetries: 0 });
+  const pacer = new ChannelPacer();
   try {
     // Loaded on first use: the chart code is not needed by any other command.
-    const { deliverReport } = await import('../reports/deliver.js');
-    const result = await deliverReport({ slack: client, pacer, feed, now, charts: new Map() }, sub);
-    if (result.seenIssueIds) {
-      await deps.store.reports.advance(sub, sub.nextRunAt, {
-        lastRunAt: now,
-        lastRunStatus: result.error === undefined ? 'ok' : 'failed',
-        seenIssueIds: result.seenIssueIds,
-      });
+    const [{ deliverReport }, { recordRunNow }] = await Promise.all([
+      import('../reports/deliver.js'),
+      import('../reports/tick.js'),
+    ]);
+    const result = await deliverReport(
+      {
+        slack: deps.slack,
+        pacer,
+        feed,
+        now,
+        charts: new Map(),
+        claims: deps.store.alertClaims,
+        deadline: Date.now() + RUN_NOW_BUDGET_MS,
+      },
+      sub,
+    );
+    const notSaved = result.seenIssueIds ? await recordRunNow(deps, sub, now, result) : [];
+    for (const failure of notSaved) {
+      deps.logger.warn('report progress not saved', { ...failure, correlationId: job.correlationId });
     }
     if (result.error !== undefined) throw result.error;
-    if (sub.kind === 'alerts') {
-      const count = result.alerted?.length ?? 0;
-      return notice(
-        sub.lastRun === null
-          ? `Report ${shortId(sub)} noted the issues open now; new ones will be posted as they appear.`
-          : count === 0
-            ? `No new managed issues since the last check of report ${shortId(sub)}.`
-            : `Posted ${countOf(count, 'new issue')}.`,
-      );
-    }
-    return notice(`Posted report ${shortId(sub)}.`);
+    const unsaved =
+      notSaved.length === 0
+        ? ''
+        : `\n:warning: ${countOf(notSaved.length, 'record')} of this run could not be saved (${escapeMrkdwn(
+            [...new Set(notSaved.map((f) => `${f.step}: ${f.reason}`))].join(', '),
+          )}); the next run checks the channel before posting anything again.`;
+    if (sub.kind !== 'alerts') return notice(`Posted report ${shortId(sub)}.${unsaved}`);
+    const count = result.alerted?.length ?? 0;
+    const text =
+      sub.lastRun === null
+        ? `Report ${shortId(sub)} noted the issues open now; new ones will be posted as they appear.`
+        : count === 0
+          ? `No new managed issues to post for report ${shortId(sub)}.`
+          : `Posted ${countOf(count, 'new issue')}.`;
+    const rest = result.unfinished ? ' The rest follow with the next scheduled run.' : '';
+    return notice(`${text}${rest}${unsaved}`);
   } catch (error) {
     if (isApiError(error, 'timeout') || isApiError(error, 'network') || isApiError(error, 'server_error')) {
       await deps.store.reports.advance(sub, now);
@@ -385,7 +452,7 @@ async function runNow(context: BotCommandContext, sub: ReportSubscription): Prom
     if (isApiError(error, 'unauthorized')) {
       const account = { team: sub.team, owner: sub.owner, profile: sub.profile };
       const paused = await pauseForTokenProblem(
-        { store: deps.store, slack: client, pacer, logger: deps.logger },
+        { store: deps.store, slack: deps.slack, pacer, logger: deps.logger },
         account,
         'rejected',
       );
@@ -395,7 +462,7 @@ async function runNow(context: BotCommandContext, sub: ReportSubscription): Prom
     }
     deps.logger.warn('report run failed', {
       subscription: sub.id,
-      correlationId: ctx.correlationId,
+      correlationId: job.correlationId,
       reason: failureReason(error),
     });
     return notice(`Report ${shortId(sub)} could not be posted (${escapeMrkdwn(failureReason(error))}).`);

@@ -7,7 +7,7 @@ import type { AnyOperation } from '../api/operation.js';
 import { isOutcomeInDoubt } from '../api/outcome.js';
 import type { AuditResult, Store } from '../store/index.js';
 import { ActionId } from './interactions.js';
-import { actionButton, actionsBlock, fallbackText, sectionBlock } from './render/blocks.js';
+import { actionButton, actionsBlock, mrkdwnFallback, sectionBlock } from './render/blocks.js';
 import { renderOperationResult } from './render/result.js';
 
 /**
@@ -63,7 +63,7 @@ export function visibilityOf(op: AnyOperation): Reply['visibility'] {
 }
 
 export function notice(text: string, extra: readonly unknown[] = []): Reply {
-  return { text: fallbackText(text), blocks: [sectionBlock(text), ...extra], visibility: 'ephemeral' };
+  return { text: mrkdwnFallback(text), blocks: [sectionBlock(text), ...extra], visibility: 'ephemeral' };
 }
 
 export function loginPrompt(text: string): Reply {

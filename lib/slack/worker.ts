@@ -54,6 +54,11 @@ export async function runWorkerJob(deps: WorkerDeps, event: unknown): Promise<vo
       return runOperationJob(deps, job);
     case 'approval':
       return executeApproval(deps, job);
+    case 'report-run': {
+      // Loaded on first use, as in the Slack function: charts and schedules come with it.
+      const { runReportJob } = await import('./reports-command.js');
+      return deliverSafely(deps, { ...job, replaceOriginal: true }, await runReportJob(deps, job));
+    }
   }
 }
 

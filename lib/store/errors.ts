@@ -12,6 +12,11 @@ export const STORE_ERROR_CODES = [
   'malformed_item',
   /** An argument cannot be part of a key (e.g. a profile name with `#`). */
   'invalid_key_part',
+  /**
+   * DynamoDB did not answer in time, refused or dropped the connection, or throttled after the
+   * client's attempts: the call may be retried later, and a write may or may not have landed.
+   */
+  'storage_unavailable',
 ] as const;
 export type StoreErrorCode = (typeof STORE_ERROR_CODES)[number];
 
@@ -44,4 +49,61 @@ export class SecretDecryptionError extends StoreError {
     );
     this.reason = reason;
   }
+}
+
+/**
+ * What DynamoDB (or the path to it) says when it is down, hung, or overloaded, after the SDK's own
+ * attempts. Matched by name and code rather than class: the SDK's error classes are not exported
+ * for network failures, and a second copy of the SDK in the bundle would defeat `instanceof`.
+ */
+const UNAVAILABLE_NAMES = new Set([
+  // @smithy/node-http-handler: connection, request and socket-idle timeouts.
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+]);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+]);
+
+/**
+ * The one place that decides whether a storage call failed because storage is unavailable: such
+ * errors become `StoreError('storage_unavailable')` with the original as cause; anything else
+ * (a failed condition, a validation error, a bug) is returned unchanged for its caller.
+ */
+export function toStoreError(error: unknown): unknown {
+  if (error instanceof StoreError || !isStorageUnavailable(error)) return error;
+  return new StoreError('storage_unavailable', 'DynamoDB is not answering.', { cause: error });
+}
+
+export function isStorageUnavailable(error: unknown): boolean {
+  if (error instanceof StoreError) return error.code === 'storage_unavailable';
+  if (typeof error !== 'object' || error === null) return false;
+  const { name, code, errno, $metadata } = error as {
+    name?: unknown;
+    code?: unknown;
+    errno?: unknown;
+    $metadata?: { httpStatusCode?: unknown };
+  };
+  if (typeof name === 'string' && UNAVAILABLE_NAMES.has(name)) return true;
+  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+  if (typeof errno === 'string' && UNAVAILABLE_CODES.has(errno)) return true;
+  // A 5xx without a modelled name: a proxy or the service's front door answered for it.
+  const status = $metadata?.httpStatusCode;
+  if (typeof status === 'number' && status >= 500) return true;
+  // Node wraps a failed connect to several addresses in an AggregateError of the per-address errors.
+  if (error instanceof AggregateError) return error.errors.some(isStorageUnavailable);
+  return false;
 }

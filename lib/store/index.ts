@@ -1,4 +1,5 @@
 import { KMSClient } from '@aws-sdk/client-kms';
+import { AlertClaimRepository } from './alert-claims.js';
 import { ApprovalPolicyRepository } from './approval-policy.js';
 import { ApprovalRepository } from './approvals.js';
 import { AuditLogRepository } from './audit-log.js';
@@ -11,6 +12,7 @@ import type { StoreContext } from './store-context.js';
 import { LocalKeyTokenCipher, type TokenCipher } from './token-cipher.js';
 import { TokenLinkRepository } from './token-links.js';
 
+export type { AlertClaim, ClaimResult } from './alert-claims.js';
 export type { ApprovalPolicy } from './approval-policy.js';
 export type {
   Approval,
@@ -38,6 +40,7 @@ export interface Store {
   readonly audit: AuditLogRepository;
   readonly deliveries: DeliveryClaims;
   readonly statusWatches: StatusWatchRepository;
+  readonly alertClaims: AlertClaimRepository;
 }
 
 export function createStore(ctx: StoreContext, cipher: TokenCipher): Store {
@@ -49,6 +52,7 @@ export function createStore(ctx: StoreContext, cipher: TokenCipher): Store {
     audit: new AuditLogRepository(ctx),
     deliveries: new DeliveryClaims(ctx),
     statusWatches: new StatusWatchRepository(ctx),
+    alertClaims: new AlertClaimRepository(ctx),
   };
 }
 

@@ -2,6 +2,7 @@ import type { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { z } from 'zod';
+import { createLogger } from '../observability/logger.js';
 import { StoreError } from './errors.js';
 import type { StoreContext } from './store-context.js';
 
@@ -16,6 +17,32 @@ export function parseItem<S extends z.ZodType>(schema: S, item: unknown, kind: s
   throw new StoreError('malformed_item', `A stored ${kind} item is malformed (${fields.join(', ')}).`, {
     cause: result.error,
   });
+}
+
+const skipLog = createLogger('store');
+
+/**
+ * An item of a listing, or undefined when it is malformed: one bad item (an older release's, or
+ * one written by hand) must not hide all the others. The skip is logged with the item's keys and
+ * the failing field paths only.
+ */
+export function parseListedItem<S extends z.ZodType>(
+  schema: S,
+  item: Record<string, unknown>,
+  kind: string,
+): z.infer<S> | undefined {
+  try {
+    return parseItem(schema, item, kind);
+  } catch (error) {
+    if (!(error instanceof StoreError)) throw error;
+    skipLog.warn('malformed item skipped in a listing', {
+      kind,
+      pk: String(item.pk),
+      sk: String(item.sk),
+      problem: error.message,
+    });
+    return undefined;
+  }
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   getParsed,
   isConditionFailure,
   parseItem,
+  parseListedItem,
   putNew,
   updateIf,
 } from './items.js';
@@ -130,6 +131,8 @@ export class ReportSubscriptionRepository {
       [dueReportsIndex.partitionKey]: keys.dueReports,
       [dueReportsIndex.sortKey]: keys.dueReportSort(input.nextRunAt, id),
     } satisfies ReportItem & Record<string, unknown>;
+    // Checked as it will be read back: a bad item stored once would be skipped by every listing.
+    parseItem(ReportItemSchema, item, 'report subscription');
     await putNew(this.#ctx, item);
     return toSubscription(item);
   }
@@ -162,7 +165,9 @@ export class ReportSubscriptionRepository {
         }),
       );
       for (const raw of page.Items ?? []) {
-        const sub = toSubscription(parseItem(ReportItemSchema, raw, 'report subscription'));
+        const item = parseListedItem(ReportItemSchema, raw, 'report subscription');
+        if (item === undefined) continue;
+        const sub = toSubscription(item);
         if (filter.channel !== undefined && sub.channel !== filter.channel) continue;
         if (filter.owner !== undefined && sub.owner !== filter.owner) continue;
         if (filter.profile !== undefined && sub.profile !== filter.profile) continue;

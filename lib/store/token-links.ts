@@ -7,7 +7,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { isConditionFailure, parseItem } from './items.js';
+import { isConditionFailure, parseItem, parseListedItem } from './items.js';
 import { checkedProfile, DEFAULT_PROFILE, keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import { EnvelopeSchema, type TokenCipher } from './token-cipher.js';
@@ -156,10 +156,10 @@ export class TokenLinkRepository {
     let activeProfile: string | undefined;
     for (const raw of result.Items ?? []) {
       if (raw.sk === keys.active) {
-        activeProfile = parseItem(ActiveProfileItemSchema, raw, 'active profile').profile;
+        activeProfile = parseListedItem(ActiveProfileItemSchema, raw, 'active profile')?.profile;
       } else if (typeof raw.sk === 'string' && raw.sk.startsWith(keys.linkPrefix)) {
-        const item = parseItem(TokenLinkItemSchema, raw, 'token link');
-        if (!this.#isExpired(item)) links.push(this.#toLink(item));
+        const item = parseListedItem(TokenLinkItemSchema, raw, 'token link');
+        if (item !== undefined && !this.#isExpired(item)) links.push(this.#toLink(item));
       }
     }
     return { links, activeProfile };

@@ -6,11 +6,18 @@ import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { ApiClient } from '../../lib/api/client.js';
 import { getOperation } from '../../lib/api/operations/index.js';
 import { parseCommand } from '../../lib/commands/parse.js';
-import { type ReporterDeps, runReporterTick, type TickSummary } from '../../lib/reports/tick.js';
+import {
+  type ReporterDeps,
+  runReporterTick,
+  type TickOptions,
+  type TickSummary,
+} from '../../lib/reports/tick.js';
 import type { BotDeps } from '../../lib/slack/bot.js';
+import { InProcessHandoff } from '../../lib/slack/handoff.js';
 import { handleReportsCommand } from '../../lib/slack/reports-command.js';
 import type { Reply } from '../../lib/slack/runner.js';
 import { createSlackWebClient } from '../../lib/slack/web-client.js';
+import { runWorkerJob } from '../../lib/slack/worker.js';
 import type { ReportSubscription } from '../../lib/store/index.js';
 import { type E2E, startE2E } from '../support/e2e.js';
 
@@ -30,9 +37,16 @@ export interface ReporterHarness {
   /** Moves the shared clock (and the emulator's timed transitions) forward. */
   advance(ms: number): void;
   /** One reporter run at the current time. */
-  tick(): Promise<TickSummary>;
-  /** `/cloud <text>` for a reports command, answered by its handler as the Slack function would. */
+  tick(options?: TickOptions): Promise<TickSummary>;
+  /**
+   * `/cloud <text>` for a reports command, answered by its handler as the Slack function would;
+   * work it hands off runs in the worker (see `drain`) and answers through a stand-in response_url.
+   */
   reports(user: string, channel: string, text: string): Promise<Reply>;
+  /** Waits for the work `reports` handed to the worker. */
+  drain(): Promise<void>;
+  /** What the worker told `user` through response_urls in `channel`, oldest first. */
+  replies(user: string, channel: string): StoredMessage[];
   /** Links an emulator user's new token for a Slack user, as a completed login would. */
   link(
     slackUser: string,
@@ -65,6 +79,7 @@ export async function startReporterHarness(
   const slack = createSlackWebClient(stack.standIn.botToken, stack.standIn.apiUrl);
   const api = { baseUrl: emulator.url, timeoutMs: 10_000 };
   const deps: ReporterDeps = { store: stack.store, api, slack, logger };
+  const handoff = new InProcessHandoff((job) => runWorkerJob(deps, job));
   const botDeps: BotDeps = {
     store: stack.store,
     api,
@@ -73,7 +88,7 @@ export async function startReporterHarness(
     botToken: stack.standIn.botToken,
     slackApiUrl: stack.standIn.apiUrl,
     inlineBudgetMs: 1500,
-    handoff: { dispatch: async () => {} },
+    handoff,
     approvalAdmins: [],
   };
   let users = 0;
@@ -85,15 +100,21 @@ export async function startReporterHarness(
     advance: (ms) => {
       emulator.control.advance(ms);
     },
-    tick: () => runReporterTick(deps, now()),
+    tick: (tickOptions) => runReporterTick(deps, now(), tickOptions),
     reports: async (user, channel, text) => {
       const parsed = parseCommand(text);
       if (parsed.kind !== 'bot' || parsed.command !== 'reports') {
         throw new Error(`not a reports command: ${JSON.stringify(parsed)}`);
       }
-      const ctx = { team: TEAM, user, channel, responseUrl: '', correlationId: randomUUID() };
+      const responseUrl = stack.standIn.responseUrlFor(channel, user);
+      const ctx = { team: TEAM, user, channel, responseUrl, correlationId: randomUUID() };
       return handleReportsCommand({ deps: botDeps, ctx, client: slack }, parsed);
     },
+    drain: () => handoff.drain(),
+    replies: (user, channel) =>
+      stack.standIn.store
+        .messages(channel, { seenBy: user })
+        .filter((m) => m.via === 'response_url' && m.visibleTo === user),
     link: async (slackUser, apiUsername, linkOptions = {}) => {
       if (!emulator.control.world.userByName(apiUsername))
         emulator.control.createUser({ username: apiUsername });

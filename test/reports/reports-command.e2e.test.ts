@@ -156,7 +156,9 @@ describe('reports run', () => {
     const before = (await harness.subscriptions())[0];
     const postedBefore = harness.posted(CHANNEL).length;
     const reply = await harness.reports('U0BOB', CHANNEL, `reports run ${id}`);
-    expect(reply.text).toContain('Posted report');
+    expect(reply.text).toContain(`Running report \`${id}\``);
+    await harness.drain();
+    expect(harness.replies('U0BOB', CHANNEL).at(-1)?.text).toContain('Posted report');
     expect(
       harness
         .posted(CHANNEL)
@@ -171,6 +173,7 @@ describe('reports run', () => {
     const id = await addedId('reports add stats --every 1h');
     const files = harness.e2e.stack.standIn.store.files().length;
     await harness.reports('U0ALICE', CHANNEL, `reports run ${id}`);
+    await harness.drain();
     expect(harness.e2e.stack.standIn.store.files()).toHaveLength(files + 1);
   });
 

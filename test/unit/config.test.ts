@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../lib/config.js';
+import { ConfigError, loadConfig, storageSettings } from '../../lib/config.js';
 
 const base = {
   SLACK_SIGNING_SECRET: 's3cret-value',
@@ -39,5 +39,56 @@ describe('loadConfig', () => {
 
   it('splits the approval admins', () => {
     expect(loadConfig({ ...base, APPROVAL_ADMINS: 'U1, U2,,' }).APPROVAL_ADMINS).toEqual(['U1', 'U2']);
+  });
+});
+
+describe('DynamoDB client settings', () => {
+  it('gives the Slack function tight limits and a per-request storage budget by default', () => {
+    const config = loadConfig(base);
+    expect(storageSettings(config, 'slack')).toEqual({
+      connectTimeoutMs: 150,
+      requestTimeoutMs: 250,
+      maxAttempts: 2,
+    });
+    expect(config.SLACK_STORAGE_BUDGET_MS).toBe(700);
+  });
+
+  it('gives the worker and reporter longer limits by default', () => {
+    expect(storageSettings(loadConfig(base), 'background')).toEqual({
+      connectTimeoutMs: 1000,
+      requestTimeoutMs: 3000,
+      maxAttempts: 3,
+    });
+  });
+
+  it('takes what the function’s environment sets instead', () => {
+    const config = loadConfig({
+      ...base,
+      DYNAMODB_CONNECT_TIMEOUT_MS: '80',
+      DYNAMODB_REQUEST_TIMEOUT_MS: '400',
+      DYNAMODB_MAX_ATTEMPTS: '1',
+      SLACK_STORAGE_BUDGET_MS: '900',
+    });
+    expect(storageSettings(config, 'slack')).toEqual({
+      connectTimeoutMs: 80,
+      requestTimeoutMs: 400,
+      maxAttempts: 1,
+    });
+    expect(storageSettings(config, 'background')).toEqual({
+      connectTimeoutMs: 80,
+      requestTimeoutMs: 400,
+      maxAttempts: 1,
+    });
+    expect(config.SLACK_STORAGE_BUDGET_MS).toBe(900);
+  });
+
+  it.each([
+    ['DYNAMODB_REQUEST_TIMEOUT_MS', '0'],
+    ['DYNAMODB_CONNECT_TIMEOUT_MS', 'soon'],
+    ['DYNAMODB_MAX_ATTEMPTS', '0'],
+    // A budget that could eat most of Slack's 3 s on storage alone is refused at start.
+    ['SLACK_STORAGE_BUDGET_MS', '2500'],
+  ])('refuses %s=%s at start, naming the key', (name, value) => {
+    expect(() => loadConfig({ ...base, [name]: value })).toThrow(new RegExp(name));
   });
 });

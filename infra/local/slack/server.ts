@@ -49,8 +49,18 @@ export interface SlackStandIn {
   triggerIdFor(user: string, options?: { readonly viewId?: string }): string;
   /** Shows the bot's immediate answer to a slash command, as Slack does with the HTTP 200 body. */
   acknowledge(responseUrl: string, payload: unknown): StoredMessage | undefined;
+  /** Stalls the calls `rule` picks from now on; `undefined` stops and drops the held connections. */
+  stall(rule: StallRule | undefined): void;
   close(): Promise<void>;
 }
+
+/**
+ * What a stalled Web API call does: `unanswered` neither acts nor answers (a request lost on the
+ * way in), `answer_lost` acts (a message is posted) and never answers (an answer lost on the way
+ * back). Either way the caller cannot know whether Slack acted.
+ */
+export type StallMode = 'unanswered' | 'answer_lost';
+export type StallRule = (method: string, args: Readonly<Record<string, unknown>>) => StallMode | undefined;
 
 class BodyTooLargeError extends Error {}
 
@@ -162,6 +172,8 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const triggers = new TriggerRegistry(store.seed.team.id, store.now);
   const responseUrls = new ResponseUrls(store, url);
   const context: WebApiContext = { store, baseUrl: url, botToken, triggers, rateLimiter };
+  let stallRule: StallRule | undefined;
+  const held = new Set<ServerResponse>();
   store.on('change', (change) => {
     if (change.kind !== 'reset') return;
     rateLimiter?.reset();
@@ -188,6 +200,11 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       return;
     }
     const { token, ...logged } = args;
+    const stalled = stallRule?.(method, logged);
+    if (stalled === 'unanswered') {
+      held.add(response);
+      return;
+    }
     const answer = callWebApi(
       method,
       args,
@@ -202,6 +219,10 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       ok: answer.body.ok === true,
       ...(typeof error === 'string' ? { error } : {}),
     });
+    if (stalled === 'answer_lost') {
+      held.add(response);
+      return;
+    }
     sendJson(response, answer.status, answer.body, answer.headers);
   }
 
@@ -279,6 +300,12 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     acknowledge: (responseUrl, payload) => {
       const id = new URL(responseUrl).pathname.split('/').pop() ?? '';
       return responseUrls.acknowledge(id, payload);
+    },
+    stall: (rule) => {
+      stallRule = rule;
+      if (rule) return;
+      for (const response of held) response.destroy();
+      held.clear();
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -93,6 +93,13 @@ export interface StoredMessage {
   readonly updatedAt?: number;
   /** How it arrived: the Web API method, or `response_url`. */
   readonly via: string;
+  /** Slack's message metadata, as the app sent it with `chat.postMessage`. */
+  readonly metadata?: MessageMetadata;
+}
+
+export interface MessageMetadata {
+  readonly event_type: string;
+  readonly event_payload: Readonly<Record<string, unknown>>;
 }
 
 export type NewMessage = Omit<StoredMessage, 'ts' | 'postedAt'>;

@@ -109,11 +109,32 @@ function parseArgs<S extends z.ZodType>(
 
 const MESSAGE_ARG_ERRORS = { channel: 'channel_not_found', blocks: 'invalid_blocks_format' } as const;
 
+const MetadataArgSchema = jsonEncoded(
+  z.object({ event_type: z.string().min(1), event_payload: z.record(z.string(), z.unknown()) }),
+);
+
 const PostMessageArgsSchema = z.object({
   channel: z.string().min(1),
   text: z.string().optional(),
   blocks: BlocksArgSchema.optional(),
   thread_ts: z.string().min(1).optional(),
+  metadata: MetadataArgSchema.optional(),
+});
+
+/** Form-encoded booleans arrive as `true`/`1` text. */
+const FlagArgSchema = z.preprocess(
+  (value) => value === true || value === 'true' || value === '1',
+  z.boolean(),
+);
+
+const HistoryArgsSchema = z.object({
+  channel: z.string().min(1),
+  cursor: z.string().optional(),
+  limit: z.coerce.number().int().min(1).max(999).default(100),
+  oldest: z.coerce.number().optional(),
+  latest: z.coerce.number().optional(),
+  inclusive: FlagArgSchema,
+  include_all_metadata: FlagArgSchema,
 });
 
 const PostEphemeralArgsSchema = z.object({
@@ -188,7 +209,11 @@ function fromBot(context: WebApiContext): Pick<NewMessage, 'user' | 'botId'> {
   return { user: context.store.seed.bot.userId, botId: context.store.seed.bot.botId };
 }
 
-function wireMessage(message: StoredMessage, context: WebApiContext): Record<string, unknown> {
+function wireMessage(
+  message: StoredMessage,
+  context: WebApiContext,
+  options: { withMetadata?: boolean } = {},
+): Record<string, unknown> {
   return {
     type: 'message',
     ts: message.ts,
@@ -198,6 +223,7 @@ function wireMessage(message: StoredMessage, context: WebApiContext): Record<str
     ...(message.blocks.length > 0 ? { blocks: message.blocks } : {}),
     ...(message.thread_ts === undefined ? {} : { thread_ts: message.thread_ts }),
     ...(message.files === undefined ? {} : { files: message.files.map((file) => wireFile(file, context)) }),
+    ...(options.withMetadata && message.metadata ? { metadata: message.metadata } : {}),
     team: context.store.seed.team.id,
   };
 }
@@ -358,6 +384,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
       ephemeral: false,
       via: 'chat.postMessage',
       ...(input.thread_ts === undefined ? {} : { thread_ts: input.thread_ts }),
+      ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
     });
     store.recordPost({ channel: channel.id, at: message.postedAt, accepted: true });
     return { channel: channel.id, ts: message.ts, message: wireMessage(message, context) };
@@ -499,6 +526,40 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
   'conversations.info': (args, context) => {
     const input = parseArgs(z.object({ channel: z.string().min(1) }), args, { channel: 'channel_not_found' });
     return { channel: wireChannel(channelNamed(context, input.channel)) };
+  },
+
+  /**
+   * Top-level messages, newest first, paged by an opaque cursor; metadata only when asked for,
+   * as Slack does.
+   */
+  'conversations.history': (args, context) => {
+    const input = parseArgs(HistoryArgsSchema, args, {
+      channel: 'channel_not_found',
+      cursor: 'invalid_cursor',
+    });
+    const channel = channelNamed(context, input.channel);
+    const after = (ts: number) => (input.inclusive ? ts >= (input.oldest ?? 0) : ts > (input.oldest ?? 0));
+    const before = (ts: number) =>
+      input.latest === undefined || (input.inclusive ? ts <= input.latest : ts < input.latest);
+    const messages = context.store
+      .messages(channel.id)
+      .filter((message) => message.thread_ts === undefined || message.thread_ts === message.ts)
+      .filter((message) => after(Number(message.ts)) && before(Number(message.ts)))
+      .reverse();
+    const offset = input.cursor === undefined ? 0 : Number(Buffer.from(input.cursor, 'base64url').toString());
+    if (!Number.isInteger(offset) || offset < 0) throw new SlackRefusalError('invalid_cursor');
+    const page = messages.slice(offset, offset + input.limit);
+    const hasMore = offset + input.limit < messages.length;
+    return {
+      messages: page.map((message) =>
+        wireMessage(message, context, { withMetadata: input.include_all_metadata }),
+      ),
+      has_more: hasMore,
+      pin_count: 0,
+      response_metadata: {
+        next_cursor: hasMore ? Buffer.from(String(offset + input.limit)).toString('base64url') : '',
+      },
+    };
   },
 
   'files.getUploadURLExternal': (args, context) => {

@@ -16,7 +16,7 @@ import {
 } from './blocks.js';
 import { routeOf } from './related-operations.js';
 import { kindOfRoute } from './resource-kinds.js';
-import { bold, escapeMrkdwn, slackDate, userMention } from './text.js';
+import { bold, defuseMarkup, escapeMrkdwn, slackDate, userMention } from './text.js';
 
 /**
  * The approval card for a destructive operation: what will happen and to what, who asked, how
@@ -144,7 +144,8 @@ function progressLine(approval: ApprovalCardView): string[] {
 
 function finalStateLine(approval: ApprovalCardView): string {
   const approvers = approval.approvals.map((v) => userMention(v.user)).join(', ');
-  const detail = approval.result?.detail ? escapeMrkdwn(truncate(approval.result.detail, DETAIL_MAX)) : '';
+  // Details are mrkdwn the bot wrote, with outside text escaped; defusing again costs nothing.
+  const detail = approval.result?.detail ? defuseMarkup(truncate(approval.result.detail, DETAIL_MAX)) : '';
   switch (approval.status) {
     case 'approved':
       return `:white_check_mark: Approved by ${approvers || 'the approvers'}; starting now.`;
@@ -155,7 +156,7 @@ function finalStateLine(approval: ApprovalCardView): string {
     case 'failed':
       return `:x: Approved by ${approvers || 'the approvers'}, but it did not happen${detail ? `: ${detail}` : '.'}`;
     case 'in_doubt': {
-      const note = approval.doubtNote ? `\n${escapeMrkdwn(truncate(approval.doubtNote, DETAIL_MAX))}` : '';
+      const note = approval.doubtNote ? `\n${defuseMarkup(truncate(approval.doubtNote, DETAIL_MAX))}` : '';
       return (
         `:grey_question: Approved by ${approvers || 'the approvers'}. The API did not answer clearly, so it may ` +
         `or may not have happened; checking. Do not ask again until this card says how it ended.${note}`

@@ -40,8 +40,22 @@ export const MESSAGE_BUDGET = 11_000;
 /** The fallback `text` of a message (notifications, screen readers): one short line. */
 const FALLBACK_TEXT_MAX = 300;
 
-export function fallbackText(text: string): string {
-  return truncate(text.replace(/\s+/g, ' ').trim(), FALLBACK_TEXT_MAX) || 'Cloud';
+/**
+ * The fallback `text` from plain text: a heading, a sentence with a resource's label in it.
+ * Slack reads this field as mrkdwn and notifies from it, so a label `<!channel>` left as it is
+ * would ping the whole channel; it is escaped here because this is where every renderer's
+ * fallback is made.
+ */
+export function fallbackText(plain: string): string {
+  return mrkdwnFallback(escapeMrkdwn(plain));
+}
+
+/**
+ * The fallback `text` from mrkdwn the bot composed itself, whose outside values were escaped as it
+ * was built (a notice's sentence with a user mention in it). Escaping it again would show `&lt;`.
+ */
+export function mrkdwnFallback(mrkdwn: string): string {
+  return truncateMrkdwn(mrkdwn.replace(/\s+/g, ' ').trim(), FALLBACK_TEXT_MAX) || 'Cloud';
 }
 
 function plainText(text: string, max: number) {

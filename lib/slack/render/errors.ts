@@ -3,6 +3,7 @@ import { ApiError, type ApiFieldError } from '../../api/errors.js';
 import type { AnyOperation, Scope } from '../../api/operation.js';
 import { findOperation } from '../../api/operations/index.js';
 import { SLASH_COMMAND } from '../../commands/registry.js';
+import { isStorageUnavailable } from '../../store/errors.js';
 import { ActionId } from '../interactions.js';
 import { truncate } from '../limits.js';
 import {
@@ -36,6 +37,11 @@ export interface ErrorReplyContext {
   restricted?: boolean | undefined;
   /** Values that must never appear in a reply (the caller's token); blanked out if they do. */
   secrets?: readonly string[] | undefined;
+  /**
+   * True where a failure cannot come after the API changed something (the Slack function, which
+   * hands every change off). Only then may storage trouble say that nothing was changed.
+   */
+  beforeAnyChange?: boolean | undefined;
 }
 
 /** The parser's error: a message ready to show, the command's usage, close matches. */
@@ -53,7 +59,9 @@ export function renderError(error: unknown, context: ErrorReplyContext): Rendere
     ? parseErrorReply(error)
     : error instanceof ApiError
       ? apiErrorReply(error, context)
-      : unexpectedReply(context.referenceId);
+      : isStorageUnavailable(error)
+        ? storageUnavailableReply(context)
+        : unexpectedReply(context.referenceId);
   return withoutSecrets(reply, context.secrets ?? []);
 }
 
@@ -104,6 +112,24 @@ function unexpectedReply(referenceId: string): RenderedMessage {
       ),
     ],
   };
+}
+
+function storageUnavailableReply(context: ErrorReplyContext): RenderedMessage {
+  const text = context.beforeAnyChange
+    ? STORAGE_UNAVAILABLE_NOTHING_CHANGED
+    : `The bot's storage is not answering (ref ${context.referenceId}), so the bot could not finish. ` +
+      'Try again in a minute; if you asked for a change, check first whether it was made.';
+  return { text: fallbackText(text), blocks: [sectionBlock(`:floppy_disk: ${escapeMrkdwn(text)}`)] };
+}
+
+export const STORAGE_UNAVAILABLE_NOTHING_CHANGED =
+  "The bot's storage is not answering, so nothing was changed. Try again in a minute.";
+
+/** Under a modal's field, where only plain text fits: storage trouble, or undefined for anything else. */
+export function modalErrorText(error: unknown): string | undefined {
+  return isStorageUnavailable(error)
+    ? "The bot's storage is not answering, so the login did not finish. Submit again in a minute."
+    : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------

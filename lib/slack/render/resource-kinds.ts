@@ -362,9 +362,8 @@ const RESOURCE_KINDS: readonly ResourceKind[] = [
     ],
     fields: (d) => [
       ...field('Status', status(d)[0]),
-      ...field(
-        'Engine',
-        [stringAt(d, 'engine'), stringAt(d, 'version')].filter(Boolean).join(' ') || undefined,
+      ...fact([stringAt(d, 'engine'), stringAt(d, 'version')].filter(Boolean).join(' ') || undefined).map(
+        (engine): Field => ['Engine', engine],
       ),
       ...scalarField(d, 'region', 'Region'),
       ...scalarField(d, 'type', 'Type'),

@@ -9,6 +9,14 @@ export function escapeMrkdwn(text: string): string {
 }
 
 /** Inline code. A backtick inside would end the span, so it becomes a look-alike. */
+/**
+ * Takes the life out of any `<…>` markup (mentions, broadcasts, links) in text that may mix the
+ * bot's escaped mrkdwn with raw outside text, without escaping entities twice: `&lt;` stays.
+ */
+export function defuseMarkup(text: string): string {
+  return text.replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
 export function codeSpan(text: string): string {
   const safe = escapeMrkdwn(text).replace(/`/g, 'ˋ').replace(/\n/g, ' ');
   return `\`${safe === '' ? ' ' : safe}\``;
@@ -100,10 +108,13 @@ export function parseApiDate(value: string): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-/** `2018-01-01 00:01 UTC`: unambiguous in every reader's time zone. */
+/**
+ * `2018-01-01 00:01 UTC`: unambiguous in every reader's time zone. Callers put it in mrkdwn, so
+ * text that is not a date comes back escaped: it is the API's, not the bot's.
+ */
 export function formatAbsoluteDate(value: string | Date): string {
   const date = typeof value === 'string' ? parseApiDate(value) : value;
-  if (!date) return typeof value === 'string' ? value : '';
+  if (!date) return typeof value === 'string' ? escapeMrkdwn(value) : '';
   return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
@@ -121,7 +132,7 @@ const relativeFormat = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
 /** `3 days ago`, `in 2 hours`, relative to `now`. */
 export function formatRelativeTime(value: string | Date, now: Date): string {
   const date = typeof value === 'string' ? parseApiDate(value) : value;
-  if (!date) return typeof value === 'string' ? value : '';
+  if (!date) return typeof value === 'string' ? escapeMrkdwn(value) : '';
   const seconds = Math.round((date.getTime() - now.getTime()) / 1000);
   for (const [unit, size] of UNITS) {
     if (Math.abs(seconds) >= size || unit === 'second') {

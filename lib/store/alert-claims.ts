@@ -1,0 +1,216 @@
+import { randomUUID } from 'node:crypto';
+import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { StoreError } from './errors.js';
+import { isConditionFailure, itemOfFailedCondition, parseItem, updateIf } from './items.js';
+import { keys } from './keys.js';
+import { epochSeconds, type StoreContext } from './store-context.js';
+
+/**
+ * One item per (subscription, issue) alert, written before the alert is posted, so that of two
+ * runs (a scheduled one and `/cloud reports run`, or a run and the retry of a run that died) only
+ * one posts it.
+ *
+ * `posting` → `posted`: a run claims the alert with a conditional put, posts it, and marks it
+ * posted with the message's ts. A run that dies or loses Slack's answer in between leaves the claim
+ * `posting`: the alert is in doubt. Its lease says how long the run that holds it may still be
+ * working on it (every run stops well before its Lambda's timeout, which the lease exceeds); after
+ * that another run may take the claim over, and must then look for the message in the channel
+ * before posting (see `lib/reports/deliver.ts`). The claim's token tells the holder's writes from
+ * those of a run that took it over.
+ *
+ * Claims go with the table's TTL. A `posted` one lives long after the subscription has remembered
+ * the issue as seen. A `posting` one that nobody could resolve (the channel's history cannot be
+ * read) expires after a day and the alert is then claimed afresh and posted: a possible duplicate
+ * rather than an alert lost forever.
+ */
+
+export type AlertClaimStatus = 'posting' | 'posted';
+
+export interface AlertClaimKey {
+  readonly team: string;
+  readonly subscription: string;
+  readonly issue: number;
+}
+
+export interface AlertClaim extends AlertClaimKey {
+  readonly status: AlertClaimStatus;
+  readonly claimedAt: Date;
+  /** Until then the run that claimed it may still be posting; afterwards the alert is in doubt. */
+  readonly leaseUntil: Date;
+  /** Identifies the holder: only it marks or releases the claim. */
+  readonly token: string;
+  /** The posted message (`posted` only). */
+  readonly messageTs: string | null;
+}
+
+export type ClaimResult =
+  /** This run may post the alert; `inDoubt` is the expired claim it took over, if any. */
+  | { readonly status: 'claimed'; readonly claim: AlertClaim; readonly inDoubt?: AlertClaim }
+  /** Posted already, or another run is posting it within its lease. */
+  | { readonly status: 'held'; readonly by: AlertClaim };
+
+/** Longer than any run may hold a claim: the reporter stops before 240 s, the worker before 120 s. */
+export const ALERT_CLAIM_LEASE_MS = 5 * 60_000;
+const IN_DOUBT_TTL_SECONDS = 24 * 3600;
+const POSTED_TTL_SECONDS = 30 * 24 * 3600;
+
+const AlertClaimItemSchema = z.object({
+  kind: z.literal('alert_claim'),
+  team_id: z.string(),
+  subscription_id: z.string(),
+  issue_id: z.number().int(),
+  status: z.enum(['posting', 'posted']),
+  claimed_at: z.iso.datetime(),
+  lease_until_ms: z.number(),
+  claim_token: z.string(),
+  message_ts: z.string().optional(),
+});
+type AlertClaimItem = z.infer<typeof AlertClaimItemSchema>;
+
+const ALERT_PREFIX = 'ALERT#';
+
+function partitionOf(team: string, subscription: string): string {
+  return `${keys.team(team)}#${keys.report(subscription)}`;
+}
+
+function keyOf({ team, subscription, issue }: AlertClaimKey) {
+  if (!Number.isSafeInteger(issue) || issue < 0) {
+    throw new StoreError('invalid_key_part', 'Invalid issue id.');
+  }
+  return { pk: partitionOf(team, subscription), sk: `${ALERT_PREFIX}${issue}` };
+}
+
+export class AlertClaimRepository {
+  readonly #ctx: StoreContext;
+  readonly #leaseMs: number;
+
+  constructor(ctx: StoreContext, options: { leaseMs?: number } = {}) {
+    this.#ctx = ctx;
+    this.#leaseMs = options.leaseMs ?? ALERT_CLAIM_LEASE_MS;
+  }
+
+  /**
+   * Claims an alert: succeeds when nobody has, when an earlier claim expired, or when a `posting`
+   * claim's lease ran out (then `inDoubt` is that claim, and the caller must check the channel).
+   */
+  async claim(key: AlertClaimKey): Promise<ClaimResult> {
+    const now = this.#ctx.now();
+    const item = {
+      ...keyOf(key),
+      kind: 'alert_claim',
+      team_id: key.team,
+      subscription_id: key.subscription,
+      issue_id: key.issue,
+      status: 'posting',
+      claimed_at: now.toISOString(),
+      lease_until_ms: now.getTime() + this.#leaseMs,
+      claim_token: randomUUID(),
+      expires_at: epochSeconds(now) + IN_DOUBT_TTL_SECONDS,
+    } satisfies AlertClaimItem & Record<string, unknown>;
+    try {
+      const result = await this.#ctx.doc.send(
+        new PutCommand({
+          TableName: this.#ctx.tableName,
+          Item: item,
+          ConditionExpression:
+            'attribute_not_exists(pk) OR expires_at <= :nowSeconds OR (#status = :posting AND lease_until_ms <= :nowMs)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':nowSeconds': epochSeconds(now),
+            ':nowMs': now.getTime(),
+            ':posting': 'posting',
+          },
+          ReturnValues: 'ALL_OLD',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      const previous = result.Attributes === undefined ? undefined : toClaim(result.Attributes);
+      const claim = toClaim(item);
+      // An expired claim is as good as none: TTL merely had not removed it yet.
+      const inDoubt =
+        previous?.status === 'posting' && !isExpired(result.Attributes, now) ? previous : undefined;
+      return inDoubt ? { status: 'claimed', claim, inDoubt } : { status: 'claimed', claim };
+    } catch (error) {
+      const held = itemOfFailedCondition(error);
+      if (held === undefined) throw error;
+      if (held === null) throw new StoreError('malformed_item', 'An alert claim vanished while held.');
+      return { status: 'held', by: toClaim(held) };
+    }
+  }
+
+  /** Records the posted message; false when the claim is no longer this holder's. */
+  async markPosted(claim: AlertClaim, messageTs: string): Promise<boolean> {
+    const now = this.#ctx.now();
+    return updateIf(this.#ctx, keyOf(claim), {
+      UpdateExpression: 'SET #status = :posted, message_ts = :ts, posted_at = :now, expires_at = :expires',
+      ConditionExpression: 'claim_token = :token',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':posted': 'posted',
+        ':ts': messageTs,
+        ':now': now.toISOString(),
+        ':expires': epochSeconds(now) + POSTED_TTL_SECONDS,
+        ':token': claim.token,
+      },
+    });
+  }
+
+  /** Gives the alert back after Slack refused it (nothing was posted): the next run tries again at once. */
+  async release(claim: AlertClaim): Promise<boolean> {
+    try {
+      await this.#ctx.doc.send(
+        new DeleteCommand({
+          TableName: this.#ctx.tableName,
+          Key: keyOf(claim),
+          ConditionExpression: 'claim_token = :token AND #status = :posting',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':token': claim.token, ':posting': 'posting' },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /** A subscription's claims, for inspection (tests, support). */
+  async listForSubscription(team: string, subscription: string): Promise<AlertClaim[]> {
+    const claims: AlertClaim[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.#ctx.doc.send(
+        new QueryCommand({
+          TableName: this.#ctx.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': partitionOf(team, subscription), ':prefix': ALERT_PREFIX },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const raw of page.Items ?? []) claims.push(toClaim(raw));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return claims;
+  }
+}
+
+function isExpired(raw: Record<string, unknown> | undefined, now: Date): boolean {
+  const expiresAt = raw?.expires_at;
+  return typeof expiresAt === 'number' && expiresAt <= epochSeconds(now);
+}
+
+function toClaim(raw: unknown): AlertClaim {
+  const item = parseItem(AlertClaimItemSchema, raw, 'alert claim');
+  return {
+    team: item.team_id,
+    subscription: item.subscription_id,
+    issue: item.issue_id,
+    status: item.status,
+    claimedAt: new Date(item.claimed_at),
+    leaseUntil: new Date(item.lease_until_ms),
+    token: item.claim_token,
+    messageTs: item.message_ts ?? null,
+  };
+}

@@ -1,0 +1,152 @@
+import { once } from 'node:events';
+import { createServer, type Server, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createDocumentClient } from '../../lib/runtime.js';
+import { DeliveryClaims } from '../../lib/store/delivery-claims.js';
+import { StoreError } from '../../lib/store/errors.js';
+import { isConditionFailure, putNew } from '../../lib/store/items.js';
+import { withoutStorageBudget, withStorageBudget } from '../../lib/store/store-context.js';
+import { createTestTable, type TestTable } from '../support/store.js';
+
+/**
+ * The repositories' DynamoDB client over real sockets: a port nobody listens on, a server that
+ * accepts connections and never answers (what a frozen DynamoDB looks like), and DynamoDB Local.
+ * The time limits are the requirement: the Slack function must answer within 3 s.
+ */
+
+/** Accepts connections and never answers. */
+async function startSilentServer(): Promise<{ server: Server; endpoint: string; connections: () => number }> {
+  const sockets: Socket[] = [];
+  const server = createServer((socket) => sockets.push(socket));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  const close = server.close.bind(server);
+  server.close = (callback) => {
+    for (const socket of sockets) socket.destroy();
+    return close(callback);
+  };
+  return { server, endpoint: `http://127.0.0.1:${address.port}`, connections: () => sockets.length };
+}
+
+async function closedPortEndpoint(): Promise<string> {
+  const { server, endpoint } = await startSilentServer();
+  server.close();
+  await once(server, 'close');
+  return endpoint;
+}
+
+const key = { pk: 'TEAM#T0001', sk: 'ANYTHING' };
+
+async function failureOf(promise: Promise<unknown>): Promise<{ error: unknown; ms: number }> {
+  const started = performance.now();
+  try {
+    await promise;
+  } catch (error) {
+    return { error, ms: performance.now() - started };
+  }
+  throw new Error('the call succeeded');
+}
+
+let silent: Awaited<ReturnType<typeof startSilentServer>>;
+beforeAll(async () => {
+  silent = await startSilentServer();
+});
+afterAll(() => {
+  silent.server.close();
+});
+
+describe('a DynamoDB that does not answer', () => {
+  it('fails a Slack-function call as storage_unavailable within its two bounded attempts', async () => {
+    const doc = createDocumentClient({ DYNAMODB_ENDPOINT: silent.endpoint }, 'slack');
+    try {
+      const { error, ms } = await failureOf(doc.send(new GetCommand({ TableName: 't', Key: key })));
+      expect(error).toBeInstanceOf(StoreError);
+      expect(error).toMatchObject({ code: 'storage_unavailable', cause: { name: 'TimeoutError' } });
+      // 2 × 250 ms attempts and at most 100 ms of backoff; the rest is slack for a busy machine.
+      expect(ms).toBeLessThan(1500);
+    } finally {
+      doc.destroy();
+    }
+  });
+
+  it('stops waiting when the request’s storage budget is spent, whatever the per-call timeout', async () => {
+    // The background client would wait 3 × 3 s.
+    const doc = createDocumentClient({ DYNAMODB_ENDPOINT: silent.endpoint }, 'background');
+    try {
+      const { error, ms } = await failureOf(
+        withStorageBudget(200, () => doc.send(new GetCommand({ TableName: 't', Key: key }))),
+      );
+      expect(error).toMatchObject({ code: 'storage_unavailable' });
+      expect(ms).toBeLessThan(1500);
+    } finally {
+      doc.destroy();
+    }
+  });
+
+  it('does not even connect once the budget is spent', async () => {
+    const doc = createDocumentClient({ DYNAMODB_ENDPOINT: silent.endpoint }, 'background');
+    const before = silent.connections();
+    try {
+      const { error } = await failureOf(
+        withStorageBudget(20, async () => {
+          await sleep(40);
+          return doc.send(new GetCommand({ TableName: 't', Key: key }));
+        }),
+      );
+      expect(error).toMatchObject({ code: 'storage_unavailable' });
+      expect(silent.connections()).toBe(before);
+    } finally {
+      doc.destroy();
+    }
+  });
+});
+
+describe('a DynamoDB that is not running', () => {
+  it('fails as storage_unavailable with the refused connection as cause', async () => {
+    const doc = createDocumentClient({ DYNAMODB_ENDPOINT: await closedPortEndpoint() }, 'slack');
+    try {
+      const { error } = await failureOf(doc.send(new GetCommand({ TableName: 't', Key: key })));
+      expect(error).toMatchObject({ code: 'storage_unavailable', cause: { code: 'ECONNREFUSED' } });
+    } finally {
+      doc.destroy();
+    }
+  });
+});
+
+describe('a DynamoDB that answers (DynamoDB Local)', () => {
+  let table: TestTable;
+  let doc: ReturnType<typeof createDocumentClient>;
+  beforeAll(async () => {
+    table = await createTestTable();
+    doc = createDocumentClient({ DYNAMODB_ENDPOINT: inject('dynamoEndpoint') }, 'slack');
+  });
+  afterAll(async () => {
+    doc?.destroy();
+    await table?.dispose();
+  });
+
+  it('still reports a failed condition by its own name, so races are not taken for outages', async () => {
+    const ctx = { ...table.ctx, doc };
+    const item = { pk: 'TEAM#T0001', sk: 'ITEM#1', kind: 'test' };
+    await putNew(ctx, item);
+    const { error } = await failureOf(putNew(ctx, item));
+    expect(isConditionFailure(error)).toBe(true);
+    const claims = new DeliveryClaims(ctx);
+    expect(await claims.claimOnce('command:T0001:trigger-1')).toBe(true);
+    expect(await claims.claimOnce('command:T0001:trigger-1')).toBe(false);
+  });
+
+  it('lets work handed off from a request run without that request’s budget', async () => {
+    const result = await withStorageBudget(20, () =>
+      withoutStorageBudget(async () => {
+        await sleep(40);
+        return doc.send(new GetCommand({ TableName: table.ctx.tableName, Key: key }));
+      }),
+    );
+    expect(result.Item).toBeUndefined();
+  });
+});
