@@ -137,11 +137,15 @@ async function addReport(context: BotCommandContext, parsed: BotParsed): Promise
   if (reportKind === 'alerts' && probe.kind === 'read') {
     const next = nextRunAfter(created.schedule, created.nextRunAt, now);
     const seenIssueIds = probe.issues.map((issue) => issue.id);
-    if (
-      await deps.store.reports.advance(created, next, { lastRunAt: now, lastRunStatus: 'ok', seenIssueIds })
-    ) {
-      primed = seenIssueIds;
-    }
+    // The subscription exists now: a failed priming write must not turn into "nothing changed".
+    // Unprimed, the first run takes the open issues as seen instead.
+    const saved = await deps.store.reports
+      .advance(created, next, { lastRunAt: now, lastRunStatus: 'ok', seenIssueIds })
+      .catch((error: unknown) => {
+        deps.logger.warn('open issues not recorded for a new alerts subscription', { error });
+        return false;
+      });
+    if (saved) primed = seenIssueIds;
   }
 
   const when =
