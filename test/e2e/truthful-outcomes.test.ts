@@ -123,6 +123,24 @@ describe('an approved delete whose API call times out', () => {
   });
 });
 
+describe('an approved change the API refuses', () => {
+  it("regression: the card said only 'The API refused the request' — now it carries the API's reason", async () => {
+    const volumeId = newVolume();
+    const card = await requestDeletion(volumeId);
+    // Gone before the approval lands: the API answers 404 with its reason.
+    await new ApiClient({ baseUrl: e2e.emulator.url, token: e2e.emulator.demoToken }).call(
+      getOperation('volumes.delete'),
+      { volumeId },
+    );
+    await e2e.stack.workspace.click(BOB, cardNow(card), { actionId: ActionId.approve });
+    await e2e.stack.drain();
+    const final = e2e.textOf(cardNow(card));
+    expect(final).toContain('did not happen');
+    expect(final).toContain('The API said: Volume not found');
+    expect(threadText(card)).toContain('The API said: Volume not found');
+  });
+});
+
 describe('a create whose answer is lost', () => {
   it('connection dropped after the API created it: "went through after all", and exactly one key exists', async () => {
     const label = `k-${Date.now()}`;
