@@ -219,6 +219,16 @@ describe('an update answered with 503s after the API applied it', () => {
   });
 });
 
+describe('the requester’s "working…" note', () => {
+  it('regression: it stayed after the result went to the channel — now the result takes its place', async () => {
+    const label = `k-note-${Date.now()}`;
+    await e2e.command(ALICE, `profile sshkeys-create --label ${label} --ssh-key "${SSH_KEY}"`);
+    const mine = e2e.seen(ALICE);
+    expect(mine.some((m) => m.text.includes(label) && !m.ephemeral)).toBe(true);
+    expect(mine.some((m) => m.text.includes('Working on'))).toBe(false);
+  });
+});
+
 describe('the worker checks what it is handed', () => {
   it('a create job delivered twice is sent once (regression: a second SSH key was created)', async () => {
     const label = `k-twice-${Date.now()}`;
