@@ -45,7 +45,7 @@ export type ApprovalStatus =
 
 export type ApprovalOutcome = 'executed' | 'failed' | 'unknown' | 'not_run';
 
-const APPROVAL_STATUSES = [
+export const APPROVAL_STATUSES = [
   'pending',
   'approved',
   'denied',

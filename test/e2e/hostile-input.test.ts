@@ -4,6 +4,7 @@ import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { createDocumentClient } from '../../lib/runtime.js';
 import { keys } from '../../lib/store/keys.js';
 import { ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
+import { liveMarkup as liveMarkupIn } from '../support/markup.js';
 
 /**
  * Hostile text typed into Slack, through signed requests and the whole stack. Every input must be
@@ -225,21 +226,8 @@ describe('one malformed stored item', () => {
   });
 });
 
-/** `<…>` markup Slack would act on in a message's text or mrkdwn blocks, other than dates and user ids. */
-function liveMarkup(message: StoredMessage | undefined): string[] {
-  if (!message) return ['(no message)'];
-  const texts = [message.text];
-  const walk = (value: unknown): void => {
-    if (Array.isArray(value)) value.forEach(walk);
-    else if (value && typeof value === 'object') {
-      const record = value as Record<string, unknown>;
-      if (record.type === 'mrkdwn' && typeof record.text === 'string') texts.push(record.text);
-      for (const nested of Object.values(record)) walk(nested);
-    }
-  };
-  walk(message.blocks);
-  return texts.flatMap((t) => (t.match(/<[^<>]*>/g) ?? []).filter((m) => !/^<(!date\^|@U0)/.test(m)));
-}
+/** Live markup other than dates and the bot's own user mentions. */
+const liveMarkup = (message: StoredMessage | undefined) => liveMarkupIn(message, /^<(!date\^|@U0)/);
 
 describe('labels from the API reach the channel as text', () => {
   const LABEL = '<!channel> ping';

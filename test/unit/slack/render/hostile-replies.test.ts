@@ -5,7 +5,8 @@ import { parseCommand } from '../../../../lib/commands/parse.js';
 import { renderApprovalCard } from '../../../../lib/slack/render/approval.js';
 import { renderError } from '../../../../lib/slack/render/errors.js';
 import { renderHelp } from '../../../../lib/slack/render/help.js';
-import type { ApprovalStatus } from '../../../../lib/store/approvals.js';
+import { APPROVAL_STATUSES } from '../../../../lib/store/approvals.js';
+import { liveMarkup as liveMarkupIn } from '../../../support/markup.js';
 import type { Message } from './message-checks.js';
 
 /**
@@ -17,36 +18,10 @@ import type { Message } from './message-checks.js';
 
 const HOSTILE = ['<!channel>', '<!here>', '<!everyone>', '<@U123>', '<http://evil|innocent>', '&lt;'];
 
-/** `<…>` markup in `text` and mrkdwn texts, except dates and the mention of the fixture's requester. */
-function liveMarkup(message: Message): string[] {
-  const texts = [message.text];
-  const walk = (value: unknown): void => {
-    if (Array.isArray(value)) value.forEach(walk);
-    else if (value && typeof value === 'object') {
-      const record = value as Record<string, unknown>;
-      if (record.type === 'mrkdwn' && typeof record.text === 'string') texts.push(record.text);
-      for (const nested of Object.values(record)) walk(nested);
-    }
-  };
-  walk(message.blocks);
-  return texts.flatMap((text) =>
-    (text.match(/<[^<>]*>/g) ?? []).filter((m) => !/^<(!date\^[^<>]*|@U0REQUESTER)>$/.test(m)),
-  );
-}
+/** Live markup in `text` and mrkdwn texts, except dates and the mention of the fixture's requester. */
+const liveMarkup = (message: Message) => liveMarkupIn(message, /^<(!date\^[^<>]*|@U0REQUESTER)>$/);
 
-const STATUSES: readonly ApprovalStatus[] = [
-  'pending',
-  'approved',
-  'denied',
-  'expired',
-  'cancelled',
-  'executing',
-  'in_doubt',
-  'executed',
-  'failed',
-  'unknown',
-  'not_run',
-];
+const STATUSES = APPROVAL_STATUSES;
 
 describe('hostile text echoed in replies', () => {
   it.each(HOSTILE)("the API's message and reasons %s in every kind of API error", (value) => {
