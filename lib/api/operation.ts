@@ -34,6 +34,13 @@ export type Grant =
   | 'read_write'
   | 'unrestricted_only';
 
+/**
+ * What an operation does to the account, for channel guardrails: reads; changes; changes that
+ * start charges; destructive ones. Each row's class comes from its own fields (see `classOf`).
+ */
+export const OPERATION_CLASSES = ['read', 'change', 'costs', 'destructive'] as const;
+export type OperationClass = (typeof OPERATION_CLASSES)[number];
+
 /** Why an operation needs approval: shown on the approval card, in the words of the documents. */
 export interface Destructive {
   readonly consequence: string;
@@ -78,6 +85,8 @@ export interface OperationSpec<
   readonly watch?: WatchSpec;
   /** May bill the account. */
   readonly charges?: boolean;
+  /** Derived from `method`, `destructive` and `charges`: the guardrail class of the row. */
+  readonly class: OperationClass;
   /** Path parameter names, in the order they appear in the path (positional CLI arguments). */
   readonly pathParams: readonly string[];
   readonly queryParams: readonly string[];
@@ -125,7 +134,7 @@ export function pathParamsOf(path: string): string[] {
 
 type DefineInput<Req extends z.ZodType, Res extends z.ZodType, Paginated extends boolean> = Omit<
   OperationSpec<Req, Res, Paginated>,
-  'id' | 'pathParams' | 'queryParams' | 'pageParams' | 'filterable' | 'sensitive' | 'access'
+  'id' | 'pathParams' | 'queryParams' | 'pageParams' | 'filterable' | 'sensitive' | 'access' | 'class'
 > & {
   readonly access?: Access;
   readonly pageParams?: boolean;
@@ -150,7 +159,16 @@ export function defineOperation<
     pageParams,
     filterable: input.filterable ?? [],
     sensitive: input.sensitive ?? false,
+    class: classOf(input),
   };
+}
+
+/** Destructive wins over costs, costs over a plain change; every GET is a read. */
+export function classOf(op: Pick<AnyOperation, 'method' | 'destructive' | 'charges'>): OperationClass {
+  if (op.destructive) return 'destructive';
+  if (op.method === 'GET') return 'read';
+  if (op.charges) return 'costs';
+  return 'change';
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -136,6 +136,85 @@ export const BOT_COMMANDS: readonly BotCommand[] = [
     ],
   },
   {
+    name: 'policy',
+    summary: "Show this channel's guardrails (what may run here, who approves); admins change them",
+    usage: [
+      'policy',
+      'policy --allow CLASSES',
+      'policy --rule CLASS|OPERATION [--required N] [--approvers @USER ...] [--approver-group @GROUP] [--allow-self-approval] [--expiry MINUTES]',
+      'policy --clear-rule CLASS|OPERATION',
+      'policy --break-glass on|off [--break-glass-users @USER ...] [--audit-channel #CHANNEL]',
+      'policy --reset',
+    ],
+    examples: [
+      'policy',
+      'policy --allow read,change',
+      'policy --rule destructive --required 2 --approver-group @sre',
+      'policy --rule volumes.delete --required 1',
+      'policy --break-glass on --break-glass-users @oncall --audit-channel #audit',
+    ],
+    flags: [
+      {
+        name: 'allow',
+        value: 'text',
+        placeholder: 'CLASSES',
+        summary:
+          'Classes of operations this channel allows: read, change, costs, destructive (comma-separated, or `all`)',
+      },
+      {
+        name: 'rule',
+        value: 'text',
+        placeholder: 'CLASS|OPERATION',
+        summary: 'The approval rule to set: a class or an operation id such as `volumes.delete`',
+      },
+      { name: 'clear-rule', value: 'text', placeholder: 'CLASS|OPERATION', summary: 'Remove a rule' },
+      { name: 'required', value: 'text', placeholder: 'N', summary: 'Approvals needed under the rule' },
+      {
+        name: 'approvers',
+        value: 'text',
+        placeholder: '@USER',
+        repeatable: true,
+        summary: 'People who may approve under the rule',
+      },
+      {
+        name: 'approver-group',
+        value: 'text',
+        placeholder: '@GROUP',
+        summary: 'A user group that may approve',
+      },
+      {
+        name: 'allow-self-approval',
+        value: 'boolean',
+        summary: 'Whether requesters may approve their own requests',
+      },
+      { name: 'expiry', value: 'text', placeholder: 'MINUTES', summary: 'Minutes before a request expires' },
+      {
+        name: 'break-glass',
+        value: 'text',
+        placeholder: 'on|off',
+        summary: 'Allow break-glass in this channel',
+      },
+      {
+        name: 'break-glass-users',
+        value: 'text',
+        placeholder: '@USER',
+        repeatable: true,
+        summary: 'Who may use break-glass here',
+      },
+      {
+        name: 'audit-channel',
+        value: 'text',
+        placeholder: '#CHANNEL',
+        summary: 'Where break-glass runs are announced too',
+      },
+      {
+        name: 'reset',
+        value: 'boolean',
+        summary: "Remove this channel's policy (the workspace policy applies)",
+      },
+    ],
+  },
+  {
     name: 'reports',
     summary: 'Subscribe this channel to managed-monitoring issues, alerts or stats',
     usage: [

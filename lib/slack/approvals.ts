@@ -28,6 +28,7 @@ import {
   verdictFor,
   whatWentWrong,
 } from './outcomes.js';
+import { effectiveApprovalPolicy } from './guardrails.js';
 import { renderApprovalCard } from './render/approval.js';
 import { sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
@@ -59,7 +60,7 @@ export async function requestApproval(
   const token = await resolveToken(deps.store, ctx.team, ctx.user, op);
   if (!token.ok) return token.reply;
 
-  const policy = await deps.store.approvalPolicy.get(ctx.team);
+  const { policy } = await effectiveApprovalPolicy(deps.store, ctx.team, ctx.channel, op);
   const summary = await describeTarget(deps, token.token, op, input);
   if (summary === undefined) {
     const ids = op.pathParams.map((name) => String(input[name])).join('/');
@@ -234,7 +235,11 @@ export async function decide(
     );
   }
 
-  const policy = await deps.store.approvalPolicy.get(ctx.team);
+  // The rule in force where the request was made, as it stands now.
+  const op = findOperation(approval.operationId);
+  const policy = op
+    ? (await effectiveApprovalPolicy(deps.store, ctx.team, approval.channel, op)).policy
+    : await deps.store.approvalPolicy.get(ctx.team);
   const eligibility = await mayDecide(client, policy, approval, ctx.user);
   if (eligibility) return notice(eligibility);
 
@@ -626,7 +631,7 @@ export async function handleApprovalsCommand(context: BotCommandContext, parsed:
 
 type PolicyChanges = { ok: true; value: Partial<ApprovalPolicy> } | { ok: false; message: string };
 
-function policyChanges(flags: BotParsed['flags']): PolicyChanges {
+export function policyChanges(flags: BotParsed['flags']): PolicyChanges {
   const value: Partial<ApprovalPolicy> = {};
   const approvers = flags.approvers;
   if (approvers !== undefined) {
@@ -679,7 +684,7 @@ function policyChanges(flags: BotParsed['flags']): PolicyChanges {
   return { ok: true, value };
 }
 
-async function isPolicyAdmin(
+export async function isPolicyAdmin(
   { deps, ctx, client }: BotCommandContext,
   policy: ApprovalPolicy,
 ): Promise<boolean> {

@@ -55,6 +55,10 @@ export async function handleBotCommand(
     }
     case 'audit':
       return auditLog(context, parsed);
+    case 'policy': {
+      const { handlePolicyCommand } = await import('./policy-command.js');
+      return handlePolicyCommand(context, parsed);
+    }
   }
   return notice(`\`${parsed.command}\` is not a command of this bot. \`/cloud help\` lists them.`);
 }

@@ -6,6 +6,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { ApiError } from '../api/errors.js';
 import { findOperation } from '../api/operations/index.js';
 import { isOutcomeInDoubt } from '../api/outcome.js';
+import { guardrailRefusal } from './guardrails.js';
 import { helpFor } from '../commands/help.js';
 import { type ParsedCommand, parseCommand } from '../commands/parse.js';
 import { registry, SLASH_COMMAND } from '../commands/registry.js';
@@ -439,6 +440,8 @@ export async function answerOperation(
   replaceOriginal = false,
 ): Promise<Reply> {
   const { op } = request;
+  const refusal = await guardrailRefusal(deps.store, ctx.team, ctx.channel, op);
+  if (refusal) return notice(refusal);
   if (op.destructive) return requestApproval(deps, ctx, client, op, request.input);
   if (op.method === 'POST') return handOff(deps, ctx, request, replaceOriginal);
 

@@ -3,6 +3,7 @@ import { AlertClaimRepository } from './alert-claims.js';
 import { ApprovalPolicyRepository } from './approval-policy.js';
 import { ApprovalRepository } from './approvals.js';
 import { AuditLogRepository } from './audit-log.js';
+import { ChannelPolicyRepository } from './channel-policy.js';
 import { DeliveryClaims } from './delivery-claims.js';
 import { StoreError } from './errors.js';
 import { KmsTokenCipher } from './kms-token-cipher.js';
@@ -24,6 +25,7 @@ export type {
   ExecutionClaim,
 } from './approvals.js';
 export type { AuditEntry, AuditResult, NewAuditEntry } from './audit-log.js';
+export type { ApprovalRule, ChannelPolicy, StoredChannelPolicy } from './channel-policy.js';
 export { SecretDecryptionError, StoreError } from './errors.js';
 export type { ReportKind, ReportSchedule, ReportSubscription } from './report-subscriptions.js';
 export type { NewStatusWatch, StatusWatch, WatchOutcome } from './status-watches.js';
@@ -36,6 +38,7 @@ export interface Store {
   readonly tokenLinks: TokenLinkRepository;
   readonly approvals: ApprovalRepository;
   readonly approvalPolicy: ApprovalPolicyRepository;
+  readonly channelPolicy: ChannelPolicyRepository;
   readonly reports: ReportSubscriptionRepository;
   readonly audit: AuditLogRepository;
   readonly deliveries: DeliveryClaims;
@@ -48,6 +51,7 @@ export function createStore(ctx: StoreContext, cipher: TokenCipher): Store {
     tokenLinks: new TokenLinkRepository(ctx, cipher),
     approvals: new ApprovalRepository(ctx, cipher),
     approvalPolicy: new ApprovalPolicyRepository(ctx),
+    channelPolicy: new ChannelPolicyRepository(ctx),
     reports: new ReportSubscriptionRepository(ctx),
     audit: new AuditLogRepository(ctx),
     deliveries: new DeliveryClaims(ctx),

@@ -34,6 +34,10 @@ export const keys = {
   active: 'ACTIVE',
   approval: (id: string) => `APPROVAL#${checkedId('approval', id)}`,
   policy: 'POLICY',
+  channelPolicy: (channel: string) => `CHANNEL#${checkedId('channel', channel)}#POLICY`,
+  channelPolicyPrefix: 'CHANNEL#',
+  /** Break-glass uses of one user in one hour, for the rate limit. */
+  breakGlassUses: (user: string, hour: string) => `BREAKGLASS#${checkedId('user', user)}#${hour}`,
   report: (id: string) => `REPORT#${checkedId('report', id)}`,
   reportPrefix: 'REPORT#',
   audit: (at: Date, id: string) => `AUDIT#${at.toISOString()}#${id}`,

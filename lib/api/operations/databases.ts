@@ -319,6 +319,7 @@ function engineKindOperations<K extends EngineKind>(kind: K) {
       path: instances,
       scopes: ['databases:read_write'],
       grants: ['add_databases'],
+      charges: true,
       paginated: false,
       request: createRequest,
       response: database,

@@ -50,6 +50,7 @@ describe('the registry', () => {
       'whoami',
       'use',
       'approvals',
+      'policy',
       'reports',
       'audit',
     ]);

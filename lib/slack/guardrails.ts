@@ -1,0 +1,87 @@
+import type { AnyOperation, OperationClass } from '../api/operation.js';
+import type { ApprovalPolicy, ApprovalRule, Store, StoredChannelPolicy } from '../store/index.js';
+import { codeSpan, escapeMrkdwn, slackDate } from './render/text.js';
+
+/**
+ * Channel guardrails: what may run in a channel and who must approve it there. The rule for an
+ * operation id wins over the rule for its class, which wins over the workspace policy; each sets
+ * only what it names. Checked before any API call.
+ */
+
+export const CLASS_WORDS: Record<OperationClass, string> = {
+  read: 'read',
+  change: 'change',
+  costs: 'costs money',
+  destructive: 'destructive',
+};
+
+export interface EffectivePolicy {
+  readonly policy: ApprovalPolicy;
+  /** Where the policy comes from, for the card and `/cloud policy`. */
+  readonly source: string;
+}
+
+/** The approval policy in force for `op` in `channel`. */
+export async function effectiveApprovalPolicy(
+  store: Store,
+  team: string,
+  channel: string,
+  op: AnyOperation,
+): Promise<EffectivePolicy> {
+  const [workspace, channelPolicy] = await Promise.all([
+    store.approvalPolicy.get(team),
+    store.channelPolicy.get(team, channel),
+  ]);
+  return applyRules(workspace, channelPolicy, op);
+}
+
+export function applyRules(
+  workspace: ApprovalPolicy,
+  channelPolicy: StoredChannelPolicy | undefined,
+  op: AnyOperation,
+): EffectivePolicy {
+  if (!channelPolicy) return { policy: workspace, source: 'the workspace policy' };
+  const byClass = ownRule(channelPolicy.rules, op.class);
+  const byOperation = ownRule(channelPolicy.rules, op.id);
+  if (!byClass && !byOperation) return { policy: workspace, source: 'the workspace policy' };
+  const policy = { ...workspace, ...defined(byClass), ...defined(byOperation) };
+  const which = byOperation
+    ? `the rule for ${codeSpan(op.id)}`
+    : `the rule for ${CLASS_WORDS[op.class]} operations`;
+  return { policy, source: `${which} in this channel, set by <@${channelPolicy.updatedBy}>` };
+}
+
+/**
+ * Why `op` may not run in `channel`, naming the rule and where it is allowed; undefined when it
+ * may. Reads only the store: nothing reaches the API before this says yes.
+ */
+export async function guardrailRefusal(
+  store: Store,
+  team: string,
+  channel: string,
+  op: AnyOperation,
+): Promise<string | undefined> {
+  const policy = await store.channelPolicy.get(team, channel);
+  if (!policy || policy.allowedClasses.includes(op.class)) return undefined;
+  const allowed = policy.allowedClasses.map((c) => CLASS_WORDS[c]).join(', ') || 'nothing';
+  const elsewhere = (await store.channelPolicy.list(team))
+    .filter((p) => p.allowedClasses.includes(op.class))
+    .map((p) => `<#${p.channel}>`);
+  const where = [...elsewhere.slice(0, 8), 'channels without a policy of their own'].join(', ');
+  return (
+    `:no_entry: ${codeSpan(`${op.group} ${op.action}`)} is a *${CLASS_WORDS[op.class]}* operation, and this ` +
+    `channel allows only ${allowed} operations (channel policy set by <@${escapeMrkdwn(policy.updatedBy)}> ` +
+    `${slackDate(policy.updatedAt)}). Nothing was sent to the API. It is allowed in ${where}.`
+  );
+}
+
+function ownRule(rules: Readonly<Record<string, ApprovalRule>>, key: string): ApprovalRule | undefined {
+  return Object.hasOwn(rules, key) ? rules[key] : undefined;
+}
+
+function defined(rule: ApprovalRule | undefined): Partial<ApprovalPolicy> {
+  if (!rule) return {};
+  return Object.fromEntries(
+    Object.entries(rule).filter(([, value]) => value !== undefined),
+  ) as Partial<ApprovalPolicy>;
+}

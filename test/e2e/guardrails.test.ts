@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { StoredMessage } from '../../infra/local/slack/store.js';
+import { ActionId } from '../../lib/slack/interactions.js';
+import { ADA, ALICE, BOB, type E2E, startE2E } from '../support/e2e.js';
+
+/**
+ * Channel guardrails end to end: signed commands, DynamoDB Local, the emulator. A channel's policy
+ * decides what may run there and who approves, before any API call.
+ */
+
+const OPS = 'C0OPS';
+const GENERAL = 'C0GENERAL';
+let e2e: E2E;
+const team = () => e2e.stack.workspace.teamId;
+
+beforeAll(async () => {
+  e2e = await startE2E();
+  await e2e.login(ALICE, e2e.emulator.demoToken);
+});
+
+afterAll(async () => {
+  await e2e?.close();
+});
+
+beforeEach(async () => {
+  await e2e.stack.store.channelPolicy.clear(team(), OPS);
+  await e2e.stack.store.channelPolicy.clear(team(), GENERAL);
+  await e2e.stack.store.approvalPolicy.put(team(), {}, ADA);
+});
+
+function newVolume(): number {
+  return e2e.emulator.control.createVolume({ label: `g-${Math.random().toString(36).slice(2, 8)}` }).id;
+}
+
+function lastCard(channel: string): StoredMessage | undefined {
+  return e2e.stack.standIn.store
+    .messages(channel)
+    .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
+    .at(-1);
+}
+
+describe('/cloud policy', () => {
+  it('shows that a channel without a policy follows the workspace policy', async () => {
+    const delivery = await e2e.command(ALICE, 'policy', OPS);
+    expect(e2e.textOf(delivery.message)).toContain('no policy of its own');
+  });
+
+  it('is changed by admins only, and every change is audited', async () => {
+    const refused = await e2e.command(ALICE, 'policy --allow read', OPS);
+    expect(e2e.textOf(refused.message)).toContain('Only workspace admins');
+    expect(await e2e.stack.store.channelPolicy.get(team(), OPS)).toBeUndefined();
+
+    const changed = await e2e.command(ADA, 'policy --allow read,change', OPS);
+    expect(e2e.textOf(changed.message)).toContain('Channel policy updated');
+    const shown = e2e.textOf((await e2e.command(BOB, 'policy', OPS)).message);
+    expect(shown).toContain('*Allowed here:* read, change operations');
+    expect(shown).toContain('<@U0ADMIN>');
+    const { entries } = await e2e.stack.store.audit.list(team());
+    expect(entries.some((e) => e.action === 'policy.channel' && e.actor === ADA)).toBe(true);
+  });
+
+  it('refuses unknown classes and rules with usage', async () => {
+    expect(e2e.textOf((await e2e.command(ADA, 'policy --allow everything', OPS)).message)).toContain(
+      '`--allow` takes classes',
+    );
+    expect(
+      e2e.textOf((await e2e.command(ADA, 'policy --rule constructor --required 2', OPS)).message),
+    ).toContain('neither a class');
+    expect(await e2e.stack.store.channelPolicy.get(team(), OPS)).toBeUndefined();
+  });
+});
+
+describe('a channel that allows only reads', () => {
+  it('refuses a destructive command before any API call, naming the rule and where it is allowed', async () => {
+    await e2e.command(ADA, 'policy --allow read', OPS);
+    await e2e.command(ADA, 'policy --allow read,change,costs,destructive', GENERAL);
+    const volumeId = newVolume();
+    const before = e2e.emulator.control.requestCount();
+
+    const delivery = await e2e.command(ALICE, `volumes delete ${volumeId}`, OPS);
+    const text = e2e.textOf(delivery.message);
+    expect(text).toContain('is a *destructive* operation');
+    expect(text).toContain('allows only read operations');
+    expect(text).toContain(`<#${GENERAL}>`);
+    expect(e2e.emulator.control.requestCount()).toBe(before);
+    expect(lastCard(OPS)).toBeUndefined();
+  });
+
+  it('refuses a create (costs money) and a change, and still answers reads', async () => {
+    await e2e.command(ADA, 'policy --allow read', OPS);
+    const before = e2e.emulator.control.requestCount('volumes.create');
+    const created = await e2e.command(ALICE, 'volumes create --label nope --region us-east --size 20', OPS);
+    expect(e2e.textOf(created.message)).toContain('is a *costs money* operation');
+    expect(e2e.emulator.control.requestCount('volumes.create')).toBe(before);
+    const listed = await e2e.command(ALICE, 'volumes list', OPS);
+    expect(e2e.textOf(listed.message)).not.toContain(':no_entry:');
+  });
+});
+
+describe('approval rules per channel', () => {
+  it('two approvers for destructive operations in one channel, one in another, for the same operation', async () => {
+    await e2e.command(ADA, 'policy --rule destructive --required 2', OPS);
+
+    const strict = await e2e.command(ALICE, `volumes delete ${newVolume()}`, OPS);
+    expect(e2e.textOf(strict.message)).toContain('needs 2 approvals');
+    const loose = await e2e.command(ALICE, `volumes delete ${newVolume()}`, GENERAL);
+    expect(e2e.textOf(loose.message)).toContain('needs 1 approval');
+  });
+
+  it('a rule for one operation wins over the rule for its class', async () => {
+    await e2e.command(ADA, 'policy --rule destructive --required 2', OPS);
+    await e2e.command(ADA, 'policy --rule volumes.delete --required 1', OPS);
+    const volumeId = newVolume();
+    const delivery = await e2e.command(ALICE, `volumes delete ${volumeId}`, OPS);
+    expect(e2e.textOf(delivery.message)).toContain('needs 1 approval');
+    const card = lastCard(OPS);
+    if (!card) throw new Error('no card');
+    await e2e.stack.workspace.click(BOB, card, { actionId: ActionId.approve });
+    await e2e.stack.drain();
+    expect(e2e.emulator.control.volumeExists(volumeId)).toBe(false);
+  });
+});
