@@ -16,6 +16,7 @@ import {
 } from '../store/index.js';
 import type { BotDeps, RequestContext } from './bot.js';
 import type { BotCommandContext } from './bot-commands.js';
+import { effectiveApprovalPolicy } from './guardrails.js';
 import type { ApprovalJob, Handoff } from './handoff.js';
 import {
   attemptChange,
@@ -28,7 +29,7 @@ import {
   verdictFor,
   whatWentWrong,
 } from './outcomes.js';
-import { effectiveApprovalPolicy } from './guardrails.js';
+import { changedFields, currentFingerprint, previewTarget } from './preview.js';
 import { renderApprovalCard } from './render/approval.js';
 import { sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
@@ -43,7 +44,6 @@ import { createApiClient, notice, type Reply, type RunnerDeps, resolveToken } fr
  * trail; every step is written to the audit log.
  */
 
-const LABEL_LOOKUP_MS = 800;
 /** Pending requests shown by `/cloud approvals list`; more would not fit one message. */
 const LISTED_APPROVALS = 12;
 
@@ -61,8 +61,8 @@ export async function requestApproval(
   if (!token.ok) return token.reply;
 
   const { policy } = await effectiveApprovalPolicy(deps.store, ctx.team, ctx.channel, op);
-  const summary = await describeTarget(deps, token.token, op, input);
-  if (summary === undefined) {
+  const target = await previewTarget(createApiClient(deps.api, token.token), op, input);
+  if (target === 'not_found') {
     const ids = op.pathParams.map((name) => String(input[name])).join('/');
     const list = listOperationFor(op);
     const hint = list ? ` Check the id with \`/cloud ${list.group} ${list.action}\`.` : '';
@@ -75,7 +75,9 @@ export async function requestApproval(
     requester: ctx.user,
     operationId: op.id,
     input,
-    summary,
+    summary: target.summary,
+    preview: target.lines,
+    fingerprint: target.fingerprint,
     channel: ctx.channel,
     requiredApprovals: policy.requiredApprovals,
     expiryMinutes: policy.expiryMinutes,
@@ -131,36 +133,6 @@ export async function requestApproval(
       `${policy.requiredApprovals === 1 ? '' : 's'} from ${who}. I posted a card in this channel; ` +
       `it expires in ${policy.expiryMinutes} minutes.`,
   );
-}
-
-/**
- * "db-data (12)": the target with its label from the API, or its ids when the lookup fails;
- * undefined when the API says there is no such target.
- */
-async function describeTarget(
-  deps: BotDeps,
-  token: string | undefined,
-  op: AnyOperation,
-  input: Readonly<Record<string, unknown>>,
-): Promise<string | undefined> {
-  const ids = op.pathParams.map((name) => String(input[name]));
-  // Without ids the operation acts on the requester's own profile ("delete phone number").
-  const fallback = ids.length > 0 ? ids.join('/') : 'of their own profile';
-  const view = viewOperationFor(op);
-  if (!view) return fallback;
-  try {
-    const client = createApiClient(deps.api, token);
-    const viewInput = Object.fromEntries(view.pathParams.map((name) => [name, input[name]]));
-    const resource = (await client.call(view, viewInput, { timeoutMs: LABEL_LOOKUP_MS })) as Record<
-      string,
-      unknown
-    >;
-    const label = resource.label ?? resource.name ?? resource.username;
-    return typeof label === 'string' && label !== '' ? `${label} (${ids.join('/')})` : fallback;
-  } catch (error) {
-    if (error instanceof ApiError && error.code === 'not_found') return undefined;
-    return fallback;
-  }
 }
 
 /** "volume", "backup", "ssh key": the kind of thing the last id of the path names. */
@@ -368,6 +340,11 @@ export async function executeApproval(deps: ExecutionDeps, job: ApprovalJob): Pr
     );
     return;
   }
+  const changed = await targetChangedSincePreview(deps, approval, op, input);
+  if (changed) {
+    await closeAs(deps, approval, 'not_run', changed);
+    return;
+  }
   const request = {
     team: approval.team,
     user: approval.requester,
@@ -414,6 +391,26 @@ export async function executeApproval(deps: ExecutionDeps, job: ApprovalJob): Pr
     return;
   }
   await settleApprovalInDoubt(deps, approval, op, input, attempt);
+}
+
+/**
+ * Why the target no longer matches what the approvers saw, or undefined when it still does (or
+ * cannot be read: then the API call itself will tell).
+ */
+async function targetChangedSincePreview(
+  deps: ExecutionDeps,
+  approval: Approval,
+  op: AnyOperation,
+  input: Readonly<Record<string, unknown>>,
+): Promise<string | undefined> {
+  if (approval.fingerprint === null) return undefined;
+  const token = await resolveToken(deps.store, approval.team, approval.requester, op);
+  if (!token.ok) return undefined;
+  const now = await currentFingerprint(createApiClient(deps.api, token.token), op, input).catch(() => null);
+  if (now === null || now === 'not_found' || now === approval.fingerprint) return undefined;
+  const fields = changedFields(approval.fingerprint, now);
+  const which = fields.length > 0 ? ` (${escapeMrkdwn(fields.join(', '))} changed)` : '';
+  return `The target changed after the approvers saw it${which}, so nothing was run. Ask again to see what it is now.`;
 }
 
 /** The API's own words for a refusal, so the card says why and not only that. */

@@ -6,7 +6,6 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { ApiError } from '../api/errors.js';
 import { findOperation } from '../api/operations/index.js';
 import { isOutcomeInDoubt } from '../api/outcome.js';
-import { guardrailRefusal } from './guardrails.js';
 import { helpFor } from '../commands/help.js';
 import { type ParsedCommand, parseCommand } from '../commands/parse.js';
 import { registry, SLASH_COMMAND } from '../commands/registry.js';
@@ -14,14 +13,8 @@ import { DEFAULT_SLACK_STORAGE_BUDGET_MS } from '../config.js';
 import { recordCommand } from '../observability/metrics.js';
 import { isStorageUnavailable } from '../store/errors.js';
 import { withoutStorageBudget, withStorageBudget } from '../store/store-context.js';
-import { decide, requestApproval } from './approvals.js';
-import {
-  type BotCommandContext,
-  handleBotCommand,
-  handleLoginSubmission,
-  TOKEN_BLOCK,
-} from './bot-commands.js';
-import { openOperationForm, readOperationForm } from './forms.js';
+import type { BotCommandContext } from './bot-commands.js';
+import { channelGuard } from './guardrails.js';
 import type { Handoff, OperationJob } from './handoff.js';
 import {
   ActionId,
@@ -35,7 +28,14 @@ import {
 import { actionIdPattern } from './render/blocks.js';
 import { modalErrorText, renderError } from './render/errors.js';
 import { renderHelp } from './render/help.js';
-import { type OperationRequest, type Reply, type RunnerDeps, runOperation } from './runner.js';
+import type { OperationRequest, Reply, RunnerDeps } from './runner.js';
+
+// Loaded on first use, so a cold start answers `/cloud help` without them: the runner brings the
+// API client and undici, the bot's own commands bring login and approvals, forms their field shapes.
+const approvals = () => import('./approvals.js');
+const botCommands = () => import('./bot-commands.js');
+const forms = () => import('./forms.js');
+const runner = () => import('./runner.js');
 
 /**
  * The Slack side of the bot: Bolt verifies signatures and routes; the listeners parse, answer
@@ -164,7 +164,9 @@ export function createSlackApp(given: BotDeps): { app: App; handler: SlackHandle
       if (!ctx || action.type !== 'button' || !(await isFirstClick(deps, ctx, action))) return;
       const payload = decodeActionValue(ApprovalPayloadSchema, action.value);
       const reply = await safely(deps, ctx, undefined, async () =>
-        payload ? decide(deps, client, ctx, payload.a, decision) : notice('That button is out of date.'),
+        payload
+          ? (await approvals()).decide(deps, client, ctx, payload.a, decision)
+          : notice('That button is out of date.'),
       );
       // What the clicker alone is told: a new ephemeral message, the card stays as it is.
       if (reply) await respond({ ...responseBody(reply, false), response_type: 'ephemeral' });
@@ -175,14 +177,19 @@ export function createSlackApp(given: BotDeps): { app: App; handler: SlackHandle
     await ack();
     const ctx = actionContext(body);
     if (!ctx) return;
-    const reply = await safely(deps, ctx, undefined, () =>
-      handleBotCommand(botContext(deps, ctx, client), { kind: 'bot', command: 'login', args: [], flags: {} }),
+    const reply = await safely(deps, ctx, undefined, async () =>
+      (await botCommands()).handleBotCommand(botContext(deps, ctx, client), {
+        kind: 'bot',
+        command: 'login',
+        args: [],
+        flags: {},
+      }),
     );
     if (reply) await respond(responseBody(reply, false));
   });
 
   app.view(CallbackId.operationForm, async ({ ack, body, view, client }) => {
-    const submission = readOperationForm(view);
+    const submission = (await forms()).readOperationForm(view);
     if (!submission.ok) {
       await ack(
         'errors' in submission ? { response_action: 'errors', errors: submission.errors } : undefined,
@@ -213,6 +220,7 @@ export function createSlackApp(given: BotDeps): { app: App; handler: SlackHandle
   });
 
   app.view(CallbackId.login, async ({ ack, body, view, client }) => {
+    const { handleLoginSubmission, TOKEN_BLOCK } = await botCommands();
     const result = await handleLoginSubmission(deps, {
       team: body.team?.id ?? body.user.team_id ?? '',
       user: body.user.id,
@@ -335,7 +343,7 @@ async function answerCommand(
     case 'error':
       return { ...renderError(parsed, { referenceId: ctx.correlationId }), visibility: 'ephemeral' };
     case 'bot':
-      return handleBotCommand(botContext(deps, ctx, client), parsed);
+      return (await botCommands()).handleBotCommand(botContext(deps, ctx, client), parsed);
     case 'operation':
       return answerOperation(deps, ctx, client, {
         team: ctx.team,
@@ -372,7 +380,7 @@ async function answerWithForm(ctx: RequestContext, text: string, client: WebClie
   if (!ctx.triggerId) return notice('Forms open only from a slash command or a button.');
   const parsed = parseCommand(text);
   const known = parsed.kind === 'operation' ? parsed.input : {};
-  await openOperationForm(client, ctx.triggerId, action.value, known, ctx.channel);
+  await (await forms()).openOperationForm(client, ctx.triggerId, action.value, known, ctx.channel);
   return null;
 }
 
@@ -404,7 +412,7 @@ async function answerRun(
   if (!parsed.success) {
     // A button for an action that needs more input (Attach asks for the node): ask in a form.
     if (!ctx.triggerId) return notice('That button is out of date. Run the command again.');
-    await openOperationForm(client, ctx.triggerId, op, payload.i, ctx.channel);
+    await (await forms()).openOperationForm(client, ctx.triggerId, op, payload.i, ctx.channel);
     return undefined;
   }
   return answerOperation(
@@ -440,14 +448,15 @@ export async function answerOperation(
   replaceOriginal = false,
 ): Promise<Reply> {
   const { op } = request;
-  const refusal = await guardrailRefusal(deps.store, ctx.team, ctx.channel, op);
-  if (refusal) return notice(refusal);
-  if (op.destructive) return requestApproval(deps, ctx, client, op, request.input);
+  const guard = await channelGuard(deps.store, ctx.team, ctx.channel, op);
+  if (guard.refusal) return notice(guard.refusal);
+  if (guard.approvalRequired) return (await approvals()).requestApproval(deps, ctx, client, op, request.input);
   if (op.method === 'POST') return handOff(deps, ctx, request, replaceOriginal);
 
   const budget = new AbortController();
   const timer = setTimeout(() => budget.abort(), deps.inlineBudgetMs);
   try {
+    const { runOperation } = await runner();
     return await runOperation(deps, request, {
       signal: budget.signal,
       deadline: Date.now() + deps.inlineBudgetMs,

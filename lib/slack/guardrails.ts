@@ -51,17 +51,39 @@ export function applyRules(
   return { policy, source: `${which} in this channel, set by <@${channelPolicy.updatedBy}>` };
 }
 
+export interface ChannelGuard {
+  /** Why `op` may not run here, naming the rule and where it is allowed. */
+  readonly refusal?: string;
+  /** A channel rule asks for approval of this change although it is not destructive. */
+  readonly approvalRequired: boolean;
+}
+
 /**
- * Why `op` may not run in `channel`, naming the rule and where it is allowed; undefined when it
- * may. Reads only the store: nothing reaches the API before this says yes.
+ * What the channel says about `op`, from the store alone: nothing reaches the API before this
+ * says yes. Destructive operations always need approval; a channel rule for a class or an
+ * operation makes other changes need it too.
  */
-export async function guardrailRefusal(
+export async function channelGuard(
   store: Store,
   team: string,
   channel: string,
   op: AnyOperation,
-): Promise<string | undefined> {
+): Promise<ChannelGuard> {
   const policy = await store.channelPolicy.get(team, channel);
+  const refusal = await guardrailRefusal(store, team, op, policy);
+  const ruled =
+    policy !== undefined &&
+    op.method !== 'GET' &&
+    (Object.hasOwn(policy.rules, op.id) || Object.hasOwn(policy.rules, op.class));
+  return { ...(refusal && { refusal }), approvalRequired: op.destructive !== undefined || ruled };
+}
+
+async function guardrailRefusal(
+  store: Store,
+  team: string,
+  op: AnyOperation,
+  policy: StoredChannelPolicy | undefined,
+): Promise<string | undefined> {
   if (!policy || policy.allowedClasses.includes(op.class)) return undefined;
   const allowed = policy.allowedClasses.map((c) => CLASS_WORDS[c]).join(', ') || 'nothing';
   const elsewhere = (await store.channelPolicy.list(team))

@@ -71,6 +71,10 @@ export interface Approval {
   readonly operationId: string;
   /** What the card shows about the input; written by the caller without secrets. */
   readonly summary: string;
+  /** What will change, as read when the request was made (mrkdwn lines, outside text escaped). */
+  readonly preview: readonly string[];
+  /** The target as it was previewed; a different one at execution time means it changed. */
+  readonly fingerprint: string | null;
   readonly channel: string;
   /** The card's message, once posted (also the thread of the audit trail). */
   readonly messageTs: string | null;
@@ -107,6 +111,8 @@ export interface NewApproval {
   readonly operationId: string;
   readonly input: Readonly<Record<string, unknown>>;
   readonly summary: string;
+  readonly preview?: readonly string[];
+  readonly fingerprint?: string | null;
   readonly channel: string;
   readonly requiredApprovals: number;
   readonly expiryMinutes: number;
@@ -152,6 +158,8 @@ const ApprovalItemSchema = z.object({
   requester_user: z.string(),
   operation_id: z.string(),
   summary: z.string(),
+  preview: z.array(z.string()).optional(),
+  fingerprint: z.string().nullable().optional(),
   input_ciphertext: EnvelopeSchema,
   channel_id: z.string(),
   message_ts: z.string().nullable(),
@@ -235,6 +243,8 @@ export class ApprovalRepository {
       requester_user: input.requester,
       operation_id: input.operationId,
       summary: input.summary,
+      preview: [...(input.preview ?? [])],
+      fingerprint: input.fingerprint ?? null,
       input_ciphertext: await this.#cipher.encrypt(JSON.stringify(input.input), {
         team: input.team,
         user: input.requester,
@@ -642,6 +652,8 @@ export class ApprovalRepository {
       requester: item.requester_user,
       operationId: item.operation_id,
       summary: item.summary,
+      preview: item.preview ?? [],
+      fingerprint: item.fingerprint ?? null,
       channel: item.channel_id,
       messageTs: item.message_ts,
       status: lapsed ? 'expired' : item.status,

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
+import { ApiClient } from '../../lib/api/client.js';
+import { getOperation } from '../../lib/api/operations/index.js';
 import { ActionId } from '../../lib/slack/interactions.js';
 import { ADA, ALICE, BOB, type E2E, startE2E } from '../support/e2e.js';
+import { commandTextFor, existingInputFor } from '../support/sample-inputs.js';
 
 /**
  * Channel guardrails end to end: signed commands, DynamoDB Local, the emulator. A channel's policy
@@ -118,5 +121,64 @@ describe('approval rules per channel', () => {
     await e2e.stack.workspace.click(BOB, card, { actionId: ActionId.approve });
     await e2e.stack.drain();
     expect(e2e.emulator.control.volumeExists(volumeId)).toBe(false);
+  });
+});
+
+describe('the change preview on the approval card', () => {
+  const api = () => new ApiClient({ baseUrl: e2e.emulator.url, token: e2e.emulator.demoToken });
+
+  it('a change under a channel rule shows the exact field diff, and runs once approved', async () => {
+    await e2e.command(ADA, 'policy --rule change --required 1', OPS);
+    const volumeId = newVolume();
+    const before = (await api().call(getOperation('volumes.view'), { volumeId })) as { label: string };
+    const delivery = await e2e.command(ALICE, `volumes update ${volumeId} --label renamed-${volumeId}`, OPS);
+    expect(e2e.textOf(delivery.message)).toContain('needs 1 approval');
+    expect(e2e.emulator.control.requestCount('volumes.update', { volumeId })).toBe(0);
+    const card = lastCard(OPS);
+    expect(card?.text).toBeDefined();
+    expect(e2e.textOf(card)).toContain(`\`label\`: ${before.label} → *renamed-${volumeId}*`);
+    if (!card) throw new Error('no card');
+    await e2e.stack.workspace.click(BOB, card, { actionId: ActionId.approve });
+    await e2e.stack.drain();
+    const after = (await api().call(getOperation('volumes.view'), { volumeId })) as { label: string };
+    expect(after.label).toBe(`renamed-${volumeId}`);
+  });
+
+  it('a volume delete shows the node the volume is attached to', async () => {
+    const volumes = (await api().listAll(getOperation('volumes.list'), {})).data as {
+      id: number;
+      node_id: number | null;
+      node_label: string | null;
+    }[];
+    const attached = volumes.find((v) => v.node_id !== null);
+    if (!attached) throw new Error('the demo data has no attached volume');
+    await e2e.command(ALICE, `volumes delete ${attached.id}`, OPS);
+    expect(e2e.textOf(lastCard(OPS))).toContain(`attached to node *${attached.node_label}*`);
+  });
+
+  it('a database restore shows the backup it restores from', async () => {
+    const op = getOperation('databases.mysql-backup-restore');
+    const input = await existingInputFor(op, api());
+    const backup = (await api().call(getOperation('databases.mysql-backup-view'), input)) as {
+      label: string;
+    };
+    await e2e.command(ALICE, commandTextFor(op, input), OPS);
+    expect(e2e.textOf(lastCard(OPS))).toContain(`*Replaces* the current data with *${backup.label}*`);
+  });
+
+  it('a target changed between request and approval is not acted on, and the card says why', async () => {
+    const volumeId = newVolume();
+    await e2e.command(ALICE, `volumes delete ${volumeId}`, OPS);
+    const card = lastCard(OPS);
+    if (!card) throw new Error('no card');
+    await api().call(getOperation('volumes.update'), { volumeId, label: `changed-${volumeId}` });
+
+    await e2e.stack.workspace.click(BOB, card, { actionId: ActionId.approve });
+    await e2e.stack.drain();
+    expect(e2e.emulator.control.requestCount('volumes.delete', { volumeId })).toBe(0);
+    expect(e2e.emulator.control.volumeExists(volumeId)).toBe(true);
+    const final = e2e.textOf(e2e.stack.standIn.store.findMessage(OPS, card.ts));
+    expect(final).toContain('The target changed after the approvers saw it (label changed)');
+    expect(final).toContain('nothing was run');
   });
 });

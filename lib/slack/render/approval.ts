@@ -40,6 +40,8 @@ export interface ApprovalCardView {
   readonly operationId: string;
   /** What the request is about, without secrets: `volume db-data (12)`. */
   readonly summary: string;
+  /** What will change, read when the request was made: mrkdwn lines, outside text escaped. */
+  readonly preview?: readonly string[] | undefined;
   /** Overrides `summary` as the target named in the header. */
   readonly targetLabel?: string | undefined;
   /** What the operation destroys; the operation's own `destructive.consequence` when absent. */
@@ -63,6 +65,8 @@ export interface ApprovalCardInput {
 }
 
 const DETAIL_MAX = 1500;
+/** A section holds 3,000 characters; the preview leaves room for the rest of the card. */
+const PREVIEW_MAX = 2000;
 
 export function renderApprovalCard({ approval }: ApprovalCardInput): RenderedMessage {
   const op = findOperation(approval.operationId);
@@ -75,6 +79,9 @@ export function renderApprovalCard({ approval }: ApprovalCardInput): RenderedMes
   const blocks: KnownBlock[] = [headerBlock(heading)];
   const asked = `${userMention(approval.requester)} asked to ${escapeMrkdwn(phrase)} ${bold(target)}.`;
   blocks.push(sectionBlock(consequence ? `${asked}\n:warning: ${escapeMrkdwn(consequence)}` : asked));
+  if (approval.preview && approval.preview.length > 0) {
+    blocks.push(sectionBlock(defuseMarkup(truncate(approval.preview.join('\n'), PREVIEW_MAX))));
+  }
   blocks.push(contextBlock(...progressLine(approval)));
 
   if (pending) {

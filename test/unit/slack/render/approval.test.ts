@@ -108,6 +108,8 @@ describe('renderApprovalCard with a stored approval', () => {
       requester: 'U024BE7LH',
       operationId: 'nodes.backups-cancel',
       summary: 'web-1 (123)',
+      preview: [],
+      fingerprint: null,
       channel: 'C1',
       messageTs: null,
       status: 'pending',

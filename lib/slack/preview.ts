@@ -1,0 +1,236 @@
+import type { ApiClient } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
+import type { AnyOperation } from '../api/operation.js';
+import { findOperation, operations } from '../api/operations/index.js';
+import { viewOperationFor } from '../api/outcome.js';
+import { bold, codeSpan, escapeMrkdwn } from './render/text.js';
+
+/**
+ * What an approver needs to see before saying yes, read with the requester's token when the
+ * request is made: the target as it is now and what depends on it (a delete), the exact fields
+ * that change (an update), what a restore or clone replaces and with what. The target's
+ * fingerprint is kept with the request; when the approval completes the target is read again and
+ * a changed target is not acted on.
+ */
+
+export interface TargetPreview {
+  /** "db-data (12)": the target's label and ids. */
+  readonly summary: string;
+  /** mrkdwn lines, outside values escaped. */
+  readonly lines: readonly string[];
+  /** What must be unchanged at execution time; null when the target cannot be read. */
+  readonly fingerprint: string | null;
+}
+
+const READ_MS = 800;
+/** Fields worth an approver's look, in this order, when the target has them. */
+const KEY_FIELDS = [
+  'status',
+  'region',
+  'type',
+  'size',
+  'engine',
+  'version',
+  'cluster_size',
+  'node_label',
+] as const;
+const LIST_PAGES = 3;
+
+type Resource = Record<string, unknown>;
+
+/** The preview, or `not_found` when the API says there is no such target. */
+export async function previewTarget(
+  client: ApiClient,
+  op: AnyOperation,
+  input: Readonly<Record<string, unknown>>,
+): Promise<TargetPreview | 'not_found'> {
+  const ids = op.pathParams.map((name) => String(input[name]));
+  const fallback = ids.length > 0 ? ids.join('/') : 'of their own profile';
+  const view = viewOperationFor(op);
+  if (!view) return { summary: fallback, lines: [], fingerprint: null };
+  const [resource, extra] = await Promise.all([
+    read(client, view, input),
+    dependents(client, op, input).catch(() => [] as string[]),
+  ]);
+  if (resource === 'not_found') return 'not_found';
+  if (!resource) return { summary: fallback, lines: extra, fingerprint: null };
+  const label = resource.label ?? resource.name ?? resource.username;
+  const summary = typeof label === 'string' && label !== '' ? `${label} (${ids.join('/')})` : fallback;
+  const lines = op.method === 'PUT' ? fieldDiff(op, resource, input) : [...currentState(resource), ...extra];
+  return { summary, lines, fingerprint: fingerprintOf(resource) };
+}
+
+/** The target's fingerprint now: null when unreadable, `not_found` when it is gone. */
+export async function currentFingerprint(
+  client: ApiClient,
+  op: AnyOperation,
+  input: Readonly<Record<string, unknown>>,
+): Promise<string | null | 'not_found'> {
+  const view = viewOperationFor(op);
+  if (!view) return null;
+  const resource = await read(client, view, input);
+  if (resource === 'not_found') return 'not_found';
+  return resource ? fingerprintOf(resource) : null;
+}
+
+/** The fields an approver was shown, with the label and the API's `updated` time. */
+function fingerprintOf(resource: Resource): string {
+  const fields = ['label', 'updated', ...KEY_FIELDS].filter((field) => Object.hasOwn(resource, field));
+  return JSON.stringify(Object.fromEntries(fields.map((field) => [field, resource[field] ?? null])));
+}
+
+/** "label, size": which fingerprinted fields differ between two fingerprints. */
+export function changedFields(before: string, after: string): string[] {
+  try {
+    const a = JSON.parse(before) as Record<string, unknown>;
+    const b = JSON.parse(after) as Record<string, unknown>;
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
+    return keys.filter((key) => JSON.stringify(a[key]) !== JSON.stringify(b[key]));
+  } catch {
+    return [];
+  }
+}
+
+async function read(
+  client: ApiClient,
+  op: AnyOperation,
+  input: Readonly<Record<string, unknown>>,
+): Promise<Resource | 'not_found' | undefined> {
+  try {
+    const viewInput = Object.fromEntries(op.pathParams.map((name) => [name, input[name]]));
+    return (await client.call(op, viewInput, { timeoutMs: READ_MS })) as Resource;
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'not_found') return 'not_found';
+    return undefined;
+  }
+}
+
+function currentState(resource: Resource): string[] {
+  const parts = KEY_FIELDS.filter((field) => resource[field] !== undefined && resource[field] !== null).map(
+    (field) =>
+      `${field === 'node_label' ? 'attached to node' : field.replace(/_/g, ' ')} ${bold(show(resource[field]))}`,
+  );
+  return parts.length > 0 ? [`*Now:* ${parts.join(' · ')}`] : [];
+}
+
+/** `label: old → new` for each field the update sets; unchanged ones say so. */
+function fieldDiff(op: AnyOperation, resource: Resource, input: Readonly<Record<string, unknown>>): string[] {
+  const skip = new Set([...op.pathParams, ...op.queryParams]);
+  const lines = Object.entries(input)
+    .filter(([key, value]) => !skip.has(key) && value !== undefined)
+    .map(([key, value]) => {
+      const before = Object.hasOwn(resource, key) ? show(resource[key]) : '(not shown by the API)';
+      const after = show(value);
+      return before === after
+        ? `• ${codeSpan(key)}: ${escapeMrkdwn(after)} (unchanged)`
+        : `• ${codeSpan(key)}: ${escapeMrkdwn(before)} → ${bold(after)}`;
+    });
+  return lines.length > 0 ? ['*Changes:*', ...lines] : [];
+}
+
+/** What else the operation touches: backups, attached volumes, what a restore or clone replaces. */
+async function dependents(
+  client: ApiClient,
+  op: AnyOperation,
+  input: Readonly<Record<string, unknown>>,
+): Promise<string[]> {
+  // A restore: the backup it restores from is the path without its last segment.
+  if (op.method === 'POST' && input.backupId !== undefined) {
+    const backupView = operations.find(
+      (c) => c.method === 'GET' && !c.paginated && c.path === op.path.replace(/\/[a-z-]+$/, ''),
+    );
+    const backup = backupView ? await read(client, backupView, input) : undefined;
+    if (backup && backup !== 'not_found') {
+      const name =
+        typeof backup.label === 'string' && backup.label !== ''
+          ? backup.label
+          : `backup ${String(input.backupId)}`;
+      return [`*Replaces* the current data with ${bold(name)} taken ${escapeMrkdwn(show(backup.created))}.`];
+    }
+    return [];
+  }
+  if (op.id === 'nodes.delete') {
+    const volumes = await listAll(client, 'volumes.list', {});
+    const attached = volumes.filter((v) => v.node_id === input.nodeId);
+    const backups = await nodeBackups(client, input);
+    return [
+      attached.length > 0
+        ? `*Attached volumes* (detached, not deleted): ${attached.map((v) => escapeMrkdwn(`${show(v.label)} (${show(v.id)})`)).join(', ')}`
+        : '*Attached volumes:* none',
+      ...backups,
+    ];
+  }
+  if (op.id === 'nodes.snapshot') {
+    const snapshot = await nodeSnapshot(client, input);
+    return snapshot
+      ? [
+          `*Replaces* the current snapshot ${bold(show(snapshot.label ?? snapshot.id))} taken ${escapeMrkdwn(show(snapshot.created))}.`,
+        ]
+      : ['*Replaces* no snapshot: this node has none yet.'];
+  }
+  if (op.id === 'nodes.clone' && typeof input.node_id === 'number') {
+    const target = await read(client, findOperation('nodes.view') as AnyOperation, { nodeId: input.node_id });
+    if (target && target !== 'not_found') {
+      return [
+        `*Overwrites* node ${bold(`${show(target.label)} (${show(target.id)})`)} with this node's disks.`,
+      ];
+    }
+    return [];
+  }
+  if (op.method === 'DELETE' && op.group === 'databases' && op.pathParams.length === 1) {
+    const list = operations.find((c) => c.method === 'GET' && c.paginated && c.path === `${op.path}/backups`);
+    if (!list) return [];
+    const backups = await listAll(client, list.id, input);
+    const newest = backups
+      .filter((b) => typeof b.created === 'string')
+      .sort((a, b) => String(b.created).localeCompare(String(a.created)))[0];
+    return [
+      newest
+        ? `*Last backup:* ${bold(show(newest.label ?? newest.id))} taken ${escapeMrkdwn(show(newest.created))} (deleted with the database)`
+        : '*Last backup:* none',
+    ];
+  }
+  return [];
+}
+
+async function nodeBackups(client: ApiClient, input: Readonly<Record<string, unknown>>): Promise<string[]> {
+  const op = findOperation('nodes.backups-list');
+  if (!op) return [];
+  const backups = await read(client, op, input);
+  if (!backups || backups === 'not_found') return [];
+  const automatic = Array.isArray(backups.automatic) ? backups.automatic.length : 0;
+  return [
+    `*Backups* (deleted with the node): ${automatic} automatic${(await nodeSnapshot(client, input)) ? ' and a snapshot' : ''}`,
+  ];
+}
+
+async function nodeSnapshot(
+  client: ApiClient,
+  input: Readonly<Record<string, unknown>>,
+): Promise<Resource | undefined> {
+  const op = findOperation('nodes.backups-list');
+  if (!op) return undefined;
+  const backups = await read(client, op, input);
+  if (!backups || backups === 'not_found') return undefined;
+  const snapshot = backups.snapshot as { current?: Resource | null } | undefined;
+  return snapshot?.current ?? undefined;
+}
+
+async function listAll(
+  client: ApiClient,
+  id: string,
+  input: Readonly<Record<string, unknown>>,
+): Promise<Resource[]> {
+  const op = findOperation(id);
+  if (!op) return [];
+  const listInput = Object.fromEntries(op.pathParams.map((name) => [name, input[name]]));
+  const all = await client.listAll(op, listInput, { timeoutMs: READ_MS, maxPages: LIST_PAGES });
+  return all.data as Resource[];
+}
+
+function show(value: unknown): string {
+  if (value === null || value === undefined) return 'none';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value).slice(0, 120);
+}
