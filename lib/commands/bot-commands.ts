@@ -143,7 +143,7 @@ export const BOT_COMMANDS: readonly BotCommand[] = [
       'policy --allow CLASSES',
       'policy --rule CLASS|OPERATION [--required N] [--approvers @USER ...] [--approver-group @GROUP] [--allow-self-approval] [--expiry MINUTES]',
       'policy --clear-rule CLASS|OPERATION',
-      'policy --break-glass on|off [--break-glass-users @USER ...] [--audit-channel #CHANNEL]',
+      'policy --allow-break-glass on|off [--break-glass-users @USER ...] [--audit-channel #CHANNEL]',
       'policy --reset',
     ],
     examples: [
@@ -151,7 +151,7 @@ export const BOT_COMMANDS: readonly BotCommand[] = [
       'policy --allow read,change',
       'policy --rule destructive --required 2 --approver-group @sre',
       'policy --rule volumes.delete --required 1',
-      'policy --break-glass on --break-glass-users @oncall --audit-channel #audit',
+      'policy --allow-break-glass on --break-glass-users @oncall --audit-channel #audit',
     ],
     flags: [
       {
@@ -189,7 +189,7 @@ export const BOT_COMMANDS: readonly BotCommand[] = [
       },
       { name: 'expiry', value: 'text', placeholder: 'MINUTES', summary: 'Minutes before a request expires' },
       {
-        name: 'break-glass',
+        name: 'allow-break-glass',
         value: 'text',
         placeholder: 'on|off',
         summary: 'Allow break-glass in this channel',

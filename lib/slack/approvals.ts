@@ -33,7 +33,7 @@ import { changedFields, currentFingerprint, previewTarget } from './preview.js';
 import { renderApprovalCard } from './render/approval.js';
 import { sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
-import { bold, defuseMarkup, escapeMrkdwn } from './render/text.js';
+import { bold, codeSpan, defuseMarkup, escapeMrkdwn } from './render/text.js';
 import { createApiClient, notice, type Reply, type RunnerDeps, resolveToken } from './runner.js';
 
 /**
@@ -153,6 +153,114 @@ function approversText(policy: ApprovalPolicy, requester: string): string {
   if (parts.length === 0)
     return policy.allowSelfApproval ? 'anyone in the workspace' : 'someone other than you';
   return parts.join(', ');
+}
+
+// ---------------------------------------------------------------------------------------------
+// break-glass
+
+/** Break-glass uses per person per hour. */
+const BREAK_GLASS_PER_HOUR = 2;
+
+/**
+ * `--break-glass "reason"`: a destructive (or otherwise approval-bound) operation runs at once,
+ * where the channel allows it and for the people it lists. It is loud on purpose: a card in the
+ * channel and in the audit channel naming the reason, the approvers mentioned, an audit entry.
+ * Execution then takes the same path as an approved request (claim, lease, outcome, sweep).
+ */
+export async function runBreakGlass(
+  deps: BotDeps,
+  ctx: RequestContext,
+  client: WebClient,
+  op: AnyOperation,
+  input: Readonly<Record<string, unknown>>,
+  reason: string,
+): Promise<Reply> {
+  const channelPolicy = await deps.store.channelPolicy.get(ctx.team, ctx.channel);
+  if (!channelPolicy?.breakGlass.enabled) {
+    return notice(
+      'Break-glass is not enabled in this channel, so nothing was run. Ask for approval instead (run the command ' +
+        'without `--break-glass`); admins enable it with `/cloud policy --allow-break-glass on --break-glass-users @…`.',
+    );
+  }
+  if (!channelPolicy.breakGlass.users.includes(ctx.user)) {
+    return notice(
+      'You are not on this channel’s break-glass list, so nothing was run. `/cloud policy` shows who is.',
+    );
+  }
+  const token = await resolveToken(deps.store, ctx.team, ctx.user, op);
+  if (!token.ok) return token.reply;
+  if (!(await deps.store.channelPolicy.useBreakGlass(ctx.team, ctx.user, BREAK_GLASS_PER_HOUR))) {
+    return notice(
+      `You have used break-glass ${BREAK_GLASS_PER_HOUR} times this hour, the most allowed, so nothing was run. ` +
+        'Ask for approval instead.',
+    );
+  }
+  const target = await previewTarget(createApiClient(deps.api, token.token), op, input);
+  if (target === 'not_found') return notice('There is no such target that you can see, so nothing was run.');
+  const { policy } = await effectiveApprovalPolicy(deps.store, ctx.team, ctx.channel, op);
+  const created = await deps.store.approvals.create({
+    team: ctx.team,
+    requester: ctx.user,
+    operationId: op.id,
+    input,
+    summary: target.summary,
+    preview: target.lines,
+    fingerprint: target.fingerprint,
+    channel: ctx.channel,
+    requiredApprovals: 1,
+    expiryMinutes: policy.expiryMinutes,
+  });
+  const approval = await deps.store.approvals.approveBreakGlass(ctx.team, created.id, ctx.user, reason);
+  if (!approval)
+    return notice('The break-glass request could not be recorded, so nothing was run. Try again.');
+  await deps.store.audit
+    .append({
+      team: ctx.team,
+      actor: ctx.user,
+      action: op.id,
+      target: approval.summary,
+      approvalId: approval.id,
+      result: 'break_glass',
+      detail: reason,
+    })
+    .catch((error: unknown) =>
+      deps.logger.error('audit entry not written', { approvalId: approval.id, error }),
+    );
+
+  const card = renderApprovalCard({ approval });
+  const approvers = approversText(policy, ctx.user);
+  const loud = `:rotating_light: ${approvers}: <@${ctx.user}> used break-glass. Reason: “${escapeMrkdwn(reason)}”`;
+  const posted = await client.chat
+    .postMessage({ channel: ctx.channel, text: card.text, blocks: card.blocks })
+    .catch((error: unknown) => {
+      deps.logger.warn('break-glass card not posted', { approvalId: approval.id, error });
+      return undefined;
+    });
+  if (posted?.ts) {
+    await deps.store.approvals.setMessage(ctx.team, approval.id, ctx.channel, posted.ts).catch(() => false);
+    await client.chat
+      .postMessage({ channel: ctx.channel, thread_ts: posted.ts, text: loud })
+      .catch(() => undefined);
+  }
+  if (channelPolicy.auditChannel && channelPolicy.auditChannel !== ctx.channel) {
+    await client.chat
+      .postMessage({
+        channel: channelPolicy.auditChannel,
+        text: `${loud} — in <#${ctx.channel}>: ${card.text}`,
+        blocks: card.blocks,
+      })
+      .catch((error: unknown) => deps.logger.warn('break-glass not posted to the audit channel', { error }));
+  }
+  await deps.handoff.dispatch({
+    kind: 'approval',
+    correlationId: ctx.correlationId,
+    team: ctx.team,
+    approvalId: approval.id,
+  });
+  return notice(
+    `:rotating_light: Break-glass: running ${codeSpan(`${op.group} ${op.action}`)} now. The channel and the ` +
+      'approvers have been told; the card shows how it ends.',
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { ApiError } from '../api/errors.js';
 import { findOperation } from '../api/operations/index.js';
 import { isOutcomeInDoubt } from '../api/outcome.js';
+import { extractBreakGlass } from '../commands/break-glass.js';
 import { helpFor } from '../commands/help.js';
 import { type ParsedCommand, parseCommand } from '../commands/parse.js';
 import { registry, SLASH_COMMAND } from '../commands/registry.js';
@@ -336,7 +337,14 @@ async function answerCommand(
         'If you typed a real token, consider revoking it and creating a new one.',
     );
   }
-  const parsed: ParsedCommand = parseCommand(text);
+  const breakGlass = extractBreakGlass(text);
+  if (breakGlass.present && 'problem' in breakGlass) return notice(breakGlass.problem);
+  const parsed: ParsedCommand = parseCommand(breakGlass.text);
+  if (breakGlass.present && parsed.kind !== 'operation' && parsed.kind !== 'error') {
+    return notice(
+      '`--break-glass` goes with a command that needs approval, e.g. `/cloud volumes delete 12 --break-glass "why"`.',
+    );
+  }
   switch (parsed.kind) {
     case 'help':
       return { ...renderHelp(helpFor(parsed.topic)), visibility: 'ephemeral' };
@@ -345,20 +353,27 @@ async function answerCommand(
     case 'bot':
       return (await botCommands()).handleBotCommand(botContext(deps, ctx, client), parsed);
     case 'operation':
-      return answerOperation(deps, ctx, client, {
-        team: ctx.team,
-        user: ctx.user,
-        channel: ctx.channel,
-        op: parsed.op,
-        input: parsed.input,
-        options: {
-          all: parsed.options.all,
-          page: parsed.options.page,
-          pageSize: parsed.options.pageSize,
-          json: parsed.options.json,
-          filter: filterOf(parsed.options),
+      return answerOperation(
+        deps,
+        ctx,
+        client,
+        {
+          team: ctx.team,
+          user: ctx.user,
+          channel: ctx.channel,
+          op: parsed.op,
+          input: parsed.input,
+          options: {
+            all: parsed.options.all,
+            page: parsed.options.page,
+            pageSize: parsed.options.pageSize,
+            json: parsed.options.json,
+            filter: filterOf(parsed.options),
+          },
         },
-      });
+        false,
+        breakGlass.present ? breakGlass.reason : undefined,
+      );
   }
 }
 
@@ -446,11 +461,21 @@ export async function answerOperation(
   client: WebClient,
   request: OperationRequest,
   replaceOriginal = false,
+  breakGlassReason?: string,
 ): Promise<Reply> {
   const { op } = request;
   const guard = await channelGuard(deps.store, ctx.team, ctx.channel, op);
   if (guard.refusal) return notice(guard.refusal);
-  if (guard.approvalRequired) return (await approvals()).requestApproval(deps, ctx, client, op, request.input);
+  if (breakGlassReason !== undefined) {
+    if (!guard.approvalRequired) {
+      return notice(
+        '`--break-glass` is only for commands that need approval; this one runs without the flag.',
+      );
+    }
+    return (await approvals()).runBreakGlass(deps, ctx, client, op, request.input, breakGlassReason);
+  }
+  if (guard.approvalRequired)
+    return (await approvals()).requestApproval(deps, ctx, client, op, request.input);
   if (op.method === 'POST') return handOff(deps, ctx, request, replaceOriginal);
 
   const budget = new AbortController();

@@ -116,10 +116,10 @@ function applyFlags(current: StoredChannelPolicy | undefined, flags: BotParsed['
     value.rules = Object.fromEntries(Object.entries(value.rules).filter(([k]) => k !== key));
   }
 
-  const breakGlass = flags['break-glass'];
+  const breakGlass = flags['allow-break-glass'];
   if (typeof breakGlass === 'string') {
     if (breakGlass !== 'on' && breakGlass !== 'off') {
-      return { ok: false, message: '`--break-glass` is `on` or `off`.' };
+      return { ok: false, message: '`--allow-break-glass` is `on` or `off`.' };
     }
     value.breakGlass = { ...value.breakGlass, enabled: breakGlass === 'on' };
   }

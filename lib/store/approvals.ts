@@ -75,6 +75,8 @@ export interface Approval {
   readonly preview: readonly string[];
   /** The target as it was previewed; a different one at execution time means it changed. */
   readonly fingerprint: string | null;
+  /** Run without waiting for approvals, by whom and why. */
+  readonly breakGlass: { readonly user: string; readonly reason: string } | null;
   readonly channel: string;
   /** The card's message, once posted (also the thread of the audit trail). */
   readonly messageTs: string | null;
@@ -160,6 +162,7 @@ const ApprovalItemSchema = z.object({
   summary: z.string(),
   preview: z.array(z.string()).optional(),
   fingerprint: z.string().nullable().optional(),
+  break_glass: z.object({ user: z.string(), reason: z.string() }).optional(),
   input_ciphertext: EnvelopeSchema,
   channel_id: z.string(),
   message_ts: z.string().nullable(),
@@ -394,6 +397,42 @@ export class ApprovalRepository {
     }
     const latest = await this.get(team, id);
     return latest ? { outcome: 'lost', approval: latest } : { outcome: 'not_found' };
+  }
+
+  /**
+   * pending → approved by the requester alone, with a reason: break-glass. The caller has checked
+   * that the channel allows it and that this user may use it.
+   */
+  async approveBreakGlass(
+    team: string,
+    id: string,
+    user: string,
+    reason: string,
+  ): Promise<Approval | undefined> {
+    const nowDate = this.#ctx.now();
+    const now = nowDate.toISOString();
+    const result = await this.#update(team, id, {
+      set: [
+        '#status = :approved',
+        'approved_at = :now',
+        'vote_count = :one',
+        'approvals = :votes',
+        'break_glass = :breakGlass',
+        `${DUE_SK} = :due`,
+      ],
+      condition: '#status = :pending AND requester_user = :user',
+      values: {
+        ':approved': 'approved',
+        ':pending': 'pending',
+        ':now': now,
+        ':one': 1,
+        ':votes': [{ user, at: now }],
+        ':breakGlass': { user, reason },
+        ':user': user,
+        ':due': keys.approvalDueSort(new Date(nowDate.getTime() + this.#claimGraceMs), team, id),
+      },
+    });
+    return result.ok ? this.#toApproval(result.item) : undefined;
   }
 
   /** The requester withdraws a pending request. */
@@ -654,6 +693,7 @@ export class ApprovalRepository {
       summary: item.summary,
       preview: item.preview ?? [],
       fingerprint: item.fingerprint ?? null,
+      breakGlass: item.break_glass ?? null,
       channel: item.channel_id,
       messageTs: item.message_ts,
       status: lapsed ? 'expired' : item.status,

@@ -26,6 +26,8 @@ export const AUDIT_RESULTS = [
   'unknown',
   /** Approved, but never started: nothing was run. */
   'not_run',
+  /** Run without waiting for approvals, with a reason. */
+  'break_glass',
 ] as const;
 export type AuditResult = (typeof AUDIT_RESULTS)[number];
 

@@ -1,9 +1,9 @@
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { OPERATION_CLASSES } from '../api/operation.js';
-import { getParsed, parseListedItem } from './items.js';
+import { getParsed, isConditionFailure, parseListedItem } from './items.js';
 import { keys } from './keys.js';
-import type { StoreContext } from './store-context.js';
+import { epochSeconds, type StoreContext } from './store-context.js';
 
 /**
  * Guardrails of one channel: which classes of operations may run there, approval rules per class
@@ -117,6 +117,36 @@ export class ChannelPolicyRepository {
     };
     await this.#ctx.doc.send(new PutCommand({ TableName: this.#ctx.tableName, Item: item }));
     return toPolicy(item);
+  }
+
+  /**
+   * Counts one break-glass use of `user` in the current hour; false when the user has already
+   * used `limit` this hour (nothing counted then). One conditional update, so racing uses cannot
+   * both take the last one.
+   */
+  async useBreakGlass(team: string, user: string, limit: number): Promise<boolean> {
+    const now = this.#ctx.now();
+    const hour = now.toISOString().slice(0, 13);
+    try {
+      await this.#ctx.doc.send(
+        new UpdateCommand({
+          TableName: this.#ctx.tableName,
+          Key: { pk: keys.team(team), sk: keys.breakGlassUses(user, hour) },
+          UpdateExpression: 'SET kind = :kind, expires_at = :expires ADD uses :one',
+          ConditionExpression: 'attribute_not_exists(uses) OR uses < :limit',
+          ExpressionAttributeValues: {
+            ':kind': 'break_glass_uses',
+            ':expires': epochSeconds(now) + 2 * 3600,
+            ':one': 1,
+            ':limit': limit,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   async clear(team: string, channel: string): Promise<void> {

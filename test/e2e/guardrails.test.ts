@@ -182,3 +182,62 @@ describe('the change preview on the approval card', () => {
     expect(final).toContain('nothing was run');
   });
 });
+
+describe('break-glass', () => {
+  const REASON = 'db is on fire, restoring service';
+
+  it('is refused where the channel has not enabled it, and nothing runs', async () => {
+    const volumeId = newVolume();
+    const cardsBefore = e2e.stack.standIn.store.messages(OPS).length;
+    const delivery = await e2e.command(ALICE, `volumes delete ${volumeId} --break-glass "${REASON}"`, OPS);
+    expect(e2e.textOf(delivery.message)).toContain('Break-glass is not enabled in this channel');
+    expect(e2e.emulator.control.requestCount('volumes.delete', { volumeId })).toBe(0);
+    expect(e2e.stack.standIn.store.messages(OPS).filter((m) => !m.ephemeral).length).toBeLessThanOrEqual(
+      cardsBefore,
+    );
+  });
+
+  it('runs once where enabled, loudly: card with the reason, audit channel, audit entry; then the hourly limit holds', async () => {
+    await e2e.command(
+      ADA,
+      `policy --allow-break-glass on --break-glass-users ${ALICE} --audit-channel ${GENERAL}`,
+      OPS,
+    );
+    const volumeId = newVolume();
+    const delivery = await e2e.command(ALICE, `volumes delete ${volumeId} --break-glass "${REASON}"`, OPS);
+    expect(e2e.textOf(delivery.message)).toContain('Break-glass: running');
+
+    expect(e2e.emulator.control.requestCount('volumes.delete', { volumeId })).toBe(1);
+    expect(e2e.emulator.control.volumeExists(volumeId)).toBe(false);
+    const card = e2e.stack.standIn.store
+      .messages(OPS)
+      .filter((m) => !m.thread_ts && m.text.includes('BREAK-GLASS'))
+      .at(-1);
+    expect(e2e.textOf(card)).toContain(REASON);
+    expect(e2e.textOf(card)).toContain('executed');
+    const announced = e2e.stack.standIn.store.messages(GENERAL).filter((m) => m.text.includes(REASON));
+    expect(announced.length).toBe(1);
+    const { entries } = await e2e.stack.store.audit.list(team());
+    expect(entries.some((e) => e.result === 'break_glass' && e.detail === REASON && e.actor === ALICE)).toBe(
+      true,
+    );
+
+    // A second use in the hour is allowed, a third is not.
+    await e2e.command(ALICE, `volumes delete ${newVolume()} --break-glass "${REASON}"`, OPS);
+    const third = newVolume();
+    const refused = await e2e.command(ALICE, `volumes delete ${third} --break-glass "${REASON}"`, OPS);
+    expect(e2e.textOf(refused.message)).toContain('the most allowed');
+    expect(e2e.emulator.control.requestCount('volumes.delete', { volumeId: third })).toBe(0);
+  });
+
+  it('is refused for someone not on the list, and without a reason', async () => {
+    await e2e.command(ADA, `policy --allow-break-glass on --break-glass-users ${ALICE}`, OPS);
+    await e2e.login(BOB, e2e.emulator.demoToken);
+    const volumeId = newVolume();
+    const bob = await e2e.command(BOB, `volumes delete ${volumeId} --break-glass "${REASON}"`, OPS);
+    expect(e2e.textOf(bob.message)).toContain('not on this channel’s break-glass list');
+    const bare = await e2e.command(ALICE, `volumes delete ${volumeId} --break-glass`, OPS);
+    expect(e2e.textOf(bare.message)).toContain('Break-glass needs a reason');
+    expect(e2e.emulator.control.requestCount('volumes.delete', { volumeId })).toBe(0);
+  });
+});

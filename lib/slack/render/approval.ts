@@ -42,6 +42,8 @@ export interface ApprovalCardView {
   readonly summary: string;
   /** What will change, read when the request was made: mrkdwn lines, outside text escaped. */
   readonly preview?: readonly string[] | undefined;
+  /** Run without approvals: by whom and why. */
+  readonly breakGlass?: { readonly user: string; readonly reason: string } | null | undefined;
   /** Overrides `summary` as the target named in the header. */
   readonly targetLabel?: string | undefined;
   /** What the operation destroys; the operation's own `destructive.consequence` when absent. */
@@ -74,11 +76,23 @@ export function renderApprovalCard({ approval }: ApprovalCardInput): RenderedMes
   const target = approval.targetLabel ?? approval.summary;
   const consequence = approval.consequence ?? op?.destructive?.consequence;
   const pending = approval.status === 'pending';
-  const heading = pending ? `Approval needed: ${phrase} ${target}` : `${capitalizeFirst(phrase)} ${target}`;
+  const heading = approval.breakGlass
+    ? `BREAK-GLASS: ${phrase} ${target}`
+    : pending
+      ? `Approval needed: ${phrase} ${target}`
+      : `${capitalizeFirst(phrase)} ${target}`;
 
   const blocks: KnownBlock[] = [headerBlock(heading)];
   const asked = `${userMention(approval.requester)} asked to ${escapeMrkdwn(phrase)} ${bold(target)}.`;
   blocks.push(sectionBlock(consequence ? `${asked}\n:warning: ${escapeMrkdwn(consequence)}` : asked));
+  if (approval.breakGlass) {
+    blocks.push(
+      sectionBlock(
+        `:rotating_light: *Break-glass:* ${userMention(approval.breakGlass.user)} ran this without waiting for ` +
+          `approvals. Reason: “${escapeMrkdwn(truncate(approval.breakGlass.reason, 500))}”`,
+      ),
+    );
+  }
   if (approval.preview && approval.preview.length > 0) {
     blocks.push(sectionBlock(defuseMarkup(truncate(approval.preview.join('\n'), PREVIEW_MAX))));
   }

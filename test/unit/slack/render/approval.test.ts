@@ -110,6 +110,7 @@ describe('renderApprovalCard with a stored approval', () => {
       summary: 'web-1 (123)',
       preview: [],
       fingerprint: null,
+      breakGlass: null,
       channel: 'C1',
       messageTs: null,
       status: 'pending',
