@@ -35,8 +35,22 @@ export const SECTION_TEXT_LIMIT = 3000;
 /** Slack's limit on a header block's text. */
 export const TITLE_LIMIT = 150;
 
-export function helpFor(topic: HelpTopic | undefined, commands: CommandRegistry = registry): HelpDoc {
-  if (topic?.group === undefined) return fitted(overviewHelp(commands));
+/**
+ * Help fitted to the caller: only the actions their token's scopes and the channel's guardrails
+ * allow, with a line saying how many are hidden and why. Without it, help lists everything.
+ */
+export interface HelpFit {
+  allows(op: AnyOperation): boolean;
+  /** "your token's scopes and this channel's policy". */
+  readonly why: string;
+}
+
+export function helpFor(
+  topic: HelpTopic | undefined,
+  commands: CommandRegistry = registry,
+  fit?: HelpFit,
+): HelpDoc {
+  if (topic?.group === undefined) return fitted(overviewHelp(commands, fit));
   const found = commands.findTopic(topic.group);
   if (!found.found) {
     return fitted({
@@ -54,7 +68,7 @@ export function helpFor(topic: HelpTopic | undefined, commands: CommandRegistry 
   }
   if (isBotCommand(found.value)) return fitted(botCommandHelp(found.value));
   const group = found.value;
-  if (topic.action === undefined) return fitted(groupHelp(group));
+  if (topic.action === undefined) return fitted(groupHelp(group, fit));
   const action = commands.findAction(group, topic.action);
   if (!action.found) {
     const suggestions = action.suggestions.map((name) => `${group.name} ${name}`);
@@ -81,7 +95,16 @@ function clipTitle(text: string): string {
 // ---------------------------------------------------------------------------------------------
 // Topics
 
-function overviewHelp(commands: CommandRegistry): HelpDoc {
+function overviewHelp(commands: CommandRegistry, fit: HelpFit | undefined): HelpDoc {
+  const all = commands.groups.flatMap((group) => group.actions);
+  const hidden = fit ? all.filter((op) => !fit.allows(op)).length : 0;
+  const fitLine =
+    fit && hidden > 0
+      ? [
+          `Fitted to ${fit.why}: ${all.length - hidden} of ${all.length} actions are available to you here ` +
+            `(${hidden} hidden). \`${SLASH_COMMAND} help --all\` shows everything.`,
+        ]
+      : [];
   return {
     title: 'Cloud commands',
     sections: [
@@ -89,11 +112,19 @@ function overviewHelp(commands: CommandRegistry): HelpDoc {
         lines: [
           `\`${SLASH_COMMAND} <group> <action> [ID ...] [--field value ...]\``,
           `For example \`${SLASH_COMMAND} volumes list\`, \`${SLASH_COMMAND} volumes attach 12 --node-id 34\`.`,
+          ...fitLine,
         ],
       },
       {
         heading: 'Groups',
-        lines: commands.groups.map((group) => `\`${group.name}\` — ${group.summary}`),
+        lines: commands.groups.map((group) => {
+          const available = fit ? group.actions.filter((op) => fit.allows(op)).length : group.actions.length;
+          const note =
+            fit && available < group.actions.length
+              ? ` _(${available} of ${group.actions.length} here)_`
+              : '';
+          return `\`${group.name}\` — ${group.summary}${note}`;
+        }),
       },
       {
         heading: 'Bot commands',
@@ -129,22 +160,33 @@ function actionMarks(op: AnyOperation): string {
   return marks.length === 0 ? '' : ` _(${marks.join(', ')})_`;
 }
 
-function groupHelp(group: CommandGroup): HelpDoc {
+function groupHelp(group: CommandGroup, fit: HelpFit | undefined): HelpDoc {
   const aliases =
     group.aliases.length > 0 ? [`Also typed as ${group.aliases.map((a) => `\`${a}\``).join(', ')}.`] : [];
+  const shown = fit ? group.actions.filter((op) => fit.allows(op)) : group.actions;
+  const hidden = group.actions.length - shown.length;
   return {
     title: `${SLASH_COMMAND} ${group.name}`,
     sections: [
       { lines: [group.summary, ...aliases] },
       {
         heading: 'Actions',
-        lines: group.actions.map((op) => {
-          const synopsis = [op.action, ...op.pathParams.map(positionalName)].join(' ');
-          return `\`${synopsis}\` — ${op.summary}${actionMarks(op)}`;
-        }),
+        lines:
+          shown.length > 0
+            ? shown.map((op) => {
+                const synopsis = [op.action, ...op.pathParams.map(positionalName)].join(' ');
+                return `\`${synopsis}\` — ${op.summary}${actionMarks(op)}`;
+              })
+            : ['None available to you here.'],
       },
       {
         lines: [
+          ...(fit && hidden > 0
+            ? [
+                `${hidden} action${hidden === 1 ? '' : 's'} hidden: not allowed by ${fit.why}. ` +
+                  `\`${SLASH_COMMAND} help ${group.name} --all\` shows them.`,
+              ]
+            : []),
           `\`${SLASH_COMMAND} help ${group.name} <action>\` shows an action's flags, the access it needs and an example.`,
         ],
       },

@@ -15,7 +15,7 @@ import { recordCommand } from '../observability/metrics.js';
 import { isStorageUnavailable } from '../store/errors.js';
 import { withoutStorageBudget, withStorageBudget } from '../store/store-context.js';
 import type { BotCommandContext } from './bot-commands.js';
-import { channelGuard } from './guardrails.js';
+import { channelGuard, helpFitFor } from './guardrails.js';
 import type { Handoff, OperationJob } from './handoff.js';
 import {
   ActionId,
@@ -346,8 +346,13 @@ async function answerCommand(
     );
   }
   switch (parsed.kind) {
-    case 'help':
-      return { ...renderHelp(helpFor(parsed.topic)), visibility: 'ephemeral' };
+    case 'help': {
+      // Fitted to the caller's token and this channel, unless they ask for everything.
+      const fit = ALL_FLAG.test(text)
+        ? undefined
+        : await helpFitFor(deps.store, ctx.team, ctx.user, ctx.channel);
+      return { ...renderHelp(helpFor(parsed.topic, undefined, fit)), visibility: 'ephemeral' };
+    }
     case 'error':
       return { ...renderError(parsed, { referenceId: ctx.correlationId }), visibility: 'ephemeral' };
     case 'bot':
@@ -378,6 +383,7 @@ async function answerCommand(
 }
 
 const FORM_FLAG = /(?:^|\s)--form(?=\s|$)/;
+const ALL_FLAG = /(?:^|\s)--all(?=\s|$)/;
 
 /**
  * `/cloud volumes create --form`: a modal with the operation's fields, prefilled with whatever the

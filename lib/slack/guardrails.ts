@@ -1,4 +1,5 @@
-import type { AnyOperation, OperationClass } from '../api/operation.js';
+import type { AnyOperation, OperationClass, Scope } from '../api/operation.js';
+import type { HelpFit } from '../commands/help.js';
 import type { ApprovalPolicy, ApprovalRule, Store, StoredChannelPolicy } from '../store/index.js';
 import { codeSpan, escapeMrkdwn, slackDate } from './render/text.js';
 
@@ -106,4 +107,46 @@ function defined(rule: ApprovalRule | undefined): Partial<ApprovalPolicy> {
   return Object.fromEntries(
     Object.entries(rule).filter(([, value]) => value !== undefined),
   ) as Partial<ApprovalPolicy>;
+}
+
+/**
+ * Help fitted to the caller, or undefined when nothing narrows it (no linked token with known
+ * scopes, no channel policy) or storage cannot say: then help lists everything.
+ */
+export async function helpFitFor(
+  store: Store,
+  team: string,
+  user: string,
+  channel: string,
+): Promise<HelpFit | undefined> {
+  try {
+    const [profile, policy] = await Promise.all([
+      store.tokenLinks.getActiveProfile(team, user),
+      store.channelPolicy.get(team, channel),
+    ]);
+    const link = await store.tokenLinks.getLink(team, user, profile ?? 'default');
+    const scopes =
+      link && link.scopes !== 'unknown' ? link.scopes.split(/[\s,]+/).filter((s) => s !== '') : undefined;
+    if (!scopes && !policy) return undefined;
+    const why = [scopes && "your token's scopes", policy && "this channel's policy"]
+      .filter(Boolean)
+      .join(' and ');
+    return {
+      why,
+      allows: (op) =>
+        (!policy || policy.allowedClasses.includes(op.class)) && (!scopes || tokenCovers(scopes, op)),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a token with `scopes` may call `op`: `*` covers all, read_write covers read_only. */
+export function tokenCovers(scopes: readonly string[], op: AnyOperation): boolean {
+  if (op.access !== 'scoped') return true;
+  return op.scopes.every((needed: Scope) => {
+    if (scopes.includes('*') || scopes.includes(needed)) return true;
+    const [area, level] = needed.split(':');
+    return level === 'read_only' && scopes.includes(`${area}:read_write`);
+  });
 }

@@ -241,3 +241,37 @@ describe('break-glass', () => {
     expect(e2e.emulator.control.requestCount('volumes.delete', { volumeId })).toBe(0);
   });
 });
+
+describe('help fitted to the caller', () => {
+  const READER = 'U0READER';
+
+  it('for a read-only token lists no write actions, says how many are hidden, and --all shows them', async () => {
+    const { token } = e2e.emulator.control.createToken('demo', { scopes: 'volumes:read_only' });
+    await e2e.login(READER, token);
+    const fitted = e2e.textOf((await e2e.command(READER, 'help volumes', GENERAL)).message);
+    expect(fitted).toContain('`list`');
+    expect(fitted).toContain('`view &lt;volumeId&gt;`');
+    for (const write of [
+      '`create`',
+      '`delete &lt;volumeId&gt;`',
+      '`attach &lt;volumeId&gt;`',
+      '`resize &lt;volumeId&gt;`',
+    ]) {
+      expect(fitted).not.toContain(write);
+    }
+    expect(fitted).toMatch(/\d+ actions hidden: not allowed by your token's scopes/);
+
+    const everything = e2e.textOf((await e2e.command(READER, 'help volumes --all', GENERAL)).message);
+    expect(everything).toContain('`delete &lt;volumeId&gt;`');
+    expect(everything).not.toContain('hidden');
+  });
+
+  it("follows the channel's policy: a read-only channel lists only reads", async () => {
+    await e2e.command(ADA, 'policy --allow read', OPS);
+    const fitted = e2e.textOf((await e2e.command(ALICE, 'help volumes', OPS)).message);
+    expect(fitted).not.toContain('`delete &lt;volumeId&gt;`');
+    expect(fitted).toContain("this channel's policy");
+    const overview = e2e.textOf((await e2e.command(ALICE, 'help', OPS)).message);
+    expect(overview).toMatch(/\d+ of \d+ actions are available to you here/);
+  });
+});
