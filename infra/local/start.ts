@@ -46,6 +46,8 @@ const LocalEnvSchema = z.object({
   EMULATOR_PORT: PortSchema.default(3001),
   /** DynamoDB Local; a free port when taken. */
   DYNAMODB_PORT: PortSchema.default(8000),
+  /** `fast` (default): the emulator's clock runs SANDBOX_CLOCK_SPEED times real time; `real`: real time. */
+  EMULATOR_CLOCK: z.enum(['fast', 'real']).default('fast'),
   SLACK_BOT_TOKEN: z.string().min(1).optional(),
   SLACK_APP_TOKEN: z.string().startsWith('xapp-', 'must be an app-level token (xapp-…)').optional(),
   CLOUD_API_URL: z.url().optional(),
@@ -144,8 +146,10 @@ export interface SandboxOptions {
   /** Use a DynamoDB Local that is already running (the tests' one) instead of starting one. */
   readonly dynamoEndpoint?: string;
   readonly approvalAdmins?: readonly string[];
-  /** How often the reporter runs; 60 s by default. */
+  /** How often the reporter runs; 60 s by default, 10 s with a fast clock. */
   readonly reportIntervalMs?: number;
+  /** Emulated seconds per real second; SANDBOX_CLOCK_SPEED by default, 1 for real time. */
+  readonly clockSpeed?: number;
 }
 
 export interface Sandbox {
@@ -153,10 +157,14 @@ export interface Sandbox {
   readonly emulator: RunningEmulator;
   readonly stack: BotStack;
   readonly dynamoEndpoint: string;
+  readonly clockSpeed: number;
   close(): Promise<void>;
 }
 
 export const REPORT_INTERVAL_MS = 60_000;
+/** A demo database (20 emulated minutes) provisions in 20 s, and its card follows within the next tick. */
+export const SANDBOX_CLOCK_SPEED = 60;
+const FAST_REPORT_INTERVAL_MS = 10_000;
 const API_TIMEOUT_MS = 10_000;
 
 /**
@@ -209,12 +217,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     dynamoEndpoint = dynamo.endpoint;
   }
   const endpoint = dynamoEndpoint;
+  const clockSpeed = options.clockSpeed ?? SANDBOX_CLOCK_SPEED;
 
   const emulator = await startOrUndo(shutdown, async () =>
     startEmulator({
       port: await portOrAnyFree(options.emulatorPort ?? 3001),
-      // The stack runs in real time: databases provision, tokens expire, reports come due.
-      clock: createClock({ mode: 'real-time' }),
+      // Time moves on its own (databases provision, tokens expire), by default fast enough to watch.
+      clock: createClock({ mode: 'real-time', speed: clockSpeed }),
     }),
   );
   shutdown.add('the cloud API emulator', () => emulator.close());
@@ -242,7 +251,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         slack: createSlackWebClient(stack.standIn.botToken, stack.standIn.apiUrl),
         logger: createLogger('reporter'),
       },
-      options.reportIntervalMs ?? REPORT_INTERVAL_MS,
+      options.reportIntervalMs ?? (clockSpeed > 1 ? FAST_REPORT_INTERVAL_MS : REPORT_INTERVAL_MS),
     ),
   );
 
@@ -251,6 +260,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     emulator,
     stack,
     dynamoEndpoint: endpoint,
+    clockSpeed,
     close: () => shutdown.run(),
   };
 }
@@ -262,6 +272,9 @@ export function sandboxBanner(sandbox: Sandbox): string {
     '',
     `  Slack sandbox:  ${sandbox.pageUrl}`,
     `  Cloud API:      ${sandbox.emulator.url}  (emulator with demo data)`,
+    sandbox.clockSpeed > 1
+      ? `  Emulator clock: ${sandbox.clockSpeed}x real time (a database provisions in about ${Math.round(1200 / sandbox.clockSpeed)} s; EMULATOR_CLOCK=real for real time)`
+      : '  Emulator clock: real time',
     `  DynamoDB Local: ${sandbox.dynamoEndpoint}`,
     '',
     '  Log in as the demo user:',
@@ -428,6 +441,7 @@ async function main(): Promise<void> {
       emulatorPort: env.EMULATOR_PORT,
       dynamoPort: env.DYNAMODB_PORT,
       approvalAdmins: env.APPROVAL_ADMINS,
+      clockSpeed: env.EMULATOR_CLOCK === 'real' ? 1 : SANDBOX_CLOCK_SPEED,
     });
     running = sandbox;
     console.log(sandboxBanner(sandbox));

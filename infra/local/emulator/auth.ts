@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AnyOperation, Scope } from '../../../lib/api/operation.js';
+import type { Scope } from '../../../lib/api/operation.js';
 import { SCOPE_AREAS } from '../../../lib/api/operation.js';
 import { badRequest, forbidden, unauthorized } from './errors.js';
 import type { EntityKind, GlobalGrantFlag, Permission, TokenRecord, UserRecord, World } from './world.js';
@@ -76,15 +76,15 @@ export function scopesWithin(requested: string, acting: string): boolean {
 }
 
 /** 403 unless the token holds every scope the operation lists. */
-export function requireScopes(caller: Caller, op: AnyOperation): void {
-  const missing = op.scopes.filter((scope) => !scopesCover(caller.token.scopes, scope));
+export function requireScopes(caller: Caller, scopes: readonly string[]): void {
+  const missing = scopes.filter((scope) => !scopesCover(caller.token.scopes, scope as Scope));
   if (missing.length > 0) {
     throw forbidden(`Your OAuth token is not authorized to use this endpoint (needs ${missing.join(', ')})`);
   }
 }
 
-export function hasScopes(caller: Caller, op: AnyOperation): boolean {
-  return op.scopes.every((scope) => scopesCover(caller.token.scopes, scope));
+export function hasScopes(caller: Caller, scopes: readonly string[]): boolean {
+  return scopes.every((scope) => scopesCover(caller.token.scopes, scope as Scope));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,12 +1,15 @@
-import type { AnyOperation, HttpMethod } from '../../../lib/api/operation.js';
-import { fieldKindOf } from './request-input.js';
+import type { AnyOperation } from '../../../lib/api/operation.js';
+import type { PublishedOperation } from './published-contract.js';
 
 /**
- * Finds the operation a request names, from the operations table's method and path templates.
+ * Finds the operation a request names, from the published contract's methods and path templates
+ * (not the bot's table: a path the bot gets wrong is a 404 here, as it would be at the provider).
  * Text ids may contain a slash (`private/15`, `mysql/8.0.30`), sent as is or percent-encoded.
  */
 
 interface Route {
+  published: PublishedOperation;
+  /** The bot's row for the same operation: its id names the operation in faults and logs. */
   op: AnyOperation;
   pattern: RegExp;
   names: string[];
@@ -15,6 +18,7 @@ interface Route {
 }
 
 export interface RouteMatch {
+  published: PublishedOperation;
   op: AnyOperation;
   pathParams: Record<string, string>;
 }
@@ -28,10 +32,10 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function routeOf(op: AnyOperation): Route {
+function routeOf(published: PublishedOperation, op: AnyOperation): Route {
   const names: string[] = [];
   let literalSegments = 0;
-  const source = op.path
+  const source = published.path
     .split('/')
     .map((segment) => {
       const param = /^\{(\w+)\}$/.exec(segment);
@@ -41,17 +45,20 @@ function routeOf(op: AnyOperation): Route {
       }
       const name = param[1] ?? '';
       names.push(name);
-      return fieldKindOf(op, name) === 'string' ? '(.+?)' : '([^/]+)';
+      return published.parameters.get(name)?.type === 'string' ? '(.+?)' : '([^/]+)';
     })
     .join('/');
-  return { op, pattern: new RegExp(`^${source}/?$`), names, literalSegments };
+  return { published, op, pattern: new RegExp(`^${source}/?$`), names, literalSegments };
 }
 
 export class Router {
   readonly #routes: Route[];
 
-  constructor(operations: readonly AnyOperation[]) {
-    this.#routes = operations.map(routeOf).sort((a, b) => b.literalSegments - a.literalSegments);
+  /** `served` pairs each served operation of the contract with the bot's row of the same name. */
+  constructor(served: readonly { published: PublishedOperation; op: AnyOperation }[]) {
+    this.#routes = served
+      .map(({ published, op }) => routeOf(published, op))
+      .sort((a, b) => b.literalSegments - a.literalSegments);
   }
 
   /** `path` is below the API base (`/volumes/12`). */
@@ -61,12 +68,12 @@ export class Router {
       const found = route.pattern.exec(path);
       if (!found) continue;
       pathKnown = true;
-      if (route.op.method !== (method as HttpMethod)) continue;
+      if (route.published.method !== method) continue;
       const pathParams: Record<string, string> = {};
       route.names.forEach((name, index) => {
         pathParams[name] = safeDecode(found[index + 1] ?? '');
       });
-      return { kind: 'found', match: { op: route.op, pathParams } };
+      return { kind: 'found', match: { published: route.published, op: route.op, pathParams } };
     }
     return pathKnown ? { kind: 'wrong-method' } : { kind: 'unknown' };
   }

@@ -21,12 +21,13 @@ import { imageHandlers, receiveUpload, UPLOAD_PATH_PREFIX } from './handlers/ima
 import { managedHandlers } from './handlers/managed.js';
 import { nodeHandlers } from './handlers/nodes.js';
 import { profileHandlers } from './handlers/profile.js';
-import { HandlerContext, type HandlerTable, type Outcome } from './handlers/types.js';
+import { type Handler, HandlerContext, type HandlerTable, type Outcome } from './handlers/types.js';
 import { volumeHandlers } from './handlers/volumes.js';
 import { applyFilter, pageOf } from './listing.js';
+import { PUBLISHED_CONTRACT, type PublishedOperation, SAME_OPERATION } from './published-contract.js';
 import { type RateDecision, RateLimiter, type RateLimitOptions } from './rate-limit.js';
+import { checkedInput } from './request-check.js';
 import { RequestFields } from './request-fields.js';
-import { parseOperationInput } from './request-input.js';
 import { Router } from './routes.js';
 import type { SeedOptions } from './seed.js';
 
@@ -96,6 +97,23 @@ export function checkHandlers(operations: readonly AnyOperation[]): void {
   if (missing.length > 0) throw new Error(`The emulator has no handler for: ${missing.join(', ')}`);
 }
 
+/**
+ * The operations served: every one of the published contract that has a handler, each paired with
+ * the bot's row of the same name (or of its documented twin) for ids, faults and filters. A
+ * contract operation the table lacks is not served; a table row the contract lacks is a 404.
+ */
+function servedOperations(
+  operations: readonly AnyOperation[],
+): { published: PublishedOperation; op: AnyOperation; handler: Handler }[] {
+  const bySignature = new Map(operations.map((op) => [keyOf(op), op]));
+  return [...PUBLISHED_CONTRACT.values()].flatMap((published) => {
+    const twin = SAME_OPERATION.get(published.signature);
+    const op = bySignature.get(published.signature) ?? (twin ? bySignature.get(twin) : undefined);
+    const handler = HANDLERS[published.signature] ?? (twin ? HANDLERS[twin] : undefined);
+    return op && handler ? [{ published, op, handler }] : [];
+  });
+}
+
 interface Reply {
   status: number;
   headers: Record<string, string>;
@@ -150,7 +168,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const faults = new FaultInjector(options.faultSeed);
   const limiter = new RateLimiter(options.rateLimit);
   const control = new EmulatorControl({ clock, seed: options.seed ?? {}, faults, limiter });
-  const router = new Router(operations);
+  const served = servedOperations(operations);
+  const handlers = new Map(served.map(({ published, handler }) => [published.signature, handler]));
+  const router = new Router(served);
 
   async function serveApi(
     req: IncomingMessage,
@@ -162,7 +182,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     const route = router.match(method, url.pathname.slice(API_PREFIX.length) || '/');
     if (route.kind === 'unknown') return errorReply(404, [{ reason: 'Not found' }]);
     if (route.kind === 'wrong-method') return errorReply(405, [{ reason: 'Method not allowed' }]);
-    const { op, pathParams } = route.match;
+    const { op, published, pathParams } = route.match;
     meta.operationId = op.id;
     control.recordRequest(op.id, pathParams);
 
@@ -171,7 +191,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     const fault = faults.pick(op.id);
     if (fault?.afterActing && (fault.kind === 'status' || fault.kind === 'drop')) {
       // A request the API refused stays refused; one it carried out loses its answer.
-      const acted = await act(req, url, op, pathParams, origin);
+      const acted = await act(req, url, op, published, pathParams, origin);
       if (acted.status >= 400) return acted;
       return failureReply(fault) ?? acted;
     }
@@ -179,7 +199,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       const failed = failureReply(fault);
       if (failed) return failed;
     }
-    return act(req, url, op, pathParams, origin, fault);
+    return act(req, url, op, published, pathParams, origin, fault);
   }
 
   /** The reply of an injected `status`, `rate-limit` or `drop` fault; undefined for the others. */
@@ -207,6 +227,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     req: IncomingMessage,
     url: URL,
     op: AnyOperation,
+    published: PublishedOperation,
     pathParams: Record<string, string>,
     origin: string,
     fault?: ActiveFault,
@@ -221,7 +242,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     const decision = limiter.check(rateKey, op);
     const headers: Record<string, string> = {
       ...rateHeaders(decision),
-      'x-accepted-oauth-scopes': op.scopes.join(' '),
+      'x-accepted-oauth-scopes': published.scopes.join(' '),
     };
     if (decision && !decision.allowed) {
       const wait = Math.max(1, Math.ceil((decision.resetAt - Date.now()) / 1000));
@@ -230,17 +251,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     try {
       let caller: Caller | undefined = authenticate(world, authorization);
       if (caller) headers['x-oauth-scopes'] = caller.token.scopes;
-      if (op.access === 'public') {
+      if (published.access === 'public') {
         // With a token lacking the listed scope, a public operation answers as it would without one.
-        if (caller && !hasScopes(caller, op)) caller = undefined;
+        if (caller && !hasScopes(caller, published.scopes)) caller = undefined;
       } else {
         if (!caller) throw new EmulatorError(401, [{ reason: 'Login required' }]);
-        if (op.access === 'scoped') requireScopes(caller, op);
-        if (op.grants?.includes('unrestricted_only')) requireUnrestricted(caller.user);
+        if (published.access === 'scoped') requireScopes(caller, published.scopes);
+        if (published.grant === 'unrestricted only') requireUnrestricted(caller.user);
       }
       const body = method === 'POST' || method === 'PUT' ? await readJson(req) : undefined;
-      const input = parseOperationInput(op, { pathParams, query: url.searchParams, body });
-      const handler = HANDLERS[keyOf(op)];
+      const input = checkedInput(published, { pathParams, query: url.searchParams, body });
+      const handler = handlers.get(published.signature);
       if (!handler) throw notFound();
       const ctx = new HandlerContext({ world, op, input: new RequestFields(input), caller, origin });
       const outcome: Outcome = handler(ctx);

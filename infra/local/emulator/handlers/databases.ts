@@ -405,10 +405,11 @@ function createSnapshot(ctx: HandlerContext) {
   };
   const until = ctx.now + DATABASE_SNAPSHOT_MS;
   db.snapshotInProgress = { backup, until };
+  // Listed and viewable by id from the start: the id the create answered with must not be a 404.
+  db.backups.push(backup);
   ctx.world.schedule(until, () => {
     if (db.snapshotInProgress?.backup !== backup) return;
     db.snapshotInProgress = null;
-    db.backups.push(backup);
   });
   return json(renderBackup(backup));
 }
