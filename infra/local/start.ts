@@ -11,6 +11,7 @@ import { createLogger } from '../../lib/observability/logger.js';
 import type { ReporterDeps } from '../../lib/reports/tick.js';
 import { createDocumentClient } from '../../lib/runtime.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
+import { helpFitFor } from '../../lib/slack/guardrails.js';
 import { InProcessHandoff } from '../../lib/slack/handoff.js';
 import { signedHeaders } from '../../lib/slack/signing.js';
 import { createSlackWebClient } from '../../lib/slack/web-client.js';
@@ -238,7 +239,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   shutdown.add('the bot and the Slack stand-in', () => stack.close());
 
   const page: PageServer = await startOrUndo(shutdown, () =>
-    startPageServer({ workspace: stack.workspace, port: options.pagePort ?? 3000, fallbackToFreePort: true }),
+    startPageServer({
+      workspace: stack.workspace,
+      port: options.pagePort ?? 3000,
+      fallbackToFreePort: true,
+      // Completion offers what help lists for that person in that channel.
+      completionFit: async (user, channel) =>
+        (await helpFitFor(stack.store, stack.workspace.teamId, user, channel))?.allows,
+    }),
   );
   shutdown.add('the sandbox page', () => page.close());
 

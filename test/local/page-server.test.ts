@@ -117,6 +117,27 @@ describe('GET /api/commands', () => {
     );
     expect(data.topics.find((topic) => topic.name === 'login')?.kind).toBe('bot');
   });
+
+  it("is fitted to the person and channel: a read-only channel's completion offers no deletes", async () => {
+    const team = sandbox.stack.workspace.teamId;
+    await sandbox.stack.store.channelPolicy.put(team, 'C0GENERAL', { allowedClasses: ['read'] }, ADA);
+    try {
+      const fitted = (await (
+        await fetch(`${sandbox.pageUrl}/api/commands?user=${BOB}&channel=C0GENERAL`)
+      ).json()) as CompletionData;
+      const volumes = fitted.topics.find((topic) => topic.name === 'volumes');
+      expect(volumes?.actions.map((action) => action.name)).toContain('list');
+      expect(volumes?.actions.map((action) => action.name)).not.toContain('delete');
+      const elsewhere = (await (
+        await fetch(`${sandbox.pageUrl}/api/commands?user=${BOB}&channel=${OPS}`)
+      ).json()) as CompletionData;
+      expect(
+        elsewhere.topics.find((topic) => topic.name === 'volumes')?.actions.map((a) => a.name),
+      ).toContain('delete');
+    } finally {
+      await sandbox.stack.store.channelPolicy.clear(team, 'C0GENERAL');
+    }
+  });
 });
 
 describe('GET /api/state', () => {

@@ -31,6 +31,12 @@ const EMOJI = {
   x: '❌',
   chart_with_upwards_trend: '📈',
   bell: '🔔',
+  bar_chart: '📊',
+  eyes: '👀',
+  floppy_disk: '💾',
+  new: '🆕',
+  pause_button: '⏸️',
+  rotating_light: '🚨',
 };
 
 function escapeHtml(text) {
@@ -307,8 +313,11 @@ function startSandbox() {
     }
     if (ticket !== ui.refreshes) return;
     ui.state = state;
+    const moved = ui.user !== state.user || ui.channel !== state.channel.id;
     ui.user = state.user;
     ui.channel = state.channel.id;
+    // Completion is fitted to who is typing and where: reload it when either changes.
+    if (moved || !ui.commandsFor) loadCommands();
     const address = new URLSearchParams({ user: ui.user, channel: ui.channel });
     history.replaceState(null, '', `?${address}`);
     render();
@@ -336,8 +345,13 @@ function startSandbox() {
 
   async function loadCommands() {
     try {
-      const response = await fetch('/api/commands');
-      if (response.ok) ui.commands = await response.json();
+      // Fitted to who is typing and where, as the bot's help is.
+      const query = new URLSearchParams({ user: ui.user, channel: ui.channel });
+      const response = await fetch(`/api/commands?${query}`);
+      if (response.ok) {
+        ui.commands = await response.json();
+        ui.commandsFor = `${ui.user} ${ui.channel}`;
+      }
     } catch {
       // Completion is a convenience; commands still work without it.
     }

@@ -1,3 +1,4 @@
+import type { AnyOperation } from '../../../../lib/api/operation.js';
 import { type CommandRegistry, registry, SLASH_COMMAND } from '../../../../lib/commands/registry.js';
 import { usageOf } from '../../../../lib/commands/usage.js';
 
@@ -29,8 +30,15 @@ export interface CompletionData {
   readonly topics: readonly CompletionTopic[];
 }
 
-export function completionData(commands: CommandRegistry = registry): CompletionData {
-  const groups: CompletionTopic[] = commands.groups.map((group) => ({
+/** `allows`: completion fitted to a person and channel (their token's scopes, the channel's policy). */
+export function completionData(
+  commands: CommandRegistry = registry,
+  allows: (op: AnyOperation) => boolean = () => true,
+): CompletionData {
+  const fitted = commands.groups
+    .map((group) => ({ ...group, actions: group.actions.filter(allows) }))
+    .filter((group) => group.actions.length > 0);
+  const groups: CompletionTopic[] = fitted.map((group) => ({
     kind: 'group',
     name: group.name,
     aliases: group.aliases,

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
+import type { AnyOperation } from '../../../../lib/api/operation.js';
 import type { StoreChange } from '../store.js';
 import type { Delivery, SlackWorkspace } from '../workspace.js';
 import { completionData } from './commands.js';
@@ -25,6 +26,7 @@ export interface PageServerOptions {
   readonly host?: string;
   /** When the port is taken, listen on a free one instead of failing. */
   readonly fallbackToFreePort?: boolean;
+  readonly completionFit?: PageHandlerOptions['completionFit'];
 }
 
 export interface PageServer {
@@ -207,6 +209,14 @@ export interface PageHandler {
 export interface PageHandlerOptions {
   /** Serve only requests addressed to localhost (the default): right when listening on loopback. */
   readonly loopbackOnly?: boolean;
+  /**
+   * What a person may run in a channel, as the bot's help sees it: completion then offers only
+   * that. Undefined (or a fit that is undefined) completes everything.
+   */
+  readonly completionFit?: (
+    user: string,
+    channel: string,
+  ) => Promise<((op: AnyOperation) => boolean) | undefined>;
 }
 
 export function createPageHandler(workspace: SlackWorkspace, options: PageHandlerOptions = {}): PageHandler {
@@ -241,6 +251,16 @@ export function createPageHandler(workspace: SlackWorkspace, options: PageHandle
     response.write('event: ready\ndata: {}\n\n');
     streams.add(response);
     request.on('close', () => streams.delete(response));
+  }
+
+  async function serveCommands(url: URL, response: ServerResponse): Promise<void> {
+    const user = url.searchParams.get('user');
+    const channel = url.searchParams.get('channel');
+    const allows =
+      user && channel && options.completionFit
+        ? await options.completionFit(user, channel).catch(() => undefined)
+        : undefined;
+    sendJson(response, 200, allows ? completionData(undefined, allows) : commands);
   }
 
   function serveState(url: URL, response: ServerResponse): void {
@@ -333,7 +353,7 @@ export function createPageHandler(workspace: SlackWorkspace, options: PageHandle
         case '/api/state':
           return serveState(url, response);
         case '/api/commands':
-          return sendJson(response, 200, commands);
+          return serveCommands(url, response);
         case '/favicon.ico':
           response.writeHead(204).end();
           return;
@@ -406,6 +426,7 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
   const host = options.host ?? '127.0.0.1';
   const handler = createPageHandler(options.workspace, {
     loopbackOnly: LOOPBACK_HOSTNAMES.has(hostForUrl(host)),
+    ...(options.completionFit && { completionFit: options.completionFit }),
   });
   const server = createServer((request, response) => {
     void handler.handle(request, response);
