@@ -1,9 +1,11 @@
 import { once } from 'node:events';
+import { availableParallelism } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { request } from 'undici';
+import { Agent, BalancedPool, type Dispatcher, request } from 'undici';
 import { z } from 'zod';
 import { ApiClient, DEFAULT_LIST_CONCURRENCY, LIST_ALL_PAGE_SIZE } from '../lib/api/client.js';
+import { responseSchemaOf } from '../lib/api/operation.js';
 import { getOperation } from '../lib/api/operations/index.js';
 import type { BenchmarkResult, Row } from './benchmark.js';
 import { spawnTsx, stopChild } from './child-processes.js';
@@ -26,13 +28,31 @@ export interface ListingOptions {
   readonly nodes: number;
   readonly latencyMs: number;
   readonly runs: number;
+  /**
+   * Emulator processes serving the same seeded world, requests spread over them: an API is more
+   * than one process, and one process renders the pages in flight one after another.
+   */
+  readonly emulatorWorkers: number;
 }
+
+type Ready = z.infer<typeof ReadySchema>;
 
 interface Variant {
   readonly name: string;
   readonly pageSize: number;
   /** Undefined: the baseline, one page after another. */
   readonly concurrency?: number;
+  /** Emulator processes the requests are spread over. */
+  readonly processes: number;
+}
+
+/** The baseline a variant is compared with: page by page, same page size, same emulator processes. */
+function baselineName(pageSize: number, processes: number, allProcesses: number): string {
+  return `baseline: page by page, page_size ${pageSize}${processesLabel(processes, allProcesses)}`;
+}
+
+function processesLabel(processes: number, allProcesses: number): string {
+  return processes === allProcesses ? '' : `, ${processes} emulator process${processes === 1 ? '' : 'es'}`;
 }
 
 async function listSequentially(client: ApiClient, pageSize: number): Promise<unknown[]> {
@@ -60,10 +80,60 @@ async function control(origin: string, method: 'POST' | 'GET' | 'DELETE', path: 
   return text === '' ? undefined : (JSON.parse(text) as unknown);
 }
 
-async function nodesListCalls(origin: string): Promise<number> {
-  const counts = z.record(z.string(), z.number()).parse(await control(origin, 'GET', 'requests'));
-  await control(origin, 'DELETE', 'requests');
-  return counts['nodes.list'] ?? 0;
+/** `nodes.list` calls all the emulator processes saw since the last count. */
+async function nodesListCalls(emulators: readonly Ready[]): Promise<number> {
+  let calls = 0;
+  for (const { origin } of emulators) {
+    const counts = z.record(z.string(), z.number()).parse(await control(origin, 'GET', 'requests'));
+    await control(origin, 'DELETE', 'requests');
+    calls += counts['nodes.list'] ?? 0;
+  }
+  return calls;
+}
+
+async function startEmulatorProcess(nodes: number) {
+  const { child, stderr } = spawnTsx(EMULATOR_PROCESS, [String(nodes)]);
+  const lines = createInterface({ input: child.stdout });
+  const exited = once(child, 'exit').then(() => {
+    throw new Error(`The emulator process exited before it listened:\n${stderr()}`);
+  });
+  exited.catch(() => undefined);
+  try {
+    const [first] = (await Promise.race([once(lines, 'line'), exited])) as [string];
+    return { child, ready: ReadySchema.parse(JSON.parse(first)) };
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  } finally {
+    lines.close();
+  }
+}
+
+/**
+ * Where a page's time goes besides latency, latency off: the emulator's answer (filtering,
+ * rendering, sending; one request at a time) and the client's parsing of it (JSON and the
+ * response schema), medians over the pages.
+ */
+async function perPageWork(emulator: Ready, pageSize: number, pages: number) {
+  const schema = responseSchemaOf(nodesList);
+  const serve: number[] = [];
+  const parse: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    for (let page = 1; page <= pages; page++) {
+      const started = performance.now();
+      const response = await request(`${emulator.url}/node/instances?page=${page}&page_size=${pageSize}`, {
+        headers: { authorization: `Bearer ${emulator.demoToken}` },
+      });
+      const body = await response.body.text();
+      const received = performance.now();
+      if (response.statusCode !== 200) throw new Error(`nodes.list page ${page}: ${response.statusCode}`);
+      if (!schema.safeParse(JSON.parse(body)).success)
+        throw new Error(`nodes.list page ${page} did not parse`);
+      serve.push(received - started);
+      parse.push(performance.now() - received);
+    }
+  }
+  return { serveMs: summarize(serve).median, parseMs: summarize(parse).median };
 }
 
 /** Round trips when every call takes the same time: page 1, then the rest `concurrency` at a time. */
@@ -103,49 +173,105 @@ function listingMiss(speedup: Speedup, workPerPageMs: number): string {
 }
 
 export async function runListing(options: ListingOptions): Promise<BenchmarkResult> {
-  const { child, stderr } = spawnTsx(EMULATOR_PROCESS, [String(options.nodes)]);
+  const started = await Promise.allSettled(
+    Array.from({ length: options.emulatorWorkers }, () => startEmulatorProcess(options.nodes)),
+  );
+  const children = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value.child] : []));
   try {
-    const lines = createInterface({ input: child.stdout });
-    const exited = once(child, 'exit').then(() => {
-      throw new Error(`The emulator process exited before it listened:\n${stderr()}`);
-    });
-    exited.catch(() => undefined);
-    const [first] = (await Promise.race([once(lines, 'line'), exited])) as [string];
-    lines.close();
-    const ready = ReadySchema.parse(JSON.parse(first));
-    return await measure(options, ready);
+    const failed = started.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    const emulators = started.flatMap((result) =>
+      result.status === 'fulfilled' ? [result.value.ready] : [],
+    );
+    // The same seed gives every process the same world and the same demo token.
+    if (new Set(emulators.map((e) => e.demoToken)).size !== 1) {
+      throw new Error('The emulator processes did not seed the same world');
+    }
+    return await measure(options, emulators);
   } finally {
-    await stopChild(child);
+    await Promise.all(children.map((child) => stopChild(child)));
   }
 }
 
-async function measure(
-  options: ListingOptions,
-  emulator: z.infer<typeof ReadySchema>,
-): Promise<BenchmarkResult> {
-  const client = new ApiClient({ baseUrl: emulator.url, token: emulator.demoToken });
-  await control(emulator.origin, 'POST', 'latency', { ms: options.latencyMs });
+async function measure(options: ListingOptions, emulators: readonly Ready[]): Promise<BenchmarkResult> {
+  const [emulator] = emulators;
+  if (!emulator) throw new Error('No emulator process');
+  const pagesAt = (pageSize: number) => Math.ceil(options.nodes / pageSize);
+  const work = await perPageWork(emulator, LIST_ALL_PAGE_SIZE, pagesAt(LIST_ALL_PAGE_SIZE));
+  await nodesListCalls(emulators);
+  for (const { origin } of emulators) await control(origin, 'POST', 'latency', { ms: options.latencyMs });
 
-  const variants: Variant[] = [LIST_ALL_PAGE_SIZE, 100].flatMap((pageSize) => [
-    { name: `baseline: page by page, page_size ${pageSize}`, pageSize },
-    ...[...new Set([4, 8, DEFAULT_LIST_CONCURRENCY])]
-      .sort((a, b) => a - b)
-      .map((concurrency) => ({
-        name: `listAll, page_size ${pageSize}, ${concurrency} at a time${concurrency === DEFAULT_LIST_CONCURRENCY ? ' (default)' : ''}`,
-        pageSize,
-        concurrency,
-      })),
-  ]);
-  const list = (variant: Variant) =>
-    variant.concurrency === undefined
-      ? listSequentially(client, variant.pageSize)
-      : client
+  // Every request goes to one of the processes, in turn; the base URL only names the API's path.
+  const pool: Dispatcher = new BalancedPool(emulators.map((e) => e.origin));
+  const single: Dispatcher = new Agent();
+  const client = new ApiClient({ baseUrl: emulator.url, token: emulator.demoToken, dispatcher: pool });
+  const singleProcessClient = new ApiClient({
+    baseUrl: emulator.url,
+    token: emulator.demoToken,
+    dispatcher: single,
+  });
+  try {
+    return await measureWith(options, emulators, work, client, singleProcessClient);
+  } finally {
+    await Promise.all([pool.close(), single.close()]);
+  }
+}
+
+async function measureWith(
+  options: ListingOptions,
+  emulators: readonly Ready[],
+  work: { serveMs: number; parseMs: number },
+  client: ApiClient,
+  singleProcessClient: ApiClient,
+): Promise<BenchmarkResult> {
+  const workers = emulators.length;
+
+  const listAllName = (pageSize: number, concurrency: number, processes: number) =>
+    `listAll, page_size ${pageSize}, ${concurrency} at a time${concurrency === DEFAULT_LIST_CONCURRENCY ? ' (default)' : ''}${processesLabel(processes, workers)}`;
+  const variants: Variant[] = [
+    ...[LIST_ALL_PAGE_SIZE, 100].flatMap((pageSize) => [
+      { name: baselineName(pageSize, workers, workers), pageSize, processes: workers },
+      ...[...new Set([4, 8, DEFAULT_LIST_CONCURRENCY])]
+        .sort((a, b) => a - b)
+        .map((concurrency) => ({
+          name: listAllName(pageSize, concurrency, workers),
+          pageSize,
+          concurrency,
+          processes: workers,
+        })),
+    ]),
+    // The headline setting against one emulator process: what its single event loop caps.
+    ...(workers > 1
+      ? [
+          { name: baselineName(LIST_ALL_PAGE_SIZE, 1, workers), pageSize: LIST_ALL_PAGE_SIZE, processes: 1 },
+          {
+            name: listAllName(LIST_ALL_PAGE_SIZE, DEFAULT_LIST_CONCURRENCY, 1),
+            pageSize: LIST_ALL_PAGE_SIZE,
+            concurrency: DEFAULT_LIST_CONCURRENCY,
+            processes: 1,
+          },
+        ]
+      : []),
+  ];
+  const list = (variant: Variant) => {
+    const through = variant.processes === 1 && workers > 1 ? singleProcessClient : client;
+    return variant.concurrency === undefined
+      ? listSequentially(through, variant.pageSize)
+      : through
           .listAll(nodesList, {}, { pageSize: variant.pageSize, concurrency: variant.concurrency })
           .then((all) => all.data);
+  };
 
-  // Uncounted: warms the client's parsing and the emulator's handlers.
-  await list({ name: 'warm-up', pageSize: LIST_ALL_PAGE_SIZE, concurrency: DEFAULT_LIST_CONCURRENCY });
-  await nodesListCalls(emulator.origin);
+  // Uncounted: warms the client's parsing and the emulators' handlers.
+  for (const processes of new Set([1, workers])) {
+    await list({
+      name: 'warm-up',
+      pageSize: LIST_ALL_PAGE_SIZE,
+      concurrency: DEFAULT_LIST_CONCURRENCY,
+      processes,
+    });
+  }
+  await nodesListCalls(emulators);
 
   const times = new Map<string, number[]>(variants.map((variant) => [variant.name, []]));
   for (let run = 0; run < options.runs; run++) {
@@ -157,7 +283,7 @@ async function measure(
       times.get(variant.name)?.push(performance.now() - started);
       const ids = new Set(items.map((item) => (item as { id: number }).id));
       const pages = Math.ceil(options.nodes / variant.pageSize);
-      const calls = await nodesListCalls(emulator.origin);
+      const calls = await nodesListCalls(emulators);
       if (ids.size !== options.nodes || calls !== pages) {
         throw new Error(
           `${variant.name}: ${ids.size} distinct nodes in ${calls} calls; expected ${options.nodes} in ${pages}`,
@@ -167,7 +293,7 @@ async function measure(
   }
 
   const baselineOf = (variant: Variant) =>
-    summarize(times.get(`baseline: page by page, page_size ${variant.pageSize}`) ?? []);
+    summarize(times.get(baselineName(variant.pageSize, variant.processes, workers)) ?? []);
   const rows: Row[] = variants.map((variant) => {
     const summary = summarize(times.get(variant.name) ?? []);
     return {
@@ -196,20 +322,34 @@ async function measure(
         bound: pages / roundTrips(pages, variant.concurrency),
       };
     });
-  const headline = speedups.find(
-    (s) => s.variant.pageSize === LIST_ALL_PAGE_SIZE && s.variant.concurrency === DEFAULT_LIST_CONCURRENCY,
-  );
+  const headlineOf = (processes: number) =>
+    speedups.find(
+      (s) =>
+        s.variant.pageSize === LIST_ALL_PAGE_SIZE &&
+        s.variant.concurrency === DEFAULT_LIST_CONCURRENCY &&
+        s.variant.processes === processes,
+    );
+  const headline = headlineOf(workers);
   if (!headline) throw new Error('The default listing setting was not measured');
+  const oneProcess = headlineOf(1);
   const describe = (s: Speedup) =>
-    `page_size ${s.variant.pageSize}, ${s.variant.concurrency} at a time: ${formatRatio(s.measured)} measured, ${formatRatio(s.bound)} at most`;
+    `page_size ${s.variant.pageSize}, ${s.variant.concurrency} at a time${processesLabel(s.variant.processes, workers)}: ${formatRatio(s.measured)} measured, ${formatRatio(s.bound)} at most`;
+  const headlinePages = Math.ceil(options.nodes / LIST_ALL_PAGE_SIZE);
+  const perPage =
+    `Latency off, one request at a time, a page of ${LIST_ALL_PAGE_SIZE} took the emulator ${formatDuration(work.serveMs)} to answer (filtering, rendering, sending) and the client ${formatDuration(work.parseMs)} to parse (JSON and the response schema): ` +
+    `the emulator's share is what queues when ${DEFAULT_LIST_CONCURRENCY} pages arrive at one process together (${headlinePages - 1} pages × ${formatDuration(work.serveMs)} ≈ ${formatDuration((headlinePages - 1) * work.serveMs)} one after another), the client's is small.`;
 
   return {
     title: 'Listing everything',
     setup: [
-      `The emulator seeded with ${options.nodes} nodes, in a process of its own (as the API is remote: its work does not queue behind the client's), ${options.latencyMs} ms latency injected on every call, rate limits off.`,
+      `The emulator seeded with ${options.nodes} nodes in ${workers} processes of their own (as the API is remote: its work does not queue behind the client's), each with the same seeded world; the client spreads its requests over them with undici's \`BalancedPool\`, as requests to an API spread over its servers. ${options.latencyMs} ms latency injected on every call, rate limits off.`,
+      workers > 1
+        ? `The headline setting is measured against one emulator process as well (marked "1 emulator process"), to show what one process's event loop caps.`
+        : 'One emulator process.',
       '`nodes.list` through `ApiClient`: ours is `listAll` (page 1, then the remaining pages in parallel, a bounded number at a time); the baseline fetches the same pages one after another with `paginate`, the same client and page size.',
-      `${options.runs} runs; each run rotates which variant goes first. Every listing is checked for all ${options.nodes} distinct nodes and for the number of calls the emulator saw (one per page).`,
-      '"× baseline" is the time against the baseline with the same page size (below 1 is faster).',
+      `${options.runs} runs; each run rotates which variant goes first. Every listing is checked for all ${options.nodes} distinct nodes and for the number of calls the emulator processes saw together (one per page).`,
+      '"× baseline" is the time against the baseline with the same page size and the same emulator processes (below 1 is faster).',
+      `Per page, besides latency: ${perPage}`,
     ],
     rows,
     targets: [
@@ -222,16 +362,24 @@ async function measure(
         format: formatRatio,
         whyMissed:
           listingMiss(headline, workPerPage(headline.variant)) +
-          ` Measured for each setting: ${speedups.map(describe).join('; ')}.`,
+          ` ${perPage} With ${workers} emulator processes on this machine's ${availableParallelism()} processors (shared with the client, DynamoDB Local's idle JVM and anything else running), the pages' rendering overlaps only as far as free processors allow. Measured for each setting: ${speedups.map(describe).join('; ')}.`,
       },
     ],
     notes: [
       `Besides the ${options.latencyMs} ms injected, a page cost the baseline about ${variants
         .filter((variant) => variant.concurrency === undefined)
-        .map((variant) => `${formatDuration(workPerPage(variant))} at page_size ${variant.pageSize}`)
+        .map(
+          (variant) =>
+            `${formatDuration(workPerPage(variant))} at page_size ${variant.pageSize}${processesLabel(variant.processes, workers)}`,
+        )
         .join(
           ' and ',
         )}: the emulator filtering and rendering, the client parsing. That work does not overlap the way latency does, which is why the measured speed-ups stay below the round-trip bounds.`,
+      ...(oneProcess
+        ? [
+            `One emulator process against ${workers}: the headline setting is ${formatRatio(oneProcess.measured)} faster than page by page with one process and ${formatRatio(headline.measured)} with ${workers}, the client and its settings unchanged. More processes help only where processors are free: on a machine whose load average is above its processor count, they compete with the client and each other.`,
+          ]
+        : []),
     ],
   };
 }

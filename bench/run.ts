@@ -57,7 +57,7 @@ try {
   const runners: Record<BenchmarkName, () => Promise<BenchmarkResult>> = {
     cold: () => runColdStart({ runs: quick ? 2 : 7, workDir, dynamoEndpoint }),
     warm: () => runWarmLatency({ dynamoEndpoint, commands: quick ? 200 : 1000, runs: quick ? 1 : 3 }),
-    listing: () => runListing({ nodes: 5000, latencyMs: 50, runs: quick ? 1 : 3 }),
+    listing: () => runListing({ nodes: 5000, latencyMs: 50, runs: quick ? 1 : 3, emulatorWorkers: 2 }),
     reports: () =>
       runReportTick({ dynamoEndpoint, accounts: 50, subscriptions: 200, latencyMs: 50, runs: quick ? 1 : 3 }),
   };

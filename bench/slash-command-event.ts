@@ -36,6 +36,52 @@ export function slashCommandEvent(command: SlashCommand): APIGatewayProxyEventV2
     // Unique: the bot claims each delivery once, by its trigger id.
     trigger_id: `1.${randomUUID()}.bench`,
   }).toString();
+  return apiGatewayEvent(command.signingSecret, body);
+}
+
+export interface LoginSubmission {
+  readonly signingSecret: string;
+  readonly user: string;
+  readonly token: string;
+  readonly channel?: string;
+}
+
+/**
+ * A signed submission of the login modal (`view_submission`, callback `login`), as Slack posts it:
+ * the form field `payload` holding the view with the token typed into it.
+ */
+export function loginSubmissionEvent(submission: LoginSubmission): APIGatewayProxyEventV2 {
+  const payload = {
+    type: 'view_submission',
+    team: { id: BENCH_TEAM, domain: 'bench' },
+    user: { id: submission.user, username: submission.user.toLowerCase(), team_id: BENCH_TEAM },
+    api_app_id: 'A0CLOUD',
+    token: 'deprecated-verification-token',
+    trigger_id: `1.${randomUUID()}.bench`,
+    view: {
+      id: `V${randomUUID().slice(0, 8).toUpperCase()}`,
+      team_id: BENCH_TEAM,
+      type: 'modal',
+      callback_id: 'login',
+      private_metadata: JSON.stringify({ channel: submission.channel ?? BENCH_CHANNEL, profile: 'default' }),
+      hash: '1.bench',
+      state: {
+        values: {
+          token: { token_input: { type: 'plain_text_input', value: submission.token } },
+          profile: { profile_input: { type: 'plain_text_input', value: null } },
+        },
+      },
+    },
+    response_urls: [],
+  };
+  return apiGatewayEvent(
+    submission.signingSecret,
+    new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+  );
+}
+
+/** A form-encoded body, signed, as API Gateway's HTTP API hands it to the function. */
+function apiGatewayEvent(signingSecret: string, body: string): APIGatewayProxyEventV2 {
   const now = Date.now();
   const requestId = randomUUID();
   return {
@@ -46,7 +92,7 @@ export function slashCommandEvent(command: SlashCommand): APIGatewayProxyEventV2
     headers: {
       host: 'bench.execute-api.us-east-1.amazonaws.com',
       'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
-      ...signedHeaders(command.signingSecret, body),
+      ...signedHeaders(signingSecret, body),
     },
     requestContext: {
       accountId: 'bench',

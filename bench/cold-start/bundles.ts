@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -22,6 +22,7 @@ import { bundleComposition } from './bundle-composition.js';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BASELINE_SOURCE = fileURLToPath(new URL('../baseline/minimal-bolt.ts', import.meta.url));
+const FLOOR_SOURCE = fileURLToPath(new URL('../baseline/floor-bolt.ts', import.meta.url));
 const BUILD_IN_TREE = fileURLToPath(new URL('./build-in-tree.ts', import.meta.url));
 const DRIVER_SOURCE = fileURLToPath(new URL('./driver.ts', import.meta.url));
 
@@ -46,6 +47,8 @@ export interface BuiltFunction {
 export interface ColdStartArtifacts {
   readonly ours: BuiltFunction;
   readonly baseline: BuiltFunction;
+  /** The minimal Bolt app plus the bot's configuration and delivery claim (`floor-bolt.ts`). */
+  readonly floor: BuiltFunction;
   /** The compiled driver each cold-start process runs. */
   readonly driver: string;
 }
@@ -63,7 +66,7 @@ async function javascriptFiles(directory: string): Promise<string[]> {
  * parser: bundling the output again (without writing it) yields a metafile with every import and
  * its kind, so no option of the real build is needed.
  */
-async function staticClosure(entry: string): Promise<string[]> {
+export async function staticClosure(entry: string): Promise<string[]> {
   const { metafile } = await build({
     entryPoints: [entry],
     bundle: true,
@@ -71,6 +74,8 @@ async function staticClosure(entry: string): Promise<string[]> {
     metafile: true,
     platform: 'node',
     format: 'esm',
+    // A package the build left external (resvg, for the chart functions) is not among the output.
+    packages: 'external',
     logLevel: 'silent',
   });
   const reached = new Set<string>();
@@ -112,26 +117,32 @@ async function describeFunction(outdir: string): Promise<BuiltFunction> {
   };
 }
 
-async function buildBaseline(workDir: string): Promise<string> {
-  const tree = join(workDir, 'baseline-tree');
+async function buildBaseline(workDir: string, name: string, slackSource: string): Promise<string> {
+  const tree = join(workDir, `${name}-tree`);
   for (const name of FUNCTIONS) {
     await mkdir(join(tree, 'functions', name), { recursive: true });
     const source =
       name === 'slack'
-        ? `export { handler } from ${JSON.stringify(BASELINE_SOURCE)};\n`
+        ? `export { handler } from ${JSON.stringify(slackSource)};\n`
         : 'export const handler = async () => undefined;\n';
     await writeFile(join(tree, 'functions', name, 'handler.ts'), source);
   }
-  const outdir = join(workDir, 'baseline');
+  // The build copies the chart assets from the working directory into the worker and reporter.
+  await mkdir(join(tree, 'lib', 'reports'), { recursive: true });
+  await symlink(join(PROJECT_ROOT, 'lib', 'reports', 'assets'), join(tree, 'lib', 'reports', 'assets'));
+  const outdir = join(workDir, name);
   const { child, stderr } = spawnTsx(BUILD_IN_TREE, [outdir], { cwd: tree });
-  await expectSuccess(child, stderr, 'Building the baseline bundle');
+  await expectSuccess(child, stderr, `Building the ${name} bundle`);
   return join(outdir, 'slack');
 }
 
 export async function prepareColdStart(workDir: string): Promise<ColdStartArtifacts> {
   const oursDir = join(workDir, 'ours');
   await buildFunctions(oursDir);
-  const baselineDir = await buildBaseline(workDir);
+  const [baselineDir, floorDir] = await Promise.all([
+    buildBaseline(workDir, 'baseline', BASELINE_SOURCE),
+    buildBaseline(workDir, 'floor', FLOOR_SOURCE),
+  ]);
   const driver = join(workDir, 'driver.mjs');
   await build({
     entryPoints: [DRIVER_SOURCE],
@@ -145,6 +156,7 @@ export async function prepareColdStart(workDir: string): Promise<ColdStartArtifa
   return {
     ours: await describeFunction(join(oursDir, 'slack')),
     baseline: await describeFunction(baselineDir),
+    floor: await describeFunction(floorDir),
     driver,
   };
 }

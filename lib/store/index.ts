@@ -1,4 +1,3 @@
-import { KMSClient } from '@aws-sdk/client-kms';
 import { AlertClaimRepository } from './alert-claims.js';
 import { ApprovalPolicyRepository } from './approval-policy.js';
 import { ApprovalRepository } from './approvals.js';
@@ -6,7 +5,7 @@ import { AuditLogRepository } from './audit-log.js';
 import { ChannelPolicyRepository } from './channel-policy.js';
 import { DeliveryClaims } from './delivery-claims.js';
 import { StoreError } from './errors.js';
-import { KmsTokenCipher } from './kms-token-cipher.js';
+import { KmsTokenCipher, kmsClientOnFirstUse } from './kms-token-cipher.js';
 import { ReportSubscriptionRepository } from './report-subscriptions.js';
 import { StatusWatchRepository } from './status-watches.js';
 import type { StoreContext } from './store-context.js';
@@ -68,7 +67,7 @@ export function createTokenCipher(config: {
   KMS_KEY_ID?: string | undefined;
   TOKEN_ENCRYPTION_KEY?: string | undefined;
 }): TokenCipher {
-  if (config.KMS_KEY_ID) return new KmsTokenCipher(new KMSClient({}), config.KMS_KEY_ID);
+  if (config.KMS_KEY_ID) return new KmsTokenCipher(kmsClientOnFirstUse(), config.KMS_KEY_ID);
   if (config.TOKEN_ENCRYPTION_KEY) return LocalKeyTokenCipher.fromBase64(config.TOKEN_ENCRYPTION_KEY);
   throw new StoreError(
     'invalid_key_material',

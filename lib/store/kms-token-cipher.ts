@@ -1,8 +1,8 @@
-import {
+import type {
   DecryptCommand,
-  type DecryptCommandOutput,
+  DecryptCommandOutput,
   GenerateDataKeyCommand,
-  type GenerateDataKeyCommandOutput,
+  GenerateDataKeyCommandOutput,
 } from '@aws-sdk/client-kms';
 import { SecretDecryptionError } from './errors.js';
 import {
@@ -20,6 +20,25 @@ export interface KmsDataKeyClient {
     command: GenerateDataKeyCommand,
   ): Promise<Pick<GenerateDataKeyCommandOutput, 'Plaintext' | 'CiphertextBlob' | 'KeyId'>>;
   send(command: DecryptCommand): Promise<Pick<DecryptCommandOutput, 'Plaintext'>>;
+}
+
+/**
+ * The KMS SDK loads on the first encryption or decryption, not at start: most cold starts
+ * (`/cloud help`, a click that decrypts nothing) never need it, and it costs milliseconds to load.
+ */
+const loadKms = () => import('@aws-sdk/client-kms');
+
+/** A `KMSClient` created on the first call, by the entry points that run with a KMS key. */
+export function kmsClientOnFirstUse(): KmsDataKeyClient {
+  let client: Promise<KmsDataKeyClient> | undefined;
+  const kms = async () => {
+    client ??= loadKms().then(({ KMSClient }) => new KMSClient({}));
+    return client;
+  };
+  return {
+    send: (async (command: GenerateDataKeyCommand | DecryptCommand) =>
+      (await kms()).send(command as DecryptCommand)) as KmsDataKeyClient['send'],
+  };
 }
 
 /** KMS errors that mean "this data key is not for this context or key", as opposed to outages. */
@@ -45,6 +64,7 @@ export class KmsTokenCipher implements TokenCipher {
   }
 
   async encrypt(plain: string, context: CipherContext): Promise<Envelope> {
+    const { GenerateDataKeyCommand } = await loadKms();
     const dataKey = await this.#kms.send(
       new GenerateDataKeyCommand({
         KeyId: this.#keyId,
@@ -74,6 +94,7 @@ export class KmsTokenCipher implements TokenCipher {
     if (envelope.edk === undefined) throw new SecretDecryptionError('key_mismatch');
     let key: Uint8Array | undefined;
     try {
+      const { DecryptCommand } = await loadKms();
       const result = await this.#kms.send(
         new DecryptCommand({
           CiphertextBlob: Buffer.from(envelope.edk, 'base64'),

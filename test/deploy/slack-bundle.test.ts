@@ -1,0 +1,66 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { staticClosure } from '../../bench/cold-start/bundles.js';
+import { buildFunctions } from '../../infra/build.js';
+
+/**
+ * What the Slack function evaluates before its first answer: the entry and the chunks it imports
+ * statically. A cold start pays for every module in it, inside Slack's 3 s, so code that `/cloud
+ * help` does not need stays behind dynamic imports and loads on first use.
+ */
+
+let outdir: string;
+let atStart: Set<string>;
+let deployed: Set<string>;
+
+/** Source files (relative to the map) that make up the given bundle files. */
+async function sourcesOf(files: readonly string[]): Promise<Set<string>> {
+  const sources = new Set<string>();
+  for (const file of files) {
+    const map = JSON.parse(await readFile(`${file}.map`, 'utf8')) as { sources: string[] };
+    for (const source of map.sources) sources.add(source.replaceAll('\\', '/'));
+  }
+  return sources;
+}
+
+const has = (sources: Set<string>, fragment: string) => [...sources].some((s) => s.includes(fragment));
+
+beforeAll(async () => {
+  outdir = await mkdtemp(join(tmpdir(), 'chatops-bundle-'));
+  await buildFunctions(outdir);
+  const slack = join(outdir, 'slack');
+  atStart = await sourcesOf(await staticClosure(join(slack, 'index.mjs')));
+  const all = await readdir(slack, { recursive: true });
+  deployed = await sourcesOf(all.filter((f) => f.endsWith('.mjs')).map((f) => join(slack, f)));
+}, 120_000);
+
+afterAll(async () => {
+  if (outdir) await rm(outdir, { recursive: true, force: true });
+});
+
+describe('the Slack function bundle', () => {
+  it('answers /cloud help without the KMS client, which loads on the first decryption', () => {
+    expect(has(deployed, 'node_modules/@aws-sdk/client-kms/')).toBe(true);
+    expect(has(atStart, 'node_modules/@aws-sdk/client-kms/')).toBe(false);
+  });
+
+  it.each([
+    'lib/slack/approvals.ts',
+    'lib/slack/forms.ts',
+    'lib/slack/runner.ts',
+    'lib/slack/bot-commands.ts',
+    'lib/slack/reports-command.ts',
+    'lib/api/client.ts',
+  ])('loads %s on first use, not at start', (file) => {
+    expect(has(deployed, file)).toBe(true);
+    expect(has(atStart, file)).toBe(false);
+  });
+
+  it('still loads what /cloud help needs at start: the parser, help and the delivery claim', () => {
+    for (const file of ['lib/commands/parse.ts', 'lib/commands/help.ts', 'lib/store/delivery-claims.ts']) {
+      expect(has(atStart, file)).toBe(true);
+    }
+  });
+});
