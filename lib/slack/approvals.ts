@@ -29,7 +29,7 @@ import {
   verdictFor,
   whatWentWrong,
 } from './outcomes.js';
-import { changedFields, currentFingerprint, previewTarget } from './preview.js';
+import { changedFields, currentFingerprint, previewTarget, type TargetPreview } from './preview.js';
 import { renderApprovalCard } from './render/approval.js';
 import { sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
@@ -70,18 +70,7 @@ export async function requestApproval(
       `There is no ${nounOf(op)} ${ids} that you can see, so there is nothing to approve.${hint}`,
     );
   }
-  const approval = await deps.store.approvals.create({
-    team: ctx.team,
-    requester: ctx.user,
-    operationId: op.id,
-    input,
-    summary: target.summary,
-    preview: target.lines,
-    fingerprint: target.fingerprint,
-    channel: ctx.channel,
-    requiredApprovals: policy.requiredApprovals,
-    expiryMinutes: policy.expiryMinutes,
-  });
+  const approval = await createRequest(deps, ctx, op, input, target, policy);
   await audit(deps, approval, ctx.user, 'requested');
 
   const card = renderApprovalCard({ approval });
@@ -133,6 +122,29 @@ export async function requestApproval(
       `${policy.requiredApprovals === 1 ? '' : 's'} from ${who}. I posted a card in this channel; ` +
       `it expires in ${policy.expiryMinutes} minutes.`,
   );
+}
+
+/** The approval record of a request, with what its card previews. */
+function createRequest(
+  deps: BotDeps,
+  ctx: RequestContext,
+  op: AnyOperation,
+  input: Readonly<Record<string, unknown>>,
+  target: TargetPreview,
+  policy: Pick<ApprovalPolicy, 'requiredApprovals' | 'expiryMinutes'>,
+): Promise<Approval> {
+  return deps.store.approvals.create({
+    team: ctx.team,
+    requester: ctx.user,
+    operationId: op.id,
+    input,
+    summary: target.summary,
+    preview: target.lines,
+    fingerprint: target.fingerprint,
+    channel: ctx.channel,
+    requiredApprovals: policy.requiredApprovals,
+    expiryMinutes: policy.expiryMinutes,
+  });
 }
 
 /** "volume", "backup", "ssh key": the kind of thing the last id of the path names. */
@@ -198,18 +210,7 @@ export async function runBreakGlass(
   const target = await previewTarget(createApiClient(deps.api, token.token), op, input);
   if (target === 'not_found') return notice('There is no such target that you can see, so nothing was run.');
   const { policy } = await effectiveApprovalPolicy(deps.store, ctx.team, ctx.channel, op);
-  const created = await deps.store.approvals.create({
-    team: ctx.team,
-    requester: ctx.user,
-    operationId: op.id,
-    input,
-    summary: target.summary,
-    preview: target.lines,
-    fingerprint: target.fingerprint,
-    channel: ctx.channel,
-    requiredApprovals: 1,
-    expiryMinutes: policy.expiryMinutes,
-  });
+  const created = await createRequest(deps, ctx, op, input, target, { ...policy, requiredApprovals: 1 });
   const approval = await deps.store.approvals.approveBreakGlass(ctx.team, created.id, ctx.user, reason);
   if (!approval)
     return notice('The break-glass request could not be recorded, so nothing was run. Try again.');
