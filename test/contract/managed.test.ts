@@ -53,7 +53,7 @@ describe('managed rules', () => {
     expect([stored?.username, stored?.password]).toEqual(['root', 'second-Pass2']);
     // Never returned.
     const viewed = await demo.call(op('GET /managed/credentials/{credentialId}'), { credentialId });
-    expect(Object.keys(viewed as object).sort()).toEqual(['id', 'label']);
+    expect(Object.keys(viewed as object).sort()).toEqual(['id', 'label', 'last_decrypted']);
   });
 
   it('managed rule 3: a credential username is at most 5000 characters', async () => {

@@ -21,7 +21,10 @@ type Volume = {
   region: string;
   node_id: number | null;
 };
-type Config = { id: number; devices: Record<string, { disk_id?: number; volume_id?: number }> };
+type Config = {
+  id: number;
+  devices: Record<string, { disk_id: number | null; volume_id: number | null } | null>;
+};
 
 beforeAll(async () => {
   emulator = await startTestEmulator();
@@ -51,7 +54,7 @@ async function configsOf(nodeId: number): Promise<Config[]> {
 }
 
 function holds(config: Config | undefined, volumeId: number): boolean {
-  return Object.values(config?.devices ?? {}).some((device) => device.volume_id === volumeId);
+  return Object.values(config?.devices ?? {}).some((device) => device?.volume_id === volumeId);
 }
 
 describe('volumes rules', () => {

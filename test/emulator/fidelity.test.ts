@@ -82,3 +82,80 @@ describe('scopes come from the published contract', () => {
     expect(response.headers.get('x-accepted-oauth-scopes')).toBe('account:read_write');
   });
 });
+
+describe('null where the documents say null, not a missing key', () => {
+  it('regression: a profile listed only its used device slots, each with one kind of id', async () => {
+    const configs = await raw(emulator, 'GET /node/instances/{nodeId}/configs', {
+      token,
+      params: { nodeId: 1001 },
+    });
+    const [config] = (configs.body as { data: { devices: Record<string, unknown> }[] }).data;
+    expect(Object.keys(config?.devices ?? {})).toEqual([
+      'sda',
+      'sdb',
+      'sdc',
+      'sdd',
+      'sde',
+      'sdf',
+      'sdg',
+      'sdh',
+    ]);
+    expect(config?.devices.sda).toEqual({ disk_id: expect.any(Number), volume_id: null });
+    expect(config?.devices.sdh).toBeNull();
+  });
+
+  it('regression: a public interface had no ipv4 key; it is null outside vpc', async () => {
+    const created = await raw(emulator, 'POST /node/instances/{nodeId}/configs', {
+      token,
+      params: { nodeId: 1001 },
+      body: { label: 'with-public', devices: {}, interfaces: [{ purpose: 'public' }] },
+    });
+    expect(created.status).toBe(200);
+    const [iface] = (created.body as { interfaces: Record<string, unknown>[] }).interfaces;
+    expect(iface).toHaveProperty('ipv4', null);
+  });
+
+  it('regression: a node never backed up had no backups.last_successful; it is null', async () => {
+    const created = await raw(emulator, 'POST /node/instances', {
+      token,
+      body: { region: 'us-east', type: 'g6-standard-1', label: 'never-backed-up' },
+    });
+    expect(created.status).toBe(200);
+    expect((created.body as { backups: Record<string, unknown> }).backups).toHaveProperty(
+      'last_successful',
+      null,
+    );
+  });
+
+  it('regression: a snapshot in progress had no finished key; it is null until it completes', async () => {
+    await raw(emulator, 'POST /node/instances/{nodeId}/backups', {
+      token,
+      params: { nodeId: 1001 },
+      body: { label: 'in-flight' },
+    });
+    const backups = await raw(emulator, 'GET /node/instances/{nodeId}/backups', {
+      token,
+      params: { nodeId: 1001 },
+    });
+    const inProgress = (backups.body as { snapshot: { in_progress: Record<string, unknown> | null } })
+      .snapshot.in_progress;
+    expect(inProgress).toMatchObject({ label: 'in-flight', finished: null });
+  });
+
+  it('regression: a credential never decrypted had no last_decrypted key; it is null', async () => {
+    const created = await raw(emulator, 'POST /managed/credentials', {
+      token,
+      body: { label: 'fresh-cred', username: 'ops', password: 'Secret-pass-2' },
+    });
+    expect(created.body).toEqual({ id: expect.any(Number), label: 'fresh-cred', last_decrypted: null });
+  });
+
+  it('regression: a service on a public address had no region key; it is null', async () => {
+    const created = await raw(emulator, 'POST /managed/services', {
+      token,
+      body: { service_type: 'url', label: 'public-site', address: 'https://example.org', timeout: 30 },
+    });
+    expect(created.status).toBe(200);
+    expect(created.body).toHaveProperty('region', null);
+  });
+});

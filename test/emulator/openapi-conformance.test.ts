@@ -2,6 +2,10 @@ import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  applyOverrideToFieldSchema,
+  DOCUMENT_OVERRIDES,
+} from '../../infra/local/emulator/published-contract.js';
 import type { RunningEmulator } from '../../infra/local/emulator/server.js';
 import { operations } from '../../lib/api/operations/index.js';
 import {
@@ -37,39 +41,87 @@ function schemaAt(path: string): Json {
   return node as Json;
 }
 
+interface SchemaFix {
+  path: string;
+  why: string;
+  fix: (schema: Json) => void;
+}
+
+function nullable(path: string, why: string): SchemaFix {
+  return {
+    path,
+    why,
+    fix: (s) => {
+      s.nullable = true;
+    },
+  };
+}
+
 /**
- * Where the published schema contradicts the documents in spec/ (which win) or cannot be a
- * regular expression at all.
+ * The request check's own corrections of a pattern (DOCUMENT_OVERRIDES), applied to the response
+ * schema of the same field, so the two checks cannot drift apart.
  */
-const PUBLISHED_SCHEMA_FIXES: { path: string; why: string; fix: (schema: Json) => void }[] = [
-  {
-    path: '/components/schemas/PersonalAccessToken/properties/expiry',
-    why: 'profile document: expiry is nullable; null means the token never expires',
-    fix: (s) => {
-      s.nullable = true;
-    },
-  },
-  {
-    path: '/components/schemas/SecurityQuestion/properties/response',
-    why: 'profile document: a listed question has a response string or null',
-    fix: (s) => {
-      s.nullable = true;
-    },
-  },
-  {
-    path: '/components/schemas/Node/properties/label',
-    why: 'the published pattern has an unescaped `..` (any two characters), so it rejects every label longer than two',
-    fix: (s) => {
-      s.pattern = '^[a-zA-Z]((?!--|__|\\.\\.)[a-zA-Z0-9-_.])+$';
-    },
-  },
-  {
-    path: '/components/schemas/NodeConfig/properties/root_device',
-    why: 'the published pattern is a prose list of characters, not a regular expression',
-    fix: (s) => {
-      delete s.pattern;
-    },
-  },
+function fromOverride(path: string, at: string, field: string): SchemaFix {
+  const override = DOCUMENT_OVERRIDES.find((o) => o.at === at && o.field === field);
+  if (!override) throw new Error(`DOCUMENT_OVERRIDES has no override for ${field} at ${at}`);
+  return { path, why: override.why, fix: (s) => applyOverrideToFieldSchema(override, s) };
+}
+
+const DEVICE_SLOTS = ['sda', 'sdb', 'sdc', 'sdd', 'sde', 'sdf', 'sdg', 'sdh'];
+
+/**
+ * Where the published schema contradicts the documents in spec/ (which win), says null only in
+ * prose, or cannot be a regular expression at all.
+ */
+const PUBLISHED_SCHEMA_FIXES: SchemaFix[] = [
+  nullable(
+    '/components/schemas/PersonalAccessToken/properties/expiry',
+    'profile document: expiry is nullable; null means the token never expires',
+  ),
+  nullable(
+    '/components/schemas/SecurityQuestion/properties/response',
+    'profile document: a listed question has a response string or null',
+  ),
+  nullable(
+    '/components/schemas/NodeConfigInterface/properties/ipv4',
+    'compute document, Interface: ipv4 is only for vpc, null if none (the schema says so in prose only)',
+  ),
+  ...DEVICE_SLOTS.map((slot) =>
+    nullable(
+      `/components/schemas/Devices/properties/${slot}`,
+      'compute document, configuration profile: each slot sda..sdh is a device or null',
+    ),
+  ),
+  nullable(
+    '/components/schemas/Device/properties/disk_id',
+    "the schema's prose: the Disk ID, or null if a Volume is assigned to this slot",
+  ),
+  nullable(
+    '/components/schemas/Device/properties/volume_id',
+    "the schema's prose: the Volume ID, or null if a Disk is assigned to this slot",
+  ),
+  nullable(
+    '/components/schemas/Node/properties/backups/properties/last_successful',
+    "the schema's prose: null if there was no previous backup",
+  ),
+  nullable(
+    '/components/schemas/Backup/properties/finished',
+    'a snapshot still running has no completion date yet: null until it finishes',
+  ),
+  nullable(
+    '/components/schemas/ManagedCredential/properties/last_decrypted',
+    'managed document: the date support staff last decrypted it, so null for one never decrypted',
+  ),
+  nullable(
+    '/components/schemas/ManagedService/properties/region',
+    'managed document, rule 4: a region only for a private-IP address; the published example is null',
+  ),
+  fromOverride('/components/schemas/Node/properties/label', 'PUT /node/instances/{nodeId}', 'label'),
+  fromOverride(
+    '/components/schemas/NodeConfig/properties/root_device',
+    'PUT /node/instances/{nodeId}/configs/{configId}',
+    'root_device',
+  ),
 ];
 
 /** OpenAPI 3.0 `nullable` as JSON Schema: Ajv refuses `nullable` without `type`. */
@@ -88,6 +140,44 @@ function convertNullable(node: unknown): unknown {
   return { anyOf: [converted, { type: 'null' }] };
 }
 
+function admitsNull(schema: unknown, components: Json, depth = 0): boolean {
+  if (!schema || typeof schema !== 'object' || depth > 20) return false;
+  const node = schema as Json;
+  if (typeof node.$ref === 'string') {
+    let target: unknown = { components };
+    for (const part of node.$ref.replace(/^#\//, '').split('/'))
+      target = (target as Json | undefined)?.[part];
+    return admitsNull(target, components, depth + 1);
+  }
+  if (node.type === 'null' || (Array.isArray(node.type) && node.type.includes('null'))) return true;
+  if (Array.isArray(node.enum) && node.enum.includes(null)) return true;
+  return ['anyOf', 'oneOf'].some(
+    (key) =>
+      Array.isArray(node[key]) && (node[key] as unknown[]).some((b) => admitsNull(b, components, depth + 1)),
+  );
+}
+
+/**
+ * No leniency for omitted nulls: a property that may be null must be sent, as null when it has no
+ * value, because the documents say "null" and a client reading the field must not meet `undefined`.
+ */
+function requireNullable(node: unknown, components: Json): void {
+  if (Array.isArray(node)) {
+    for (const item of node) requireNullable(item, components);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  const schema = node as Json;
+  for (const [key, value] of Object.entries(schema))
+    if (key !== 'example') requireNullable(value, components);
+  if (!schema.properties || typeof schema.properties !== 'object') return;
+  const nullables = Object.entries(schema.properties as Record<string, Json>)
+    .filter(([, property]) => property.writeOnly !== true && admitsNull(property, components))
+    .map(([name]) => name);
+  const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
+  schema.required = [...new Set([...required, ...nullables])];
+}
+
 function buildValidators() {
   for (const { path, fix } of PUBLISHED_SCHEMA_FIXES) fix(schemaAt(path));
   const ajv = new Ajv({ strict: false, allErrors: true, logger: false });
@@ -97,6 +187,7 @@ function buildValidators() {
   // Managed rule 4 monitors private-IP addresses, which ajv-formats' `url` rejects: any absolute URI.
   ajv.addFormat('url', /^[a-z][a-z0-9+.-]*:\/\/\S+$/i);
   const components = convertNullable(document.components) as Json;
+  requireNullable(components, components);
   const cache = new Map<string, ValidateFunction>();
   return (method: string, path: string, status: number): ValidateFunction => {
     const key = `${method} ${path} ${status}`;
@@ -107,7 +198,9 @@ function buildValidators() {
       const schema = (response?.content as Record<string, { schema: Json }> | undefined)?.['application/json']
         ?.schema;
       if (!schema) throw new Error(`The published spec has no ${status} JSON schema for ${method} ${path}`);
-      validate = ajv.compile({ ...(convertNullable(schema) as Json), components });
+      const converted = convertNullable(schema) as Json;
+      requireNullable(converted, components);
+      validate = ajv.compile({ ...converted, components });
       cache.set(key, validate);
     }
     return validate;
@@ -176,7 +269,15 @@ describe('every operation answers as published', () => {
 
 describe('the schema check itself', () => {
   it('rejects bodies that break the published schema', () => {
-    const volume = { id: 1, label: 'data', status: 'melting', size: '20', region: 'us-east', node_id: null };
+    const volume = {
+      id: 1,
+      label: 'data',
+      status: 'melting',
+      size: '20',
+      region: 'us-east',
+      node_id: null,
+      node_label: null,
+    };
     expect(
       problemsOf('GET /volumes/{volumeId}', { status: 200, headers: new Headers(), body: volume }),
     ).toHaveLength(2);
@@ -185,7 +286,34 @@ describe('the schema check itself', () => {
       problemsOf('GET /node/instances/{nodeId}', { status: 200, headers: new Headers(), body: node }),
     ).toEqual([expect.stringContaining('/tags must be array')]);
   });
+  it('regression: a field the documents say is null passed when left out', async () => {
+    const credential = { id: 1, label: 'db-admin' };
+    expect(problemsOf('GET /managed/credentials/{credentialId}', ok(credential))).toEqual([
+      expect.stringContaining("required property 'last_decrypted'"),
+    ]);
+    expect(
+      problemsOf('GET /managed/credentials/{credentialId}', ok({ ...credential, last_decrypted: null })),
+    ).toEqual([]);
+
+    const configs = await raw(emulator, 'GET /node/instances/{nodeId}/configs', {
+      token: emulator.control.tokens.demo,
+      params: { nodeId: 1001 },
+    });
+    const config = (configs.body as { data: { devices: Record<string, unknown> }[] }).data[0];
+    expect(problemsOf('GET /node/instances/{nodeId}/configs/{configId}', ok(config))).toEqual([]);
+    const { sdh: _, ...withoutEmptySlot } = config?.devices ?? {};
+    expect(
+      problemsOf(
+        'GET /node/instances/{nodeId}/configs/{configId}',
+        ok({ ...config, devices: withoutEmptySlot }),
+      ),
+    ).toEqual([expect.stringContaining("/devices must have required property 'sdh'")]);
+  });
 });
+
+function ok(body: unknown): RawResponse {
+  return { status: 200, headers: new Headers(), body };
+}
 
 describe('coverage', () => {
   it('sent a successful request to every operation of the table', () => {

@@ -383,6 +383,29 @@ export const DOCUMENT_OVERRIDES: readonly DocumentOverride[] = [
 ];
 
 /**
+ * Applies a top-level field's override to a schema standing for that field elsewhere (the
+ * response side of the same component), so a correction is written once.
+ */
+export function applyOverrideToFieldSchema(override: DocumentOverride, schema: Json): void {
+  const field = override.field;
+  if (field === undefined || /[.[]/.test(field)) {
+    throw new Error(`Override at ${override.at} is not about one top-level field`);
+  }
+  const [method = '', path = ''] = override.at.split(' ');
+  override.apply({
+    signature: override.at,
+    method,
+    path,
+    access: 'scoped',
+    scopes: [],
+    grant: undefined,
+    parameters: new Map(),
+    input: { type: 'object', properties: { [field]: schema }, required: [] },
+    overrides: [],
+  });
+}
+
+/**
  * Operations the documents name that the published schema does not: the documents delete a
  * managed credential with `DELETE`; the published `POST .../revoke` form is served as well.
  */

@@ -37,7 +37,7 @@ function renderCredential(credential: ManagedCredentialRecord) {
   return {
     id: credential.id,
     label: credential.label,
-    ...(credential.last_decrypted !== null && { last_decrypted: apiTime(credential.last_decrypted) }),
+    last_decrypted: credential.last_decrypted === null ? null : apiTime(credential.last_decrypted),
   };
 }
 
@@ -61,8 +61,8 @@ function renderService(service: ManagedServiceRecord) {
     body: service.body,
     consultation_group: service.consultation_group,
     notes: service.notes,
-    // Managed rule 4: a region exists only for private-IP addresses.
-    ...(service.region !== null && { region: service.region }),
+    // Managed rule 4: a region exists only for private-IP addresses; null for the others.
+    region: service.region,
     credentials: [...service.credentials],
     created: apiTime(service.created),
     updated: apiTime(service.updated),

@@ -267,7 +267,7 @@ export function renderNode(node: NodeRecord): Record<string, unknown> {
       enabled: node.backupsEnabled,
       available: node.backupsEnabled,
       schedule: { ...node.backupSchedule },
-      ...(lastSuccessful !== null && { last_successful: apiTime(lastSuccessful) }),
+      last_successful: lastSuccessful === null ? null : apiTime(lastSuccessful),
     },
     watchdog_enabled: node.watchdog_enabled,
     host_uuid: node.host_uuid,
@@ -275,8 +275,11 @@ export function renderNode(node: NodeRecord): Record<string, unknown> {
   };
 }
 
+// One kind per slot: the other kind's key is null, as the schema describes a Device.
 function renderDevice(device: ConfigDevice) {
-  return 'disk_id' in device ? { disk_id: device.disk_id } : { volume_id: device.volume_id };
+  return 'disk_id' in device
+    ? { disk_id: device.disk_id, volume_id: null }
+    : { disk_id: null, volume_id: device.volume_id };
 }
 
 export function renderInterface(iface: InterfaceRecord) {
@@ -289,16 +292,17 @@ export function renderInterface(iface: InterfaceRecord) {
     active: iface.active,
     vpc_id: iface.vpc_id,
     subnet_id: iface.subnet_id,
-    ...(iface.ipv4 !== null && { ipv4: { ...iface.ipv4 } }),
+    ipv4: iface.ipv4 === null ? null : { ...iface.ipv4 },
     ip_ranges: [...iface.ip_ranges],
   };
 }
 
 export function renderConfig(config: ConfigRecord): Record<string, unknown> {
+  // Every slot is listed; an empty one is null (compute document, configuration profile).
   const devices: Record<string, unknown> = {};
   for (const slot of DEVICE_SLOTS) {
     const device = config.devices[slot];
-    if (device) devices[slot] = renderDevice(device);
+    devices[slot] = device ? renderDevice(device) : null;
   }
   return {
     id: config.id,
@@ -323,7 +327,7 @@ export function renderNodeBackup(backup: NodeBackupRecord): Record<string, unkno
     available: backup.available,
     created: apiTime(backup.created),
     updated: apiTime(backup.updated),
-    ...(backup.finished !== null && { finished: apiTime(backup.finished) }),
+    finished: backup.finished === null ? null : apiTime(backup.finished),
     label: backup.label,
     configs: backup.configs.map((c) => c.label),
     disks: backup.disks.map((d) => ({ size: d.size, filesystem: d.filesystem, label: d.label })),
