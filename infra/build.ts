@@ -1,4 +1,5 @@
-import { rm } from 'node:fs/promises';
+import { copyFile, mkdir, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 
 /**
@@ -31,9 +32,28 @@ export async function buildFunctions(outdir = 'dist'): Promise<void> {
           js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
         },
         logLevel: 'warning',
+        // The Slack function never draws a chart: it does not carry the rasteriser at all.
+        ...(name === 'slack' ? { external: ['@resvg/resvg-wasm'] } : {}),
       }),
     ),
   );
+  await Promise.all(CHART_FUNCTIONS.map((name) => copyChartAssets(`${outdir}/${name}`)));
+}
+
+/** The functions that draw the stats chart, and so carry resvg's wasm and the chart font. */
+const CHART_FUNCTIONS = ['worker', 'reporter'] as const satisfies readonly (typeof FUNCTIONS)[number][];
+
+/** Beside the bundle, where `lib/reports/raster.ts` looks for them (read from disk, not inlined). */
+async function copyChartAssets(functionDir: string): Promise<void> {
+  const assets = `${functionDir}/assets`;
+  await mkdir(assets, { recursive: true });
+  const wasm = createRequire(import.meta.url).resolve('@resvg/resvg-wasm/index_bg.wasm');
+  await Promise.all([
+    copyFile(wasm, `${assets}/resvg.wasm`),
+    ...['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf', 'DejaVuSans-LICENSE.txt'].map((file) =>
+      copyFile(`lib/reports/assets/${file}`, `${assets}/${file}`),
+    ),
+  ]);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

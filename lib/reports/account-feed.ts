@@ -1,7 +1,7 @@
 import type { ApiClient, CallOptions } from '../api/client.js';
 import { getOperation } from '../api/operations/index.js';
 import type { ManagedIssue, ManagedService, ManagedStats } from '../api/operations/managed.js';
-import type { ServiceLabels } from './render.js';
+import type { KnownServices } from './render.js';
 
 /**
  * What the reports of one account read from the API, fetched at most once per tick however many
@@ -11,7 +11,7 @@ export class AccountFeed {
   readonly #client: ApiClient;
   readonly #options: CallOptions;
   #issues: Promise<ManagedIssue[]> | undefined;
-  #labels: Promise<ServiceLabels> | undefined;
+  #services: Promise<KnownServices> | undefined;
   #stats: Promise<ManagedStats> | undefined;
 
   constructor(client: ApiClient, options: CallOptions = {}) {
@@ -28,15 +28,23 @@ export class AccountFeed {
   }
 
   /**
-   * Service labels for naming affected services. Never fails: without labels an issue still says
-   * `service 12`, which is better than no report.
+   * The account's services, for naming the affected ones (label, address, status). Never fails:
+   * without the list an issue still says `service 12`, which is better than no report.
    */
-  serviceLabels(): Promise<ServiceLabels> {
-    this.#labels ??= this.#client
+  services(): Promise<KnownServices> {
+    this.#services ??= this.#client
       .listAll(getOperation('managed.services-list'), {}, this.#options)
-      .then((all) => new Map((all.data as ManagedService[]).map((s) => [s.id, s.label])))
+      .then(
+        (all) =>
+          new Map(
+            (all.data as ManagedService[]).map(({ id, label, address, status }) => [
+              id,
+              { id, label, address, status },
+            ]),
+          ),
+      )
       .catch(() => new Map());
-    return this.#labels;
+    return this.#services;
   }
 
   stats(): Promise<ManagedStats> {

@@ -1,102 +1,46 @@
-import { PNG } from 'pngjs';
 import type { ManagedStatsSeries } from '../api/operations/managed.js';
-import { GLYPH_HEIGHT, GLYPH_WIDTH, glyphPixels, textWidth } from './bitmap-font.js';
-import { wallClockAt } from './schedule.js';
-import { formatValue, pointTimeMs, type SeriesStyle, STATS_SERIES, sortedPoints } from './stats-series.js';
+import { wallClockAt, zoneOffsetMs } from './schedule.js';
+import {
+  CHART_PANELS,
+  type ChartPanel,
+  formatValue,
+  pointTimeMs,
+  type SeriesStyle,
+  sortedPoints,
+  summarizeSeries,
+} from './stats-series.js';
 
 /**
- * The stats picture: the last 24 hours of `GET /managed/stats` as line charts in a PNG. Usage
- * (cpu, disk, swap) and network (in, out) get a panel each, with their own scale, gridlines and
- * labels; the time axis is labelled every few hours in the subscription's zone. Lines are drawn
- * without anti-aliasing, so every pixel of a line has its series' exact colour, and the same input
- * always gives the same bytes.
+ * The stats picture: the last 24 hours of `GET /managed/stats`, one panel per quantity (cpu; disk
+ * and swap; network in and out), each with its own axis, drawn as SVG and rasterised by resvg at
+ * twice its size so Slack's preview stays sharp on high-density screens.
+ *
+ * The SVG is built as plain text so tests can read it (title, zone, labels, one path per series)
+ * and so the same series always give the same picture. Gridlines and axes come first in the
+ * document, the series last: a series lying on zero is drawn over the axis, not hidden by it.
  */
 
 export interface ChartOptions {
-  readonly width?: number;
-  readonly height?: number;
-  /** Zone of the time labels. */
+  /** Zone of the title's window and the time labels. */
   readonly zone?: string;
 }
 
-export const DEFAULT_CHART_SIZE = { width: 800, height: 400 } as const;
+/** Size of the SVG in CSS pixels; the PNG is `CHART_SCALE` times this. */
+export const CHART_SIZE = { width: 800, height: 620 } as const;
+export const CHART_SCALE = 2;
 
-type Rgb = readonly [number, number, number];
-
-const BACKGROUND: Rgb = [255, 255, 255];
-const GRID: Rgb = [226, 226, 226];
-const AXIS: Rgb = [90, 90, 90];
-const LABEL: Rgb = [60, 60, 60];
-
-const MARGIN = { left: 52, right: 14, top: 22, bottom: 20 } as const;
-const PANEL_GAP = 18;
 const HOUR_MS = 3_600_000;
+const MARGIN = { left: 64, right: 24, top: 64, bottom: 34 } as const;
+const PANEL_GAP = 44;
+/** Room above each panel's plot for its title and legend. */
+const PANEL_HEADER = 20;
 
-/** An RGBA pixel buffer with the few drawing operations the chart needs. */
-class Canvas {
-  readonly png: PNG;
-
-  constructor(
-    readonly width: number,
-    readonly height: number,
-  ) {
-    this.png = new PNG({ width, height, colorType: 6 });
-    this.fillRect(0, 0, width, height, BACKGROUND);
-  }
-
-  pixel(x: number, y: number, [r, g, b]: Rgb): void {
-    const px = Math.round(x);
-    const py = Math.round(y);
-    if (px < 0 || py < 0 || px >= this.width || py >= this.height) return;
-    const i = (py * this.width + px) * 4;
-    this.png.data[i] = r;
-    this.png.data[i + 1] = g;
-    this.png.data[i + 2] = b;
-    this.png.data[i + 3] = 255;
-  }
-
-  fillRect(x: number, y: number, w: number, h: number, color: Rgb): void {
-    for (let dy = 0; dy < h; dy++) for (let dx = 0; dx < w; dx++) this.pixel(x + dx, y + dy, color);
-  }
-
-  /** Bresenham, `thickness` pixels wide (a square brush). */
-  line(x0: number, y0: number, x1: number, y1: number, color: Rgb, thickness = 1): void {
-    let x = Math.round(x0);
-    let y = Math.round(y0);
-    const xEnd = Math.round(x1);
-    const yEnd = Math.round(y1);
-    const dx = Math.abs(xEnd - x);
-    const dy = -Math.abs(yEnd - y);
-    const sx = x < xEnd ? 1 : -1;
-    const sy = y < yEnd ? 1 : -1;
-    let error = dx + dy;
-    for (;;) {
-      this.fillRect(x, y, thickness, thickness, color);
-      if (x === xEnd && y === yEnd) return;
-      const doubled = 2 * error;
-      if (doubled >= dy) {
-        error += dy;
-        x += sx;
-      }
-      if (doubled <= dx) {
-        error += dx;
-        y += sy;
-      }
-    }
-  }
-
-  text(x: number, y: number, text: string, color: Rgb): void {
-    [...text].forEach((char, index) => {
-      for (const [gx, gy] of glyphPixels(char)) this.pixel(x + index * (GLYPH_WIDTH + 1) + gx, y + gy, color);
-    });
-  }
-}
-
-interface Panel {
-  readonly series: readonly SeriesStyle[];
-  readonly top: number;
-  readonly height: number;
-}
+const COLORS = {
+  text: '#1d1c1d',
+  muted: '#616061',
+  grid: '#e8e8e8',
+  axis: '#8d8d8d',
+} as const;
 
 /** A round step that cuts `range` into about `count` pieces: 1, 2, 2.5 or 5 times a power of ten. */
 export function niceStep(range: number, count: number): number {
@@ -107,98 +51,246 @@ export function niceStep(range: number, count: number): number {
   return multiple * power;
 }
 
-export function renderStatsChart(series: ManagedStatsSeries, options: ChartOptions = {}): Buffer {
-  const width = options.width ?? DEFAULT_CHART_SIZE.width;
-  const height = options.height ?? DEFAULT_CHART_SIZE.height;
-  const canvas = new Canvas(width, height);
-  const plotLeft = MARGIN.left;
-  const plotRight = width - MARGIN.right;
-  const panelHeight = Math.floor((height - MARGIN.top - MARGIN.bottom - PANEL_GAP) / 2);
-  const panels: Panel[] = [
-    { series: STATS_SERIES.filter((s) => s.panel === 'usage'), top: MARGIN.top, height: panelHeight },
-    {
-      series: STATS_SERIES.filter((s) => s.panel === 'network'),
-      top: MARGIN.top + panelHeight + PANEL_GAP,
-      height: panelHeight,
-    },
-  ];
-
-  const points = Object.fromEntries(STATS_SERIES.map((s) => [s.key, sortedPoints(series[s.key])]));
-  const times = Object.values(points).flatMap((list) => list.map((p) => pointTimeMs(p.x)));
-  const end = times.length > 0 ? Math.max(...times) : 0;
-  const start = times.length > 0 ? Math.min(...times, end - 24 * HOUR_MS) : end - 24 * HOUR_MS;
-  const span = Math.max(1, end - start);
-  const xOf = (ms: number) => plotLeft + ((ms - start) / span) * (plotRight - plotLeft);
-
-  drawLegend(canvas, plotLeft);
-  const hourTicks = timeTicks(start, end, options.zone ?? 'UTC');
-
-  for (const panel of panels) {
-    const values = panel.series.flatMap((s) => (points[s.key] ?? []).map((p) => p.y));
-    const low = Math.min(0, ...values);
-    const high = Math.max(0, ...values);
-    const step = niceStep(high - low || 1, 4);
-    const axisLow = Math.floor(low / step) * step;
-    const axisHigh = Math.max(axisLow + step, Math.ceil(high / step) * step);
-    const bottom = panel.top + panel.height;
-    const yOf = (value: number) => bottom - ((value - axisLow) / (axisHigh - axisLow)) * panel.height;
-
-    for (let value = axisLow; value <= axisHigh + step / 2; value += step) {
-      const y = Math.round(yOf(value));
-      canvas.line(plotLeft, y, plotRight, y, GRID);
-      const label = formatValue(Number(value.toPrecision(12)));
-      canvas.text(plotLeft - 6 - textWidth(label), y - Math.floor(GLYPH_HEIGHT / 2), label, LABEL);
-    }
-    for (const tick of hourTicks) {
-      const x = Math.round(xOf(tick.ms));
-      canvas.line(x, panel.top, x, bottom, GRID);
-    }
-    for (const style of panel.series) {
-      const list = points[style.key] ?? [];
-      const color = style.rgb;
-      if (list.length === 1 && list[0]) {
-        canvas.fillRect(xOf(pointTimeMs(list[0].x)) - 1, yOf(list[0].y) - 1, 3, 3, color);
-      }
-      for (let i = 1; i < list.length; i++) {
-        const from = list[i - 1];
-        const to = list[i];
-        if (!from || !to) continue;
-        canvas.line(xOf(pointTimeMs(from.x)), yOf(from.y), xOf(pointTimeMs(to.x)), yOf(to.y), color, 2);
-      }
-    }
-    canvas.line(plotLeft, panel.top, plotLeft, bottom, AXIS);
-    canvas.line(plotLeft, bottom, plotRight, bottom, AXIS);
-  }
-
-  const axisBottom = (panels[1]?.top ?? 0) + panelHeight;
-  for (const tick of hourTicks) {
-    const x = Math.round(xOf(tick.ms));
-    canvas.line(x, axisBottom, x, axisBottom + 3, AXIS);
-    canvas.text(x - Math.floor(textWidth(tick.label) / 2), axisBottom + 6, tick.label, LABEL);
-  }
-  return PNG.sync.write(canvas.png);
+function escapeXml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function drawLegend(canvas: Canvas, left: number): void {
-  let x = left;
-  const y = 7;
-  for (const style of STATS_SERIES) {
-    canvas.fillRect(x, y + 2, 14, 3, style.rgb);
-    canvas.text(x + 18, y, style.label, LABEL);
-    x += 18 + textWidth(style.label) + 16;
-  }
+/** Fixed decimals keep the SVG stable and small; a tenth of a CSS pixel is a fifth of a device pixel. */
+function n(value: number): string {
+  return String(Math.round(value * 10) / 10);
 }
 
-/** Whole hours, every 3 hours of the zone's clock, between `start` and `end`. */
-function timeTicks(start: number, end: number, zone: string): { ms: number; label: string }[] {
+function text(
+  x: number,
+  y: number,
+  content: string,
+  attributes: {
+    size: number;
+    anchor?: 'start' | 'middle' | 'end';
+    weight?: 'bold';
+    fill?: string;
+    cls?: string;
+  },
+): string {
+  const anchor =
+    attributes.anchor && attributes.anchor !== 'start' ? ` text-anchor="${attributes.anchor}"` : '';
+  const weight = attributes.weight ? ` font-weight="${attributes.weight}"` : '';
+  const cls = attributes.cls ? ` class="${attributes.cls}"` : '';
+  return `<text x="${n(x)}" y="${n(y)}" font-size="${attributes.size}"${anchor}${weight} fill="${attributes.fill ?? COLORS.text}"${cls}>${escapeXml(content)}</text>`;
+}
+
+/** `+05:30`, `-03:00`, `+00:00` at `instant`. */
+function offsetLabel(instant: Date, zone: string): string {
+  const minutes = Math.round(zoneOffsetMs(instant, zone) / 60_000);
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  return `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** `15 Jan 09:00` on the zone's clock. */
+function wallText(ms: number, zone: string): string {
+  const wall = wallClockAt(new Date(ms), zone);
+  const time = `${String(wall.hour).padStart(2, '0')}:${String(wall.minute).padStart(2, '0')}`;
+  return `${wall.day} ${MONTHS[wall.month - 1] ?? ''} ${time}`;
+}
+
+/** The chart's window as its subtitle says it: `14 Jan 09:00 – 15 Jan 09:00 (Asia/Kolkata, UTC+05:30)`. */
+export function windowText(startMs: number, endMs: number, zone: string): string {
+  return `${wallText(startMs, zone)} – ${wallText(endMs, zone)} (${zone}, UTC${offsetLabel(new Date(endMs), zone)})`;
+}
+
+/** Whole hours of the zone's clock, every `everyHours`, between `start` and `end`. */
+function timeTicks(
+  start: number,
+  end: number,
+  zone: string,
+  everyHours: number,
+): { ms: number; label: string }[] {
   const ticks: { ms: number; label: string }[] = [];
   // Zones are offset from UTC by whole quarter hours, so stepping by 15 minutes meets every local hour.
   const quarter = 15 * 60_000;
   for (let ms = Math.ceil(start / quarter) * quarter; ms <= end; ms += quarter) {
     const wall = wallClockAt(new Date(ms), zone);
-    if (wall.minute === 0 && wall.hour % 3 === 0) {
+    if (wall.minute === 0 && wall.hour % everyHours === 0) {
       ticks.push({ ms, label: `${String(wall.hour).padStart(2, '0')}:00` });
     }
   }
   return ticks;
+}
+
+interface Window {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** The last 24 hours up to the newest point (longer if the API sent older points). */
+function windowOf(series: ManagedStatsSeries): Window {
+  const times = CHART_PANELS.flatMap((panel) => panel.series).flatMap((style) =>
+    sortedPoints(series[style.key]).map((p) => pointTimeMs(p.x)),
+  );
+  if (times.length === 0) return { start: -24 * HOUR_MS, end: 0 };
+  const end = Math.max(...times);
+  return { start: Math.min(...times, end - 24 * HOUR_MS), end };
+}
+
+/** The SVG document of the chart. */
+export function statsChartSvg(series: ManagedStatsSeries, options: ChartOptions = {}): string {
+  const zone = options.zone ?? 'UTC';
+  const { width, height } = CHART_SIZE;
+  const window = windowOf(series);
+  const span = Math.max(1, window.end - window.start);
+  const plotLeft = MARGIN.left;
+  const plotRight = width - MARGIN.right;
+  const xOf = (ms: number) => plotLeft + ((ms - window.start) / span) * (plotRight - plotLeft);
+  const panelCount = CHART_PANELS.length;
+  const panelHeight =
+    (height - MARGIN.top - MARGIN.bottom - PANEL_GAP * (panelCount - 1) - PANEL_HEADER * panelCount) /
+    panelCount;
+  const ticks = timeTicks(window.start, window.end, zone, span > 30 * HOUR_MS ? 6 : 3);
+  const latest = new Map(summarizeSeries(series).map((s) => [s.style.key, s.latest]));
+
+  const grid: string[] = [];
+  const axes: string[] = [];
+  const labels: string[] = [];
+  const lines: string[] = [];
+  const legends: string[] = [];
+
+  labels.push(
+    text(plotLeft - 52, 26, 'Managed stats · last 24 hours · all managed nodes', {
+      size: 18,
+      weight: 'bold',
+      cls: 'title',
+    }),
+    text(plotLeft - 52, 48, windowText(window.start, window.end, zone), {
+      size: 13,
+      fill: COLORS.muted,
+      cls: 'window',
+    }),
+  );
+
+  CHART_PANELS.forEach((panel, index) => {
+    const top = MARGIN.top + index * (panelHeight + PANEL_GAP + PANEL_HEADER) + PANEL_HEADER;
+    const bottom = top + panelHeight;
+    const { yOf, values: tickValues } = panelScale(series, panel, top, bottom);
+
+    labels.push(
+      text(plotLeft, top - 8, `${panel.title} (${panel.unit ?? 'as reported'})`, {
+        size: 13,
+        weight: 'bold',
+        cls: 'panel-title',
+      }),
+    );
+    legends.push(legend(panel, latest, plotRight, top - 8));
+
+    for (const value of tickValues) {
+      const y = yOf(value);
+      grid.push(`<line x1="${plotLeft}" y1="${n(y)}" x2="${plotRight}" y2="${n(y)}"/>`);
+      labels.push(
+        text(plotLeft - 8, y + 4, formatValue(Number(value.toPrecision(12))), {
+          size: 11,
+          anchor: 'end',
+          fill: COLORS.muted,
+          cls: 'y-label',
+        }),
+      );
+    }
+    for (const tick of ticks) {
+      const x = xOf(tick.ms);
+      grid.push(`<line x1="${n(x)}" y1="${n(top)}" x2="${n(x)}" y2="${n(bottom)}"/>`);
+      if (index === panelCount - 1) {
+        axes.push(`<line x1="${n(x)}" y1="${n(bottom)}" x2="${n(x)}" y2="${n(bottom + 4)}"/>`);
+      }
+      labels.push(
+        text(x, bottom + 16, tick.label, { size: 11, anchor: 'middle', fill: COLORS.muted, cls: 'x-label' }),
+      );
+    }
+    axes.push(
+      `<line x1="${plotLeft}" y1="${n(top)}" x2="${plotLeft}" y2="${n(bottom)}"/>`,
+      `<line x1="${plotLeft}" y1="${n(bottom)}" x2="${plotRight}" y2="${n(bottom)}"/>`,
+    );
+    for (const style of panel.series) lines.push(seriesPath(style, series, xOf, yOf));
+  });
+
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="DejaVu Sans, sans-serif">`,
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
+    `<g class="grid" stroke="${COLORS.grid}" stroke-width="1">${grid.join('')}</g>`,
+    `<g class="axes" stroke="${COLORS.axis}" stroke-width="1">${axes.join('')}</g>`,
+    `<g class="labels">${labels.join('')}</g>`,
+    `<g class="series" fill="none" stroke-width="2" stroke-linejoin="round" stroke-linecap="round">${lines.join('')}</g>`,
+    `<g class="legend">${legends.join('')}</g>`,
+    '</svg>',
+  ].join('\n');
+}
+
+/** From zero (or the lowest value, if below) to a round step above the highest value. */
+function panelScale(series: ManagedStatsSeries, panel: ChartPanel, top: number, bottom: number) {
+  const values = panel.series.flatMap((s) => sortedPoints(series[s.key]).map((p) => p.y));
+  const low = Math.min(0, ...values);
+  const high = Math.max(0, ...values);
+  const step = niceStep(high - low || 1, 4);
+  const axisLow = Math.floor(low / step) * step;
+  const axisHigh = Math.max(axisLow + step, Math.ceil(high / step) * step);
+  const yOf = (value: number) => bottom - ((value - axisLow) / (axisHigh - axisLow)) * (bottom - top);
+  const tickValues: number[] = [];
+  for (let value = axisLow; value <= axisHigh + step / 2; value += step) tickValues.push(value);
+  return { yOf, values: tickValues };
+}
+
+function seriesPath(
+  style: SeriesStyle,
+  series: ManagedStatsSeries,
+  xOf: (ms: number) => number,
+  yOf: (value: number) => number,
+): string {
+  const points = sortedPoints(series[style.key]);
+  const attributes = `class="series-line" data-series="${style.key}" stroke="${style.hex}"`;
+  const [only] = points;
+  if (points.length === 1 && only) {
+    // One point makes no line: a dot, so the series still shows.
+    const x = n(xOf(pointTimeMs(only.x)));
+    const y = n(yOf(only.y));
+    return `<path ${attributes} d="M${x} ${y}h0" stroke-width="5"/>`;
+  }
+  const d = points.map((p, i) => `${i === 0 ? 'M' : 'L'}${n(xOf(pointTimeMs(p.x)))} ${n(yOf(p.y))}`).join('');
+  return `<path ${attributes} d="${d}"/>`;
+}
+
+/** Right-aligned at the panel's top: a swatch and `name latest`, last series rightmost. */
+function legend(
+  panel: ChartPanel,
+  latest: ReadonlyMap<string, number | undefined>,
+  right: number,
+  baseline: number,
+): string {
+  const parts: string[] = [];
+  let x = right;
+  for (const style of [...panel.series].reverse()) {
+    const value = latest.get(style.key);
+    const label = `${style.label} ${value === undefined ? 'no data' : formatValue(value)}`;
+    parts.push(text(x, baseline, label, { size: 12, anchor: 'end', cls: 'legend-entry' }));
+    x -= approximateWidth(label, 12) + 6;
+    parts.push(
+      `<line x1="${n(x - 16)}" y1="${n(baseline - 4)}" x2="${n(x)}" y2="${n(baseline - 4)}" stroke="${style.hex}" stroke-width="3"/>`,
+    );
+    x -= 16 + 18;
+  }
+  return parts.join('');
+}
+
+/** DejaVu Sans averages a little under 0.6 em per character in digits and lower case. */
+function approximateWidth(label: string, size: number): number {
+  return label.length * size * 0.58;
+}
+
+/** The chart as a PNG at `CHART_SCALE` times `CHART_SIZE`. */
+export async function renderStatsChart(
+  series: ManagedStatsSeries,
+  options: ChartOptions = {},
+): Promise<Buffer> {
+  // The rasteriser (wasm and font) loads on first use: nothing else in a bundle needs it.
+  const { svgToPng } = await import('./raster.js');
+  return svgToPng(statsChartSvg(series, options), CHART_SCALE);
 }

@@ -30,7 +30,10 @@ export interface DeliveryContext {
 export interface DeliveryResult {
   readonly messages: number;
   readonly files: number;
-  /** Alerts: the issue ids to remember as seen (those still open that were seen, plus the ones just posted). */
+  /**
+   * The issue ids to remember as seen. Alerts: those still open that were seen, plus the ones just
+   * posted. Digests: the issues this digest listed, so the next one marks what is new.
+   */
   readonly seenIssueIds?: readonly number[];
   /** Alerts: the issues posted by this run. */
   readonly alerted?: readonly number[];
@@ -68,9 +71,11 @@ async function post(ctx: DeliveryContext, channel: string, message: RenderedMess
 }
 
 async function deliverDigest(ctx: DeliveryContext, sub: ReportSubscription): Promise<DeliveryResult> {
-  const [issues, labels] = await Promise.all([ctx.feed.issues(), ctx.feed.serviceLabels()]);
-  await post(ctx, sub.channel, renderIssuesDigest(sub, issues, labels));
-  return { messages: 1, files: 0 };
+  const [issues, services] = await Promise.all([ctx.feed.issues(), ctx.feed.services()]);
+  const previous = sub.lastRun === null ? undefined : sub.seenIssueIds;
+  await post(ctx, sub.channel, renderIssuesDigest(sub, issues, services, { now: ctx.now, previous }));
+  // Remembered so the next digest can mark what is new since this one.
+  return { messages: 1, files: 0, seenIssueIds: issues.map((issue) => issue.id) };
 }
 
 /** Oldest first, so the channel reads in the order things went wrong. */
@@ -115,12 +120,12 @@ async function deliverAlerts(ctx: DeliveryContext, sub: ReportSubscription): Pro
     ...extra,
   });
   if (fresh.length === 0) return result();
-  const labels = await ctx.feed.serviceLabels();
+  const services = await ctx.feed.services();
   for (const issue of fresh) {
     if (ctx.deadline !== undefined && Date.now() >= ctx.deadline) return result({ unfinished: true });
     let outcome: AlertOutcome;
     try {
-      outcome = await alertOnce(ctx, sub, issue, renderIssueAlert(sub, issue, labels), notSaved);
+      outcome = await alertOnce(ctx, sub, issue, renderIssueAlert(sub, issue, services), notSaved);
     } catch (error) {
       // The claim or the history read failed: this alert was not posted.
       return result({ error });
@@ -330,8 +335,11 @@ async function deliverStats(ctx: DeliveryContext, sub: ReportSubscription): Prom
     return { messages: 1, files: 0 };
   }
   const zone = sub.schedule.type === 'daily' ? sub.schedule.tz : 'UTC';
-  const png = ctx.charts.get(zone) ?? renderStatsChart(report.series, { zone });
-  ctx.charts.set(zone, png);
+  let png = ctx.charts.get(zone);
+  if (!png) {
+    png = await renderStatsChart(report.series, { zone });
+    ctx.charts.set(zone, png);
+  }
   await ctx.pacer.send(
     sub.channel,
     () =>

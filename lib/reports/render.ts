@@ -1,16 +1,36 @@
-import type { KnownBlock } from '@slack/types';
-import type { ManagedIssue, ManagedStats, ManagedStatsSeries } from '../api/operations/managed.js';
+import type { ConfirmationDialog, KnownBlock } from '@slack/types';
+import { getOperation } from '../api/operations/index.js';
+import type {
+  ManagedIssue,
+  ManagedService,
+  ManagedStats,
+  ManagedStatsSeries,
+} from '../api/operations/managed.js';
+import { ActionId } from '../slack/interactions.js';
 import { SLACK_LIMITS, truncate } from '../slack/limits.js';
 import {
+  actionButton,
+  actionsBlock,
   blocksLength,
+  confirmDialog,
   contextBlock,
   fallbackText,
   headerBlock,
   MESSAGE_BUDGET,
+  mrkdwnFallback,
   type RenderedMessage,
   sectionBlock,
 } from '../slack/render/blocks.js';
-import { countOf, escapeMrkdwn, link, slackDate, userMention } from '../slack/render/text.js';
+import {
+  codeSpan,
+  countOf,
+  escapeMrkdwn,
+  link,
+  parseApiDate,
+  slackDate,
+  statusText,
+  userMention,
+} from '../slack/render/text.js';
 import type { ReportSubscription } from '../store/report-subscriptions.js';
 import { describeSchedule } from './schedule.js';
 import { formatValue, type SeriesSummary, summarizeSeries } from './stats-series.js';
@@ -21,20 +41,31 @@ import { formatValue, type SeriesSummary, summarizeSeries } from './stats-series
  * digest with more issues than fit says how many it left out.
  */
 
-/** Service id → label, from one `managed services-list` per account. */
-export type ServiceLabels = ReadonlyMap<number, string>;
+/** What an alert or a digest says about a service, from one `managed services-list` per account. */
+export type ServiceSummary = Pick<ManagedService, 'id' | 'label' | 'address' | 'status'>;
+
+/** Service id → summary. */
+export type KnownServices = ReadonlyMap<number, ServiceSummary>;
 
 /** Room kept for the header, the footer and the "more" line. */
 const DIGEST_BUDGET = MESSAGE_BUDGET - 1_500;
 /** Header, footer, "more" line. */
 const DIGEST_FIXED_BLOCKS = 3;
+/** Services of one alert that get their own line and buttons; an actions block holds 25 elements. */
+const ALERT_SERVICES_WITH_BUTTONS = 5;
 
-function servicesText(issue: ManagedIssue, labels: ServiceLabels): string {
-  if (issue.services.length === 0) return 'no service named';
-  return issue.services.map((id) => escapeMrkdwn(labels.get(id) ?? `service ${id}`)).join(', ');
+function serviceName(id: number, services: KnownServices): string {
+  return escapeMrkdwn(services.get(id)?.label ?? `service ${id}`);
 }
 
-/** The ticket the issue opened, linked: `<url|Ticket 98823: label>`. */
+/** `*shop* · `203.0.113.7` · :red_circle: problem`, or `service 12` when the list did not name it. */
+function serviceLine(id: number, services: KnownServices): string {
+  const service = services.get(id);
+  if (!service) return `*service ${id}* · not in the services list`;
+  return `*${escapeMrkdwn(service.label)}* · ${codeSpan(service.address)} · ${statusText(service.status)}`;
+}
+
+/** The ticket the issue opened, linked: `<url|Ticket 98823>: label`. */
 function ticketText(issue: ManagedIssue): string {
   const label = truncate(`${issue.entity.label}`, 200);
   const name = `${issue.entity.type === 'ticket' ? 'Ticket' : issue.entity.type} ${issue.entity.id}`;
@@ -43,11 +74,14 @@ function ticketText(issue: ManagedIssue): string {
     : `${escapeMrkdwn(name)}: ${escapeMrkdwn(label)}`;
 }
 
-function issueLine(issue: ManagedIssue, labels: ServiceLabels): string {
-  return (
-    `:rotating_light: *Issue ${issue.id}* — ${ticketText(issue)}\n` +
-    `Opened ${slackDate(issue.created)} · Affected: ${servicesText(issue, labels)}`
-  );
+/** `3 h`, `2 d`, `40 min`: how long the issue has been open. */
+export function ageText(created: string, now: Date): string {
+  const opened = parseApiDate(created);
+  if (!opened) return 'age unknown';
+  const minutes = Math.max(0, Math.floor((now.getTime() - opened.getTime()) / 60_000));
+  if (minutes < 60) return `${minutes} min`;
+  if (minutes < 48 * 60) return `${Math.floor(minutes / 60)} h`;
+  return `${Math.floor(minutes / (24 * 60))} d`;
 }
 
 function footer(sub: ReportSubscription): KnownBlock {
@@ -61,29 +95,85 @@ function newestFirst(issues: readonly ManagedIssue[]): ManagedIssue[] {
   return [...issues].sort((a, b) => b.created.localeCompare(a.created) || b.id - a.id);
 }
 
+export interface DigestContext {
+  readonly now: Date;
+  /** The issues the previous digest listed; undefined before the first digest, when nothing is "new". */
+  readonly previous?: ReadonlySet<number> | undefined;
+}
+
+interface ServiceGroup {
+  /** Undefined for issues that name no service. */
+  readonly service: number | undefined;
+  readonly issues: ManagedIssue[];
+}
+
+/** Issues under each service they affect, the group with the newest issue first. */
+function groupByService(issues: readonly ManagedIssue[]): ServiceGroup[] {
+  const groups = new Map<number | undefined, ServiceGroup>();
+  for (const issue of newestFirst(issues)) {
+    const keys = issue.services.length > 0 ? issue.services : [undefined];
+    for (const service of keys) {
+      const group = groups.get(service) ?? { service, issues: [] };
+      group.issues.push(issue);
+      groups.set(service, group);
+    }
+  }
+  return [...groups.values()];
+}
+
+function digestIssueLine(issue: ManagedIssue, context: DigestContext): string {
+  const isNew = context.previous !== undefined && !context.previous.has(issue.id);
+  return (
+    `${isNew ? ':new: ' : ''}*Issue ${issue.id}* — ${ticketText(issue)}` +
+    ` · open ${ageText(issue.created, context.now)} (since ${slackDate(issue.created)})`
+  );
+}
+
+/**
+ * The issues digest: open issues grouped by the service they affect, each with its age, the ones
+ * that were not open at the previous digest marked :new:. Nothing open is one "all clear" line.
+ */
 export function renderIssuesDigest(
   sub: ReportSubscription,
   issues: readonly ManagedIssue[],
-  labels: ServiceLabels,
+  services: KnownServices,
+  context: DigestContext,
 ): RenderedMessage {
   if (issues.length === 0) {
-    const text = ':white_check_mark: No open managed issues.';
+    const text = ':white_check_mark: All clear: no open managed issues.';
     return { text: fallbackText(text), blocks: [sectionBlock(text), footer(sub)] };
   }
-  const title = `Managed issues: ${countOf(issues.length, 'open issue')}`;
+  const fresh = context.previous ? issues.filter((i) => !context.previous?.has(i.id)).length : 0;
+  const title = `Managed issues: ${countOf(issues.length, 'open issue')}${fresh > 0 ? `, ${fresh} new since the last digest` : ''}`;
   const blocks: KnownBlock[] = [headerBlock(title)];
   const maxIssueBlocks = SLACK_LIMITS.blocksPerMessage - DIGEST_FIXED_BLOCKS;
-  let shown = 0;
-  for (const issue of newestFirst(issues)) {
-    const block = sectionBlock(issueLine(issue, labels));
-    if (shown >= maxIssueBlocks || blocksLength([...blocks, block]) > DIGEST_BUDGET) break;
+  const shown = new Set<number>();
+  let complete = true;
+  for (const group of groupByService(issues)) {
+    const heading = group.service === undefined ? '*No service named*' : serviceLine(group.service, services);
+    let text = `${heading} — ${countOf(group.issues.length, 'issue')}`;
+    let listed = 0;
+    for (const issue of group.issues) {
+      const line = `\n${digestIssueLine(issue, context)}`;
+      if (text.length + line.length > SLACK_LIMITS.sectionText - 100) break;
+      text += line;
+      listed += 1;
+    }
+    if (listed < group.issues.length) text += `\n…and ${countOf(group.issues.length - listed, 'more issue')}`;
+    const block = sectionBlock(text);
+    if (blocks.length - 1 >= maxIssueBlocks || blocksLength([...blocks, block]) > DIGEST_BUDGET) {
+      complete = false;
+      break;
+    }
     blocks.push(block);
-    shown += 1;
+    for (const issue of group.issues.slice(0, listed)) shown.add(issue.id);
+    if (listed < group.issues.length) complete = false;
   }
-  if (shown < issues.length) {
+  if (!complete || shown.size < issues.length) {
+    const left = issues.length - shown.size;
     blocks.push(
       contextBlock(
-        `…and ${countOf(issues.length - shown, 'more issue')}. \`/cloud managed issues-list --all\` lists them all.`,
+        `…and ${countOf(left, 'more issue')}. \`/cloud managed issues-list --all\` lists them all.`,
       ),
     );
   }
@@ -91,17 +181,79 @@ export function renderIssuesDigest(
   return { text: fallbackText(title), blocks };
 }
 
-/** One new issue, posted once. */
+function runButton(
+  label: string,
+  operationId: string,
+  input: Record<string, unknown>,
+  style?: 'primary' | 'danger',
+  confirm?: ConfirmationDialog,
+) {
+  const op = getOperation(operationId);
+  return actionButton({
+    label,
+    actionId: ActionId.run,
+    payload: { o: op.id, i: input },
+    ...(style ? { style } : {}),
+    ...(confirm ? { confirm } : {}),
+  });
+}
+
+/**
+ * One new issue, posted once: the ticket, each affected service (label, address, status) and
+ * buttons to view the issue, view a service and switch its monitoring off or on. The buttons run
+ * their operations the way a typed command does (the clicker's token, the channel's guardrails,
+ * approval when the operation needs it).
+ */
 export function renderIssueAlert(
   sub: ReportSubscription,
   issue: ManagedIssue,
-  labels: ServiceLabels,
+  services: KnownServices,
 ): RenderedMessage {
   const text = `New managed issue ${issue.id}: ${issue.entity.label}`;
-  return {
-    text: fallbackText(text),
-    blocks: [sectionBlock(`*New managed issue*\n${issueLine(issue, labels)}`), footer(sub)],
-  };
+  const affected = issue.services.slice(0, ALERT_SERVICES_WITH_BUTTONS);
+  const blocks: KnownBlock[] = [
+    sectionBlock(
+      `:rotating_light: *New managed issue ${issue.id}* — ${ticketText(issue)}\nOpened ${slackDate(issue.created)}`,
+    ),
+  ];
+  if (issue.services.length === 0) blocks.push(sectionBlock('No service named.'));
+  for (const id of affected) {
+    blocks.push(sectionBlock(`Affected: ${serviceLine(id, services)}`));
+    const service = services.get(id);
+    const monitoring =
+      service?.status === 'disabled'
+        ? runButton('Enable monitoring', 'managed.services-enable', { serviceId: id }, 'primary')
+        : runButton(
+            'Disable monitoring',
+            'managed.services-disable',
+            { serviceId: id },
+            'danger',
+            // Asked first: a disabled service raises no issues, so this alert may be its last.
+            confirmDialog({
+              title: 'Disable monitoring?',
+              text: `${service?.label ?? `Service ${id}`} will raise no new issues until its monitoring is enabled again.`,
+              confirm: 'Disable',
+              style: 'danger',
+            }),
+          );
+    const actions = actionsBlock([
+      runButton(`View ${truncate(service?.label ?? `service ${id}`, 60)}`, 'managed.services-view', {
+        serviceId: id,
+      }),
+      monitoring,
+    ]);
+    if (actions) blocks.push(actions);
+  }
+  if (issue.services.length > affected.length) {
+    const rest = issue.services.slice(affected.length).map((id) => serviceName(id, services));
+    blocks.push(contextBlock(`Also affected: ${rest.join(', ')}`));
+  }
+  const viewIssue = actionsBlock([
+    runButton('View issue', 'managed.issues-view', { issueId: issue.id }, 'primary'),
+  ]);
+  if (viewIssue) blocks.push(viewIssue);
+  blocks.push(footer(sub));
+  return { text: fallbackText(text), blocks };
 }
 
 function seriesLine(summary: SeriesSummary): string {
@@ -135,28 +287,33 @@ export type StatsReport =
  */
 export function renderStatsReport(sub: ReportSubscription, stats: ManagedStats): StatsReport {
   if (Array.isArray(stats.data)) {
-    const reasons = stats.data.join(' ') || 'no data yet.';
-    const sentence = `Managed stats are not available yet: ${reasons}`;
+    const text = statsUnavailableText(stats.data);
     return {
       kind: 'unavailable',
-      message: {
-        text: fallbackText(sentence),
-        blocks: [sectionBlock(`:bar_chart: ${escapeMrkdwn(sentence)}`), footer(sub)],
-      },
+      message: { text: mrkdwnFallback(text), blocks: [sectionBlock(text), footer(sub)] },
     };
   }
   const summaries = summarizeSeries(stats.data);
-  const lines = summaries.map(seriesLine);
-  const zone =
-    sub.schedule.type === 'daily'
-      ? ` Times on the chart: ${escapeMrkdwn(sub.schedule.tz)}.`
-      : ' Times on the chart: UTC.';
-  const summary = [
-    '*Managed stats, last 24 hours* (all managed nodes)',
-    ...lines,
-    `_Report \`${sub.id.slice(0, 8)}\` · ${escapeMrkdwn(describeSchedule(sub.schedule))}.${zone}_`,
-  ].join('\n');
+  const zone = sub.schedule.type === 'daily' ? sub.schedule.tz : 'UTC';
+  const summary = statsSummary(
+    summaries,
+    `_Report \`${sub.id.slice(0, 8)}\` · ${escapeMrkdwn(describeSchedule(sub.schedule))}. Times on the chart: ${escapeMrkdwn(zone)}._`,
+  );
   return { kind: 'chart', series: stats.data, summary, summaries };
+}
+
+/** The summary beside a chart: a line per series (colour, latest, min, avg, max), then `footnote`. */
+export function statsSummary(summaries: readonly SeriesSummary[], footnote: string): string {
+  return [
+    '*Managed stats, last 24 hours* (all managed nodes, values as the API reports them)',
+    ...summaries.map(seriesLine),
+    footnote,
+  ].join('\n');
+}
+
+/** Why there is no chart: the API's own reasons, as text. */
+export function statsUnavailableText(reasons: readonly string[]): string {
+  return `:bar_chart: ${escapeMrkdwn(`Managed stats are not available yet: ${reasons.join(' ') || 'no data yet.'}`)}`;
 }
 
 /** The chart's file name: stable per subscription and day, so uploads are easy to tell apart. */

@@ -4,8 +4,8 @@ import type { ManagedStatsPoint, ManagedStatsSeries } from '../api/operations/ma
  * The five series of `GET /managed/stats`, described once: the chart draws them in these colours
  * and panels, and the text summary names the same colours, so a reader can match line and number.
  *
- * The documents do not give units for any series (nor the unit of `x`), so none are shown rather
- * than guessed; `unit` is where one goes once the API says.
+ * The documents give no unit for any series (nor for `x`), so none is guessed: the chart's panels
+ * say "as reported", and `unit` is where one goes once the API states it.
  */
 
 export type SeriesKey = keyof ManagedStatsSeries;
@@ -15,18 +15,36 @@ export interface SeriesStyle {
   /** As the summary and the legend write it. */
   readonly label: string;
   readonly colorName: string;
-  readonly rgb: readonly [number, number, number];
-  /** Usage and network values differ by orders of magnitude, so they get a panel each. */
-  readonly panel: 'usage' | 'network';
+  /** `#rrggbb`, as the chart's SVG writes it. */
+  readonly hex: string;
   readonly unit?: string;
 }
 
-export const STATS_SERIES: readonly SeriesStyle[] = [
-  { key: 'cpu', label: 'cpu', colorName: 'blue', rgb: [31, 119, 180], panel: 'usage' },
-  { key: 'disk', label: 'disk', colorName: 'orange', rgb: [255, 127, 14], panel: 'usage' },
-  { key: 'swap', label: 'swap', colorName: 'purple', rgb: [148, 103, 189], panel: 'usage' },
-  { key: 'net_in', label: 'net in', colorName: 'green', rgb: [44, 160, 44], panel: 'network' },
-  { key: 'net_out', label: 'net out', colorName: 'red', rgb: [214, 39, 40], panel: 'network' },
+export const STATS_SERIES = [
+  { key: 'cpu', label: 'cpu', colorName: 'blue', hex: '#1f77b4' },
+  { key: 'disk', label: 'disk', colorName: 'orange', hex: '#ff7f0e' },
+  { key: 'swap', label: 'swap', colorName: 'purple', hex: '#9467bd' },
+  { key: 'net_in', label: 'net in', colorName: 'green', hex: '#2ca02c' },
+  { key: 'net_out', label: 'net out', colorName: 'red', hex: '#d62728' },
+] as const satisfies readonly SeriesStyle[];
+
+const style = (key: SeriesKey): SeriesStyle => STATS_SERIES.find((s) => s.key === key) as SeriesStyle;
+
+export interface ChartPanel {
+  readonly title: string;
+  readonly series: readonly SeriesStyle[];
+  /** Shared by the panel's series when the API states one. */
+  readonly unit?: string;
+}
+
+/**
+ * One panel per quantity, each with its own axis: cpu on the disk's scale would be squashed flat,
+ * and network counts are orders of magnitude above both.
+ */
+export const CHART_PANELS: readonly ChartPanel[] = [
+  { title: 'CPU', series: [style('cpu')] },
+  { title: 'Disk and swap', series: [style('disk'), style('swap')] },
+  { title: 'Network in / out', series: [style('net_in'), style('net_out')] },
 ];
 
 export interface SeriesSummary {
@@ -45,7 +63,7 @@ export function sortedPoints(points: readonly ManagedStatsPoint[]): ManagedStats
 }
 
 export function summarizeSeries(series: ManagedStatsSeries): SeriesSummary[] {
-  return STATS_SERIES.map((style) => {
+  return STATS_SERIES.map((style: SeriesStyle) => {
     const points = sortedPoints(series[style.key]);
     const last = points.at(-1);
     if (!last) return { style, points: 0 };

@@ -225,7 +225,7 @@ export async function runReporterTick(
     const [issues, stats] = await Promise.allSettled([
       kinds.has('issues') || kinds.has('alerts') ? feed.issues() : undefined,
       kinds.has('stats') ? feed.stats() : undefined,
-      kinds.has('issues') ? feed.serviceLabels() : undefined,
+      kinds.has('issues') ? feed.services() : undefined,
     ]);
     if (
       [issues, stats].some((read) => read?.status === 'rejected' && isApiError(read.reason, 'unauthorized'))
@@ -241,7 +241,7 @@ export async function runReporterTick(
           sub.lastRun !== null &&
           issues.value?.some((i) => !sub.seenIssueIds.has(i.id)),
       );
-    if (kinds.has('issues') || hasNews) await feed.serviceLabels();
+    if (kinds.has('issues') || hasNews) await feed.services();
 
     // The account's slot is free once its data is in: posting is paced per channel, not per account.
     deliveries.push(deliverAccount(key, items, feed, lookup.link));

@@ -12,6 +12,7 @@ import { type ParsedCommand, parseCommand } from '../commands/parse.js';
 import { registry, SLASH_COMMAND } from '../commands/registry.js';
 import { DEFAULT_SLACK_STORAGE_BUDGET_MS } from '../config.js';
 import { recordCommand } from '../observability/metrics.js';
+import { answersWithChart } from '../reports/chart-operations.js';
 import { isStorageUnavailable } from '../store/errors.js';
 import { withoutStorageBudget, withStorageBudget } from '../store/store-context.js';
 import type { BotCommandContext } from './bot-commands.js';
@@ -482,7 +483,8 @@ export async function answerOperation(
   }
   if (guard.approvalRequired)
     return (await approvals()).requestApproval(deps, ctx, client, op, request.input);
-  if (op.method === 'POST') return handOff(deps, ctx, request, replaceOriginal);
+  // A chart is drawn only in the worker: the rasteriser is not in this function's bundle.
+  if (op.method === 'POST' || answersWithChart(op)) return handOff(deps, ctx, request, replaceOriginal);
 
   const budget = new AbortController();
   const timer = setTimeout(() => budget.abort(), deps.inlineBudgetMs);

@@ -4,6 +4,7 @@ import { ApiError } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
 import { findOperation } from '../api/operations/index.js';
 import { checkCommandFor } from '../api/outcome.js';
+import { answersWithChart } from '../reports/chart-operations.js';
 import { startStatusWatch, watchPlanFor } from '../reports/status-watch.js';
 import { executeApproval } from './approvals.js';
 import { type OperationJob, type WorkerJob, WorkerJobSchema } from './handoff.js';
@@ -135,6 +136,12 @@ async function runOperationJob(deps: WorkerDeps, job: OperationJob): Promise<voi
 async function readOnly(deps: WorkerDeps, request: Parameters<typeof runOperation>[1]) {
   let output: unknown;
   const reply = await runOperation(deps, request, { onOutput: (value) => (output = value) });
+  if (output !== undefined && answersWithChart(request.op)) {
+    // Loaded on first use: the rasteriser (wasm and font) is needed by this answer alone.
+    const { answerWithChart } = await import('../reports/stats-answer.js');
+    const withChart = await answerWithChart(deps.slack, reply, output, new Date());
+    return { kind: 'answered' as const, reply: withChart, output };
+  }
   return { kind: 'answered' as const, reply, output };
 }
 

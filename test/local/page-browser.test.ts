@@ -10,11 +10,13 @@ import { type Sandbox, startSandbox } from '../../infra/local/start.js';
  * deletion, approve it as someone else, and see the volume gone. Skipped, saying why, where
  * playwright-core or chromium is missing; `page-server.test.ts` covers the same flow over HTTP.
  *
- * `UPDATE_SCREENSHOT=1` also saves the page as `docs/sandbox.png`.
+ * `UPDATE_SCREENSHOT=1` also saves the page as `docs/sandbox.png`, and a new-issue alert and the
+ * stats chart as posted as `docs/report-in-sandbox.png`.
  */
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = new URL('../../docs/sandbox.png', import.meta.url).pathname;
+const REPORT_SCREENSHOT = new URL('../../docs/report-in-sandbox.png', import.meta.url).pathname;
 const STEP_TIMEOUT_MS = 15_000;
 /** The heading of a volume list on one page, e.g. `Volumes (12)`. */
 const VOLUMES_HEADER = /Volumes \(\d+\)/;
@@ -40,6 +42,7 @@ interface Locator {
   last(): Locator;
   nth(index: number): Locator;
   count(): Promise<number>;
+  evaluate<T>(fn: (element: { naturalWidth?: number; complete?: boolean }) => T): Promise<T>;
 }
 
 interface Dialog {
@@ -59,6 +62,7 @@ interface Page extends Pick<Locator, 'locator' | 'getByTestId' | 'getByRole'> {
   on(event: 'console', listener: (message: ConsoleMessage) => void): void;
   setDefaultTimeout(timeout: number): void;
   screenshot(options: { path: string; fullPage?: boolean }): Promise<unknown>;
+  setViewportSize(size: { width: number; height: number }): Promise<void>;
 }
 
 interface BrowserContext {
@@ -258,6 +262,42 @@ describe.skipIf(skipReason !== undefined)(
       await actAs('U0ALICE', 'Alice Operator');
       const after = await type('/cloud volumes list', VOLUMES_HEADER);
       expect(await after.textContent()).not.toContain(`${volumeId}`);
+      expect(pageErrors).toEqual([]);
+    }, 120_000);
+
+    it('shows a new-issue alert with its emoji and buttons, and the stats chart, as Slack would', async () => {
+      // Runs after the login above: Alice is linked and the page is open.
+      const added = await type('/cloud reports add alerts --every 1h', 'subscribed this channel');
+      const id = /reports pause\|resume\|run\|remove ([0-9a-f]{8})/.exec(
+        (await added.textContent()) ?? '',
+      )?.[1];
+      if (!id) throw new Error('the subscription reply names no ID');
+      const issue = sandbox.emulator.control.createManagedIssue({ label: 'checkout answers 502' });
+
+      await type(`/cloud reports run ${id}`, 'Posted');
+      const alert = newestMessage(`New managed issue ${issue.id}`);
+      await alert.waitFor();
+      // Slack shows :rotating_light: as the emoji, not as its name.
+      expect(await alert.textContent()).toContain('🚨');
+      expect(await alert.textContent()).not.toContain(':rotating_light:');
+      await alert.getByRole('button', { name: 'View issue' }).waitFor();
+      await alert.getByRole('button', { name: 'Disable monitoring' }).waitFor();
+
+      const stats = await type('/cloud managed stats', 'Managed stats, last 24 hours');
+      const chart = stats.getByTestId('block-image');
+      await chart.waitFor();
+      await expect
+        .poll(() => chart.evaluate((image) => image.complete === true && (image.naturalWidth ?? 0) > 0))
+        .toBe(true);
+      expect(await chart.evaluate((image) => image.naturalWidth)).toBe(1600);
+
+      if (process.env.UPDATE_SCREENSHOT === '1') {
+        mkdirSync(dirname(REPORT_SCREENSHOT), { recursive: true });
+        // Tall enough for the alert and the whole chart under it.
+        await page.setViewportSize({ width: 1280, height: 1240 });
+        await page.screenshot({ path: REPORT_SCREENSHOT });
+        await page.setViewportSize({ width: 1280, height: 860 });
+      }
       expect(pageErrors).toEqual([]);
     }, 120_000);
   },

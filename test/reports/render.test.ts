@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ManagedIssue, ManagedStatsSeries } from '../../lib/api/operations/managed.js';
-import { renderIssueAlert, renderIssuesDigest, renderStatsReport } from '../../lib/reports/render.js';
+import {
+  ageText,
+  renderIssueAlert,
+  renderIssuesDigest,
+  renderStatsReport,
+} from '../../lib/reports/render.js';
 import { formatValue, summarizeSeries } from '../../lib/reports/stats-series.js';
 import { validateMessage } from '../../lib/slack/limits.js';
 import type { ReportSubscription } from '../../lib/store/report-subscriptions.js';
@@ -36,42 +41,82 @@ function issue(id: number, overrides: Partial<ManagedIssue> = {}): ManagedIssue 
   };
 }
 
-const labels = new Map([
-  [654, 'shop & checkout'],
-  [655, 'api'],
+const services = new Map([
+  [
+    654,
+    {
+      id: 654,
+      label: 'shop & checkout',
+      address: 'https://shop.example.com/health',
+      status: 'problem' as const,
+    },
+  ],
+  [655, { id: 655, label: 'api', address: '203.0.113.7:443', status: 'disabled' as const }],
 ]);
+
+const NOW = new Date('2030-01-15T09:30:00Z');
 
 const textOf = (message: { text: string; blocks: unknown[] }) =>
   `${message.text}\n${JSON.stringify(message.blocks)}`;
 
+type Block = {
+  type: string;
+  text?: { text: string };
+  elements?: { value?: string; text?: { text: string }; style?: string }[];
+};
+
 describe('renderIssuesDigest', () => {
-  it('lists each open issue with its ticket link, creation time and affected services by label', () => {
+  it('groups open issues under the service they affect, with label, address, status, ticket link and age', () => {
     const message = renderIssuesDigest(
       sub,
-      [issue(1, { services: [654, 655] }), issue(2, { services: [999] })],
-      labels,
+      [issue(1, { services: [654, 655] }), issue(2, { services: [999] }), issue(3, { services: [654] })],
+      services,
+      { now: NOW },
     );
-    const text = textOf(message);
-    expect(text).toContain('2 open issues');
-    expect(text).toContain('<https://cloud.example.com/support/tickets/98001|Ticket 98001>');
-    expect(text).toContain('Web server &lt;prod&gt; 1 is not responding');
-    expect(text).toContain('shop &amp; checkout, api');
-    expect(text).toContain('service 999');
-    expect(text).toMatch(/<!date\^\d+\^/);
     expect(validateMessage(message)).toEqual([]);
+    const sections = (message.blocks as Block[])
+      .filter((b) => b.type === 'section')
+      .map((b) => b.text?.text ?? '');
+    // Newest issue first: issue 3 (03:00) is on shop, then issue 2 (02:00) on an unlisted service.
+    expect(sections[0]).toMatch(
+      /^\*shop &amp; checkout\* · `https:\/\/shop\.example\.com\/health` · :red_circle: problem — 2 issues/,
+    );
+    expect(sections[0]).toContain(
+      '*Issue 3* — <https://cloud.example.com/support/tickets/98003|Ticket 98003>',
+    );
+    expect(sections[0]).toContain('*Issue 1*');
+    expect(sections[0]).toContain('open 6 h');
+    expect(sections[0]).toContain('open 8 h');
+    expect(sections[1]).toMatch(/^\*service 999\* · not in the services list — 1 issue/);
+    expect(sections[2]).toMatch(/^\*api\* · `203\.0\.113\.7:443` · :white_circle: disabled — 1 issue/);
+    expect(sections[2]).toContain('Web server &lt;prod&gt; 1 is not responding');
+    expect(textOf(message)).toContain('3 open issues');
+    expect(textOf(message)).not.toContain(':new:');
   });
 
-  it('says so when nothing is open', () => {
-    const message = renderIssuesDigest(sub, [], labels);
-    expect(textOf(message)).toContain('No open managed issues');
+  it('marks the issues that were not open at the previous digest, and counts them in the title', () => {
+    const message = renderIssuesDigest(sub, [issue(1), issue(2)], services, {
+      now: NOW,
+      previous: new Set([1]),
+    });
+    const text = textOf(message);
+    expect(message.text).toContain('2 open issues, 1 new since the last digest');
+    expect(text).toContain(':new: *Issue 2*');
+    expect(text).not.toContain(':new: *Issue 1*');
+  });
+
+  it('is one "all clear" line when nothing is open', () => {
+    const message = renderIssuesDigest(sub, [], services, { now: NOW });
+    expect(message.text).toBe(':white_check_mark: All clear: no open managed issues.');
+    expect((message.blocks as Block[]).filter((b) => b.type === 'section')).toHaveLength(1);
     expect(validateMessage(message)).toEqual([]);
   });
 
   it('stays within Slack limits with hundreds of issues and says how many it left out', () => {
     const many = Array.from({ length: 300 }, (_, i) =>
-      issue(i + 1, { entity: { ...issue(i + 1).entity, label: 'x'.repeat(300) } }),
+      issue(i + 1, { services: [1000 + i], entity: { ...issue(i + 1).entity, label: 'x'.repeat(300) } }),
     );
-    const message = renderIssuesDigest(sub, many, labels);
+    const message = renderIssuesDigest(sub, many, services, { now: NOW });
     expect(validateMessage(message)).toEqual([]);
     const shown = message.blocks.filter((b) => b.type === 'section').length;
     expect(shown).toBeLessThan(300);
@@ -79,18 +124,81 @@ describe('renderIssuesDigest', () => {
   });
 
   it('names the schedule and whose token the report runs with', () => {
-    expect(textOf(renderIssuesDigest(sub, [issue(1)], labels))).toContain(
+    expect(textOf(renderIssuesDigest(sub, [issue(1)], services, { now: NOW }))).toContain(
       "daily at 09:00 (Europe/Berlin) · runs with <@U0ALICE>'s token",
     );
   });
 });
 
+describe('ageText', () => {
+  it.each([
+    ['2030-01-15T09:10:00', '20 min'],
+    ['2030-01-15T01:30:00', '8 h'],
+    ['2030-01-13T09:30:00', '2 d'],
+  ])('an issue opened %s has been open %s', (created, age) => {
+    expect(ageText(created, NOW)).toBe(age);
+  });
+});
+
 describe('renderIssueAlert', () => {
-  it('is one message about one new issue', () => {
-    const message = renderIssueAlert({ ...sub, kind: 'alerts' }, issue(7), labels);
+  const alertSub = { ...sub, kind: 'alerts' as const };
+
+  it('is one message about one new issue, naming each affected service with its address and status', () => {
+    const message = renderIssueAlert(alertSub, issue(7, { services: [654, 655] }), services);
     expect(message.text).toContain('New managed issue 7');
-    expect(textOf(message)).toContain('tickets/98007');
+    const text = textOf(message);
+    expect(text).toContain('tickets/98007');
+    expect(text).toContain(
+      'Affected: *shop &amp; checkout* · `https://shop.example.com/health` · :red_circle: problem',
+    );
+    expect(text).toContain('Affected: *api* · `203.0.113.7:443` · :white_circle: disabled');
     expect(validateMessage(message)).toEqual([]);
+  });
+
+  it('has buttons to view the issue, view each service, and switch its monitoring off (or on when disabled)', () => {
+    const message = renderIssueAlert(alertSub, issue(7, { services: [654, 655] }), services);
+    const buttons = (message.blocks as Block[])
+      .filter((b) => b.type === 'actions')
+      .flatMap((b) => b.elements ?? [])
+      .map((e) => ({ label: e.text?.text, payload: JSON.parse(e.value ?? '{}'), style: e.style }));
+    expect(buttons).toEqual([
+      {
+        label: 'View shop & checkout',
+        payload: { o: 'managed.services-view', i: { serviceId: 654 } },
+        style: undefined,
+      },
+      {
+        label: 'Disable monitoring',
+        payload: { o: 'managed.services-disable', i: { serviceId: 654 } },
+        style: 'danger',
+      },
+      { label: 'View api', payload: { o: 'managed.services-view', i: { serviceId: 655 } }, style: undefined },
+      {
+        label: 'Enable monitoring',
+        payload: { o: 'managed.services-enable', i: { serviceId: 655 } },
+        style: 'primary',
+      },
+      { label: 'View issue', payload: { o: 'managed.issues-view', i: { issueId: 7 } }, style: 'primary' },
+    ]);
+  });
+
+  it('asks before disabling monitoring, naming the service', () => {
+    const message = renderIssueAlert(alertSub, issue(7, { services: [654] }), services);
+    const disable = (message.blocks as Block[])
+      .flatMap((b) => b.elements ?? [])
+      .find((e) => e.text?.text === 'Disable monitoring') as
+      | { confirm?: { text: { text: string } } }
+      | undefined;
+    expect(disable?.confirm?.text.text).toBe(
+      'shop & checkout will raise no new issues until its monitoring is enabled again.',
+    );
+  });
+
+  it('stays within Slack limits when an issue names many services', () => {
+    const many = Array.from({ length: 40 }, (_, i) => 2000 + i);
+    const message = renderIssueAlert(alertSub, issue(7, { services: many }), services);
+    expect(validateMessage(message)).toEqual([]);
+    expect(textOf(message)).toContain('Also affected: service 2005');
   });
 });
 

@@ -1,7 +1,7 @@
 import { PNG } from 'pngjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagedStats } from '../../lib/api/operations/managed.js';
-import { renderStatsChart } from '../../lib/reports/chart.js';
+import { CHART_SCALE, CHART_SIZE, renderStatsChart } from '../../lib/reports/chart.js';
 import { formatValue, STATS_SERIES, summarizeSeries } from '../../lib/reports/stats-series.js';
 import { runReporterTick } from '../../lib/reports/tick.js';
 import { currentStats, type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
@@ -116,6 +116,31 @@ describe('alerts', () => {
   });
 });
 
+describe('issues digest', () => {
+  it('marks the issues opened since the previous digest, and only those, with their service and age', async () => {
+    await harness.link('U0DIGEST', 'digest');
+    await harness.reports('U0DIGEST', 'C0DIGEST', 'reports add issues --every 1h');
+    await harness.tick();
+    const [first] = harness.posted('C0DIGEST');
+    expect(textOf(first)).toContain('Managed issues');
+    expect(textOf(first)).not.toContain(':new:');
+
+    const control = harness.e2e.emulator.control;
+    const service = [...control.world.services.values()][0];
+    if (!service) throw new Error('the emulator has no service');
+    const fresh = control.createManagedIssue({ services: [service.id], label: 'queue backs up' });
+    harness.advance(HOUR);
+    await harness.tick();
+    const second = harness.posted('C0DIGEST')[1];
+    expect(second?.text).toContain('1 new since the last digest');
+    const newLines = textOf(second).match(/:new: \*Issue \d+\*/g) ?? [];
+    expect(newLines).toEqual([`:new: *Issue ${fresh.id}*`]);
+    expect(textOf(second)).toContain(`*${service.label}* · \`${service.address}\``);
+    // Opened an hour before this digest.
+    expect(textOf(second)).toMatch(new RegExp(`Issue ${fresh.id}\\*[^\\n]*· open 1 h `));
+  });
+});
+
 describe('stats', () => {
   it("uploads a PNG chart of the emulator's series with a summary whose numbers match them", async () => {
     await harness.link('U0ALICE', 'alice');
@@ -129,10 +154,13 @@ describe('stats', () => {
     if (!message || !file?.bytes) throw new Error('no chart was uploaded');
     expect(file.name).toMatch(/^managed-stats-\d{4}-\d{2}-\d{2}-[0-9a-f]{8}\.png$/);
     const png = PNG.sync.read(file.bytes);
-    expect([png.width, png.height]).toEqual([800, 400]);
+    expect([png.width, png.height]).toEqual([
+      CHART_SIZE.width * CHART_SCALE,
+      CHART_SIZE.height * CHART_SCALE,
+    ]);
     if (Array.isArray(expected.data)) throw new Error('the emulator has no series');
     // The picture is exactly the chart of the series the API serves at this time.
-    expect(file.bytes.equals(renderStatsChart(expected.data, { zone: 'UTC' }))).toBe(true);
+    expect(file.bytes.equals(await renderStatsChart(expected.data, { zone: 'UTC' }))).toBe(true);
 
     for (const series of summarizeSeries(expected.data)) {
       const { style } = series;

@@ -158,9 +158,11 @@ function notOwnersMention(message: Message): string[] {
 describe('reports with hostile ticket titles and service labels', () => {
   for (const hostile of HOSTILE) {
     it(`the issue alert and the digest show ${hostile} as text`, () => {
-      const labels = new Map([[654, hostile]]);
+      const labels = new Map([[654, { id: 654, label: hostile, address: hostile, status: 'ok' as const }]]);
       expect(notOwnersMention(renderIssueAlert(subscription, issue(hostile), labels))).toEqual([]);
-      expect(notOwnersMention(renderIssuesDigest(subscription, [issue(hostile)], labels))).toEqual([]);
+      expect(
+        notOwnersMention(renderIssuesDigest(subscription, [issue(hostile)], labels, { now: new Date() })),
+      ).toEqual([]);
     });
 
     it(`the stats report without data shows the API's reason ${hostile} as text`, () => {
