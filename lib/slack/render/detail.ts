@@ -122,6 +122,15 @@ export function genericFields(item: Item, omit: readonly string[] = []): Field[]
   return fields;
 }
 
+/** One more level, when it is a couple of plain values: a device slot's `disk id 7`. */
+function innerOf(value: unknown): string {
+  if (!isItem(value)) return '…';
+  const shown = Object.entries(value).filter(([key, v]) => !isSecretField(key) && v !== null);
+  const scalars = shown.map(([key, v]) => [key, formatScalar(v, key)] as const);
+  if (scalars.length === 0 || scalars.length > 2 || scalars.some(([, v]) => v === undefined)) return '…';
+  return scalars.map(([key, v]) => `${escapeMrkdwn(key.replace(/_/g, ' '))} ${v}`).join(', ');
+}
+
 /** A nested value in one line: `disk 81,920 · memory 4,096 · …`, `3 entries: web, db, cache`. */
 function summarize(value: unknown): string {
   if (Array.isArray(value)) {
@@ -135,11 +144,12 @@ function summarize(value: unknown): string {
       : head;
   }
   if (!isItem(value)) return escapeMrkdwn(String(value));
-  const entries = Object.entries(value).filter(([key]) => !isSecretField(key));
+  // Empty slots (a config's unused devices, the other kind's id) say nothing in one line.
+  const entries = Object.entries(value).filter(([key, nested]) => !isSecretField(key) && nested !== null);
   if (entries.length === 0) return '—';
   const parts = entries.slice(0, NESTED_SUMMARY_ENTRIES).map(([key, nested]) => {
     const scalar = formatScalar(nested, key);
-    return `${escapeMrkdwn(key.replace(/_/g, ' '))} ${scalar ?? (Array.isArray(nested) ? `(${nested.length})` : '…')}`;
+    return `${escapeMrkdwn(key.replace(/_/g, ' '))} ${scalar ?? (Array.isArray(nested) ? `(${nested.length})` : innerOf(nested))}`;
   });
   return `${parts.join(' · ')}${entries.length > NESTED_SUMMARY_ENTRIES ? ' · …' : ''}`;
 }
