@@ -3,9 +3,9 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Dispatcher } from 'undici';
+import type { ApiSettings } from './api/client-factory.js';
 import { type Config, type StorageRole, storageSettings } from './config.js';
 import { createMetrics, recordApiCall } from './observability/metrics.js';
-import type { ApiSettings } from './slack/runner.js';
 import { createStore, createTokenCipher, type Store } from './store/index.js';
 import { guardStorageCalls } from './store/store-context.js';
 

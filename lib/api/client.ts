@@ -471,10 +471,6 @@ export class ApiClient {
   }
 }
 
-export function createApiClient(options: ApiClientOptions = {}): ApiClient {
-  return new ApiClient(options);
-}
-
 function parseSuccessBody(op: AnyOperation, status: number, bodyText: string): unknown {
   let json: unknown = {};
   if (status !== 204 && bodyText.trim() !== '') {

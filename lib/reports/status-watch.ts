@@ -1,7 +1,8 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import { type ApiCallEvent, ApiClient } from '../api/client.js';
+import type { ApiCallEvent } from '../api/client.js';
+import { type ApiSettings, createApiClient } from '../api/client-factory.js';
 import { isApiError } from '../api/errors.js';
 import type { AnyOperation, WatchSpec } from '../api/operation.js';
 import { findOperation, getOperation } from '../api/operations/index.js';
@@ -14,7 +15,6 @@ import {
 } from '../slack/render/blocks.js';
 import { renderOperationResult } from '../slack/render/result.js';
 import { codeSpan, escapeMrkdwn, userMention } from '../slack/render/text.js';
-import type { ApiSettings } from '../slack/runner.js';
 import type { StatusWatch, Store, TokenLookup, WatchOutcome } from '../store/index.js';
 import { DEFAULT_PROFILE } from '../store/keys.js';
 import { settleWithConcurrency } from './concurrency.js';
@@ -306,12 +306,8 @@ export async function runStatusWatches(deps: StatusWatchDeps, now: Date): Promis
     const { key, lookup } = tokenOf(watch);
     const token = await lookup;
     if (token.status !== 'found') return { kind: 'ended', outcome: 'token_rejected' };
-    const client = new ApiClient({
-      baseUrl: deps.api.baseUrl,
-      token: token.token,
-      timeoutMs: deps.api.timeoutMs,
-      ...(deps.api.dispatcher ? { dispatcher: deps.api.dispatcher } : {}),
-      ...(deps.onApiCall ? { onResponse: (event: ApiCallEvent) => deps.onApiCall?.(key, event) } : {}),
+    const client = createApiClient(deps.api, token.token, {
+      observe: deps.onApiCall ? (event) => deps.onApiCall?.(key, event) : undefined,
     });
     try {
       counts.checked += 1;

@@ -1,8 +1,8 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { WebClient } from '@slack/web-api';
-import { type ApiCallEvent, ApiClient } from '../api/client.js';
+import type { ApiCallEvent } from '../api/client.js';
+import { type ApiSettings, createApiClient } from '../api/client-factory.js';
 import { isApiError } from '../api/errors.js';
-import type { ApiSettings } from '../slack/runner.js';
 import type { ReportSubscription, Store, TokenLink } from '../store/index.js';
 import { AccountFeed } from './account-feed.js';
 import { settleWithConcurrency } from './concurrency.js';
@@ -207,12 +207,8 @@ export async function runReporterTick(
     const lookup = await deps.store.tokenLinks.getToken(account.team, account.owner, account.profile);
     if (lookup.status !== 'found') return pause(lookup.status === 'invalid' ? 'rejected' : 'unlinked');
 
-    const client = new ApiClient({
-      baseUrl: deps.api.baseUrl,
-      token: lookup.token,
-      timeoutMs: deps.api.timeoutMs,
-      ...(deps.api.dispatcher ? { dispatcher: deps.api.dispatcher } : {}),
-      onResponse: (event) => {
+    const client = createApiClient(deps.api, lookup.token, {
+      observe: (event) => {
         const calls = apiCalls[key] ?? {};
         calls[event.operationId] = (calls[event.operationId] ?? 0) + 1;
         apiCalls[key] = calls;

@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import { createApiClient } from '../api/client-factory.js';
 import { ApiError, describeFieldErrors } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
 import { findOperation } from '../api/operations/index.js';
@@ -14,8 +15,6 @@ import {
   type Store,
   StoreError,
 } from '../store/index.js';
-import type { BotDeps, RequestContext } from './bot.js';
-import type { BotCommandContext } from './bot-commands.js';
 import { effectiveApprovalPolicy } from './guardrails.js';
 import type { ApprovalJob, Handoff } from './handoff.js';
 import {
@@ -34,7 +33,8 @@ import { renderApprovalCard } from './render/approval.js';
 import { sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
 import { bold, codeSpan, defuseMarkup, escapeMrkdwn } from './render/text.js';
-import { createApiClient, notice, type Reply, type RunnerDeps, resolveToken } from './runner.js';
+import { notice, type Reply, type RunnerDeps, resolveToken } from './runner.js';
+import type { BotCommandContext, BotDeps, RequestContext } from './types.js';
 
 /**
  * The two-person rule in front of destructive operations. A request becomes an approval record

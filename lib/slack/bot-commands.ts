@@ -1,28 +1,22 @@
 import type { ViewOutput } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
-import { ApiClient } from '../api/client.js';
+import { createApiClient } from '../api/client-factory.js';
 import { ApiError } from '../api/errors.js';
 import { getOperation } from '../api/operations/index.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import { PROFILE_NAME_PATTERN } from '../store/keys.js';
 import { handleApprovalsCommand } from './approvals.js';
-import type { BotDeps, RequestContext } from './bot.js';
 import { CallbackId } from './interactions.js';
 import { truncate } from './limits.js';
 import { bold, codeSpan, escapeMrkdwn, userMention } from './render/text.js';
-import { createApiClient, notice, type Reply } from './runner.js';
+import { notice, type Reply } from './runner.js';
+import type { BotCommandContext, BotDeps } from './types.js';
 
 /**
  * The bot's own commands: linking tokens (login, logout, whoami, use). Approvals and reports
  * have their own modules; this one routes to them.
  */
-
-export interface BotCommandContext {
-  readonly deps: BotDeps;
-  readonly ctx: RequestContext;
-  readonly client: WebClient;
-}
 
 type BotParsed = Extract<ParsedCommand, { kind: 'bot' }>;
 
@@ -210,12 +204,9 @@ type Identity =
 async function identify(deps: BotDeps, token: string): Promise<Identity> {
   let scopes: string | undefined;
   const client = createApiClient(deps.api, token);
-  const observed = new ApiClient({
-    baseUrl: deps.api.baseUrl,
-    token,
+  const observed = createApiClient(deps.api, token, {
     timeoutMs: Math.min(deps.api.timeoutMs, 2000),
-    ...(deps.api.dispatcher ? { dispatcher: deps.api.dispatcher } : {}),
-    onResponse: (event) => {
+    observe: (event) => {
       if (event.oauthScopes !== undefined) scopes = event.oauthScopes;
     },
   });

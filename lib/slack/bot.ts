@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { App, AwsLambdaReceiver, LogLevel } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -15,9 +14,8 @@ import { recordCommand } from '../observability/metrics.js';
 import { answersWithChart } from '../reports/chart-operations.js';
 import { isStorageUnavailable } from '../store/errors.js';
 import { withoutStorageBudget, withStorageBudget } from '../store/store-context.js';
-import type { BotCommandContext } from './bot-commands.js';
 import { channelGuard, helpFitFor } from './guardrails.js';
-import type { Handoff, OperationJob } from './handoff.js';
+import type { OperationJob } from './handoff.js';
 import {
   ActionId,
   ApprovalPayloadSchema,
@@ -30,7 +28,8 @@ import {
 import { actionIdPattern } from './render/blocks.js';
 import { modalErrorText, renderError } from './render/errors.js';
 import { renderHelp } from './render/help.js';
-import type { OperationRequest, Reply, RunnerDeps } from './runner.js';
+import type { OperationRequest, Reply } from './runner.js';
+import type { BotCommandContext, BotDeps, RequestContext } from './types.js';
 
 // Loaded on first use, so a cold start answers `/cloud help` without them: the runner brings the
 // API client and undici, the bot's own commands bring login and approvals, forms their field shapes.
@@ -44,31 +43,6 @@ const runner = () => import('./runner.js');
  * within the inline budget when they can, and hand everything else to the worker. On Lambda the
  * HTTP response leaves only when a listener returns, so no listener waits for slow work.
  */
-
-export interface BotDeps extends RunnerDeps {
-  /** CloudWatch embedded metrics; absent locally. */
-  readonly metrics?: Metrics | undefined;
-  readonly signingSecret: string;
-  readonly botToken: string;
-  /** Base URL of Slack's Web API (the local stand-in in tests and the local stack). */
-  readonly slackApiUrl?: string | undefined;
-  readonly inlineBudgetMs: number;
-  readonly handoff: Handoff;
-  /** Slack users who may change the approval policy, besides workspace admins. */
-  readonly approvalAdmins: readonly string[];
-  /** How long all storage calls of one Slack request may take together (`SLACK_STORAGE_BUDGET_MS`). */
-  readonly storageBudgetMs?: number | undefined;
-}
-
-export interface RequestContext {
-  readonly team: string;
-  readonly user: string;
-  readonly channel: string;
-  /** Absent for modal submissions. */
-  readonly responseUrl?: string | undefined;
-  readonly triggerId?: string | undefined;
-  readonly correlationId: string;
-}
 
 export type SlackHandler = (
   event: APIGatewayProxyEventV2,

@@ -1,4 +1,5 @@
 import type { ApiClient } from '../api/client.js';
+import { createApiClient } from '../api/client-factory.js';
 import { ApiError } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
 import {
@@ -13,14 +14,7 @@ import {
   settleOutcome,
 } from '../api/outcome.js';
 import { codeSpan } from './render/text.js';
-import {
-  createApiClient,
-  notice,
-  type OperationRequest,
-  type RunnerDeps,
-  resolveToken,
-  runOperation,
-} from './runner.js';
+import { notice, type OperationRequest, type RunnerDeps, resolveToken, runOperation } from './runner.js';
 
 /**
  * Running a change so that its result is told truthfully. A change either answers (done, or

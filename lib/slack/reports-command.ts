@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { WebClient } from '@slack/web-api';
-import { ApiClient } from '../api/client.js';
+import { type ApiSettings, createApiClient } from '../api/client-factory.js';
 import { isApiError } from '../api/errors.js';
 import { getOperation } from '../api/operations/index.js';
 import type { ManagedIssue } from '../api/operations/managed.js';
@@ -11,11 +11,11 @@ import { ChannelPacer } from '../reports/pacer.js';
 import { describeSchedule, firstRunAt, nextRunAfter, scheduleFromFlags } from '../reports/schedule.js';
 import { pauseForTokenProblem } from '../reports/token-notices.js';
 import type { ReportKind, ReportSubscription, Store, TokenLink } from '../store/index.js';
-import type { BotCommandContext } from './bot-commands.js';
 import type { ReportRunJob } from './handoff.js';
 import { mrkdwnFallback, sectionBlock } from './render/blocks.js';
 import { codeSpan, countOf, escapeMrkdwn, slackDate, userMention } from './render/text.js';
-import { type ApiSettings, loginPrompt, notice, type Reply } from './runner.js';
+import { loginPrompt, notice, type Reply } from './runner.js';
+import type { BotCommandContext } from './types.js';
 
 /**
  * `/cloud reports add|list|remove|pause|resume|run`: channel subscriptions to the managed issues
@@ -175,13 +175,7 @@ type Probe =
 
 async function probeIssues(context: BotCommandContext, token: string, profile: string): Promise<Probe> {
   const { deps, ctx } = context;
-  const client = new ApiClient({
-    baseUrl: deps.api.baseUrl,
-    token,
-    timeoutMs: deps.inlineBudgetMs,
-    maxRetries: 0,
-    ...(deps.api.dispatcher ? { dispatcher: deps.api.dispatcher } : {}),
-  });
+  const client = createApiClient(deps.api, token, { timeoutMs: deps.inlineBudgetMs, maxRetries: 0 });
   try {
     const all = await client.listAll(getOperation('managed.issues-list'), {});
     return { kind: 'read', issues: all.data as ManagedIssue[] };
@@ -401,12 +395,7 @@ async function runReport(deps: ReportRunDeps, job: ReportRunJob, sub: ReportSubs
     return notice((await tokenProblem({ deps }, sub)) ?? 'The report cannot run now.');
 
   const now = deps.store.reports.now();
-  const api = new ApiClient({
-    baseUrl: deps.api.baseUrl,
-    token: lookup.token,
-    timeoutMs: deps.api.timeoutMs,
-    ...(deps.api.dispatcher ? { dispatcher: deps.api.dispatcher } : {}),
-  });
+  const api = createApiClient(deps.api, lookup.token);
   const feed = new AccountFeed(api);
   const pacer = new ChannelPacer();
   try {

@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { Dispatcher } from 'undici';
-import { type ApiCallEvent, ApiClient } from '../api/client.js';
+import type { ApiClient } from '../api/client.js';
+import { type ApiSettings, createApiClient } from '../api/client-factory.js';
 import { ApiError } from '../api/errors.js';
 import type { Filter } from '../api/filter.js';
 import type { AnyOperation } from '../api/operation.js';
@@ -15,14 +15,6 @@ import { renderOperationResult } from './render/result.js';
  * (or the failure) into a reply. Both the Slack function (inline) and the worker (handed off)
  * use it, so a command answers the same way whichever path it took.
  */
-
-export interface ApiSettings {
-  readonly baseUrl: string;
-  readonly timeoutMs: number;
-  readonly dispatcher?: Dispatcher | undefined;
-  /** Every attempt of every call, for metrics. */
-  readonly onCall?: ((event: ApiCallEvent) => void) | undefined;
-}
 
 export interface RunnerDeps {
   readonly store: Store;
@@ -108,16 +100,6 @@ export async function resolveToken(
         : `You have no token for profile *${lookup.profile}*. Run \`/cloud login --profile ${lookup.profile}\`.`,
     ),
   };
-}
-
-export function createApiClient(api: ApiSettings, token: string | undefined): ApiClient {
-  return new ApiClient({
-    baseUrl: api.baseUrl,
-    token,
-    timeoutMs: api.timeoutMs,
-    ...(api.dispatcher ? { dispatcher: api.dispatcher } : {}),
-    ...(api.onCall ? { onResponse: api.onCall } : {}),
-  });
 }
 
 export interface RunControl {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { validateMessage } from '../../infra/local/slack/block-kit-validator.js';
 import type { ManagedIssue, ManagedStatsSeries } from '../../lib/api/operations/managed.js';
 import {
   ageText,
@@ -7,7 +8,6 @@ import {
   renderStatsReport,
 } from '../../lib/reports/render.js';
 import { formatValue, summarizeSeries } from '../../lib/reports/stats-series.js';
-import { validateMessage } from '../../lib/slack/limits.js';
 import type { ReportSubscription } from '../../lib/store/report-subscriptions.js';
 
 const sub: ReportSubscription = {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { describeProblem, refusalFor, validateMessage } from '../../../lib/slack/limits.js';
+import { describeProblem, refusalFor, validateMessage } from './block-kit-validator.js';
 import type { SlackStore, StoredMessage } from './store.js';
 
 /**

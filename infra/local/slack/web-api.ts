@@ -1,13 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { extname } from 'node:path';
 import { z } from 'zod';
-import {
-  describeProblem,
-  refusalFor,
-  SLACK_LIMITS,
-  validateMessage,
-  validateView,
-} from '../../../lib/slack/limits.js';
+import { SLACK_LIMITS } from '../../../lib/slack/limits.js';
+import { describeProblem, refusalFor, validateMessage, validateView } from './block-kit-validator.js';
 import type { ChannelRateLimiter } from './rate-limit.js';
 import type { NewMessage, SlackChannel, SlackStore, StoredFile, StoredMessage, StoredView } from './store.js';
 import type { IssuedTrigger, TriggerRegistry } from './triggers.js';

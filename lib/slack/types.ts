@@ -1,0 +1,40 @@
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import type { WebClient } from '@slack/web-api';
+import type { Handoff } from './handoff.js';
+import type { RunnerDeps } from './runner.js';
+
+/**
+ * Types shared by the Slack wiring (`bot.ts`) and the feature modules it routes to. They live
+ * apart so feature code never imports the wiring file, which would tie them into a cycle.
+ */
+
+export interface BotDeps extends RunnerDeps {
+  /** CloudWatch embedded metrics; absent locally. */
+  readonly metrics?: Metrics | undefined;
+  readonly signingSecret: string;
+  readonly botToken: string;
+  /** Base URL of Slack's Web API (the local stand-in in tests and the local stack). */
+  readonly slackApiUrl?: string | undefined;
+  readonly inlineBudgetMs: number;
+  readonly handoff: Handoff;
+  /** Slack users who may change the approval policy, besides workspace admins. */
+  readonly approvalAdmins: readonly string[];
+  /** How long all storage calls of one Slack request may take together (`SLACK_STORAGE_BUDGET_MS`). */
+  readonly storageBudgetMs?: number | undefined;
+}
+
+export interface RequestContext {
+  readonly team: string;
+  readonly user: string;
+  readonly channel: string;
+  /** Absent for modal submissions. */
+  readonly responseUrl?: string | undefined;
+  readonly triggerId?: string | undefined;
+  readonly correlationId: string;
+}
+
+export interface BotCommandContext {
+  readonly deps: BotDeps;
+  readonly ctx: RequestContext;
+  readonly client: WebClient;
+}
