@@ -1,6 +1,6 @@
 import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { build } from 'esbuild';
+import { type BuildOptions, build } from 'esbuild';
 
 /**
  * One bundle per Lambda function, written to dist/<name>/index.mjs. Code split at dynamic
@@ -9,29 +9,42 @@ import { build } from 'esbuild';
  */
 export const FUNCTIONS = ['slack', 'worker', 'reporter'] as const;
 
+/**
+ * esbuild settings shared by every function (and by the test that loads lazily imported packages
+ * from a bundle built the same way).
+ */
+export const BUNDLE_OPTIONS = {
+  outExtension: { '.js': '.mjs' },
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  // The ES module build of packages that ship both (the AWS SDK does). With the CommonJS one, a
+  // dynamic `import('@aws-sdk/client-lambda')` in an ESM bundle yields only `default`, so
+  // `LambdaClient` and `KMSClient` were undefined when first used in AWS.
+  mainFields: ['module', 'main'],
+  minify: true,
+  sourcemap: 'linked',
+  treeShaking: true,
+  legalComments: 'none',
+  // Bolt and some AWS packages are CommonJS and call require() on Node built-ins.
+  banner: {
+    js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+} as const satisfies BuildOptions;
+
 export async function buildFunctions(outdir = 'dist'): Promise<void> {
   await rm(outdir, { recursive: true, force: true });
   await Promise.all(
     FUNCTIONS.map((name) =>
       build({
+        ...BUNDLE_OPTIONS,
+        mainFields: [...BUNDLE_OPTIONS.mainFields],
         entryPoints: { index: `functions/${name}/handler.ts` },
         outdir: `${outdir}/${name}`,
-        outExtension: { '.js': '.mjs' },
-        splitting: true,
-        chunkNames: 'chunks/[name]-[hash]',
-        bundle: true,
-        platform: 'node',
-        target: 'node20',
-        format: 'esm',
-        minify: true,
-        sourcemap: 'linked',
-        treeShaking: true,
-        legalComments: 'none',
-        // Bolt and some AWS packages are CommonJS and call require() on Node built-ins.
-        banner: {
-          js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-        },
-        logLevel: 'warning',
         // The Slack function never draws a chart: it does not carry the rasteriser at all.
         ...(name === 'slack' ? { external: ['@resvg/resvg-wasm'] } : {}),
       }),
