@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { ActionId, encodeActionValue } from '../lib/slack/interactions.js';
 import { signedHeaders } from '../lib/slack/signing.js';
 
 /**
@@ -76,6 +77,49 @@ export function loginSubmissionEvent(submission: LoginSubmission): APIGatewayPro
   };
   return apiGatewayEvent(
     submission.signingSecret,
+    new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
+  );
+}
+
+export interface ApproveClick {
+  readonly signingSecret: string;
+  readonly user: string;
+  readonly approvalId: string;
+  /** The approval card the button is on. */
+  readonly messageTs: string;
+  readonly channel?: string;
+}
+
+/**
+ * A signed click on an approval card's Approve button (`block_actions`), as Slack posts it: the
+ * button's action id and value as the bot rendered them, and the card's message as its container.
+ */
+export function approveClickEvent(click: ApproveClick): APIGatewayProxyEventV2 {
+  const channel = click.channel ?? BENCH_CHANNEL;
+  const payload = {
+    type: 'block_actions',
+    team: { id: BENCH_TEAM, domain: 'bench' },
+    user: { id: click.user, username: click.user.toLowerCase(), team_id: BENCH_TEAM },
+    api_app_id: 'A0CLOUD',
+    token: 'deprecated-verification-token',
+    container: { type: 'message', message_ts: click.messageTs, channel_id: channel, is_ephemeral: false },
+    trigger_id: `1.${randomUUID()}.bench`,
+    channel: { id: channel, name: 'bench' },
+    message: { ts: click.messageTs, text: 'approval request' },
+    response_url: `https://hooks.slack.com/actions/${BENCH_TEAM}/1/bench`,
+    actions: [
+      {
+        type: 'button',
+        action_id: ActionId.approve,
+        block_id: 'approval',
+        value: encodeActionValue({ a: click.approvalId }),
+        text: { type: 'plain_text', text: 'Approve' },
+        action_ts: `${Math.floor(Date.now() / 1000)}.${randomUUID().slice(0, 6)}`,
+      },
+    ],
+  };
+  return apiGatewayEvent(
+    click.signingSecret,
     new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
   );
 }

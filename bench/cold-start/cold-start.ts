@@ -1,17 +1,28 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
+import { WebClient } from '@slack/web-api';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { type RunningEmulator, startEmulator } from '../../infra/local/emulator/server.js';
 import { type SlackStandIn, startSlackStandIn } from '../../infra/local/slack/server.js';
 import { helpFor } from '../../lib/commands/help.js';
+import { renderApprovalCard } from '../../lib/slack/render/approval.js';
 import { renderHelp } from '../../lib/slack/render/help.js';
 import { BASELINE_ANSWER, FLOOR_ANSWER } from '../baseline/answer.js';
 import { type BenchTable, createBenchTable } from '../bench-table.js';
 import type { BenchmarkResult, Row } from '../benchmark.js';
 import { collectTail, stopChild } from '../child-processes.js';
-import { ackText, BENCH_TEAM, loginSubmissionEvent, slashCommandEvent } from '../slash-command-event.js';
+import {
+  ackText,
+  approveClickEvent,
+  BENCH_CHANNEL,
+  BENCH_TEAM,
+  loginSubmissionEvent,
+  slashCommandEvent,
+} from '../slash-command-event.js';
 import { ratio, type Summary, summarize } from '../stats.js';
 import { formatBytes, formatRatio } from '../table.js';
 import { compositionDifference } from './bundle-composition.js';
@@ -32,6 +43,8 @@ const PROCESS_TIMEOUT_MS = 30_000;
 const USER = 'U0BENCH';
 /** Logs in by the modal in every run; a user of its own, so `USER`'s link stays as it is. */
 const LOGIN_USER = 'U0LOGIN';
+/** Approves requests `USER` made; any member but the requester may under the default policy. */
+const APPROVER = 'U0APPROVE';
 
 interface Sample {
   /** From just before `spawn` until the answer line arrived. */
@@ -41,7 +54,7 @@ interface Sample {
   readonly answerMs: number;
 }
 
-type ContenderName = 'help' | 'volumes' | 'login' | 'floor' | 'baseline';
+type ContenderName = 'help' | 'volumes' | 'login' | 'approve' | 'floor' | 'baseline';
 
 interface Contender {
   readonly name: ContenderName;
@@ -49,6 +62,8 @@ interface Contender {
   readonly variant: string;
   readonly build: BuiltFunction;
   readonly env: NodeJS.ProcessEnv;
+  /** Sets up what the run acts on (not measured). */
+  readonly prepare?: () => Promise<void>;
   readonly event: () => APIGatewayProxyEventV2;
   /** Throws unless the handler's result (and what it left behind) is the expected answer. */
   readonly check: (result: unknown) => Promise<void>;
@@ -60,6 +75,7 @@ function functionEnv(
   table: BenchTable,
   dynamoEndpoint: string,
   cloudApiUrl: string,
+  lambdaUrl: string,
 ): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
@@ -73,10 +89,15 @@ function functionEnv(
     DYNAMODB_ENDPOINT: dynamoEndpoint,
     CLOUD_API_URL: cloudApiUrl,
     WORKER_FUNCTION_NAME: 'chatops-bench-worker',
+    // An approval hands its job to the worker with Lambda's Invoke, answered here as Lambda would.
+    AWS_ENDPOINT_URL_LAMBDA: lambdaUrl,
+    AWS_ACCESS_KEY_ID: 'bench',
+    AWS_SECRET_ACCESS_KEY: 'bench',
   };
 }
 
 async function runOnce(driver: string, contender: Contender): Promise<Sample> {
+  await contender.prepare?.();
   const event = contender.event();
   const started = performance.now();
   const child = spawn(process.execPath, [driver, contender.build.entry], {
@@ -141,9 +162,11 @@ export async function runColdStart(options: ColdStartOptions): Promise<Benchmark
   const table = await createBenchTable(options.dynamoEndpoint);
   // The API is remote to the function: the emulator runs here, not in the measured process.
   const emulator = await startEmulator({ rateLimit: false });
+  const lambda = await startLambdaInvokeEndpoint();
   try {
-    return await measure(options, artifacts, slack, table, emulator);
+    return await measure(options, artifacts, slack, table, emulator, lambda);
   } finally {
+    lambda.server.close();
     await emulator.close();
     table.close();
     await slack.close();
@@ -156,9 +179,10 @@ async function measure(
   slack: SlackStandIn,
   table: BenchTable,
   emulator: RunningEmulator,
+  lambda: LambdaInvokeEndpoint,
 ): Promise<BenchmarkResult> {
   const signingSecret = randomBytes(16).toString('hex');
-  const env = functionEnv(signingSecret, slack, table, options.dynamoEndpoint, emulator.url);
+  const env = functionEnv(signingSecret, slack, table, options.dynamoEndpoint, emulator.url, lambda.url);
   await table.store.tokenLinks.saveLink({
     team: BENCH_TEAM,
     user: USER,
@@ -169,8 +193,33 @@ async function measure(
     expiry: null,
   });
   const helpText = renderHelp(helpFor(undefined)).text;
-  const firstVolume = [...emulator.control.world.volumes.values()][0]?.label;
-  if (!firstVolume) throw new Error('The emulator has no seeded volume to list');
+  const seededVolume = [...emulator.control.world.volumes.values()][0];
+  const firstVolume = seededVolume?.label;
+  if (!seededVolume || !firstVolume) throw new Error('The emulator has no seeded volume to list');
+  const slackClient = new WebClient(slack.botToken, { slackApiUrl: slack.apiUrl });
+  // Each Approve run needs a request of its own, pending, with its card in the channel.
+  let pendingApproval: { id: string; messageTs: string } | undefined;
+  const requestApproval = async () => {
+    const approval = await table.store.approvals.create({
+      team: BENCH_TEAM,
+      requester: USER,
+      operationId: 'volumes.delete',
+      input: { volume_id: seededVolume.id },
+      summary: `volume ${seededVolume.id}`,
+      channel: BENCH_CHANNEL,
+      requiredApprovals: 1,
+      expiryMinutes: 60,
+    });
+    const card = renderApprovalCard({ approval });
+    const posted = await slackClient.chat.postMessage({
+      channel: BENCH_CHANNEL,
+      text: card.text,
+      blocks: card.blocks,
+    });
+    if (!posted.ts) throw new Error('the stand-in did not post the approval card');
+    await table.store.approvals.setMessage(BENCH_TEAM, approval.id, BENCH_CHANNEL, posted.ts);
+    pendingApproval = { id: approval.id, messageTs: posted.ts };
+  };
   const command = (text: string) => () => slashCommandEvent({ signingSecret, text, user: USER });
 
   const contenders: Record<ContenderName, Contender> = {
@@ -216,6 +265,39 @@ async function measure(
         if (confirmations.length !== ++loginConfirmations) throw new Error('no "Linked as" confirmation');
         const link = await table.store.tokenLinks.getLink(BENCH_TEAM, LOGIN_USER, 'default');
         if (!link) throw new Error('the token was not stored');
+      },
+    },
+    approve: {
+      name: 'approve',
+      variant: 'ours: Approve clicked',
+      build: artifacts.ours,
+      env,
+      prepare: requestApproval,
+      event: () => {
+        if (!pendingApproval) throw new Error('no approval request to click');
+        return approveClickEvent({
+          signingSecret,
+          user: APPROVER,
+          approvalId: pendingApproval.id,
+          messageTs: pendingApproval.messageTs,
+        });
+      },
+      check: async (result) => {
+        const { statusCode } = result as { statusCode?: unknown };
+        if (statusCode !== 200)
+          throw new Error(`expected the click to be acknowledged, got ${JSON.stringify(result)}`);
+        const clicked = pendingApproval;
+        if (!clicked) throw new Error('no approval request was clicked');
+        const approval = await table.store.approvals.get(BENCH_TEAM, clicked.id);
+        if (approval?.status !== 'approved')
+          throw new Error(`the request is ${approval?.status ?? 'gone'}, not approved`);
+        const invoked = lambda.invocations.filter((job) => job.approvalId === clicked.id);
+        if (invoked.length !== 1)
+          throw new Error(`the worker was invoked ${invoked.length} times for it, not once`);
+        const updated = slack.store
+          .callsTo('chat.update')
+          .filter((call) => call.body.ts === clicked.messageTs);
+        if (updated.length === 0) throw new Error('the card was not updated');
       },
     },
     floor: {
@@ -351,8 +433,8 @@ async function measure(
     title: 'Cold start to first answer',
     setup: [
       `Built by \`buildFunctions\` (infra/build.ts), which splits code at dynamic imports into chunks: the bot's \`functions/slack\`; the baseline \`bench/baseline/minimal-bolt.ts\`, an \`App\` with \`AwsLambdaReceiver\` answering \`/cloud\` with a fixed text; and the floor \`bench/baseline/floor-bolt.ts\`, the baseline plus the bot's config schema and its delivery claim in DynamoDB.`,
-      `Each run is a new \`node\` process (${process.version}) that imports the bundle and invokes its handler with one signed API Gateway v2 event. The bot answers three paths: \`/cloud help\` (parse, render, the delivery claim), \`/cloud volumes list\` (the claim, the token lookup and decryption with the local key, one API call to the emulator, rendering; the emulator runs in the benchmark's process), and the login modal submitted (the token checked with \`GET /profile\`, encrypted and stored, the "Linked as" message posted to the Slack stand-in). The baseline and the floor answer \`/cloud\`.`,
-      "Every answer is checked: help against its rendered text; the list for a seeded volume and the emulator's count of `volumes.list` calls; the login by the empty 200 that closes the modal, the confirmation the stand-in received and the stored link; the baseline and floor against their fixed texts.",
+      `Each run is a new \`node\` process (${process.version}) that imports the bundle and invokes its handler with one signed API Gateway v2 event. The bot answers four paths: \`/cloud help\` (parse, render, the delivery claim), \`/cloud volumes list\` (the claim, the token lookup and decryption with the local key, one API call to the emulator, rendering; the emulator runs in the benchmark's process), the login modal submitted (the token checked with \`GET /profile\`, encrypted and stored, the "Linked as" message posted to the Slack stand-in), and Approve clicked on a pending \`volumes delete\` card (the click claim, the request and the channel's rule read, the vote written, the card updated and a thread reply posted through the stand-in, the audit entry, and the job handed to the worker with Lambda's Invoke, answered by a local endpoint as Lambda answers an asynchronous invoke; a new request and its card are made before each run, not measured). The baseline and the floor answer \`/cloud\`.`,
+      "Every answer is checked: help against its rendered text; the list for a seeded volume and the emulator's count of `volumes.list` calls; the login by the empty 200 that closes the modal, the confirmation the stand-in received and the stored link; the click by the request's stored status (approved), exactly one Invoke carrying its id and the card's update; the baseline and floor against their fixed texts.",
       `${options.runs} counted runs of each, in rounds that start with a different one each time; one uncounted round before them warms the file cache.`,
       '"spawn → answer" is measured by this process, from just before `spawn` until the answer line arrives; the other times are measured inside the child. "× baseline" of every path is against the same baseline.',
       'Bundle size: "loaded at start" is the entry and every chunk it imports statically (read with esbuild from the output), evaluated before the handler runs; `/cloud help` loads nothing else, while the list and the login load the chunks of the API client, the runner and the bot\'s commands on first use. "Deployed" is every JavaScript file of the function. Which package each byte comes from is read from the source maps the build writes.',
@@ -395,7 +477,7 @@ async function measure(
       sizeTarget('deployed', artifacts.ours.deployed, artifacts.baseline.deployed, artifacts.floor.deployed),
     ],
     notes: [
-      `Cold start of each path against the same baseline (spawn → answer, medians): ${(['help', 'volumes', 'login', 'floor'] as const).map(pathRatio).join('; ')}.`,
+      `Cold start of each path against the same baseline (spawn → answer, medians): ${(['help', 'volumes', 'login', 'approve', 'floor'] as const).map(pathRatio).join('; ')}.`,
       `Neither app calls Slack's \`auth.test\`: both hand Bolt the bot token through \`authorize\` (with a plain \`token\` Bolt calls it on the first event of every process, a round trip to Slack on Lambda). Counted: ${authTests} calls for ${processes} processes.`,
       'What AWS adds and this machine does not: on Lambda, `/cloud volumes list` and the login also load the KMS client (now on first use, not at start) and make one KMS round trip; here the token cipher uses the local key.',
       `Largest parts of what the bot loads at start: ${[...artifacts.ours.loadedAtStart.composition]
@@ -404,4 +486,42 @@ async function measure(
         .join(', ')}.`,
     ],
   };
+}
+
+interface LambdaInvokeEndpoint {
+  readonly url: string;
+  readonly server: Server;
+  /** The jobs received, in order. */
+  readonly invocations: { approvalId?: unknown }[];
+}
+
+/**
+ * Lambda's Invoke as an asynchronous invocation answers it (202, no body), so the approval path
+ * makes the same round trip it makes in AWS; the jobs are kept to check each run handed off once.
+ */
+async function startLambdaInvokeEndpoint(): Promise<LambdaInvokeEndpoint> {
+  const invocations: { approvalId?: unknown }[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      if (
+        request.method === 'POST' &&
+        /^\/2015-03-31\/functions\/[^/]+\/invocations/.test(request.url ?? '')
+      ) {
+        try {
+          invocations.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as { approvalId?: unknown });
+        } catch {
+          invocations.push({});
+        }
+        response.writeHead(202, { 'content-type': 'application/json' }).end();
+        return;
+      }
+      response.writeHead(404).end();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, server, invocations };
 }
