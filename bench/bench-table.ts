@@ -35,3 +35,16 @@ export async function createBenchTable(
   );
   return { tableName, encryptionKey, store, close: () => client.destroy() };
 }
+
+/** The benchmarks' user, linked to the emulator's demo token with every scope. */
+export async function linkBenchUser(store: Store, team: string, user: string, token: string): Promise<void> {
+  await store.tokenLinks.saveLink({
+    team,
+    user,
+    token,
+    label: 'bench',
+    apiUsername: 'demo',
+    scopes: '*',
+    expiry: null,
+  });
+}

@@ -40,6 +40,18 @@ export function slashCommandEvent(command: SlashCommand): APIGatewayProxyEventV2
   return apiGatewayEvent(command.signingSecret, body);
 }
 
+/** What every interaction payload Slack posts starts with: who, where, and a fresh trigger id. */
+function interactionEnvelope(type: string, user: string) {
+  return {
+    type,
+    team: { id: BENCH_TEAM, domain: 'bench' },
+    user: { id: user, username: user.toLowerCase(), team_id: BENCH_TEAM },
+    api_app_id: 'A0CLOUD',
+    token: 'deprecated-verification-token',
+    trigger_id: `1.${randomUUID()}.bench`,
+  };
+}
+
 export interface LoginSubmission {
   readonly signingSecret: string;
   readonly user: string;
@@ -53,12 +65,7 @@ export interface LoginSubmission {
  */
 export function loginSubmissionEvent(submission: LoginSubmission): APIGatewayProxyEventV2 {
   const payload = {
-    type: 'view_submission',
-    team: { id: BENCH_TEAM, domain: 'bench' },
-    user: { id: submission.user, username: submission.user.toLowerCase(), team_id: BENCH_TEAM },
-    api_app_id: 'A0CLOUD',
-    token: 'deprecated-verification-token',
-    trigger_id: `1.${randomUUID()}.bench`,
+    ...interactionEnvelope('view_submission', submission.user),
     view: {
       id: `V${randomUUID().slice(0, 8).toUpperCase()}`,
       team_id: BENCH_TEAM,
@@ -97,13 +104,8 @@ export interface ApproveClick {
 export function approveClickEvent(click: ApproveClick): APIGatewayProxyEventV2 {
   const channel = click.channel ?? BENCH_CHANNEL;
   const payload = {
-    type: 'block_actions',
-    team: { id: BENCH_TEAM, domain: 'bench' },
-    user: { id: click.user, username: click.user.toLowerCase(), team_id: BENCH_TEAM },
-    api_app_id: 'A0CLOUD',
-    token: 'deprecated-verification-token',
+    ...interactionEnvelope('block_actions', click.user),
     container: { type: 'message', message_ts: click.messageTs, channel_id: channel, is_ephemeral: false },
-    trigger_id: `1.${randomUUID()}.bench`,
     channel: { id: channel, name: 'bench' },
     message: { ts: click.messageTs, text: 'approval request' },
     response_url: `https://hooks.slack.com/actions/${BENCH_TEAM}/1/bench`,

@@ -6,7 +6,7 @@ import { helpFor } from '../lib/commands/help.js';
 import { createSlackApp, type SlackHandler } from '../lib/slack/bot.js';
 import type { Handoff } from '../lib/slack/handoff.js';
 import { renderHelp } from '../lib/slack/render/help.js';
-import { createBenchTable } from './bench-table.js';
+import { createBenchTable, linkBenchUser } from './bench-table.js';
 import type { BenchmarkResult, Row } from './benchmark.js';
 import { ackText, BENCH_TEAM, slashCommandEvent } from './slash-command-event.js';
 import { percentile, summarize } from './stats.js';
@@ -96,15 +96,7 @@ export async function runWarmLatency(options: WarmLatencyOptions): Promise<Bench
       handoff,
       approvalAdmins: [],
     });
-    await table.store.tokenLinks.saveLink({
-      team: BENCH_TEAM,
-      user: USER,
-      token: emulator.demoToken,
-      label: 'bench',
-      apiUsername: 'demo',
-      scopes: '*',
-      expiry: null,
-    });
+    await linkBenchUser(table.store, BENCH_TEAM, USER, emulator.demoToken);
 
     const helpText = renderHelp(helpFor(undefined)).text;
     const firstVolume = [...emulator.control.world.volumes.values()][0]?.label;

@@ -26,7 +26,7 @@ const receiver = new AwsLambdaReceiver({
 
 const app = new App({
   // As the bot and the minimal app: the bot token directly, so no auth.test.
-  authorize: async () => ({ botToken: config.SLACK_BOT_TOKEN }),
+  authorize: async () => ({ botToken: config.slackAuth.mode === 'single' ? config.slackAuth.botToken : '' }),
   ignoreSelf: false,
   receiver,
   logLevel: LogLevel.ERROR,

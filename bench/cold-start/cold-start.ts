@@ -12,7 +12,7 @@ import { helpFor } from '../../lib/commands/help.js';
 import { renderApprovalCard } from '../../lib/slack/render/approval.js';
 import { renderHelp } from '../../lib/slack/render/help.js';
 import { BASELINE_ANSWER, FLOOR_ANSWER } from '../baseline/answer.js';
-import { type BenchTable, createBenchTable } from '../bench-table.js';
+import { type BenchTable, createBenchTable, linkBenchUser } from '../bench-table.js';
 import type { BenchmarkResult, Row } from '../benchmark.js';
 import { collectTail, stopChild } from '../child-processes.js';
 import {
@@ -183,15 +183,7 @@ async function measure(
 ): Promise<BenchmarkResult> {
   const signingSecret = randomBytes(16).toString('hex');
   const env = functionEnv(signingSecret, slack, table, options.dynamoEndpoint, emulator.url, lambda.url);
-  await table.store.tokenLinks.saveLink({
-    team: BENCH_TEAM,
-    user: USER,
-    token: emulator.demoToken,
-    label: 'bench',
-    apiUsername: 'demo',
-    scopes: '*',
-    expiry: null,
-  });
+  await linkBenchUser(table.store, BENCH_TEAM, USER, emulator.demoToken);
   const helpText = renderHelp(helpFor(undefined)).text;
   const seededVolume = [...emulator.control.world.volumes.values()][0];
   const firstVolume = seededVolume?.label;

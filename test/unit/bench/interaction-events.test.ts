@@ -1,12 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import {
+  approveClickEvent,
   BENCH_CHANNEL,
   BENCH_TEAM,
   loginSubmissionEvent,
   slashCommandEvent,
 } from '../../../bench/slash-command-event.js';
 import { TOKEN_BLOCK } from '../../../lib/slack/bot-commands.js';
-import { CallbackId } from '../../../lib/slack/interactions.js';
+import {
+  ActionId,
+  ApprovalPayloadSchema,
+  CallbackId,
+  decodeActionValue,
+} from '../../../lib/slack/interactions.js';
 import { slackSignature } from '../../../lib/slack/signing.js';
 
 /**
@@ -55,5 +61,33 @@ describe('slashCommandEvent', () => {
     const trigger = (body?: string) => new URLSearchParams(body).get('trigger_id');
     expect(trigger(first.body)).not.toBe(trigger(second.body));
     expect(new URLSearchParams(first.body).get('text')).toBe('volumes list');
+  });
+});
+
+describe('approveClickEvent', () => {
+  const click = () =>
+    approveClickEvent({
+      signingSecret: SECRET,
+      user: 'U0APPROVE',
+      approvalId: 'ap-123',
+      messageTs: '1700000000.000100',
+    });
+  const payloadOf = (event: { body?: string }) =>
+    JSON.parse(new URLSearchParams(event.body).get('payload') ?? '{}');
+
+  it('is signed, and each click is its own delivery (the bot claims clicks by action_ts)', () => {
+    const first = click();
+    expect(verifies(first)).toBe(true);
+    const [a, b] = [payloadOf(first), payloadOf(click())];
+    expect(a.actions[0].action_ts).not.toBe(b.actions[0].action_ts);
+  });
+
+  it('clicks the Approve button with the value the card encodes, on the card message', () => {
+    const payload = payloadOf(click());
+    expect(payload.type).toBe('block_actions');
+    expect(payload.actions[0]).toMatchObject({ type: 'button', action_id: ActionId.approve });
+    expect(decodeActionValue(ApprovalPayloadSchema, payload.actions[0].value)).toEqual({ a: 'ap-123' });
+    expect(payload.container).toMatchObject({ message_ts: '1700000000.000100', channel_id: BENCH_CHANNEL });
+    expect(payload.user.id).toBe('U0APPROVE');
   });
 });
