@@ -9,7 +9,18 @@ export const DEFAULT_SLACK_STORAGE_BUDGET_MS = 700;
  */
 const ConfigSchema = z.object({
   SLACK_SIGNING_SECRET: z.string().min(1),
-  SLACK_BOT_TOKEN: z.string().min(1),
+  /** One workspace: the bot token of the app installed there (see `slackAuthOf`). */
+  SLACK_BOT_TOKEN: z.string().min(1).optional(),
+  /** Many workspaces: the app's OAuth credentials; installations come through "Add to Slack". */
+  SLACK_CLIENT_ID: z.string().min(1).optional(),
+  SLACK_CLIENT_SECRET: z.string().min(1).optional(),
+  /** Signs nothing by itself: Bolt requires it; states live in the table and are used once. */
+  SLACK_STATE_SECRET: z.string().min(1).optional(),
+  /**
+   * Where Slack sends the browser back after "Add to Slack", when it must be named (the local
+   * stand-in); in AWS the app's configured redirect URL is used.
+   */
+  SLACK_REDIRECT_URI: z.url().optional(),
   /** Base URL of Slack's Web API; the local stand-in overrides it. */
   SLACK_API_URL: z.url().optional(),
   CLOUD_API_URL: z.url().default('https://api.cloud.example.com/v4'),
@@ -52,7 +63,23 @@ const ConfigSchema = z.object({
     .default(DEFAULT_SLACK_STORAGE_BUDGET_MS),
 });
 
-export type Config = z.infer<typeof ConfigSchema>;
+/**
+ * How the bot gets its Slack token: one token for the one workspace it serves, or, for a
+ * distributed app, the token of each workspace's installation, read from the table.
+ */
+export type SlackAuth =
+  | { readonly mode: 'single'; readonly botToken: string }
+  | {
+      readonly mode: 'multi';
+      readonly clientId: string;
+      readonly clientSecret: string;
+      readonly stateSecret: string;
+      readonly redirectUri?: string | undefined;
+    };
+
+export type Config = z.infer<typeof ConfigSchema> & { readonly slackAuth: SlackAuth };
+
+const MULTI_WORKSPACE_KEYS = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'] as const;
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -68,7 +95,35 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!config.KMS_KEY_ID && !config.TOKEN_ENCRYPTION_KEY) {
     throw new ConfigError('Invalid configuration: KMS_KEY_ID or TOKEN_ENCRYPTION_KEY must be set');
   }
-  return config;
+  return { ...config, slackAuth: slackAuthOf(config) };
+}
+
+/** Exactly one mode must be complete: a half-configured second mode is a mistake, not a fallback. */
+function slackAuthOf(config: z.infer<typeof ConfigSchema>): SlackAuth {
+  const present = MULTI_WORKSPACE_KEYS.filter((key) => config[key] !== undefined);
+  const { SLACK_BOT_TOKEN: botToken, SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET } = config;
+  if (botToken !== undefined && present.length > 0) {
+    throw new ConfigError(
+      `Invalid configuration: SLACK_BOT_TOKEN (one workspace) and ${present.join(', ')} (many workspaces) are both set; set one mode only`,
+    );
+  }
+  if (botToken !== undefined) return { mode: 'single', botToken };
+  if (SLACK_CLIENT_ID && SLACK_CLIENT_SECRET && SLACK_STATE_SECRET) {
+    return {
+      mode: 'multi',
+      clientId: SLACK_CLIENT_ID,
+      clientSecret: SLACK_CLIENT_SECRET,
+      stateSecret: SLACK_STATE_SECRET,
+      redirectUri: config.SLACK_REDIRECT_URI,
+    };
+  }
+  if (present.length > 0) {
+    const missing = MULTI_WORKSPACE_KEYS.filter((key) => config[key] === undefined);
+    throw new ConfigError(`Invalid configuration: many workspaces also need ${missing.join(', ')}`);
+  }
+  throw new ConfigError(
+    `Invalid configuration: set SLACK_BOT_TOKEN (one workspace) or ${MULTI_WORKSPACE_KEYS.join(', ')} (many workspaces)`,
+  );
 }
 
 /** The DynamoDB client's timeouts and attempts, as `lib/runtime.ts` hands them to the SDK. */

@@ -2,10 +2,19 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { InstallProvider } from '@slack/oauth';
+import type { WebClient } from '@slack/web-api';
 import type { Dispatcher } from 'undici';
 import type { ApiSettings } from './api/client-factory.js';
-import { type Config, type StorageRole, storageSettings } from './config.js';
+import { type Config, type SlackAuth, type StorageRole, storageSettings } from './config.js';
 import { createMetrics, recordApiCall } from './observability/metrics.js';
+import { createInstaller } from './slack/oauth.js';
+import {
+  type BotTokens,
+  createBackgroundSlackClient,
+  createSlackWebClient,
+  installedBotTokens,
+} from './slack/web-client.js';
 import { createStore, createTokenCipher, type Store } from './store/index.js';
 import { guardStorageCalls } from './store/store-context.js';
 
@@ -94,4 +103,31 @@ export function createCoreDeps(
     logger,
     metrics,
   };
+}
+
+/** How a function reaches Slack in the configured mode (see `SlackAuth`). */
+export interface SlackAccess {
+  /** One workspace: the token the Slack function answers with. */
+  readonly botToken?: string | undefined;
+  /** Many workspaces: OAuth and per-team authorisation for the Slack function. */
+  readonly installer?: InstallProvider | undefined;
+  /** The bot token of a team, cached per warm container. */
+  readonly botTokens: BotTokens;
+  /** The worker's and the reporter's client: each call carries its team's token (`inSlackTeam`). */
+  readonly client: WebClient;
+}
+
+export function createSlackAccess(auth: SlackAuth, store: Store, slackApiUrl?: string): SlackAccess {
+  if (auth.mode === 'single') {
+    return {
+      botToken: auth.botToken,
+      botTokens: { tokenFor: async () => auth.botToken, forget: () => undefined },
+      client: createSlackWebClient(auth.botToken, slackApiUrl),
+    };
+  }
+  const installer = createInstaller(auth, store, slackApiUrl);
+  const botTokens = installedBotTokens((team) =>
+    installer.authorize({ teamId: team, enterpriseId: undefined, isEnterpriseInstall: false }),
+  );
+  return { installer, botTokens, client: createBackgroundSlackClient(botTokens, slackApiUrl) };
 }

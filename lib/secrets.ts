@@ -4,7 +4,13 @@
  * per cold start, with decryption, and never land in the function's configuration. Locally the
  * values are in the environment directly.
  */
-const SECRET_KEYS = ['SLACK_SIGNING_SECRET', 'SLACK_BOT_TOKEN'] as const;
+const SECRET_KEYS = [
+  'SLACK_SIGNING_SECRET',
+  'SLACK_BOT_TOKEN',
+  'SLACK_CLIENT_ID',
+  'SLACK_CLIENT_SECRET',
+  'SLACK_STATE_SECRET',
+] as const;
 
 export async function withSecretsFromSsm(
   env: Record<string, string | undefined>,
@@ -14,9 +20,11 @@ export async function withSecretsFromSsm(
   // Loaded only when secrets live in SSM (in AWS): the local stack and tests never pay for it.
   const { getParametersByName } = await import('@aws-lambda-powertools/parameters/ssm');
   const names = Object.fromEntries(wanted.map((key) => [env[`${key}_PARAM`] as string, {}]));
+  // The parameters that exist choose the mode (one workspace or many); `loadConfig` names what
+  // is missing or set twice, so an absent parameter is not an error here.
   const values: Record<string, unknown> = await getParametersByName(names, {
     decrypt: true,
-    throwOnError: true,
+    throwOnError: false,
   });
   const resolved = { ...env };
   for (const key of wanted) {

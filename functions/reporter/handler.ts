@@ -7,10 +7,9 @@ import {
   type TickOptions,
   type TickSummary,
 } from '../../lib/reports/tick.js';
-import { createCoreDeps } from '../../lib/runtime.js';
+import { createCoreDeps, createSlackAccess } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
 import { sweepApprovals } from '../../lib/slack/approval-sweep.js';
-import { createSlackWebClient } from '../../lib/slack/web-client.js';
 
 /**
  * The scheduled reporter (EventBridge, every few minutes): due report subscriptions and status
@@ -66,10 +65,9 @@ let wired: Promise<ReporterDeps> | undefined;
 async function wire(): Promise<ReporterDeps> {
   const config = loadConfig(await withSecretsFromSsm(process.env));
   const logger = createLogger('reporter');
-  return {
-    ...createCoreDeps(config, logger, { role: 'background' }),
-    slack: createSlackWebClient(config.SLACK_BOT_TOKEN, config.SLACK_API_URL),
-  };
+  const core = createCoreDeps(config, logger, { role: 'background' });
+  // Each subscription, watch and approval posts with its own team's bot token (see `inSlackTeam`).
+  return { ...core, slack: createSlackAccess(config.slackAuth, core.store, config.SLACK_API_URL).client };
 }
 
 export const handler = async (_event: unknown, context: Pick<Context, 'getRemainingTimeInMillis'>) => {

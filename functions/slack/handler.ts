@@ -1,21 +1,32 @@
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
-import { createCoreDeps } from '../../lib/runtime.js';
+import { createCoreDeps, createSlackAccess } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
 import { LambdaHandoff } from '../../lib/slack/handoff.js';
 
-/** Slack's requests (slash commands, buttons, modals) through API Gateway. */
+/**
+ * Slack's requests (slash commands, buttons, modals, events) and, for a distributed app, the
+ * "Add to Slack" pages, through API Gateway.
+ */
 const config = loadConfig(await withSecretsFromSsm(process.env));
 const logger = createLogger('slack');
 if (!config.WORKER_FUNCTION_NAME)
   throw new Error('Invalid configuration: WORKER_FUNCTION_NAME is required in AWS');
 
+const core = createCoreDeps(config, logger, { role: 'slack' });
+const { botToken, installer, botTokens } = createSlackAccess(
+  config.slackAuth,
+  core.store,
+  config.SLACK_API_URL,
+);
 const { handler: slackHandler } = createSlackApp({
-  ...createCoreDeps(config, logger, { role: 'slack' }),
+  ...core,
   storageBudgetMs: config.SLACK_STORAGE_BUDGET_MS,
   signingSecret: config.SLACK_SIGNING_SECRET,
-  botToken: config.SLACK_BOT_TOKEN,
+  botToken,
+  installer,
+  botTokens,
   slackApiUrl: config.SLACK_API_URL,
   inlineBudgetMs: config.INLINE_BUDGET_MS,
   handoff: new LambdaHandoff(config.WORKER_FUNCTION_NAME),

@@ -2,20 +2,18 @@ import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempo
 import type { Context } from 'aws-lambda';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
-import { createCoreDeps, createDynamoDbClient } from '../../lib/runtime.js';
+import { createCoreDeps, createDynamoDbClient, createSlackAccess } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
 import { type WorkerJob, WorkerJobSchema } from '../../lib/slack/handoff.js';
-import { createSlackWebClient } from '../../lib/slack/web-client.js';
+import { inSlackTeam } from '../../lib/slack/web-client.js';
 import { runWorkerJob } from '../../lib/slack/worker.js';
 import { workerIdempotencyPersistence } from '../../lib/store/worker-idempotency.js';
 
 /** Jobs handed off by the Slack function (asynchronous invoke). */
 const config = loadConfig(await withSecretsFromSsm(process.env));
 const logger = createLogger('worker');
-const deps = {
-  ...createCoreDeps(config, logger, { role: 'background' }),
-  slack: createSlackWebClient(config.SLACK_BOT_TOKEN, config.SLACK_API_URL),
-};
+const core = createCoreDeps(config, logger, { role: 'background' });
+const deps = { ...core, slack: createSlackAccess(config.slackAuth, core.store, config.SLACK_API_URL).client };
 
 // Lambda may deliver an asynchronous invocation more than once: a job id runs once.
 const idempotency = new IdempotencyConfig({
@@ -24,7 +22,8 @@ const idempotency = new IdempotencyConfig({
 });
 const runOnce = makeIdempotent(
   async (job: WorkerJob) => {
-    await runWorkerJob(deps, job);
+    // The job's Slack calls go out with the bot token of the team it came from.
+    await inSlackTeam(job.team, () => runWorkerJob(deps, job));
     return { done: job.correlationId };
   },
   {

@@ -1,19 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { Dispatcher } from 'undici';
-import type { Config } from '../../lib/config.js';
+import { type Dispatcher, request } from 'undici';
+import type { Config, SlackAuth } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
-import { createDocumentClient } from '../../lib/runtime.js';
+import { createDocumentClient, createSlackAccess } from '../../lib/runtime.js';
+import type { SlackHandler } from '../../lib/slack/bot.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
 import { InProcessHandoff } from '../../lib/slack/handoff.js';
+import { INSTALL_PATH, OAUTH_REDIRECT_PATH } from '../../lib/slack/oauth.js';
 import type { OutcomeCheckSettings } from '../../lib/slack/outcomes.js';
-import { createSlackWebClient } from '../../lib/slack/web-client.js';
+import { inSlackTeam } from '../../lib/slack/web-client.js';
 import { runWorkerJob, type WorkerDeps } from '../../lib/slack/worker.js';
 import { createStore, type Store } from '../../lib/store/index.js';
 import { LocalKeyTokenCipher } from '../../lib/store/token-cipher.js';
 import { createTable } from '../table.js';
 import { localDynamoDbClientConfig } from './dynamodb.js';
 import { serveLambdas } from './lambda-adapter.js';
+import type { SlackTeam } from './slack/oauth.js';
 import { type SlackStandIn, type SlackStandInOptions, startSlackStandIn } from './slack/server.js';
 import { SlackWorkspace } from './slack/workspace.js';
 
@@ -47,6 +50,14 @@ export interface BotStackOptions {
   readonly slackStorage?: SlackStorageConfig;
   /** How long and how often the worker reads back a change in doubt. */
   readonly outcomeChecks?: OutcomeCheckSettings;
+  /**
+   * `one` (default): the stand-in's bot token, as a single-workspace deployment. `many`: a
+   * distributed app; workspaces install it through "Add to Slack" and each request is authorised
+   * from its team's installation.
+   */
+  readonly workspaces?: 'one' | 'many';
+  /** With `workspaces: 'many'`: token rotation on, bot tokens expiring this long after issue. */
+  readonly tokenExpiresInSeconds?: number;
 }
 
 export interface BotStack {
@@ -55,6 +66,12 @@ export interface BotStack {
   readonly signingSecret: string;
   readonly standIn: SlackStandIn;
   readonly workspace: SlackWorkspace;
+  /** A person's side of Slack in another workspace of the stand-in. */
+  workspaceFor(team: SlackTeam): SlackWorkspace;
+  /** With `workspaces: 'many'`: the "Add to Slack" page. */
+  readonly installUrl?: string | undefined;
+  /** With `workspaces: 'many'`: installs the app into `team` as a person's browser would. */
+  install(team: string): Promise<void>;
   readonly store: Store;
   readonly tableName: string;
   /** The worker's dependencies, for tests that hand it jobs directly or run the approval sweep. */
@@ -108,24 +125,58 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
     dispatcher: options.apiDispatcher,
   };
   const core = { store, api, logger };
-  const slack = createSlackWebClient(standIn.botToken, standIn.apiUrl);
+  // Each function gets its own server and resolver, as in AWS; the late-bound handler lets the
+  // redirect URL name the server's port.
+  let slackHandler: SlackHandler | undefined;
+  const route: SlackHandler = (event, context) => {
+    if (!slackHandler) throw new Error('the Slack function is not wired yet');
+    return slackHandler(event, context);
+  };
+  const server = await serveLambdas(
+    { [SLACK_EVENTS_PATH]: route, [INSTALL_PATH]: route, [OAUTH_REDIRECT_PATH]: route },
+    options.port ?? 0,
+  );
+  const many = options.workspaces === 'many';
+  const auth: SlackAuth = many
+    ? {
+        mode: 'multi',
+        clientId: 'local.client',
+        clientSecret: randomBytes(16).toString('hex'),
+        stateSecret: randomBytes(16).toString('hex'),
+        redirectUri: `${server.url}${OAUTH_REDIRECT_PATH}`,
+      }
+    : { mode: 'single', botToken: standIn.botToken };
+  if (auth.mode === 'multi') {
+    standIn.oauth.register({
+      clientId: auth.clientId,
+      clientSecret: auth.clientSecret,
+      redirectUri: `${server.url}${OAUTH_REDIRECT_PATH}`,
+      ...(options.tokenExpiresInSeconds === undefined
+        ? {}
+        : { tokenExpiresInSeconds: options.tokenExpiresInSeconds }),
+    });
+  }
+  const slack = createSlackAccess(auth, store, standIn.apiUrl).client;
   const worker: WorkerDeps = { ...core, slack, outcomeChecks: options.outcomeChecks };
   const handoff = new InProcessHandoff(
-    (job) => runWorkerJob(worker, job),
+    (job) => inSlackTeam(job.team, () => runWorkerJob(worker, job)),
     (error, job) => logger.error('worker job failed', { correlationId: job.correlationId, error }),
   );
+  const access = createSlackAccess(auth, slackStore, standIn.apiUrl);
   const { handler } = createSlackApp({
     ...core,
     store: slackStore,
     storageBudgetMs: slackStorage.SLACK_STORAGE_BUDGET_MS,
     signingSecret,
-    botToken: standIn.botToken,
+    botToken: access.botToken,
+    installer: access.installer,
+    botTokens: access.botTokens,
     slackApiUrl: standIn.apiUrl,
     inlineBudgetMs: options.inlineBudgetMs ?? 1500,
     handoff,
     approvalAdmins: options.approvalAdmins ?? [],
   });
-  const server = await serveLambdas({ [SLACK_EVENTS_PATH]: handler }, options.port ?? 0);
+  slackHandler = handler;
   const botUrl = `${server.url}${SLACK_EVENTS_PATH}`;
   const workspace = new SlackWorkspace({ standIn, botUrl, signingSecret });
 
@@ -134,6 +185,13 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
     signingSecret,
     standIn,
     workspace,
+    workspaceFor: (team) => new SlackWorkspace({ standIn, botUrl, signingSecret, team }),
+    installUrl: many ? `${server.url}${INSTALL_PATH}` : undefined,
+    install: async (team) => {
+      if (!many) throw new Error('A single-workspace bot is not installed through "Add to Slack".');
+      const done = await installThroughBrowser(`${server.url}${INSTALL_PATH}`, team);
+      if (done.status !== 200) throw new Error(`Installing into ${team} failed: HTTP ${done.status}`);
+    },
     store,
     tableName,
     worker,
@@ -147,4 +205,38 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
       slackDoc.destroy();
     },
   };
+}
+
+/** Where a browser ends up after "Add to Slack": the bot's answer to Slack's redirect. */
+export interface InstallOutcome {
+  readonly status: number;
+  readonly html: string;
+}
+
+/**
+ * "Add to Slack" as a browser goes through it: the bot's install page (which sets the state
+ * cookie), Slack's authorize page, "Allow" for `team`, and the redirect back to the bot with the
+ * code. `npm start` installs the seeded workspace this way, through the same code path as a person.
+ */
+export async function installThroughBrowser(installUrl: string, team: string): Promise<InstallOutcome> {
+  const landing = await request(installUrl);
+  const setCookie = landing.headers['set-cookie'];
+  const cookie = String(Array.isArray(setCookie) ? setCookie[0] : setCookie).split(';')[0] ?? '';
+  const href = /id="add-to-slack" href="([^"]+)"/.exec(await landing.body.text())?.[1];
+  if (landing.statusCode !== 200 || !href) throw new Error('The install page has no "Add to Slack" link.');
+  const authorizeUrl = new URL(href.replaceAll('&#38;', '&'));
+  const form = new URLSearchParams(authorizeUrl.searchParams);
+  form.set('team', team);
+  form.set('decision', 'allow');
+  const allowed = await request(authorizeUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: form.toString(),
+  });
+  await allowed.body.text();
+  const location = allowed.headers.location;
+  if (allowed.statusCode !== 302 || typeof location !== 'string')
+    throw new Error(`Slack's authorize page refused the install (HTTP ${allowed.statusCode}).`);
+  const back = await request(location, { headers: { cookie } });
+  return { status: back.statusCode, html: await back.body.text() };
 }

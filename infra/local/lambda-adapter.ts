@@ -20,6 +20,9 @@ export function toApiGatewayEvent(req: IncomingMessage, body: Buffer): APIGatewa
     if (value !== undefined) headers[key.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
   }
   const isText = /^(application\/(json|x-www-form-urlencoded)|text\/)/.test(headers['content-type'] ?? '');
+  // API Gateway moves cookies out of the headers into their own list.
+  const cookies = headers.cookie?.split(/;\s*/).filter(Boolean);
+  delete headers.cookie;
   const now = Date.now();
   return {
     version: '2.0',
@@ -27,6 +30,7 @@ export function toApiGatewayEvent(req: IncomingMessage, body: Buffer): APIGatewa
     rawPath: url.pathname,
     rawQueryString: url.search.slice(1),
     headers,
+    ...(cookies?.length ? { cookies } : {}),
     ...(url.search ? { queryStringParameters: Object.fromEntries(url.searchParams) } : {}),
     requestContext: {
       accountId: 'local',
@@ -77,8 +81,10 @@ export async function serveLambdas(
         .then((result) => {
           const structured: APIGatewayProxyStructuredResultV2 =
             typeof result === 'object' && result !== null ? result : { statusCode: 200, body: result ?? '' };
-          const headers: Record<string, string> = {};
+          const headers: Record<string, string | string[]> = {};
           for (const [k, v] of Object.entries(structured.headers ?? {})) headers[k] = String(v);
+          // Payload 2.0 returns cookies apart; API Gateway sends each as its own Set-Cookie.
+          if (structured.cookies?.length) headers['set-cookie'] = structured.cookies;
           res.writeHead(structured.statusCode ?? 200, headers);
           res.end(
             structured.isBase64Encoded

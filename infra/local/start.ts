@@ -32,6 +32,10 @@ import { type PageServer, startPageServer } from './slack/page/server.js';
  * worker in process, the reporter on a timer, the Slack stand-in, and the sandbox page to use it
  * from a browser.
  *
+ * The sandbox runs the bot as a distributed app (many workspaces), as the Slack stand-in has two:
+ * the seeded workspace is installed at start through the same "Add to Slack" flow a person goes
+ * through, and the second one from the page's "Add to Slack" link.
+ *
  * With `SLACK_BOT_TOKEN`, `SLACK_APP_TOKEN` and `CLOUD_API_URL` set, the same handlers serve a real
  * workspace over Socket Mode instead (Slack's way for local development: no public URL needed).
  *
@@ -234,9 +238,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       dynamoEndpoint: endpoint,
       apiBaseUrl: emulator.url,
       approvalAdmins: options.approvalAdmins ?? [],
+      workspaces: 'many',
     }),
   );
   shutdown.add('the bot and the Slack stand-in', () => stack.close());
+  await startOrUndo(shutdown, () => stack.install(stack.workspace.teamId));
+  const installUrl = stack.installUrl;
+  if (installUrl === undefined) throw new Error('the sandbox bot has no install page');
 
   const page: PageServer = await startOrUndo(shutdown, () =>
     startPageServer({
@@ -244,11 +252,24 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       port: options.pagePort ?? 3000,
       fallbackToFreePort: true,
       // Completion offers what help lists for that person in that channel.
-      completionFit: async (user, channel) =>
-        (await helpFitFor(stack.store, stack.workspace.teamId, user, channel))?.allows,
+      completionFit: async (user, channel, team) =>
+        (await helpFitFor(stack.store, team, user, channel))?.allows,
+      workspaces: {
+        teams: stack.standIn.oauth.teams,
+        workspaceFor: (team) => stack.workspaceFor(team),
+        installed: async (team) =>
+          (await stack.store.installations.find({
+            teamId: team,
+            enterpriseId: undefined,
+            isEnterpriseInstall: false,
+          })) !== undefined,
+        installUrl,
+      },
     }),
   );
   shutdown.add('the sandbox page', () => page.close());
+  // "Open Slack" on the bot's success page comes back to this page, in the installed workspace.
+  stack.standIn.openClientAt(page.url);
 
   shutdown.add(
     'the reporter',
@@ -256,7 +277,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       {
         store: stack.store,
         api: { baseUrl: emulator.url, timeoutMs: API_TIMEOUT_MS },
-        slack: createSlackWebClient(stack.standIn.botToken, stack.standIn.apiUrl),
+        // Routed per team: each account's reports go out with its workspace's installed token.
+        slack: stack.worker.slack,
         logger: createLogger('reporter'),
       },
       options.reportIntervalMs ?? (clockSpeed > 1 ? FAST_REPORT_INTERVAL_MS : REPORT_INTERVAL_MS),
@@ -294,6 +316,9 @@ export function sandboxBanner(sandbox: Sandbox): string {
     '',
     '  Then try /cloud nodes list, /cloud volumes list or /cloud help. Pick another user under',
     '  "You are" to approve a deletion someone else asked for.',
+    '',
+    '  A second workspace: click "Add to Slack" beside "Second workspace" on the page, allow the app',
+    '  there, then "Open Slack" brings you back to the page in that workspace.',
     '',
     '  Ctrl-C stops everything.',
     '',

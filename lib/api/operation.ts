@@ -55,9 +55,10 @@ export interface OperationSpec<
   Req extends z.ZodType = z.ZodType,
   Res extends z.ZodType = z.ZodType,
   Paginated extends boolean = boolean,
+  Id extends string = string,
 > {
-  /** Stable id: `<group>.<action>`, e.g. `volumes.attach`. */
-  readonly id: string;
+  /** Stable id: `<group>.<action>`, e.g. `volumes.attach`; a literal type, so lookups by id are typed. */
+  readonly id: Id;
   readonly group: Group;
   /** CLI action name, e.g. `list`, `backup-restore`, `mysql-backup-restore`, `issues-list`. */
   readonly action: string;
@@ -98,7 +99,7 @@ export interface OperationSpec<
   readonly example: string;
 }
 
-export type AnyOperation = OperationSpec<z.ZodType, z.ZodType, boolean>;
+export type AnyOperation = OperationSpec<z.ZodType, z.ZodType, boolean, string>;
 
 /** How to follow a long operation until its resource settles (see `lib/reports/status-watch.ts`). */
 export interface WatchSpec {
@@ -132,10 +133,27 @@ export function pathParamsOf(path: string): string[] {
   return [...path.matchAll(PATH_PARAM)].map((m) => m[1] ?? '');
 }
 
-type DefineInput<Req extends z.ZodType, Res extends z.ZodType, Paginated extends boolean> = Omit<
+type DefineInput<
+  G extends Group,
+  A extends string,
+  Req extends z.ZodType,
+  Res extends z.ZodType,
+  Paginated extends boolean,
+> = Omit<
   OperationSpec<Req, Res, Paginated>,
-  'id' | 'pathParams' | 'queryParams' | 'pageParams' | 'filterable' | 'sensitive' | 'access' | 'class'
+  | 'id'
+  | 'group'
+  | 'action'
+  | 'pathParams'
+  | 'queryParams'
+  | 'pageParams'
+  | 'filterable'
+  | 'sensitive'
+  | 'access'
+  | 'class'
 > & {
+  readonly group: G;
+  readonly action: A;
   readonly access?: Access;
   readonly pageParams?: boolean;
   readonly filterable?: readonly string[];
@@ -145,14 +163,18 @@ type DefineInput<Req extends z.ZodType, Res extends z.ZodType, Paginated extends
 
 /** Builds an operation row, deriving what can be derived (id, path parameters, defaults). */
 export function defineOperation<
+  const G extends Group,
+  const A extends string,
   Req extends z.ZodType,
   Res extends z.ZodType,
   const Paginated extends boolean,
->(input: DefineInput<Req, Res, Paginated>): OperationSpec<Req, Res, Paginated> {
+>(
+  input: DefineInput<G, A, Req, Res, Paginated>,
+): OperationSpec<Req, Res, Paginated, `${G}.${A}`> & { readonly group: G } {
   const pageParams = input.pageParams ?? input.paginated;
   return {
     ...input,
-    id: `${input.group}.${input.action}`,
+    id: `${input.group}.${input.action}` as const,
     access: input.access ?? (input.scopes.length > 0 ? 'scoped' : 'any-token'),
     pathParams: pathParamsOf(input.path),
     queryParams: [...(input.queryParams ?? []), ...(pageParams ? ['page', 'page_size'] : [])],

@@ -1,6 +1,6 @@
 import type { ApiClient, CallOptions } from '../api/client.js';
 import { getOperation } from '../api/operations/index.js';
-import type { ManagedIssue, ManagedService, ManagedStats } from '../api/operations/managed.js';
+import type { ManagedIssue, ManagedStats } from '../api/operations/managed.js';
 import type { KnownServices } from './render.js';
 
 /**
@@ -23,7 +23,7 @@ export class AccountFeed {
   issues(): Promise<ManagedIssue[]> {
     this.#issues ??= this.#client
       .listAll(getOperation('managed.issues-list'), {}, this.#options)
-      .then((all) => all.data as ManagedIssue[]);
+      .then((all) => all.data);
     return this.#issues;
   }
 
@@ -36,23 +36,14 @@ export class AccountFeed {
       .listAll(getOperation('managed.services-list'), {}, this.#options)
       .then(
         (all) =>
-          new Map(
-            (all.data as ManagedService[]).map(({ id, label, address, status }) => [
-              id,
-              { id, label, address, status },
-            ]),
-          ),
+          new Map(all.data.map(({ id, label, address, status }) => [id, { id, label, address, status }])),
       )
       .catch(() => new Map());
     return this.#services;
   }
 
   stats(): Promise<ManagedStats> {
-    this.#stats ??= this.#client.call(
-      getOperation('managed.stats'),
-      {},
-      this.#options,
-    ) as Promise<ManagedStats>;
+    this.#stats ??= this.#client.call(getOperation('managed.stats'), {}, this.#options);
     return this.#stats;
   }
 }

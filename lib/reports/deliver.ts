@@ -1,11 +1,13 @@
-import { WebClient } from '@slack/web-api';
+import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import type { ManagedIssue } from '../api/operations/managed.js';
 import type { RenderedMessage } from '../slack/render/blocks.js';
+import { withoutRetries } from '../slack/web-client.js';
 import type { AlertClaimRepository } from '../store/alert-claims.js';
 import type { ReportSubscription } from '../store/report-subscriptions.js';
 import type { AccountFeed } from './account-feed.js';
 import { renderStatsChart } from './chart.js';
+import { reportKindOf } from './kinds.js';
 import { type ChannelPacer, RunDeadlineError, type SendOptions } from './pacer.js';
 import { renderIssueAlert, renderIssuesDigest, renderStatsReport, statsFileName } from './render.js';
 
@@ -46,14 +48,7 @@ export interface DeliveryResult {
 }
 
 export async function deliverReport(ctx: DeliveryContext, sub: ReportSubscription): Promise<DeliveryResult> {
-  switch (sub.kind) {
-    case 'issues':
-      return deliverDigest(ctx, sub);
-    case 'alerts':
-      return deliverAlerts(ctx, sub);
-    case 'stats':
-      return deliverStats(ctx, sub);
-  }
+  return reportKindOf(sub.kind).deliver(DELIVERERS)(ctx, sub);
 }
 
 async function post(ctx: DeliveryContext, channel: string, message: RenderedMessage): Promise<void> {
@@ -314,11 +309,7 @@ const singleAttemptClients = new WeakMap<WebClient, WebClient>();
 function singleAttemptClient(slack: WebClient): WebClient {
   let client = singleAttemptClients.get(slack);
   if (!client) {
-    client = new WebClient(slack.token, {
-      slackApiUrl: slack.slackApiUrl,
-      retryConfig: { retries: 0 },
-      rejectRateLimitedCalls: true,
-    });
+    client = withoutRetries(slack);
     singleAttemptClients.set(slack, client);
   }
   return client;
@@ -354,3 +345,7 @@ async function deliverStats(ctx: DeliveryContext, sub: ReportSubscription): Prom
   );
   return { messages: 1, files: 1 };
 }
+
+/** The deliverers a report kind chooses from (`kinds.ts`). */
+const DELIVERERS = { deliverDigest, deliverAlerts, deliverStats };
+export type Deliverers = typeof DELIVERERS;

@@ -1,5 +1,5 @@
 import type { ConfirmationDialog, KnownBlock } from '@slack/types';
-import { getOperation } from '../api/operations/index.js';
+import { getOperation, type OperationId } from '../api/operations/index.js';
 import type {
   ManagedIssue,
   ManagedService,
@@ -183,7 +183,7 @@ export function renderIssuesDigest(
 
 function runButton(
   label: string,
-  operationId: string,
+  operationId: OperationId,
   input: Record<string, unknown>,
   style?: 'primary' | 'danger',
   confirm?: ConfirmationDialog,

@@ -1,4 +1,5 @@
 import type { ReportKind, ReportSchedule } from '../store/report-subscriptions.js';
+import { reportKindOf } from './kinds.js';
 
 /**
  * When reports run. `--every 30m` runs on a fixed grid anchored at the subscription's first run,
@@ -99,8 +100,8 @@ export interface ScheduleFlags {
 
 /** What a kind runs on when no flag says otherwise. */
 export function defaultSchedule(kind: ReportKind, zone: string = DEFAULT_ZONE): ReportSchedule {
-  // Alerts are only useful when prompt: every tick. Digests and charts are a morning read.
-  if (kind === 'alerts') return { type: 'every', minutes: MIN_INTERVAL_MINUTES };
+  if (reportKindOf(kind).schedule.defaultRun === 'every-tick')
+    return { type: 'every', minutes: MIN_INTERVAL_MINUTES };
   return { type: 'daily', time: '09:00', tz: zone };
 }
 
@@ -126,13 +127,8 @@ export function scheduleFromFlags(kind: ReportKind, flags: ScheduleFlags): Parse
     return minutes.ok ? { ok: true, value: { type: 'every', minutes: minutes.value } } : minutes;
   }
   if (flags.daily !== undefined) {
-    if (kind === 'alerts') {
-      return {
-        ok: false,
-        message:
-          'Alerts post each new issue as soon as it is seen, so they run with `--every` (default `5m`), not `--daily`.',
-      };
-    }
+    const whyNotDaily = reportKindOf(kind).schedule.whyNotDaily;
+    if (whyNotDaily !== undefined) return { ok: false, message: whyNotDaily };
     const time = parseDailyTime(flags.daily);
     return time.ok ? { ok: true, value: { type: 'daily', time: time.value, tz: zone } } : time;
   }

@@ -5,7 +5,7 @@ import type { ApiCallEvent } from '../api/client.js';
 import { type ApiSettings, createApiClient } from '../api/client-factory.js';
 import { isApiError } from '../api/errors.js';
 import type { AnyOperation, WatchSpec } from '../api/operation.js';
-import { findOperation, getOperation } from '../api/operations/index.js';
+import { findOperation, requireOperation } from '../api/operations/index.js';
 import {
   contextBlock,
   fallbackText,
@@ -15,6 +15,7 @@ import {
 } from '../slack/render/blocks.js';
 import { renderOperationResult } from '../slack/render/result.js';
 import { codeSpan, escapeMrkdwn, userMention } from '../slack/render/text.js';
+import { inSlackTeam } from '../slack/web-client.js';
 import type { StatusWatch, Store, TokenLookup, WatchOutcome } from '../store/index.js';
 import { DEFAULT_PROFILE } from '../store/keys.js';
 import { settleWithConcurrency } from './concurrency.js';
@@ -311,7 +312,7 @@ export async function runStatusWatches(deps: StatusWatchDeps, now: Date): Promis
     });
     try {
       counts.checked += 1;
-      const resource = await client.call(getOperation(watch.viewOperationId), { ...watch.viewInput });
+      const resource = await client.call(requireOperation(watch.viewOperationId), { ...watch.viewInput });
       if (!isRecord(resource)) return { kind: 'retry' };
       const status = resource[watch.statusField];
       return { kind: 'status', status: typeof status === 'string' ? status : null, resource };
@@ -351,12 +352,12 @@ export async function runStatusWatches(deps: StatusWatchDeps, now: Date): Promis
     if (!(await deps.store.statusWatches.finish(watch, outcome, status))) return;
     counts.finished += 1;
     const base = resource
-      ? renderOperationResult(getOperation(watch.viewOperationId), { ...watch.viewInput }, resource)
+      ? renderOperationResult(requireOperation(watch.viewOperationId), { ...watch.viewInput }, resource)
       : startedOperationMessage(watch);
     await update(watch, withStatus(base, statusLine(watch, { kind: 'ended', outcome, status }, now)));
   };
 
-  await settleWithConcurrency(watches, WATCH_CONCURRENCY, async (watch) => {
+  const checkWatch = async (watch: StatusWatch) => {
     try {
       const outcome = await check(watch);
       if (outcome.kind === 'retry') {
@@ -380,7 +381,7 @@ export async function runStatusWatches(deps: StatusWatchDeps, now: Date): Promis
       }
       if (status === watch.lastStatus) return;
       if (!(await deps.store.statusWatches.recordStatus(watch, status))) return;
-      const view = getOperation(watch.viewOperationId);
+      const view = requireOperation(watch.viewOperationId);
       const message = renderOperationResult(view, { ...watch.viewInput }, resource);
       await update(
         watch,
@@ -390,7 +391,11 @@ export async function runStatusWatches(deps: StatusWatchDeps, now: Date): Promis
       counts.failures += 1;
       deps.logger.warn('status watch check failed', { watch: watch.id, error });
     }
-  });
+  };
+  // A watch's Slack calls carry its team's bot token.
+  await settleWithConcurrency(watches, WATCH_CONCURRENCY, (watch) =>
+    inSlackTeam(watch.team, () => checkWatch(watch)),
+  );
 
   return { running: watches.length, ...counts };
 }

@@ -3,11 +3,13 @@ import type { WebClient } from '@slack/web-api';
 import type { ApiCallEvent } from '../api/client.js';
 import { type ApiSettings, createApiClient } from '../api/client-factory.js';
 import { isApiError } from '../api/errors.js';
+import { inSlackTeam } from '../slack/web-client.js';
 import type { ReportSubscription, Store, TokenLink } from '../store/index.js';
 import { AccountFeed } from './account-feed.js';
 import { settleWithConcurrency } from './concurrency.js';
 import { type DeliveryContext, type DeliveryResult, deliverReport } from './deliver.js';
 import { failureReason } from './failures.js';
+import { reportKindOf } from './kinds.js';
 import { ChannelPacer } from './pacer.js';
 import { nextRunAfter } from './schedule.js';
 import { runStatusWatches, type WatchTickSummary } from './status-watch.js';
@@ -216,12 +218,11 @@ export async function runReporterTick(
       },
     });
     const feed = new AccountFeed(client);
-    const kinds = new Set(items.map((item) => item.sub.kind));
-    // A digest always names services: their labels are fetched alongside the issues, not after.
+    const reads = new Set(items.flatMap((item) => reportKindOf(item.sub.kind).prefetch));
     const [issues, stats] = await Promise.allSettled([
-      kinds.has('issues') || kinds.has('alerts') ? feed.issues() : undefined,
-      kinds.has('stats') ? feed.stats() : undefined,
-      kinds.has('issues') ? feed.services() : undefined,
+      reads.has('issues') ? feed.issues() : undefined,
+      reads.has('stats') ? feed.stats() : undefined,
+      reads.has('services') ? feed.services() : undefined,
     ]);
     if (
       [issues, stats].some((read) => read?.status === 'rejected' && isApiError(read.reason, 'unauthorized'))
@@ -233,11 +234,11 @@ export async function runReporterTick(
       issues.status === 'fulfilled' &&
       items.some(
         ({ sub }) =>
-          sub.kind === 'alerts' &&
+          reportKindOf(sub.kind).servicesWhenNewIssues &&
           sub.lastRun !== null &&
           issues.value?.some((i) => !sub.seenIssueIds.has(i.id)),
       );
-    if (kinds.has('issues') || hasNews) await feed.services();
+    if (reads.has('services') || hasNews) await feed.services();
 
     // The account's slot is free once its data is in: posting is paced per channel, not per account.
     deliveries.push(deliverAccount(key, items, feed, lookup.link));
@@ -281,7 +282,8 @@ export async function runReporterTick(
   const outcomes = await settleWithConcurrency(
     [...accounts],
     deps.accountConcurrency ?? DEFAULT_ACCOUNT_CONCURRENCY,
-    ([key, items]) => runAccount(key, items),
+    // Slack calls made for an account's reports carry its team's bot token.
+    ([key, items]) => inSlackTeam(items[0]?.sub.team, () => runAccount(key, items)),
   );
   const accountItems = [...accounts.values()];
   const unrecorded: Promise<void>[] = [];
@@ -344,7 +346,8 @@ async function recordRun(
 ): Promise<true | { step: FailureStep; error: unknown }> {
   // Alerts that never ran learn the open issues on their first good run; a failed first run
   // recorded as a run would make the next one post every open issue as new.
-  if (status === 'failed' && sub.kind === 'alerts' && sub.lastRun === null) return true;
+  if (status === 'failed' && reportKindOf(sub.kind).learnsOpenIssuesFirst && sub.lastRun === null)
+    return true;
   const seenIssueIds = result?.seenIssueIds;
   const step: FailureStep = seenIssueIds ? 'seen_issues' : 'run_record';
   try {

@@ -2,6 +2,7 @@ import { findOperation } from '../api/operations/index.js';
 import type { Approval } from '../store/index.js';
 import { audit, closeAs, type ExecutionDeps, thread, updateCard } from './approvals.js';
 import { checkOnce, DEFAULT_OUTCOME_CHECKS, durationText, verdictFor } from './outcomes.js';
+import { inSlackTeam } from './web-client.js';
 
 /**
  * The way out of every waiting state of an approval request, run by the reporter on each tick:
@@ -42,7 +43,8 @@ export async function sweepApprovals(deps: ExecutionDeps): Promise<SweepSummary>
     try {
       const approval = await deps.store.approvals.get(team, id);
       if (!approval) continue;
-      const result = await sweepOne(deps, approval);
+      // The card and thread updates go out with the approval's team's bot token.
+      const result = await inSlackTeam(team, () => sweepOne(deps, approval));
       if (result) summary[result]++;
     } catch (error) {
       deps.logger.error('approval sweep failed for one request', { approvalId: id, error });

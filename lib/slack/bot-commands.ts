@@ -212,7 +212,7 @@ async function identify(deps: BotDeps, token: string): Promise<Identity> {
   });
   let username: string;
   try {
-    const profile = (await observed.call(getOperation('profile.view'), {})) as { username: string };
+    const profile = await observed.call(getOperation('profile.view'), {});
     username = profile.username;
   } catch (error) {
     if (error instanceof ApiError && error.code === 'unauthorized') {
@@ -233,9 +233,7 @@ async function identify(deps: BotDeps, token: string): Promise<Identity> {
   let expiry: Date | null = null;
   try {
     const tokens = await client.listAll(getOperation('profile.tokens-list'), {}, { timeoutMs: 1500 });
-    const own = (
-      tokens.data as { token: string; label: string; scopes: string; expiry?: string | null }[]
-    ).find((t) => token.startsWith(t.token.slice(0, 16)));
+    const own = tokens.data.find((t) => token.startsWith(t.token.slice(0, 16)));
     if (own) {
       label = own.label;
       scopes ??= own.scopes;

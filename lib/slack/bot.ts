@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { App, AwsLambdaReceiver, LogLevel } from '@slack/bolt';
+import { App, type Authorize, AwsLambdaReceiver, ErrorCode, LogLevel } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ApiError } from '../api/errors.js';
@@ -25,11 +25,13 @@ import {
   type RunPayload,
   RunPayloadSchema,
 } from './interactions.js';
+import { oauthRoutes } from './oauth.js';
 import { actionIdPattern } from './render/blocks.js';
 import { modalErrorText, renderError } from './render/errors.js';
 import { renderHelp } from './render/help.js';
 import type { OperationRequest, Reply } from './runner.js';
 import type { BotCommandContext, BotDeps, RequestContext } from './types.js';
+import { type RemovalReason, removeTeam } from './uninstall.js';
 
 // Loaded on first use, so a cold start answers `/cloud help` without them: the runner brings the
 // API client and undici, the bot's own commands bring login and approvals, forms their field shapes.
@@ -57,10 +59,7 @@ export function createSlackApp(given: BotDeps): { app: App; handler: SlackHandle
   };
   const receiver = new AwsLambdaReceiver({ signingSecret: deps.signingSecret, logLevel: LogLevel.ERROR });
   const app = new App({
-    // With a plain `token`, Bolt asks Slack's auth.test who the bot is on the first request of
-    // every instance: a round trip before each cold-start answer. The bot only needs its token
-    // (it handles no events, so it never has to recognise its own messages).
-    authorize: async () => ({ botToken: deps.botToken }),
+    authorize: authorizeFor(deps),
     ignoreSelf: false,
     receiver,
     logLevel: LogLevel.ERROR,
@@ -212,13 +211,39 @@ export function createSlackApp(given: BotDeps): { app: App; handler: SlackHandle
     await ack(result.ack);
   });
 
+  // Signed by Slack, not by a user: these only remove, and a redelivery finds nothing left to remove.
+  for (const reason of ['app_uninstalled', 'tokens_revoked'] as const satisfies RemovalReason[]) {
+    app.event(reason, async ({ body, event }) => {
+      if (reason === 'tokens_revoked' && !('tokens' in event && event.tokens.bot?.length)) return;
+      const team = body.team_id;
+      if (!team) return;
+      await withoutStorageBudget(() => removeTeam(deps, team, body.enterprise_id ?? undefined, reason));
+    });
+  }
+
   app.error(async (error) => {
+    // No installation for the request's team: Slack must see a failure, and nothing has run.
+    if (error.code === ErrorCode.AuthorizationError) {
+      deps.logger.warn('request refused: workspace not authorised', { reason: error.message });
+      throw error;
+    }
     deps.logger.error('unhandled Slack listener error', { error: error.message, code: error.code });
   });
 
   const lambdaHandler = receiver.toHandler();
   const storageBudgetMs = deps.storageBudgetMs ?? DEFAULT_SLACK_STORAGE_BUDGET_MS;
+  const oauth =
+    deps.installer &&
+    oauthRoutes(
+      deps.installer,
+      (team) => {
+        if (team) deps.botTokens?.forget(team);
+      },
+      deps.slackApiUrl,
+    );
   const handler: SlackHandler = async (event, context) => {
+    const page = oauth?.handle(event);
+    if (page) return page;
     try {
       return (await withStorageBudget(storageBudgetMs, () =>
         lambdaHandler(event, context),
@@ -230,6 +255,31 @@ export function createSlackApp(given: BotDeps): { app: App; handler: SlackHandle
     }
   };
   return { app, handler };
+}
+
+/**
+ * One workspace: its fixed token (with a plain `token`, Bolt would ask Slack's auth.test who the
+ * bot is on the first request of every instance, a round trip before each cold-start answer).
+ * Many workspaces: the installation of the request's team, or of its org for an org-wide install;
+ * none means the request is refused. InstallProvider's `authorize` also refreshes a rotating token.
+ */
+function authorizeFor(deps: BotDeps): Authorize<boolean> {
+  const { installer, botToken } = deps;
+  if (!installer) {
+    if (!botToken) throw new Error('createSlackApp needs a bot token or an installer');
+    return async () => ({ botToken });
+  }
+  const remembered = new Set<string>();
+  return async (source) => {
+    const result = await installer.authorize(source as never);
+    const { teamId, enterpriseId, isEnterpriseInstall } = source;
+    // The worker and the reporter know only a team: note which org's installation serves it.
+    if (isEnterpriseInstall && teamId && enterpriseId && !remembered.has(teamId)) {
+      await deps.store.installations.rememberServedBy(teamId, enterpriseId);
+      remembered.add(teamId);
+    }
+    return result;
+  };
 }
 
 /**

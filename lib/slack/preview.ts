@@ -1,7 +1,7 @@
 import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
-import { findOperation, operations } from '../api/operations/index.js';
+import { findOperation, getOperation, operations } from '../api/operations/index.js';
 import { viewOperationFor } from '../api/outcome.js';
 import { bold, codeSpan, escapeMrkdwn } from './render/text.js';
 
@@ -37,6 +37,11 @@ const KEY_FIELDS = [
 const LIST_PAGES = 3;
 
 type Resource = Record<string, unknown>;
+
+// Previews read rows chosen at run time, so their results are checked here rather than typed.
+function isResource(value: unknown): value is Resource {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 /** The preview, or `not_found` when the API says there is no such target. */
 export async function previewTarget(
@@ -98,7 +103,8 @@ async function read(
 ): Promise<Resource | 'not_found' | undefined> {
   try {
     const viewInput = Object.fromEntries(op.pathParams.map((name) => [name, input[name]]));
-    return (await client.call(op, viewInput, { timeoutMs: READ_MS })) as Resource;
+    const value = await client.call(op, viewInput, { timeoutMs: READ_MS });
+    return isResource(value) ? value : undefined;
   } catch (error) {
     if (error instanceof ApiError && error.code === 'not_found') return 'not_found';
     return undefined;
@@ -169,7 +175,7 @@ async function dependents(
       : ['*Replaces* no snapshot: this node has none yet.'];
   }
   if (op.id === 'nodes.clone' && typeof input.node_id === 'number') {
-    const target = await read(client, findOperation('nodes.view') as AnyOperation, { nodeId: input.node_id });
+    const target = await read(client, getOperation('nodes.view'), { nodeId: input.node_id });
     if (target && target !== 'not_found') {
       return [
         `*Overwrites* node ${bold(`${show(target.label)} (${show(target.id)})`)} with this node's disks.`,
@@ -225,7 +231,7 @@ async function listAll(
   if (!op) return [];
   const listInput = Object.fromEntries(op.pathParams.map((name) => [name, input[name]]));
   const all = await client.listAll(op, listInput, { timeoutMs: READ_MS, maxPages: LIST_PAGES });
-  return all.data as Resource[];
+  return all.data.filter(isResource);
 }
 
 function show(value: unknown): string {

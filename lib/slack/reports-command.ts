@@ -7,6 +7,7 @@ import type { ManagedIssue } from '../api/operations/managed.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import { AccountFeed } from '../reports/account-feed.js';
 import { failureReason } from '../reports/failures.js';
+import { isReportKind, REPORT_KIND_SPECS, reportKindOf } from '../reports/kinds.js';
 import { ChannelPacer } from '../reports/pacer.js';
 import { describeSchedule, firstRunAt, nextRunAfter, scheduleFromFlags } from '../reports/schedule.js';
 import { pauseForTokenProblem } from '../reports/token-notices.js';
@@ -25,14 +26,8 @@ import type { BotCommandContext } from './types.js';
 
 type BotParsed = Extract<ParsedCommand, { kind: 'bot' }>;
 
-const KINDS: Readonly<Record<ReportKind, string>> = {
-  issues: 'managed issues digest',
-  alerts: 'new managed issue alerts',
-  stats: 'managed stats chart',
-};
-
-/** Every report reads `/managed/...`, which needs account read access (read-write includes it). */
-const COVERING_SCOPES = ['account:read_only', 'account:read_write', '*'];
+const titleOf = (kind: ReportKind): string => reportKindOf(kind).title;
+const KIND_NAMES = REPORT_KIND_SPECS.map((spec) => spec.kind).join('|');
 /** More than this in one channel is more likely a mistake than a wish. */
 const MAX_SUBSCRIPTIONS_PER_CHANNEL = 20;
 
@@ -62,29 +57,31 @@ export async function handleReportsCommand(context: BotCommandContext, parsed: B
       return changeReport(context, parsed.subcommand, parsed.args[0] ?? '');
   }
   return notice(
-    'Usage: `/cloud reports add issues|alerts|stats`, `reports list`, `reports remove|pause|resume|run ID`.',
+    `Usage: \`/cloud reports add ${KIND_NAMES}\`, \`reports list\`, \`reports remove|pause|resume|run ID\`.`,
   );
 }
 
 // ---------------------------------------------------------------------------------------------
 // add
 
-/** Whether a token's scopes (space-separated, `*` for all) let it read managed monitoring. */
-export function scopesCoverReports(scopes: string): boolean {
-  return scopes.split(/\s+/).some((scope) => COVERING_SCOPES.includes(scope));
+/** Whether a token's scopes (space-separated, `*` for all) let it read what the report kind reads. */
+export function scopesCoverReports(scopes: string, kind: ReportKind): boolean {
+  const covering = reportKindOf(kind).scopes;
+  return scopes.split(/\s+/).some((scope) => covering.includes(scope));
 }
 
 async function addReport(context: BotCommandContext, parsed: BotParsed): Promise<Reply> {
   const { deps, ctx } = context;
   const kind = (parsed.args[0] ?? '').toLowerCase();
-  // An own key only: `in` would accept `constructor` and `toString` from the object's prototype.
-  if (!Object.hasOwn(KINDS, kind)) {
+  if (!isReportKind(kind)) {
+    const choices = REPORT_KIND_SPECS.map((spec) => `\`${spec.kind}\` (${spec.usage})`);
     return notice(
-      `\`${escapeMrkdwn(kind)}\` is not a report. Choose \`issues\` (digest of open issues), \`alerts\` ` +
-        '(each new issue once) or `stats` (chart of the last 24 hours), e.g. `/cloud reports add issues --daily 09:00 --tz Europe/Berlin`.',
+      `\`${escapeMrkdwn(kind)}\` is not a report. Choose ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}, ` +
+        'e.g. `/cloud reports add issues --daily 09:00 --tz Europe/Berlin`.',
     );
   }
-  const reportKind = kind as ReportKind;
+  const reportKind = kind;
+  const spec = reportKindOf(reportKind);
   const schedule = scheduleFromFlags(reportKind, {
     every: textFlag(parsed, 'every'),
     daily: textFlag(parsed, 'daily'),
@@ -104,10 +101,10 @@ async function addReport(context: BotCommandContext, parsed: BotParsed): Promise
     );
   }
   const { link, token } = lookup;
-  if (link.scopes !== 'unknown' && !scopesCoverReports(link.scopes)) {
+  if (link.scopes !== 'unknown' && !scopesCoverReports(link.scopes, reportKind)) {
     return notice(
       `Reports run with your token of profile \`${escapeMrkdwn(link.profile)}\`, whose scopes are \`${escapeMrkdwn(link.scopes)}\`. ` +
-        `The ${KINDS[reportKind]} reads managed monitoring, which needs \`account:read_only\` (or \`account:read_write\`, or \`*\`); ` +
+        `The ${spec.title} reads managed monitoring, which needs \`account:read_only\` (or \`account:read_write\`, or \`*\`); ` +
         'that scope is missing. Create a token with `account:read_only` and link it with `/cloud login`, then add the report again.',
     );
   }
@@ -134,7 +131,7 @@ async function addReport(context: BotCommandContext, parsed: BotParsed): Promise
     nextRunAt: firstRunAt(schedule.value, now),
   });
   let primed: readonly number[] | undefined;
-  if (reportKind === 'alerts' && probe.kind === 'read') {
+  if (spec.learnsOpenIssuesFirst && probe.kind === 'read') {
     const next = nextRunAfter(created.schedule, created.nextRunAt, now);
     const seenIssueIds = probe.issues.map((issue) => issue.id);
     // The subscription exists now: a failed priming write must not turn into "nothing changed".
@@ -153,11 +150,11 @@ async function addReport(context: BotCommandContext, parsed: BotParsed): Promise
       ? `${describeSchedule(schedule.value)}, starting within a few minutes`
       : `${describeSchedule(schedule.value)}, first on ${slackDate(created.nextRunAt)}`;
   const lines = [
-    `:white_check_mark: ${userMention(ctx.user)} subscribed this channel to the *${KINDS[reportKind]}*, ${when}.`,
+    `:white_check_mark: ${userMention(ctx.user)} subscribed this channel to the *${spec.title}*, ${when}.`,
     `It runs with their token of profile ${codeSpan(link.profile)}. ID ${shortId(created)}: ` +
       `\`/cloud reports pause|resume|run|remove ${created.id.slice(0, 8)}\`.`,
   ];
-  if (reportKind === 'alerts') {
+  if (spec.learnsOpenIssuesFirst) {
     lines.push(
       primed === undefined
         ? 'Issues already open when the first check runs are not posted; each issue that appears after that is posted here once.'
@@ -178,7 +175,7 @@ async function probeIssues(context: BotCommandContext, token: string, profile: s
   const client = createApiClient(deps.api, token, { timeoutMs: deps.inlineBudgetMs, maxRetries: 0 });
   try {
     const all = await client.listAll(getOperation('managed.issues-list'), {});
-    return { kind: 'read', issues: all.data as ManagedIssue[] };
+    return { kind: 'read', issues: all.data };
   } catch (error) {
     if (isApiError(error, 'unauthorized')) {
       await deps.store.tokenLinks.markInvalid(ctx.team, ctx.user, profile);
@@ -226,7 +223,7 @@ async function listReports({ deps, ctx }: BotCommandContext): Promise<Reply> {
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
     .map(
       (sub) =>
-        `• ${shortId(sub)} *${KINDS[sub.kind]}*, ${escapeMrkdwn(describeSchedule(sub.schedule))}, by ${userMention(sub.owner)} ` +
+        `• ${shortId(sub)} *${titleOf(sub.kind)}*, ${escapeMrkdwn(describeSchedule(sub.schedule))}, by ${userMention(sub.owner)} ` +
         `(profile ${codeSpan(sub.profile)}): ${scheduleState(sub)}`,
     );
   return notice(`*Reports in this channel:*\n${lines.join('\n')}`);
@@ -293,14 +290,14 @@ async function changeReport(context: BotCommandContext, change: Change, idText: 
     case 'remove': {
       await deps.store.reports.delete(ctx.team, sub.id);
       return inChannel(
-        `${userMention(ctx.user)} removed the *${KINDS[sub.kind]}* ${shortId(sub)}${elsewhere}.`,
+        `${userMention(ctx.user)} removed the *${titleOf(sub.kind)}* ${shortId(sub)}${elsewhere}.`,
       );
     }
     case 'pause': {
       if (sub.paused) return notice(`Report ${shortId(sub)} is paused already.`);
       await deps.store.reports.pause(ctx.team, sub.id, `paused by ${userMention(ctx.user)}`);
       return inChannel(
-        `${userMention(ctx.user)} paused the *${KINDS[sub.kind]}* ${shortId(sub)}${elsewhere}. \`/cloud reports resume ${sub.id.slice(0, 8)}\` starts it again.`,
+        `${userMention(ctx.user)} paused the *${titleOf(sub.kind)}* ${shortId(sub)}${elsewhere}. \`/cloud reports resume ${sub.id.slice(0, 8)}\` starts it again.`,
       );
     }
     case 'resume': {
@@ -310,7 +307,7 @@ async function changeReport(context: BotCommandContext, change: Change, idText: 
       const next = firstRunAt(sub.schedule, deps.store.reports.now());
       await deps.store.reports.resume(ctx.team, sub.id, next);
       return inChannel(
-        `${userMention(ctx.user)} resumed the *${KINDS[sub.kind]}* ${shortId(sub)}${elsewhere}; next run ${slackDate(next)}.`,
+        `${userMention(ctx.user)} resumed the *${titleOf(sub.kind)}* ${shortId(sub)}${elsewhere}; next run ${slackDate(next)}.`,
       );
     }
   }
@@ -329,7 +326,7 @@ async function tokenProblem(
   if (link.status === 'invalid') {
     return `The API rejected ${userMention(sub.owner)}'s token of profile ${codeSpan(sub.profile)}, which report ${shortId(sub)} runs with. ${userMention(sub.owner)} has to run ${codeSpan(relink)} with a new token first.`;
   }
-  if (link.scopes !== 'unknown' && !scopesCoverReports(link.scopes)) {
+  if (link.scopes !== 'unknown' && !scopesCoverReports(link.scopes, sub.kind)) {
     return `The token report ${shortId(sub)} runs with has scopes ${codeSpan(link.scopes)}, without \`account:read_only\`; link one that has it.`;
   }
   return undefined;
@@ -354,7 +351,7 @@ async function runNow(context: BotCommandContext, sub: ReportSubscription): Prom
     subscriptionId: sub.id,
   });
   return {
-    ...notice(`:hourglass_flowing_sand: Running report ${shortId(sub)} (${KINDS[sub.kind]}) now…`),
+    ...notice(`:hourglass_flowing_sand: Running report ${shortId(sub)} (${titleOf(sub.kind)}) now…`),
     outcome: 'handed_off',
   };
 }
@@ -427,7 +424,8 @@ async function runReport(deps: ReportRunDeps, job: ReportRunJob, sub: ReportSubs
         : `\n:warning: ${countOf(notSaved.length, 'record')} of this run could not be saved (${escapeMrkdwn(
             [...new Set(notSaved.map((f) => `${f.step}: ${f.reason}`))].join(', '),
           )}); the next run checks the channel before posting anything again.`;
-    if (sub.kind !== 'alerts') return notice(`Posted report ${shortId(sub)}.${unsaved}`);
+    if (!reportKindOf(sub.kind).learnsOpenIssuesFirst)
+      return notice(`Posted report ${shortId(sub)}.${unsaved}`);
     const count = result.alerted?.length ?? 0;
     const text =
       sub.lastRun === null

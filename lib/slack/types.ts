@@ -1,7 +1,9 @@
 import type { Metrics } from '@aws-lambda-powertools/metrics';
+import type { InstallProvider } from '@slack/oauth';
 import type { WebClient } from '@slack/web-api';
 import type { Handoff } from './handoff.js';
 import type { RunnerDeps } from './runner.js';
+import type { BotTokens } from './web-client.js';
 
 /**
  * Types shared by the Slack wiring (`bot.ts`) and the feature modules it routes to. They live
@@ -12,7 +14,12 @@ export interface BotDeps extends RunnerDeps {
   /** CloudWatch embedded metrics; absent locally. */
   readonly metrics?: Metrics | undefined;
   readonly signingSecret: string;
-  readonly botToken: string;
+  /** One workspace: its bot token. */
+  readonly botToken?: string | undefined;
+  /** Many workspaces: requests are authorised from their team's installation ("Add to Slack"). */
+  readonly installer?: InstallProvider | undefined;
+  /** The worker's and reporter's token cache, told when a workspace removes the app. */
+  readonly botTokens?: BotTokens | undefined;
   /** Base URL of Slack's Web API (the local stand-in in tests and the local stack). */
   readonly slackApiUrl?: string | undefined;
   readonly inlineBudgetMs: number;

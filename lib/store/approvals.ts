@@ -458,6 +458,71 @@ export class ApprovalRepository {
     return { outcome: 'not_requester', approval };
   }
 
+  /**
+   * Requests of a workspace that have not started: pending, or approved and not yet claimed by a
+   * worker. What an uninstall has to close, oldest first.
+   */
+  async listUnstarted(team: string, limit = 50): Promise<Approval[]> {
+    const found: Approval[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const result = await this.#ctx.doc.send(
+        new QueryCommand({
+          TableName: this.#ctx.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          FilterExpression: '#status IN (:pending, :approved)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':pk': keys.team(team),
+            ':prefix': 'APPROVAL#',
+            ':pending': 'pending',
+            ':approved': 'approved',
+          },
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      for (const raw of result.Items ?? []) {
+        found.push(this.#toApproval(parseItem(ApprovalItemSchema, raw, 'approval')));
+      }
+      startKey = result.LastEvaluatedKey;
+    } while (startKey && found.length < limit);
+    return found.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()).slice(0, limit);
+  }
+
+  /**
+   * The app was uninstalled: nothing of the team can run any more (the bot token is gone, and the
+   * requesters' API tokens with it). A pending request ends as expired whatever its deadline (its
+   * card's buttons go nowhere); an approved one no worker has claimed ends as not run (the claim
+   * and this are conditional on `approved`, so exactly one of them wins). One already executing
+   * is not touched: its worker finishes it, or the sweep does. The status it ended in, for the
+   * one caller that moved it.
+   */
+  async closeOnUninstall(
+    team: string,
+    id: string,
+    detail: string,
+  ): Promise<'expired' | 'not_run' | undefined> {
+    const expired = await this.#update(team, id, {
+      set: ['#status = :expired'],
+      remove: LEAVE_INDEX,
+      condition: '#status = :pending',
+      values: { ':expired': 'expired', ':pending': 'pending' },
+    });
+    if (expired.ok) return 'expired';
+    const notRun = await this.#update(team, id, {
+      set: ['#status = :notRun', 'result_outcome = :notRun', 'result_detail = :detail', 'finished_at = :now'],
+      remove: LEAVE_INDEX,
+      condition: '#status = :approved',
+      values: {
+        ':notRun': 'not_run',
+        ':approved': 'approved',
+        ':detail': detail.slice(0, MAX_DETAIL_LENGTH),
+        ':now': this.#ctx.now().toISOString(),
+      },
+    });
+    return notRun.ok ? 'not_run' : undefined;
+  }
+
   /** Writes down that a pending request ran out of time; true for the one caller that did. */
   async expire(team: string, id: string): Promise<boolean> {
     const result = await this.#update(team, id, {

@@ -5,10 +5,12 @@ import { AuditLogRepository } from './audit-log.js';
 import { ChannelPolicyRepository } from './channel-policy.js';
 import { DeliveryClaims } from './delivery-claims.js';
 import { StoreError } from './errors.js';
+import { InstallationRepository, OAuthStateStore } from './installations.js';
 import { KmsTokenCipher, kmsClientOnFirstUse } from './kms-token-cipher.js';
 import { ReportSubscriptionRepository } from './report-subscriptions.js';
 import { StatusWatchRepository } from './status-watches.js';
 import type { StoreContext } from './store-context.js';
+import { TeamUserData } from './team-data.js';
 import { LocalKeyTokenCipher, type TokenCipher } from './token-cipher.js';
 import { TokenLinkRepository } from './token-links.js';
 
@@ -26,6 +28,13 @@ export type {
 export type { AuditEntry, AuditResult, NewAuditEntry } from './audit-log.js';
 export type { ApprovalRule, ChannelPolicy, StoredChannelPolicy } from './channel-policy.js';
 export { SecretDecryptionError, StoreError } from './errors.js';
+export {
+  InstallationNotFoundError,
+  InstallationRepository,
+  OAuthStateError,
+  OAuthStateStore,
+  type SlackInstallation,
+} from './installations.js';
 export type { ReportKind, ReportSchedule, ReportSubscription } from './report-subscriptions.js';
 export type { NewStatusWatch, StatusWatch, WatchOutcome } from './status-watches.js';
 export type { StoreContext } from './store-context.js';
@@ -43,6 +52,9 @@ export interface Store {
   readonly deliveries: DeliveryClaims;
   readonly statusWatches: StatusWatchRepository;
   readonly alertClaims: AlertClaimRepository;
+  readonly installations: InstallationRepository;
+  readonly oauthStates: OAuthStateStore;
+  readonly teamUserData: TeamUserData;
 }
 
 export function createStore(ctx: StoreContext, cipher: TokenCipher): Store {
@@ -56,6 +68,9 @@ export function createStore(ctx: StoreContext, cipher: TokenCipher): Store {
     deliveries: new DeliveryClaims(ctx),
     statusWatches: new StatusWatchRepository(ctx),
     alertClaims: new AlertClaimRepository(ctx),
+    installations: new InstallationRepository(ctx, cipher),
+    oauthStates: new OAuthStateStore(ctx),
+    teamUserData: new TeamUserData(ctx),
   };
 }
 

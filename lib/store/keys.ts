@@ -52,6 +52,13 @@ export const keys = {
   approvalsDue: 'APPROVALS',
   approvalDueSort: (dueAt: Date, team: string, id: string) =>
     `${dueAt.toISOString()}#${checkedId('team', team)}#${checkedId('approval', id)}`,
+  /** A workspace's installation (under `team`), or an org-wide one (under `enterprise`). */
+  installation: 'INSTALLATION',
+  enterprise: (enterprise: string) => `ENTERPRISE#${checkedId('enterprise', enterprise)}`,
+  /** Under `team`: the enterprise whose org-wide installation serves this workspace. */
+  servedByEnterprise: 'SERVED_BY',
+  /** One OAuth state parameter, until it is used or expires. */
+  oauthState: (state: string) => `OAUTH_STATE#${checkedId('OAuth state', state)}`,
   activeWatches: 'WATCH',
   activeWatchSort: (startedAt: Date, id: string) => `${startedAt.toISOString()}#${id}`,
 } as const;

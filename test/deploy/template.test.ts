@@ -59,9 +59,17 @@ describe('the packaged CloudFormation template', () => {
     for (const [, f] of functions) expect(f.Properties.Runtime).toBe('nodejs22.x');
   });
 
-  it('routes POST /slack/events on the HTTP API to the Slack function', () => {
+  it('routes Slack requests and the "Add to Slack" pages on the HTTP API to the Slack function', () => {
     const routes = resourcesOf('AWS::ApiGatewayV2::Route');
-    expect(routes.map(([, r]) => r.Properties.RouteKey)).toEqual(['POST /slack/events']);
+    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual([
+      'GET /slack/install',
+      'GET /slack/oauth_redirect',
+      'POST /slack/events',
+    ]);
+    // One integration for all three: the OAuth pages are served by the same Slack function.
+    const targets = new Set(routes.map(([, r]) => JSON.stringify(r.Properties.Target)));
+    expect(targets.size).toBe(1);
+    expect(JSON.stringify(resourcesOf('AWS::ApiGatewayV2::Integration'))).toContain('SlackLambdaFunction');
   });
 
   it('has the table with TTL and point-in-time recovery, from the single definition', () => {
@@ -111,6 +119,11 @@ describe('the packaged CloudFormation template', () => {
     const serialized = JSON.stringify(resourcesOf('AWS::Lambda::Function'));
     expect(serialized).toContain('SLACK_SIGNING_SECRET_PARAM');
     expect(serialized).not.toMatch(/"SLACK_SIGNING_SECRET"|"SLACK_BOT_TOKEN"/);
+    // Many workspaces: the OAuth credentials come the same way, under the stage's parameter path.
+    for (const key of ['SLACK_CLIENT_ID_PARAM', 'SLACK_CLIENT_SECRET_PARAM', 'SLACK_STATE_SECRET_PARAM']) {
+      expect(serialized).toContain(key);
+    }
+    expect(serialized).not.toMatch(/"SLACK_CLIENT_SECRET"|"SLACK_STATE_SECRET"/);
   });
 });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { ApiClient } from '../../lib/api/client.js';
-import { getOperation } from '../../lib/api/operations/index.js';
+import { getOperation, requireOperation } from '../../lib/api/operations/index.js';
 import { ActionId } from '../../lib/slack/interactions.js';
 import { ADA, ALICE, BOB, type E2E, startE2E } from '../support/e2e.js';
 import { commandTextFor, existingInputFor } from '../support/sample-inputs.js';
@@ -159,7 +159,7 @@ describe('the change preview on the approval card', () => {
   it('a database restore shows the backup it restores from', async () => {
     const op = getOperation('databases.mysql-backup-restore');
     const input = await existingInputFor(op, api());
-    const backup = (await api().call(getOperation('databases.mysql-backup-view'), input)) as {
+    const backup = (await api().call(requireOperation('databases.mysql-backup-view'), input)) as {
       label: string;
     };
     await e2e.command(ALICE, commandTextFor(op, input), OPS);

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { ApiClient } from '../../lib/api/client.js';
-import { getOperation } from '../../lib/api/operations/index.js';
+import { getOperation, requireOperation } from '../../lib/api/operations/index.js';
 import { sweepApprovals } from '../../lib/slack/approval-sweep.js';
 import { ActionId } from '../../lib/slack/interactions.js';
 import type { OutcomeCheckSettings } from '../../lib/slack/outcomes.js';
@@ -396,7 +396,7 @@ describe('what an approval card names', () => {
     const op = getOperation('databases.mysql-creds-reset');
     const client = new ApiClient({ baseUrl: e2e.emulator.url, token: e2e.emulator.demoToken });
     const input = await existingInputFor(op, client);
-    const database = (await client.call(getOperation('databases.mysql-view'), {
+    const database = (await client.call(requireOperation('databases.mysql-view'), {
       instanceId: input.instanceId,
     })) as { label: string };
     const credentialReads = e2e.emulator.control.requestCount('databases.mysql-creds-view');

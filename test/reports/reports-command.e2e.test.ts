@@ -194,6 +194,7 @@ describe('scopesCoverReports', () => {
     ['databases:read_only', false],
     ['', false],
   ])('%j → %s', (scopes, covers) => {
-    expect(scopesCoverReports(scopes)).toBe(covers);
+    for (const kind of ['issues', 'alerts', 'stats'] as const)
+      expect(scopesCoverReports(scopes, kind), kind).toBe(covers);
   });
 });

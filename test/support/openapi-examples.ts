@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { AnyOperation } from '../../lib/api/operation.js';
-import { getOperation } from '../../lib/api/operations/index.js';
+import { requireOperation } from '../../lib/api/operations/index.js';
 
 /**
  * The published spec gives examples per field, not per response: an operation's example is
@@ -64,6 +64,6 @@ export function publishedExample(op: AnyOperation): unknown {
 
 /** `field: message` for each rule an input breaks; empty when the operation accepts it. */
 export function issuesOf(id: string, input: unknown): string[] {
-  const result = getOperation(id).request.safeParse(input);
+  const result = requireOperation(id).request.safeParse(input);
   return result.success ? [] : result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
 }

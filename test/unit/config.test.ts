@@ -92,3 +92,37 @@ describe('DynamoDB client settings', () => {
     expect(() => loadConfig({ ...base, [name]: value })).toThrow(new RegExp(name));
   });
 });
+
+describe('Slack mode', () => {
+  const { SLACK_BOT_TOKEN: _, ...withoutToken } = base;
+  const oauth = {
+    SLACK_CLIENT_ID: '123.456',
+    SLACK_CLIENT_SECRET: 'client-s3cret',
+    SLACK_STATE_SECRET: 'state-s3cret',
+  };
+
+  it('serves one workspace with SLACK_BOT_TOKEN, as before', () => {
+    expect(loadConfig(base).slackAuth).toEqual({ mode: 'single', botToken: 'xoxb-1' });
+  });
+
+  it('serves many workspaces with the OAuth credentials instead', () => {
+    expect(loadConfig({ ...withoutToken, ...oauth }).slackAuth).toMatchObject({
+      mode: 'multi',
+      clientId: '123.456',
+    });
+  });
+
+  it('names the OAuth keys still missing for many workspaces', () => {
+    const { SLACK_STATE_SECRET: _state, ...partial } = oauth;
+    expect(() => loadConfig({ ...withoutToken, ...partial })).toThrow(/also need SLACK_STATE_SECRET$/);
+  });
+
+  it('refuses both modes at once, without echoing secrets', () => {
+    expect(() => loadConfig({ ...base, ...oauth })).toThrow(/both set/);
+    expect(() => loadConfig({ ...base, ...oauth })).not.toThrow(/s3cret/);
+  });
+
+  it('names both ways when neither is set', () => {
+    expect(() => loadConfig(withoutToken)).toThrow(/SLACK_BOT_TOKEN .* or SLACK_CLIENT_ID/);
+  });
+});

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type OAuthApp, SECOND_TEAM, type SlackTeam, StandInOAuth } from './oauth.js';
 import { type ChannelRateLimit, ChannelRateLimiter, DEFAULT_CHANNEL_RATE_LIMIT } from './rate-limit.js';
 import { type ResponseUrlOptions, ResponseUrls } from './response-urls.js';
 import { type SlackSeed, SlackStore, type StoredMessage } from './store.js';
@@ -32,6 +33,8 @@ export interface SlackStandInOptions {
   readonly rateLimit?: boolean | Partial<ChannelRateLimit>;
   /** Answer `channel_not_found` for channels that are not seeded, as Slack does. */
   readonly strictChannels?: boolean;
+  /** A distributed app's OAuth settings: "Add to Slack" works, into the seeded and a second workspace. */
+  readonly oauthApp?: OAuthApp;
   /** Serves requests outside the stand-in's routes (the browser page mounts here). */
   readonly fallback?: (request: IncomingMessage, response: ServerResponse) => void | Promise<void>;
 }
@@ -43,6 +46,13 @@ export interface SlackStandIn {
   readonly apiUrl: string;
   readonly botToken: string;
   readonly store: SlackStore;
+  /** "Add to Slack": the authorize page, codes, `oauth.v2.access` and the tokens it issued. */
+  readonly oauth: StandInOAuth;
+  /**
+   * Where `GET /app_redirect?team=…` (Slack's "open the app in this workspace" link) sends the
+   * browser: the sandbox page, which takes the workspace from its `team` parameter.
+   */
+  openClientAt(url: string): void;
   /** A fresh `response_url` for an interaction by `user` in `channel`. */
   responseUrlFor(channel: string, user: string, options?: ResponseUrlOptions): string;
   /** A `trigger_id` for an interaction by `user`, valid for one view within about three seconds. */
@@ -153,6 +163,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const botToken = options.botToken ?? DEFAULT_BOT_TOKEN;
   const store = new SlackStore({
     ...(options.seed === undefined ? {} : { seed: options.seed }),
+    otherTeamChannels: SECOND_TEAM.channels ?? [],
     ...(options.now === undefined ? {} : { now: options.now }),
     ...(options.strictChannels === undefined ? {} : { strictChannels: options.strictChannels }),
   });
@@ -171,7 +182,11 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
         );
   const triggers = new TriggerRegistry(store.seed.team.id, store.now);
   const responseUrls = new ResponseUrls(store, url);
-  const context: WebApiContext = { store, baseUrl: url, botToken, triggers, rateLimiter };
+  const teams: SlackTeam[] = [store.seed.team, SECOND_TEAM];
+  const oauth = new StandInOAuth(teams, store.now);
+  let clientUrl: string | undefined;
+  if (options.oauthApp) oauth.register(options.oauthApp);
+  const context: WebApiContext = { store, baseUrl: url, botToken, oauth, triggers, rateLimiter };
   let stallRule: StallRule | undefined;
   const held = new Set<ServerResponse>();
   store.on('change', (change) => {
@@ -199,25 +214,31 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       sendJson(response, 200, { ok: false, error: 'invalid_json' });
       return;
     }
-    const { token, ...logged } = args;
+    const { token, client_secret: _secret, ...logged } = args;
+    if (method === 'oauth.v2.access') {
+      const answer = oauth.access(args);
+      const grant = typeof args.grant_type === 'string' ? { grant_type: args.grant_type } : {};
+      const error = typeof answer.error === 'string' ? { error: answer.error } : {};
+      store.recordCall({ method, body: grant, at: store.now(), ok: answer.ok === true, ...error });
+      sendJson(response, 200, answer);
+      return;
+    }
     const stalled = stallRule?.(method, logged);
     if (stalled === 'unanswered') {
       held.add(response);
       return;
     }
-    const answer = callWebApi(
-      method,
-      args,
-      bearerToken(request) ?? (typeof token === 'string' ? token : undefined),
-      context,
-    );
+    const callerToken = bearerToken(request) ?? (typeof token === 'string' ? token : undefined);
+    const answer = callWebApi(method, args, callerToken, context);
     const error = answer.body.error;
+    const team = callerToken === botToken ? store.seed.team.id : oauth.teamOf(callerToken ?? '')?.id;
     store.recordCall({
       method,
       body: logged,
       at: store.now(),
       ok: answer.body.ok === true,
       ...(typeof error === 'string' ? { error } : {}),
+      ...(team === undefined ? {} : { team }),
     });
     if (stalled === 'answer_lost') {
       held.add(response);
@@ -272,6 +293,26 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     }
     if (area === 'files' && name && method === 'GET') return serveFile(name, response);
     if (area === 'response' && name && method === 'POST') return serveResponseUrl(name, request, response);
+    if (area === 'oauth' && requestUrl.pathname === '/oauth/v2/authorize') {
+      const answer =
+        method === 'POST'
+          ? oauth.decide(new URLSearchParams((await readBody(request)).toString('utf8')))
+          : oauth.authorizePage(requestUrl.searchParams);
+      if (answer.kind === 'redirect') response.writeHead(302, { location: answer.location }).end();
+      else response.writeHead(answer.status, { 'content-type': 'text/html; charset=utf-8' }).end(answer.html);
+      return;
+    }
+    if (requestUrl.pathname === '/app_redirect' && method === 'GET') {
+      const team = requestUrl.searchParams.get('team') ?? '';
+      if (clientUrl && oauth.teams.some((t) => t.id === team)) {
+        const target = new URL(clientUrl);
+        target.searchParams.set('team', team);
+        response.writeHead(302, { location: target.toString() }).end();
+      } else {
+        response.writeHead(404, { 'content-type': 'text/plain' }).end('No Slack client to open here.');
+      }
+      return;
+    }
     if (options.fallback) return options.fallback(request, response);
     sendJson(response, 404, { ok: false, error: 'not_found' });
   }
@@ -295,6 +336,10 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     apiUrl: `${url}/api/`,
     botToken,
     store,
+    oauth,
+    openClientAt: (pageUrl) => {
+      clientUrl = pageUrl;
+    },
     responseUrlFor: (channel, user, responseOptions) => responseUrls.create(channel, user, responseOptions),
     triggerIdFor: (user, triggerOptions) => triggers.issue(user, triggerOptions?.viewId),
     acknowledge: (responseUrl, payload) => {

@@ -119,6 +119,8 @@ export interface StoredView {
   readonly rootViewId: string;
   readonly previousViewId?: string;
   readonly openedAt: number;
+  /** The workspace whose bot opened it. */
+  readonly team?: string;
   readonly closed: boolean;
   readonly history: readonly ViewRevision[];
 }
@@ -130,6 +132,8 @@ export interface RecordedCall {
   readonly at: number;
   readonly ok: boolean;
   readonly error?: string;
+  /** The workspace whose bot token made the call (never the token itself). */
+  readonly team?: string;
 }
 
 export interface RecordedPost {
@@ -167,12 +171,16 @@ export interface SlackStoreOptions {
    * any id) or is answered with `channel_not_found` as Slack does.
    */
   readonly strictChannels?: boolean;
+  /** Channels of the stand-in's other workspaces, known by name like the seeded ones. */
+  readonly otherTeamChannels?: readonly SlackChannel[];
 }
 
 export class SlackStore extends EventEmitter<StoreEvents> {
   readonly seed: SlackSeed;
   readonly now: () => number;
   private readonly strictChannels: boolean;
+  /** Channels of the stand-in's other workspaces (seeded, so known by name). */
+  readonly otherTeamChannels: readonly SlackChannel[];
   private channelsById = new Map<string, SlackChannel>();
   private messagesByChannel = new Map<string, StoredMessage[]>();
   private viewsById = new Map<string, StoredView>();
@@ -187,6 +195,7 @@ export class SlackStore extends EventEmitter<StoreEvents> {
     this.seed = options.seed ?? DEFAULT_SLACK_SEED;
     this.now = options.now ?? Date.now;
     this.strictChannels = options.strictChannels ?? false;
+    this.otherTeamChannels = options.otherTeamChannels ?? [];
     this.seedChannels();
   }
 
@@ -203,7 +212,8 @@ export class SlackStore extends EventEmitter<StoreEvents> {
   }
 
   private seedChannels(): void {
-    for (const channel of this.seed.channels) this.channelsById.set(channel.id, channel);
+    for (const channel of [...this.seed.channels, ...this.otherTeamChannels])
+      this.channelsById.set(channel.id, channel);
   }
 
   /** A fresh id in Slack's style (`V…`, `F…`), unique within this store. */

@@ -3,6 +3,7 @@ import { extname } from 'node:path';
 import { z } from 'zod';
 import { SLACK_LIMITS } from '../../../lib/slack/limits.js';
 import { describeProblem, refusalFor, validateMessage, validateView } from './block-kit-validator.js';
+import type { SlackTeam, StandInOAuth } from './oauth.js';
 import type { ChannelRateLimiter } from './rate-limit.js';
 import type { NewMessage, SlackChannel, SlackStore, StoredFile, StoredMessage, StoredView } from './store.js';
 import type { IssuedTrigger, TriggerRegistry } from './triggers.js';
@@ -17,6 +18,10 @@ export interface WebApiContext {
   /** Where the stand-in listens, for the URLs it hands out (`upload_url`, `url_private`). */
   readonly baseUrl: string;
   readonly botToken: string;
+  /** Bot tokens issued through "Add to Slack", each of its own workspace. */
+  readonly oauth?: StandInOAuth | undefined;
+  /** The workspace of the token that made the call (its bot answers `auth.test`). */
+  readonly callerTeam?: SlackTeam | undefined;
   readonly triggers: TriggerRegistry;
   /** Present when `chat.postMessage` is rate limited per channel. */
   readonly rateLimiter: ChannelRateLimiter | undefined;
@@ -54,9 +59,13 @@ export function callWebApi(
   const handler = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
   if (!handler) return { status: 200, body: { ok: false, error: 'unknown_method', req_method: method } };
   if (!token) return { status: 200, body: { ok: false, error: 'not_authed' } };
-  if (token !== context.botToken) return { status: 200, body: { ok: false, error: 'invalid_auth' } };
+  const callerTeam = token === context.botToken ? context.store.seed.team : context.oauth?.teamOf(token);
+  if (!callerTeam) {
+    const error = context.oauth?.stateOf(token) === 'expired' ? 'token_expired' : 'invalid_auth';
+    return { status: 200, body: { ok: false, error } };
+  }
   try {
-    return { status: 200, body: { ok: true, ...handler(args, context) } };
+    return { status: 200, body: { ok: true, ...handler(args, { ...context, callerTeam }) } };
   } catch (error) {
     if (!(error instanceof SlackRefusalError)) throw error;
     return {
@@ -331,6 +340,7 @@ function storeNewView(
   const full = slackView(id, view, { rootViewId, previousViewId: beneath?.id }, context);
   const at = store.now();
   const user = trigger?.user ?? beneath?.user;
+  const team = context.callerTeam?.id ?? beneath?.team;
   store.putView({
     id,
     view: full,
@@ -339,6 +349,7 @@ function storeNewView(
     closed: false,
     history: [{ method, view: full, at }],
     ...(user === undefined ? {} : { user }),
+    ...(team === undefined ? {} : { team }),
     ...(externalId === undefined ? {} : { externalId }),
     ...(beneath === undefined ? {} : { previousViewId: beneath.id }),
   });
@@ -347,7 +358,8 @@ function storeNewView(
 
 const METHODS: Readonly<Record<string, MethodHandler>> = {
   'auth.test': (_args, context) => {
-    const { team, bot } = context.store.seed;
+    const { bot } = context.store.seed;
+    const team = context.callerTeam ?? context.store.seed.team;
     return {
       url: `${context.baseUrl}/`,
       team: team.name,

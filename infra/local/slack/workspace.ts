@@ -17,6 +17,8 @@ export interface WorkspaceOptions {
   readonly botUrl: string;
   readonly signingSecret: string;
   readonly command?: string;
+  /** Which workspace the person acts in; the stand-in's seeded one by default. */
+  readonly team?: { readonly id: string; readonly domain: string };
   /** Clock in epoch seconds for the signature timestamp (tests may send stale ones). */
   readonly nowSeconds?: () => number;
 }
@@ -55,7 +57,51 @@ export class SlackWorkspace {
   }
 
   get teamId(): string {
-    return this.#options.standIn.store.seed.team.id;
+    return this.#options.team?.id ?? this.#options.standIn.store.seed.team.id;
+  }
+
+  get #teamDomain(): string {
+    return this.#options.team?.domain ?? this.#options.standIn.store.seed.team.domain;
+  }
+
+  /**
+   * An Events API delivery for this workspace (`app_uninstalled`, `tokens_revoked`), signed like
+   * every other request. `eventId` is Slack's id of the delivery: a redelivery repeats it.
+   */
+  async event(
+    event: Record<string, unknown>,
+    eventId = `Ev${randomBytes(6).toString('hex')}`,
+  ): Promise<Delivery> {
+    const body = JSON.stringify({
+      token: 'deprecated-verification-token',
+      team_id: this.teamId,
+      api_app_id: 'A0CLOUD',
+      event: { event_ts: `${Math.floor(Date.now() / 1000)}.000100`, ...event },
+      type: 'event_callback',
+      event_id: eventId,
+      event_time: Math.floor(Date.now() / 1000),
+    });
+    const now = this.#options.nowSeconds?.() ?? Math.floor(Date.now() / 1000);
+    return this.#post(body, {
+      ...signedHeaders(this.#options.signingSecret, body, now),
+      'content-type': 'application/json',
+    });
+  }
+
+  /** Someone removes the app from this workspace: Slack revokes its tokens and tells the app. */
+  async uninstall(eventId?: string): Promise<Delivery> {
+    this.#options.standIn.oauth.revoke(this.teamId);
+    return this.event({ type: 'app_uninstalled' }, eventId);
+  }
+
+  /**
+   * An admin revokes the bot's token (the app stays listed): Slack revokes it and sends
+   * `tokens_revoked` naming the bot user.
+   */
+  async revokeBotToken(eventId?: string): Promise<Delivery> {
+    this.#options.standIn.oauth.revoke(this.teamId);
+    const bot = this.#options.standIn.store.seed.bot.userId;
+    return this.event({ type: 'tokens_revoked', tokens: { bot: [bot] } }, eventId);
   }
 
   /** `/cloud <text>` typed by `user` in `channel`. */
@@ -65,7 +111,7 @@ export class SlackWorkspace {
     const form = new URLSearchParams({
       token: 'deprecated-verification-token',
       team_id: this.teamId,
-      team_domain: standIn.store.seed.team.domain,
+      team_domain: this.#teamDomain,
       channel_id: channel,
       channel_name: standIn.store.channel(channel)?.name ?? channel,
       user_id: user,
@@ -109,7 +155,7 @@ export class SlackWorkspace {
     }
     const payload = {
       type: 'block_actions',
-      team: { id: this.teamId, domain: standIn.store.seed.team.domain },
+      team: { id: this.teamId, domain: this.#teamDomain },
       user: { id: user, username: standIn.store.user(user)?.name ?? user, team_id: this.teamId },
       api_app_id: 'A0CLOUD',
       token: 'deprecated-verification-token',
@@ -165,7 +211,7 @@ export class SlackWorkspace {
     }
     const payload = {
       type: 'view_submission',
-      team: { id: this.teamId, domain: this.#options.standIn.store.seed.team.domain },
+      team: { id: this.teamId, domain: this.#teamDomain },
       user: {
         id: user,
         username: this.#options.standIn.store.user(user)?.name ?? user,

@@ -1,22 +1,22 @@
 import type { Button, SectionBlockAccessory } from '@slack/types';
 import type { AnyOperation } from '../../api/operation.js';
+import { engineOperation, getOperation } from '../../api/operations/index.js';
 import { ActionId, type RunPayload } from '../interactions.js';
 import { actionButton, confirmDialog, overflowMenu } from './blocks.js';
 import { type Item, idOf } from './items.js';
 import {
-  findOperationByRoute,
   isCompleteInput,
   type PathValue,
   type ResourceRef,
   runPayloadFor,
   viewOperationOf,
 } from './related-operations.js';
-import type { KindMatch, ResourceKind } from './resource-kinds.js';
+import type { KindMatch, NextOperation, ResourceKind } from './resource-kinds.js';
 import { capitalize } from './text.js';
 
 /**
  * The buttons that follow a resource: view it, and the natural next steps of its kind, each a run
- * payload for an operation found in the table. Destructive steps are red and ask first.
+ * payload for an operation named by id. Destructive steps are red and ask first.
  */
 
 /** The concrete item route and path values of a listed or returned item. */
@@ -48,8 +48,7 @@ export function nextActionsOf(kind: ResourceKind, item: Item, ref: ResourceRef):
   const resolved: ResolvedAction[] = [];
   for (const action of kind.actions ?? []) {
     if (action.when && !action.when(item)) continue;
-    const route = action.route ?? `${ref.route}${action.suffix ?? ''}`;
-    const op = findOperationByRoute(action.method, route);
+    const op = operationOfAction(action.operation, ref);
     if (!op) continue;
     const values = action.values ? action.values(item, ref) : ref.values;
     const payload = runPayloadFor(op, values, action.extra?.(item, ref) ?? {});
@@ -58,6 +57,21 @@ export function nextActionsOf(kind: ResourceKind, item: Item, ref: ResourceRef):
     resolved.push({ label: action.label, op, payload, inMenu: action.inMenu === true && !op.destructive });
   }
   return resolved;
+}
+
+const ENGINE_OF_ROUTE = /^\/databases\/(mysql|postgresql)\//;
+
+/**
+ * The row a next action runs on this item. Ids are checked by the compiler; an engine action
+ * takes the engine from the item's own route, and a database listed without one (the all-engines
+ * list gives each item its engine's route) has no such action.
+ */
+export function operationOfAction(operation: NextOperation, ref: ResourceRef): AnyOperation | undefined {
+  if (typeof operation === 'string') return getOperation(operation);
+  const engine = ENGINE_OF_ROUTE.exec(ref.route)?.[1];
+  return engine === 'mysql' || engine === 'postgresql'
+    ? engineOperation(engine, operation.engine)
+    : undefined;
 }
 
 /** The run payload that shows the item itself. */

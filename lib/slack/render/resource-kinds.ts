@@ -1,4 +1,4 @@
-import type { HttpMethod } from '../../api/operation.js';
+import type { DatabaseEngineAction, OperationId } from '../../api/operations/index.js';
 import { booleanAt, type Item, idOf, numberAt, stringAt, stringsAt, titleOf, valueAt } from './items.js';
 import type { PathValue, ResourceRef } from './related-operations.js';
 import {
@@ -22,13 +22,16 @@ import {
 /** A label and an already formatted mrkdwn value. */
 export type Field = readonly [string, string];
 
+/**
+ * The operation a next action runs: its id, or for kinds both database engines share, the action
+ * that follows `databases.<engine>-` (the engine is the item's own).
+ */
+export type NextOperation = OperationId | { readonly engine: DatabaseEngineAction };
+
 export interface NextAction {
   readonly label: string;
-  readonly method: HttpMethod;
-  /** Route relative to the item route: `''` is the item itself, `/boot` its boot action. */
-  readonly suffix?: string;
-  /** An absolute route instead (another area), its path values from `values`. */
-  readonly route?: string;
+  readonly operation: NextOperation;
+  /** Path values for an operation of another resource (a config boots its node); default: the item's. */
   readonly values?: (item: Item, ref: ResourceRef) => PathValue[];
   /** Input beyond the path parameters. */
   readonly extra?: (item: Item, ref: ResourceRef) => Record<string, unknown>;
@@ -133,10 +136,10 @@ const parentValue = (_item: Item, ref: ResourceRef) => ref.values.slice(0, 1);
 // ---------------------------------------------------------------------------------------------
 // The kinds
 
-const DELETE: NextAction = { label: 'Delete', method: 'DELETE', suffix: '' };
-const REVOKE: NextAction = { label: 'Revoke', method: 'DELETE', suffix: '' };
+const remove = (operation: NextOperation): NextAction => ({ label: 'Delete', operation });
+const revoke = (operation: NextOperation): NextAction => ({ label: 'Revoke', operation });
 
-const RESOURCE_KINDS: readonly ResourceKind[] = [
+export const RESOURCE_KINDS: readonly ResourceKind[] = [
   {
     key: 'node',
     noun: 'node',
@@ -189,21 +192,19 @@ const RESOURCE_KINDS: readonly ResourceKind[] = [
     actions: [
       {
         label: 'Boot',
-        method: 'POST',
-        suffix: '/boot',
+        operation: 'nodes.boot',
         inMenu: true,
         when: (n) => stringAt(n, 'status') !== 'running',
       },
-      { label: 'Backups', method: 'GET', suffix: '/backups', inMenu: true },
-      { label: 'Configs', method: 'GET', suffix: '/configs', inMenu: true },
-      { label: 'Snapshot', method: 'POST', suffix: '/backups', form: true, inMenu: true },
+      { label: 'Backups', operation: 'nodes.backups-list', inMenu: true },
+      { label: 'Configs', operation: 'nodes.configs-list', inMenu: true },
+      { label: 'Snapshot', operation: 'nodes.snapshot', form: true, inMenu: true },
       {
         label: 'Enable backups',
-        method: 'POST',
-        suffix: '/backups/enable',
+        operation: 'nodes.backups-enable',
         when: (n) => booleanAt(n, 'backups.enabled') === false,
       },
-      DELETE,
+      remove('nodes.delete'),
     ],
   },
   {
@@ -223,8 +224,7 @@ const RESOURCE_KINDS: readonly ResourceKind[] = [
     actions: [
       {
         label: 'Restore to this node',
-        method: 'POST',
-        suffix: '/restore',
+        operation: 'nodes.backups-restore',
         extra: (_b, ref) => ({ node_id: ref.values[0] }),
         when: (b) => stringAt(b, 'status') === 'successful',
       },
@@ -244,13 +244,12 @@ const RESOURCE_KINDS: readonly ResourceKind[] = [
     actions: [
       {
         label: 'Boot with this config',
-        method: 'POST',
-        route: '/node/instances/{}/boot',
+        operation: 'nodes.boot',
         values: parentValue,
         extra: (c) => ({ config_id: idOf(c) }),
         inMenu: true,
       },
-      DELETE,
+      remove('nodes.configs-delete'),
     ],
   },
   {
@@ -295,19 +294,17 @@ const RESOURCE_KINDS: readonly ResourceKind[] = [
     actions: [
       {
         label: 'Detach',
-        method: 'POST',
-        suffix: '/detach',
+        operation: 'volumes.detach',
         inMenu: true,
         when: (v) => numberAt(v, 'node_id') !== undefined,
       },
       {
         label: 'Attach',
-        method: 'POST',
-        suffix: '/attach',
+        operation: 'volumes.attach',
         form: true,
         when: (v) => numberAt(v, 'node_id') === undefined,
       },
-      DELETE,
+      remove('volumes.delete'),
     ],
   },
   {
@@ -345,7 +342,7 @@ const RESOURCE_KINDS: readonly ResourceKind[] = [
       'expiry',
       'description',
     ],
-    actions: [{ ...DELETE, when: isPrivateImage }],
+    actions: [{ ...remove('images.delete'), when: isPrivateImage }],
   },
   {
     key: 'database',
@@ -402,12 +399,12 @@ const RESOURCE_KINDS: readonly ResourceKind[] = [
       return engine === 'mysql' || engine === 'postgresql' ? `/databases/${engine}/instances/{}` : undefined;
     },
     actions: [
-      { label: 'Backups', method: 'GET', suffix: '/backups', inMenu: true },
-      { label: 'SSL cert', method: 'GET', suffix: '/ssl', inMenu: true },
-      { label: 'Credentials (private)', method: 'GET', suffix: '/credentials' },
-      { label: 'Snapshot', method: 'POST', suffix: '/backups', form: true },
-      { label: 'Reset credentials', method: 'POST', suffix: '/credentials/reset' },
-      DELETE,
+      { label: 'Backups', operation: { engine: 'backups-list' }, inMenu: true },
+      { label: 'SSL cert', operation: { engine: 'ssl-cert' }, inMenu: true },
+      { label: 'Credentials (private)', operation: { engine: 'creds-view' } },
+      { label: 'Snapshot', operation: { engine: 'backup-snapshot' }, form: true },
+      { label: 'Reset credentials', operation: { engine: 'creds-reset' } },
+      remove({ engine: 'delete' }),
     ],
   },
   {
@@ -416,7 +413,10 @@ const RESOURCE_KINDS: readonly ResourceKind[] = [
     plural: 'backups',
     collection: /^\/databases\/(?:mysql|postgresql)\/instances\/\{\}\/backups$/,
     rowFacts: (b) => [...fact(stringAt(b, 'type')), ...date(b, 'created', 'taken')],
-    actions: [{ label: 'Restore', method: 'POST', suffix: '/restore' }, DELETE],
+    actions: [
+      { label: 'Restore', operation: { engine: 'backup-restore' } },
+      remove({ engine: 'backup-delete' }),
+    ],
   },
   {
     key: 'database-engine',
@@ -458,7 +458,7 @@ const RESOURCE_KINDS: readonly ResourceKind[] = [
       ...dateField(t, 'created', 'Created'),
     ],
     omit: ['scopes', 'expiry', 'created', 'token'],
-    actions: [REVOKE],
+    actions: [revoke('profile.tokens-delete')],
     deleted: 'revoked',
   },
   {
@@ -470,7 +470,7 @@ const RESOURCE_KINDS: readonly ResourceKind[] = [
       ...fact(sshKeySummary(stringAt(k, 'ssh_key')), (s) => s),
       ...date(k, 'created', 'added'),
     ],
-    actions: [DELETE],
+    actions: [remove('profile.sshkeys-delete')],
   },
   {
     key: 'app',
@@ -478,7 +478,7 @@ const RESOURCE_KINDS: readonly ResourceKind[] = [
     plural: 'authorized apps',
     collection: /^\/profile\/apps$/,
     rowFacts: (a) => [...scopes(a), expiry(a), ...fact(stringAt(a, 'website'))],
-    actions: [REVOKE],
+    actions: [revoke('profile.apps-revoke')],
     deleted: 'revoked',
   },
   {
@@ -493,7 +493,7 @@ const RESOURCE_KINDS: readonly ResourceKind[] = [
       expiry(d),
       ...fact(stringAt(d, 'user_agent')?.trim().slice(0, 80)),
     ],
-    actions: [REVOKE],
+    actions: [revoke('profile.devices-revoke')],
     deleted: 'revoked',
   },
   {
@@ -518,7 +518,7 @@ const RESOURCE_KINDS: readonly ResourceKind[] = [
       ...fact(stringAt(c, 'phone.primary')),
       ...fact(stringAt(c, 'group'), (g) => `group ${escapeMrkdwn(g)}`),
     ],
-    actions: [DELETE],
+    actions: [remove('managed.contacts-delete')],
   },
   {
     key: 'credential',
@@ -529,7 +529,7 @@ const RESOURCE_KINDS: readonly ResourceKind[] = [
       const decrypted = stringAt(c, 'last_decrypted');
       return [decrypted ? `last decrypted ${formatAbsoluteDate(decrypted)}` : 'never decrypted'];
     },
-    actions: [DELETE],
+    actions: [remove('managed.credentials-delete')],
   },
   {
     key: 'issue',
@@ -567,8 +567,7 @@ const RESOURCE_KINDS: readonly ResourceKind[] = [
     actions: [
       {
         label: 'View node',
-        method: 'GET',
-        route: '/node/instances/{}',
+        operation: 'nodes.view',
         values: (s) => (idOf(s) === undefined ? [] : [idOf(s) as PathValue]),
       },
     ],
@@ -587,19 +586,17 @@ const RESOURCE_KINDS: readonly ResourceKind[] = [
     actions: [
       {
         label: 'Disable',
-        method: 'POST',
-        suffix: '/disable',
+        operation: 'managed.services-disable',
         inMenu: true,
         when: (s) => stringAt(s, 'status') !== 'disabled',
       },
       {
         label: 'Enable',
-        method: 'POST',
-        suffix: '/enable',
+        operation: 'managed.services-enable',
         inMenu: true,
         when: (s) => stringAt(s, 'status') === 'disabled',
       },
-      DELETE,
+      remove('managed.services-delete'),
     ],
   },
   // Singletons: one object per route, rendered by their own views in detail.ts.

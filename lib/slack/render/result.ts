@@ -1,4 +1,5 @@
 import type { AnyOperation, Page } from '../../api/operation.js';
+import { getOperation } from '../../api/operations/index.js';
 import { SLASH_COMMAND } from '../../commands/registry.js';
 import { ActionId } from '../interactions.js';
 import {
@@ -221,9 +222,8 @@ function nextStepHint(op: AnyOperation, input: Record<string, unknown>): string 
       return `\nSee the new password (only to you) with ${codeSpan(`${SLASH_COMMAND} ${view.group} ${view.action} ${db}`)}.`;
   }
   if (op.method === 'POST' && route === '/profile/phone-number') {
-    const verify = findOperationByRoute('POST', '/profile/phone-number/verify');
-    if (verify)
-      return `\nThen: ${codeSpan(`${SLASH_COMMAND} ${verify.group} ${verify.action} --otp-code <code>`)}`;
+    const verify = getOperation('profile.phone-number-verify');
+    return `\nThen: ${codeSpan(`${SLASH_COMMAND} ${verify.group} ${verify.action} --otp-code <code>`)}`;
   }
   return '';
 }

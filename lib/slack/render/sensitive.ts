@@ -1,5 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import type { AnyOperation } from '../../api/operation.js';
+import { getOperation } from '../../api/operations/index.js';
 import { SLASH_COMMAND } from '../../commands/registry.js';
 import {
   codeSections,
@@ -14,7 +15,7 @@ import {
 import { genericFields } from './detail.js';
 import { type Item, isItem, isSecretField, stringAt } from './items.js';
 import { renderJson } from './json.js';
-import { findOperationByRoute, pathValuesOf, routeOf } from './related-operations.js';
+import { pathValuesOf, routeOf } from './related-operations.js';
 import { kindOfRoute } from './resource-kinds.js';
 import { codeSpan, escapeMrkdwn, formatAbsoluteDate, humanizeFieldName, link } from './text.js';
 
@@ -112,10 +113,8 @@ export function renderTwoFactorSecret(
   options: TwoFactorOptions = {},
 ): EphemeralOnlyMessage {
   const heading = 'Two-factor authentication: your secret';
-  const confirm = findOperationByRoute('POST', '/profile/tfa-enable-confirm');
-  const confirmHint = confirm
-    ? `Then confirm with a current code: ${codeSpan(`${SLASH_COMMAND} ${confirm.group} ${confirm.action} --tfa-code <code>`)}`
-    : 'Then confirm with a current code from the app.';
+  const confirm = getOperation('profile.tfa-confirm');
+  const confirmHint = `Then confirm with a current code: ${codeSpan(`${SLASH_COMMAND} ${confirm.group} ${confirm.action} --tfa-code <code>`)}`;
   return ephemeral({
     text: fallbackText(heading),
     blocks: [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { responseSchemaOf } from '../../../lib/api/operation.js';
 import { databaseOperations } from '../../../lib/api/operations/databases.js';
-import { getOperation } from '../../../lib/api/operations/index.js';
+import { getOperation, requireOperation } from '../../../lib/api/operations/index.js';
 import { issuesOf, publishedExample } from '../../support/openapi-examples.js';
 
 const KINDS = ['mysql', 'postgresql'] as const;
@@ -226,7 +226,7 @@ describe.each(KINDS)('databases.%s-backup-snapshot', (kind) => {
     ]);
   });
   it('accepts the snapshot backup of the documents and the `{}` of the published spec', () => {
-    const response = getOperation(id).response;
+    const response = requireOperation(id).response;
     expect(response.safeParse({}).success).toBe(true);
     expect(
       response.parse({ id: 9, type: 'snapshot', label: 'before_migration', created: '2024-01-01T00:00:00' }),
@@ -236,19 +236,22 @@ describe.each(KINDS)('databases.%s-backup-snapshot', (kind) => {
 
 describe.each(KINDS)('databases %s rows', (kind) => {
   it('use the concrete paths of the kind', () => {
-    expect(getOperation(`databases.${kind}-backup-restore`).path).toBe(
+    expect(requireOperation(`databases.${kind}-backup-restore`).path).toBe(
       `/databases/${kind}/instances/{instanceId}/backups/{backupId}/restore`,
     );
-    expect(getOperation(`databases.${kind}-backup-restore`).pathParams).toEqual(['instanceId', 'backupId']);
+    expect(requireOperation(`databases.${kind}-backup-restore`).pathParams).toEqual([
+      'instanceId',
+      'backupId',
+    ]);
   });
   it('need approval to delete, restore over data or reset credentials', () => {
     for (const action of ['delete', 'backup-delete', 'backup-restore', 'creds-reset']) {
-      expect(getOperation(`databases.${kind}-${action}`).destructive, action).toBeDefined();
+      expect(requireOperation(`databases.${kind}-${action}`).destructive, action).toBeDefined();
     }
-    expect(getOperation(`databases.${kind}-backup-restore`).destructive?.consequence).toBe(
+    expect(requireOperation(`databases.${kind}-backup-restore`).destructive?.consequence).toBe(
       "Erases all existing data of the database and replaces it with the backup's; restoring after a credentials reset leaves the cluster failed.",
     );
-    expect(getOperation(`databases.${kind}-patch`).destructive).toBeUndefined();
+    expect(requireOperation(`databases.${kind}-patch`).destructive).toBeUndefined();
   });
   it('keep credentials private to the person who asked', () => {
     expect(getOperation(`databases.${kind}-creds-view`).sensitive).toBe(true);
@@ -280,8 +283,8 @@ describe('databases shared rows', () => {
       'databases.types',
       'databases.types-view',
     ]) {
-      expect(getOperation(id).access, id).toBe('public');
-      expect(getOperation(id).scopes, id).toEqual([]);
+      expect(requireOperation(id).access, id).toBe('public');
+      expect(requireOperation(id).scopes, id).toEqual([]);
     }
   });
   it('list every kind with the filterable fields of a database', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { responseSchemaOf } from '../../../lib/api/operation.js';
 import { imageOperations } from '../../../lib/api/operations/images.js';
-import { getOperation } from '../../../lib/api/operations/index.js';
+import { getOperation, requireOperation } from '../../../lib/api/operations/index.js';
 import { issuesOf, publishedExample } from '../../support/openapi-examples.js';
 
 describe('images.create', () => {
@@ -87,8 +87,8 @@ describe('images.delete', () => {
 describe('images.list and images.view', () => {
   it('rule 1: work without a token for public images, with images:read_only for private ones', () => {
     for (const id of ['images.list', 'images.view']) {
-      expect(getOperation(id).access, id).toBe('public');
-      expect(getOperation(id).scopes, id).toEqual(['images:read_only']);
+      expect(requireOperation(id).access, id).toBe('public');
+      expect(requireOperation(id).scopes, id).toEqual(['images:read_only']);
     }
   });
   it('rule 4: filter on status but never order by it', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { responseSchemaOf } from '../../../lib/api/operation.js';
-import { getOperation } from '../../../lib/api/operations/index.js';
+import { getOperation, requireOperation } from '../../../lib/api/operations/index.js';
 import {
   isPrivateIpAddress,
   ManagedStatsSchema,
@@ -313,7 +313,7 @@ describe('managed responses', () => {
     'managed.services-enable',
     'managed.stats',
   ])('%s accepts the published example', (id) => {
-    const op = getOperation(id);
+    const op = requireOperation(id);
     const example = publishedExample(op);
     expect(example).toBeDefined();
     const result = responseSchemaOf(op).safeParse(example);

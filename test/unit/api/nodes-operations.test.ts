@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { responseSchemaOf } from '../../../lib/api/operation.js';
-import { getOperation } from '../../../lib/api/operations/index.js';
+import { getOperation, requireOperation } from '../../../lib/api/operations/index.js';
 import { nodeOperations } from '../../../lib/api/operations/nodes.js';
 import { issuesOf, publishedExample } from '../../support/openapi-examples.js';
 
@@ -522,13 +522,13 @@ describe('nodes rows', () => {
   });
   it('need add_nodes and charge for create and clone', () => {
     for (const id of ['nodes.create', 'nodes.clone']) {
-      expect(getOperation(id).grants, id).toEqual(['add_nodes']);
-      expect(getOperation(id).charges, id).toBe(true);
+      expect(requireOperation(id).grants, id).toEqual(['add_nodes']);
+      expect(requireOperation(id).charges, id).toBe(true);
     }
   });
   it('watch new nodes until they run or stay offline', () => {
     for (const id of ['nodes.create', 'nodes.clone']) {
-      expect(getOperation(id).watch, id).toEqual({
+      expect(requireOperation(id).watch, id).toEqual({
         statusField: 'status',
         final: ['running', 'offline', 'stopped'],
         view: 'nodes.view',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { responseSchemaOf } from '../../../lib/api/operation.js';
-import { getOperation } from '../../../lib/api/operations/index.js';
+import { getOperation, requireOperation } from '../../../lib/api/operations/index.js';
 import { ProfileGrantsResultSchema, profileOperations } from '../../../lib/api/operations/profile.js';
 import { issuesOf, publishedExample } from '../../support/openapi-examples.js';
 
@@ -27,8 +27,8 @@ describe('profile operations', () => {
   });
   it('send no page parameters to the paged lists that declare none', () => {
     for (const id of ['profile.devices-list', 'profile.logins-list', 'profile.tokens-list']) {
-      expect(getOperation(id).paginated, id).toBe(true);
-      expect(getOperation(id).queryParams, id).toEqual([]);
+      expect(requireOperation(id).paginated, id).toBe(true);
+      expect(requireOperation(id).queryParams, id).toEqual([]);
     }
     expect(getOperation('profile.apps-list').queryParams).toEqual(['page', 'page_size']);
   });
@@ -241,7 +241,7 @@ describe('profile responses', () => {
     'profile.tokens-view',
     'profile.tokens-update',
   ])('%s accepts the published example', (id) => {
-    const op = getOperation(id);
+    const op = requireOperation(id);
     const example = publishedExample(op);
     expect(example).toBeDefined();
     const result = responseSchemaOf(op).safeParse(example);

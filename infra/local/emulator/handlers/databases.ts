@@ -1,3 +1,4 @@
+import type { DatabaseEngineAction } from '../../../../lib/api/operations/index.js';
 import { canView, forgetEntity, grantCreator, requireGlobalGrant, requirePermission } from '../auth.js';
 import {
   DATABASE_ENGINES,
@@ -17,7 +18,7 @@ import type {
   World,
 } from '../world.js';
 import { byId, found } from './lookup.js';
-import { empty, type HandlerContext, type HandlerTable, json, list } from './types.js';
+import { empty, type GroupHandlers, type Handler, type HandlerContext, json, list } from './types.js';
 
 /**
  * Managed databases (documents: databases rules 1-9). Provisioning takes 20 minutes; snapshots,
@@ -476,47 +477,53 @@ function viewSsl(ctx: HandlerContext) {
   return json({ ca_certificate: db.caCertificate });
 }
 
-function engineHandlers(kind: EngineKind): HandlerTable {
-  const instances = `/databases/${kind}/instances`;
-  const instance = `${instances}/{instanceId}`;
-  return {
-    [`GET ${instances}`]: (ctx) =>
+type EngineHandlers<K extends EngineKind> = {
+  readonly [A in DatabaseEngineAction as `databases.${K}-${A}`]: Handler;
+};
+
+function engineHandlers<K extends EngineKind>(kind: K): EngineHandlers<K> {
+  const byAction: { readonly [A in DatabaseEngineAction]: Handler } = {
+    list: (ctx) =>
       list(
         byId(ctx.world.databases.values())
           .filter((db) => db.kind === kind && canView(ctx.user, 'database', db.id))
           .map((db) => renderDatabase(db, ctx.now)),
       ),
-    [`POST ${instances}`]: createDatabase,
-    [`GET ${instance}`]: (ctx) => json(renderDatabase(databaseFor(ctx, 'read_only'), ctx.now)),
-    [`PUT ${instance}`]: updateDatabase,
-    [`DELETE ${instance}`]: deleteDatabase,
-    [`GET ${instance}/backups`]: listBackups,
-    [`POST ${instance}/backups`]: createSnapshot,
-    [`GET ${instance}/backups/{backupId}`]: (ctx) => {
+    create: createDatabase,
+    view: (ctx) => json(renderDatabase(databaseFor(ctx, 'read_only'), ctx.now)),
+    update: updateDatabase,
+    delete: deleteDatabase,
+    'backups-list': listBackups,
+    'backup-snapshot': createSnapshot,
+    'backup-view': (ctx) => {
       const db = databaseFor(ctx, 'read_only');
       requireProvisioned(db, 'viewing a backup');
       return json(renderBackup(backupOf(ctx, db)));
     },
-    [`DELETE ${instance}/backups/{backupId}`]: deleteBackup,
-    [`POST ${instance}/backups/{backupId}/restore`]: restoreBackup,
-    [`GET ${instance}/credentials`]: viewCredentials,
-    [`POST ${instance}/credentials/reset`]: resetCredentials,
-    [`POST ${instance}/patch`]: patchDatabase,
-    [`GET ${instance}/ssl`]: viewSsl,
+    'backup-delete': deleteBackup,
+    'backup-restore': restoreBackup,
+    'creds-view': viewCredentials,
+    'creds-reset': resetCredentials,
+    patch: patchDatabase,
+    'ssl-cert': viewSsl,
   };
+  // The key type follows from the mapping; Object.fromEntries cannot say so itself.
+  return Object.fromEntries(
+    Object.entries(byAction).map(([action, handler]) => [`databases.${kind}-${action}`, handler]),
+  ) as EngineHandlers<K>;
 }
 
-export const databaseHandlers: HandlerTable = {
-  'GET /databases/engines': () =>
+export const databaseHandlers: GroupHandlers<'databases'> = {
+  'databases.engines': () =>
     list(DATABASE_ENGINES.map((e) => ({ id: e.id, engine: e.engine, version: e.version }))),
-  'GET /databases/engines/{engineId}': (ctx) => {
+  'databases.engines-view': (ctx) => {
     const engine = found(
       DATABASE_ENGINES.find((e) => e.id === ctx.input.text('engineId')),
       'Engine',
     );
     return json({ id: engine.id, engine: engine.engine, version: engine.version });
   },
-  'GET /databases/instances': (ctx) =>
+  'databases.list': (ctx) =>
     list(
       byId(ctx.world.databases.values())
         .filter((db) => canView(ctx.user, 'database', db.id))
@@ -524,8 +531,8 @@ export const databaseHandlers: HandlerTable = {
     ),
   ...engineHandlers('mysql'),
   ...engineHandlers('postgresql'),
-  'GET /databases/types': () => list(databaseTypes().map(renderDatabaseType)),
-  'GET /databases/types/{typeId}': (ctx) =>
+  'databases.types': () => list(databaseTypes().map(renderDatabaseType)),
+  'databases.types-view': (ctx) =>
     json(
       renderDatabaseType(
         found(

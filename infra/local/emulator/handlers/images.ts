@@ -4,7 +4,7 @@ import { apiTime, DAY, MINUTE } from '../clock.js';
 import { badRequest, EmulatorError, notFound } from '../errors.js';
 import type { DiskRecord, ImageRecord, NodeRecord, UserRecord, World } from '../world.js';
 import { found } from './lookup.js';
-import { empty, type HandlerContext, type HandlerTable, json, list } from './types.js';
+import { empty, type GroupHandlers, type HandlerContext, json, list } from './types.js';
 
 /**
  * Images (documents: images rules 1-4 and the image states table): capture goes `creating` →
@@ -89,8 +89,8 @@ function privateImageFor(ctx: HandlerContext): ImageRecord {
   return image;
 }
 
-export const imageHandlers: HandlerTable = {
-  'GET /images': (ctx) =>
+export const imageHandlers: GroupHandlers<'images'> = {
+  'images.list': (ctx) =>
     list(
       [...ctx.world.images.values()]
         .filter((image) => imageVisible(image, ctx.caller?.user))
@@ -98,7 +98,7 @@ export const imageHandlers: HandlerTable = {
     ),
 
   // Capture from a node disk: `creating`, then `available`.
-  'POST /images': (ctx) => {
+  'images.create': (ctx) => {
     requireGlobalGrant(ctx.user, 'add_images');
     const diskId = ctx.input.int('disk_id');
     const source = findDisk(ctx.world, diskId);
@@ -125,7 +125,7 @@ export const imageHandlers: HandlerTable = {
   },
 
   // Rule 3: the data goes to `upload_to` within 24 hours, else the image is removed.
-  'POST /images/upload': (ctx) => {
+  'images.upload': (ctx) => {
     requireGlobalGrant(ctx.user, 'add_images');
     const region = ctx.input.text('region');
     if (!findRegion(region)) throw badRequest(`${region} is not a region`, 'region');
@@ -152,9 +152,9 @@ export const imageHandlers: HandlerTable = {
     return json({ image: renderImage(image), upload_to: `${ctx.origin}${UPLOAD_PATH_PREFIX}${sessionId}` });
   },
 
-  'GET /images/{imageId}': (ctx) => json(renderImage(visibleImage(ctx))),
+  'images.view': (ctx) => json(renderImage(visibleImage(ctx))),
 
-  'PUT /images/{imageId}': (ctx) => {
+  'images.update': (ctx) => {
     const image = privateImageFor(ctx);
     const label = ctx.input.optionalText('label');
     if (label !== undefined) image.label = label;
@@ -164,7 +164,7 @@ export const imageHandlers: HandlerTable = {
     return json(renderImage(image));
   },
 
-  'DELETE /images/{imageId}': (ctx) => {
+  'images.delete': (ctx) => {
     const image = privateImageFor(ctx);
     ctx.world.images.delete(image.id);
     for (const [id, session] of ctx.world.uploads)

@@ -12,7 +12,7 @@ import type {
   World,
 } from '../world.js';
 import { byId, found } from './lookup.js';
-import { empty, type HandlerContext, type HandlerTable, json, list } from './types.js';
+import { empty, type GroupHandlers, type HandlerContext, json, list } from './types.js';
 
 /**
  * Managed monitoring (documents: managed rules 1-4; unrestricted users only, enforced from the
@@ -149,9 +149,9 @@ const credential = (ctx: HandlerContext) =>
 const service = (ctx: HandlerContext) => found(ctx.world.services.get(ctx.input.int('serviceId')), 'Service');
 const settingsNode = (ctx: HandlerContext) => found(ctx.world.nodes.get(ctx.input.int('nodeId')), 'Node');
 
-export const managedHandlers: HandlerTable = {
-  'GET /managed/contacts': (ctx) => list(byId(ctx.world.contacts.values()).map(renderContact)),
-  'POST /managed/contacts': (ctx) => {
+export const managedHandlers: GroupHandlers<'managed'> = {
+  'managed.contacts-list': (ctx) => list(byId(ctx.world.contacts.values()).map(renderContact)),
+  'managed.contacts-create': (ctx) => {
     const name = ctx.input.optionalText('name');
     const email = ctx.input.optionalText('email');
     if (name === undefined) throw badRequest('is required', 'name');
@@ -167,8 +167,8 @@ export const managedHandlers: HandlerTable = {
     ctx.world.contacts.set(record.id, record);
     return json(renderContact(record));
   },
-  'GET /managed/contacts/{contactId}': (ctx) => json(renderContact(contact(ctx))),
-  'PUT /managed/contacts/{contactId}': (ctx) => {
+  'managed.contacts-view': (ctx) => json(renderContact(contact(ctx))),
+  'managed.contacts-update': (ctx) => {
     const record = contact(ctx);
     record.name = ctx.input.optionalText('name') ?? record.name;
     record.email = ctx.input.optionalText('email') ?? record.email;
@@ -178,14 +178,14 @@ export const managedHandlers: HandlerTable = {
     record.updated = ctx.now;
     return json(renderContact(record));
   },
-  'DELETE /managed/contacts/{contactId}': (ctx) => {
+  'managed.contacts-delete': (ctx) => {
     ctx.world.contacts.delete(contact(ctx).id);
     return empty();
   },
 
-  'GET /managed/credentials': (ctx) => list(byId(ctx.world.credentials.values()).map(renderCredential)),
+  'managed.credentials-list': (ctx) => list(byId(ctx.world.credentials.values()).map(renderCredential)),
   // Managed rule 3: the row limits the username to 5000 characters.
-  'POST /managed/credentials': (ctx) => {
+  'managed.credentials-create': (ctx) => {
     const label = ctx.input.text('label');
     checkUniqueCredentialLabel(ctx.world, label);
     const record: ManagedCredentialRecord = {
@@ -198,10 +198,10 @@ export const managedHandlers: HandlerTable = {
     ctx.world.credentials.set(record.id, record);
     return json(renderCredential(record));
   },
-  'GET /managed/credentials/sshkey': (ctx) => json({ ssh_key: ctx.world.account.managedSshKey }),
-  'GET /managed/credentials/{credentialId}': (ctx) => json(renderCredential(credential(ctx))),
+  'managed.credentials-sshkey': (ctx) => json({ ssh_key: ctx.world.account.managedSshKey }),
+  'managed.credentials-view': (ctx) => json(renderCredential(credential(ctx))),
   // Managed rule 2: PUT changes only the label.
-  'PUT /managed/credentials/{credentialId}': (ctx) => {
+  'managed.credentials-update': (ctx) => {
     const record = credential(ctx);
     const label = ctx.input.optionalText('label');
     if (label !== undefined) {
@@ -210,7 +210,7 @@ export const managedHandlers: HandlerTable = {
     }
     return json(renderCredential(record));
   },
-  'DELETE /managed/credentials/{credentialId}': (ctx) => {
+  'managed.credentials-delete': (ctx) => {
     const record = credential(ctx);
     ctx.world.credentials.delete(record.id);
     for (const s of ctx.world.services.values())
@@ -218,7 +218,7 @@ export const managedHandlers: HandlerTable = {
     return empty();
   },
   // Managed rule 2: username and password change only here.
-  'POST /managed/credentials/{credentialId}/update': (ctx) => {
+  'managed.credentials-update-login': (ctx) => {
     const record = credential(ctx);
     record.password = ctx.input.text('password');
     const username = ctx.input.optionalText('username');
@@ -226,18 +226,18 @@ export const managedHandlers: HandlerTable = {
     return empty();
   },
 
-  'GET /managed/issues': (ctx) =>
+  'managed.issues-list': (ctx) =>
     list(
       [...ctx.world.issues.values()].sort((a, b) => b.created - a.created || b.id - a.id).map(renderIssue),
     ),
-  'GET /managed/issues/{issueId}': (ctx) =>
+  'managed.issues-view': (ctx) =>
     json(renderIssue(found(ctx.world.issues.get(ctx.input.int('issueId')), 'Issue'))),
 
   // One entry per node of the account.
-  'GET /managed/node-settings': (ctx) =>
+  'managed.node-settings-list': (ctx) =>
     list(byId(ctx.world.nodes.values()).map((node) => renderNodeSettings(ctx.world, node))),
-  'GET /managed/node-settings/{nodeId}': (ctx) => json(renderNodeSettings(ctx.world, settingsNode(ctx))),
-  'PUT /managed/node-settings/{nodeId}': (ctx) => {
+  'managed.node-settings-view': (ctx) => json(renderNodeSettings(ctx.world, settingsNode(ctx))),
+  'managed.node-settings-update': (ctx) => {
     const node = settingsNode(ctx);
     const current = ctx.world.nodeSettings.get(node.id) ?? defaultSshSettings(node);
     const ssh = ctx.input.optionalObject('ssh') ?? {};
@@ -251,9 +251,9 @@ export const managedHandlers: HandlerTable = {
     return json(renderNodeSettings(ctx.world, node));
   },
 
-  'GET /managed/services': (ctx) => list(byId(ctx.world.services.values()).map(renderService)),
+  'managed.services-list': (ctx) => list(byId(ctx.world.services.values()).map(renderService)),
   // Managed rule 4: region for a private-IP address, and only then.
-  'POST /managed/services': (ctx) => {
+  'managed.services-create': (ctx) => {
     const address = ctx.input.text('address');
     const region = ctx.input.optionalText('region') ?? null;
     checkRegionRule(address, region);
@@ -278,8 +278,8 @@ export const managedHandlers: HandlerTable = {
     startMonitoring(ctx.world, record);
     return json(renderService(record));
   },
-  'GET /managed/services/{serviceId}': (ctx) => json(renderService(service(ctx))),
-  'PUT /managed/services/{serviceId}': (ctx) => {
+  'managed.services-view': (ctx) => json(renderService(service(ctx))),
+  'managed.services-update': (ctx) => {
     const record = service(ctx);
     const address = ctx.input.optionalText('address') ?? record.address;
     const region = ctx.input.has('region')
@@ -305,22 +305,22 @@ export const managedHandlers: HandlerTable = {
     record.updated = ctx.now;
     return json(renderService(record));
   },
-  'DELETE /managed/services/{serviceId}': (ctx) => {
+  'managed.services-delete': (ctx) => {
     ctx.world.services.delete(service(ctx).id);
     return empty();
   },
-  'POST /managed/services/{serviceId}/disable': (ctx) => {
+  'managed.services-disable': (ctx) => {
     const record = service(ctx);
     record.status = 'disabled';
     record.updated = ctx.now;
     return json(renderService(record));
   },
-  'POST /managed/services/{serviceId}/enable': (ctx) => {
+  'managed.services-enable': (ctx) => {
     const record = service(ctx);
     if (record.status === 'disabled') startMonitoring(ctx.world, record);
     record.updated = ctx.now;
     return json(renderService(record));
   },
 
-  'GET /managed/stats': (ctx) => json({ data: managedStats(ctx.now) }),
+  'managed.stats': (ctx) => json({ data: managedStats(ctx.now) }),
 };

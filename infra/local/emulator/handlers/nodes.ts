@@ -45,7 +45,7 @@ import {
   usedDiskMb,
   uuidFrom,
 } from './node-model.js';
-import { empty, type HandlerContext, type HandlerTable, json, list } from './types.js';
+import { empty, type GroupHandlers, type HandlerContext, json, list } from './types.js';
 
 /**
  * Nodes, first part (documents: node create rules 1-7, delete, snapshot, backups cancel, restore,
@@ -730,19 +730,19 @@ function applyConfigFields(ctx: HandlerContext, node: NodeRecord, config: Config
   config.updated = ctx.now;
 }
 
-export const nodeHandlers: HandlerTable = {
-  'GET /node/instances': (ctx) =>
+export const nodeHandlers: GroupHandlers<'nodes'> = {
+  'nodes.list': (ctx) =>
     list(
       byId(ctx.world.nodes.values())
         .filter((node) => canView(ctx.user, 'node', node.id))
         .map(renderNode),
     ),
-  'POST /node/instances': createNode,
-  'GET /node/instances/{nodeId}': (ctx) => json(renderNode(nodeFor(ctx, 'read_only'))),
-  'PUT /node/instances/{nodeId}': updateNode,
-  'DELETE /node/instances/{nodeId}': deleteNode,
+  'nodes.create': createNode,
+  'nodes.view': (ctx) => json(renderNode(nodeFor(ctx, 'read_only'))),
+  'nodes.update': updateNode,
+  'nodes.delete': deleteNode,
 
-  'GET /node/instances/{nodeId}/backups': (ctx) => {
+  'nodes.backups-list': (ctx) => {
     const node = nodeFor(ctx, 'read_only');
     return json({
       automatic: node.automaticBackups.map((b) => ({ ...renderNodeBackup(b), type: 'auto' })),
@@ -752,9 +752,9 @@ export const nodeHandlers: HandlerTable = {
       },
     });
   },
-  'POST /node/instances/{nodeId}/backups': createSnapshot,
+  'nodes.snapshot': createSnapshot,
   // Backups cancel: every existing backup is deleted permanently.
-  'POST /node/instances/{nodeId}/backups/cancel': (ctx) => {
+  'nodes.backups-cancel': (ctx) => {
     const node = nodeFor(ctx, 'read_write');
     for (const backup of allBackups(node)) ctx.world.nodeBackups.delete(backup.id);
     node.automaticBackups = [];
@@ -763,21 +763,19 @@ export const nodeHandlers: HandlerTable = {
     node.updated = ctx.now;
     return empty();
   },
-  'POST /node/instances/{nodeId}/backups/enable': (ctx) => {
+  'nodes.backups-enable': (ctx) => {
     const node = nodeFor(ctx, 'read_write');
     node.backupsEnabled = true;
     node.updated = ctx.now;
     return empty();
   },
-  'GET /node/instances/{nodeId}/backups/{backupId}': (ctx) =>
-    json(renderNodeBackup(backupOfNode(ctx, nodeFor(ctx, 'read_only')))),
-  'POST /node/instances/{nodeId}/backups/{backupId}/restore': restoreBackup,
-  'POST /node/instances/{nodeId}/boot': bootNode,
-  'POST /node/instances/{nodeId}/clone': cloneNode,
+  'nodes.backups-view': (ctx) => json(renderNodeBackup(backupOfNode(ctx, nodeFor(ctx, 'read_only')))),
+  'nodes.backups-restore': restoreBackup,
+  'nodes.boot': bootNode,
+  'nodes.clone': cloneNode,
 
-  'GET /node/instances/{nodeId}/configs': (ctx) =>
-    list(byId(nodeFor(ctx, 'read_only').configs.values()).map(renderConfig)),
-  'POST /node/instances/{nodeId}/configs': (ctx) => {
+  'nodes.configs-list': (ctx) => list(byId(nodeFor(ctx, 'read_only').configs.values()).map(renderConfig)),
+  'nodes.configs-create': (ctx) => {
     const node = nodeFor(ctx, 'read_write');
     const config = newConfig(ctx.world, node, {
       label: ctx.input.text('label'),
@@ -787,17 +785,17 @@ export const nodeHandlers: HandlerTable = {
     node.configs.set(config.id, config);
     return json(renderConfig(config));
   },
-  'GET /node/instances/{nodeId}/configs/{configId}': (ctx) => {
+  'nodes.configs-view': (ctx) => {
     const node = nodeFor(ctx, 'read_only');
     return json(renderConfig(configFor(ctx, node)));
   },
-  'PUT /node/instances/{nodeId}/configs/{configId}': (ctx) => {
+  'nodes.configs-update': (ctx) => {
     const node = nodeFor(ctx, 'read_write');
     const config = configFor(ctx, node);
     applyConfigFields(ctx, node, config);
     return json(renderConfig(config));
   },
-  'DELETE /node/instances/{nodeId}/configs/{configId}': (ctx) => {
+  'nodes.configs-delete': (ctx) => {
     const node = nodeFor(ctx, 'read_write');
     const config = configFor(ctx, node);
     node.configs.delete(config.id);

@@ -6,7 +6,7 @@ import { apiTime, DAY, MINUTE, parseApiTime } from '../clock.js';
 import { badRequest, forbidden } from '../errors.js';
 import type { AppRecord, DeviceRecord, LoginRecord, SshKeyRecord, UserRecord, World } from '../world.js';
 import { byId, found } from './lookup.js';
-import { empty, type HandlerContext, type HandlerTable, json, list, noContent } from './types.js';
+import { empty, type GroupHandlers, type HandlerContext, json, list, noContent } from './types.js';
 
 /** Profile area: the acting user's own records (documents: profile rules 1-7, states table). */
 
@@ -138,11 +138,11 @@ function newBase32Secret(world: World): string {
   return secret;
 }
 
-export const profileHandlers: HandlerTable = {
+export const profileHandlers: GroupHandlers<'profile'> = {
   // Profile rule 1: any valid token, whatever its scopes.
-  'GET /profile': (ctx) => json(renderProfile(ctx.user)),
+  'profile.view': (ctx) => json(renderProfile(ctx.user)),
 
-  'PUT /profile': (ctx) => {
+  'profile.update': (ctx) => {
     const user = ctx.user;
     const input = ctx.input;
     const twoFactor = input.optionalBool('two_factor_auth');
@@ -176,11 +176,11 @@ export const profileHandlers: HandlerTable = {
     return json(renderProfile(user));
   },
 
-  'GET /profile/apps': (ctx) => list(byId(ctx.user.apps.values()).map(renderApp)),
-  'GET /profile/apps/{appId}': (ctx) =>
+  'profile.apps-list': (ctx) => list(byId(ctx.user.apps.values()).map(renderApp)),
+  'profile.apps-view': (ctx) =>
     json(renderApp(found(ctx.user.apps.get(ctx.input.int('appId')), 'Authorized app'))),
   // States table: a revoked app's token expires and can no longer access the account.
-  'DELETE /profile/apps/{appId}': (ctx) => {
+  'profile.apps-revoke': (ctx) => {
     const app = found(ctx.user.apps.get(ctx.input.int('appId')), 'Authorized app');
     ctx.user.apps.delete(app.id);
     for (const token of [...ctx.world.tokens.values()]) {
@@ -189,37 +189,36 @@ export const profileHandlers: HandlerTable = {
     return empty();
   },
 
-  'GET /profile/devices': (ctx) => list(byId(ctx.user.devices.values()).map(renderDevice)),
-  'GET /profile/devices/{deviceId}': (ctx) =>
+  'profile.devices-list': (ctx) => list(byId(ctx.user.devices.values()).map(renderDevice)),
+  'profile.devices-view': (ctx) =>
     json(renderDevice(found(ctx.user.devices.get(ctx.input.int('deviceId')), 'Trusted device'))),
-  'DELETE /profile/devices/{deviceId}': (ctx) => {
+  'profile.devices-revoke': (ctx) => {
     const device = found(ctx.user.devices.get(ctx.input.int('deviceId')), 'Trusted device');
     ctx.user.devices.delete(device.id);
     return empty();
   },
 
   // Profile rule 2: any client may ask; only accessible entities are listed; unrestricted users get 204.
-  'GET /profile/grants': (ctx) =>
-    ctx.user.restricted ? json(renderGrants(ctx.world, ctx.user)) : noContent(),
+  'profile.grants': (ctx) => (ctx.user.restricted ? json(renderGrants(ctx.world, ctx.user)) : noContent()),
 
   // The login list covers the last 90 days.
-  'GET /profile/logins': (ctx) =>
+  'profile.logins-list': (ctx) =>
     list(
       byId(ctx.user.logins.values())
         .filter((login) => login.datetime >= ctx.now - LOGIN_HISTORY_MS)
         .map(renderLogin),
     ),
-  'GET /profile/logins/{loginId}': (ctx) =>
+  'profile.logins-view': (ctx) =>
     json(renderLogin(found(ctx.user.logins.get(ctx.input.int('loginId')), 'Login'))),
 
-  'DELETE /profile/phone-number': (ctx) => {
+  'profile.phone-number-delete': (ctx) => {
     ctx.user.verified_phone_number = null;
     ctx.user.phoneCode = null;
     return empty();
   },
 
   // States table: the code is valid 10 minutes; a repeat request before expiry sends the same code.
-  'POST /profile/phone-number': (ctx) => {
+  'profile.phone-number-add': (ctx) => {
     const user = ctx.user;
     const phoneNumber = ctx.input.text('phone_number');
     const isoCode = ctx.input.text('iso_code').toUpperCase();
@@ -236,7 +235,7 @@ export const profileHandlers: HandlerTable = {
   },
 
   // Profile rule 4: only the user who requested the code may use it, and only before it expires.
-  'POST /profile/phone-number/verify': (ctx) => {
+  'profile.phone-number-verify': (ctx) => {
     const user = ctx.user;
     const pending = user.phoneCode;
     const code = ctx.input.text('otp_code');
@@ -251,14 +250,14 @@ export const profileHandlers: HandlerTable = {
     return empty();
   },
 
-  'GET /profile/preferences': (ctx) => json(ctx.user.preferences.get(preferencesKey(ctx)) ?? {}),
-  'PUT /profile/preferences': (ctx) => {
+  'profile.preferences-view': (ctx) => json(ctx.user.preferences.get(preferencesKey(ctx)) ?? {}),
+  'profile.preferences-update': (ctx) => {
     const preferences = { ...ctx.input.all };
     ctx.user.preferences.set(preferencesKey(ctx), preferences);
     return json(preferences);
   },
 
-  'GET /profile/security-questions': (ctx) =>
+  'profile.security-questions-list': (ctx) =>
     json({
       security_questions: SECURITY_QUESTIONS.map((q) => ({
         id: q.id,
@@ -268,7 +267,7 @@ export const profileHandlers: HandlerTable = {
     }),
 
   // Profile rule 3: answering overwrites earlier answers and resets unanswered questions to null.
-  'POST /profile/security-questions': (ctx) => {
+  'profile.security-questions-answer': (ctx) => {
     const answers = (ctx.input.optionalList('security_questions') ?? []) as {
       question_id: number;
       response: string;
@@ -292,8 +291,8 @@ export const profileHandlers: HandlerTable = {
     });
   },
 
-  'GET /profile/sshkeys': (ctx) => list(byId(ctx.user.sshKeys.values()).map(renderSshKey)),
-  'POST /profile/sshkeys': (ctx) => {
+  'profile.sshkeys-list': (ctx) => list(byId(ctx.user.sshKeys.values()).map(renderSshKey)),
+  'profile.sshkeys-create': (ctx) => {
     const sshKey = ctx.input.optionalText('ssh_key');
     if (sshKey === undefined) throw badRequest('is required', 'ssh_key');
     if (!SSH_KEY_PATTERN.test(sshKey.trim())) throw badRequest('is not a valid SSH public key', 'ssh_key');
@@ -306,30 +305,30 @@ export const profileHandlers: HandlerTable = {
     ctx.user.sshKeys.set(key.id, key);
     return json(renderSshKey(key));
   },
-  'GET /profile/sshkeys/{sshKeyId}': (ctx) =>
+  'profile.sshkeys-view': (ctx) =>
     json(renderSshKey(found(ctx.user.sshKeys.get(ctx.input.int('sshKeyId')), 'SSH key'))),
   // Profile rule 7: only the label changes (the row accepts nothing else).
-  'PUT /profile/sshkeys/{sshKeyId}': (ctx) => {
+  'profile.sshkeys-update': (ctx) => {
     const key = found(ctx.user.sshKeys.get(ctx.input.int('sshKeyId')), 'SSH key');
     const label = ctx.input.optionalText('label');
     if (label !== undefined) key.label = label;
     return json(renderSshKey(key));
   },
   // Profile rule 5: only the profile association goes; keys placed on disks stay there.
-  'DELETE /profile/sshkeys/{sshKeyId}': (ctx) => {
+  'profile.sshkeys-delete': (ctx) => {
     const key = found(ctx.user.sshKeys.get(ctx.input.int('sshKeyId')), 'SSH key');
     ctx.user.sshKeys.delete(key.id);
     return empty();
   },
 
-  'POST /profile/tfa-disable': (ctx) => {
+  'profile.tfa-disable': (ctx) => {
     ctx.user.two_factor_auth = false;
     ctx.user.tfaPending = null;
     return empty();
   },
 
   // Profile rule 3 and the states table: security questions first, then a secret to confirm.
-  'POST /profile/tfa-enable': (ctx) => {
+  'profile.tfa-enable': (ctx) => {
     const user = ctx.user;
     if (user.two_factor_auth) throw badRequest('Two-factor authentication is already enabled');
     if (user.securityAnswers.size < REQUIRED_SECURITY_ANSWERS) {
@@ -341,7 +340,7 @@ export const profileHandlers: HandlerTable = {
   },
 
   // States table: a current time-based code for the issued secret enables 2FA.
-  'POST /profile/tfa-enable-confirm': (ctx) => {
+  'profile.tfa-confirm': (ctx) => {
     const user = ctx.user;
     const pending = user.tfaPending;
     if (!pending || pending.expiresAt <= ctx.now) {
@@ -360,7 +359,7 @@ export const profileHandlers: HandlerTable = {
     return json({ scratch: ctx.world.random.hex(16) });
   },
 
-  'GET /profile/tokens': (ctx) =>
+  'profile.tokens-list': (ctx) =>
     list(
       byId(ctx.world.tokens.values())
         .filter((token) => token.uid === ctx.user.uid && token.appId === null)
@@ -368,7 +367,7 @@ export const profileHandlers: HandlerTable = {
     ),
 
   // Profile rule 6: no more than the acting token's scopes; no expiry means valid until revoked.
-  'POST /profile/tokens': (ctx) => {
+  'profile.tokens-create': (ctx) => {
     const acting = ctx.caller?.token.scopes ?? '';
     const scopes = ctx.input.optionalText('scopes') ?? acting;
     parseScopes(scopes);
@@ -387,15 +386,15 @@ export const profileHandlers: HandlerTable = {
     });
     return json(renderToken(record, token));
   },
-  'GET /profile/tokens/{tokenId}': (ctx) => json(renderToken(ownToken(ctx))),
-  'PUT /profile/tokens/{tokenId}': (ctx) => {
+  'profile.tokens-view': (ctx) => json(renderToken(ownToken(ctx))),
+  'profile.tokens-update': (ctx) => {
     const token = ownToken(ctx);
     const label = ctx.input.optionalText('label');
     if (label !== undefined) token.label = label;
     return json(renderToken(token));
   },
   // States table: invalidated at once, even the token making the request.
-  'DELETE /profile/tokens/{tokenId}': (ctx) => {
+  'profile.tokens-delete': (ctx) => {
     revokeToken(ctx.world, ownToken(ctx));
     return empty();
   },

@@ -1,4 +1,5 @@
-import type { AnyOperation } from '../../../../lib/api/operation.js';
+import type { AnyOperation, Group } from '../../../../lib/api/operation.js';
+import type { OperationId } from '../../../../lib/api/operations/index.js';
 import type { Caller } from '../auth.js';
 import { unauthorized } from '../errors.js';
 import type { RequestFields } from '../request-fields.js';
@@ -47,8 +48,16 @@ export type Outcome =
 
 export type Handler = (ctx: HandlerContext) => Outcome;
 
-/** Handlers keyed by `METHOD /path`, the way the documents' endpoint tables name operations. */
-export type HandlerTable = Readonly<Record<string, Handler>>;
+/**
+ * One handler per operation id of the bot's table: an operation without a handler, or a handler
+ * for an id the table does not declare, does not compile.
+ */
+export type HandlerTable = { readonly [Id in OperationId]: Handler };
+
+/** The handlers of one command group (one file under `handlers/`). */
+export type GroupHandlers<G extends Group> = {
+  readonly [Id in OperationId as Id extends `${G}.${string}` ? Id : never]: Handler;
+};
 
 export function json(body: unknown, status = 200): Outcome {
   return { kind: 'json', status, body };

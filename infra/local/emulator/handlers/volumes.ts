@@ -5,7 +5,7 @@ import { badRequest } from '../errors.js';
 import type { NodeRecord, VolumeRecord, World } from '../world.js';
 import { byId, found } from './lookup.js';
 import { chooseConfig, configOfNode, freeSlot, ramGb, removeVolumeFromConfigs } from './node-model.js';
-import { empty, type HandlerContext, type HandlerTable, json, list } from './types.js';
+import { empty, type GroupHandlers, type HandlerContext, json, list } from './types.js';
 
 /** Volumes (documents: volumes rules 1-7). */
 
@@ -114,8 +114,8 @@ function addToConfig(node: NodeRecord, configId: number, volume: VolumeRecord): 
   config.devices[slot] = { volume_id: volume.id };
 }
 
-export const volumeHandlers: HandlerTable = {
-  'GET /volumes': (ctx) =>
+export const volumeHandlers: GroupHandlers<'volumes'> = {
+  'volumes.list': (ctx) =>
     list(
       byId(ctx.world.volumes.values())
         .filter((volume) => canView(ctx.user, 'volume', volume.id))
@@ -123,7 +123,7 @@ export const volumeHandlers: HandlerTable = {
     ),
 
   // Rules 1 and 2.
-  'POST /volumes': (ctx) => {
+  'volumes.create': (ctx) => {
     requireGlobalGrant(ctx.user, 'add_volumes');
     const label = ctx.input.text('label');
     checkUniqueLabel(ctx.world, label);
@@ -168,9 +168,9 @@ export const volumeHandlers: HandlerTable = {
     return json(renderVolume(ctx.world, volume));
   },
 
-  'GET /volumes/{volumeId}': (ctx) => json(renderVolume(ctx.world, volumeFor(ctx, 'read_only'))),
+  'volumes.view': (ctx) => json(renderVolume(ctx.world, volumeFor(ctx, 'read_only'))),
 
-  'PUT /volumes/{volumeId}': (ctx) => {
+  'volumes.update': (ctx) => {
     const volume = volumeFor(ctx, 'read_write');
     const label = ctx.input.optionalText('label');
     if (label !== undefined) {
@@ -184,7 +184,7 @@ export const volumeHandlers: HandlerTable = {
   },
 
   // Rule 6: irreversible; not while migrating.
-  'DELETE /volumes/{volumeId}': (ctx) => {
+  'volumes.delete': (ctx) => {
     const volume = volumeFor(ctx, 'read_write');
     if (volume.migratingUntil !== null && volume.migratingUntil > ctx.now) {
       throw badRequest('Volume is migrating; it can be deleted once the migration has finished');
@@ -197,7 +197,7 @@ export const volumeHandlers: HandlerTable = {
   },
 
   // Rule 3.
-  'POST /volumes/{volumeId}/attach': (ctx) => {
+  'volumes.attach': (ctx) => {
     const volume = volumeFor(ctx, 'read_write');
     const node = nodeFor(ctx, ctx.input.int('node_id'), 'node_id');
     if (volume.nodeId !== null) throw badRequest(`Volume is already attached to node ${volume.nodeId}`);
@@ -228,7 +228,7 @@ export const volumeHandlers: HandlerTable = {
   },
 
   // Rules 1 and 4: the source must be active; the copy has its size and data.
-  'POST /volumes/{volumeId}/clone': (ctx) => {
+  'volumes.clone': (ctx) => {
     requireGlobalGrant(ctx.user, 'add_volumes');
     const source = volumeFor(ctx, 'read_only');
     if (source.status !== 'active')
@@ -245,7 +245,7 @@ export const volumeHandlers: HandlerTable = {
     return json(renderVolume(ctx.world, copy));
   },
 
-  'POST /volumes/{volumeId}/detach': (ctx) => {
+  'volumes.detach': (ctx) => {
     const volume = volumeFor(ctx, 'read_write');
     if (volume.nodeId === null) throw badRequest('Volume is not attached to a node');
     const node = ctx.world.nodes.get(volume.nodeId);
@@ -259,7 +259,7 @@ export const volumeHandlers: HandlerTable = {
   },
 
   // Rule 5: only upward, only when active.
-  'POST /volumes/{volumeId}/resize': (ctx) => {
+  'volumes.resize': (ctx) => {
     const volume = volumeFor(ctx, 'read_write');
     const size = ctx.input.int('size');
     if (volume.status !== 'active')

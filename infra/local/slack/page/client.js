@@ -212,6 +212,7 @@ function startSandbox() {
   const byTestId = (id) => document.querySelector(`[data-testid="${id}"]`);
   const els = {
     workspace: byTestId('workspace-name'),
+    teams: byTestId('workspace-list'),
     users: byTestId('user-picker'),
     channels: byTestId('channel-list'),
     channelName: byTestId('channel-name'),
@@ -228,6 +229,7 @@ function startSandbox() {
   };
   const params = new URLSearchParams(location.search);
   const ui = {
+    team: params.get('team') ?? '',
     user: params.get('user') ?? '',
     channel: params.get('channel') ?? '',
     state: undefined,
@@ -267,7 +269,8 @@ function startSandbox() {
       const response = await fetch(path, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
+        // Every action happens in the workspace the page shows.
+        body: JSON.stringify(ui.team ? { ...body, team: ui.team } : body),
       });
       try {
         return await response.json();
@@ -292,6 +295,7 @@ function startSandbox() {
   async function refresh() {
     const ticket = ++ui.refreshes;
     const query = new URLSearchParams();
+    if (ui.team) query.set('team', ui.team);
     if (ui.user) query.set('user', ui.user);
     if (ui.channel) query.set('channel', ui.channel);
     let state;
@@ -300,7 +304,8 @@ function startSandbox() {
       state = await response.json();
       if (!response.ok) {
         setStatus(state.error ?? `HTTP ${response.status}`, 'error');
-        if (ui.user || ui.channel) {
+        if (ui.user || ui.channel || ui.team) {
+          ui.team = '';
           ui.user = '';
           ui.channel = '';
           scheduleRefresh();
@@ -314,11 +319,12 @@ function startSandbox() {
     if (ticket !== ui.refreshes) return;
     ui.state = state;
     const moved = ui.user !== state.user || ui.channel !== state.channel.id;
+    ui.team = state.teamId;
     ui.user = state.user;
     ui.channel = state.channel.id;
     // Completion is fitted to who is typing and where: reload it when either changes.
     if (moved || !ui.commandsFor) loadCommands();
-    const address = new URLSearchParams({ user: ui.user, channel: ui.channel });
+    const address = new URLSearchParams({ team: ui.team, user: ui.user, channel: ui.channel });
     history.replaceState(null, '', `?${address}`);
     render();
   }
@@ -346,7 +352,7 @@ function startSandbox() {
   async function loadCommands() {
     try {
       // Fitted to who is typing and where, as the bot's help is.
-      const query = new URLSearchParams({ user: ui.user, channel: ui.channel });
+      const query = new URLSearchParams({ team: ui.team, user: ui.user, channel: ui.channel });
       const response = await fetch(`/api/commands?${query}`);
       if (response.ok) {
         ui.commands = await response.json();
@@ -368,6 +374,26 @@ function startSandbox() {
   function renderSidebar() {
     const { state } = ui;
     els.workspace.textContent = state.team;
+    // Switching workspace reloads the page there; "Add to Slack" goes through Slack's OAuth pages.
+    els.teams.replaceChildren(
+      ...state.teams.map((team) => {
+        const row = node('div', 'workspace-row');
+        const link = node('a', 'channel-link', team.name);
+        link.href = `?${new URLSearchParams({ team: team.id, user: state.user })}`;
+        link.dataset.testid = 'workspace-link';
+        link.dataset.team = team.id;
+        link.classList.toggle('active', team.id === state.teamId);
+        row.append(link);
+        if (!team.installed && state.installUrl) {
+          const add = node('a', 'add-to-slack', 'Add to Slack');
+          add.href = state.installUrl;
+          add.dataset.testid = 'add-to-slack';
+          add.dataset.team = team.id;
+          row.append(add);
+        }
+        return row;
+      }),
+    );
     const users = state.users.filter((user) => !user.isBot);
     els.users.replaceChildren(
       ...users.map((user) => {

@@ -33,6 +33,8 @@ button, input, select, textarea { font: inherit; }
 .channel-link { display: block; padding: 4px 16px; color: var(--sidebar-text); text-decoration: none; }
 .channel-link:hover { background: #350d36; }
 .channel-link.active { background: var(--sidebar-active); color: #fff; }
+.workspaces { padding: 8px 0; border-bottom: 1px solid #5d2c5d; }
+.add-to-slack { display: inline-block; margin: 2px 16px 6px; padding: 2px 8px; border-radius: 4px; background: #fff; color: var(--sidebar); font-size: 12px; font-weight: 700; text-decoration: none; }
 .sidebar .hint { margin-top: auto; padding: 12px 16px; font-size: 12px; line-height: 1.4; }
 .sidebar .hint code { background: #5d2c5d; color: #fff; }
 main { flex: 1; display: flex; flex-direction: column; min-width: 0; }
@@ -114,6 +116,7 @@ blockquote { border-left: 4px solid #ddd; margin: 4px 0; padding-left: 10px; col
 const BODY = `
 <aside class="sidebar">
   <div class="workspace" data-testid="workspace-name">Slack sandbox</div>
+  <nav class="workspaces" data-testid="workspace-list"></nav>
   <div class="seat">
     <label for="user-picker">You are</label>
     <select id="user-picker" data-testid="user-picker"></select>

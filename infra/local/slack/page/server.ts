@@ -2,11 +2,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { AnyOperation } from '../../../../lib/api/operation.js';
+import type { SlackTeam } from '../oauth.js';
 import type { StoreChange } from '../store.js';
 import type { Delivery, SlackWorkspace } from '../workspace.js';
 import { completionData } from './commands.js';
 import { sandboxPage } from './html.js';
-import { openViewFor, PageLookupError, pageState, resolveSeat } from './state.js';
+import { openViewFor, PageLookupError, type PageScope, pageState, resolveSeat } from './state.js';
 
 /**
  * The Slack sandbox page and its small HTTP API. The page acts only through `SlackWorkspace`, so
@@ -16,7 +17,8 @@ import { openViewFor, PageLookupError, pageState, resolveSeat } from './state.js
  *
  * Routes: `GET /` the page, `GET /events` change notifications, `GET /api/state?user=&channel=`,
  * `GET /api/commands`, `POST /api/command`, `POST /api/click`, `POST /api/view`,
- * `POST /api/view/close`.
+ * `POST /api/view/close`. Each takes the workspace the page acts in as `team` (the seeded one by
+ * default).
  */
 
 export interface PageServerOptions {
@@ -27,6 +29,21 @@ export interface PageServerOptions {
   /** When the port is taken, listen on a free one instead of failing. */
   readonly fallbackToFreePort?: boolean;
   readonly completionFit?: PageHandlerOptions['completionFit'];
+  readonly workspaces?: PageWorkspaces;
+}
+
+/**
+ * The stand-in's workspaces for a distributed app: the page switches between them and offers
+ * "Add to Slack" where the app is not installed yet.
+ */
+export interface PageWorkspaces {
+  /** Every workspace of the stand-in, the seeded one included. */
+  readonly teams: readonly SlackTeam[];
+  /** A person's side of Slack in `team`: its requests carry that team's id. */
+  workspaceFor(team: SlackTeam): SlackWorkspace;
+  installed(team: string): Promise<boolean>;
+  /** The bot's "Add to Slack" page. */
+  readonly installUrl: string;
 }
 
 export interface PageServer {
@@ -39,7 +56,7 @@ const MAX_BODY_BYTES = 256 * 1024;
 /** Proxies and browsers drop an idle event stream; a comment line now and then keeps it open. */
 const HEARTBEAT_MS = 20_000;
 
-const SeatFields = { user: z.string().min(1).max(64) };
+const SeatFields = { user: z.string().min(1).max(64), team: z.string().min(1).max(64).optional() };
 
 const CommandRequestSchema = z.object({
   ...SeatFields,
@@ -216,7 +233,9 @@ export interface PageHandlerOptions {
   readonly completionFit?: (
     user: string,
     channel: string,
+    team: string,
   ) => Promise<((op: AnyOperation) => boolean) | undefined>;
+  readonly workspaces?: PageWorkspaces;
 }
 
 export function createPageHandler(workspace: SlackWorkspace, options: PageHandlerOptions = {}): PageHandler {
@@ -226,6 +245,36 @@ export function createPageHandler(workspace: SlackWorkspace, options: PageHandle
   const page = sandboxPage();
   const commands = completionData();
   const streams = new Set<ServerResponse>();
+  const teams = options.workspaces?.teams ?? [store.seed.team];
+  const workspaces = new Map<string, SlackWorkspace>([[workspace.teamId, workspace]]);
+
+  function teamOf(requested: string | null | undefined): SlackTeam {
+    const team = teams.find((t) => t.id === (requested || workspace.teamId));
+    if (!team) throw new PageLookupError(`There is no workspace ${requested ?? ''} here.`);
+    return team;
+  }
+
+  function workspaceIn(team: SlackTeam): SlackWorkspace {
+    const known = workspaces.get(team.id);
+    if (known) return known;
+    if (!options.workspaces) throw new PageLookupError(`There is no workspace ${team.id} here.`);
+    const created = options.workspaces.workspaceFor(team);
+    workspaces.set(team.id, created);
+    return created;
+  }
+
+  /** Which channels a seat may use in `team`; `installed` matters only for what the page shows. */
+  function scopeOf(team: SlackTeam, installed: ReadonlySet<string> = new Set()): PageScope | undefined {
+    const many = options.workspaces;
+    return many && { team, teams, installed, installUrl: many.installUrl };
+  }
+
+  async function installedTeams(): Promise<ReadonlySet<string>> {
+    const many = options.workspaces;
+    if (!many) return new Set();
+    const answers = await Promise.all(teams.map(async (t) => ((await many.installed(t.id)) ? [t.id] : [])));
+    return new Set(answers.flat());
+  }
 
   // Only that something changed, and where: the page fetches what its user may see.
   const onChange = (change: StoreChange) => {
@@ -256,25 +305,29 @@ export function createPageHandler(workspace: SlackWorkspace, options: PageHandle
   async function serveCommands(url: URL, response: ServerResponse): Promise<void> {
     const user = url.searchParams.get('user');
     const channel = url.searchParams.get('channel');
+    const team = teamOf(url.searchParams.get('team'));
     const allows =
       user && channel && options.completionFit
-        ? await options.completionFit(user, channel).catch(() => undefined)
+        ? await options.completionFit(user, channel, team.id).catch(() => undefined)
         : undefined;
     sendJson(response, 200, allows ? completionData(undefined, allows) : commands);
   }
 
-  function serveState(url: URL, response: ServerResponse): void {
+  async function serveState(url: URL, response: ServerResponse): Promise<void> {
     const user = url.searchParams.get('user') ?? undefined;
     const channel = url.searchParams.get('channel') ?? undefined;
-    sendJson(response, 200, pageState(store, baseUrl, user, channel));
+    const team = teamOf(url.searchParams.get('team'));
+    const scope = scopeOf(team, await installedTeams());
+    sendJson(response, 200, pageState(store, baseUrl, user, channel, scope));
   }
 
   async function runCommand(body: unknown): Promise<ActionResult> {
     const input = parseRequest(CommandRequestSchema, body);
-    const { user, channel } = resolveSeat(store, input.user, input.channel);
+    const team = teamOf(input.team);
+    const { user, channel } = resolveSeat(store, input.user, input.channel, scopeOf(team));
     const text = commandTextOf(input.text, commands.command);
     try {
-      return describeDelivery(await workspace.command(user, channel.id, text));
+      return describeDelivery(await workspaceIn(team).command(user, channel.id, text));
     } catch (error) {
       return unreachable(error);
     }
@@ -282,14 +335,15 @@ export function createPageHandler(workspace: SlackWorkspace, options: PageHandle
 
   async function click(body: unknown): Promise<ActionResult> {
     const input = parseRequest(ClickRequestSchema, body);
-    const { user, channel } = resolveSeat(store, input.user, input.channel);
+    const team = teamOf(input.team);
+    const { user, channel } = resolveSeat(store, input.user, input.channel, scopeOf(team));
     const message = store.findMessage(channel.id, input.ts);
     if (!message || (message.ephemeral && message.visibleTo !== user)) {
       throw new HttpError(404, 'That message is gone or not visible to you.');
     }
     let delivery: Delivery;
     try {
-      delivery = await workspace.click(user, message, {
+      delivery = await workspaceIn(team).click(user, message, {
         actionId: input.actionId,
         ...(input.value === undefined ? {} : { value: input.value }),
         ...(input.option === undefined ? {} : { option: input.option }),
@@ -305,10 +359,10 @@ export function createPageHandler(workspace: SlackWorkspace, options: PageHandle
     return describeDelivery(delivery);
   }
 
-  function ownOpenView(user: string, viewId: string) {
-    resolveSeat(store, user, undefined);
+  function ownOpenView(user: string, viewId: string, team: SlackTeam) {
+    resolveSeat(store, user, undefined, scopeOf(team));
     const view = store.view(viewId);
-    if (!view || view.closed || view.user !== user || openViewFor(store, user)?.id !== viewId) {
+    if (!view || view.closed || view.user !== user || openViewFor(store, user, team.id)?.id !== viewId) {
       throw new HttpError(404, 'That modal is no longer open.');
     }
     return view;
@@ -316,9 +370,10 @@ export function createPageHandler(workspace: SlackWorkspace, options: PageHandle
 
   async function submitView(body: unknown): Promise<ActionResult> {
     const input = parseRequest(ViewSubmitRequestSchema, body);
-    const view = ownOpenView(input.user, input.viewId);
+    const team = teamOf(input.team);
+    const view = ownOpenView(input.user, input.viewId, team);
     try {
-      return describeDelivery(await workspace.submitView(input.user, view, input.values));
+      return describeDelivery(await workspaceIn(team).submitView(input.user, view, input.values));
     } catch (error) {
       return unreachable(error);
     }
@@ -326,7 +381,7 @@ export function createPageHandler(workspace: SlackWorkspace, options: PageHandle
 
   function closeView(body: unknown): ActionResult {
     const input = parseRequest(ViewCloseRequestSchema, body);
-    const view = ownOpenView(input.user, input.viewId);
+    const view = ownOpenView(input.user, input.viewId, teamOf(input.team));
     store.closeView(view.id);
     return { ok: true };
   }
@@ -427,6 +482,7 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
   const handler = createPageHandler(options.workspace, {
     loopbackOnly: LOOPBACK_HOSTNAMES.has(hostForUrl(host)),
     ...(options.completionFit && { completionFit: options.completionFit }),
+    ...(options.workspaces && { workspaces: options.workspaces }),
   });
   const server = createServer((request, response) => {
     void handler.handle(request, response);

@@ -1,3 +1,4 @@
+import type { SlackTeam } from '../oauth.js';
 import type { SlackChannel, SlackStore, SlackUser, StoredFile, StoredMessage, StoredView } from '../store.js';
 import { fileUrl, mimeTypeOf } from '../web-api.js';
 
@@ -53,8 +54,32 @@ export interface PageView {
   readonly blocks: readonly unknown[];
 }
 
+/** A workspace of the stand-in, as the page's workspace switcher lists it. */
+export interface PageTeam {
+  readonly id: string;
+  readonly name: string;
+  /** Whether the app is installed there; without it Slack refuses to send the app anything. */
+  readonly installed: boolean;
+}
+
+/**
+ * Which of the stand-in's workspaces the page acts in, and the others it can switch to. Without a
+ * scope the page is the seeded workspace alone, as a single-workspace deployment sees it.
+ */
+export interface PageScope {
+  readonly team: SlackTeam;
+  readonly teams: readonly SlackTeam[];
+  readonly installed: ReadonlySet<string>;
+  /** The bot's "Add to Slack" page. */
+  readonly installUrl?: string | undefined;
+}
+
 export interface PageState {
+  /** The workspace's name. */
   readonly team: string;
+  readonly teamId: string;
+  readonly teams: readonly PageTeam[];
+  readonly installUrl?: string;
   readonly user: string;
   readonly channel: PageChannel;
   readonly channels: readonly PageChannel[];
@@ -85,13 +110,16 @@ export function actingUsers(store: SlackStore): PageUser[] {
 
 /**
  * Channels shown in the sidebar: the workspace's channels, and the direct message with the bot
- * of the person acting (the bot posts there when it is given a user id as channel).
+ * of the person acting (the bot posts there when it is given a user id as channel). Direct
+ * messages are the seeded workspace's: the store has one per person, not one per workspace.
  */
-function visibleChannels(store: SlackStore, user: string): PageChannel[] {
+function visibleChannels(store: SlackStore, user: string, scope?: PageScope): PageChannel[] {
+  if (scope?.team.channels) return scope.team.channels.map((channel) => pageChannel(store, channel));
+  const elsewhere = new Set(store.otherTeamChannels.map((channel) => channel.id));
   const ownIm = `D${user}`;
   return store
     .channels()
-    .filter((channel) => !channel.is_im || channel.id === ownIm)
+    .filter((channel) => (!channel.is_im || channel.id === ownIm) && !elsewhere.has(channel.id))
     .map((channel) => pageChannel(store, channel));
 }
 
@@ -104,6 +132,7 @@ export function resolveSeat(
   store: SlackStore,
   requestedUser: string | undefined,
   requestedChannel: string | undefined,
+  scope?: PageScope,
 ): { user: string; channel: PageChannel } {
   const users = actingUsers(store);
   const user =
@@ -111,7 +140,7 @@ export function resolveSeat(
   if (user === undefined || !users.some((u) => u.id === user)) {
     throw new PageLookupError(`There is no user ${requestedUser ?? ''} in this workspace.`);
   }
-  const channels = visibleChannels(store, user);
+  const channels = visibleChannels(store, user, scope);
   const wanted = requestedChannel || DEFAULT_PAGE_CHANNEL;
   const channel = channels.find((c) => c.id === wanted) ?? (requestedChannel ? undefined : channels[0]);
   if (channel === undefined) {
@@ -199,11 +228,19 @@ function plainTextOf(value: unknown): string | undefined {
   return undefined;
 }
 
-/** The newest modal still open for `user` (a pushed view sits on top of the one it was pushed on). */
-export function openViewFor(store: SlackStore, user: string): StoredView | undefined {
+/**
+ * The newest modal still open for `user` (a pushed view sits on top of the one it was pushed on),
+ * in `team` when given: a modal another workspace's bot opened is not shown here.
+ */
+export function openViewFor(store: SlackStore, user: string, team?: string): StoredView | undefined {
   return store
     .views()
-    .filter((view) => view.user === user && !view.closed)
+    .filter(
+      (view) =>
+        view.user === user &&
+        !view.closed &&
+        (team === undefined || view.team === undefined || view.team === team),
+    )
     .sort((a, b) => a.openedAt - b.openedAt)
     .at(-1);
 }
@@ -235,14 +272,23 @@ export function pageState(
   baseUrl: string,
   requestedUser: string | undefined,
   requestedChannel: string | undefined,
+  scope?: PageScope,
 ): PageState {
-  const { user, channel } = resolveSeat(store, requestedUser, requestedChannel);
-  const view = openViewFor(store, user);
+  const { user, channel } = resolveSeat(store, requestedUser, requestedChannel, scope);
+  const team = scope?.team ?? store.seed.team;
+  const view = openViewFor(store, user, team.id);
   return {
-    team: store.seed.team.name,
+    team: team.name,
+    teamId: team.id,
+    teams: (scope?.teams ?? [team]).map((t) => ({
+      id: t.id,
+      name: t.name,
+      installed: scope ? scope.installed.has(t.id) : true,
+    })),
+    ...(scope?.installUrl === undefined ? {} : { installUrl: scope.installUrl }),
     user,
     channel,
-    channels: visibleChannels(store, user),
+    channels: visibleChannels(store, user, scope),
     users: store.seed.users.map(pageUser),
     messages: messagesSeenBy(store, baseUrl, channel.id, user),
     ...(view === undefined ? {} : { view: pageView(view) }),

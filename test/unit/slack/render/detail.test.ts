@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineOperation } from '../../../../lib/api/operation.js';
-import { getOperation } from '../../../../lib/api/operations/index.js';
+import { getOperation, requireOperation } from '../../../../lib/api/operations/index.js';
 import { ActionId, decodeActionValue, RunPayloadSchema } from '../../../../lib/slack/interactions.js';
 import { SLACK_LIMITS } from '../../../../lib/slack/limits.js';
 import { actionIdPattern } from '../../../../lib/slack/render/blocks.js';
@@ -102,7 +102,7 @@ describe('renderDetail: nodes', () => {
   it('marks every destructive action danger with a confirm dialog', () => {
     const message = renderDetail(view, { nodeId: 123 }, node);
     for (const button of buttons(message)) {
-      const op = getOperation(decodeActionValue(RunPayloadSchema, button.value)?.o ?? '');
+      const op = requireOperation(decodeActionValue(RunPayloadSchema, button.value)?.o ?? '');
       expect(button.style === 'danger', op.id).toBe(op.destructive !== undefined);
       expect(button.confirm !== undefined, op.id).toBe(op.destructive !== undefined);
     }

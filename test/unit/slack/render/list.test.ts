@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineOperation, PageQuerySchema } from '../../../../lib/api/operation.js';
-import { getOperation } from '../../../../lib/api/operations/index.js';
+import { getOperation, requireOperation } from '../../../../lib/api/operations/index.js';
 import {
   ActionId,
   decodeActionValue,
@@ -143,12 +143,12 @@ describe('renderList: rows per kind', () => {
     const ops = ['nodes.list', 'volumes.list', 'databases.list', 'managed.services-list'];
     const items = [[node], [volume], [database], [{ id: 9944, label: 'prod-1', status: 'ok' }]];
     ops.forEach((id, index) => {
-      const message = renderList(getOperation(id), {}, page(items[index] ?? []));
+      const message = renderList(requireOperation(id), {}, page(items[index] ?? []));
       for (const element of interactiveElements(message)) {
         for (const option of element.options ?? []) {
           const payload = decodeActionValue(RunPayloadSchema, option.value);
           expect(payload, option.value).toBeDefined();
-          expect(getOperation(payload?.o ?? '').destructive, payload?.o).toBeUndefined();
+          expect(requireOperation(payload?.o ?? '').destructive, payload?.o).toBeUndefined();
         }
       }
     });

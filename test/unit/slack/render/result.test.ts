@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getOperation, operations } from '../../../../lib/api/operations/index.js';
+import { getOperation, operations, requireOperation } from '../../../../lib/api/operations/index.js';
 import { decodeActionValue, RunPayloadSchema } from '../../../../lib/slack/interactions.js';
 import { describeCompletion, renderOperationResult } from '../../../../lib/slack/render/result.js';
 import { many, node, page, TOKEN_PREFIX, token, volume } from './fixtures.js';
@@ -51,7 +51,7 @@ describe('renderOperationResult: dispatch', () => {
 
 describe('describeCompletion', () => {
   const sentence = (id: string, input: Record<string, unknown>) =>
-    describeCompletion(getOperation(id), input);
+    describeCompletion(requireOperation(id), input);
 
   it('says what happened, with the ids of the input', () => {
     expect(sentence('volumes.delete', { volumeId: 12 })).toBe('Volume 12 deleted.');

@@ -1,0 +1,233 @@
+import { randomBytes } from 'node:crypto';
+import type { SlackChannel } from './store.js';
+
+/**
+ * Slack's side of "Add to Slack", for a distributed app: the authorize page where a person picks
+ * a workspace and allows the app, the one-time codes it hands back through the redirect, and
+ * `oauth.v2.access`, which trades a code for that workspace's bot token after checking the app's
+ * client id and secret and the redirect URI. Tokens issued here are accepted by the Web API
+ * stand-in as the bot of their workspace.
+ */
+
+export interface SlackTeam {
+  readonly id: string;
+  readonly name: string;
+  readonly domain: string;
+  /** Channels of this workspace; the seeded workspace's come from the store's seed. */
+  readonly channels?: readonly SlackChannel[];
+}
+
+/**
+ * A second local workspace, besides the seeded one, to install the app into. The store keeps one
+ * set of messages for all workspaces, so its channel ids differ from the seeded workspace's.
+ */
+export const SECOND_TEAM: SlackTeam = {
+  id: 'T0SECOND',
+  name: 'Second workspace',
+  domain: 'second',
+  channels: [{ id: 'C0PLATFORM', name: 'platform', is_private: false, is_im: false }],
+};
+
+export interface OAuthApp {
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** The app's configured redirect URL: an authorize request or exchange naming another is refused. */
+  readonly redirectUri: string;
+  /**
+   * Token rotation (`token_rotation_enabled` in the manifest): bot tokens (`xoxe.xoxb-…`) expire
+   * this many seconds after they are issued and are renewed with their refresh token (`xoxe-…`).
+   * Slack's own tokens last 12 hours.
+   */
+  readonly tokenExpiresInSeconds?: number;
+}
+
+/** A bot token issued here: whose it is, and until when it works (rotating tokens only). */
+interface IssuedToken {
+  readonly team: SlackTeam;
+  readonly expiresAt?: number;
+}
+
+export type TokenState = 'valid' | 'expired' | 'unknown';
+
+interface IssuedCode {
+  readonly team: SlackTeam;
+  readonly user: string;
+  readonly scopes: string;
+  readonly redirectUri: string;
+  readonly expiresAt: number;
+}
+
+/** Slack's codes are good for ten minutes and one exchange. */
+const CODE_MS = 10 * 60 * 1000;
+
+export type AuthorizeAnswer =
+  | { readonly kind: 'page'; readonly status: number; readonly html: string }
+  | { readonly kind: 'redirect'; readonly location: string };
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+export class StandInOAuth {
+  readonly #teams: readonly SlackTeam[];
+  readonly #now: () => number;
+  readonly #codes = new Map<string, IssuedCode>();
+  readonly #tokens = new Map<string, IssuedToken>();
+  /** Refresh token → its workspace; Slack hands out a new one with every refresh. */
+  readonly #refreshTokens = new Map<string, SlackTeam>();
+  #app: OAuthApp | undefined;
+
+  constructor(teams: readonly SlackTeam[], now: () => number) {
+    this.#teams = teams;
+    this.#now = now;
+  }
+
+  get teams(): readonly SlackTeam[] {
+    return this.#teams;
+  }
+
+  /** The distributed app, as its settings on api.slack.com would name it. */
+  register(app: OAuthApp): void {
+    this.#app = app;
+  }
+
+  /** The workspace whose bot a token issued here belongs to, while the token works. */
+  teamOf(token: string): SlackTeam | undefined {
+    return this.stateOf(token) === 'valid' ? this.#tokens.get(token)?.team : undefined;
+  }
+
+  /** Whether a token works: an expired rotating token is answered `token_expired`, as Slack does. */
+  stateOf(token: string): TokenState {
+    const issued = this.#tokens.get(token);
+    if (!issued) return 'unknown';
+    return issued.expiresAt !== undefined && issued.expiresAt <= this.#now() ? 'expired' : 'valid';
+  }
+
+  /** The workspace removed the app or revoked its tokens: they stop working, as Slack revokes them. */
+  revoke(team: string): void {
+    for (const [token, issued] of this.#tokens) if (issued.team.id === team) this.#tokens.delete(token);
+    for (const [token, owner] of this.#refreshTokens)
+      if (owner.id === team) this.#refreshTokens.delete(token);
+  }
+
+  /** `GET /oauth/v2/authorize`: the page where the person picks a workspace and allows the app. */
+  authorizePage(query: URLSearchParams): AuthorizeAnswer {
+    const problem = this.#checkRequest(query);
+    if (problem)
+      return { kind: 'page', status: 400, html: page('Cannot install', `<p>${escapeHtml(problem)}</p>`) };
+    const hidden = ['client_id', 'scope', 'state', 'redirect_uri']
+      .map((name) => `<input type="hidden" name="${name}" value="${escapeHtml(query.get(name) ?? '')}">`)
+      .join('');
+    const choices = this.#teams
+      .map(
+        (team, i) =>
+          `<label><input type="radio" name="team" value="${escapeHtml(team.id)}"${i === 0 ? ' checked' : ''}> ${escapeHtml(team.name)}</label><br>`,
+      )
+      .join('');
+    return {
+      kind: 'page',
+      status: 200,
+      html: page(
+        'Install the app',
+        `<form method="post" action="/oauth/v2/authorize">${hidden}<p>It asks for: ${escapeHtml(query.get('scope') ?? '')}</p>${choices}<button type="submit" name="decision" value="allow">Allow</button> <button type="submit" name="decision" value="deny">Cancel</button></form>`,
+      ),
+    };
+  }
+
+  /** `POST /oauth/v2/authorize`: the person allowed (or cancelled); back to the app with a code. */
+  decide(form: URLSearchParams, user = 'U0ADMIN'): AuthorizeAnswer {
+    const problem = this.#checkRequest(form);
+    if (problem)
+      return { kind: 'page', status: 400, html: page('Cannot install', `<p>${escapeHtml(problem)}</p>`) };
+    const redirectUri = form.get('redirect_uri') || (this.#app?.redirectUri as string);
+    const back = new URL(redirectUri);
+    const state = form.get('state');
+    if (state !== null) back.searchParams.set('state', state);
+    const team = this.#teams.find((t) => t.id === form.get('team'));
+    if (form.get('decision') !== 'allow' || !team) {
+      back.searchParams.set('error', 'access_denied');
+      return { kind: 'redirect', location: back.toString() };
+    }
+    const code = `${randomBytes(12).toString('hex')}.${team.id}`;
+    this.#codes.set(code, {
+      team,
+      user,
+      scopes: form.get('scope') ?? '',
+      redirectUri,
+      expiresAt: this.#now() + CODE_MS,
+    });
+    back.searchParams.set('code', code);
+    return { kind: 'redirect', location: back.toString() };
+  }
+
+  /**
+   * `oauth.v2.access`: a code for the workspace's bot token, once; or, with token rotation, a
+   * refresh token for a new bot token and refresh token (`grant_type=refresh_token`). The old bot
+   * token keeps working until its own expiry.
+   */
+  access(args: Readonly<Record<string, unknown>>): Record<string, unknown> {
+    const app = this.#app;
+    if (!app || args.client_id !== app.clientId) return { ok: false, error: 'invalid_client_id' };
+    if (args.client_secret !== app.clientSecret) return { ok: false, error: 'bad_client_secret' };
+    if (args.grant_type === 'refresh_token') {
+      const team =
+        typeof args.refresh_token === 'string' ? this.#refreshTokens.get(args.refresh_token) : undefined;
+      if (!team || app.tokenExpiresInSeconds === undefined)
+        return { ok: false, error: 'invalid_refresh_token' };
+      return {
+        ok: true,
+        token_type: 'bot',
+        ...this.#issue(team, app),
+        team: { id: team.id, name: team.name },
+        enterprise: null,
+        is_enterprise_install: false,
+      };
+    }
+    const code = typeof args.code === 'string' ? args.code : '';
+    const issued = this.#codes.get(code);
+    this.#codes.delete(code);
+    if (!issued || issued.expiresAt <= this.#now()) return { ok: false, error: 'invalid_code' };
+    if ((args.redirect_uri ?? issued.redirectUri) !== issued.redirectUri)
+      return { ok: false, error: 'bad_redirect_uri' };
+    return {
+      ok: true,
+      ...this.#issue(issued.team, app),
+      token_type: 'bot',
+      scope: issued.scopes,
+      bot_user_id: 'U0CLOUDBOT',
+      app_id: 'A0CLOUD',
+      team: { id: issued.team.id, name: issued.team.name },
+      enterprise: null,
+      is_enterprise_install: false,
+      authed_user: { id: issued.user },
+    };
+  }
+
+  #issue(team: SlackTeam, app: OAuthApp): Record<string, unknown> {
+    const secret = () => randomBytes(12).toString('hex');
+    const lifetime = app.tokenExpiresInSeconds;
+    if (lifetime === undefined) {
+      const token = `xoxb-${team.id}-${secret()}`;
+      this.#tokens.set(token, { team });
+      return { access_token: token };
+    }
+    const token = `xoxe.xoxb-${team.id}-${secret()}`;
+    const refreshToken = `xoxe-${team.id}-${secret()}`;
+    this.#tokens.set(token, { team, expiresAt: this.#now() + lifetime * 1000 });
+    this.#refreshTokens.set(refreshToken, team);
+    return { access_token: token, refresh_token: refreshToken, expires_in: lifetime };
+  }
+
+  #checkRequest(query: URLSearchParams): string | undefined {
+    const app = this.#app;
+    if (!app) return 'This app is not set up for distribution (no OAuth settings).';
+    if (query.get('client_id') !== app.clientId) return 'Unknown client_id.';
+    const redirect = query.get('redirect_uri');
+    if (redirect && redirect !== app.redirectUri) return 'redirect_uri does not match the app settings.';
+    return undefined;
+  }
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+}

@@ -1,0 +1,14 @@
+/**
+ * The bot scopes "Add to Slack" asks for. They must be the ones in `infra/slack-app-manifest.yml`
+ * (where each is explained); `test/unit/slack/app-scopes.test.ts` reads the manifest and fails
+ * when the two differ, so the manifest stays the one place to change them.
+ */
+export const BOT_SCOPES = [
+  'commands',
+  'chat:write',
+  'files:write',
+  'users:read',
+  'usergroups:read',
+  'channels:history',
+  'groups:history',
+] as const;
