@@ -336,9 +336,12 @@ export async function decide(
     case 'already_decided':
       return notice(`Too late: this request is already ${statusWord(result.approval)}.`);
     case 'denied':
-      await updateCard(deps, client, result.approval);
-      await thread(deps, client, result.approval, `<@${ctx.user}> denied the request; nothing was run.`);
-      await audit(deps, result.approval, ctx.user, 'denied');
+      // Card, thread and audit are independent and none of them throws: told together.
+      await Promise.all([
+        updateCard(deps, client, result.approval),
+        thread(deps, client, result.approval, `<@${ctx.user}> denied the request; nothing was run.`),
+        audit(deps, result.approval, ctx.user, 'denied'),
+      ]);
       return undefined;
     case 'recorded': {
       const { approvals, requiredApprovals } = result.approval;
@@ -352,9 +355,12 @@ export async function decide(
       return undefined;
     }
     case 'approved': {
-      await updateCard(deps, client, result.approval);
-      await thread(deps, client, result.approval, `<@${ctx.user}> approved; running it now.`);
-      await audit(deps, result.approval, ctx.user, 'approved');
+      // Together, but all before the hand-off: the worker's result must follow "running it now".
+      await Promise.all([
+        updateCard(deps, client, result.approval),
+        thread(deps, client, result.approval, `<@${ctx.user}> approved; running it now.`),
+        audit(deps, result.approval, ctx.user, 'approved'),
+      ]);
       const job: ApprovalJob = {
         kind: 'approval',
         correlationId: ctx.correlationId,
