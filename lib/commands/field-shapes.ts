@@ -5,6 +5,12 @@ import type { AnyOperation } from '../api/operation.js';
  * What the command layer needs to know about a field to turn typed text into a value and to
  * describe it in help: read from the JSON Schema that zod derives from a request schema, so the
  * operations table stays the only place where fields are declared.
+ *
+ * This is the one module that looks inside zod schemas. It reads them through `z.toJSONSchema`,
+ * zod's public conversion, rather than the internal `_zod.def` tree: the conversion already
+ * resolves wrappers (optional, nullable, default, pipes), writes input and output sides apart,
+ * and follows recursive schemas through `$ref`, while `_zod.def` is undocumented and changes
+ * between zod releases.
  */
 
 export type ValueKind = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object' | 'null';
@@ -222,8 +228,16 @@ function mergeShapes(shapes: readonly FieldShape[], mode: 'any-of' | 'all-of'): 
   });
 }
 
+/**
+ * A schema as JSON Schema, for readers that compare raw keywords with another JSON Schema.
+ * Unrepresentable parts (transforms, custom checks) become "anything" rather than throwing.
+ */
+export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  return z.toJSONSchema(schema, { io, unrepresentable: 'any' });
+}
+
 export function shapeOfSchema(schema: z.ZodType, io: 'input' | 'output'): FieldShape {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
+  const json = jsonSchemaOf(schema, io);
   return new ShapeReader(json).read(json);
 }
 

@@ -1,7 +1,8 @@
 import type { AnyOperation, Grant } from '../api/operation.js';
 import type { BotCommand } from './bot-commands.js';
 import { requestShapeOf } from './field-shapes.js';
-import { filterFlagName, filterShapeOf, type HelpTopic } from './parse.js';
+import { filterFlagName, filterShapeOf } from './parse/flags.js';
+import type { HelpTopic } from './parse/result.js';
 import {
   type CommandGroup,
   type CommandRegistry,

@@ -155,3 +155,28 @@ function classify(chars: readonly TokenChar[], flagsEnded: boolean): Token {
       .join(''),
   };
 }
+
+export type FlagToken = Extract<Token, { kind: 'flag' }>;
+
+/**
+ * Visits words and flags in order. `onFlag` answers whether it took the next token as its value,
+ * so that word is not also a positional argument. Flags after `--` are not flags any more.
+ */
+export function walkTokens(
+  tokens: readonly Token[],
+  onWord: (text: string) => void,
+  onFlag: (flag: FlagToken, next: Token | undefined) => boolean,
+): void {
+  let flagsEnded = false;
+  for (let index = 0; index < tokens.length; index++) {
+    const token = tokens[index];
+    if (token === undefined) continue;
+    if (token.kind === 'end-of-flags') {
+      flagsEnded = true;
+    } else if (token.kind === 'word') {
+      onWord(token.text);
+    } else if (!flagsEnded && onFlag(token, tokens[index + 1])) {
+      index++;
+    }
+  }
+}

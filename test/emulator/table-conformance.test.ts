@@ -10,6 +10,7 @@ import { checkedInput } from '../../infra/local/emulator/request-check.js';
 import { fieldErrorsFromIssues } from '../../lib/api/errors.js';
 import type { AnyOperation } from '../../lib/api/operation.js';
 import { operations } from '../../lib/api/operations/index.js';
+import { jsonSchemaOf } from '../../lib/commands/field-shapes.js';
 import { DOCUMENTED_OPERATIONS } from '../support/documented-operations.js';
 
 /**
@@ -41,7 +42,7 @@ function publishedOf(op: AnyOperation): PublishedOperation {
 }
 
 function tableSchemaOf(op: AnyOperation): Json & { properties?: Record<string, Json>; required?: string[] } {
-  return z.toJSONSchema(op.request, { io: 'input', unrepresentable: 'any' }) as Json;
+  return jsonSchemaOf(op.request, 'input') as Json;
 }
 
 /** A keyword's value on a field, looking through `anyOf` (nullable fields). */

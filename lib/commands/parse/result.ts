@@ -1,0 +1,82 @@
+import type { AnyOperation } from '../../api/operation.js';
+
+/** What `/cloud …` text parses to, and the wording shared by every part of the parser. */
+
+/** `group` names a group or a bot command; both are canonical names when they exist. */
+export interface HelpTopic {
+  readonly group?: string;
+  readonly action?: string;
+}
+
+export type SortOrder = 'asc' | 'desc';
+
+export interface OperationOptions {
+  /** Fetch every page (`--all`). */
+  readonly all: boolean;
+  readonly page?: number;
+  readonly pageSize?: number;
+  /** Show the raw JSON result (`--json`). */
+  readonly json: boolean;
+  /** The `X-Filter` object: `--filter` JSON and filter flags combined; sorting is in `orderBy`/`order`. */
+  readonly filter?: Readonly<Record<string, unknown>>;
+  readonly orderBy?: string;
+  readonly order?: SortOrder;
+}
+
+export type BotFlagValue = string | boolean | readonly string[];
+
+export type ParsedCommand =
+  | { readonly kind: 'help'; readonly topic?: HelpTopic }
+  | {
+      readonly kind: 'bot';
+      readonly command: string;
+      readonly subcommand?: string;
+      readonly args: readonly string[];
+      readonly flags: Readonly<Record<string, BotFlagValue>>;
+    }
+  | {
+      readonly kind: 'operation';
+      readonly op: AnyOperation;
+      /** The request as `op.request` parsed it: path, query and body fields side by side. */
+      readonly input: Readonly<Record<string, unknown>>;
+      readonly options: OperationOptions;
+    }
+  | {
+      readonly kind: 'error';
+      /** One problem per line, ready to show. */
+      readonly message: string;
+      readonly usage?: string;
+      readonly suggestions?: readonly string[];
+    };
+
+export type ParseError = Extract<ParsedCommand, { kind: 'error' }>;
+
+/** Every problem found in one command, so the reply lists them all at once. */
+export interface Problems {
+  readonly messages: string[];
+  readonly suggestions: string[];
+}
+
+const MAX_ECHO = 40;
+
+export function clip(text: string): string {
+  return text.length > MAX_ECHO ? `${text.slice(0, MAX_ECHO - 1)}…` : text;
+}
+
+export function given(count: number): string {
+  return count === 1 ? '1 was given' : `${count} were given`;
+}
+
+export function failure(
+  message: string,
+  extra: { usage?: string; suggestions?: readonly string[] } = {},
+): ParseError {
+  return {
+    kind: 'error',
+    message,
+    ...(extra.usage === undefined ? {} : { usage: extra.usage }),
+    ...(extra.suggestions === undefined || extra.suggestions.length === 0
+      ? {}
+      : { suggestions: extra.suggestions }),
+  };
+}
