@@ -10,9 +10,13 @@ import { ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
  */
 
 let e2e: E2E;
+/** API answers in the order the emulator sent them, next to the acks the tests record. */
+const events: string[] = [];
 
 beforeAll(async () => {
-  e2e = await startE2E();
+  e2e = await startE2E({
+    emulator: { onRequest: ({ operationId }) => events.push(`api answered ${operationId}`) },
+  });
   await e2e.login(ALICE, e2e.emulator.demoToken);
 });
 
@@ -36,7 +40,6 @@ describe('a command of every group', () => {
     const before = apiCalls();
     const delivery = await e2e.command(ALICE, text);
     expect(delivery.status).toBe(200);
-    expect(delivery.durationMs).toBeLessThan(3000);
     expect(apiCalls()).toBeGreaterThan(before);
     expect(e2e.textOf(delivery.message)).toContain(expected);
     expect(delivery.message?.ephemeral).toBe(true);
@@ -145,17 +148,26 @@ describe('API refusals', () => {
 });
 
 describe('the deadline', () => {
-  it('a slow API gets an ack within 3 s and the result through response_url', async () => {
-    e2e.emulator.control.setLatency(2500);
+  // The API answers later than Slack waits for an ack, so an ack that waited for it would be too late
+  // whatever the machine: ordering, not a stopwatch, shows the ack did not wait (durations: bench).
+  it('a slow API gets its ack before the API answers, and the result through response_url', async () => {
+    e2e.emulator.control.setLatency(4000, ['volumes.list']);
     try {
+      events.length = 0;
+      const listsBefore = e2e.emulator.control.requestCount('volumes.list');
       const delivery = await e2e.stack.workspace.command(ALICE, CHANNEL, 'volumes list');
+      events.push('ack');
       expect(delivery.status).toBe(200);
-      expect(delivery.durationMs).toBeLessThan(3000);
       expect(e2e.textOf(delivery.message)).toContain('Working on');
+      // The call was made and was still in flight when the ack came back.
+      expect(e2e.emulator.control.requestCount('volumes.list')).toBeGreaterThan(listsBefore);
       await e2e.stack.drain();
       const result = e2e.lastSeen(ALICE);
       expect(result.via).toBe('response_url');
       expect(e2e.textOf(result)).toContain('Volumes');
+      const ack = events.indexOf('ack');
+      expect(events.slice(0, ack), events.join(', ')).not.toContain('api answered volumes.list');
+      expect(events.slice(ack + 1), events.join(', ')).toContain('api answered volumes.list');
     } finally {
       e2e.emulator.control.setLatency(0);
     }
