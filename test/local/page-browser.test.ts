@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/local/start.js';
+import { browserAvailability, CHROMIUM, failInCiWithoutBrowser } from '../support/browser.js';
 
 /**
  * The sandbox page in a real browser (Debian's chromium driven by playwright-core), through the
@@ -14,7 +15,6 @@ import { type Sandbox, startSandbox } from '../../infra/local/start.js';
  * stats chart as posted as `docs/report-in-sandbox.png`.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = new URL('../../docs/sandbox.png', import.meta.url).pathname;
 const REPORT_SCREENSHOT = new URL('../../docs/report-in-sandbox.png', import.meta.url).pathname;
 const STEP_TIMEOUT_MS = 15_000;
@@ -85,33 +85,9 @@ interface Playwright {
   };
 }
 
-async function loadPlaywright(): Promise<Playwright | undefined> {
-  // A name in a variable: TypeScript does not look for the package, which may not be installed.
-  const packageName = 'playwright-core';
-  try {
-    return (await import(packageName)) as Playwright;
-  } catch {
-    return undefined;
-  }
-}
+const { playwright, skipReason } = await browserAvailability<Playwright>();
 
-const playwright = await loadPlaywright();
-const skipReason =
-  playwright === undefined
-    ? 'playwright-core is not installed (add it to devDependencies)'
-    : !existsSync(CHROMIUM)
-      ? `no chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`
-      : undefined;
-
-// In CI the browser test is part of the contract: a missing browser fails the run, never skips it.
-describe.runIf(process.env.CI !== undefined && skipReason !== undefined)(
-  'the sandbox page in chromium, in CI',
-  () => {
-    it('has a browser to run in', () => {
-      expect.fail(`the browser test cannot run in CI: ${skipReason}`);
-    });
-  },
-);
+failInCiWithoutBrowser('the sandbox page in chromium', skipReason);
 
 describe.skipIf(skipReason !== undefined)(
   `the sandbox page in chromium${skipReason ? ` (skipped: ${skipReason})` : ''}`,

@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SECOND_TEAM } from '../../infra/local/slack/oauth.js';
 import { type Sandbox, startSandbox } from '../../infra/local/start.js';
+import { browserAvailability, CHROMIUM, failInCiWithoutBrowser } from '../support/browser.js';
 
 /**
  * "Add to Slack" from the sandbox page in a real browser (Debian's chromium driven by
@@ -14,7 +15,6 @@ import { type Sandbox, startSandbox } from '../../infra/local/start.js';
  * `sandbox-install.test.ts` follows the same links over HTTP.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const STEP_TIMEOUT_MS = 15_000;
 
 // The few parts of playwright-core's API used here, so the test compiles before it is installed.
@@ -56,32 +56,9 @@ interface Playwright {
   };
 }
 
-async function loadPlaywright(): Promise<Playwright | undefined> {
-  // A name in a variable: TypeScript does not look for the package, which may not be installed.
-  const packageName = 'playwright-core';
-  try {
-    return (await import(packageName)) as Playwright;
-  } catch {
-    return undefined;
-  }
-}
+const { playwright, skipReason } = await browserAvailability<Playwright>();
 
-const playwright = await loadPlaywright();
-const skipReason =
-  playwright === undefined
-    ? 'playwright-core is not installed (add it to devDependencies)'
-    : !existsSync(CHROMIUM)
-      ? `no chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`
-      : undefined;
-
-describe.runIf(process.env.CI !== undefined && skipReason !== undefined)(
-  '"Add to Slack" from the sandbox page in chromium, in CI',
-  () => {
-    it('has a browser to run in', () => {
-      expect.fail(`the browser test cannot run in CI: ${skipReason}`);
-    });
-  },
-);
+failInCiWithoutBrowser('"Add to Slack" from the sandbox page in chromium', skipReason);
 
 describe.skipIf(skipReason !== undefined)(
   `"Add to Slack" from the sandbox page in chromium${skipReason ? ` (skipped: ${skipReason})` : ''}`,
