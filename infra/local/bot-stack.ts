@@ -213,18 +213,28 @@ export interface InstallOutcome {
   readonly html: string;
 }
 
+/** Slack's redirect back to the bot, and the state cookie the install page set in that browser. */
+export interface InstallRedirect {
+  readonly url: string;
+  readonly cookie: string;
+}
+
 /**
- * "Add to Slack" as a browser goes through it: the bot's install page (which sets the state
- * cookie), Slack's authorize page, "Allow" for `team`, and the redirect back to the bot with the
- * code. `npm start` installs the seeded workspace this way, through the same code path as a person.
+ * The first half of "Add to Slack" as a browser goes through it: the bot's install page (which
+ * sets the state cookie), Slack's authorize page, and "Allow" for `team`. Tests stop here to
+ * tamper with or replay the redirect.
  */
-export async function installThroughBrowser(installUrl: string, team: string): Promise<InstallOutcome> {
+export async function allowInstall(installUrl: string, team: string): Promise<InstallRedirect> {
   const landing = await request(installUrl);
   const setCookie = landing.headers['set-cookie'];
   const cookie = String(Array.isArray(setCookie) ? setCookie[0] : setCookie).split(';')[0] ?? '';
   const href = /id="add-to-slack" href="([^"]+)"/.exec(await landing.body.text())?.[1];
   if (landing.statusCode !== 200 || !href) throw new Error('The install page has no "Add to Slack" link.');
   const authorizeUrl = new URL(href.replaceAll('&#38;', '&'));
+  const page = await request(authorizeUrl);
+  await page.body.text();
+  if (page.statusCode !== 200)
+    throw new Error(`Slack's authorize page did not open (HTTP ${page.statusCode}).`);
   const form = new URLSearchParams(authorizeUrl.searchParams);
   form.set('team', team);
   form.set('decision', 'allow');
@@ -237,6 +247,16 @@ export async function installThroughBrowser(installUrl: string, team: string): P
   const location = allowed.headers.location;
   if (allowed.statusCode !== 302 || typeof location !== 'string')
     throw new Error(`Slack's authorize page refused the install (HTTP ${allowed.statusCode}).`);
-  const back = await request(location, { headers: { cookie } });
+  return { url: location, cookie };
+}
+
+/**
+ * "Add to Slack" as a browser goes through it: `allowInstall`, then the redirect back to the bot
+ * with the code. `npm start` installs the seeded workspace this way, through the same code path as
+ * a person.
+ */
+export async function installThroughBrowser(installUrl: string, team: string): Promise<InstallOutcome> {
+  const redirect = await allowInstall(installUrl, team);
+  const back = await request(redirect.url, { headers: { cookie: redirect.cookie } });
   return { status: back.statusCode, html: await back.body.text() };
 }

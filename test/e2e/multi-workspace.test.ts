@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { allowInstall, type InstallRedirect } from '../../infra/local/bot-stack.js';
 import { localDynamoDbClientConfig } from '../../infra/local/dynamodb.js';
 import { SECOND_TEAM } from '../../infra/local/slack/oauth.js';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
@@ -30,41 +31,17 @@ afterAll(async () => {
   await e2e?.close();
 });
 
-interface Redirect {
-  /** The bot's `/slack/oauth_redirect` URL with Slack's code and the state. */
-  readonly url: string;
-  /** The state cookie the install page set in this browser. */
-  readonly cookie: string;
-}
-
-/** A browser opens the install page and allows the app for `team` on Slack's authorize page. */
-async function authorize(team: string): Promise<Redirect> {
+/**
+ * A browser opens the install page and allows the app for `team` on Slack's authorize page (each
+ * page must answer as it should, or this throws); the redirect is left to the test.
+ */
+async function authorize(team: string): Promise<InstallRedirect> {
   const installUrl = e2e.stack.installUrl;
   if (!installUrl) throw new Error('the stack is not a distributed app');
-  const landing = await request(installUrl);
-  expect(landing.statusCode).toBe(200);
-  const setCookie = landing.headers['set-cookie'];
-  const cookie = String(Array.isArray(setCookie) ? setCookie[0] : setCookie).split(';')[0] ?? '';
-  const href = /id="add-to-slack" href="([^"]+)"/.exec(await landing.body.text())?.[1];
-  if (!href) throw new Error('no Add to Slack link on the install page');
-  const authorizeUrl = new URL(href.replaceAll('&#38;', '&'));
-  const page = await request(authorizeUrl);
-  expect(page.statusCode).toBe(200);
-  await page.body.text();
-  const form = new URLSearchParams(authorizeUrl.searchParams);
-  form.set('team', team);
-  form.set('decision', 'allow');
-  const allowed = await request(authorizeUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: form.toString(),
-  });
-  await allowed.body.text();
-  expect(allowed.statusCode).toBe(302);
-  return { url: String(allowed.headers.location), cookie };
+  return allowInstall(installUrl, team);
 }
 
-async function finish(redirect: Redirect): Promise<{ status: number; html: string }> {
+async function finish(redirect: InstallRedirect): Promise<{ status: number; html: string }> {
   const response = await request(redirect.url, { headers: { cookie: redirect.cookie } });
   return { status: response.statusCode, html: await response.body.text() };
 }
