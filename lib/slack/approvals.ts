@@ -34,7 +34,7 @@ import { sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
 import { bold, codeSpan, defuseMarkup, escapeMrkdwn } from './render/text.js';
 import { notice, type Reply, type RunnerDeps, resolveToken } from './runner.js';
-import type { BotCommandContext, BotDeps, RequestContext } from './types.js';
+import type { BotCommandContext, BotDeps, RequestContext } from './context.js';
 
 /**
  * The two-person rule in front of destructive operations. A request becomes an approval record

@@ -11,7 +11,7 @@ import { CallbackId } from './interactions.js';
 import { truncate } from './limits.js';
 import { bold, codeSpan, escapeMrkdwn, userMention } from './render/text.js';
 import { notice, type Reply } from './runner.js';
-import type { BotCommandContext, BotDeps } from './types.js';
+import type { BotCommandContext, BotDeps } from './context.js';
 
 /**
  * The bot's own commands: linking tokens (login, logout, whoami, use). Approvals and reports

@@ -6,7 +6,7 @@ import { describePolicy, isPolicyAdmin, policyChanges } from './approvals.js';
 import { CLASS_WORDS } from './guardrails.js';
 import { codeSpan, escapeMrkdwn, slackDate } from './render/text.js';
 import { notice, type Reply } from './runner.js';
-import type { BotCommandContext } from './types.js';
+import type { BotCommandContext } from './context.js';
 
 /**
  * `/cloud policy`: the guardrails of this channel. Anyone sees them; workspace admins (or the

@@ -16,7 +16,7 @@ import type { ReportRunJob } from './handoff.js';
 import { mrkdwnFallback, sectionBlock } from './render/blocks.js';
 import { codeSpan, countOf, escapeMrkdwn, slackDate, userMention } from './render/text.js';
 import { loginPrompt, notice, type Reply } from './runner.js';
-import type { BotCommandContext } from './types.js';
+import type { BotCommandContext } from './context.js';
 
 /**
  * `/cloud reports add|list|remove|pause|resume|run`: channel subscriptions to the managed issues

@@ -6,8 +6,9 @@ import type { RunnerDeps } from './runner.js';
 import type { BotTokens } from './web-client.js';
 
 /**
- * Types shared by the Slack wiring (`bot.ts`) and the feature modules it routes to. They live
- * apart so feature code never imports the wiring file, which would tie them into a cycle.
+ * What a Slack request carries to the code that answers it: the bot's dependencies and the
+ * request's team, user and channel. Types only, so the wiring (`bot.ts`), the listeners and the
+ * feature modules can all import it without importing each other.
  */
 
 export interface BotDeps extends RunnerDeps {

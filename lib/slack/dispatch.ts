@@ -1,0 +1,156 @@
+import type { WebClient } from '@slack/web-api';
+import { ApiError } from '../api/errors.js';
+import { isOutcomeInDoubt } from '../api/outcome.js';
+import { answersWithChart } from '../reports/chart-operations.js';
+import { isStorageUnavailable } from '../store/errors.js';
+import type { BotDeps, RequestContext } from './context.js';
+import { channelGuard } from './guardrails.js';
+import type { OperationJob } from './handoff.js';
+import { renderError } from './render/errors.js';
+import type { OperationRequest, Reply } from './runner.js';
+
+/**
+ * Where every listener's request goes once it is parsed: the channel's guardrails, approval,
+ * an answer within the inline budget, or a hand-off to the worker; and what becomes of an error.
+ * On Lambda the HTTP response leaves only when a listener returns, so nothing here waits for slow
+ * work.
+ */
+
+// Loaded on first use, so a cold start answers `/cloud help` without them: the runner brings the
+// API client and undici, approvals their cards and store calls.
+const approvals = () => import('./approvals.js');
+const runner = () => import('./runner.js');
+
+export function notice(text: string): Reply {
+  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }], visibility: 'ephemeral' };
+}
+
+/**
+ * Runs inline when the answer can come within the budget; otherwise hands off. A POST is handed
+ * off at once: abandoning it at the budget and running it again in the worker could create a
+ * resource twice.
+ */
+export async function answerOperation(
+  deps: BotDeps,
+  ctx: RequestContext,
+  client: WebClient,
+  request: OperationRequest,
+  replaceOriginal = false,
+  breakGlassReason?: string,
+): Promise<Reply> {
+  const { op } = request;
+  const guard = await channelGuard(deps.store, ctx.team, ctx.channel, op);
+  if (guard.refusal) return notice(guard.refusal);
+  if (breakGlassReason !== undefined) {
+    if (!guard.approvalRequired) {
+      return notice(
+        '`--break-glass` is only for commands that need approval; this one runs without the flag.',
+      );
+    }
+    return (await approvals()).runBreakGlass(deps, ctx, client, op, request.input, breakGlassReason);
+  }
+  if (guard.approvalRequired)
+    return (await approvals()).requestApproval(deps, ctx, client, op, request.input);
+  // A chart is drawn only in the worker: the rasteriser is not in this function's bundle.
+  if (op.method === 'POST' || answersWithChart(op)) return handOff(deps, ctx, request, replaceOriginal);
+
+  const budget = new AbortController();
+  const timer = setTimeout(() => budget.abort(), deps.inlineBudgetMs);
+  try {
+    const { runOperation } = await runner();
+    return await runOperation(deps, request, {
+      signal: budget.signal,
+      deadline: Date.now() + deps.inlineBudgetMs,
+    });
+  } catch (error) {
+    // Out of time, or a change whose outcome is unknown: the worker finds out without the deadline
+    // (only PUTs get here, and sending a PUT again is safe).
+    if (
+      budget.signal.aborted ||
+      (error instanceof ApiError && error.code === 'timeout') ||
+      isOutcomeInDoubt(op, error)
+    ) {
+      return handOff(deps, ctx, request, replaceOriginal);
+    }
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function handOff(
+  deps: BotDeps,
+  ctx: RequestContext,
+  request: OperationRequest,
+  replaceOriginal: boolean,
+): Promise<Reply> {
+  const job: OperationJob = {
+    kind: 'operation',
+    correlationId: ctx.correlationId,
+    team: ctx.team,
+    user: ctx.user,
+    channel: ctx.channel,
+    ...(ctx.responseUrl ? { responseUrl: ctx.responseUrl } : {}),
+    operationId: request.op.id,
+    input: { ...request.input },
+    options: {
+      all: request.options.all ?? false,
+      json: request.options.json ?? false,
+      ...(request.options.page !== undefined && { page: request.options.page }),
+      ...(request.options.pageSize !== undefined && { pageSize: request.options.pageSize }),
+      ...(request.options.filter && { filter: { ...request.options.filter } }),
+    },
+    replaceOriginal,
+  };
+  await deps.handoff.dispatch(job);
+  return {
+    ...notice(`:hourglass_flowing_sand: Working on \`${request.op.group} ${request.op.action}\`…`),
+    outcome: 'handed_off',
+  };
+}
+
+/** Every listener's work goes through here: whatever is thrown becomes a reply, never a crash. */
+export async function safely(
+  deps: BotDeps,
+  ctx: RequestContext,
+  operationId: string | undefined,
+  work: () => Promise<Reply | undefined>,
+): Promise<Reply | undefined> {
+  try {
+    return await work();
+  } catch (error) {
+    const referenceId = ctx.correlationId.slice(0, 8);
+    if (isStorageUnavailable(error)) {
+      // One short line per request: an outage would otherwise bury the logs in identical stacks.
+      const cause = error instanceof Error ? error.cause : undefined;
+      deps.logger.error('storage unavailable', {
+        correlationId: ctx.correlationId,
+        operationId,
+        reason: error instanceof Error ? error.message : undefined,
+        cause: cause instanceof Error ? cause.name : undefined,
+      });
+    } else if (!(error instanceof ApiError)) {
+      deps.logger.error('command failed', { correlationId: ctx.correlationId, operationId, error });
+    }
+    return {
+      // Changes run in the worker or after approval, and an inline update only adds a best-effort
+      // audit line after its call: storage trouble that reaches this point came before any change.
+      ...renderError(error, { ...(operationId ? { operationId } : {}), referenceId, beforeAnyChange: true }),
+      visibility: 'ephemeral',
+      outcome: 'failed',
+    };
+  }
+}
+
+export function ackBody(reply: Reply) {
+  return { response_type: reply.visibility, text: reply.text, blocks: reply.blocks } as never;
+}
+
+export function responseBody(reply: Reply, replaceOriginal: boolean) {
+  return {
+    response_type: reply.visibility,
+    replace_original: replaceOriginal,
+    text: reply.text,
+    blocks: reply.blocks as never[],
+  };
+}

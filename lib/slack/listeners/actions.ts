@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import type { App } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { findOperation } from '../../api/operations/index.js';
+import type { BotDeps, RequestContext } from '../context.js';
+import { answerOperation, notice, responseBody, safely } from '../dispatch.js';
+import {
+  ActionId,
+  ApprovalPayloadSchema,
+  decodeActionValue,
+  PagePayloadSchema,
+  type RunPayload,
+  RunPayloadSchema,
+} from '../interactions.js';
+import { actionIdPattern } from '../render/blocks.js';
+import type { OperationRequest, Reply } from '../runner.js';
+import { isFirstClick } from './deliveries.js';
+
+// Loaded on first use, so a cold start answers `/cloud help` without them.
+const approvals = () => import('../approvals.js');
+const botCommands = () => import('../bot-commands.js');
+const forms = () => import('../forms.js');
+
+/** Buttons and menus: run an operation, page a listing, decide an approval, log in. */
+export function registerActions(app: App, deps: BotDeps): void {
+  app.action(actionIdPattern(ActionId.run), async ({ ack, body, action, respond, client }) => {
+    await ack();
+    const ctx = actionContext(body);
+    if (!ctx || action.type !== 'button' || !(await isFirstClick(deps, ctx, action))) return;
+    const payload = decodeActionValue(RunPayloadSchema, action.value);
+    const reply = await safely(deps, ctx, payload?.o, () => answerRun(deps, ctx, client, payload, false));
+    if (reply) await respond(responseBody(reply, false));
+  });
+
+  app.action(actionIdPattern(ActionId.page), async ({ ack, body, action, respond, client }) => {
+    await ack();
+    const ctx = actionContext(body);
+    if (!ctx || action.type !== 'button' || !(await isFirstClick(deps, ctx, action))) return;
+    const payload = decodeActionValue(PagePayloadSchema, action.value);
+    const reply = await safely(deps, ctx, payload?.o, () =>
+      answerRun(
+        deps,
+        ctx,
+        client,
+        payload && { ...payload, options: { page: payload.p, pageSize: payload.s, filter: payload.f } },
+        true,
+      ),
+    );
+    if (reply) await respond(responseBody(reply, true));
+  });
+
+  app.action(actionIdPattern(ActionId.menu), async ({ ack, body, action, respond, client }) => {
+    await ack();
+    const ctx = actionContext(body);
+    if (!ctx || action.type !== 'overflow' || !(await isFirstClick(deps, ctx, action))) return;
+    const payload = decodeActionValue(RunPayloadSchema, action.selected_option.value);
+    const reply = await safely(deps, ctx, payload?.o, () => answerRun(deps, ctx, client, payload, false));
+    if (reply) await respond(responseBody(reply, false));
+  });
+
+  for (const [actionId, decision] of [
+    [ActionId.approve, 'approve'],
+    [ActionId.deny, 'deny'],
+    [ActionId.cancel, 'cancel'],
+  ] as const) {
+    app.action(actionIdPattern(actionId), async ({ ack, body, action, respond, client }) => {
+      await ack();
+      const ctx = actionContext(body);
+      if (!ctx || action.type !== 'button' || !(await isFirstClick(deps, ctx, action))) return;
+      const payload = decodeActionValue(ApprovalPayloadSchema, action.value);
+      const reply = await safely(deps, ctx, undefined, async () =>
+        payload
+          ? (await approvals()).decide(deps, client, ctx, payload.a, decision)
+          : notice('That button is out of date.'),
+      );
+      // What the clicker alone is told: a new ephemeral message, the card stays as it is.
+      if (reply) await respond({ ...responseBody(reply, false), response_type: 'ephemeral' });
+    });
+  }
+
+  app.action(ActionId.login, async ({ ack, body, client, respond }) => {
+    await ack();
+    const ctx = actionContext(body);
+    if (!ctx) return;
+    const reply = await safely(deps, ctx, undefined, async () =>
+      (await botCommands()).handleBotCommand(
+        { deps, ctx, client },
+        { kind: 'bot', command: 'login', args: [], flags: {} },
+      ),
+    );
+    if (reply) await respond(responseBody(reply, false));
+  });
+}
+
+/** Bolt's block_actions body, narrowed to what the listeners need. */
+function actionContext(body: {
+  team?: { id: string } | null;
+  user: { id: string; team_id?: string };
+  channel?: { id: string };
+  response_url?: string;
+  trigger_id?: string;
+}): RequestContext | undefined {
+  const team = body.team?.id ?? body.user.team_id;
+  if (!team || !body.channel || !body.response_url) return undefined;
+  return {
+    team,
+    user: body.user.id,
+    channel: body.channel.id,
+    responseUrl: body.response_url,
+    triggerId: body.trigger_id,
+    correlationId: randomUUID(),
+  };
+}
+
+/** A button or menu asked to run an operation: the payload is re-validated like typed input. */
+async function answerRun(
+  deps: BotDeps,
+  ctx: RequestContext,
+  client: WebClient,
+  payload: (RunPayload & { options?: OperationRequest['options'] }) | undefined,
+  replace: boolean,
+): Promise<Reply | undefined> {
+  const op = payload && findOperation(payload.o);
+  if (!payload || !op) {
+    return notice('That button is out of date. Run the command again.');
+  }
+  const parsed = op.request.safeParse(payload.i);
+  if (!parsed.success) {
+    // A button for an action that needs more input (Attach asks for the node): ask in a form.
+    if (!ctx.triggerId) return notice('That button is out of date. Run the command again.');
+    await (await forms()).openOperationForm(client, ctx.triggerId, op, payload.i, ctx.channel);
+    return undefined;
+  }
+  return answerOperation(
+    deps,
+    ctx,
+    client,
+    {
+      team: ctx.team,
+      user: ctx.user,
+      channel: ctx.channel,
+      op,
+      input: parsed.data as Record<string, unknown>,
+      options: payload.options ?? {},
+    },
+    replace,
+  );
+}

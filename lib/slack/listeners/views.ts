@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import type { App } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { BotDeps, RequestContext } from '../context.js';
+import { answerOperation, safely } from '../dispatch.js';
+import { CallbackId } from '../interactions.js';
+import { modalErrorText } from '../render/errors.js';
+import type { Reply } from '../runner.js';
+
+// Loaded on first use: a cold start that answers a command needs neither.
+const botCommands = () => import('../bot-commands.js');
+const forms = () => import('../forms.js');
+
+/** Modal submissions: an operation's form, and the private login form. */
+export function registerViews(app: App, deps: BotDeps): void {
+  app.view(CallbackId.operationForm, async ({ ack, body, view, client }) => {
+    const submission = (await forms()).readOperationForm(view);
+    if (!submission.ok) {
+      await ack(
+        'errors' in submission ? { response_action: 'errors', errors: submission.errors } : undefined,
+      );
+      return;
+    }
+    await ack();
+    const ctx: RequestContext = {
+      team: body.team?.id ?? body.user.team_id ?? '',
+      user: body.user.id,
+      channel: submission.channel,
+      correlationId: randomUUID(),
+    };
+    const reply = await safely(deps, ctx, submission.op.id, () =>
+      answerOperation(deps, ctx, client, {
+        team: ctx.team,
+        user: ctx.user,
+        channel: ctx.channel,
+        op: submission.op,
+        input: submission.input,
+        options: {},
+      }),
+    );
+    if (reply)
+      await postReply(client, ctx, reply).catch((error: unknown) =>
+        deps.logger.warn('form reply not posted', { error }),
+      );
+  });
+
+  app.view(CallbackId.login, async ({ ack, body, view, client }) => {
+    const { handleLoginSubmission, TOKEN_BLOCK } = await botCommands();
+    const result = await handleLoginSubmission(deps, {
+      team: body.team?.id ?? body.user.team_id ?? '',
+      user: body.user.id,
+      view,
+      client,
+    }).catch((error: unknown) => {
+      const text = modalErrorText(error);
+      if (text === undefined) throw error;
+      const cause = error instanceof Error && error.cause instanceof Error ? error.cause.name : undefined;
+      deps.logger.error('login not stored: storage unavailable', { cause });
+      return { ack: { response_action: 'errors' as const, errors: { [TOKEN_BLOCK]: text } } };
+    });
+    await ack(result.ack);
+  });
+}
+
+/** Replies to work started from a modal, which has no response_url. */
+async function postReply(client: WebClient, ctx: RequestContext, reply: Reply): Promise<void> {
+  const message = { channel: ctx.channel, text: reply.text, blocks: reply.blocks as never[] };
+  if (reply.visibility === 'ephemeral') await client.chat.postEphemeral({ ...message, user: ctx.user });
+  else await client.chat.postMessage(message);
+}
