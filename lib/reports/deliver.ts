@@ -7,7 +7,7 @@ import type { AlertClaimRepository } from '../store/alert-claims.js';
 import type { ReportSubscription } from '../store/report-subscriptions.js';
 import type { AccountFeed } from './account-feed.js';
 import { renderStatsChart } from './chart.js';
-import { reportKindOf } from './kinds.js';
+import { type DelivererName, reportKindOf } from './kinds.js';
 import { type ChannelPacer, RunDeadlineError, type SendOptions } from './pacer.js';
 import { renderIssueAlert, renderIssuesDigest, renderStatsReport, statsFileName } from './render.js';
 
@@ -48,7 +48,7 @@ export interface DeliveryResult {
 }
 
 export async function deliverReport(ctx: DeliveryContext, sub: ReportSubscription): Promise<DeliveryResult> {
-  return reportKindOf(sub.kind).deliver(DELIVERERS)(ctx, sub);
+  return DELIVERERS[reportKindOf(sub.kind).deliverer](ctx, sub);
 }
 
 async function post(ctx: DeliveryContext, channel: string, message: RenderedMessage): Promise<void> {
@@ -346,6 +346,11 @@ async function deliverStats(ctx: DeliveryContext, sub: ReportSubscription): Prom
   return { messages: 1, files: 1 };
 }
 
-/** The deliverers a report kind chooses from (`kinds.ts`). */
-const DELIVERERS = { deliverDigest, deliverAlerts, deliverStats };
-export type Deliverers = typeof DELIVERERS;
+export type Deliverer = (ctx: DeliveryContext, sub: ReportSubscription) => Promise<DeliveryResult>;
+
+/** The deliverers a report kind names (`kinds.ts`): one for every name, and no other. */
+export const DELIVERERS = {
+  digest: deliverDigest,
+  alerts: deliverAlerts,
+  stats: deliverStats,
+} as const satisfies { readonly [N in DelivererName]: Deliverer };

@@ -1,15 +1,18 @@
-import type { ReportKind, ReportSubscription } from '../store/report-subscriptions.js';
-import type { Deliverers, DeliveryContext, DeliveryResult } from './deliver.js';
+import type { ReportKind } from '../store/report-subscriptions.js';
 
 /**
  * Every report kind, one entry each: the Slack command, the schedule rules, the reporter's tick
  * and delivery read their kind's parts from here instead of switching on the kind's name. Adding
- * a kind is one entry here, its deliverer and renderer in `deliver.ts`/`render.ts`, and its value
+ * a kind is one entry here, its deliverer and renderer in `deliver.ts`/`render.ts` (a new deliverer name
+ * also in `DelivererName`), and its value
  * in the store's list (`ReportKind`), which this table must cover.
  */
 
 /** What the tick reads from the API for a kind before delivering, once per account. */
 export type FeedRead = 'issues' | 'services' | 'stats';
+
+/** The ways a report is posted: a digest of open issues, one alert per new issue, a chart. */
+export type DelivererName = 'digest' | 'alerts' | 'stats';
 
 export interface ReportKindSpec<K extends ReportKind = ReportKind> {
   /** The value stored in the subscription (and typed after `/cloud reports add`). */
@@ -31,10 +34,12 @@ export interface ReportKindSpec<K extends ReportKind = ReportKind> {
    * failed first run is not recorded (it would make the next one post every open issue).
    */
   readonly learnsOpenIssuesFirst: boolean;
-  /** Which deliverer posts it (and so which renderer draws it). */
-  readonly deliver: (
-    deliverers: Deliverers,
-  ) => (ctx: DeliveryContext, sub: ReportSubscription) => Promise<DeliveryResult>;
+  /**
+   * Which deliverer posts it (and so which renderer draws it), by name: `deliver.ts` maps every
+   * name to its function, so a name without one does not compile, and this file needs nothing
+   * from the delivery code (which reads this table: importing it back would make a cycle).
+   */
+  readonly deliverer: DelivererName;
 }
 
 /** Every report reads `/managed/...`, which needs account read access (read-write includes it). */
@@ -51,7 +56,7 @@ export const REPORT_KINDS: { readonly [K in ReportKind]: ReportKindSpec<K> } = {
     prefetch: ['issues', 'services'],
     servicesWhenNewIssues: false,
     learnsOpenIssuesFirst: false,
-    deliver: (d) => d.deliverDigest,
+    deliverer: 'digest',
   },
   alerts: {
     kind: 'alerts',
@@ -67,7 +72,7 @@ export const REPORT_KINDS: { readonly [K in ReportKind]: ReportKindSpec<K> } = {
     prefetch: ['issues'],
     servicesWhenNewIssues: true,
     learnsOpenIssuesFirst: true,
-    deliver: (d) => d.deliverAlerts,
+    deliverer: 'alerts',
   },
   stats: {
     kind: 'stats',
@@ -78,7 +83,7 @@ export const REPORT_KINDS: { readonly [K in ReportKind]: ReportKindSpec<K> } = {
     prefetch: ['stats'],
     servicesWhenNewIssues: false,
     learnsOpenIssuesFirst: false,
-    deliver: (d) => d.deliverStats,
+    deliverer: 'stats',
   },
 };
 

@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const lib = join(root, 'lib');
 
 // Static imports (including `import type` and re-exports) and dynamic `import('./x.js')`: a type-only
@@ -98,10 +98,7 @@ describe('import graph', () => {
     );
   });
 
-  it('lib/slack has no import cycles (feature modules take their types from context.ts, not the wiring file)', () => {
-    const found = cycles(importGraph(sourceFiles(lib))).filter((component) =>
-      component.some((file) => file.startsWith('lib/slack/')),
-    );
-    expect(found).toEqual([]);
+  it('lib/ has no import cycles (Slack feature modules take their types from context.ts, not the wiring file; report kinds name their deliverer instead of importing it)', () => {
+    expect(cycles(importGraph(sourceFiles(lib)))).toEqual([]);
   });
 });
