@@ -278,6 +278,24 @@ describe('redelivery', () => {
     expect(again.body).toBe('');
     expect(apiCalls() - before).toBe(1);
   });
+
+  it('answers help delivered twice once, although its reads go out alongside the claim', async () => {
+    const body = new URLSearchParams({
+      team_id: e2e.stack.workspace.teamId,
+      channel_id: CHANNEL,
+      user_id: ALICE,
+      command: '/cloud',
+      text: 'help',
+      response_url: e2e.stack.standIn.responseUrlFor(CHANNEL, ALICE),
+      trigger_id: 'trigger-redelivered-help',
+    }).toString();
+    const first = await e2e.stack.workspace.deliverRaw(body, signedHeaders(e2e.stack.signingSecret, body));
+    const again = await e2e.stack.workspace.deliverRaw(body, signedHeaders(e2e.stack.signingSecret, body));
+    expect(first.status).toBe(200);
+    expect(JSON.stringify(first.body)).toContain('volumes');
+    expect(again.status).toBe(200);
+    expect(again.body).toBe('');
+  });
 });
 
 describe('a token typed into the command', () => {

@@ -31,11 +31,20 @@ export function registerCommands(app: App, deps: BotDeps): void {
       correlationId: randomUUID(),
     };
     const started = performance.now();
-    const reply = await safely(deps, ctx, undefined, async () =>
-      (await isFirstCommandDelivery(deps, ctx, command))
+    const reply = await safely(deps, ctx, undefined, async () => {
+      // Help changes nothing, so its reads (the caller's token, the channel's policy) go out with
+      // the claim instead of after it: one storage round trip less before the answer.
+      if (parseCommand(command.text).kind === 'help') {
+        const [first, answer] = await Promise.all([
+          isFirstCommandDelivery(deps, ctx, command),
+          answerCommand(deps, ctx, command.text, client),
+        ]);
+        return first ? answer : undefined;
+      }
+      return (await isFirstCommandDelivery(deps, ctx, command))
         ? answerCommand(deps, ctx, command.text, client)
-        : undefined,
-    );
+        : undefined;
+    });
     await ack(reply ? ackBody(reply) : undefined);
     if (deps.metrics) {
       const outcome = reply?.outcome ?? 'answered';
