@@ -1,9 +1,26 @@
+// @ts-check
 // The Slack sandbox page in the browser: renders what the bot posts as Block Kit and acts only
 // through the page server's API (which signs every request as Slack would). Plain script, no
 // build step: served inline by `html.ts`. The first part is pure functions (mrkdwn, completion),
 // which the tests load without a browser; `startSandbox` wires them to the document.
+// Type-checked with the DOM library by `tsconfig.json` next to it (`npm run typecheck`).
 
-/** Shortcodes the bot uses, and a few common ones; others stay as typed, like Slack shows unknown ones. */
+/** @typedef {import('./client-api.js').BlockKitObject} BlockKitObject */
+/** @typedef {import('./client-api.js').ClientActionResult} ClientActionResult */
+/** @typedef {import('./client-api.js').ClientCompletionData} ClientCompletionData */
+/** @typedef {import('./client-api.js').ClientFile} ClientFile */
+/** @typedef {import('./client-api.js').ClientMessage} ClientMessage */
+/** @typedef {import('./client-api.js').ClientRefusal} ClientRefusal */
+/** @typedef {import('./client-api.js').ClientState} ClientState */
+/** @typedef {import('./client-api.js').ClientView} ClientView */
+/** @typedef {{ users?: Record<string, string>; channels?: Record<string, string> }} MentionNames */
+/** @typedef {{ value: string; word: string; summary: string }} Completion */
+/** @typedef {{ items: Completion[]; usage: string }} Completions */
+
+/**
+ * Shortcodes the bot uses, and a few common ones; others stay as typed, like Slack shows unknown ones.
+ * @type {Readonly<Record<string, string>>}
+ */
 const EMOJI = {
   boom: '💥',
   closed_lock_with_key: '🔐',
@@ -39,6 +56,7 @@ const EMOJI = {
   rotating_light: '🚨',
 };
 
+/** @param {unknown} text */
 function escapeHtml(text) {
   return String(text)
     .replace(/&/g, '&amp;')
@@ -48,16 +66,27 @@ function escapeHtml(text) {
     .replace(/'/g, '&#39;');
 }
 
-/** Slack escapes `&`, `<` and `>` in message text; these are the only entities it uses. */
+/**
+ * Slack escapes `&`, `<` and `>` in message text; these are the only entities it uses.
+ * @param {unknown} text
+ */
 function decodeSlackEntities(text) {
   return String(text).replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 }
 
+/** @param {unknown} text */
 function replaceEmoji(text) {
-  return String(text).replace(/:([a-z0-9_+-]+):/g, (match, name) => EMOJI[name] ?? match);
+  return String(text).replace(
+    /:([a-z0-9_+-]+):/g,
+    (/** @type {string} */ match, /** @type {string} */ name) => EMOJI[name] ?? match,
+  );
 }
 
-/** Only addresses a browser can open without running anything. */
+/**
+ * Only addresses a browser can open without running anything.
+ * @param {string} url
+ * @returns {string | undefined}
+ */
 function safeUrl(url, schemes = ['http:', 'https:', 'mailto:']) {
   try {
     const parsed = new URL(url);
@@ -67,6 +96,10 @@ function safeUrl(url, schemes = ['http:', 'https:', 'mailto:']) {
   }
 }
 
+/**
+ * @param {unknown} url
+ * @returns {string | undefined}
+ */
 function safeImageUrl(url) {
   if (typeof url !== 'string') return undefined;
   if (/^data:image\/(png|gif|jpeg|webp);base64,[a-z0-9+/=]+$/i.test(url)) return url;
@@ -76,6 +109,8 @@ function safeImageUrl(url) {
 /**
  * One `<…>` control sequence of mrkdwn as HTML: mentions, channels, special mentions, dates
  * (their fallback text) and links. `inner` is the raw text between the brackets.
+ * @param {string} inner
+ * @param {MentionNames} names
  */
 function controlSequenceHtml(inner, names) {
   const bar = inner.indexOf('|');
@@ -104,7 +139,10 @@ function controlSequenceHtml(inner, names) {
   return `<a href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer">${escapeHtml(text)}</a>`;
 }
 
-/** Bold, italic and strike-through on text that is already HTML-escaped. */
+/**
+ * Bold, italic and strike-through on text that is already HTML-escaped.
+ * @param {string} html
+ */
 function inlineFormatting(html) {
   return html
     .replace(/(^|[^\w*])\*(?!\s)([^*\n]+?)\*(?![\w*])/g, '$1<b>$2</b>')
@@ -112,19 +150,26 @@ function inlineFormatting(html) {
     .replace(/(^|[^\w~])~(?!\s)([^~\n]+?)~(?!\w)/g, '$1<s>$2</s>');
 }
 
-/** Text outside code blocks: inline code and control sequences are set aside, the rest formatted. */
+/**
+ * Text outside code blocks: inline code and control sequences are set aside, the rest formatted.
+ * @param {string} text
+ * @param {MentionNames} names
+ */
 function mrkdwnTextHtml(text, names) {
+  /** @type {string[]} */
   const held = [];
-  const hold = (html) => {
+  const hold = (/** @type {string} */ html) => {
     held.push(html);
     return `\uE000${held.length - 1}\uE001`;
   };
-  let work = text.replace(/`([^`\n]+)`/g, (_, code) =>
+  let work = text.replace(/`([^`\n]+)`/g, (_, /** @type {string} */ code) =>
     hold(`<code>${escapeHtml(decodeSlackEntities(code))}</code>`),
   );
-  work = work.replace(/<([^<>\n]+)>/g, (_, inner) => hold(controlSequenceHtml(inner, names)));
+  work = work.replace(/<([^<>\n]+)>/g, (_, /** @type {string} */ inner) =>
+    hold(controlSequenceHtml(inner, names)),
+  );
   let html = inlineFormatting(replaceEmoji(escapeHtml(decodeSlackEntities(work))));
-  html = html.replace(/\uE000(\d+)\uE001/g, (_, index) => held[Number(index)] ?? '');
+  html = html.replace(/\uE000(\d+)\uE001/g, (_, /** @type {string} */ index) => held[Number(index)] ?? '');
   const lines = html.split('\n');
   return lines
     .map((line, index) => {
@@ -139,6 +184,8 @@ function mrkdwnTextHtml(text, names) {
  * Slack's mrkdwn as HTML. Everything from the message is escaped; only the tags made here
  * (b, i, s, code, pre, blockquote, a with a checked http(s)/mailto address, span) are produced.
  * `names` maps user and channel ids to names for mentions.
+ * @param {unknown} source
+ * @param {MentionNames} [names]
  */
 function mrkdwnToHtml(source, names = {}) {
   const text = String(source ?? '').replace(/[\uE000\uE001]/g, '');
@@ -150,7 +197,7 @@ function mrkdwnToHtml(source, names = {}) {
       const isCode = index % 2 === 1 && (closed || index < parts.length - 1);
       if (isCode) {
         const code = part.replace(/^\n/, '').replace(/\n$/, '');
-        const plain = code.replace(/<([^<>\n]+)>/g, (_, inner) => {
+        const plain = code.replace(/<([^<>\n]+)>/g, (_, /** @type {string} */ inner) => {
           const bar = inner.indexOf('|');
           return bar < 0 ? inner : inner.slice(bar + 1);
         });
@@ -165,6 +212,9 @@ function mrkdwnToHtml(source, names = {}) {
 /**
  * What the command box suggests for `typed`: the next word (a topic, then an action or
  * subcommand) and the usage line of what has been typed so far. `data` is `/api/commands`.
+ * @param {string} typed
+ * @param {ClientCompletionData} data
+ * @returns {Completions}
  */
 function completionsFor(typed, data) {
   const command = data.command;
@@ -176,9 +226,10 @@ function completionsFor(typed, data) {
     return { items: [], usage: '' };
   }
   const words = text.slice(command.length + 1).split(/\s+/);
-  const named = (entry, word) =>
+  /** @typedef {{ name: string; aliases: readonly string[] }} Named */
+  const named = (/** @type {Named} */ entry, /** @type {string} */ word) =>
     entry.name === word.toLowerCase() || entry.aliases.includes(word.toLowerCase());
-  const startsWith = (entry, word) =>
+  const startsWith = (/** @type {Named} */ entry, /** @type {string} */ word) =>
     [entry.name, ...entry.aliases].some((name) => name.startsWith(word.toLowerCase()));
   const first = words[0] ?? '';
   if (words.length === 1) {
@@ -208,32 +259,97 @@ function completionsFor(typed, data) {
 // ---------------------------------------------------------------------------------------------
 // The page
 
+/**
+ * The element `selector` finds under `root`, of the kind the script uses it as. The page's markup
+ * (`html.ts`) and this script are written apart: a missing or different element is a bug in one
+ * of them, so it fails here by name instead of as a TypeError somewhere later.
+ * @template {Element} T
+ * @param {ParentNode} root
+ * @param {string} selector
+ * @param {new () => T} kind
+ * @returns {T}
+ */
+function required(root, selector, kind) {
+  const element = root.querySelector(selector);
+  if (!(element instanceof kind)) {
+    throw new Error(`The sandbox page has no ${kind.name} at ${selector}: html.ts and client.js disagree.`);
+  }
+  return element;
+}
+
+/** @param {unknown} error */
+function messageOf(error) {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * A value from the bot's blocks (a block, an element, a text object) as the renderer reads it.
+ * Anything that is not an object reads as nothing: an unknown block, an empty text.
+ * @param {unknown} value
+ * @returns {BlockKitObject | undefined}
+ */
+function blockKitObject(value) {
+  return typeof value === 'object' && value !== null ? value : undefined;
+}
+
+/**
+ * Where a block is drawn: in a message (its buttons and menus act on it) or in a modal (its
+ * inputs are the form).
+ * @typedef {{ message?: ClientMessage; interactive: boolean; form?: boolean }} RenderContext
+ */
+
+/**
+ * @typedef {object} SandboxUi
+ * @property {string} team
+ * @property {string} user
+ * @property {string} channel
+ * @property {ClientState | undefined} state
+ * @property {ClientCompletionData} commands
+ * @property {string} commandsFor Who and where `commands` was fitted to: `${user} ${channel}`.
+ * @property {Set<string>} expanded Threads opened, by their parent's ts.
+ * @property {{ items: Completion[]; active: number }} completion
+ * @property {string} modalKey
+ * @property {number} messageCount
+ * @property {number} refreshes
+ * @property {string[]} history
+ * @property {number} historyIndex
+ */
+
 function startSandbox() {
-  const byTestId = (id) => document.querySelector(`[data-testid="${id}"]`);
+  /**
+   * @template {Element} T
+   * @param {string} id
+   * @param {new () => T} kind
+   */
+  function byTestId(id, kind) {
+    return required(document, `[data-testid="${id}"]`, kind);
+  }
   const els = {
-    workspace: byTestId('workspace-name'),
-    teams: byTestId('workspace-list'),
-    users: byTestId('user-picker'),
-    channels: byTestId('channel-list'),
-    channelName: byTestId('channel-name'),
-    actingAs: byTestId('acting-as'),
-    connection: byTestId('connection'),
-    messages: byTestId('message-list'),
-    form: byTestId('command-form'),
-    input: byTestId('command-input'),
-    send: byTestId('command-send'),
-    completions: byTestId('completions'),
-    usage: byTestId('usage'),
-    status: byTestId('status'),
-    modal: byTestId('modal-backdrop'),
+    workspace: byTestId('workspace-name', HTMLElement),
+    teams: byTestId('workspace-list', HTMLElement),
+    users: byTestId('user-picker', HTMLSelectElement),
+    channels: byTestId('channel-list', HTMLElement),
+    channelName: byTestId('channel-name', HTMLElement),
+    actingAs: byTestId('acting-as', HTMLElement),
+    connection: byTestId('connection', HTMLElement),
+    messages: byTestId('message-list', HTMLElement),
+    form: byTestId('command-form', HTMLFormElement),
+    input: byTestId('command-input', HTMLInputElement),
+    send: byTestId('command-send', HTMLButtonElement),
+    completions: byTestId('completions', HTMLElement),
+    usage: byTestId('usage', HTMLElement),
+    status: byTestId('status', HTMLElement),
+    modal: byTestId('modal-backdrop', HTMLElement),
   };
   const params = new URLSearchParams(location.search);
+  /** @type {SandboxUi} */
   const ui = {
     team: params.get('team') ?? '',
     user: params.get('user') ?? '',
     channel: params.get('channel') ?? '',
     state: undefined,
     commands: { command: '/cloud', topics: [] },
+    commandsFor: '',
     expanded: new Set(),
     completion: { items: [], active: -1 },
     modalKey: '',
@@ -243,6 +359,19 @@ function startSandbox() {
     historyIndex: -1,
   };
 
+  /** Rendering starts once the first state has arrived; before that it is a bug in this script. */
+  function loadedState() {
+    if (ui.state === undefined) throw new Error('The sandbox page rendered before its state arrived.');
+    return ui.state;
+  }
+
+  /**
+   * @template {keyof HTMLElementTagNameMap} K
+   * @param {K} tag
+   * @param {string} [className]
+   * @param {string} [text]
+   * @returns {HTMLElementTagNameMap[K]}
+   */
   function node(tag, className, text) {
     const element = document.createElement(tag);
     if (className) element.className = className;
@@ -251,19 +380,30 @@ function startSandbox() {
   }
 
   function names() {
+    /** @type {Record<string, string>} */
     const users = {};
+    /** @type {Record<string, string>} */
     const channels = {};
     for (const user of ui.state?.users ?? []) users[user.id] = user.realName;
     for (const channel of ui.state?.channels ?? []) channels[channel.id] = channel.name;
     return { users, channels };
   }
 
+  /**
+   * @param {string} text
+   * @param {'ok' | 'pending' | 'error'} [kind]
+   */
   function setStatus(text, kind = 'ok') {
     els.status.textContent = text;
     els.status.dataset.state = kind;
     els.status.classList.toggle('error', kind === 'error');
   }
 
+  /**
+   * @param {string} path
+   * @param {Record<string, unknown>} body
+   * @returns {Promise<ClientActionResult>}
+   */
   async function post(path, body) {
     try {
       const response = await fetch(path, {
@@ -280,11 +420,15 @@ function startSandbox() {
     } catch (error) {
       return {
         ok: false,
-        error: `The sandbox server did not answer (${error.message}). Is npm start still running?`,
+        error: `The sandbox server did not answer (${messageOf(error)}). Is npm start still running?`,
       };
     }
   }
 
+  /**
+   * @param {string} what
+   * @param {ClientActionResult} result
+   */
   function report(what, result) {
     if (!result.ok) setStatus(`${what}: ${result.error}`, 'error');
     else setStatus(`${what} · answered in ${result.durationMs ?? 0} ms`);
@@ -298,12 +442,14 @@ function startSandbox() {
     if (ui.team) query.set('team', ui.team);
     if (ui.user) query.set('user', ui.user);
     if (ui.channel) query.set('channel', ui.channel);
+    /** @type {ClientState} */
     let state;
     try {
       const response = await fetch(`/api/state?${query}`);
-      state = await response.json();
       if (!response.ok) {
-        setStatus(state.error ?? `HTTP ${response.status}`, 'error');
+        /** @type {ClientRefusal} */
+        const refusal = await response.json();
+        setStatus(refusal.error ?? `HTTP ${response.status}`, 'error');
         if (ui.user || ui.channel || ui.team) {
           ui.team = '';
           ui.user = '';
@@ -312,8 +458,9 @@ function startSandbox() {
         }
         return;
       }
+      state = await response.json();
     } catch (error) {
-      setStatus(`Could not load the channel (${error.message}).`, 'error');
+      setStatus(`Could not load the channel (${messageOf(error)}).`, 'error');
       return;
     }
     if (ticket !== ui.refreshes) return;
@@ -329,6 +476,7 @@ function startSandbox() {
     render();
   }
 
+  /** @type {number | undefined} */
   let refreshTimer;
   function scheduleRefresh() {
     clearTimeout(refreshTimer);
@@ -372,7 +520,7 @@ function startSandbox() {
   }
 
   function renderSidebar() {
-    const { state } = ui;
+    const state = loadedState();
     els.workspace.textContent = state.team;
     // Switching workspace reloads the page there; "Add to Slack" goes through Slack's OAuth pages.
     els.teams.replaceChildren(
@@ -422,7 +570,7 @@ function startSandbox() {
   function renderMessages() {
     const list = els.messages;
     const nearBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 60;
-    const messages = ui.state.messages;
+    const { messages } = loadedState();
     if (messages.length === 0) {
       list.replaceChildren(node('div', 'empty', 'No messages yet. Type /cloud help below to begin.'));
     } else {
@@ -433,12 +581,17 @@ function startSandbox() {
     list.dataset.ready = 'true';
   }
 
+  /** @param {string} id */
   function avatarColor(id) {
     let hash = 0;
     for (const char of id) hash = (hash * 31 + char.charCodeAt(0)) % 360;
     return `hsl(${hash}, 45%, 42%)`;
   }
 
+  /**
+   * @param {ClientMessage} message
+   * @returns {HTMLElement}
+   */
   function messageElement(message) {
     const article = node('article', `message${message.ephemeral ? ' ephemeral' : ''}`);
     article.dataset.testid = 'message';
@@ -466,6 +619,7 @@ function startSandbox() {
       onlyYou.dataset.testid = 'only-visible-to-you';
       body.append(onlyYou);
     }
+    /** @type {RenderContext} */
     const context = { message, interactive: true };
     const blocks = Array.isArray(message.blocks) ? message.blocks : [];
     body.append(blocks.length > 0 ? blocksElement(blocks, context) : mrkdwnElement(message.text, 'text'));
@@ -475,6 +629,7 @@ function startSandbox() {
     return article;
   }
 
+  /** @param {ClientMessage} message */
   function threadElement(message) {
     const wrap = node('div', 'thread');
     const open = ui.expanded.has(message.ts);
@@ -501,6 +656,7 @@ function startSandbox() {
     return wrap;
   }
 
+  /** @param {readonly ClientFile[]} files */
   function filesElement(files) {
     const wrap = node('div', 'files');
     for (const file of files) {
@@ -523,31 +679,57 @@ function startSandbox() {
     return wrap;
   }
 
+  /**
+   * @param {unknown} text
+   * @param {string} className
+   */
   function mrkdwnElement(text, className) {
     const element = node('div', `mrkdwn ${className}`);
     element.innerHTML = mrkdwnToHtml(text, names());
     return element;
   }
 
-  /** A Block Kit text object: mrkdwn through the escaping renderer, plain text as text. */
-  function textObjectElement(textObject, className, tag = 'div') {
+  /**
+   * A Block Kit text object: mrkdwn through the escaping renderer, plain text as text.
+   * @param {unknown} value
+   * @param {string} className
+   * @param {'div' | 'span'} [tag]
+   * @returns {HTMLElement}
+   */
+  function textObjectElement(value, className, tag = 'div') {
+    const textObject = blockKitObject(value);
     if (!textObject || typeof textObject.text !== 'string') return node(tag, className);
     if (textObject.type === 'mrkdwn') return mrkdwnElement(textObject.text, className);
     return node(tag, className, textObject.emoji === false ? textObject.text : replaceEmoji(textObject.text));
   }
 
-  function plain(textObject, fallback = '') {
+  /**
+   * @param {unknown} value
+   * @param {string} [fallback]
+   */
+  function plain(value, fallback = '') {
+    const textObject = blockKitObject(value);
     return textObject && typeof textObject.text === 'string' ? replaceEmoji(textObject.text) : fallback;
   }
 
+  /**
+   * @param {readonly unknown[]} blocks
+   * @param {RenderContext} context
+   */
   function blocksElement(blocks, context) {
     const wrap = node('div', 'blocks');
     blocks.forEach((block, index) => {
-      wrap.append(blockElement(block, index, context));
+      wrap.append(blockElement(blockKitObject(block), index, context));
     });
     return wrap;
   }
 
+  /**
+   * @param {BlockKitObject | undefined} block
+   * @param {number} index
+   * @param {RenderContext} context
+   * @returns {HTMLElement}
+   */
   function blockElement(block, index, context) {
     switch (block?.type) {
       case 'header': {
@@ -595,6 +777,10 @@ function startSandbox() {
     }
   }
 
+  /**
+   * @param {BlockKitObject} block
+   * @param {RenderContext} context
+   */
   function sectionElement(block, context) {
     const section = node('div', 'bk-section');
     section.dataset.testid = 'block-section';
@@ -622,13 +808,14 @@ function startSandbox() {
     return section;
   }
 
+  /** @param {BlockKitObject} block */
   function imageBlockElement(block) {
     const wrap = node('div', 'bk-image');
     if (block.title) wrap.append(node('div', 'title', plain(block.title)));
     const src =
       safeImageUrl(block.image_url) ??
       safeImageUrl(block.slack_file?.url) ??
-      safeImageUrl(ui.state?.files?.[block.slack_file?.id]?.url);
+      safeImageUrl(ui.state?.files?.[block.slack_file?.id ?? '']?.url);
     if (src) {
       const image = node('img');
       image.src = src;
@@ -641,18 +828,21 @@ function startSandbox() {
     return wrap;
   }
 
+  /** @param {BlockKitObject} block */
   function richTextElement(block) {
+    /** @type {unknown[]} */
     const pieces = [];
-    const walk = (element) => {
+    const walk = (/** @type {BlockKitObject | undefined} */ element) => {
       if (!element || typeof element !== 'object') return;
       if (element.type === 'text') pieces.push(element.text ?? '');
       else if (element.type === 'link') pieces.push(element.text ?? element.url ?? '');
-      else if (element.type === 'emoji') pieces.push(EMOJI[element.name] ?? `:${element.name}:`);
-      else if (element.type === 'user') pieces.push(`@${names().users[element.user_id] ?? element.user_id}`);
+      else if (element.type === 'emoji') pieces.push(EMOJI[element.name ?? ''] ?? `:${element.name}:`);
+      else if (element.type === 'user')
+        pieces.push(`@${names().users[element.user_id ?? ''] ?? element.user_id}`);
       else if (element.type === 'channel')
-        pieces.push(`#${names().channels[element.channel_id] ?? element.channel_id}`);
+        pieces.push(`#${names().channels[element.channel_id ?? ''] ?? element.channel_id}`);
       for (const child of element.elements ?? []) walk(child);
-      if (/^rich_text_(section|preformatted|quote|list)$/.test(element.type)) pieces.push('\n');
+      if (/^rich_text_(section|preformatted|quote|list)$/.test(String(element.type))) pieces.push('\n');
     };
     walk(block);
     const element = node('div', 'text', pieces.join('').trim());
@@ -660,18 +850,25 @@ function startSandbox() {
     return element;
   }
 
+  /** @param {BlockKitObject | undefined} dialog */
   function confirmed(dialog) {
     if (!dialog) return true;
     return window.confirm(`${plain(dialog.title, 'Are you sure?')}\n\n${plain(dialog.text)}`);
   }
 
-  async function click(context, element, extra, what) {
+  /**
+   * @param {ClientMessage} message
+   * @param {BlockKitObject} element
+   * @param {{ value?: string | undefined; option?: string; confirm?: BlockKitObject }} extra
+   * @param {string} what
+   */
+  async function click(message, element, extra, what) {
     if (!confirmed(element.confirm ?? extra.confirm)) return;
     setStatus(`${what}…`, 'pending');
     const result = await post('/api/click', {
       user: ui.user,
-      channel: context.message.channel,
-      ts: context.message.ts,
+      channel: message.channel,
+      ts: message.ts,
       actionId: element.action_id,
       ...(extra.value === undefined ? {} : { value: extra.value }),
       ...(extra.option === undefined ? {} : { option: extra.option }),
@@ -680,8 +877,14 @@ function startSandbox() {
     scheduleRefresh();
   }
 
+  /**
+   * @param {BlockKitObject | undefined} element
+   * @param {RenderContext} context
+   * @returns {HTMLElement}
+   */
   function interactiveElement(element, context) {
-    const live = context.interactive && context.message !== undefined;
+    // Only a message's elements act: a modal's buttons and menus are drawn but not sent.
+    const message = context.interactive ? context.message : undefined;
     switch (element?.type) {
       case 'button': {
         const label = plain(element.text, 'Button');
@@ -690,7 +893,7 @@ function startSandbox() {
         button.dataset.testid = 'button';
         button.dataset.actionId = element.action_id ?? '';
         button.dataset.label = label;
-        if (!live) {
+        if (message === undefined) {
           button.disabled = true;
           button.title = 'Buttons inside modals are not sent by the sandbox.';
           return button;
@@ -699,7 +902,7 @@ function startSandbox() {
           const url = element.url ? safeUrl(element.url, ['http:', 'https:']) : undefined;
           if (url) window.open(url, '_blank', 'noopener');
           button.disabled = true;
-          await click(context, element, { value: element.value }, `Clicked “${label}”`);
+          await click(message, element, { value: element.value }, `Clicked “${label}”`);
           button.disabled = false;
         });
         return button;
@@ -728,15 +931,17 @@ function startSandbox() {
             select.append(choice);
           }
         }
-        select.disabled = !live;
-        select.addEventListener('change', async () => {
-          const option = select.value;
-          const label = select.selectedOptions[0]?.textContent ?? option;
-          select.value = '';
-          select.disabled = true;
-          await click(context, element, { option }, `Chose “${label}”`);
-          select.disabled = false;
-        });
+        select.disabled = message === undefined;
+        if (message !== undefined) {
+          select.addEventListener('change', async () => {
+            const option = select.value;
+            const label = select.selectedOptions[0]?.textContent ?? option;
+            select.value = '';
+            select.disabled = true;
+            await click(message, element, { option }, `Chose “${label}”`);
+            select.disabled = false;
+          });
+        }
         return select;
       }
       case 'image': {
@@ -753,6 +958,11 @@ function startSandbox() {
 
   const TEXT_INPUTS = new Set(['plain_text_input', 'email_text_input', 'url_text_input', 'number_input']);
 
+  /**
+   * @param {BlockKitObject} block
+   * @param {number} index
+   * @param {RenderContext} context
+   */
   function inputBlockElement(block, index, context) {
     const blockId = block.block_id ?? `block-${index}`;
     const wrap = node('div', 'bk-input');
@@ -762,10 +972,10 @@ function startSandbox() {
     if (block.optional) label.append(' ', node('span', 'optional', '(optional)'));
     wrap.append(label);
     const element = block.element ?? {};
-    if (TEXT_INPUTS.has(element.type)) {
-      const field = node(element.multiline ? 'textarea' : 'input');
-      if (!element.multiline) field.type = 'text';
-      if (element.multiline) field.rows = 4;
+    if (TEXT_INPUTS.has(element.type ?? '')) {
+      const field = element.multiline ? node('textarea') : node('input');
+      if (field instanceof HTMLInputElement) field.type = 'text';
+      else field.rows = 4;
       const inputId = `input-${blockId}`;
       field.id = inputId;
       label.htmlFor = inputId;
@@ -774,7 +984,8 @@ function startSandbox() {
       field.dataset.actionId = element.action_id ?? 'value';
       field.value = element.initial_value ?? '';
       field.placeholder = plain(element.placeholder);
-      if (Number.isInteger(element.max_length)) field.maxLength = element.max_length;
+      if (typeof element.max_length === 'number' && Number.isInteger(element.max_length))
+        field.maxLength = element.max_length;
       field.spellcheck = false;
       field.disabled = !context.form;
       wrap.append(field);
@@ -794,7 +1005,7 @@ function startSandbox() {
   // Modal
 
   function renderModal() {
-    const view = ui.state.view;
+    const { view } = loadedState();
     const key = view ? `${ui.user}:${view.id}:${view.hash}` : '';
     // Re-rendering an unchanged modal would throw away what the person is typing.
     if (key === ui.modalKey) return;
@@ -834,36 +1045,48 @@ function startSandbox() {
       if (event.key === 'Escape') closeModal(view);
       if (event.key === 'Enter' && event.target instanceof HTMLInputElement && view.submit) {
         event.preventDefault();
-        submitModal(view, modal, modal.querySelector('[data-testid="modal-submit"]'));
+        submitModal(view, modal, required(modal, '[data-testid="modal-submit"]', HTMLButtonElement));
       }
     });
     els.modal.replaceChildren(modal);
     els.modal.hidden = false;
-    modal.querySelector('input:not([disabled]), textarea:not([disabled])')?.focus();
+    const first = modal.querySelector('input:not([disabled]), textarea:not([disabled])');
+    if (first instanceof HTMLElement) first.focus();
   }
 
+  /**
+   * @param {ClientView} view
+   * @param {HTMLElement} modal
+   * @param {HTMLButtonElement} button
+   */
   async function submitModal(view, modal, button) {
+    /** @type {Record<string, Record<string, string>>} */
     const values = {};
     for (const field of modal.querySelectorAll('[data-block-id][data-action-id]')) {
-      values[field.dataset.blockId] ??= {};
-      values[field.dataset.blockId][field.dataset.actionId] = field.value;
+      if (!(field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement)) continue;
+      const { blockId, actionId } = field.dataset;
+      if (blockId === undefined || actionId === undefined) continue;
+      values[blockId] ??= {};
+      values[blockId][actionId] = field.value;
     }
-    for (const error of modal.querySelectorAll('.field-error')) error.hidden = true;
-    const problem = modal.querySelector('[data-testid="modal-error"]');
+    for (const error of modal.querySelectorAll('.field-error')) {
+      if (error instanceof HTMLElement) error.hidden = true;
+    }
+    const problem = required(modal, '[data-testid="modal-error"]', HTMLElement);
     problem.textContent = '';
     button.disabled = true;
     setStatus(`Submitting “${view.title}”…`, 'pending');
     const result = await post('/api/view', { user: ui.user, viewId: view.id, values });
     button.disabled = false;
     if (!result.ok) {
-      problem.textContent = result.error;
+      problem.textContent = result.error ?? '';
       setStatus(`Submitting “${view.title}”: ${result.error}`, 'error');
       return;
     }
     const errors = Object.entries(result.errors ?? {});
     for (const [blockId, message] of errors) {
       const slot = modal.querySelector(`[data-testid="modal-error-${CSS.escape(blockId)}"]`);
-      if (slot) {
+      if (slot instanceof HTMLElement) {
         slot.textContent = message;
         slot.hidden = false;
       } else {
@@ -875,9 +1098,10 @@ function startSandbox() {
     scheduleRefresh();
   }
 
+  /** @param {ClientView} view */
   async function closeModal(view) {
     const result = await post('/api/view/close', { user: ui.user, viewId: view.id });
-    if (!result.ok) setStatus(result.error, 'error');
+    if (!result.ok) setStatus(result.error ?? '', 'error');
     scheduleRefresh();
   }
 
@@ -906,7 +1130,7 @@ function startSandbox() {
 
   function updateCompletions() {
     const { items, usage } = completionsFor(els.input.value, ui.commands);
-    const complete = items.length === 1 && items[0].value.trim() === els.input.value.trim();
+    const complete = items.length === 1 && items[0]?.value.trim() === els.input.value.trim();
     ui.completion = { items: complete ? [] : items.slice(0, 60), active: -1 };
     els.usage.textContent = usage;
     renderCompletions();
@@ -917,6 +1141,7 @@ function startSandbox() {
     renderCompletions();
   }
 
+  /** @param {Completion} item */
   function acceptCompletion(item) {
     els.input.value = item.value;
     els.input.focus();
@@ -974,7 +1199,7 @@ function startSandbox() {
       event.preventDefault();
       const step = event.key === 'ArrowUp' ? 1 : -1;
       ui.historyIndex = Math.min(Math.max(ui.historyIndex + step, -1), ui.history.length - 1);
-      els.input.value = ui.historyIndex < 0 ? '' : ui.history[ui.historyIndex];
+      els.input.value = ui.historyIndex < 0 ? '' : (ui.history[ui.historyIndex] ?? '');
     }
   });
 
@@ -987,9 +1212,9 @@ function startSandbox() {
   });
   els.channels.addEventListener('click', (event) => {
     const link = event.target instanceof Element ? event.target.closest('[data-channel]') : null;
-    if (!link) return;
+    if (!(link instanceof HTMLElement)) return;
     event.preventDefault();
-    ui.channel = link.dataset.channel;
+    ui.channel = link.dataset.channel ?? '';
     ui.expanded.clear();
     ui.messageCount = -1;
     refresh();

@@ -1,0 +1,139 @@
+/**
+ * What the sandbox page's browser script (`client.js`) reads from the page server's HTTP API, as
+ * types it imports through JSDoc. Kept free of imports on purpose: the script is type-checked on
+ * its own with the DOM library, and importing the server's modules would pull Node's types and
+ * the whole stand-in into that check. `test/local/page-client-typecheck.test.ts` holds these
+ * shapes to the server's own types (`state.ts`, `commands.ts`, `server.ts`), so they cannot drift.
+ */
+
+export interface ClientUser {
+  readonly id: string;
+  readonly realName: string;
+  readonly isBot: boolean;
+}
+
+export interface ClientChannel {
+  readonly id: string;
+  readonly name: string;
+  readonly isIm: boolean;
+}
+
+export interface ClientFile {
+  readonly title: string;
+  readonly mimetype: string;
+  readonly url: string;
+}
+
+export interface ClientMessage {
+  readonly ts: string;
+  readonly channel: string;
+  readonly author: ClientUser;
+  readonly text: string;
+  /** As the bot posted them; the page reads them through `BlockKitObject`. */
+  readonly blocks: readonly unknown[];
+  readonly ephemeral: boolean;
+  readonly files: readonly ClientFile[];
+  readonly postedAt: number;
+  readonly edited: boolean;
+  readonly replies: readonly ClientMessage[];
+}
+
+export interface ClientView {
+  readonly id: string;
+  readonly hash: string;
+  readonly title: string;
+  readonly submit?: string;
+  readonly close: string;
+  readonly blocks: readonly unknown[];
+}
+
+export interface ClientTeam {
+  readonly id: string;
+  readonly name: string;
+  readonly installed: boolean;
+}
+
+/** `GET /api/state`. */
+export interface ClientState {
+  readonly team: string;
+  readonly teamId: string;
+  readonly teams: readonly ClientTeam[];
+  readonly installUrl?: string;
+  readonly user: string;
+  readonly channel: ClientChannel;
+  readonly channels: readonly ClientChannel[];
+  readonly users: readonly ClientUser[];
+  readonly messages: readonly ClientMessage[];
+  readonly view?: ClientView;
+  readonly files: Readonly<Record<string, { readonly url: string }>>;
+}
+
+/** What any route answers when it refuses a request. */
+export interface ClientRefusal {
+  readonly ok: false;
+  readonly error?: string;
+}
+
+export interface ClientCompletionAction {
+  readonly name: string;
+  readonly aliases: readonly string[];
+  readonly summary: string;
+  readonly usage: string;
+}
+
+export interface ClientCompletionTopic extends ClientCompletionAction {
+  readonly actions: readonly ClientCompletionAction[];
+}
+
+/** `GET /api/commands`. */
+export interface ClientCompletionData {
+  readonly command: string;
+  readonly topics: readonly ClientCompletionTopic[];
+}
+
+/** `POST /api/command`, `/api/click`, `/api/view` and `/api/view/close`. */
+export interface ClientActionResult {
+  readonly ok: boolean;
+  readonly durationMs?: number;
+  readonly error?: string;
+  readonly errors?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Any object inside a message's or a modal's blocks (a block, an element, a text object, an
+ * option), read field by field: the page renders the kinds it knows and names the others. Every
+ * field is optional because the page gets whatever the bot posted. `text` is a text object in a
+ * block or element but a string in a text object, a rich text element and a markdown block, so
+ * it is `unknown` and each use narrows it.
+ */
+export interface BlockKitObject {
+  readonly type?: string;
+  readonly text?: unknown;
+  readonly emoji?: boolean;
+  readonly block_id?: string;
+  readonly action_id?: string;
+  readonly elements?: readonly BlockKitObject[];
+  readonly fields?: readonly BlockKitObject[];
+  readonly accessory?: BlockKitObject;
+  readonly element?: BlockKitObject;
+  readonly label?: BlockKitObject;
+  readonly hint?: BlockKitObject;
+  readonly title?: BlockKitObject;
+  readonly placeholder?: BlockKitObject;
+  readonly confirm?: BlockKitObject;
+  readonly options?: readonly BlockKitObject[];
+  readonly option_groups?: readonly BlockKitObject[];
+  readonly optional?: boolean;
+  readonly style?: string;
+  readonly url?: string;
+  readonly value?: string;
+  readonly image_url?: string;
+  readonly alt_text?: string;
+  readonly slack_file?: { readonly id?: string; readonly url?: string };
+  readonly name?: string;
+  readonly user_id?: string;
+  readonly channel_id?: string;
+  readonly multiline?: boolean;
+  readonly initial_value?: string;
+  readonly max_length?: number;
+}

@@ -1,0 +1,95 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type {
+  ClientActionResult,
+  ClientCompletionData,
+  ClientState,
+} from '../../infra/local/slack/page/client-api.js';
+import type { CompletionData } from '../../infra/local/slack/page/commands.js';
+import type { ActionResult } from '../../infra/local/slack/page/server.js';
+import type { PageState } from '../../infra/local/slack/page/state.js';
+
+/**
+ * The sandbox page's browser script is plain JavaScript that no build step reads, so nothing but
+ * `npm run typecheck` notices when it reads a field the server no longer sends or an element that
+ * may be missing. These tests fail when the script drops out of that check, or when the check
+ * loses the DOM library, the root's strictness or its separation from the server's check.
+ */
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const CLIENT = resolve(ROOT, 'infra/local/slack/page/client.js');
+
+function parseConfig(configPath: string): ts.ParsedCommandLine {
+  const parsed = ts.getParsedCommandLineOfConfigFile(configPath, undefined, {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+    },
+  });
+  if (!parsed) throw new Error(`${configPath} could not be read.`);
+  return parsed;
+}
+
+/** The tsconfig of each `tsc` run in the `typecheck` script: `-p <dir or file>`, else the root's. */
+function typecheckConfigs(): string[] {
+  const manifest = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const script = manifest.scripts.typecheck ?? '';
+  return script
+    .split('&&')
+    .map((command) => command.trim().split(/\s+/))
+    .filter((words) => words[0] === 'tsc')
+    .map((words) => {
+      const flag = words.findIndex((word) => word === '-p' || word === '--project');
+      const project = resolve(ROOT, flag < 0 ? '.' : (words[flag + 1] ?? '.'));
+      return project.endsWith('.json') ? project : resolve(project, 'tsconfig.json');
+    });
+}
+
+const hasDom = (options: ts.CompilerOptions) => (options.lib ?? []).some((lib) => /dom/i.test(lib));
+
+describe('the sandbox page script type-check', () => {
+  it('is run by npm run typecheck with checkJs and strict on client.js', () => {
+    const covering = typecheckConfigs()
+      .map(parseConfig)
+      .filter((config) => config.fileNames.map((file) => resolve(file)).includes(CLIENT));
+    expect(covering).toHaveLength(1);
+    const options = covering[0]?.options ?? {};
+    expect(options.checkJs).toBe(true);
+    expect(options.noEmit).toBe(true);
+    expect(options).toMatchObject({
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      exactOptionalPropertyTypes: true,
+    });
+  });
+
+  it('checks client.js against the browser, not Node', () => {
+    const page = parseConfig(resolve(ROOT, 'infra/local/slack/page/tsconfig.json'));
+    expect(hasDom(page.options)).toBe(true);
+    // Node's globals (`process`, `Buffer`) do not exist in the page.
+    expect(page.options.types).toEqual([]);
+  });
+
+  it('keeps the DOM library out of the server code type-check', () => {
+    const root = parseConfig(resolve(ROOT, 'tsconfig.json'));
+    expect(typecheckConfigs()).toContain(resolve(ROOT, 'tsconfig.json'));
+    expect(hasDom(root.options)).toBe(false);
+  });
+
+  it('starts client.js with // @ts-check, so editors check it without the tsconfig too', () => {
+    expect(readFileSync(CLIENT, 'utf8').split('\n')[0]).toBe('// @ts-check');
+  });
+
+  // Checked by `tsc` (the root type-check), not at run time: a field the server renames or drops
+  // while client.js still reads it fails `npm run typecheck` here.
+  it("holds the server's answers to the shapes client.js reads", () => {
+    expectTypeOf<PageState>().toExtend<ClientState>();
+    expectTypeOf<CompletionData>().toExtend<ClientCompletionData>();
+    expectTypeOf<ActionResult>().toExtend<ClientActionResult>();
+  });
+});
