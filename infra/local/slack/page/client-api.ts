@@ -2,23 +2,27 @@
  * What the sandbox page's browser script (`client.js`) reads from the page server's HTTP API, as
  * types it imports through JSDoc. Kept free of imports on purpose: the script is type-checked on
  * its own with the DOM library, and importing the server's modules would pull Node's types and
- * the whole stand-in into that check. `test/local/page-client-typecheck.test.ts` holds these
- * shapes to the server's own types (`state.ts`, `commands.ts`, `server.ts`), so they cannot drift.
+ * the whole stand-in into that check. The server builds its answers with these same types
+ * (`state.ts` and `commands.ts` import them under their server names), so they cannot drift.
  */
 
 export interface ClientUser {
   readonly id: string;
+  readonly name: string;
   readonly realName: string;
   readonly isBot: boolean;
 }
 
 export interface ClientChannel {
   readonly id: string;
+  /** Shown after `#`, or the bot's name for a direct message. */
   readonly name: string;
   readonly isIm: boolean;
 }
 
 export interface ClientFile {
+  readonly id: string;
+  readonly name: string;
   readonly title: string;
   readonly mimetype: string;
   readonly url: string;
@@ -29,12 +33,12 @@ export interface ClientMessage {
   readonly channel: string;
   readonly author: ClientUser;
   readonly text: string;
-  /** As the bot posted them; the page reads them through `BlockKitObject`. */
   readonly blocks: readonly unknown[];
   readonly ephemeral: boolean;
   readonly files: readonly ClientFile[];
   readonly postedAt: number;
   readonly edited: boolean;
+  /** Thread replies, oldest first; empty for a reply and for a message without a thread. */
   readonly replies: readonly ClientMessage[];
 }
 
@@ -47,14 +51,17 @@ export interface ClientView {
   readonly blocks: readonly unknown[];
 }
 
+/** A workspace of the stand-in, as the page's workspace switcher lists it. */
 export interface ClientTeam {
   readonly id: string;
   readonly name: string;
+  /** Whether the app is installed there; without it Slack refuses to send the app anything. */
   readonly installed: boolean;
 }
 
 /** `GET /api/state`. */
 export interface ClientState {
+  /** The workspace's name. */
   readonly team: string;
   readonly teamId: string;
   readonly teams: readonly ClientTeam[];
@@ -64,8 +71,10 @@ export interface ClientState {
   readonly channels: readonly ClientChannel[];
   readonly users: readonly ClientUser[];
   readonly messages: readonly ClientMessage[];
+  /** The modal on top of this person's stack, if one is open. */
   readonly view?: ClientView;
-  readonly files: Readonly<Record<string, { readonly url: string }>>;
+  /** `slack_file` ids in blocks → where the page loads them. */
+  readonly files: Readonly<Record<string, ClientFile>>;
 }
 
 /** What any route answers when it refuses a request. */
@@ -78,10 +87,16 @@ export interface ClientCompletionAction {
   readonly name: string;
   readonly aliases: readonly string[];
   readonly summary: string;
+  /** The full usage line, starting with the slash command. */
   readonly usage: string;
 }
 
-export interface ClientCompletionTopic extends ClientCompletionAction {
+export interface ClientCompletionTopic {
+  readonly kind: 'group' | 'bot';
+  readonly name: string;
+  readonly aliases: readonly string[];
+  readonly summary: string;
+  readonly usage: string;
   readonly actions: readonly ClientCompletionAction[];
 }
 

@@ -1,6 +1,11 @@
 import type { AnyOperation } from '../../../../lib/api/operation.js';
 import { type CommandRegistry, registry, SLASH_COMMAND } from '../../../../lib/commands/registry.js';
 import { usageOf } from '../../../../lib/commands/usage.js';
+import type {
+  ClientCompletionAction as CompletionAction,
+  ClientCompletionData as CompletionData,
+  ClientCompletionTopic as CompletionTopic,
+} from './client-api.js';
 
 /**
  * What the page's command box completes: the first word (a group of API operations or one of
@@ -8,27 +13,7 @@ import { usageOf } from '../../../../lib/commands/usage.js';
  * usage line of the choice. Derived from the registry, so completion never drifts from the parser.
  */
 
-export interface CompletionAction {
-  readonly name: string;
-  readonly aliases: readonly string[];
-  readonly summary: string;
-  /** The full usage line, starting with the slash command. */
-  readonly usage: string;
-}
-
-export interface CompletionTopic {
-  readonly kind: 'group' | 'bot';
-  readonly name: string;
-  readonly aliases: readonly string[];
-  readonly summary: string;
-  readonly usage: string;
-  readonly actions: readonly CompletionAction[];
-}
-
-export interface CompletionData {
-  readonly command: string;
-  readonly topics: readonly CompletionTopic[];
-}
+export type { CompletionAction, CompletionData, CompletionTopic };
 
 /** `allows`: completion fitted to a person and channel (their token's scopes, the channel's policy). */
 export function completionData(

@@ -1,6 +1,15 @@
 import type { SlackTeam } from '../oauth.js';
 import type { SlackChannel, SlackStore, SlackUser, StoredFile, StoredMessage, StoredView } from '../store.js';
 import { fileUrl, mimeTypeOf } from '../web-api.js';
+import type {
+  ClientChannel as PageChannel,
+  ClientFile as PageFile,
+  ClientMessage as PageMessage,
+  ClientState as PageState,
+  ClientTeam as PageTeam,
+  ClientUser as PageUser,
+  ClientView as PageView,
+} from './client-api.js';
 
 /**
  * What the sandbox page shows one person in one channel: the channel's messages as that person
@@ -9,58 +18,7 @@ import { fileUrl, mimeTypeOf } from '../web-api.js';
  * people's ephemeral messages never leave the server.
  */
 
-export interface PageUser {
-  readonly id: string;
-  readonly name: string;
-  readonly realName: string;
-  readonly isBot: boolean;
-}
-
-export interface PageChannel {
-  readonly id: string;
-  /** Shown after `#`, or the bot's name for a direct message. */
-  readonly name: string;
-  readonly isIm: boolean;
-}
-
-export interface PageFile {
-  readonly id: string;
-  readonly name: string;
-  readonly title: string;
-  readonly mimetype: string;
-  readonly url: string;
-}
-
-export interface PageMessage {
-  readonly ts: string;
-  readonly channel: string;
-  readonly author: PageUser;
-  readonly text: string;
-  readonly blocks: readonly unknown[];
-  readonly ephemeral: boolean;
-  readonly files: readonly PageFile[];
-  readonly postedAt: number;
-  readonly edited: boolean;
-  /** Thread replies, oldest first; empty for a reply and for a message without a thread. */
-  readonly replies: readonly PageMessage[];
-}
-
-export interface PageView {
-  readonly id: string;
-  readonly hash: string;
-  readonly title: string;
-  readonly submit?: string;
-  readonly close: string;
-  readonly blocks: readonly unknown[];
-}
-
-/** A workspace of the stand-in, as the page's workspace switcher lists it. */
-export interface PageTeam {
-  readonly id: string;
-  readonly name: string;
-  /** Whether the app is installed there; without it Slack refuses to send the app anything. */
-  readonly installed: boolean;
-}
+export type { PageChannel, PageFile, PageMessage, PageState, PageTeam, PageUser, PageView };
 
 /**
  * Which of the stand-in's workspaces the page acts in, and the others it can switch to. Without a
@@ -72,23 +30,6 @@ export interface PageScope {
   readonly installed: ReadonlySet<string>;
   /** The bot's "Add to Slack" page. */
   readonly installUrl?: string | undefined;
-}
-
-export interface PageState {
-  /** The workspace's name. */
-  readonly team: string;
-  readonly teamId: string;
-  readonly teams: readonly PageTeam[];
-  readonly installUrl?: string;
-  readonly user: string;
-  readonly channel: PageChannel;
-  readonly channels: readonly PageChannel[];
-  readonly users: readonly PageUser[];
-  readonly messages: readonly PageMessage[];
-  /** The modal on top of this person's stack, if one is open. */
-  readonly view?: PageView;
-  /** `slack_file` ids in blocks → where the page loads them. */
-  readonly files: Readonly<Record<string, PageFile>>;
 }
 
 /** Who the page acts as and where, when the address does not say. */
