@@ -25,8 +25,13 @@ export interface BotSubcommand {
   readonly flags?: readonly BotFlag[];
 }
 
-export interface BotCommand {
-  readonly name: string;
+/**
+ * A declared bot command. `Name` defaults to the declared names, so the registry, the parser and
+ * the Slack handler table all speak of the same closed set; the table below is checked against
+ * `BotCommand<string>` because it is what defines that set.
+ */
+export interface BotCommand<Name extends string = BotCommandName> {
+  readonly name: Name;
   readonly summary: string;
   /** One line per form, without the slash command, e.g. `login [--profile NAME]`. */
   readonly usage: readonly string[];
@@ -47,7 +52,7 @@ const PROFILE_FLAG: BotFlag = {
 
 const REPORT_ID = 'REPORT_ID';
 
-export const BOT_COMMANDS: readonly BotCommand[] = [
+const DECLARED_BOT_COMMANDS = [
   {
     name: 'help',
     summary: 'Show the groups, the actions of a group, or the details of one action',
@@ -285,4 +290,9 @@ export const BOT_COMMANDS: readonly BotCommand[] = [
       { name: 'limit', value: 'text', placeholder: 'N', summary: 'How many entries to show (default 20)' },
     ],
   },
-];
+] as const satisfies readonly BotCommand<string>[];
+
+/** `login`, `reports`, …: every bot command declared above, and nothing else. */
+export type BotCommandName = (typeof DECLARED_BOT_COMMANDS)[number]['name'];
+
+export const BOT_COMMANDS: readonly BotCommand[] = DECLARED_BOT_COMMANDS;

@@ -94,7 +94,7 @@ export function createRegistry(
       new Map(group.actions.flatMap((op) => actionNamesOf(op).map((n) => [n, op]))),
     ]),
   );
-  const botByName = new Map(botCommands.map((command) => [command.name, command]));
+  const botByName = new Map<string, BotCommand>(botCommands.map((command) => [command.name, command]));
 
   const findGroup = (name: string): Lookup<CommandGroup> => {
     const group = groupByName.get(name.toLowerCase());

@@ -4,21 +4,35 @@ import { z } from 'zod';
 import { createApiClient } from '../api/client-factory.js';
 import { ApiError } from '../api/errors.js';
 import { getOperation } from '../api/operations/index.js';
+import type { BotCommandName } from '../commands/bot-commands.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import { PROFILE_NAME_PATTERN } from '../store/keys.js';
 import { handleApprovalsCommand } from './approvals.js';
+import type { BotCommandContext, BotDeps } from './context.js';
 import { CallbackId } from './interactions.js';
 import { truncate } from './limits.js';
 import { bold, codeSpan, escapeMrkdwn, userMention } from './render/text.js';
 import { notice, type Reply } from './runner.js';
-import type { BotCommandContext, BotDeps } from './context.js';
 
 /**
- * The bot's own commands: linking tokens (login, logout, whoami, use). Approvals and reports
- * have their own modules; this one routes to them.
+ * The bot's own commands: linking tokens (login, logout, whoami, use) and the audit log live
+ * here; approvals, reports and policy have their own modules, which the handler table routes to.
  */
 
 type BotParsed = Extract<ParsedCommand, { kind: 'bot' }>;
+
+/** What one bot command does: the parsed command in, the reply out (none when a modal opened). */
+export type BotHandler = (context: BotCommandContext, parsed: BotParsed) => Promise<Reply | undefined>;
+
+/** `help` is answered by the Slack layer from the registry; every other declared command is here. */
+export type HandledBotCommand = Exclude<BotCommandName, 'help'>;
+
+/**
+ * Keyed by the declared names, so a command declared in `bot-commands.ts` without a handler, or
+ * a handler for a name that is not declared, is a type error rather than a reply saying the
+ * command is not available.
+ */
+export type BotHandlers = { readonly [Name in HandledBotCommand]: BotHandler };
 
 const PROFILE_NAME = PROFILE_NAME_PATTERN;
 
@@ -27,33 +41,34 @@ function profileFlag(parsed: BotParsed): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+const handlers = {
+  login: (context, parsed) => openLogin(context, profileFlag(parsed) ?? 'default'),
+  logout: (context, parsed) => logout(context, profileFlag(parsed)),
+  whoami: (context) => whoami(context),
+  use: (context, parsed) => useProfile(context, parsed.args[0] ?? ''),
+  approvals: (context, parsed) => handleApprovalsCommand(context, parsed),
+  reports: async (context, parsed) => {
+    // Reports bring charts and schedules along; they load when first asked for.
+    const { handleReportsCommand } = await import('./reports-command.js');
+    return handleReportsCommand(context, parsed);
+  },
+  policy: async (context, parsed) => {
+    const { handlePolicyCommand } = await import('./policy-command.js');
+    return handlePolicyCommand(context, parsed);
+  },
+  audit: (context, parsed) => auditLog(context, parsed),
+} satisfies BotHandlers;
+
+// A Map, not an index into the object: the name reached here from user input, and `constructor`
+// or `__proto__` would find the object's prototype members.
+const handlerByName: ReadonlyMap<string, BotHandler> = new Map(Object.entries(handlers));
+
 export async function handleBotCommand(
   context: BotCommandContext,
   parsed: BotParsed,
 ): Promise<Reply | undefined> {
-  switch (parsed.command) {
-    case 'login':
-      return openLogin(context, profileFlag(parsed) ?? 'default');
-    case 'logout':
-      return logout(context, profileFlag(parsed));
-    case 'whoami':
-      return whoami(context);
-    case 'use':
-      return useProfile(context, parsed.args[0] ?? '');
-    case 'approvals':
-      return handleApprovalsCommand(context, parsed);
-    case 'reports': {
-      // Reports bring charts and schedules along; they load when first asked for.
-      const { handleReportsCommand } = await import('./reports-command.js');
-      return handleReportsCommand(context, parsed);
-    }
-    case 'audit':
-      return auditLog(context, parsed);
-    case 'policy': {
-      const { handlePolicyCommand } = await import('./policy-command.js');
-      return handlePolicyCommand(context, parsed);
-    }
-  }
+  const handler = handlerByName.get(parsed.command);
+  if (handler !== undefined) return handler(context, parsed);
   return notice(`\`${parsed.command}\` is not a command of this bot. \`/cloud help\` lists them.`);
 }
 

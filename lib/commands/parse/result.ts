@@ -1,4 +1,5 @@
 import type { AnyOperation } from '../../api/operation.js';
+import type { BotCommandName } from '../bot-commands.js';
 
 /** What `/cloud …` text parses to, and the wording shared by every part of the parser. */
 
@@ -29,7 +30,7 @@ export type ParsedCommand =
   | { readonly kind: 'help'; readonly topic?: HelpTopic }
   | {
       readonly kind: 'bot';
-      readonly command: string;
+      readonly command: BotCommandName;
       readonly subcommand?: string;
       readonly args: readonly string[];
       readonly flags: Readonly<Record<string, BotFlagValue>>;
