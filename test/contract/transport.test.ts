@@ -28,10 +28,20 @@ afterAll(async () => {
 const demoClient = (options: Parameters<typeof clientFor>[2] = {}) =>
   clientFor(emulator, emulator.control.tokens.demo, options);
 
-async function timed<T>(work: () => Promise<T>): Promise<{ result: T; ms: number }> {
-  const started = performance.now();
-  const result = await work();
-  return { result, ms: performance.now() - started };
+/**
+ * Starts the calls together, in the order given, and names them in the order they finished: how
+ * these tests show that one call was held back and another was not, without timing either.
+ */
+async function finishingOrder(calls: Record<string, () => Promise<unknown>>): Promise<string[]> {
+  const order: string[] = [];
+  await Promise.all(
+    Object.entries(calls).map(([name, call]) =>
+      call().then(() => {
+        order.push(name);
+      }),
+    ),
+  );
+  return order;
 }
 
 describe('injected faults, seen from the client', () => {
@@ -57,13 +67,24 @@ describe('injected faults, seen from the client', () => {
   it('a 429 with Retry-After makes the client wait that long, then it succeeds', async () => {
     emulator.control.injectFault({
       kind: 'rate-limit',
-      retryAfterSeconds: 1,
+      retryAfterSeconds: 2,
       operations: [NODES.id],
       times: 1,
     });
-    const { result, ms } = await timed(() => demoClient({ maxRetries: 1 }).call(NODES, {}));
+    const before = emulator.control.requestCount(NODES.id);
+    // The client's waits are recorded instead of slept: what it waited is what it asked to wait.
+    const waits: number[] = [];
+    const client = demoClient({
+      maxRetries: 1,
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+    });
+    const result = await client.call(NODES, {});
     expect(result).toMatchObject({ results: 30 });
-    expect(ms).toBeGreaterThanOrEqual(950);
+    // One 429, one wait of exactly the server's Retry-After (not the client's own backoff), one retry.
+    expect(emulator.control.requestCount(NODES.id) - before).toBe(2);
+    expect(waits).toEqual([2_000]);
   });
 
   it('without retries the 429 reaches the caller with its Retry-After', async () => {
@@ -90,19 +111,29 @@ describe('injected faults, seen from the client', () => {
 
   it('a slow body takes its time, and a short deadline turns it into a timeout', async () => {
     emulator.control.injectFault({ kind: 'slow-body', bodyDurationMs: 400, operations: [NODES.id] });
-    const { result, ms } = await timed(() => demoClient().call(NODES, {}));
-    expect(result).toMatchObject({ results: 30 });
-    expect(ms).toBeGreaterThanOrEqual(350);
+    let nodes: unknown;
+    const order = await finishingOrder({
+      nodes: async () => {
+        nodes = await demoClient().call(NODES, {});
+      },
+      volumes: () => demoClient().call(op('GET /volumes'), {}),
+    });
+    // Started first, finished last, and still whole once it came.
+    expect(order).toEqual(['volumes', 'nodes']);
+    expect(nodes).toMatchObject({ results: 30 });
     const error = await apiErrorOf(demoClient({ timeoutMs: 150 }).call(NODES, {}));
     expect(error.code).toBe('timeout');
   });
 
   it('latency on one operation delays that operation only', async () => {
-    emulator.control.setLatency(300, [NODES.id]);
-    const slow = await timed(() => demoClient().call(NODES, {}));
-    const fast = await timed(() => demoClient().call(op('GET /volumes'), {}));
-    expect(slow.ms).toBeGreaterThanOrEqual(290);
-    expect(fast.ms).toBeLessThan(200);
+    emulator.control.setLatency(400, [NODES.id]);
+    const order = await finishingOrder({
+      nodes: () => demoClient().call(NODES, {}),
+      volumes: () => demoClient().call(op('GET /volumes'), {}),
+      profile: () => demoClient().call(op('GET /profile'), {}),
+    });
+    expect(order.at(-1)).toBe('nodes');
+    expect(order).toHaveLength(3);
   });
 
   it('a fault on a share of calls hits about that share, identically on every run', async () => {

@@ -1,5 +1,5 @@
 import { MockAgent } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type ApiCallEvent, ApiClient, type ApiClientOptions } from '../../../lib/api/client.js';
 import { ApiError } from '../../../lib/api/errors.js';
 import { volumeOperations } from '../../../lib/api/operations/volumes.js';
@@ -246,17 +246,35 @@ describe('POST is never sent twice once it may have reached the API', () => {
 });
 
 describe('deadlines and cancellation', () => {
-  it('fails with timeout when the reply is slower than the deadline, and schedules no retry', async () => {
-    api().intercept({ path: '/v4/volumes/12', method: 'GET' }).reply(200, VOLUME).delay(2_000);
-    const started = Date.now();
+  it('fails with timeout when the deadline passes, without waiting for the slow reply, and schedules no retry', async () => {
+    // The client's deadline timer and the mock's reply delay both run on this clock, so the test
+    // decides when each comes instead of racing them on a shared machine.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      api().intercept({ path: '/v4/volumes/12', method: 'GET' }).reply(200, VOLUME).delay(2_000);
+      let settled = false;
+      const outcome = failure(
+        client().call(volumesView, { volumeId: 12 }, { deadline: Date.now() + 100 }),
+      ).finally(() => {
+        settled = true;
+      });
 
-    const error = await failure(client().call(volumesView, { volumeId: 12 }, { deadline: Date.now() + 100 }));
+      await vi.advanceTimersByTimeAsync(99);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      await new Promise((resolve) => setImmediate(resolve));
+      // Settled at the deadline, 1.9 s of the clock before the reply was due.
+      expect(settled).toBe(true);
 
-    expect(error.code).toBe('timeout');
-    expect(Date.now() - started).toBeLessThan(1_000);
-    expect(requestCount()).toBe(1);
-    expect(sleeps).toEqual([]);
-    expect(events.map((e) => [e.attempt, e.outcome, e.errorCode])).toEqual([[1, 'error', 'timeout']]);
+      const error = await outcome;
+      expect(error.code).toBe('timeout');
+      expect(requestCount()).toBe(1);
+      expect(sleeps).toEqual([]);
+      expect(events.map((e) => [e.attempt, e.outcome, e.errorCode])).toEqual([[1, 'error', 'timeout']]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('applies the client timeout when the caller gives no deadline', async () => {
