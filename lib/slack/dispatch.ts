@@ -25,6 +25,9 @@ export function notice(text: string): Reply {
   return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }], visibility: 'ephemeral' };
 }
 
+/** What a listener asks to run; who asks and where come from the request's context. */
+export type OperationAsk = Pick<OperationRequest, 'op' | 'input' | 'options'>;
+
 /**
  * Runs inline when the answer can come within the budget; otherwise hands off. A POST is handed
  * off at once: abandoning it at the budget and running it again in the worker could create a
@@ -34,10 +37,11 @@ export async function answerOperation(
   deps: BotDeps,
   ctx: RequestContext,
   client: WebClient,
-  request: OperationRequest,
+  ask: OperationAsk,
   replaceOriginal = false,
   breakGlassReason?: string,
 ): Promise<Reply> {
+  const request: OperationRequest = { ...ask, team: ctx.team, user: ctx.user, channel: ctx.channel };
   const { op } = request;
   const guard = await channelGuard(deps.store, ctx.team, ctx.channel, op);
   if (guard.refusal) return notice(guard.refusal);

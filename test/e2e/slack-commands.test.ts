@@ -259,19 +259,25 @@ describe('buttons', () => {
 });
 
 describe('redelivery', () => {
-  it('runs a slash command delivered twice only once', async () => {
+  /** The same signed slash command (same trigger id) delivered twice, as Slack retries it. */
+  async function deliverTwice(text: string, triggerId: string) {
     const body = new URLSearchParams({
       team_id: e2e.stack.workspace.teamId,
       channel_id: CHANNEL,
       user_id: ALICE,
       command: '/cloud',
-      text: 'volumes list',
+      text,
       response_url: e2e.stack.standIn.responseUrlFor(CHANNEL, ALICE),
-      trigger_id: 'trigger-redelivered-1',
+      trigger_id: triggerId,
     }).toString();
-    const before = apiCalls();
     const first = await e2e.stack.workspace.deliverRaw(body, signedHeaders(e2e.stack.signingSecret, body));
     const again = await e2e.stack.workspace.deliverRaw(body, signedHeaders(e2e.stack.signingSecret, body));
+    return { first, again };
+  }
+
+  it('runs a slash command delivered twice only once', async () => {
+    const before = apiCalls();
+    const { first, again } = await deliverTwice('volumes list', 'trigger-redelivered-1');
     expect(first.status).toBe(200);
     expect(JSON.stringify(first.body)).toContain('Volumes');
     expect(again.status).toBe(200);
@@ -280,17 +286,7 @@ describe('redelivery', () => {
   });
 
   it('answers help delivered twice once, although its reads go out alongside the claim', async () => {
-    const body = new URLSearchParams({
-      team_id: e2e.stack.workspace.teamId,
-      channel_id: CHANNEL,
-      user_id: ALICE,
-      command: '/cloud',
-      text: 'help',
-      response_url: e2e.stack.standIn.responseUrlFor(CHANNEL, ALICE),
-      trigger_id: 'trigger-redelivered-help',
-    }).toString();
-    const first = await e2e.stack.workspace.deliverRaw(body, signedHeaders(e2e.stack.signingSecret, body));
-    const again = await e2e.stack.workspace.deliverRaw(body, signedHeaders(e2e.stack.signingSecret, body));
+    const { first, again } = await deliverTwice('help', 'trigger-redelivered-help');
     expect(first.status).toBe(200);
     expect(JSON.stringify(first.body)).toContain('volumes');
     expect(again.status).toBe(200);

@@ -131,18 +131,6 @@ async function answerRun(
     await (await forms()).openOperationForm(client, ctx.triggerId, op, payload.i, ctx.channel);
     return undefined;
   }
-  return answerOperation(
-    deps,
-    ctx,
-    client,
-    {
-      team: ctx.team,
-      user: ctx.user,
-      channel: ctx.channel,
-      op,
-      input: parsed.data as Record<string, unknown>,
-      options: payload.options ?? {},
-    },
-    replace,
-  );
+  const input = parsed.data as Record<string, unknown>;
+  return answerOperation(deps, ctx, client, { op, input, options: payload.options ?? {} }, replace);
 }

@@ -95,9 +95,6 @@ async function answerCommand(
         ctx,
         client,
         {
-          team: ctx.team,
-          user: ctx.user,
-          channel: ctx.channel,
           op: parsed.op,
           input: parsed.input,
           options: {

@@ -29,14 +29,7 @@ export function registerViews(app: App, deps: BotDeps): void {
       correlationId: randomUUID(),
     };
     const reply = await safely(deps, ctx, submission.op.id, () =>
-      answerOperation(deps, ctx, client, {
-        team: ctx.team,
-        user: ctx.user,
-        channel: ctx.channel,
-        op: submission.op,
-        input: submission.input,
-        options: {},
-      }),
+      answerOperation(deps, ctx, client, { op: submission.op, input: submission.input, options: {} }),
     );
     if (reply)
       await postReply(client, ctx, reply).catch((error: unknown) =>
