@@ -13,6 +13,8 @@ export interface BenchTable {
   /** Base64 key of the store's token cipher (what `TOKEN_ENCRYPTION_KEY` would hold). */
   readonly encryptionKey: string;
   readonly store: Store;
+  /** The table's items as they are, for checks the store has no method for. */
+  readonly doc: DynamoDBDocumentClient;
   close(): void;
 }
 
@@ -29,11 +31,9 @@ export async function createBenchTable(
     throw error;
   }
   const encryptionKey = randomBytes(32).toString('base64');
-  const store = createStore(
-    { doc: DynamoDBDocumentClient.from(client), tableName, now },
-    LocalKeyTokenCipher.fromBase64(encryptionKey),
-  );
-  return { tableName, encryptionKey, store, close: () => client.destroy() };
+  const doc = DynamoDBDocumentClient.from(client);
+  const store = createStore({ doc, tableName, now }, LocalKeyTokenCipher.fromBase64(encryptionKey));
+  return { tableName, encryptionKey, store, doc, close: () => client.destroy() };
 }
 
 /** The benchmarks' user, linked to the emulator's demo token with every scope. */

@@ -55,7 +55,8 @@ try {
   }
   const dynamoEndpoint = dynamo?.endpoint ?? '';
   const runners: Record<BenchmarkName, () => Promise<BenchmarkResult>> = {
-    cold: () => runColdStart({ runs: quick ? 2 : 7, workDir, dynamoEndpoint }),
+    // The floor variants differ by 10–40 ms; at 7 runs their medians moved by as much between runs.
+    cold: () => runColdStart({ runs: quick ? 2 : 11, workDir, dynamoEndpoint }),
     warm: () => runWarmLatency({ dynamoEndpoint, commands: quick ? 200 : 1000, runs: quick ? 1 : 3 }),
     listing: () => runListing({ nodes: 5000, latencyMs: 50, runs: quick ? 1 : 3, emulatorWorkers: 2 }),
     reports: () =>

@@ -1,8 +1,7 @@
-import { App, AwsLambdaReceiver, LogLevel } from '@slack/bolt';
 import { loadConfig } from '../../lib/config.js';
 import { createDocumentClient } from '../../lib/runtime.js';
 import { DeliveryClaims } from '../../lib/store/delivery-claims.js';
-import { FLOOR_ANSWER } from './answer.js';
+import { floorHandler } from './floor-app.js';
 
 /**
  * The floor of the bot's cold start: the minimal Bolt app plus only what the bot cannot answer
@@ -19,23 +18,9 @@ const claims = new DeliveryClaims({
   now: () => new Date(),
 });
 
-const receiver = new AwsLambdaReceiver({
+export const handler = floorHandler({
   signingSecret: config.SLACK_SIGNING_SECRET,
-  logLevel: LogLevel.ERROR,
+  botToken: config.slackAuth.mode === 'single' ? config.slackAuth.botToken : undefined,
+  slackApiUrl: config.SLACK_API_URL,
+  claimOnce: (key) => claims.claimOnce(key),
 });
-
-const app = new App({
-  // As the bot and the minimal app: the bot token directly, so no auth.test.
-  authorize: async () => ({ botToken: config.slackAuth.mode === 'single' ? config.slackAuth.botToken : '' }),
-  ignoreSelf: false,
-  receiver,
-  logLevel: LogLevel.ERROR,
-  ...(config.SLACK_API_URL ? { clientOptions: { slackApiUrl: config.SLACK_API_URL } } : {}),
-});
-
-app.command('/cloud', async ({ command, ack }) => {
-  const first = await claims.claimOnce(`command:${command.team_id}:${command.trigger_id}`);
-  await ack(first ? { response_type: 'ephemeral', text: FLOOR_ANSWER } : undefined);
-});
-
-export const handler = receiver.toHandler();

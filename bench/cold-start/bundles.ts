@@ -8,9 +8,9 @@ import { expectSuccess, spawnTsx } from '../child-processes.js';
 import { bundleComposition } from './bundle-composition.js';
 
 /**
- * The two builds of the cold-start comparison, both made by `buildFunctions` from
- * `infra/build.ts`: the bot's `functions/slack`, and the minimal Bolt app, built from a scratch
- * tree whose `functions/slack/handler.ts` re-exports `bench/baseline/minimal-bolt.ts`. The build
+ * The builds of the cold-start comparison, all made by `buildFunctions` from `infra/build.ts`: the
+ * bot's `functions/slack`, and the minimal Bolt app (and the floor apps likewise), each built from
+ * a scratch tree whose `functions/slack/handler.ts` re-exports `bench/baseline/minimal-bolt.ts`. The build
  * resolves its entry points against the working directory, so running it from the scratch tree
  * (in a child process: esbuild fixes its working directory when it loads) builds the baseline
  * with the very same options, nothing copied.
@@ -23,6 +23,17 @@ import { bundleComposition } from './bundle-composition.js';
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BASELINE_SOURCE = fileURLToPath(new URL('../baseline/minimal-bolt.ts', import.meta.url));
 const FLOOR_SOURCE = fileURLToPath(new URL('../baseline/floor-bolt.ts', import.meta.url));
+
+/**
+ * The floor with one or both of its dependencies replaced (issue 16: measure a lighter validator
+ * and a lighter DynamoDB path before switching to either), each built as the floor is.
+ */
+export const FLOOR_VARIANTS = {
+  floorLightClaim: '../baseline/floor-light-claim.ts',
+  floorNoZod: '../baseline/floor-no-zod.ts',
+  floorNeither: '../baseline/floor-neither.ts',
+} as const;
+export type FloorVariant = keyof typeof FLOOR_VARIANTS;
 const BUILD_IN_TREE = fileURLToPath(new URL('./build-in-tree.ts', import.meta.url));
 const DRIVER_SOURCE = fileURLToPath(new URL('./driver.ts', import.meta.url));
 
@@ -49,6 +60,7 @@ export interface ColdStartArtifacts {
   readonly baseline: BuiltFunction;
   /** The minimal Bolt app plus the bot's configuration and delivery claim (`floor-bolt.ts`). */
   readonly floor: BuiltFunction;
+  readonly floorVariants: Readonly<Record<FloorVariant, BuiltFunction>>;
   /** The compiled driver each cold-start process runs. */
   readonly driver: string;
 }
@@ -139,9 +151,16 @@ async function buildBaseline(workDir: string, name: string, slackSource: string)
 export async function prepareColdStart(workDir: string): Promise<ColdStartArtifacts> {
   const oursDir = join(workDir, 'ours');
   await buildFunctions(oursDir);
-  const [baselineDir, floorDir] = await Promise.all([
+  const variants = Object.keys(FLOOR_VARIANTS) as FloorVariant[];
+  const [baselineDir, floorDir, variantDirs] = await Promise.all([
     buildBaseline(workDir, 'baseline', BASELINE_SOURCE),
     buildBaseline(workDir, 'floor', FLOOR_SOURCE),
+    Promise.all(
+      variants.map(async (variant) => {
+        const source = fileURLToPath(new URL(FLOOR_VARIANTS[variant], import.meta.url));
+        return [variant, await buildBaseline(workDir, variant, source)] as const;
+      }),
+    ),
   ]);
   const driver = join(workDir, 'driver.mjs');
   await build({
@@ -157,6 +176,11 @@ export async function prepareColdStart(workDir: string): Promise<ColdStartArtifa
     ours: await describeFunction(join(oursDir, 'slack')),
     baseline: await describeFunction(baselineDir),
     floor: await describeFunction(floorDir),
+    floorVariants: Object.fromEntries(
+      await Promise.all(
+        variantDirs.map(async ([variant, dir]) => [variant, await describeFunction(dir)] as const),
+      ),
+    ) as Record<FloorVariant, BuiltFunction>,
     driver,
   };
 }
