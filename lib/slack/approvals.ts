@@ -15,6 +15,7 @@ import {
   type Store,
   StoreError,
 } from '../store/index.js';
+import type { BotCommandContext, BotDeps, RequestContext } from './context.js';
 import { effectiveApprovalPolicy } from './guardrails.js';
 import type { ApprovalJob, Handoff } from './handoff.js';
 import {
@@ -34,7 +35,6 @@ import { sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
 import { bold, codeSpan, defuseMarkup, escapeMrkdwn } from './render/text.js';
 import { notice, type Reply, type RunnerDeps, resolveToken } from './runner.js';
-import type { BotCommandContext, BotDeps, RequestContext } from './context.js';
 
 /**
  * The two-person rule in front of destructive operations. A request becomes an approval record

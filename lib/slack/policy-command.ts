@@ -3,10 +3,10 @@ import { findOperation } from '../api/operations/index.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import type { ApprovalRule, ChannelPolicy, StoredChannelPolicy } from '../store/index.js';
 import { describePolicy, isPolicyAdmin, policyChanges } from './approvals.js';
+import type { BotCommandContext } from './context.js';
 import { CLASS_WORDS } from './guardrails.js';
 import { codeSpan, escapeMrkdwn, slackDate } from './render/text.js';
 import { notice, type Reply } from './runner.js';
-import type { BotCommandContext } from './context.js';
 
 /**
  * `/cloud policy`: the guardrails of this channel. Anyone sees them; workspace admins (or the

@@ -12,11 +12,11 @@ import { ChannelPacer } from '../reports/pacer.js';
 import { describeSchedule, firstRunAt, nextRunAfter, scheduleFromFlags } from '../reports/schedule.js';
 import { pauseForTokenProblem } from '../reports/token-notices.js';
 import type { ReportKind, ReportSubscription, Store, TokenLink } from '../store/index.js';
+import type { BotCommandContext } from './context.js';
 import type { ReportRunJob } from './handoff.js';
 import { mrkdwnFallback, sectionBlock } from './render/blocks.js';
 import { codeSpan, countOf, escapeMrkdwn, slackDate, userMention } from './render/text.js';
 import { loginPrompt, notice, type Reply } from './runner.js';
-import type { BotCommandContext } from './context.js';
 
 /**
  * `/cloud reports add|list|remove|pause|resume|run`: channel subscriptions to the managed issues

@@ -12,10 +12,10 @@ import {
   type TickOptions,
   type TickSummary,
 } from '../../lib/reports/tick.js';
+import type { BotDeps } from '../../lib/slack/context.js';
 import { InProcessHandoff } from '../../lib/slack/handoff.js';
 import { handleReportsCommand } from '../../lib/slack/reports-command.js';
 import type { Reply } from '../../lib/slack/runner.js';
-import type { BotDeps } from '../../lib/slack/context.js';
 import { createSlackWebClient } from '../../lib/slack/web-client.js';
 import { runWorkerJob } from '../../lib/slack/worker.js';
 import type { ReportSubscription } from '../../lib/store/index.js';
