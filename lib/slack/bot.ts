@@ -1,6 +1,14 @@
-import { App, type Authorize, AwsLambdaReceiver, ErrorCode, LogLevel } from '@slack/bolt';
+import {
+  App,
+  type Authorize,
+  type AuthorizeResult,
+  AwsLambdaReceiver,
+  ErrorCode,
+  LogLevel,
+} from '@slack/bolt';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { DEFAULT_SLACK_STORAGE_BUDGET_MS } from '../config.js';
+import { isStorageUnavailable } from '../store/errors.js';
 import { withoutStorageBudget, withStorageBudget } from '../store/store-context.js';
 import type { BotDeps } from './context.js';
 import { registerListeners } from './listeners/index.js';
@@ -90,7 +98,18 @@ function authorizeFor(deps: BotDeps): Authorize<boolean> {
   }
   const remembered = new Set<string>();
   return async (source) => {
-    const result = await installer.authorize(source as never);
+    let result: AuthorizeResult;
+    try {
+      result = await installer.authorize(source as never);
+    } catch (error) {
+      // The installation could not be read because storage is down, not because there is none:
+      // the request is Slack's (its signature checked), so the listeners run without a bot token
+      // and answer "storage is not answering" instead of Slack showing a bare failure.
+      const original = error instanceof Error && 'original' in error ? error.original : undefined;
+      if (!isStorageUnavailable(original)) throw error;
+      deps.logger.error('installation not read: storage unavailable', { team: source.teamId });
+      return {};
+    }
     const { teamId, enterpriseId, isEnterpriseInstall } = source;
     // The worker and the reporter know only a team: note which org's installation serves it.
     if (isEnterpriseInstall && teamId && enterpriseId && !remembered.has(teamId)) {
