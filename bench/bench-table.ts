@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { localDynamoDbClientConfig } from '../infra/local/dynamodb.js';
 import { createTable } from '../infra/table.js';
+import { openTable } from '../lib/runtime.js';
+import type { HttpTable } from '../lib/store/http-table.js';
 import { createStore, type Store } from '../lib/store/index.js';
 import { LocalKeyTokenCipher } from '../lib/store/token-cipher.js';
 
@@ -14,7 +15,7 @@ export interface BenchTable {
   readonly encryptionKey: string;
   readonly store: Store;
   /** The table's items as they are, for checks the store has no method for. */
-  readonly doc: DynamoDBDocumentClient;
+  readonly table: HttpTable;
   close(): void;
 }
 
@@ -31,9 +32,18 @@ export async function createBenchTable(
     throw error;
   }
   const encryptionKey = randomBytes(32).toString('base64');
-  const doc = DynamoDBDocumentClient.from(client);
-  const store = createStore({ doc, tableName, now }, LocalKeyTokenCipher.fromBase64(encryptionKey));
-  return { tableName, encryptionKey, store, doc, close: () => client.destroy() };
+  const table = openTable({ DYNAMODB_ENDPOINT: endpoint }, 'background');
+  const store = createStore({ table, tableName, now }, LocalKeyTokenCipher.fromBase64(encryptionKey));
+  return {
+    tableName,
+    encryptionKey,
+    store,
+    table,
+    close: () => {
+      client.destroy();
+      table.destroy();
+    },
+  };
 }
 
 /** The benchmarks' user, linked to the emulator's demo token with every scope. */

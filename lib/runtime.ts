@@ -1,7 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { InstallProvider } from '@slack/oauth';
 import type { WebClient } from '@slack/web-api';
 import type { Dispatcher } from 'undici';
@@ -15,8 +13,8 @@ import {
   createSlackWebClient,
   installedBotTokens,
 } from './slack/web-client.js';
+import { createHttpTable, type HttpTable, tableTarget } from './store/http-table.js';
 import { createStore, createTokenCipher, type Store } from './store/index.js';
-import { guardStorageCalls } from './store/store-context.js';
 
 /**
  * Builds the long-lived dependencies of a Lambda instance (or of the local stack) from the parsed
@@ -34,37 +32,22 @@ export type StorageConfig = Pick<
 >;
 
 /**
- * A DynamoDB client whose calls cannot hang: without a request timeout the SDK waits for a hung
- * DynamoDB (or a half-open connection) indefinitely, and the Slack function misses its 3 s ack.
- * `role` picks the timeouts and attempts (see `storageSettings` for the arithmetic).
+ * The repositories' table (`lib/store/http-table.ts`): bounded attempts as `role` sets them, the
+ * request's storage budget, outages as `StoreError`. `env` supplies the region and the role's
+ * credentials in AWS.
  */
-export function createDynamoDbClient(config: StorageConfig, role: StorageRole): DynamoDBClient {
+export function openTable(
+  config: StorageConfig,
+  role: StorageRole,
+  env: Record<string, string | undefined> = process.env,
+): HttpTable {
   const settings = storageSettings(config, role);
-  return new DynamoDBClient({
-    ...(config.DYNAMODB_ENDPOINT
-      ? {
-          endpoint: config.DYNAMODB_ENDPOINT,
-          region: 'local',
-          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-        }
-      : {}),
+  return createHttpTable({
+    ...tableTarget(config.DYNAMODB_ENDPOINT, env),
+    connectTimeoutMs: settings.connectTimeoutMs,
+    requestTimeoutMs: settings.requestTimeoutMs,
     maxAttempts: settings.maxAttempts,
-    requestHandler: {
-      connectionTimeout: settings.connectTimeoutMs,
-      requestTimeout: settings.requestTimeoutMs,
-      // Without it a request timeout is only logged as a warning, and the call goes on waiting.
-      throwOnRequestTimeout: true,
-      // Bounds a response that stalls after its headers, which the request timeout no longer covers.
-      socketTimeout: settings.requestTimeoutMs,
-    },
   });
-}
-
-/** The repositories' client: bounded calls, a request's storage budget, outages as `StoreError`. */
-export function createDocumentClient(config: StorageConfig, role: StorageRole): DynamoDBDocumentClient {
-  const client = createDynamoDbClient(config, role);
-  guardStorageCalls(client);
-  return DynamoDBDocumentClient.from(client);
 }
 
 export function createStoreFromConfig(
@@ -73,7 +56,7 @@ export function createStoreFromConfig(
   now: () => Date = () => new Date(),
 ): Store {
   return createStore(
-    { doc: createDocumentClient(config, role), tableName: config.TABLE_NAME, now },
+    { table: openTable(config, role), tableName: config.TABLE_NAME, now },
     createTokenCipher(config),
   );
 }

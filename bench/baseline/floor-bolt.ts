@@ -1,5 +1,5 @@
 import { loadConfig } from '../../lib/config.js';
-import { createDocumentClient } from '../../lib/runtime.js';
+import { openTable } from '../../lib/runtime.js';
 import { DeliveryClaims } from '../../lib/store/delivery-claims.js';
 import { floorHandler } from './floor-app.js';
 
@@ -13,7 +13,7 @@ import { floorHandler } from './floor-app.js';
 
 const config = loadConfig(process.env);
 const claims = new DeliveryClaims({
-  doc: createDocumentClient(config, 'slack'),
+  table: openTable(config, 'slack'),
   tableName: config.TABLE_NAME,
   now: () => new Date(),
 });

@@ -1,9 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DeliveryClaims } from '../../lib/store/delivery-claims.js';
-import { guardStorageCalls } from '../../lib/store/store-context.js';
 import { floorHandler } from './floor-app.js';
 import { loadPlainConfig } from './plain-config.js';
+import { sdkTable } from './sdk-table.js';
 
 /**
  * Floor variant: the configuration checked by hand (`plain-config.ts`) instead of with zod, the
@@ -29,9 +28,8 @@ const client = new DynamoDBClient({
     socketTimeout: config.storage.requestTimeoutMs,
   },
 });
-guardStorageCalls(client);
 const claims = new DeliveryClaims({
-  doc: DynamoDBDocumentClient.from(client),
+  table: sdkTable(client),
   tableName: config.tableName,
   now: () => new Date(),
 });

@@ -4,7 +4,6 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { WebClient } from '@slack/web-api';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { type RunningEmulator, startEmulator } from '../../infra/local/emulator/server.js';
@@ -261,12 +260,10 @@ async function measure(
       },
       check: async (result) => {
         expectAckText(result, (text) => text === FLOOR_ANSWER, 'the floor answer');
-        const { Item: claim } = await table.doc.send(
-          new GetCommand({
-            TableName: table.tableName,
-            Key: { pk: `CLAIM#command:${BENCH_TEAM}:${trigger}`, sk: 'CLAIM' },
-          }),
-        );
+        const { Item: claim } = await table.table.get({
+          TableName: table.tableName,
+          Key: { pk: `CLAIM#command:${BENCH_TEAM}:${trigger}`, sk: 'CLAIM' },
+        });
         const nowSeconds = Date.now() / 1000;
         if (claim?.kind !== 'delivery_claim' || !(Number(claim.expires_at) > nowSeconds)) {
           throw new Error(`no unexpired delivery claim for the trigger ${trigger}: ${JSON.stringify(claim)}`);

@@ -2,12 +2,12 @@ import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempo
 import type { Context } from 'aws-lambda';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
-import { createCoreDeps, createDynamoDbClient, createSlackAccess } from '../../lib/runtime.js';
+import { createCoreDeps, createSlackAccess } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
 import { type WorkerJob, WorkerJobSchema } from '../../lib/slack/handoff.js';
 import { inSlackTeam } from '../../lib/slack/web-client.js';
 import { runWorkerJob } from '../../lib/slack/worker.js';
-import { workerIdempotencyPersistence } from '../../lib/store/worker-idempotency.js';
+import { createDynamoDbClient, workerIdempotencyPersistence } from '../../lib/store/worker-idempotency.js';
 
 /** Jobs handed off by the Slack function (asynchronous invoke). */
 const config = loadConfig(await withSecretsFromSsm(process.env));

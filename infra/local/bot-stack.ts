@@ -3,7 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type Dispatcher, request } from 'undici';
 import type { Config, SlackAuth } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
-import { createDocumentClient, createSlackAccess } from '../../lib/runtime.js';
+import { createSlackAccess, openTable } from '../../lib/runtime.js';
 import type { SlackHandler } from '../../lib/slack/bot.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
 import { InProcessHandoff } from '../../lib/slack/handoff.js';
@@ -109,14 +109,11 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
   const now = options.now ?? (() => new Date());
   const cipher = new LocalKeyTokenCipher(randomBytes(32));
   // Each function with its own client settings, as in AWS: the Slack function's are tight.
-  const storeDoc = createDocumentClient({ DYNAMODB_ENDPOINT: options.dynamoEndpoint }, 'background');
+  const storeTable = openTable({ DYNAMODB_ENDPOINT: options.dynamoEndpoint }, 'background');
   const slackStorage = options.slackStorage ?? LOCAL_SLACK_STORAGE;
-  const slackDoc = createDocumentClient(
-    { ...slackStorage, DYNAMODB_ENDPOINT: options.dynamoEndpoint },
-    'slack',
-  );
-  const store = createStore({ doc: storeDoc, tableName, now }, cipher);
-  const slackStore = createStore({ doc: slackDoc, tableName, now }, cipher);
+  const slackTable = openTable({ ...slackStorage, DYNAMODB_ENDPOINT: options.dynamoEndpoint }, 'slack');
+  const store = createStore({ table: storeTable, tableName, now }, cipher);
+  const slackStore = createStore({ table: slackTable, tableName, now }, cipher);
 
   const standIn = await startSlackStandIn(options.slack ?? {});
   const api = {
@@ -201,8 +198,8 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
       await server.close();
       await standIn.close();
       dynamo.destroy();
-      storeDoc.destroy();
-      slackDoc.destroy();
+      storeTable.destroy();
+      slackTable.destroy();
     },
   };
 }

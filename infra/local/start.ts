@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { runReports } from '../../functions/reporter/handler.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import type { ReporterDeps } from '../../lib/reports/tick.js';
-import { createDocumentClient } from '../../lib/runtime.js';
+import { openTable } from '../../lib/runtime.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
 import { helpFitFor } from '../../lib/slack/guardrails.js';
 import { InProcessHandoff } from '../../lib/slack/handoff.js';
@@ -378,9 +378,9 @@ export async function startRealWorkspace(env: LocalEnv): Promise<RealWorkspace> 
     const key = env.TOKEN_ENCRYPTION_KEY ? Buffer.from(env.TOKEN_ENCRYPTION_KEY, 'base64') : randomBytes(32);
     // Bounded calls and the storage message, as deployed, with the worker's roomier limits: this
     // DynamoDB Local starts cold and serves the Slack side, the worker and the reporter at once.
-    const doc = createDocumentClient({ DYNAMODB_ENDPOINT: dynamo.endpoint }, 'background');
-    shutdown.add('the DynamoDB document client', async () => doc.destroy());
-    const store = createStore({ doc, tableName, now: () => new Date() }, new LocalKeyTokenCipher(key));
+    const table = openTable({ DYNAMODB_ENDPOINT: dynamo.endpoint }, 'background');
+    shutdown.add('the table client', async () => table.destroy());
+    const store = createStore({ table, tableName, now: () => new Date() }, new LocalKeyTokenCipher(key));
     const core = { store, api: { baseUrl: apiBaseUrl, timeoutMs: API_TIMEOUT_MS }, logger };
     const slack = createSlackWebClient(botToken, env.SLACK_API_URL);
     const handoff = new InProcessHandoff(

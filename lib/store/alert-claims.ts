@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { StoreError } from './errors.js';
 import { isConditionFailure, itemOfFailedCondition, parseItem, updateIf } from './items.js';
@@ -109,22 +108,20 @@ export class AlertClaimRepository {
       expires_at: epochSeconds(now) + IN_DOUBT_TTL_SECONDS,
     } satisfies AlertClaimItem & Record<string, unknown>;
     try {
-      const result = await this.#ctx.doc.send(
-        new PutCommand({
-          TableName: this.#ctx.tableName,
-          Item: item,
-          ConditionExpression:
-            'attribute_not_exists(pk) OR expires_at <= :nowSeconds OR (#status = :posting AND lease_until_ms <= :nowMs)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':nowSeconds': epochSeconds(now),
-            ':nowMs': now.getTime(),
-            ':posting': 'posting',
-          },
-          ReturnValues: 'ALL_OLD',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      const result = await this.#ctx.table.put({
+        TableName: this.#ctx.tableName,
+        Item: item,
+        ConditionExpression:
+          'attribute_not_exists(pk) OR expires_at <= :nowSeconds OR (#status = :posting AND lease_until_ms <= :nowMs)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':nowSeconds': epochSeconds(now),
+          ':nowMs': now.getTime(),
+          ':posting': 'posting',
+        },
+        ReturnValues: 'ALL_OLD',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
       const previous = result.Attributes === undefined ? undefined : toClaim(result.Attributes);
       const claim = toClaim(item);
       // An expired claim is as good as none: TTL merely had not removed it yet.
@@ -159,15 +156,13 @@ export class AlertClaimRepository {
   /** Gives the alert back after Slack refused it (nothing was posted): the next run tries again at once. */
   async release(claim: AlertClaim): Promise<boolean> {
     try {
-      await this.#ctx.doc.send(
-        new DeleteCommand({
-          TableName: this.#ctx.tableName,
-          Key: keyOf(claim),
-          ConditionExpression: 'claim_token = :token AND #status = :posting',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':token': claim.token, ':posting': 'posting' },
-        }),
-      );
+      await this.#ctx.table.delete({
+        TableName: this.#ctx.tableName,
+        Key: keyOf(claim),
+        ConditionExpression: 'claim_token = :token AND #status = :posting',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':token': claim.token, ':posting': 'posting' },
+      });
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
@@ -180,15 +175,13 @@ export class AlertClaimRepository {
     const claims: AlertClaim[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = await this.#ctx.doc.send(
-        new QueryCommand({
-          TableName: this.#ctx.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': partitionOf(team, subscription), ':prefix': ALERT_PREFIX },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
+      const page = await this.#ctx.table.query({
+        TableName: this.#ctx.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': partitionOf(team, subscription), ':prefix': ALERT_PREFIX },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      });
       for (const raw of page.Items ?? []) claims.push(toClaim(raw));
       startKey = page.LastEvaluatedKey;
     } while (startKey);

@@ -1,4 +1,3 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { parseItem } from './items.js';
 import { keys } from './keys.js';
@@ -56,13 +55,11 @@ export class ApprovalPolicyRepository {
   }
 
   async get(team: string): Promise<ApprovalPolicy> {
-    const result = await this.#ctx.doc.send(
-      new GetCommand({
-        TableName: this.#ctx.tableName,
-        Key: { pk: keys.team(team), sk: keys.policy },
-        ConsistentRead: true,
-      }),
-    );
+    const result = await this.#ctx.table.get({
+      TableName: this.#ctx.tableName,
+      Key: { pk: keys.team(team), sk: keys.policy },
+      ConsistentRead: true,
+    });
     if (result.Item === undefined) return DEFAULT_APPROVAL_POLICY;
     const item = parseItem(PolicyItemSchema, result.Item, 'approval policy');
     return parseItem(
@@ -86,24 +83,22 @@ export class ApprovalPolicyRepository {
     updatedBy: string,
   ): Promise<ApprovalPolicy> {
     const valid = ApprovalPolicySchema.parse(policy);
-    await this.#ctx.doc.send(
-      new PutCommand({
-        TableName: this.#ctx.tableName,
-        Item: {
-          pk: keys.team(team),
-          sk: keys.policy,
-          kind: 'approval_policy',
-          approver_users: valid.approverUsers,
-          approver_group: valid.approverGroup,
-          required_approvals: valid.requiredApprovals,
-          allow_self_approval: valid.allowSelfApproval,
-          expiry_minutes: valid.expiryMinutes,
-          admins: valid.admins,
-          updated_at: this.#ctx.now().toISOString(),
-          updated_by: updatedBy,
-        },
-      }),
-    );
+    await this.#ctx.table.put({
+      TableName: this.#ctx.tableName,
+      Item: {
+        pk: keys.team(team),
+        sk: keys.policy,
+        kind: 'approval_policy',
+        approver_users: valid.approverUsers,
+        approver_group: valid.approverGroup,
+        required_approvals: valid.requiredApprovals,
+        allow_self_approval: valid.allowSelfApproval,
+        expiry_minutes: valid.expiryMinutes,
+        admins: valid.admins,
+        updated_at: this.#ctx.now().toISOString(),
+        updated_by: updatedBy,
+      },
+    });
     return valid;
   }
 }

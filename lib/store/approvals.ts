@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { TABLE_DEFINITION } from '../../infra/table.js';
 import { StoreError } from './errors.js';
@@ -265,13 +264,11 @@ export class ApprovalRepository {
       [DUE_PK]: keys.approvalsDue,
       [DUE_SK]: keys.approvalDueSort(decideBy, input.team, id),
     } satisfies ApprovalItem & Record<string, unknown>;
-    await this.#ctx.doc.send(
-      new PutCommand({
-        TableName: this.#ctx.tableName,
-        Item: item,
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await this.#ctx.table.put({
+      TableName: this.#ctx.tableName,
+      Item: item,
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
     return this.#toApproval(item);
   }
 
@@ -280,20 +277,18 @@ export class ApprovalRepository {
     const pending: Approval[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const result = await this.#ctx.doc.send(
-        new QueryCommand({
-          TableName: this.#ctx.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          FilterExpression: '#status = :pending',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':pk': keys.team(team),
-            ':prefix': 'APPROVAL#',
-            ':pending': 'pending',
-          },
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
+      const result = await this.#ctx.table.query({
+        TableName: this.#ctx.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        FilterExpression: '#status = :pending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pk': keys.team(team),
+          ':prefix': 'APPROVAL#',
+          ':pending': 'pending',
+        },
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      });
       for (const raw of result.Items ?? []) {
         const approval = this.#toApproval(parseItem(ApprovalItemSchema, raw, 'approval'));
         if (approval.status === 'pending') pending.push(approval);
@@ -466,21 +461,19 @@ export class ApprovalRepository {
     const found: Approval[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const result = await this.#ctx.doc.send(
-        new QueryCommand({
-          TableName: this.#ctx.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          FilterExpression: '#status IN (:pending, :approved)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':pk': keys.team(team),
-            ':prefix': 'APPROVAL#',
-            ':pending': 'pending',
-            ':approved': 'approved',
-          },
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
+      const result = await this.#ctx.table.query({
+        TableName: this.#ctx.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        FilterExpression: '#status IN (:pending, :approved)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pk': keys.team(team),
+          ':prefix': 'APPROVAL#',
+          ':pending': 'pending',
+          ':approved': 'approved',
+        },
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      });
       for (const raw of result.Items ?? []) {
         found.push(this.#toApproval(parseItem(ApprovalItemSchema, raw, 'approval')));
       }
@@ -658,20 +651,18 @@ export class ApprovalRepository {
     const due: DueApproval[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const result = await this.#ctx.doc.send(
-        new QueryCommand({
-          TableName: this.#ctx.tableName,
-          IndexName: DUE_INDEX,
-          KeyConditionExpression: '#pk = :pk AND #sk <= :now',
-          ExpressionAttributeNames: { '#pk': DUE_PK, '#sk': DUE_SK },
-          ExpressionAttributeValues: {
-            ':pk': keys.approvalsDue,
-            ':now': `${this.#ctx.now().toISOString()}#~`,
-          },
-          Limit: limit,
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
+      const result = await this.#ctx.table.query({
+        TableName: this.#ctx.tableName,
+        IndexName: DUE_INDEX,
+        KeyConditionExpression: '#pk = :pk AND #sk <= :now',
+        ExpressionAttributeNames: { '#pk': DUE_PK, '#sk': DUE_SK },
+        ExpressionAttributeValues: {
+          ':pk': keys.approvalsDue,
+          ':now': `${this.#ctx.now().toISOString()}#~`,
+        },
+        Limit: limit,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      });
       for (const raw of result.Items ?? []) {
         const team = typeof raw.team_id === 'string' ? raw.team_id : undefined;
         const id = typeof raw.id === 'string' ? raw.id : undefined;
@@ -697,13 +688,11 @@ export class ApprovalRepository {
   }
 
   async #getItem(team: string, id: string): Promise<ApprovalItem | undefined> {
-    const result = await this.#ctx.doc.send(
-      new GetCommand({
-        TableName: this.#ctx.tableName,
-        Key: { pk: keys.team(team), sk: keys.approval(id) },
-        ConsistentRead: true,
-      }),
-    );
+    const result = await this.#ctx.table.get({
+      TableName: this.#ctx.tableName,
+      Key: { pk: keys.team(team), sk: keys.approval(id) },
+      ConsistentRead: true,
+    });
     return result.Item && parseItem(ApprovalItemSchema, result.Item, 'approval');
   }
 
@@ -722,21 +711,19 @@ export class ApprovalRepository {
     const set = ['updated_at = :updatedAt', ...change.set].join(', ');
     const remove = change.remove?.length ? ` REMOVE ${change.remove.join(', ')}` : '';
     try {
-      const result = await this.#ctx.doc.send(
-        new UpdateCommand({
-          TableName: this.#ctx.tableName,
-          Key: { pk: keys.team(team), sk: keys.approval(id) },
-          UpdateExpression: `SET ${set}${change.add ? ` ADD ${change.add}` : ''}${remove}`,
-          ConditionExpression: change.condition,
-          // `status` is a reserved word in expressions.
-          ...(`${set} ${change.condition}`.includes('#status')
-            ? { ExpressionAttributeNames: { '#status': 'status' } }
-            : {}),
-          ExpressionAttributeValues: { ...change.values, ':updatedAt': this.#ctx.now().toISOString() },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      const result = await this.#ctx.table.update({
+        TableName: this.#ctx.tableName,
+        Key: { pk: keys.team(team), sk: keys.approval(id) },
+        UpdateExpression: `SET ${set}${change.add ? ` ADD ${change.add}` : ''}${remove}`,
+        ConditionExpression: change.condition,
+        // `status` is a reserved word in expressions.
+        ...(`${set} ${change.condition}`.includes('#status')
+          ? { ExpressionAttributeNames: { '#status': 'status' } }
+          : {}),
+        ExpressionAttributeValues: { ...change.values, ':updatedAt': this.#ctx.now().toISOString() },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
       return { ok: true, item: parseItem(ApprovalItemSchema, result.Attributes, 'approval') };
     } catch (error) {
       const old = itemOfFailedCondition(error);

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { StoreError } from './errors.js';
 import { parseItem } from './items.js';
@@ -109,23 +108,21 @@ export class AuditLogRepository {
       detail: entry.detail?.slice(0, MAX_DETAIL_LENGTH) ?? null,
       expires_at: epochSeconds(at) + this.#retentionSeconds,
     } satisfies AuditItem & Record<string, unknown>;
-    await this.#ctx.doc.send(new PutCommand({ TableName: this.#ctx.tableName, Item: item }));
+    await this.#ctx.table.put({ TableName: this.#ctx.tableName, Item: item });
     return toEntry(item);
   }
 
   /** A team's entries, newest first. A page may hold fewer than `limit` when some are past retention. */
   async list(team: string, options: { limit?: number; cursor?: string } = {}): Promise<AuditPage> {
     const pk = keys.team(team);
-    const result = await this.#ctx.doc.send(
-      new QueryCommand({
-        TableName: this.#ctx.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': keys.auditPrefix },
-        ScanIndexForward: false,
-        Limit: options.limit ?? 20,
-        ExclusiveStartKey: options.cursor === undefined ? undefined : decodeCursor(options.cursor, pk),
-      }),
-    );
+    const result = await this.#ctx.table.query({
+      TableName: this.#ctx.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': keys.auditPrefix },
+      ScanIndexForward: false,
+      Limit: options.limit ?? 20,
+      ExclusiveStartKey: options.cursor === undefined ? undefined : decodeCursor(options.cursor, pk),
+    });
     const now = epochSeconds(this.#ctx.now());
     const entries = (result.Items ?? [])
       .map((raw) => parseItem(AuditItemSchema, raw, 'audit entry'))

@@ -1,4 +1,3 @@
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { OPERATION_CLASSES } from '../api/operation.js';
 import { getParsed, isConditionFailure, parseListedItem } from './items.js';
@@ -81,14 +80,12 @@ export class ChannelPolicyRepository {
     const found: StoredChannelPolicy[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const result = await this.#ctx.doc.send(
-        new QueryCommand({
-          TableName: this.#ctx.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.team(team), ':prefix': keys.channelPolicyPrefix },
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
+      const result = await this.#ctx.table.query({
+        TableName: this.#ctx.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.team(team), ':prefix': keys.channelPolicyPrefix },
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      });
       for (const raw of result.Items ?? []) {
         const item = parseListedItem(ChannelPolicyItemSchema, raw, 'channel policy');
         if (item) found.push(toPolicy(item));
@@ -115,7 +112,7 @@ export class ChannelPolicyRepository {
       updated_by: by,
       updated_at: this.#ctx.now().toISOString(),
     };
-    await this.#ctx.doc.send(new PutCommand({ TableName: this.#ctx.tableName, Item: item }));
+    await this.#ctx.table.put({ TableName: this.#ctx.tableName, Item: item });
     return toPolicy(item);
   }
 
@@ -128,20 +125,18 @@ export class ChannelPolicyRepository {
     const now = this.#ctx.now();
     const hour = now.toISOString().slice(0, 13);
     try {
-      await this.#ctx.doc.send(
-        new UpdateCommand({
-          TableName: this.#ctx.tableName,
-          Key: { pk: keys.team(team), sk: keys.breakGlassUses(user, hour) },
-          UpdateExpression: 'SET kind = :kind, expires_at = :expires ADD uses :one',
-          ConditionExpression: 'attribute_not_exists(uses) OR uses < :limit',
-          ExpressionAttributeValues: {
-            ':kind': 'break_glass_uses',
-            ':expires': epochSeconds(now) + 2 * 3600,
-            ':one': 1,
-            ':limit': limit,
-          },
-        }),
-      );
+      await this.#ctx.table.update({
+        TableName: this.#ctx.tableName,
+        Key: { pk: keys.team(team), sk: keys.breakGlassUses(user, hour) },
+        UpdateExpression: 'SET kind = :kind, expires_at = :expires ADD uses :one',
+        ConditionExpression: 'attribute_not_exists(uses) OR uses < :limit',
+        ExpressionAttributeValues: {
+          ':kind': 'break_glass_uses',
+          ':expires': epochSeconds(now) + 2 * 3600,
+          ':one': 1,
+          ':limit': limit,
+        },
+      });
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
@@ -150,12 +145,10 @@ export class ChannelPolicyRepository {
   }
 
   async clear(team: string, channel: string): Promise<void> {
-    await this.#ctx.doc.send(
-      new DeleteCommand({
-        TableName: this.#ctx.tableName,
-        Key: { pk: keys.team(team), sk: keys.channelPolicy(channel) },
-      }),
-    );
+    await this.#ctx.table.delete({
+      TableName: this.#ctx.tableName,
+      Key: { pk: keys.team(team), sk: keys.channelPolicy(channel) },
+    });
   }
 }
 

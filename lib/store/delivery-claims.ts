@@ -1,4 +1,3 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { StoreError } from './errors.js';
 import { isConditionFailure } from './items.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
@@ -47,20 +46,18 @@ export class DeliveryClaims {
     }
     const now = epochSeconds(this.#ctx.now());
     try {
-      await this.#ctx.doc.send(
-        new PutCommand({
-          TableName: this.#ctx.tableName,
-          Item: {
-            pk: `CLAIM#${key}`,
-            sk: CLAIM_SORT_KEY,
-            kind: 'delivery_claim',
-            claimed_at: this.#ctx.now().toISOString(),
-            expires_at: now + this.#ttlSeconds,
-          },
-          ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
-          ExpressionAttributeValues: { ':now': now },
-        }),
-      );
+      await this.#ctx.table.put({
+        TableName: this.#ctx.tableName,
+        Item: {
+          pk: `CLAIM#${key}`,
+          sk: CLAIM_SORT_KEY,
+          kind: 'delivery_claim',
+          claimed_at: this.#ctx.now().toISOString(),
+          expires_at: now + this.#ttlSeconds,
+        },
+        ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
+        ExpressionAttributeValues: { ':now': now },
+      });
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;

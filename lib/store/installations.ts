@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   Installation,
   InstallationQuery,
@@ -110,7 +109,7 @@ export class InstallationRepository implements InstallationStore {
       installed_at: existing?.installed_at ?? now,
       updated_at: now,
     } satisfies InstallationItem & Record<string, unknown>;
-    await this.#ctx.doc.send(new PutCommand({ TableName: this.#ctx.tableName, Item: item }));
+    await this.#ctx.table.put({ TableName: this.#ctx.tableName, Item: item });
   }
 
   /**
@@ -145,13 +144,11 @@ export class InstallationRepository implements InstallationStore {
   async remove(query: InstallationQuery<boolean>): Promise<boolean> {
     const where = ownerOf(query);
     if (!where) return false;
-    const deleted = await this.#ctx.doc.send(
-      new DeleteCommand({
-        TableName: this.#ctx.tableName,
-        Key: { pk: where.pk, sk: keys.installation },
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
+    const deleted = await this.#ctx.table.delete({
+      TableName: this.#ctx.tableName,
+      Key: { pk: where.pk, sk: keys.installation },
+      ReturnValues: 'ALL_OLD',
+    });
     return deleted.Attributes !== undefined;
   }
 
@@ -160,17 +157,15 @@ export class InstallationRepository implements InstallationStore {
    * the reporter, which know only a job's team, find its bot token.
    */
   async rememberServedBy(team: string, enterprise: string): Promise<void> {
-    await this.#ctx.doc.send(
-      new PutCommand({
-        TableName: this.#ctx.tableName,
-        Item: {
-          pk: keys.team(team),
-          sk: keys.servedByEnterprise,
-          kind: 'served_by',
-          enterprise_id: enterprise,
-        },
-      }),
-    );
+    await this.#ctx.table.put({
+      TableName: this.#ctx.tableName,
+      Item: {
+        pk: keys.team(team),
+        sk: keys.servedByEnterprise,
+        kind: 'served_by',
+        enterprise_id: enterprise,
+      },
+    });
   }
 
   async #servedBy(team: string): Promise<string | undefined> {
@@ -184,13 +179,11 @@ export class InstallationRepository implements InstallationStore {
   }
 
   async #item(pk: string): Promise<InstallationItem | undefined> {
-    const result = await this.#ctx.doc.send(
-      new GetCommand({
-        TableName: this.#ctx.tableName,
-        Key: { pk, sk: keys.installation },
-        ConsistentRead: true,
-      }),
-    );
+    const result = await this.#ctx.table.get({
+      TableName: this.#ctx.tableName,
+      Key: { pk, sk: keys.installation },
+      ConsistentRead: true,
+    });
     return result.Item === undefined
       ? undefined
       : parseItem(InstallationItemSchema, result.Item, 'installation');
@@ -250,19 +243,17 @@ export class OAuthStateStore implements StateStore {
 
   async generateStateParam(installOptions: InstallURLOptions): Promise<string> {
     const state = randomBytes(24).toString('base64url');
-    await this.#ctx.doc.send(
-      new PutCommand({
-        TableName: this.#ctx.tableName,
-        Item: {
-          pk: keys.oauthState(state),
-          sk: 'STATE',
-          kind: 'oauth_state',
-          install_options: JSON.parse(JSON.stringify(installOptions)) as Record<string, unknown>,
-          expires_at: epochSeconds(this.#ctx.now()) + OAUTH_STATE_SECONDS,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await this.#ctx.table.put({
+      TableName: this.#ctx.tableName,
+      Item: {
+        pk: keys.oauthState(state),
+        sk: 'STATE',
+        kind: 'oauth_state',
+        install_options: JSON.parse(JSON.stringify(installOptions)) as Record<string, unknown>,
+        expires_at: epochSeconds(this.#ctx.now()) + OAUTH_STATE_SECONDS,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
     return state;
   }
 
@@ -276,14 +267,12 @@ export class OAuthStateStore implements StateStore {
     }
     let old: Record<string, unknown> | undefined;
     try {
-      const deleted = await this.#ctx.doc.send(
-        new DeleteCommand({
-          TableName: this.#ctx.tableName,
-          Key: { pk, sk: 'STATE' },
-          ConditionExpression: 'attribute_exists(pk)',
-          ReturnValues: 'ALL_OLD',
-        }),
-      );
+      const deleted = await this.#ctx.table.delete({
+        TableName: this.#ctx.tableName,
+        Key: { pk, sk: 'STATE' },
+        ConditionExpression: 'attribute_exists(pk)',
+        ReturnValues: 'ALL_OLD',
+      });
       old = deleted.Attributes;
     } catch (error) {
       if (isConditionFailure(error)) throw new OAuthStateError('unknown_or_used');

@@ -1,5 +1,4 @@
 import type { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { z } from 'zod';
 import { createLogger } from '../observability/logger.js';
@@ -68,9 +67,11 @@ export interface ItemKey {
 
 /** Writes a new item; fails if one with its key exists (ids are generated, so that is a bug). */
 export async function putNew(ctx: StoreContext, item: ItemKey & Record<string, unknown>): Promise<void> {
-  await ctx.doc.send(
-    new PutCommand({ TableName: ctx.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
-  );
+  await ctx.table.put({
+    TableName: ctx.tableName,
+    Item: item,
+    ConditionExpression: 'attribute_not_exists(pk)',
+  });
 }
 
 /** Reads one item, strongly consistent, parsed with `schema`. */
@@ -80,9 +81,7 @@ export async function getParsed<S extends z.ZodType>(
   schema: S,
   kind: string,
 ): Promise<z.infer<S> | undefined> {
-  const result = await ctx.doc.send(
-    new GetCommand({ TableName: ctx.tableName, Key: key, ConsistentRead: true }),
-  );
+  const result = await ctx.table.get({ TableName: ctx.tableName, Key: key, ConsistentRead: true });
   return result.Item === undefined ? undefined : parseItem(schema, result.Item, kind);
 }
 
@@ -96,7 +95,7 @@ export interface ConditionalUpdate {
 /** Applies `update` if its condition holds: true when it did, false when another writer won. */
 export async function updateIf(ctx: StoreContext, key: ItemKey, update: ConditionalUpdate): Promise<boolean> {
   try {
-    await ctx.doc.send(new UpdateCommand({ TableName: ctx.tableName, Key: key, ...update }));
+    await ctx.table.update({ TableName: ctx.tableName, Key: key, ...update });
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { TABLE_DEFINITION } from '../../infra/table.js';
 import {
@@ -155,15 +154,13 @@ export class ReportSubscriptionRepository {
     const subscriptions: ReportSubscription[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = await this.#ctx.doc.send(
-        new QueryCommand({
-          TableName: this.#ctx.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.team(team), ':prefix': keys.reportPrefix },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
+      const page = await this.#ctx.table.query({
+        TableName: this.#ctx.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.team(team), ':prefix': keys.reportPrefix },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      });
       for (const raw of page.Items ?? []) {
         const item = parseListedItem(ReportItemSchema, raw, 'report subscription');
         if (item === undefined) continue;
@@ -179,13 +176,11 @@ export class ReportSubscriptionRepository {
   }
 
   async delete(team: string, id: string): Promise<boolean> {
-    const result = await this.#ctx.doc.send(
-      new DeleteCommand({
-        TableName: this.#ctx.tableName,
-        Key: { pk: keys.team(team), sk: keys.report(id) },
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
+    const result = await this.#ctx.table.delete({
+      TableName: this.#ctx.tableName,
+      Key: { pk: keys.team(team), sk: keys.report(id) },
+      ReturnValues: 'ALL_OLD',
+    });
     return result.Attributes !== undefined;
   }
 
@@ -199,18 +194,16 @@ export class ReportSubscriptionRepository {
     if (limit < 1) return due;
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = await this.#ctx.doc.send(
-        new QueryCommand({
-          TableName: this.#ctx.tableName,
-          IndexName: dueReportsIndex.name,
-          KeyConditionExpression: '#pk = :due AND #sk <= :upTo',
-          ExpressionAttributeNames: { '#pk': dueReportsIndex.partitionKey, '#sk': dueReportsIndex.sortKey },
-          // Sort keys are `<ISO time>#<id>`: every key of a run time up to `now` sorts below this.
-          ExpressionAttributeValues: { ':due': keys.dueReports, ':upTo': `${now.toISOString()}#\uffff` },
-          Limit: limit - due.length,
-          ExclusiveStartKey: startKey,
-        }),
-      );
+      const page = await this.#ctx.table.query({
+        TableName: this.#ctx.tableName,
+        IndexName: dueReportsIndex.name,
+        KeyConditionExpression: '#pk = :due AND #sk <= :upTo',
+        ExpressionAttributeNames: { '#pk': dueReportsIndex.partitionKey, '#sk': dueReportsIndex.sortKey },
+        // Sort keys are `<ISO time>#<id>`: every key of a run time up to `now` sorts below this.
+        ExpressionAttributeValues: { ':due': keys.dueReports, ':upTo': `${now.toISOString()}#\uffff` },
+        Limit: limit - due.length,
+        ExclusiveStartKey: startKey,
+      });
       for (const raw of page.Items ?? []) {
         const sub = toSubscription(parseItem(ReportItemSchema, raw, 'report subscription'));
         if (!sub.paused && sub.nextRunAt.getTime() <= now.getTime()) due.push(sub);
@@ -301,20 +294,18 @@ export class ReportSubscriptionRepository {
    */
   async claimExpiryReminder(team: string, owner: string, profile: string, expiry: Date): Promise<boolean> {
     try {
-      await this.#ctx.doc.send(
-        new PutCommand({
-          TableName: this.#ctx.tableName,
-          Item: {
-            pk: keys.user(team, owner),
-            sk: keys.expiryReminder(profile, expiry),
-            kind: 'expiry_reminder',
-            reminded_at: this.#ctx.now().toISOString(),
-            // Of no use once the token has expired; a day later TTL may take it.
-            expires_at: epochSeconds(expiry) + 24 * 3600,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      await this.#ctx.table.put({
+        TableName: this.#ctx.tableName,
+        Item: {
+          pk: keys.user(team, owner),
+          sk: keys.expiryReminder(profile, expiry),
+          kind: 'expiry_reminder',
+          reminded_at: this.#ctx.now().toISOString(),
+          // Of no use once the token has expired; a day later TTL may take it.
+          expires_at: epochSeconds(expiry) + 24 * 3600,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      });
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;

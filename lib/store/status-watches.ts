@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { TABLE_DEFINITION } from '../../infra/table.js';
 import { type ConditionalUpdate, getParsed, parseItem, putNew, updateIf } from './items.js';
@@ -140,17 +139,15 @@ export class StatusWatchRepository {
     if (limit < 1) return watches;
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = await this.#ctx.doc.send(
-        new QueryCommand({
-          TableName: this.#ctx.tableName,
-          IndexName: dueReportsIndex.name,
-          KeyConditionExpression: '#pk = :watches',
-          ExpressionAttributeNames: { '#pk': dueReportsIndex.partitionKey },
-          ExpressionAttributeValues: { ':watches': keys.activeWatches },
-          Limit: limit - watches.length,
-          ExclusiveStartKey: startKey,
-        }),
-      );
+      const page = await this.#ctx.table.query({
+        TableName: this.#ctx.tableName,
+        IndexName: dueReportsIndex.name,
+        KeyConditionExpression: '#pk = :watches',
+        ExpressionAttributeNames: { '#pk': dueReportsIndex.partitionKey },
+        ExpressionAttributeValues: { ':watches': keys.activeWatches },
+        Limit: limit - watches.length,
+        ExclusiveStartKey: startKey,
+      });
       for (const raw of page.Items ?? []) {
         const watch = toWatch(parseItem(WatchItemSchema, raw, 'status watch'));
         if (!watch.finished) watches.push(watch);

@@ -1,11 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { StoreError, toStoreError } from './errors.js';
+import type { Table } from './table.js';
 
 /** What every repository needs: the table, and a clock the tests can move. */
 export interface StoreContext {
-  readonly doc: DynamoDBDocumentClient;
+  readonly table: Table;
   readonly tableName: string;
   readonly now: () => Date;
 }
@@ -36,24 +35,18 @@ export function withoutStorageBudget<T>(work: () => T): T {
 }
 
 /**
- * Installs, on `client` (and every document client made from it, which shares its middleware),
- * the request's storage deadline and the mapping of outage errors to `storage_unavailable`. The
- * outermost step sees each call once, after the SDK's retries.
+ * One storage call (after its client's own attempts) under the request's storage deadline, with
+ * outage errors mapped to `storage_unavailable`: the table's clients run every call through it.
  */
-export function guardStorageCalls(client: DynamoDBClient): void {
-  client.middlewareStack.add(
-    (next) => async (args) => {
-      const deadline = storageDeadline.getStore();
-      try {
-        if (deadline === undefined) return await next(args);
-        if (deadline <= Date.now()) throw budgetSpent();
-        return await beforeDeadline(next(args), deadline);
-      } catch (error) {
-        throw toStoreError(error);
-      }
-    },
-    { step: 'initialize', priority: 'high', name: 'storageGuard' },
-  );
+export async function guardedStorageCall<T>(call: () => Promise<T>): Promise<T> {
+  const deadline = storageDeadline.getStore();
+  try {
+    if (deadline === undefined) return await call();
+    if (deadline <= Date.now()) throw budgetSpent();
+    return await beforeDeadline(call(), deadline);
+  } catch (error) {
+    throw toStoreError(error);
+  }
 }
 
 async function beforeDeadline<T>(call: Promise<T>, deadline: number): Promise<T> {

@@ -1,4 +1,3 @@
-import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys.js';
 import type { StoreContext } from './store-context.js';
 
@@ -21,16 +20,14 @@ export class TeamUserData {
     let links = 0;
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = await this.#ctx.doc.send(
-        new ScanCommand({
-          TableName: this.#ctx.tableName,
-          FilterExpression: 'begins_with(pk, :prefix)',
-          ExpressionAttributeValues: { ':prefix': prefix },
-          ProjectionExpression: 'pk, sk',
-          ConsistentRead: true,
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      );
+      const page = await this.#ctx.table.scan({
+        TableName: this.#ctx.tableName,
+        FilterExpression: 'begins_with(pk, :prefix)',
+        ExpressionAttributeValues: { ':prefix': prefix },
+        ProjectionExpression: 'pk, sk',
+        ConsistentRead: true,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      });
       const found = (page.Items ?? []).map((item) => ({ pk: String(item.pk), sk: String(item.sk) }));
       links += found.filter((key) => key.sk.startsWith(keys.linkPrefix)).length;
       for (let i = 0; i < found.length; i += 25) await this.#deleteBatch(found.slice(i, i + 25));
@@ -43,9 +40,7 @@ export class TeamUserData {
     let requests = batch.map((Key) => ({ DeleteRequest: { Key } }));
     // Unprocessed items come back under load; they are sent again until none are left.
     while (requests.length > 0) {
-      const result = await this.#ctx.doc.send(
-        new BatchWriteCommand({ RequestItems: { [this.#ctx.tableName]: requests } }),
-      );
+      const result = await this.#ctx.table.batchWrite({ RequestItems: { [this.#ctx.tableName]: requests } });
       requests = (result.UnprocessedItems?.[this.#ctx.tableName] ?? []) as typeof requests;
     }
   }

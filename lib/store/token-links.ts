@@ -1,11 +1,3 @@
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { isConditionFailure, parseItem, parseListedItem } from './items.js';
 import { checkedProfile, DEFAULT_PROFILE, keys } from './keys.js';
@@ -104,15 +96,13 @@ export class TokenLinkRepository {
       updated_at: now,
       ...(input.expiry ? { expires_at: epochSeconds(input.expiry) } : {}),
     } satisfies TokenLinkItem & Record<string, unknown>;
-    await this.#ctx.doc.send(new PutCommand({ TableName: this.#ctx.tableName, Item: item }));
+    await this.#ctx.table.put({ TableName: this.#ctx.tableName, Item: item });
     try {
-      await this.#ctx.doc.send(
-        new PutCommand({
-          TableName: this.#ctx.tableName,
-          Item: { pk, sk: keys.active, kind: 'active_profile', profile, updated_at: now },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      await this.#ctx.table.put({
+        TableName: this.#ctx.tableName,
+        Item: { pk, sk: keys.active, kind: 'active_profile', profile, updated_at: now },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      });
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
@@ -144,14 +134,12 @@ export class TokenLinkRepository {
     team: string,
     user: string,
   ): Promise<{ links: TokenLink[]; activeProfile: string | undefined }> {
-    const result = await this.#ctx.doc.send(
-      new QueryCommand({
-        TableName: this.#ctx.tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.user(team, user) },
-        ConsistentRead: true,
-      }),
-    );
+    const result = await this.#ctx.table.query({
+      TableName: this.#ctx.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.user(team, user) },
+      ConsistentRead: true,
+    });
     const links: TokenLink[] = [];
     let activeProfile: string | undefined;
     for (const raw of result.Items ?? []) {
@@ -166,13 +154,11 @@ export class TokenLinkRepository {
   }
 
   async getActiveProfile(team: string, user: string): Promise<string | undefined> {
-    const result = await this.#ctx.doc.send(
-      new GetCommand({
-        TableName: this.#ctx.tableName,
-        Key: { pk: keys.user(team, user), sk: keys.active },
-        ConsistentRead: true,
-      }),
-    );
+    const result = await this.#ctx.table.get({
+      TableName: this.#ctx.tableName,
+      Key: { pk: keys.user(team, user), sk: keys.active },
+      ConsistentRead: true,
+    });
     return result.Item && parseItem(ActiveProfileItemSchema, result.Item, 'active profile').profile;
   }
 
@@ -180,33 +166,31 @@ export class TokenLinkRepository {
   async setActiveProfile(team: string, user: string, profile: string): Promise<boolean> {
     const pk = keys.user(team, user);
     try {
-      await this.#ctx.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              ConditionCheck: {
-                TableName: this.#ctx.tableName,
-                Key: { pk, sk: keys.link(profile) },
-                ConditionExpression:
-                  'attribute_exists(pk) AND (attribute_not_exists(expires_at) OR expires_at > :now)',
-                ExpressionAttributeValues: { ':now': epochSeconds(this.#ctx.now()) },
+      await this.#ctx.table.transactWrite({
+        TransactItems: [
+          {
+            ConditionCheck: {
+              TableName: this.#ctx.tableName,
+              Key: { pk, sk: keys.link(profile) },
+              ConditionExpression:
+                'attribute_exists(pk) AND (attribute_not_exists(expires_at) OR expires_at > :now)',
+              ExpressionAttributeValues: { ':now': epochSeconds(this.#ctx.now()) },
+            },
+          },
+          {
+            Put: {
+              TableName: this.#ctx.tableName,
+              Item: {
+                pk,
+                sk: keys.active,
+                kind: 'active_profile',
+                profile,
+                updated_at: this.#ctx.now().toISOString(),
               },
             },
-            {
-              Put: {
-                TableName: this.#ctx.tableName,
-                Item: {
-                  pk,
-                  sk: keys.active,
-                  kind: 'active_profile',
-                  profile,
-                  updated_at: this.#ctx.now().toISOString(),
-                },
-              },
-            },
-          ],
-        }),
-      );
+          },
+        ],
+      });
       return true;
     } catch (error) {
       if (error instanceof Error && error.name === 'TransactionCanceledException') return false;
@@ -220,16 +204,14 @@ export class TokenLinkRepository {
    */
   async markInvalid(team: string, user: string, profile: string): Promise<boolean> {
     try {
-      await this.#ctx.doc.send(
-        new UpdateCommand({
-          TableName: this.#ctx.tableName,
-          Key: { pk: keys.user(team, user), sk: keys.link(profile) },
-          UpdateExpression: 'SET #status = :invalid, updated_at = :now REMOVE token_ciphertext',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':invalid': 'invalid', ':now': this.#ctx.now().toISOString() },
-        }),
-      );
+      await this.#ctx.table.update({
+        TableName: this.#ctx.tableName,
+        Key: { pk: keys.user(team, user), sk: keys.link(profile) },
+        UpdateExpression: 'SET #status = :invalid, updated_at = :now REMOVE token_ciphertext',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':invalid': 'invalid', ':now': this.#ctx.now().toISOString() },
+      });
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
@@ -240,22 +222,18 @@ export class TokenLinkRepository {
   /** Logout: deletes the link (and the active-profile pointer if it named it). False when there was none. */
   async deleteLink(team: string, user: string, profile: string): Promise<boolean> {
     const pk = keys.user(team, user);
-    const deleted = await this.#ctx.doc.send(
-      new DeleteCommand({
-        TableName: this.#ctx.tableName,
-        Key: { pk, sk: keys.link(profile) },
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
+    const deleted = await this.#ctx.table.delete({
+      TableName: this.#ctx.tableName,
+      Key: { pk, sk: keys.link(profile) },
+      ReturnValues: 'ALL_OLD',
+    });
     try {
-      await this.#ctx.doc.send(
-        new DeleteCommand({
-          TableName: this.#ctx.tableName,
-          Key: { pk, sk: keys.active },
-          ConditionExpression: 'profile = :profile',
-          ExpressionAttributeValues: { ':profile': profile },
-        }),
-      );
+      await this.#ctx.table.delete({
+        TableName: this.#ctx.tableName,
+        Key: { pk, sk: keys.active },
+        ConditionExpression: 'profile = :profile',
+        ExpressionAttributeValues: { ':profile': profile },
+      });
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
@@ -263,13 +241,11 @@ export class TokenLinkRepository {
   }
 
   async #getItem(team: string, user: string, profile: string): Promise<TokenLinkItem | undefined> {
-    const result = await this.#ctx.doc.send(
-      new GetCommand({
-        TableName: this.#ctx.tableName,
-        Key: { pk: keys.user(team, user), sk: keys.link(profile) },
-        ConsistentRead: true,
-      }),
-    );
+    const result = await this.#ctx.table.get({
+      TableName: this.#ctx.tableName,
+      Key: { pk: keys.user(team, user), sk: keys.link(profile) },
+      ConsistentRead: true,
+    });
     if (result.Item === undefined) return undefined;
     const item = parseItem(TokenLinkItemSchema, result.Item, 'token link');
     // TTL deletes expired links only eventually; until then they must not be used.

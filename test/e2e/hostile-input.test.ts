@@ -1,7 +1,6 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
-import { createDocumentClient } from '../../lib/runtime.js';
+import { openTable } from '../../lib/runtime.js';
 import { keys } from '../../lib/store/keys.js';
 import { ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 import { liveMarkup as liveMarkupIn } from '../support/markup.js';
@@ -193,35 +192,31 @@ describe('the login form', () => {
 
 describe('one malformed stored item', () => {
   it('is skipped by the listings it belongs to, which still show the rest', async () => {
-    const doc = createDocumentClient({ DYNAMODB_ENDPOINT: inject('dynamoEndpoint') }, 'background');
+    const table = openTable({ DYNAMODB_ENDPOINT: inject('dynamoEndpoint') }, 'background');
     try {
       const team = e2e.stack.workspace.teamId;
       // What the bot stored before report kinds were checked as own keys.
-      await doc.send(
-        new PutCommand({
-          TableName: e2e.stack.tableName,
-          Item: {
-            pk: keys.team(team),
-            sk: keys.report('00000000-bad0-4000-8000-000000000000'),
-            kind: 'report_subscription',
-            id: '00000000-bad0-4000-8000-000000000000',
-            team_id: team,
-            report_kind: 'constructor',
-            channel_id: CHANNEL,
-          },
-        }),
-      );
-      await doc.send(
-        new PutCommand({
-          TableName: e2e.stack.tableName,
-          Item: { pk: keys.user(team, BOB), sk: keys.link('broken'), kind: 'token_link', profile: 7 },
-        }),
-      );
+      await table.put({
+        TableName: e2e.stack.tableName,
+        Item: {
+          pk: keys.team(team),
+          sk: keys.report('00000000-bad0-4000-8000-000000000000'),
+          kind: 'report_subscription',
+          id: '00000000-bad0-4000-8000-000000000000',
+          team_id: team,
+          report_kind: 'constructor',
+          channel_id: CHANNEL,
+        },
+      });
+      await table.put({
+        TableName: e2e.stack.tableName,
+        Item: { pk: keys.user(team, BOB), sk: keys.link('broken'), kind: 'token_link', profile: 7 },
+      });
       await expectOthersUnaffected();
       const reports = e2e.textOf((await e2e.command(ALICE, 'reports list')).message);
       expect(reports).not.toContain('00000000');
     } finally {
-      doc.destroy();
+      table.destroy();
     }
   });
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../../infra/local/dynamodb.js';
 import { getOperation } from '../../lib/api/operations/index.js';
 import { runReporterTick } from '../../lib/reports/tick.js';
-import { createDocumentClient } from '../../lib/runtime.js';
+import { openTable } from '../../lib/runtime.js';
 import { createStore, type Store } from '../../lib/store/index.js';
 import { LocalKeyTokenCipher } from '../../lib/store/token-cipher.js';
 import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
@@ -30,7 +30,7 @@ let store: Store;
 beforeAll(async () => {
   dynamo = await startDynamoDbLocal({ tableName: null });
   harness = await startReporterHarness({ stack: { dynamoEndpoint: dynamo.endpoint } });
-  const doc = createDocumentClient(
+  const table = openTable(
     {
       DYNAMODB_ENDPOINT: dynamo.endpoint,
       DYNAMODB_CONNECT_TIMEOUT_MS: 300,
@@ -40,7 +40,7 @@ beforeAll(async () => {
     'background',
   );
   store = createStore(
-    { doc, tableName: harness.e2e.stack.tableName, now: harness.now },
+    { table, tableName: harness.e2e.stack.tableName, now: harness.now },
     new LocalKeyTokenCipher(randomBytes(32)),
   );
 }, 60_000);

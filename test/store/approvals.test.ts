@@ -1,4 +1,3 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalRepository, type NewApproval } from '../../lib/store/approvals.js';
 import { createTestTable, randomLocalCipher, type TestTable } from '../support/store.js';
@@ -46,7 +45,7 @@ describe('create and get', () => {
     await approvals.create(
       request({ operationId: 'nodes.rebuild', input: { nodeId: 7, root_pass: 'Hunter2-Secret!' } }),
     );
-    const scan = await table.ctx.doc.send(new ScanCommand({ TableName: table.ctx.tableName }));
+    const scan = await table.ctx.table.scan({ TableName: table.ctx.tableName });
     expect(JSON.stringify(scan.Items)).not.toContain('Hunter2-Secret!');
   });
 });

@@ -1,5 +1,4 @@
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DeliveryClaims } from '../../lib/store/delivery-claims.js';
 import { StoreError } from '../../lib/store/errors.js';
@@ -63,13 +62,11 @@ describe('workerIdempotencyPersistence', () => {
     expect(job).toHaveBeenCalledTimes(1);
     warn.mockRestore();
 
-    const records = await table.ctx.doc.send(
-      new QueryCommand({
-        TableName: table.ctx.tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': 'IDEMPOTENCY#worker' },
-      }),
-    );
+    const records = await table.ctx.table.query({
+      TableName: table.ctx.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': 'IDEMPOTENCY#worker' },
+    });
     expect(records.Items).toHaveLength(1);
     expect(records.Items?.[0]).toMatchObject({ status: 'COMPLETED', expires_at: expect.any(Number) });
   });

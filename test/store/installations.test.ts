@@ -1,4 +1,3 @@
-import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretDecryptionError } from '../../lib/store/errors.js';
 import {
@@ -58,7 +57,7 @@ describe('installations', () => {
         },
       }),
     );
-    const scan = await table.ctx.doc.send(new ScanCommand({ TableName: table.ctx.tableName }));
+    const scan = await table.ctx.table.scan({ TableName: table.ctx.tableName });
     const dump = JSON.stringify(scan.Items);
     expect(dump).toContain('T0SCAN');
     expect(dump).not.toContain('rotating-secret');
@@ -71,18 +70,12 @@ describe('installations', () => {
     await installations.storeInstallation(teamInstall('T0VICTIM', 'xoxb-victim-secret'));
     await installations.storeInstallation(teamInstall('T0THIEF', 'xoxb-thief-secret'));
     const key = (team: string) => ({ pk: `TEAM#${team}`, sk: 'INSTALLATION' });
-    const victim = await table.ctx.doc.send(
-      new GetCommand({ TableName: table.ctx.tableName, Key: key('T0VICTIM') }),
-    );
-    const thief = await table.ctx.doc.send(
-      new GetCommand({ TableName: table.ctx.tableName, Key: key('T0THIEF') }),
-    );
-    await table.ctx.doc.send(
-      new PutCommand({
-        TableName: table.ctx.tableName,
-        Item: { ...thief.Item, bot_token_ciphertext: victim.Item?.bot_token_ciphertext },
-      }),
-    );
+    const victim = await table.ctx.table.get({ TableName: table.ctx.tableName, Key: key('T0VICTIM') });
+    const thief = await table.ctx.table.get({ TableName: table.ctx.tableName, Key: key('T0THIEF') });
+    await table.ctx.table.put({
+      TableName: table.ctx.tableName,
+      Item: { ...thief.Item, bot_token_ciphertext: victim.Item?.bot_token_ciphertext },
+    });
     await expect(installations.fetchInstallation(teamQuery('T0THIEF'))).rejects.toBeInstanceOf(
       SecretDecryptionError,
     );

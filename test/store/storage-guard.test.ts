@@ -1,9 +1,8 @@
 import { once } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createDocumentClient } from '../../lib/runtime.js';
+import { openTable } from '../../lib/runtime.js';
 import { DeliveryClaims } from '../../lib/store/delivery-claims.js';
 import { StoreError } from '../../lib/store/errors.js';
 import { isConditionFailure, putNew } from '../../lib/store/items.js';
@@ -11,7 +10,7 @@ import { withoutStorageBudget, withStorageBudget } from '../../lib/store/store-c
 import { createTestTable, type TestTable } from '../support/store.js';
 
 /**
- * The repositories' DynamoDB client over real sockets: a port nobody listens on, a server that
+ * The repositories' table client (`lib/store/http-table.ts`) over real sockets: a port nobody listens on, a server that
  * accepts connections and never answers (what a frozen DynamoDB looks like), and DynamoDB Local.
  * The Slack function must answer within 3 s, so a storage call must be bounded. Rather than time
  * the calls on a shared machine, the tests check what bounds them: how many attempts reached the
@@ -64,10 +63,10 @@ afterAll(() => {
 
 describe('a DynamoDB that does not answer', () => {
   it('fails a Slack-function call as storage_unavailable after exactly its two attempts, each ended by its timeout', async () => {
-    const doc = createDocumentClient({ DYNAMODB_ENDPOINT: silent.endpoint }, 'slack');
+    const doc = openTable({ DYNAMODB_ENDPOINT: silent.endpoint }, 'slack');
     const before = silent.connections();
     try {
-      const { error } = await failureOf(doc.send(new GetCommand({ TableName: 't', Key: key })));
+      const { error } = await failureOf(doc.get({ TableName: 't', Key: key }));
       expect(error).toBeInstanceOf(StoreError);
       // The request timeout, not the server, ended the call: without one it would wait forever.
       expect(error).toMatchObject({ code: 'storage_unavailable', cause: { name: 'TimeoutError' } });
@@ -80,12 +79,10 @@ describe('a DynamoDB that does not answer', () => {
 
   it('stops waiting when the request’s storage budget is spent, whatever the per-call timeout', async () => {
     // The background client would wait 3 × 3 s: three connections, the last ended by a TimeoutError.
-    const doc = createDocumentClient({ DYNAMODB_ENDPOINT: silent.endpoint }, 'background');
+    const doc = openTable({ DYNAMODB_ENDPOINT: silent.endpoint }, 'background');
     const before = silent.connections();
     try {
-      const { error } = await failureOf(
-        withStorageBudget(200, () => doc.send(new GetCommand({ TableName: 't', Key: key }))),
-      );
+      const { error } = await failureOf(withStorageBudget(200, () => doc.get({ TableName: 't', Key: key })));
       expect(error).toMatchObject({
         code: 'storage_unavailable',
         message: 'The storage budget of this request is spent.',
@@ -99,13 +96,13 @@ describe('a DynamoDB that does not answer', () => {
   });
 
   it('does not even connect once the budget is spent', async () => {
-    const doc = createDocumentClient({ DYNAMODB_ENDPOINT: silent.endpoint }, 'background');
+    const doc = openTable({ DYNAMODB_ENDPOINT: silent.endpoint }, 'background');
     const before = silent.connections();
     try {
       const { error } = await failureOf(
         withStorageBudget(20, async () => {
           await sleep(40);
-          return doc.send(new GetCommand({ TableName: 't', Key: key }));
+          return doc.get({ TableName: 't', Key: key });
         }),
       );
       expect(error).toMatchObject({ code: 'storage_unavailable' });
@@ -118,9 +115,9 @@ describe('a DynamoDB that does not answer', () => {
 
 describe('a DynamoDB that is not running', () => {
   it('fails as storage_unavailable with the refused connection as cause', async () => {
-    const doc = createDocumentClient({ DYNAMODB_ENDPOINT: await closedPortEndpoint() }, 'slack');
+    const doc = openTable({ DYNAMODB_ENDPOINT: await closedPortEndpoint() }, 'slack');
     try {
-      const { error } = await failureOf(doc.send(new GetCommand({ TableName: 't', Key: key })));
+      const { error } = await failureOf(doc.get({ TableName: 't', Key: key }));
       expect(error).toMatchObject({ code: 'storage_unavailable', cause: { code: 'ECONNREFUSED' } });
     } finally {
       doc.destroy();
@@ -130,10 +127,10 @@ describe('a DynamoDB that is not running', () => {
 
 describe('a DynamoDB that answers (DynamoDB Local)', () => {
   let table: TestTable;
-  let doc: ReturnType<typeof createDocumentClient>;
+  let doc: ReturnType<typeof openTable>;
   beforeAll(async () => {
     table = await createTestTable();
-    doc = createDocumentClient({ DYNAMODB_ENDPOINT: inject('dynamoEndpoint') }, 'slack');
+    doc = openTable({ DYNAMODB_ENDPOINT: inject('dynamoEndpoint') }, 'slack');
   });
   afterAll(async () => {
     doc?.destroy();
@@ -141,7 +138,7 @@ describe('a DynamoDB that answers (DynamoDB Local)', () => {
   });
 
   it('still reports a failed condition by its own name, so races are not taken for outages', async () => {
-    const ctx = { ...table.ctx, doc };
+    const ctx = { ...table.ctx, table: doc };
     const item = { pk: 'TEAM#T0001', sk: 'ITEM#1', kind: 'test' };
     await putNew(ctx, item);
     const { error } = await failureOf(putNew(ctx, item));
@@ -155,7 +152,7 @@ describe('a DynamoDB that answers (DynamoDB Local)', () => {
     const result = await withStorageBudget(20, () =>
       withoutStorageBudget(async () => {
         await sleep(40);
-        return doc.send(new GetCommand({ TableName: table.ctx.tableName, Key: key }));
+        return doc.get({ TableName: table.ctx.tableName, Key: key });
       }),
     );
     expect(result.Item).toBeUndefined();

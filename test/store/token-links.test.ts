@@ -1,4 +1,3 @@
-import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretDecryptionError, StoreError } from '../../lib/store/errors.js';
 import { type NewTokenLink, TokenLinkRepository } from '../../lib/store/token-links.js';
@@ -114,12 +113,10 @@ describe('markInvalid (the API answered 401)', () => {
     expect(await links.markInvalid('T0001', 'U0I', 'default')).toBe(true);
     const lookup = await links.getToken('T0001', 'U0I');
     expect(lookup).toMatchObject({ status: 'invalid', link: { status: 'invalid' } });
-    const raw = await table.ctx.doc.send(
-      new GetCommand({
-        TableName: table.ctx.tableName,
-        Key: { pk: 'TEAM#T0001#USER#U0I', sk: 'LINK#default' },
-      }),
-    );
+    const raw = await table.ctx.table.get({
+      TableName: table.ctx.tableName,
+      Key: { pk: 'TEAM#T0001#USER#U0I', sk: 'LINK#default' },
+    });
     expect(raw.Item).not.toHaveProperty('token_ciphertext');
   });
 
@@ -141,12 +138,10 @@ describe('expired tokens', () => {
     expect((await links.listLinks('T0001', 'U0J')).links).toEqual([]);
     expect(await links.setActiveProfile('T0001', 'U0J', 'default')).toBe(false);
 
-    const raw = await table.ctx.doc.send(
-      new GetCommand({
-        TableName: table.ctx.tableName,
-        Key: { pk: 'TEAM#T0001#USER#U0J', sk: 'LINK#default' },
-      }),
-    );
+    const raw = await table.ctx.table.get({
+      TableName: table.ctx.tableName,
+      Key: { pk: 'TEAM#T0001#USER#U0J', sk: 'LINK#default' },
+    });
     expect(raw.Item?.expires_at).toBe(Math.floor(expiry.getTime() / 1000));
     table.clock.set('2030-01-15T09:00:00.000Z');
   });
@@ -161,7 +156,7 @@ describe('what a leaked table reveals', () => {
         return input.token;
       }),
     );
-    const scan = await table.ctx.doc.send(new ScanCommand({ TableName: table.ctx.tableName }));
+    const scan = await table.ctx.table.scan({ TableName: table.ctx.tableName });
     const dump = JSON.stringify(scan.Items);
     expect(scan.Items?.length).toBeGreaterThan(3);
     for (const token of linked) {
@@ -173,22 +168,18 @@ describe('what a leaked table reveals', () => {
 
   it("an item copied to another user's key cannot be decrypted as theirs", async () => {
     await links.saveLink(link({ team: 'T0001', user: 'U0VICTIM' }));
-    const original = await table.ctx.doc.send(
-      new GetCommand({
-        TableName: table.ctx.tableName,
-        Key: { pk: 'TEAM#T0001#USER#U0VICTIM', sk: 'LINK#default' },
-      }),
-    );
+    const original = await table.ctx.table.get({
+      TableName: table.ctx.tableName,
+      Key: { pk: 'TEAM#T0001#USER#U0VICTIM', sk: 'LINK#default' },
+    });
     for (const [team, user] of [
       ['T0001', 'U0THIEF'],
       ['T0002', 'U0VICTIM'],
     ] as const) {
-      await table.ctx.doc.send(
-        new PutCommand({
-          TableName: table.ctx.tableName,
-          Item: { ...original.Item, pk: `TEAM#${team}#USER#${user}`, team_id: team, user_id: user },
-        }),
-      );
+      await table.ctx.table.put({
+        TableName: table.ctx.tableName,
+        Item: { ...original.Item, pk: `TEAM#${team}#USER#${user}`, team_id: team, user_id: user },
+      });
       const error = await links.getToken(team, user).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(SecretDecryptionError);
       expect((error as Error).message).not.toMatch(/[0-9a-f]{16}/);

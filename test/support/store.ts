@@ -1,9 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { localDynamoDbClientConfig } from '../../infra/local/dynamodb.js';
 import { createTable } from '../../infra/table.js';
+import { openTable } from '../../lib/runtime.js';
+import type { HttpTable } from '../../lib/store/http-table.js';
 import type { StoreContext } from '../../lib/store/store-context.js';
 import { LocalKeyTokenCipher } from '../../lib/store/token-cipher.js';
 
@@ -28,7 +29,10 @@ export function testClock(start: Date | string = '2030-01-15T09:00:00.000Z'): Te
 }
 
 export interface TestTable {
+  /** The SDK's client, for the table's administration and Powertools. */
   readonly client: DynamoDBClient;
+  /** The repositories' table client, as the functions build it (background settings). */
+  readonly table: HttpTable;
   readonly ctx: StoreContext;
   readonly clock: TestClock;
   /** Deletes the table and closes the clients. */
@@ -40,19 +44,22 @@ export interface TestTable {
  * see each other's items.
  */
 export async function createTestTable(): Promise<TestTable> {
-  const client = new DynamoDBClient(localDynamoDbClientConfig(inject('dynamoEndpoint')));
+  const endpoint = inject('dynamoEndpoint');
+  const client = new DynamoDBClient(localDynamoDbClientConfig(endpoint));
   // Default marshalling, as in production: a stray `undefined` in an item fails the test.
-  const doc = DynamoDBDocumentClient.from(client);
+  const table = openTable({ DYNAMODB_ENDPOINT: endpoint }, 'background');
   const tableName = `test-${randomUUID()}`;
   await createTable(client, tableName);
   const clock = testClock();
   return {
     client,
-    ctx: { doc, tableName, now: clock.now },
+    table,
+    ctx: { table, tableName, now: clock.now },
     clock,
     dispose: async () => {
       await client.send(new DeleteTableCommand({ TableName: tableName }));
       client.destroy();
+      table.destroy();
     },
   };
 }

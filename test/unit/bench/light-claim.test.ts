@@ -1,7 +1,6 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createLightClaims, type LightClaimOptions } from '../../../bench/baseline/light-claim.js';
 import { DeliveryClaims } from '../../../lib/store/delivery-claims.js';
@@ -33,9 +32,10 @@ function lightClaims(overrides: Partial<LightClaimOptions> = {}) {
 }
 
 async function claimItem(key: string) {
-  const { Item } = await table.ctx.doc.send(
-    new GetCommand({ TableName: table.ctx.tableName, Key: { pk: `CLAIM#${key}`, sk: 'CLAIM' } }),
-  );
+  const { Item } = await table.ctx.table.get({
+    TableName: table.ctx.tableName,
+    Key: { pk: `CLAIM#${key}`, sk: 'CLAIM' },
+  });
   return Item;
 }
 

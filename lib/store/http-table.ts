@@ -1,0 +1,335 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import aws4, { type Credentials } from 'aws4';
+import { guardedStorageCall } from './store-context.js';
+import type { ItemPage, Table, TableItem } from './table.js';
+
+/**
+ * The table over DynamoDB's JSON protocol: each call one SigV4-signed POST over `node:http(s)`.
+ *
+ * Why not the AWS SDK's document client: every function's first answer waits for its first storage
+ * call, and loading the SDK's client and middleware stack and making its first request cost the
+ * Slack function's cold start about 35 ms of its 3 s (bench/RESULTS.md, "floor, light claim").
+ * What the repositories need of it is small and stable: eight item operations, the document
+ * client's marshalling (`@aws-sdk/util-dynamodb`, the same code it uses, with its defaults: a
+ * stray `undefined` still fails), and the standard retry strategy, kept below.
+ *
+ * Errors keep the SDK's shape where callers look: `name` is DynamoDB's error type
+ * (`ConditionalCheckFailedException`, `TransactionCanceledException`), `$metadata.httpStatusCode`
+ * the status, a failed condition's `Item` the old item in wire format; network failures keep
+ * Node's `code`, timeouts are `TimeoutError`. Every call runs under the request's storage budget
+ * and turns outages into `StoreError('storage_unavailable')` (`guardedStorageCall`).
+ */
+
+export interface HttpTableOptions {
+  /** DynamoDB Local's URL; absent in AWS, where the region's endpoint is used over HTTPS. */
+  readonly endpoint?: string | undefined;
+  readonly region: string;
+  readonly credentials: Credentials;
+  readonly connectTimeoutMs: number;
+  /** One attempt, from sending the request to the end of the answer. */
+  readonly requestTimeoutMs: number;
+  /** Attempts per call, the first included. */
+  readonly maxAttempts: number;
+}
+
+export interface HttpTable extends Table {
+  /** Closes idle connections (tests and the local stack; Lambda just freezes). */
+  destroy(): void;
+}
+
+/** Transient by type, as the SDK's standard retry strategy classifies them. */
+const THROTTLING_TYPES = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'RequestThrottled',
+  'RequestThrottledException',
+  'TooManyRequestsException',
+]);
+const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT']);
+/** The SDK's backoff: random × 2^retry × base, capped. Throttling waits longer. */
+const BASE_DELAY_MS = 100;
+const THROTTLING_BASE_DELAY_MS = 500;
+const MAX_DELAY_MS = 20_000;
+
+/** An error DynamoDB answered with, shaped as the SDK's service exceptions are. */
+export class DynamoDbServiceError extends Error {
+  readonly $metadata: { readonly httpStatusCode: number };
+  /** The item a failed condition was checked against (`ReturnValuesOnConditionCheckFailure`). */
+  readonly Item?: Record<string, unknown>;
+  readonly CancellationReasons?: unknown;
+
+  constructor(type: string, status: number, body: Record<string, unknown>) {
+    const message = body.message ?? body.Message;
+    super(typeof message === 'string' ? message : `DynamoDB answered ${status} ${type}`);
+    this.name = type;
+    this.$metadata = { httpStatusCode: status };
+    if (isRecord(body.Item)) this.Item = body.Item;
+    if (body.CancellationReasons !== undefined) this.CancellationReasons = body.CancellationReasons;
+  }
+}
+
+class AttemptTimeout extends Error {
+  override readonly name = 'TimeoutError';
+}
+
+export function createHttpTable(options: HttpTableOptions): HttpTable {
+  const url = new URL(options.endpoint ?? `https://dynamodb.${options.region}.amazonaws.com`);
+  const secure = url.protocol === 'https:';
+  const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+  const send = secure ? httpsRequest : httpRequest;
+
+  const attempt = (target: string, body: string): Promise<{ status: number; text: string }> => {
+    const signed = aws4.sign(
+      {
+        host: url.hostname,
+        ...(url.port ? { port: Number(url.port) } : {}),
+        method: 'POST',
+        path: '/',
+        service: 'dynamodb',
+        region: options.region,
+        headers: {
+          'content-type': 'application/x-amz-json-1.0',
+          'x-amz-target': `DynamoDB_20120810.${target}`,
+        },
+        body,
+      },
+      options.credentials,
+    );
+    return new Promise((resolve, reject) => {
+      const timers: NodeJS.Timeout[] = [];
+      const done = () => {
+        for (const timer of timers) clearTimeout(timer);
+      };
+      const request = send({ ...signed, agent }, (response: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          done();
+          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
+        });
+        response.on('error', (error) => {
+          done();
+          reject(error);
+        });
+      });
+      const timeOut = (what: string, ms: number) =>
+        setTimeout(() => request.destroy(new AttemptTimeout(`DynamoDB: no ${what} within ${ms} ms`)), ms);
+      timers.push(timeOut('answer', options.requestTimeoutMs));
+      request.on('socket', (socket) => {
+        if (!socket.connecting) return;
+        const connect = timeOut('connection', options.connectTimeoutMs);
+        timers.push(connect);
+        socket.once('connect', () => clearTimeout(connect));
+      });
+      request.on('error', (error) => {
+        done();
+        reject(error);
+      });
+      request.end(body);
+    });
+  };
+
+  const call = (target: string, input: Record<string, unknown>): Promise<Record<string, unknown>> =>
+    guardedStorageCall(async () => {
+      const body = JSON.stringify(input);
+      for (let retries = 0; ; retries++) {
+        let error: unknown;
+        let throttled = false;
+        try {
+          const { status, text } = await attempt(target, body);
+          const answer = parseBody(text);
+          if (status === 200) return answer;
+          const type = errorType(answer) ?? (status >= 500 ? 'InternalServerError' : 'UnknownError');
+          error = new DynamoDbServiceError(type, status, answer);
+          throttled = THROTTLING_TYPES.has(type);
+          if (!throttled && status < 500) throw error;
+        } catch (thrown) {
+          if (!isTransient(thrown)) throw thrown;
+          error = thrown;
+        }
+        if (retries + 1 >= options.maxAttempts) throw error;
+        const base = throttled ? THROTTLING_BASE_DELAY_MS : BASE_DELAY_MS;
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.floor(Math.min(MAX_DELAY_MS, Math.random() * 2 ** retries * base))),
+        );
+      }
+    });
+
+  return {
+    async get(input) {
+      const answer = await call('GetItem', { ...input, Key: marshall(input.Key) });
+      return { Item: itemOf(answer.Item) };
+    },
+    async put(input) {
+      const answer = await call('PutItem', {
+        ...input,
+        Item: marshall(input.Item),
+        ...values(input.ExpressionAttributeValues),
+      });
+      return { Attributes: itemOf(answer.Attributes) };
+    },
+    async update(input) {
+      const answer = await call('UpdateItem', {
+        ...input,
+        Key: marshall(input.Key),
+        ...values(input.ExpressionAttributeValues),
+      });
+      return { Attributes: itemOf(answer.Attributes) };
+    },
+    async delete(input) {
+      const answer = await call('DeleteItem', {
+        ...input,
+        Key: marshall(input.Key),
+        ...values(input.ExpressionAttributeValues),
+      });
+      return { Attributes: itemOf(answer.Attributes) };
+    },
+    async query(input) {
+      return pageOf(
+        await call('Query', {
+          ...input,
+          ...values(input.ExpressionAttributeValues),
+          ...startKey(input.ExclusiveStartKey),
+        }),
+      );
+    },
+    async scan(input) {
+      return pageOf(
+        await call('Scan', {
+          ...input,
+          ...values(input.ExpressionAttributeValues),
+          ...startKey(input.ExclusiveStartKey),
+        }),
+      );
+    },
+    async batchWrite(input) {
+      const answer = await call('BatchWriteItem', {
+        ...input,
+        RequestItems: mapRequests((input.RequestItems ?? {}) as WriteRequests, marshall),
+      });
+      const unprocessed = answer.UnprocessedItems;
+      if (!isRecord(unprocessed) || Object.keys(unprocessed).length === 0) return {};
+      return {
+        UnprocessedItems: mapRequests(unprocessed as WriteRequests, (item) =>
+          unmarshall(item as never),
+        ) as BatchWriteCommandInput['RequestItems'],
+      };
+    },
+    async transactWrite(input) {
+      await call('TransactWriteItems', {
+        ...input,
+        TransactItems: (input.TransactItems ?? []).map((entry) =>
+          Object.fromEntries(
+            Object.entries(entry).map(([kind, part]) => {
+              const { Item, Key, ExpressionAttributeValues, ...rest } = part as Record<string, unknown>;
+              return [
+                kind,
+                {
+                  ...rest,
+                  ...(Item === undefined ? {} : { Item: marshall(Item as TableItem) }),
+                  ...(Key === undefined ? {} : { Key: marshall(Key as TableItem) }),
+                  ...values(ExpressionAttributeValues as TableItem | undefined),
+                },
+              ];
+            }),
+          ),
+        ),
+      });
+    },
+    destroy() {
+      agent.destroy();
+    },
+  };
+}
+
+/**
+ * Where the table is and as whom, as the SDK would decide: DynamoDB Local's fixed region and keys
+ * when an endpoint is configured, else the function's region and the role credentials Lambda puts
+ * in its environment.
+ */
+export function tableTarget(
+  endpoint: string | undefined,
+  env: Record<string, string | undefined>,
+): Pick<HttpTableOptions, 'endpoint' | 'region' | 'credentials'> {
+  if (endpoint) {
+    return { endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+  }
+  const { AWS_REGION: region, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN } = env;
+  if (!region || !AWS_ACCESS_KEY_ID || !AWS_SECRET_ACCESS_KEY) {
+    throw new Error(
+      'DynamoDB: AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set (Lambda sets them), or DYNAMODB_ENDPOINT',
+    );
+  }
+  return {
+    region,
+    credentials: {
+      accessKeyId: AWS_ACCESS_KEY_ID,
+      secretAccessKey: AWS_SECRET_ACCESS_KEY,
+      ...(AWS_SESSION_TOKEN ? { sessionToken: AWS_SESSION_TOKEN } : {}),
+    },
+  };
+}
+
+function values(expressionValues: TableItem | undefined): { ExpressionAttributeValues?: unknown } {
+  return expressionValues === undefined ? {} : { ExpressionAttributeValues: marshall(expressionValues) };
+}
+
+function startKey(key: TableItem | undefined): { ExclusiveStartKey?: unknown } {
+  return key === undefined ? {} : { ExclusiveStartKey: marshall(key) };
+}
+
+function itemOf(value: unknown): TableItem | undefined {
+  return isRecord(value) ? unmarshall(value as never) : undefined;
+}
+
+function pageOf(answer: Record<string, unknown>): ItemPage {
+  const items = Array.isArray(answer.Items) ? answer.Items.map((item) => unmarshall(item)) : undefined;
+  return { Items: items, LastEvaluatedKey: itemOf(answer.LastEvaluatedKey) };
+}
+
+type WriteRequests = Record<
+  string,
+  readonly { PutRequest?: { Item?: TableItem }; DeleteRequest?: { Key?: TableItem } }[]
+>;
+
+function mapRequests(requests: WriteRequests, convert: (item: TableItem) => unknown): WriteRequests {
+  return Object.fromEntries(
+    Object.entries(requests).map(([table, writes]) => [
+      table,
+      writes.map((write) => ({
+        ...(write.PutRequest?.Item ? { PutRequest: { Item: convert(write.PutRequest.Item) } } : {}),
+        ...(write.DeleteRequest?.Key ? { DeleteRequest: { Key: convert(write.DeleteRequest.Key) } } : {}),
+      })),
+    ]),
+  ) as WriteRequests;
+}
+
+function parseBody(text: string): Record<string, unknown> {
+  if (text === '') return {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isRecord(parsed) ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
+/** `__type` is `com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException` or similar. */
+function errorType(body: Record<string, unknown>): string | undefined {
+  const type = body.__type;
+  return typeof type === 'string' && type !== '' ? type.slice(type.lastIndexOf('#') + 1) : undefined;
+}
+
+function isTransient(error: unknown): boolean {
+  if (error instanceof AttemptTimeout) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && TRANSIENT_CODES.has(code);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
