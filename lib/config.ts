@@ -1,67 +1,5 @@
-import { z } from 'zod';
-
 /** See `storageSettings` below for why 700 ms. */
 export const DEFAULT_SLACK_STORAGE_BUDGET_MS = 700;
-
-/**
- * The environment, parsed once. A missing or malformed key fails at start with its name, not
- * later as `undefined` in the middle of a request.
- */
-const ConfigSchema = z.object({
-  SLACK_SIGNING_SECRET: z.string().min(1),
-  /** One workspace: the bot token of the app installed there (see `slackAuthOf`). */
-  SLACK_BOT_TOKEN: z.string().min(1).optional(),
-  /** Many workspaces: the app's OAuth credentials; installations come through "Add to Slack". */
-  SLACK_CLIENT_ID: z.string().min(1).optional(),
-  SLACK_CLIENT_SECRET: z.string().min(1).optional(),
-  /** Signs nothing by itself: Bolt requires it; states live in the table and are used once. */
-  SLACK_STATE_SECRET: z.string().min(1).optional(),
-  /**
-   * Where Slack sends the browser back after "Add to Slack", when it must be named (the local
-   * stand-in); in AWS the app's configured redirect URL is used.
-   */
-  SLACK_REDIRECT_URI: z.url().optional(),
-  /** Base URL of Slack's Web API; the local stand-in overrides it. */
-  SLACK_API_URL: z.url().optional(),
-  CLOUD_API_URL: z.url().default('https://api.cloud.example.com/v4'),
-  TABLE_NAME: z.string().min(1),
-  /** AWS: the KMS key for token envelopes. */
-  KMS_KEY_ID: z.string().min(1).optional(),
-  /** Local stack and tests: a 32-byte base64 key used instead of KMS. */
-  TOKEN_ENCRYPTION_KEY: z.string().min(1).optional(),
-  DYNAMODB_ENDPOINT: z.url().optional(),
-  /** Name of the worker Lambda for async hand-off; absent locally, where the worker runs in process. */
-  WORKER_FUNCTION_NAME: z.string().min(1).optional(),
-  /** Comma-separated Slack user ids allowed to change the approval policy, besides workspace admins. */
-  APPROVAL_ADMINS: z
-    .string()
-    .default('')
-    .transform((v) =>
-      v
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    ),
-  /** How long a command may run inline before it is handed to the worker. */
-  INLINE_BUDGET_MS: z.coerce.number().int().positive().default(1500),
-  API_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
-  /** DynamoDB client: how long a TCP connect may take; a default per function when unset. */
-  DYNAMODB_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
-  /** DynamoDB client: how long one attempt may take, connect to response; a default per function when unset. */
-  DYNAMODB_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
-  /** DynamoDB client: attempts per call, the first included; a default per function when unset. */
-  DYNAMODB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).optional(),
-  /**
-   * Slack function: how long all storage calls of one Slack request may take together. Capped so
-   * that storage alone can never eat Slack's 3 s.
-   */
-  SLACK_STORAGE_BUDGET_MS: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(1500)
-    .default(DEFAULT_SLACK_STORAGE_BUDGET_MS),
-});
 
 /**
  * How the bot gets its Slack token: one token for the one workspace it serves, or, for a
@@ -77,53 +15,262 @@ export type SlackAuth =
       readonly redirectUri?: string | undefined;
     };
 
-export type Config = z.infer<typeof ConfigSchema> & { readonly slackAuth: SlackAuth };
+/**
+ * The environment, checked once. A missing or malformed key fails at start with its name, not
+ * later as `undefined` in the middle of a request. An optional key that is unset is absent, not
+ * present as `undefined`.
+ */
+export interface Config {
+  readonly SLACK_SIGNING_SECRET: string;
+  /** One workspace: the bot token of the app installed there (see `slackAuthOf`). */
+  readonly SLACK_BOT_TOKEN?: string | undefined;
+  /** Many workspaces: the app's OAuth credentials; installations come through "Add to Slack". */
+  readonly SLACK_CLIENT_ID?: string | undefined;
+  readonly SLACK_CLIENT_SECRET?: string | undefined;
+  /** Signs nothing by itself: Bolt requires it; states live in the table and are used once. */
+  readonly SLACK_STATE_SECRET?: string | undefined;
+  /**
+   * Where Slack sends the browser back after "Add to Slack", when it must be named (the local
+   * stand-in); in AWS the app's configured redirect URL is used.
+   */
+  readonly SLACK_REDIRECT_URI?: string | undefined;
+  /** Base URL of Slack's Web API; the local stand-in overrides it. */
+  readonly SLACK_API_URL?: string | undefined;
+  /** Defaults to the public API. */
+  readonly CLOUD_API_URL: string;
+  readonly TABLE_NAME: string;
+  /** AWS: the KMS key for token envelopes. */
+  readonly KMS_KEY_ID?: string | undefined;
+  /** Local stack and tests: a 32-byte base64 key used instead of KMS. */
+  readonly TOKEN_ENCRYPTION_KEY?: string | undefined;
+  readonly DYNAMODB_ENDPOINT?: string | undefined;
+  /** Name of the worker Lambda for async hand-off; absent locally, where the worker runs in process. */
+  readonly WORKER_FUNCTION_NAME?: string | undefined;
+  /** Slack user ids allowed to change the approval policy, besides workspace admins (comma-separated). */
+  readonly APPROVAL_ADMINS: readonly string[];
+  /** How long a command may run inline before it is handed to the worker; 1500 by default. */
+  readonly INLINE_BUDGET_MS: number;
+  /** 10 000 by default. */
+  readonly API_TIMEOUT_MS: number;
+  /** DynamoDB client: how long a TCP connect may take; a default per function when unset. */
+  readonly DYNAMODB_CONNECT_TIMEOUT_MS?: number | undefined;
+  /** DynamoDB client: how long one attempt may take, connect to response; a default per function when unset. */
+  readonly DYNAMODB_REQUEST_TIMEOUT_MS?: number | undefined;
+  /** DynamoDB client: attempts per call, the first included, at most 10; a default per function when unset. */
+  readonly DYNAMODB_MAX_ATTEMPTS?: number | undefined;
+  /**
+   * Slack function: how long all storage calls of one Slack request may take together. Capped at
+   * 1500 so that storage alone can never eat Slack's 3 s.
+   */
+  readonly SLACK_STORAGE_BUDGET_MS: number;
+  readonly slackAuth: SlackAuth;
+}
 
 const MULTI_WORKSPACE_KEYS = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'] as const;
+
+/** Keys whose values an error names but never shows. */
+const SECRET_KEYS: ReadonlySet<string> = new Set([
+  'SLACK_SIGNING_SECRET',
+  'SLACK_BOT_TOKEN',
+  'SLACK_CLIENT_SECRET',
+  'SLACK_STATE_SECRET',
+  'TOKEN_ENCRYPTION_KEY',
+]);
+
+/** Longer values are described by their length: a token pasted under the wrong name is long. */
+const LONGEST_SHOWN_VALUE = 32;
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const result = ConfigSchema.safeParse(env);
-  if (!result.success) {
-    const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Checked by hand rather than with a schema library: every function reads its configuration
+ * before its first answer, so whatever this module loads is paid on each cold start, and zod
+ * alone took about 20 ms to load (bench/RESULTS.md, "floor, no zod"). The rules are the ones the
+ * zod schema applied, pinned input by input in `test/unit/config-rules.test.ts`.
+ */
+export function loadConfig(env: Env = process.env): Config {
+  const read = new EnvReader(env);
+  const values = {
+    SLACK_SIGNING_SECRET: read.requiredText('SLACK_SIGNING_SECRET'),
+    SLACK_BOT_TOKEN: read.text('SLACK_BOT_TOKEN'),
+    SLACK_CLIENT_ID: read.text('SLACK_CLIENT_ID'),
+    SLACK_CLIENT_SECRET: read.text('SLACK_CLIENT_SECRET'),
+    SLACK_STATE_SECRET: read.text('SLACK_STATE_SECRET'),
+    SLACK_REDIRECT_URI: read.url('SLACK_REDIRECT_URI'),
+    SLACK_API_URL: read.url('SLACK_API_URL'),
+    CLOUD_API_URL: read.url('CLOUD_API_URL') ?? 'https://api.cloud.example.com/v4',
+    TABLE_NAME: read.requiredText('TABLE_NAME'),
+    KMS_KEY_ID: read.text('KMS_KEY_ID'),
+    TOKEN_ENCRYPTION_KEY: read.text('TOKEN_ENCRYPTION_KEY'),
+    DYNAMODB_ENDPOINT: read.url('DYNAMODB_ENDPOINT'),
+    WORKER_FUNCTION_NAME: read.text('WORKER_FUNCTION_NAME'),
+    APPROVAL_ADMINS: read.list('APPROVAL_ADMINS'),
+    INLINE_BUDGET_MS: read.wholeNumber('INLINE_BUDGET_MS', 1) ?? 1500,
+    API_TIMEOUT_MS: read.wholeNumber('API_TIMEOUT_MS', 1) ?? 10_000,
+    DYNAMODB_CONNECT_TIMEOUT_MS: read.wholeNumber('DYNAMODB_CONNECT_TIMEOUT_MS', 1),
+    DYNAMODB_REQUEST_TIMEOUT_MS: read.wholeNumber('DYNAMODB_REQUEST_TIMEOUT_MS', 1),
+    DYNAMODB_MAX_ATTEMPTS: read.wholeNumber('DYNAMODB_MAX_ATTEMPTS', 1, 10),
+    SLACK_STORAGE_BUDGET_MS:
+      read.wholeNumber('SLACK_STORAGE_BUDGET_MS', 1, 1500) ?? DEFAULT_SLACK_STORAGE_BUDGET_MS,
+  };
+  // Whether a key is set, not whether it is valid: a malformed key has its own problem already.
+  if (!read.isSet('KMS_KEY_ID') && !read.isSet('TOKEN_ENCRYPTION_KEY')) {
+    read.problems.push('KMS_KEY_ID or TOKEN_ENCRYPTION_KEY must be set');
   }
-  const config = result.data;
-  if (!config.KMS_KEY_ID && !config.TOKEN_ENCRYPTION_KEY) {
-    throw new ConfigError('Invalid configuration: KMS_KEY_ID or TOKEN_ENCRYPTION_KEY must be set');
+  const slackAuth = slackAuthOf(values, read);
+  if (read.problems.length > 0 || slackAuth === undefined) {
+    throw new ConfigError(`Invalid configuration: ${read.problems.join('; ')}`);
   }
-  return { ...config, slackAuth: slackAuthOf(config) };
+  return { ...withoutUnsetKeys(values, env), slackAuth };
 }
 
-/** Exactly one mode must be complete: a half-configured second mode is a mistake, not a fallback. */
-function slackAuthOf(config: z.infer<typeof ConfigSchema>): SlackAuth {
-  const present = MULTI_WORKSPACE_KEYS.filter((key) => config[key] !== undefined);
+/**
+ * Exactly one mode must be complete: a half-configured second mode is a mistake, not a fallback.
+ * Decided by which keys are set; a set key that is malformed has its own problem already.
+ */
+function slackAuthOf(
+  config: Pick<Config, 'SLACK_BOT_TOKEN' | 'SLACK_REDIRECT_URI' | (typeof MULTI_WORKSPACE_KEYS)[number]>,
+  read: EnvReader,
+): SlackAuth | undefined {
+  const present = MULTI_WORKSPACE_KEYS.filter((key) => read.isSet(key));
   const { SLACK_BOT_TOKEN: botToken, SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET } = config;
-  if (botToken !== undefined && present.length > 0) {
-    throw new ConfigError(
-      `Invalid configuration: SLACK_BOT_TOKEN (one workspace) and ${present.join(', ')} (many workspaces) are both set; set one mode only`,
+  if (read.isSet('SLACK_BOT_TOKEN')) {
+    if (present.length > 0) {
+      read.problems.push(
+        `SLACK_BOT_TOKEN (one workspace) and ${present.join(', ')} (many workspaces) are both set: set one mode only`,
+      );
+      return undefined;
+    }
+    return botToken === undefined ? undefined : { mode: 'single', botToken };
+  }
+  if (present.length === 0) {
+    read.problems.push(
+      `set SLACK_BOT_TOKEN (one workspace) or ${MULTI_WORKSPACE_KEYS.join(', ')} (many workspaces)`,
     );
+    return undefined;
   }
-  if (botToken !== undefined) return { mode: 'single', botToken };
-  if (SLACK_CLIENT_ID && SLACK_CLIENT_SECRET && SLACK_STATE_SECRET) {
-    return {
-      mode: 'multi',
-      clientId: SLACK_CLIENT_ID,
-      clientSecret: SLACK_CLIENT_SECRET,
-      stateSecret: SLACK_STATE_SECRET,
-      redirectUri: config.SLACK_REDIRECT_URI,
-    };
+  const missing = MULTI_WORKSPACE_KEYS.filter((key) => !read.isSet(key));
+  if (missing.length > 0) {
+    read.problems.push(`many workspaces also need ${missing.join(', ')}`);
+    return undefined;
   }
-  if (present.length > 0) {
-    const missing = MULTI_WORKSPACE_KEYS.filter((key) => config[key] === undefined);
-    throw new ConfigError(`Invalid configuration: many workspaces also need ${missing.join(', ')}`);
+  if (
+    SLACK_CLIENT_ID === undefined ||
+    SLACK_CLIENT_SECRET === undefined ||
+    SLACK_STATE_SECRET === undefined
+  ) {
+    return undefined;
   }
-  throw new ConfigError(
-    `Invalid configuration: set SLACK_BOT_TOKEN (one workspace) or ${MULTI_WORKSPACE_KEYS.join(', ')} (many workspaces)`,
-  );
+  return {
+    mode: 'multi',
+    clientId: SLACK_CLIENT_ID,
+    clientSecret: SLACK_CLIENT_SECRET,
+    stateSecret: SLACK_STATE_SECRET,
+    redirectUri: config.SLACK_REDIRECT_URI,
+  };
+}
+
+/**
+ * Reads the known keys, one at a time, and collects what is wrong with each so that one error
+ * lists them all. Only the environment's own properties count: an object built from hostile
+ * JSON may carry `__proto__`, and a key inherited from a prototype was never set.
+ */
+class EnvReader {
+  readonly problems: string[] = [];
+
+  constructor(private readonly env: Env) {}
+
+  isSet(key: string): boolean {
+    return this.raw(key) !== undefined;
+  }
+
+  /** A required text key; the empty placeholder never escapes, since its problem throws. */
+  requiredText(key: string): string {
+    const value = this.raw(key);
+    if (typeof value === 'string' && value.length > 0) return value;
+    this.refuse(key, 'a non-empty string', value);
+    return '';
+  }
+
+  /** Kept exactly as given, spaces included: a token or a name is not ours to tidy. */
+  text(key: string): string | undefined {
+    const value = this.raw(key);
+    if (value === undefined || (typeof value === 'string' && value.length > 0)) return value;
+    this.refuse(key, 'a non-empty string', value);
+    return undefined;
+  }
+
+  /**
+   * As zod's `z.url()`: whatever the WHATWG parser takes as an absolute URL once trimmed, any
+   * scheme. The parser ignores tabs and newlines anywhere in its input, so the value used drops
+   * them too, and what was checked is what is used.
+   */
+  url(key: string): string | undefined {
+    const value = this.raw(key);
+    if (value === undefined) return undefined;
+    if (typeof value === 'string') {
+      const trimmed = value.trim();
+      if (URL.canParse(trimmed)) return trimmed.replace(/[\t\n\r]/g, '');
+    }
+    this.refuse(key, 'an absolute URL such as https://host/path', value);
+    return undefined;
+  }
+
+  list(key: string): readonly string[] {
+    const value = this.raw(key) ?? '';
+    if (typeof value === 'string') {
+      return value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean);
+    }
+    this.refuse(key, 'a comma-separated list', value);
+    return [];
+  }
+
+  /**
+   * As `z.coerce.number().int()` read it: `Number()` takes ' 12 ', '1e3' and '0x10', and reads
+   * '' and blanks as 0, which every minimum here refuses. Whole means exactly representable, so
+   * nothing past 2^53 − 1.
+   */
+  wholeNumber(key: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+    const value = this.raw(key);
+    if (value === undefined) return undefined;
+    const number = typeof value === 'string' ? Number(value) : Number.NaN;
+    if (Number.isInteger(number) && number >= min && number <= max) return number;
+    const range =
+      max === Number.MAX_SAFE_INTEGER && !(number > max) ? `of at least ${min}` : `from ${min} to ${max}`;
+    this.refuse(key, `a whole number ${range}`, value);
+    return undefined;
+  }
+
+  private raw(key: string): unknown {
+    return Object.hasOwn(this.env, key) ? this.env[key] : undefined;
+  }
+
+  private refuse(key: string, expected: string, value: unknown): void {
+    this.problems.push(`${key}: must be ${expected}, ${this.describe(key, value)}`);
+  }
+
+  private describe(key: string, value: unknown): string {
+    if (value === undefined) return 'but it is not set';
+    if (typeof value !== 'string') return `got a value of type ${value === null ? 'null' : typeof value}`;
+    if (value.length === 0) return 'got ""';
+    const secret = SECRET_KEYS.has(key) || [...SECRET_KEYS].some((name) => this.raw(name) === value);
+    if (secret || value.length > LONGEST_SHOWN_VALUE) return `got ${value.length} characters (not shown)`;
+    return `got ${JSON.stringify(value)}`;
+  }
+}
+
+/** Spreading the config over defaults must keep the defaults, as the schema's output did. */
+function withoutUnsetKeys<T extends object>(values: T, env: Env): T {
+  return Object.fromEntries(
+    Object.entries(values).filter(([key, value]) => value !== undefined || Object.hasOwn(env, key)),
+  ) as T;
 }
 
 /** The DynamoDB client's timeouts and attempts, as `lib/runtime.ts` hands them to the SDK. */
