@@ -12,7 +12,6 @@ import type { ReporterDeps } from '../../lib/reports/tick.js';
 import { openTable } from '../../lib/runtime.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
 import { helpFitFor } from '../../lib/slack/guardrails.js';
-import { InProcessHandoff } from '../../lib/slack/handoff.js';
 import { signedHeaders } from '../../lib/slack/signing.js';
 import { createSlackWebClient } from '../../lib/slack/web-client.js';
 import { runWorkerJob } from '../../lib/slack/worker.js';
@@ -23,6 +22,7 @@ import { type BotStack, SLACK_EVENTS_PATH, startBotStack } from './bot-stack.js'
 import { type DynamoDbLocal, localDynamoDbClientConfig, startDynamoDbLocal } from './dynamodb.js';
 import { createClock } from './emulator/clock.js';
 import { type RunningEmulator, startEmulator } from './emulator/server.js';
+import { InProcessHandoff } from './in-process-handoff.js';
 import { serveLambdas } from './lambda-adapter.js';
 import { type PageServer, startPageServer } from './slack/page/server.js';
 

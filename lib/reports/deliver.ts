@@ -4,6 +4,7 @@ import type { ManagedIssue } from '../api/operations/managed.js';
 import type { RenderedMessage } from '../slack/render/blocks.js';
 import { withoutRetries } from '../slack/web-client.js';
 import type { AlertClaimRepository } from '../store/alert-claims.js';
+import type { OnFirstUse } from '../store/lazy.js';
 import type { ReportSubscription } from '../store/report-subscriptions.js';
 import type { AccountFeed } from './account-feed.js';
 import { renderStatsChart } from './chart.js';
@@ -24,7 +25,7 @@ export interface DeliveryContext {
   readonly now: Date;
   /** Charts of this account by time zone: subscriptions in the same zone share one picture. */
   readonly charts: Map<string, Buffer>;
-  readonly claims: AlertClaimRepository;
+  readonly claims: OnFirstUse<AlertClaimRepository>;
   /** Epoch ms (wall clock) by which the run stops posting; what is left waits for the next run. */
   readonly deadline?: number | undefined;
 }

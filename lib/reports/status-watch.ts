@@ -211,7 +211,7 @@ export async function startStatusWatch(
   deps: StatusWatchDeps,
   input: StartStatusWatchInput,
 ): Promise<StartedWatch> {
-  const now = input.now ?? deps.store.reports.now();
+  const now = input.now ?? deps.store.now();
   const plan = watchPlanFor(input.op, input.input, input.result);
   const base = input.message ?? renderOperationResult(input.op, { ...input.input }, input.result);
   const settled = !plan || (plan.status !== null && plan.spec.final.includes(plan.status));

@@ -117,7 +117,7 @@ async function checkInDoubt(
   approval: Approval,
 ): Promise<'settled' | 'stillInDoubt' | undefined> {
   const settings = deps.outcomeChecks ?? DEFAULT_OUTCOME_CHECKS;
-  const now = deps.store.approvals.now();
+  const now = deps.store.now();
   const workerDied = approval.status === 'executing';
   // Taking it over doubles as this check's lease: the next one is due only after the interval.
   const held = await deps.store.approvals.markInDoubt(

@@ -553,7 +553,7 @@ async function settleApprovalInDoubt(
   attempt: Extract<ChangeAttempt, { kind: 'in_doubt' }>,
 ): Promise<void> {
   const settings = deps.outcomeChecks ?? DEFAULT_OUTCOME_CHECKS;
-  const now = () => deps.store.approvals.now().getTime();
+  const now = () => deps.store.now().getTime();
   // The sweep leaves it alone while this worker reads the target.
   const holdUntil = new Date(now() + settings.windowMs + settings.readTimeoutMs * 2);
   const marked = await deps.store.approvals
@@ -572,7 +572,7 @@ async function settleApprovalInDoubt(
     const note =
       `${whatWentWrong(attempt.error)}. Read back for ${durationText(settings.windowMs)}: not seen yet. ` +
       `Checking again every ${durationText(settings.recheckEveryMs)} for up to ${durationText(settings.giveUpAfterMs)}.`;
-    const next = new Date(deps.store.approvals.now().getTime() + settings.recheckEveryMs);
+    const next = new Date(deps.store.now().getTime() + settings.recheckEveryMs);
     const waiting = await deps.store.approvals.markInDoubt(approval.team, approval.id, next, note);
     if (waiting) await updateCard(deps, deps.slack, waiting);
     return;

@@ -120,7 +120,7 @@ async function addReport(context: BotCommandContext, parsed: BotParsed): Promise
   const probe = await probeIssues(context, token, link.profile);
   if (probe.kind === 'refused') return probe.reply;
 
-  const now = deps.store.reports.now();
+  const now = deps.store.now();
   const created = await deps.store.reports.create({
     team: ctx.team,
     kind: reportKind,
@@ -304,7 +304,7 @@ async function changeReport(context: BotCommandContext, change: Change, idText: 
       if (!sub.paused) return notice(`Report ${shortId(sub)} is not paused.`);
       const problem = await tokenProblem(context, sub);
       if (problem) return notice(problem);
-      const next = firstRunAt(sub.schedule, deps.store.reports.now());
+      const next = firstRunAt(sub.schedule, deps.store.now());
       await deps.store.reports.resume(ctx.team, sub.id, next);
       return inChannel(
         `${userMention(ctx.user)} resumed the *${titleOf(sub.kind)}* ${shortId(sub)}${elsewhere}; next run ${slackDate(next)}.`,
@@ -391,7 +391,7 @@ async function runReport(deps: ReportRunDeps, job: ReportRunJob, sub: ReportSubs
   if (lookup.status !== 'found')
     return notice((await tokenProblem({ deps }, sub)) ?? 'The report cannot run now.');
 
-  const now = deps.store.reports.now();
+  const now = deps.store.now();
   const api = createApiClient(deps.api, lookup.token);
   const feed = new AccountFeed(api);
   const pacer = new ChannelPacer();

@@ -7,7 +7,6 @@ import { checkCommandFor } from '../api/outcome.js';
 import { answersWithChart } from '../reports/chart-operations.js';
 import { startStatusWatch, watchPlanFor } from '../reports/status-watch.js';
 import { executeApproval } from './approvals.js';
-import { type OperationJob, type WorkerJob, WorkerJobSchema } from './handoff.js';
 import {
   attemptChange,
   type ChangeAttempt,
@@ -21,6 +20,7 @@ import {
 import { renderError } from './render/errors.js';
 import { codeSpan } from './render/text.js';
 import { notice, type Reply, type RunnerDeps, recordChange, runOperation, visibilityOf } from './runner.js';
+import { type OperationJob, type WorkerJob, WorkerJobSchema } from './worker-jobs.js';
 
 /**
  * The worker: runs what the Slack function handed off, without Slack's 3-second deadline, and

@@ -1,18 +1,19 @@
-import { AlertClaimRepository } from './alert-claims.js';
-import { ApprovalPolicyRepository } from './approval-policy.js';
-import { ApprovalRepository } from './approvals.js';
-import { AuditLogRepository } from './audit-log.js';
-import { ChannelPolicyRepository } from './channel-policy.js';
+import type { AlertClaimRepository } from './alert-claims.js';
+import type { ApprovalPolicyRepository } from './approval-policy.js';
+import type { ApprovalRepository } from './approvals.js';
+import type { AuditLogRepository } from './audit-log.js';
+import type { ChannelPolicyRepository } from './channel-policy.js';
 import { DeliveryClaims } from './delivery-claims.js';
 import { StoreError } from './errors.js';
-import { InstallationRepository, OAuthStateStore } from './installations.js';
-import { KmsTokenCipher, kmsClientOnFirstUse } from './kms-token-cipher.js';
-import { ReportSubscriptionRepository } from './report-subscriptions.js';
-import { StatusWatchRepository } from './status-watches.js';
+import { type HelpScope, readHelpScope } from './help-scope.js';
+import type { InstallationRepository, OAuthStateStore } from './installations.js';
+import { type OnFirstUse, onFirstUse } from './lazy.js';
+import type { ReportSubscriptionRepository } from './report-subscriptions.js';
+import type { StatusWatchRepository } from './status-watches.js';
 import type { StoreContext } from './store-context.js';
-import { TeamUserData } from './team-data.js';
-import { LocalKeyTokenCipher, type TokenCipher } from './token-cipher.js';
-import { TokenLinkRepository } from './token-links.js';
+import type { TeamUserData } from './team-data.js';
+import type { TokenCipher } from './token-cipher.js';
+import type { TokenLinkRepository } from './token-links.js';
 
 export type { AlertClaim, ClaimResult } from './alert-claims.js';
 export type { ApprovalPolicy } from './approval-policy.js';
@@ -28,12 +29,13 @@ export type {
 export type { AuditEntry, AuditResult, NewAuditEntry } from './audit-log.js';
 export type { ApprovalRule, ChannelPolicy, StoredChannelPolicy } from './channel-policy.js';
 export { SecretDecryptionError, StoreError } from './errors.js';
-export {
+export type { HelpScope } from './help-scope.js';
+export type {
   InstallationNotFoundError,
   InstallationRepository,
   OAuthStateError,
   OAuthStateStore,
-  type SlackInstallation,
+  SlackInstallation,
 } from './installations.js';
 export type { ReportKind, ReportSchedule, ReportSubscription } from './report-subscriptions.js';
 export type { NewStatusWatch, StatusWatch, WatchOutcome } from './status-watches.js';
@@ -41,36 +43,58 @@ export type { StoreContext } from './store-context.js';
 export type { CipherContext, Envelope, TokenCipher } from './token-cipher.js';
 export type { TokenLink, TokenLookup } from './token-links.js';
 
-/** Every repository over one table, wired once per Lambda instance by the entry points. */
+/**
+ * Every repository over one table, wired once per Lambda instance by the entry points. Each
+ * repository's module loads on its first call (`lazy.ts`), except the delivery claim, which every
+ * Slack request makes first.
+ */
 export interface Store {
-  readonly tokenLinks: TokenLinkRepository;
-  readonly approvals: ApprovalRepository;
-  readonly approvalPolicy: ApprovalPolicyRepository;
-  readonly channelPolicy: ChannelPolicyRepository;
-  readonly reports: ReportSubscriptionRepository;
-  readonly audit: AuditLogRepository;
+  readonly tokenLinks: OnFirstUse<TokenLinkRepository>;
+  readonly approvals: OnFirstUse<ApprovalRepository>;
+  readonly approvalPolicy: OnFirstUse<ApprovalPolicyRepository>;
+  readonly channelPolicy: OnFirstUse<ChannelPolicyRepository>;
+  readonly reports: OnFirstUse<ReportSubscriptionRepository>;
+  readonly audit: OnFirstUse<AuditLogRepository>;
   readonly deliveries: DeliveryClaims;
-  readonly statusWatches: StatusWatchRepository;
-  readonly alertClaims: AlertClaimRepository;
-  readonly installations: InstallationRepository;
-  readonly oauthStates: OAuthStateStore;
-  readonly teamUserData: TeamUserData;
+  readonly statusWatches: OnFirstUse<StatusWatchRepository>;
+  readonly alertClaims: OnFirstUse<AlertClaimRepository>;
+  readonly installations: OnFirstUse<InstallationRepository>;
+  readonly oauthStates: OnFirstUse<OAuthStateStore>;
+  readonly teamUserData: OnFirstUse<TeamUserData>;
+  /** The store's clock (the tests move it). */
+  readonly now: () => Date;
+  /** What `/cloud help` is fitted to, read without loading the repositories (`help-scope.ts`). */
+  helpScope(team: string, user: string, channel: string): Promise<HelpScope>;
 }
 
-export function createStore(ctx: StoreContext, cipher: TokenCipher): Store {
+export function createStore(ctx: StoreContext, cipher: TokenCipher | OnFirstUse<TokenCipher>): Store {
   return {
-    tokenLinks: new TokenLinkRepository(ctx, cipher),
-    approvals: new ApprovalRepository(ctx, cipher),
-    approvalPolicy: new ApprovalPolicyRepository(ctx),
-    channelPolicy: new ChannelPolicyRepository(ctx),
-    reports: new ReportSubscriptionRepository(ctx),
-    audit: new AuditLogRepository(ctx),
+    tokenLinks: onFirstUse(
+      async () => new (await import('./token-links.js')).TokenLinkRepository(ctx, cipher),
+    ),
+    approvals: onFirstUse(async () => new (await import('./approvals.js')).ApprovalRepository(ctx, cipher)),
+    approvalPolicy: onFirstUse(
+      async () => new (await import('./approval-policy.js')).ApprovalPolicyRepository(ctx),
+    ),
+    channelPolicy: onFirstUse(
+      async () => new (await import('./channel-policy.js')).ChannelPolicyRepository(ctx),
+    ),
+    reports: onFirstUse(
+      async () => new (await import('./report-subscriptions.js')).ReportSubscriptionRepository(ctx),
+    ),
+    audit: onFirstUse(async () => new (await import('./audit-log.js')).AuditLogRepository(ctx)),
     deliveries: new DeliveryClaims(ctx),
-    statusWatches: new StatusWatchRepository(ctx),
-    alertClaims: new AlertClaimRepository(ctx),
-    installations: new InstallationRepository(ctx, cipher),
-    oauthStates: new OAuthStateStore(ctx),
-    teamUserData: new TeamUserData(ctx),
+    statusWatches: onFirstUse(
+      async () => new (await import('./status-watches.js')).StatusWatchRepository(ctx),
+    ),
+    alertClaims: onFirstUse(async () => new (await import('./alert-claims.js')).AlertClaimRepository(ctx)),
+    installations: onFirstUse(
+      async () => new (await import('./installations.js')).InstallationRepository(ctx, cipher),
+    ),
+    oauthStates: onFirstUse(async () => new (await import('./installations.js')).OAuthStateStore(ctx)),
+    teamUserData: onFirstUse(async () => new (await import('./team-data.js')).TeamUserData(ctx)),
+    now: ctx.now,
+    helpScope: (team, user, channel) => readHelpScope(ctx, team, user, channel),
   };
 }
 
@@ -81,9 +105,23 @@ export function createStore(ctx: StoreContext, cipher: TokenCipher): Store {
 export function createTokenCipher(config: {
   KMS_KEY_ID?: string | undefined;
   TOKEN_ENCRYPTION_KEY?: string | undefined;
-}): TokenCipher {
-  if (config.KMS_KEY_ID) return new KmsTokenCipher(kmsClientOnFirstUse(), config.KMS_KEY_ID);
-  if (config.TOKEN_ENCRYPTION_KEY) return LocalKeyTokenCipher.fromBase64(config.TOKEN_ENCRYPTION_KEY);
+}): OnFirstUse<TokenCipher> {
+  const { KMS_KEY_ID: keyId, TOKEN_ENCRYPTION_KEY: localKey } = config;
+  if (keyId) {
+    return onFirstUse(async () => {
+      const { KmsTokenCipher, kmsClientOnFirstUse } = await import('./kms-token-cipher.js');
+      return new KmsTokenCipher(kmsClientOnFirstUse(), keyId);
+    });
+  }
+  if (localKey) {
+    // Checked at start, as the configuration is, though the cipher loads on first use.
+    if (Buffer.from(localKey, 'base64').length !== 32 || !/^[A-Za-z0-9+/]+={0,2}$/.test(localKey)) {
+      throw new StoreError('invalid_key_material', 'TOKEN_ENCRYPTION_KEY must be base64 of 32 random bytes.');
+    }
+    return onFirstUse(async () =>
+      (await import('./token-cipher.js')).LocalKeyTokenCipher.fromBase64(localKey),
+    );
+  }
   throw new StoreError(
     'invalid_key_material',
     'Set KMS_KEY_ID (AWS) or TOKEN_ENCRYPTION_KEY (local) to store tokens.',

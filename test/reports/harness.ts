@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { BotStackOptions } from '../../infra/local/bot-stack.js';
 import type { EmulatorOptions } from '../../infra/local/emulator/server.js';
+import { InProcessHandoff } from '../../infra/local/in-process-handoff.js';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { ApiClient } from '../../lib/api/client.js';
 import { getOperation } from '../../lib/api/operations/index.js';
@@ -13,7 +14,6 @@ import {
   type TickSummary,
 } from '../../lib/reports/tick.js';
 import type { BotDeps } from '../../lib/slack/context.js';
-import { InProcessHandoff } from '../../lib/slack/handoff.js';
 import { handleReportsCommand } from '../../lib/slack/reports-command.js';
 import type { Reply } from '../../lib/slack/runner.js';
 import { createSlackWebClient } from '../../lib/slack/web-client.js';

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+/** Slack ids and the bot's own generated ids, as the table's keys accept them. */
+const SLACK_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * The jobs the worker runs (`handoff.ts` hands them over), checked where they arrive: the worker
+ * trusts no event. A module of their own, so the Slack function, which only writes them, does not
+ * load their schemas (and zod) before its first answer.
+ */
+export const OperationJobSchema = z.object({
+  kind: z.literal('operation'),
+  correlationId: z.string(),
+  team: z.string(),
+  user: z.string(),
+  channel: z.string(),
+  /** Absent for work started from a modal, which has no response_url: the Web API posts then. */
+  responseUrl: z.url().optional(),
+  operationId: z.string(),
+  input: z.record(z.string(), z.unknown()),
+  options: z.object({
+    all: z.boolean().default(false),
+    page: z.number().int().optional(),
+    pageSize: z.number().int().optional(),
+    json: z.boolean().default(false),
+    filter: z.record(z.string(), z.unknown()).optional(),
+  }),
+  /** Replace the message the request came from (paging) instead of posting a new one. */
+  replaceOriginal: z.boolean().default(false),
+});
+export type OperationJob = z.infer<typeof OperationJobSchema>;
+
+/** Run an approved request (the worker claims it; a second delivery finds it claimed). */
+export const ApprovalJobSchema = z.object({
+  kind: z.literal('approval'),
+  correlationId: z.string(),
+  team: z.string().regex(SLACK_ID),
+  approvalId: z.string().regex(SLACK_ID),
+});
+export type ApprovalJob = z.infer<typeof ApprovalJobSchema>;
+
+/** `/cloud reports run ID`: posting goes at one message a second, so it never runs inline. */
+export const ReportRunJobSchema = z.object({
+  kind: z.literal('report-run'),
+  correlationId: z.string(),
+  team: z.string().regex(SLACK_ID),
+  user: z.string().regex(SLACK_ID),
+  channel: z.string().regex(SLACK_ID),
+  responseUrl: z.url().optional(),
+  subscriptionId: z.string().regex(SLACK_ID),
+});
+export type ReportRunJob = z.infer<typeof ReportRunJobSchema>;
+
+export const WorkerJobSchema = z.discriminatedUnion('kind', [
+  OperationJobSchema,
+  ApprovalJobSchema,
+  ReportRunJobSchema,
+]);
+export type WorkerJob = z.infer<typeof WorkerJobSchema>;

@@ -1,0 +1,37 @@
+/**
+ * A repository whose module loads on its first call. The Slack function answers `/cloud help`
+ * with a delivery claim and two reads; loading every repository (and zod, which their item
+ * schemas are written with) before that answer cost its cold start more than the answer itself.
+ * Only methods that return promises can wait for a module, so only they are offered: what a
+ * caller would read synchronously belongs to the store itself (e.g. `Store.now`).
+ */
+export type OnFirstUse<R> = {
+  readonly [K in keyof R as R[K] extends (...args: never[]) => Promise<unknown> ? K : never]: R[K];
+};
+
+export function onFirstUse<R extends object>(load: () => Promise<R>): OnFirstUse<R> {
+  let loaded: Promise<R> | undefined;
+  const methods = new Map<PropertyKey, unknown>();
+  return new Proxy(Object.create(null) as OnFirstUse<R>, {
+    get(_, name) {
+      // Not a thenable: `await store.approvals` must not call a method named `then`.
+      if (name === 'then' || typeof name === 'symbol') return undefined;
+      let method = methods.get(name);
+      if (method === undefined) {
+        method = async (...args: unknown[]) => {
+          loaded ??= load();
+          // A failed load is not remembered: the next call tries again.
+          const target = await loaded.catch((error: unknown) => {
+            loaded = undefined;
+            throw error;
+          });
+          const member = (target as Record<PropertyKey, unknown>)[name];
+          if (typeof member !== 'function') throw new TypeError(`No method ${String(name)}`);
+          return member.apply(target, args);
+        };
+        methods.set(name, method);
+      }
+      return method;
+    },
+  });
+}
