@@ -109,16 +109,28 @@ async function startEmulatorProcess(nodes: number) {
   }
 }
 
+/** CPU time the emulator's process has used, from its control interface. */
+async function emulatorCpuMs(emulator: Ready): Promise<number> {
+  const { cpuMicros } = z
+    .object({ cpuMicros: z.number() })
+    .parse(await control(emulator.origin, 'GET', 'process'));
+  return cpuMicros / 1000;
+}
+
 /**
  * Where a page's time goes besides latency, latency off: the emulator's answer (filtering,
  * rendering, sending; one request at a time) and the client's parsing of it (JSON and the
- * response schema), medians over the pages.
+ * response schema), medians over the pages; and the CPU time the emulator's process spent per page.
+ * Round 0 is not counted: a process just started compiles its code and collects the seeding's
+ * garbage on its first pages, which the measured listings never meet.
  */
 async function perPageWork(emulator: Ready, pageSize: number, pages: number) {
   const schema = responseSchemaOf(nodesList);
   const serve: number[] = [];
   const parse: number[] = [];
-  for (let round = 0; round < 3; round++) {
+  let cpuBefore = 0;
+  for (let round = 0; round <= 3; round++) {
+    if (round === 1) cpuBefore = await emulatorCpuMs(emulator);
     for (let page = 1; page <= pages; page++) {
       const started = performance.now();
       const response = await request(`${emulator.url}/node/instances?page=${page}&page_size=${pageSize}`, {
@@ -129,11 +141,21 @@ async function perPageWork(emulator: Ready, pageSize: number, pages: number) {
       if (response.statusCode !== 200) throw new Error(`nodes.list page ${page}: ${response.statusCode}`);
       if (!schema.safeParse(JSON.parse(body)).success)
         throw new Error(`nodes.list page ${page} did not parse`);
+      if (round === 0) continue;
       serve.push(received - started);
       parse.push(performance.now() - received);
     }
   }
-  return { serveMs: summarize(serve).median, parseMs: summarize(parse).median };
+  const emulatorCpuMsPerPage = ((await emulatorCpuMs(emulator)) - cpuBefore) / serve.length;
+  return { serveMs: summarize(serve).median, parseMs: summarize(parse).median, emulatorCpuMsPerPage };
+}
+
+type PageWork = Awaited<ReturnType<typeof perPageWork>>;
+
+/** CPU time this process (the client) has used; the emulators run in processes of their own. */
+function clientCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
 /** Round trips when every call takes the same time: page 1, then the rest `concurrency` at a time. */
@@ -220,7 +242,7 @@ async function measure(options: ListingOptions, emulators: readonly Ready[]): Pr
 async function measureWith(
   options: ListingOptions,
   emulators: readonly Ready[],
-  work: { serveMs: number; parseMs: number },
+  work: PageWork,
   client: ApiClient,
   singleProcessClient: ApiClient,
 ): Promise<BenchmarkResult> {
@@ -274,13 +296,19 @@ async function measureWith(
   await nodesListCalls(emulators);
 
   const times = new Map<string, number[]>(variants.map((variant) => [variant.name, []]));
+  /** The client's CPU time per page, each run of each variant. */
+  const clientCpu = new Map<string, number[]>(variants.map((variant) => [variant.name, []]));
   for (let run = 0; run < options.runs; run++) {
     // A different variant goes first in each run, so none always meets a cold connection pool.
     const order = variants.map((_, i) => variants[(i + run) % variants.length] as Variant);
     for (const variant of order) {
       const started = performance.now();
+      const cpuBefore = clientCpuMs();
       const items = await list(variant);
       times.get(variant.name)?.push(performance.now() - started);
+      clientCpu
+        .get(variant.name)
+        ?.push((clientCpuMs() - cpuBefore) / Math.ceil(options.nodes / variant.pageSize));
       const ids = new Set(items.map((item) => (item as { id: number }).id));
       const pages = Math.ceil(options.nodes / variant.pageSize);
       const calls = await nodesListCalls(emulators);
@@ -334,10 +362,17 @@ async function measureWith(
   const oneProcess = headlineOf(1);
   const describe = (s: Speedup) =>
     `page_size ${s.variant.pageSize}, ${s.variant.concurrency} at a time${processesLabel(s.variant.processes, workers)}: ${formatRatio(s.measured)} measured, ${formatRatio(s.bound)} at most`;
-  const headlinePages = Math.ceil(options.nodes / LIST_ALL_PAGE_SIZE);
+  const afterFirst = Math.min(DEFAULT_LIST_CONCURRENCY, Math.ceil(options.nodes / LIST_ALL_PAGE_SIZE) - 1);
+  // The pool spreads the pages in flight over the processes, so each answers about its share.
+  const perProcess = Math.ceil(afterFirst / workers);
+  const clientCpuMsPerPage = summarize(clientCpu.get(headline.variant.name) ?? []).median;
+  const emulatorQueueMs = perProcess * work.emulatorCpuMsPerPage;
+  const clientQueueMs = afterFirst * clientCpuMsPerPage;
   const perPage =
-    `Latency off, one request at a time, a page of ${LIST_ALL_PAGE_SIZE} took the emulator ${formatDuration(work.serveMs)} to answer (filtering, rendering, sending) and the client ${formatDuration(work.parseMs)} to parse (JSON and the response schema): ` +
-    `the emulator's share is what queues when ${DEFAULT_LIST_CONCURRENCY} pages arrive at one process together (${headlinePages - 1} pages × ${formatDuration(work.serveMs)} ≈ ${formatDuration((headlinePages - 1) * work.serveMs)} one after another), the client's is small.`;
+    `Latency off, one request at a time, a page of ${LIST_ALL_PAGE_SIZE} took the emulator ${formatDuration(work.serveMs)} to answer (selecting the visible nodes, rendering the page's ${LIST_ALL_PAGE_SIZE}, sending; ${formatDuration(work.emulatorCpuMsPerPage)} of its process's CPU time) and the client ${formatDuration(work.parseMs)} to parse (JSON and the response schema). ` +
+    `In CPU time, listAll cost the client ${formatDuration(clientCpuMsPerPage)} a page (receiving, JSON, the response schema, the client's own bookkeeping; this process's CPU time over the headline runs). ` +
+    `When the ${afterFirst} pages after the first arrive together, ${workers === 1 ? 'the emulator process answers them' : `each of the ${workers} emulator processes answers its ${perProcess}`} one after another (${perProcess} × ${formatDuration(work.emulatorCpuMsPerPage)} ≈ ${formatDuration(emulatorQueueMs)} of CPU) and the client takes in all ${afterFirst} one after another (${afterFirst} × ${formatDuration(clientCpuMsPerPage)} ≈ ${formatDuration(clientQueueMs)}): ` +
+    `${clientQueueMs >= emulatorQueueMs ? "the client's is the longer queue" : "the emulator's is the longer queue"}, and both run on the same processors.`;
 
   return {
     title: 'Listing everything',

@@ -1,16 +1,19 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { CATALOG_PATH, renderCommandCatalog } from '../lib/commands/catalog-file.js';
 import { renderCommandReference } from '../lib/commands/reference.js';
 import { toCloudFormationTable } from './table.js';
 
 /**
  * Files derived from the code and kept in the repository because tools that cannot run
  * TypeScript read them: the table resource for `serverless.yml`, and the command reference. A test fails when one is stale;
- * `npm run generate` writes them again.
+ * `npm run generate` writes them again. The command catalog is kept for the Slack function, which
+ * answers help from it instead of building the operations table at a cold start.
  */
 export const GENERATED_FILES: Record<string, () => string> = {
   'infra/cloudformation/table.json': () => `${JSON.stringify(toCloudFormationTable(undefined), null, 2)}\n`,
   'docs/commands.md': () => renderCommandReference(),
+  [CATALOG_PATH]: () => renderCommandCatalog(),
 };
 
 if (import.meta.url === `file://${process.argv[1]}`) {

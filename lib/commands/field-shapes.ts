@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import type { AnyOperation } from '../api/operation.js';
+import type { EnumValue, FieldShape, ValueKind } from './shape.js';
+
+export type { FieldShape } from './shape.js';
 
 /**
  * What the command layer needs to know about a field to turn typed text into a value and to
@@ -12,30 +15,6 @@ import type { AnyOperation } from '../api/operation.js';
  * and follows recursive schemas through `$ref`, while `_zod.def` is undocumented and changes
  * between zod releases.
  */
-
-export type ValueKind = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object' | 'null';
-export type EnumValue = string | number | boolean | null;
-
-export interface FieldShape {
-  /** The JSON types the field accepts; empty means anything (an unconstrained or unrepresentable schema). */
-  readonly kinds: ReadonlySet<ValueKind>;
-  readonly enumValues?: readonly EnumValue[];
-  /** Element shape of arrays. */
-  readonly items?: FieldShape;
-  /** Declared properties of objects, in declaration order. */
-  readonly properties?: ReadonlyMap<string, FieldShape>;
-  readonly required?: ReadonlySet<string>;
-  /** Shape of further keys, for maps (`z.record`) and loose objects; absent when only declared keys are kept. */
-  readonly openKeys?: FieldShape;
-  readonly minimum?: number;
-  readonly maximum?: number;
-  readonly minLength?: number;
-  readonly maxLength?: number;
-  readonly minItems?: number;
-  readonly maxItems?: number;
-  readonly format?: string;
-  readonly description?: string;
-}
 
 type JsonSchema = z.core.JSONSchema.JSONSchema;
 type JsonSchemaOrBoolean = z.core.JSONSchema._JSONSchema;
@@ -262,10 +241,6 @@ export function itemShapeOf(op: AnyOperation): FieldShape {
     itemShapes.set(op, shape);
   }
   return shape;
-}
-
-export function accepts(shape: FieldShape, kind: ValueKind): boolean {
-  return shape.kinds.size === 0 || shape.kinds.has(kind);
 }
 
 /** A true/false field (possibly nullable): a bare `--flag` sets it. */

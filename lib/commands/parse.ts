@@ -1,20 +1,14 @@
 import type { AnyOperation } from '../api/operation.js';
 import { requestShapeOf } from './field-shapes.js';
-import { parseBotCommand } from './parse/bot-command.js';
+import { registry } from './operation-registry.js';
 import { collectFlags } from './parse/flags.js';
+import { parseFront } from './parse/front.js';
 import { buildInput, issueMessages } from './parse/input.js';
 import { buildListOptions } from './parse/list-options.js';
-import { clip, failure, type ParsedCommand, type ParseError, type Problems } from './parse/result.js';
-import {
-  type CommandGroup,
-  type CommandRegistry,
-  isBotCommand,
-  registry,
-  SLASH_COMMAND,
-} from './registry.js';
-import { didYouMean } from './suggest.js';
-import { type Token, tokenize } from './tokenize.js';
-import { normalizeName, usageOf } from './usage.js';
+import { failure, type ParsedCommand, type ParseError, type Problems } from './parse/result.js';
+import type { CommandRegistry } from './registry.js';
+import type { Token } from './tokenize.js';
+import { usageOf } from './usage.js';
 
 export type { ParsedCommand } from './parse/result.js';
 
@@ -22,82 +16,13 @@ export type { ParsedCommand } from './parse/result.js';
  * `/cloud <group> <action> [ID ...] [--field value ...]` → what to do. The parser knows every
  * operation's fields from its request schema, converts typed text to the field's type, and
  * validates the assembled request with the schema itself, so a command that parses is a request
- * the table accepts. Its parts live in `parse/`: flags, input building, list options and the
- * bot's own commands.
+ * the table accepts. Its parts live in `parse/`: the front (words, help, bot commands, names),
+ * flags, input building and list options.
  */
 
-function isHelpFlag(token: Token | undefined): boolean {
-  return token?.kind === 'flag' && normalizeName(token.name) === 'help';
-}
-
 export function parseCommand(text: string, commands: CommandRegistry = registry): ParsedCommand {
-  const tokenized = tokenize(text);
-  if (!tokenized.ok) return failure(tokenized.message);
-  const [first, ...rest] = tokenized.tokens;
-  if (first === undefined) return { kind: 'help' };
-  if (first.kind !== 'word') {
-    if (isHelpFlag(first)) return { kind: 'help' };
-    return failure(
-      `Start with a group or a command, e.g. \`${SLASH_COMMAND} volumes list\`; \`${SLASH_COMMAND} help\` lists them.`,
-    );
-  }
-  if (first.text.toLowerCase() === 'help') return helpCommand(rest, commands);
-
-  const topic = commands.findTopic(first.text);
-  if (!topic.found) {
-    return failure(
-      `There is no \`${clip(first.text)}\` command.${didYouMean(topic.suggestions)} \`${SLASH_COMMAND} help\` lists the groups and commands.`,
-      { suggestions: topic.suggestions },
-    );
-  }
-  if (isBotCommand(topic.value)) {
-    if (rest.some(isHelpFlag)) return { kind: 'help', topic: { group: topic.value.name } };
-    return parseBotCommand(topic.value, rest);
-  }
-  return parseGroupCommand(topic.value, rest, commands);
-}
-
-function helpCommand(words: readonly Token[], commands: CommandRegistry): ParsedCommand {
-  const [groupWord, actionWord] = words.flatMap((token) => (token.kind === 'word' ? [token.text] : []));
-  if (groupWord === undefined) return { kind: 'help' };
-  const topic = commands.findTopic(groupWord);
-  if (!topic.found || isBotCommand(topic.value)) {
-    return { kind: 'help', topic: { group: topic.found ? topic.value.name : groupWord } };
-  }
-  const group = topic.value;
-  if (actionWord === undefined) return { kind: 'help', topic: { group: group.name } };
-  const action = commands.findAction(group, actionWord);
-  return {
-    kind: 'help',
-    topic: { group: group.name, action: action.found ? action.value.action : actionWord },
-  };
-}
-
-function parseGroupCommand(
-  group: CommandGroup,
-  tokens: readonly Token[],
-  commands: CommandRegistry,
-): ParsedCommand {
-  const [actionToken, ...args] = tokens;
-  if (actionToken === undefined || isHelpFlag(actionToken))
-    return { kind: 'help', topic: { group: group.name } };
-  if (actionToken.kind !== 'word') {
-    return failure(
-      `Name an action after \`${group.name}\`, e.g. \`${SLASH_COMMAND} ${group.name} ${group.actions[0]?.action ?? 'list'}\`; \`${SLASH_COMMAND} help ${group.name}\` lists them.`,
-    );
-  }
-  if (actionToken.text.toLowerCase() === 'help') return { kind: 'help', topic: { group: group.name } };
-  const action = commands.findAction(group, actionToken.text);
-  if (!action.found) {
-    const suggestions = action.suggestions.map((name) => `${group.name} ${name}`);
-    return failure(
-      `\`${group.name}\` has no action \`${clip(actionToken.text)}\`.${didYouMean(suggestions)} \`${SLASH_COMMAND} help ${group.name}\` lists its actions.`,
-      { suggestions },
-    );
-  }
-  if (args.some(isHelpFlag))
-    return { kind: 'help', topic: { group: group.name, action: action.value.action } };
-  return parseOperation(action.value, args);
+  const front = parseFront(text, commands);
+  return front.kind === 'operation-args' ? parseOperation(front.op, front.args) : front;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,8 +2,10 @@ import type { AnyOperation } from '../api/operation.js';
 import type { BotCommand } from './bot-commands.js';
 import { requestShapeOf } from './field-shapes.js';
 import { accessLines, listOptionLines } from './help.js';
-import { type CommandGroup, type CommandRegistry, registry, SLASH_COMMAND } from './registry.js';
-import { describeShape, flagDocsOf, positionalName, usageOf } from './usage.js';
+import { positionalName } from './names.js';
+import { registry } from './operation-registry.js';
+import { type CommandGroup, type CommandRegistry, SLASH_COMMAND } from './registry.js';
+import { describeShape, flagDocsOf, usageOf } from './usage.js';
 
 /**
  * The command reference (`docs/commands.md`), generated from the registry like help, so the

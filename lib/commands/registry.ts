@@ -1,5 +1,4 @@
 import type { AnyOperation, Group } from '../api/operation.js';
-import { operations } from '../api/operations/index.js';
 import { BOT_COMMANDS, type BotCommand } from './bot-commands.js';
 import { suggest } from './suggest.js';
 
@@ -36,59 +35,86 @@ const GROUP_INFO: Readonly<Record<Group, GroupInfo>> = {
   },
 };
 
-export interface CommandGroup {
+/**
+ * What finding a command, fitting help to a caller and listing a group need of an operation row:
+ * the command catalog (`catalog.ts`) holds just this for every row, so `/cloud help` and the bot's
+ * own commands answer without loading the table and its schemas. A full row is one too.
+ */
+export type CommandOperation = Pick<AnyOperation, (typeof COMMAND_FIELDS)[number]>;
+
+/** The fields of `CommandOperation`, in the order the catalog writes them. */
+export const COMMAND_FIELDS = [
+  'id',
+  'group',
+  'action',
+  'aliases',
+  'summary',
+  'access',
+  'scopes',
+  'class',
+  'pathParams',
+  'destructive',
+  'charges',
+  'sensitive',
+] as const satisfies readonly (keyof AnyOperation)[];
+
+export interface CommandGroup<Op extends CommandOperation = AnyOperation> {
   readonly name: Group;
   readonly aliases: readonly string[];
   readonly summary: string;
   /** The group's operations, in the order of the table. */
-  readonly actions: readonly AnyOperation[];
+  readonly actions: readonly Op[];
 }
 
 export type Lookup<T> =
   | { readonly found: true; readonly value: T }
   | { readonly found: false; readonly suggestions: readonly string[] };
 
-export interface CommandRegistry {
+export interface CommandRegistry<Op extends CommandOperation = AnyOperation> {
   /** Groups that have at least one operation, in table order. */
-  readonly groups: readonly CommandGroup[];
+  readonly groups: readonly CommandGroup<Op>[];
   readonly botCommands: readonly BotCommand[];
-  findGroup(name: string): Lookup<CommandGroup>;
+  findGroup(name: string): Lookup<CommandGroup<Op>>;
   /** An action of a group, by its name or one of its aliases. */
-  findAction(group: CommandGroup, name: string): Lookup<AnyOperation>;
+  findAction(group: CommandGroup<Op>, name: string): Lookup<Op>;
   findBotCommand(name: string): BotCommand | undefined;
   /** A top-level word: a group (or alias) or a bot command; suggestions name both kinds. */
-  findTopic(name: string): Lookup<CommandGroup | BotCommand>;
+  findTopic(name: string): Lookup<CommandGroup<Op> | BotCommand>;
 }
 
-export function isBotCommand(value: CommandGroup | BotCommand): value is BotCommand {
+export function isBotCommand<Op extends CommandOperation>(
+  value: CommandGroup<Op> | BotCommand,
+): value is BotCommand {
   return !('actions' in value);
 }
 
-export function actionNamesOf(op: AnyOperation): readonly string[] {
+export function actionNamesOf(op: Pick<CommandOperation, 'action' | 'aliases'>): readonly string[] {
   return [op.action, ...(op.aliases ?? [])];
 }
 
 /**
- * Builds the registry from operation rows. The bot uses the full table (`registry` below); tests
- * may build one from rows of their own.
+ * Builds a registry from operation rows: the full table (`operation-registry.ts`), the command
+ * catalog (`catalog.ts`), or rows a test writes for itself. Built the same way from the same
+ * rows, the two the bot uses find and suggest alike.
  */
-export function createRegistry(
-  ops: readonly AnyOperation[],
+export function createRegistry<Op extends CommandOperation = AnyOperation>(
+  // Not inferred: rows written as literals would otherwise make a registry of their own narrow type.
+  ops: readonly NoInfer<Op>[],
   botCommands: readonly BotCommand[] = BOT_COMMANDS,
-): CommandRegistry {
-  const byGroup = new Map<Group, AnyOperation[]>();
+): CommandRegistry<Op> {
+  const byGroup = new Map<Group, Op[]>();
   for (const op of ops) byGroup.set(op.group, [...(byGroup.get(op.group) ?? []), op]);
-  const groups: CommandGroup[] = (Object.keys(GROUP_INFO) as Group[]).flatMap((name) => {
+  const groups: CommandGroup<Op>[] = (Object.keys(GROUP_INFO) as Group[]).flatMap((name) => {
     const actions = byGroup.get(name);
     if (actions === undefined) return [];
     return [{ name, aliases: GROUP_INFO[name].aliases, summary: GROUP_INFO[name].summary, actions }];
   });
 
-  const groupByName = new Map<string, CommandGroup>();
+  const groupByName = new Map<string, CommandGroup<Op>>();
   for (const group of groups) {
     for (const name of [group.name, ...group.aliases]) groupByName.set(name, group);
   }
-  const actionsByGroup = new Map<CommandGroup, Map<string, AnyOperation>>(
+  const actionsByGroup = new Map<CommandGroup<Op>, Map<string, Op>>(
     groups.map((group) => [
       group,
       new Map(group.actions.flatMap((op) => actionNamesOf(op).map((n) => [n, op]))),
@@ -96,7 +122,7 @@ export function createRegistry(
   );
   const botByName = new Map<string, BotCommand>(botCommands.map((command) => [command.name, command]));
 
-  const findGroup = (name: string): Lookup<CommandGroup> => {
+  const findGroup = (name: string): Lookup<CommandGroup<Op>> => {
     const group = groupByName.get(name.toLowerCase());
     if (group !== undefined) return { found: true, value: group };
     return { found: false, suggestions: canonicalSuggestions(name, groupByName, (g) => g.name) };
@@ -107,7 +133,7 @@ export function createRegistry(
     botCommands,
     findGroup,
     findAction(group, name) {
-      const actions = actionsByGroup.get(group) ?? new Map<string, AnyOperation>();
+      const actions = actionsByGroup.get(group) ?? new Map<string, Op>();
       const op = actions.get(name.toLowerCase());
       if (op !== undefined) return { found: true, value: op };
       return { found: false, suggestions: canonicalSuggestions(name, actions, (o) => o.action) };
@@ -120,7 +146,7 @@ export function createRegistry(
       if (bot !== undefined) return { found: true, value: bot };
       const group = findGroup(name);
       if (group.found) return group;
-      const names = new Map<string, CommandGroup | BotCommand>([...groupByName, ...botByName]);
+      const names = new Map<string, CommandGroup<Op> | BotCommand>([...groupByName, ...botByName]);
       return {
         found: false,
         suggestions: canonicalSuggestions(name, names, (t) => t.name),
@@ -145,6 +171,3 @@ function canonicalSuggestions<T>(
   });
   return [...new Set(names)].slice(0, 4);
 }
-
-/** The registry of the whole operations table and the bot's own commands. */
-export const registry: CommandRegistry = createRegistry(operations);

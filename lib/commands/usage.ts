@@ -1,6 +1,7 @@
 import type { AnyOperation } from '../api/operation.js';
 import { type FieldShape, isBooleanField, isRequired, requestShapeOf } from './field-shapes.js';
 import { splitListText } from './field-values.js';
+import { normalizeName, positionalName } from './names.js';
 import { SLASH_COMMAND } from './registry.js';
 
 /**
@@ -11,21 +12,9 @@ import { SLASH_COMMAND } from './registry.js';
 /** Query fields handled by the list options (`--page`, `--page-size`), not listed as flags. */
 export const PAGE_FIELDS: ReadonlySet<string> = new Set(['page', 'page_size']);
 
-/** `node_id`, `node-id`, `nodeId`, `Node-ID` → `node_id`: how flags are matched to fields. */
-export function normalizeName(name: string): string {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .toLowerCase()
-    .replace(/-/g, '_');
-}
-
 /** `node_id` → `node-id`, `volumeId` → `volume-id`: how a field is written as a flag. */
 export function flagNameOf(key: string): string {
   return normalizeName(key).replace(/_/g, '-');
-}
-
-export function positionalName(param: string): string {
-  return `<${param}>`;
 }
 
 function range(min: number | undefined, max: number | undefined): string {

@@ -1,12 +1,8 @@
 import type { WebClient } from '@slack/web-api';
-import { ApiError } from '../api/errors.js';
-import { isOutcomeInDoubt } from '../api/outcome.js';
-import { answersWithChart } from '../reports/chart-operations.js';
 import { isStorageUnavailable } from '../store/errors.js';
 import type { BotDeps, RequestContext } from './context.js';
 import { channelGuard } from './guardrails.js';
 import type { OperationJob } from './handoff.js';
-import { renderError } from './render/errors.js';
 import type { OperationRequest, Reply } from './runner.js';
 
 /**
@@ -17,9 +13,15 @@ import type { OperationRequest, Reply } from './runner.js';
  */
 
 // Loaded on first use, so a cold start answers `/cloud help` without them: the runner brings the
-// API client and undici, approvals their cards and store calls.
+// API client and undici, approvals their cards and store calls; what an outcome in doubt is and
+// which operations answer with a chart are read from the operations table.
 const approvals = () => import('./approvals.js');
 const runner = () => import('./runner.js');
+// Only a failure needs them: the API's error type and the error replies (with the operations table).
+const apiErrors = () => import('../api/errors.js');
+const errorReplies = () => import('./render/errors.js');
+const outcome = () => import('../api/outcome.js');
+const chartOperations = () => import('../reports/chart-operations.js');
 
 export function notice(text: string): Reply {
   return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }], visibility: 'ephemeral' };
@@ -56,7 +58,8 @@ export async function answerOperation(
   if (guard.approvalRequired)
     return (await approvals()).requestApproval(deps, ctx, client, op, request.input);
   // A chart is drawn only in the worker: the rasteriser is not in this function's bundle.
-  if (op.method === 'POST' || answersWithChart(op)) return handOff(deps, ctx, request, replaceOriginal);
+  if (op.method === 'POST' || (await chartOperations()).answersWithChart(op))
+    return handOff(deps, ctx, request, replaceOriginal);
 
   const budget = new AbortController();
   const timer = setTimeout(() => budget.abort(), deps.inlineBudgetMs);
@@ -71,8 +74,8 @@ export async function answerOperation(
     // (only PUTs get here, and sending a PUT again is safe).
     if (
       budget.signal.aborted ||
-      (error instanceof ApiError && error.code === 'timeout') ||
-      isOutcomeInDoubt(op, error)
+      (await apiErrors()).isApiError(error, 'timeout') ||
+      (await outcome()).isOutcomeInDoubt(op, error)
     ) {
       return handOff(deps, ctx, request, replaceOriginal);
     }
@@ -133,13 +136,17 @@ export async function safely(
         reason: error instanceof Error ? error.message : undefined,
         cause: cause instanceof Error ? cause.name : undefined,
       });
-    } else if (!(error instanceof ApiError)) {
+    } else if (!(await apiErrors()).isApiError(error)) {
       deps.logger.error('command failed', { correlationId: ctx.correlationId, operationId, error });
     }
     return {
       // Changes run in the worker or after approval, and an inline update only adds a best-effort
       // audit line after its call: storage trouble that reaches this point came before any change.
-      ...renderError(error, { ...(operationId ? { operationId } : {}), referenceId, beforeAnyChange: true }),
+      ...(await errorReplies()).renderError(error, {
+        ...(operationId ? { operationId } : {}),
+        referenceId,
+        beforeAnyChange: true,
+      }),
       visibility: 'ephemeral',
       outcome: 'failed',
     };

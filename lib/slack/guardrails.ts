@@ -1,5 +1,6 @@
 import type { AnyOperation, OperationClass, Scope } from '../api/operation.js';
-import type { HelpFit } from '../commands/help.js';
+import type { HelpFit } from '../commands/help-topics.js';
+import type { CommandOperation } from '../commands/registry.js';
 import type { ApprovalPolicy, ApprovalRule, Store, StoredChannelPolicy } from '../store/index.js';
 import { codeSpan, escapeMrkdwn, slackDate } from './render/text.js';
 
@@ -120,21 +121,17 @@ export async function helpFitFor(
   channel: string,
 ): Promise<HelpFit | undefined> {
   try {
-    const [profile, policy] = await Promise.all([
-      store.tokenLinks.getActiveProfile(team, user),
-      store.channelPolicy.get(team, channel),
-    ]);
-    const link = await store.tokenLinks.getLink(team, user, profile ?? 'default');
-    const scopes =
-      link && link.scopes !== 'unknown' ? link.scopes.split(/[\s,]+/).filter((s) => s !== '') : undefined;
+    // Read without the repositories, so a cold `/cloud help` loads neither them nor zod.
+    const { scopes, channelPolicy: policy } = await store.helpScope(team, user, channel);
     if (!scopes && !policy) return undefined;
     const why = [scopes && "your token's scopes", policy && "this channel's policy"]
       .filter(Boolean)
       .join(' and ');
+    const allowedClasses = policy?.allowedClasses;
     return {
       why,
       allows: (op) =>
-        (!policy || policy.allowedClasses.includes(op.class)) && (!scopes || tokenCovers(scopes, op)),
+        (!allowedClasses || allowedClasses.includes(op.class)) && (!scopes || tokenCovers(scopes, op)),
     };
   } catch {
     return undefined;
@@ -142,7 +139,10 @@ export async function helpFitFor(
 }
 
 /** Whether a token with `scopes` may call `op`: `*` covers all, read_write covers read_only. */
-export function tokenCovers(scopes: readonly string[], op: AnyOperation): boolean {
+export function tokenCovers(
+  scopes: readonly string[],
+  op: Pick<CommandOperation, 'access' | 'scopes'>,
+): boolean {
   if (op.access !== 'scoped') return true;
   return op.scopes.every((needed: Scope) => {
     if (scopes.includes('*') || scopes.includes(needed)) return true;

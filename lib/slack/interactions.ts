@@ -7,24 +7,7 @@ import { prototypeKeyPath } from '../commands/prototype-keys.js';
  * action ids and encodes its value with `encodeActionValue`; the listeners decode with the
  * matching schema, so a forged or stale payload is rejected at the boundary.
  */
-export const ActionId = {
-  /** Run an operation with the given input (view a row, next step buttons). */
-  run: 'op:run',
-  /** Show another page of a list. */
-  page: 'op:page',
-  /** An overflow menu whose options each carry a run payload. */
-  menu: 'op:menu',
-  approve: 'approval:approve',
-  deny: 'approval:deny',
-  cancel: 'approval:cancel',
-  /** Open the login modal (from an error that says "log in first"). */
-  login: 'bot:login',
-} as const;
-
-export const CallbackId = {
-  login: 'login',
-  operationForm: 'op:form',
-} as const;
+export { ActionId, CallbackId, encodeActionValue } from './interaction-ids.js';
 
 /** Run an operation: `o` operation id, `i` its input. Short keys: button values hold 2000 characters. */
 export const RunPayloadSchema = z.object({
@@ -43,10 +26,6 @@ export type PagePayload = z.infer<typeof PagePayloadSchema>;
 
 export const ApprovalPayloadSchema = z.object({ a: z.string().min(1).max(100) });
 export type ApprovalPayload = z.infer<typeof ApprovalPayloadSchema>;
-
-export function encodeActionValue(payload: RunPayload | PagePayload | ApprovalPayload): string {
-  return JSON.stringify(payload);
-}
 
 export function decodeActionValue<T extends z.ZodType>(
   schema: T,

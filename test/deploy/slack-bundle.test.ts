@@ -58,8 +58,13 @@ describe('the Slack function bundle', () => {
     expect(has(atStart, file)).toBe(false);
   });
 
-  it('still loads what /cloud help needs at start: the parser, help and the delivery claim', () => {
-    for (const file of ['lib/commands/parse.ts', 'lib/commands/help.ts', 'lib/store/delivery-claims.ts']) {
+  it("still loads what /cloud help needs at start: the parser's front, the command catalog, help and the delivery claim", () => {
+    for (const file of [
+      'lib/commands/parse/front.ts',
+      'lib/commands/catalog.ts',
+      'lib/commands/help-topics.ts',
+      'lib/store/delivery-claims.ts',
+    ]) {
       expect(has(atStart, file)).toBe(true);
     }
   });

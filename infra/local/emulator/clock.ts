@@ -50,9 +50,22 @@ export const MINUTE = 60 * SECOND;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
+/**
+ * Formatted date-times by epoch ms. `toISOString` costs about 0.4 µs a call, and a page of 500
+ * nodes formats over a thousand of them, mostly the same few seeded instants; the cache is
+ * emptied when full so a long real-time session cannot grow it without bound.
+ */
+const API_TIMES = new Map<number, string>();
+const API_TIMES_MAX = 10_000;
+
 /** A date-time the way the API writes it: UTC, seconds precision, no zone suffix. */
 export function apiTime(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 19);
+  const cached = API_TIMES.get(ms);
+  if (cached !== undefined) return cached;
+  const formatted = new Date(ms).toISOString().slice(0, 19);
+  if (API_TIMES.size >= API_TIMES_MAX) API_TIMES.clear();
+  API_TIMES.set(ms, formatted);
+  return formatted;
 }
 
 /** Reads an API date-time (with or without a zone suffix; without one it is UTC). */

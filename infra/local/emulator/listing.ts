@@ -12,6 +12,16 @@ const FIELD_OPERATORS = new Set(['+gt', '+gte', '+lt', '+lte', '+contains', '+ne
 
 type Item = Record<string, unknown>;
 
+/**
+ * The items of a list, rendered only when a range of them is read: a page of 500 out of 5000 nodes
+ * renders 500, where rendering every visible record on every page made one page cost as much as
+ * the whole list. A plain array of rendered items has the same shape.
+ */
+export interface ListItems {
+  readonly length: number;
+  slice(start: number, end: number): Item[];
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -163,9 +173,13 @@ function orderOf(
   return { field: normalizeField(orderBy), direction: order === 'desc' ? -1 : 1 };
 }
 
-/** Applies an `X-Filter` header value; 400 for bad JSON, unfilterable fields or unknown operators. */
-export function applyFilter(op: AnyOperation, items: readonly Item[], header: string | undefined): Item[] {
-  if (header === undefined || header.trim() === '') return [...items];
+/**
+ * Applies an `X-Filter` header value; 400 for bad JSON, unfilterable fields or unknown operators.
+ * Without a filter the items come back as they are, still unrendered; a filter reads the response
+ * objects, so it renders them all.
+ */
+export function applyFilter(op: AnyOperation, items: ListItems, header: string | undefined): ListItems {
+  if (header === undefined || header.trim() === '') return items;
   let filter: unknown;
   try {
     filter = JSON.parse(header);
@@ -177,7 +191,7 @@ export function applyFilter(op: AnyOperation, items: readonly Item[], header: st
   const test = compiler.compile(filter, 'X-Filter');
   const ordering = orderOf(op, filter, compiler.problems);
   if (compiler.problems.length > 0) throw new EmulatorError(400, compiler.problems);
-  const kept = items.filter(test);
+  const kept = items.slice(0, items.length).filter(test);
   if (ordering) {
     const path = ordering.field.split('.');
     kept.sort((a, b) => compare(valuesOf(a, path)[0], valuesOf(b, path)[0]) * ordering.direction);
@@ -193,7 +207,7 @@ export interface PageEnvelope {
 }
 
 /** One page of the (filtered) items; a page past the end is empty. */
-export function pageOf(items: readonly unknown[], page = 1, pageSize = DEFAULT_PAGE_SIZE): PageEnvelope {
+export function pageOf(items: ListItems, page = 1, pageSize = DEFAULT_PAGE_SIZE): PageEnvelope {
   const pages = Math.max(1, Math.ceil(items.length / pageSize));
   const start = (page - 1) * pageSize;
   return { data: items.slice(start, start + pageSize), page, pages, results: items.length };

@@ -1,10 +1,10 @@
 import type { BotCommand, BotFlag } from '../bot-commands.js';
 import { convertText, isBooleanWord } from '../field-values.js';
+import { normalizeName } from '../names.js';
 import { SLASH_COMMAND } from '../registry.js';
+import { BOOLEAN_SHAPE } from '../shape.js';
 import { didYouMean, suggest } from '../suggest.js';
 import { type FlagToken, type Token, walkTokens } from '../tokenize.js';
-import { normalizeName } from '../usage.js';
-import { BOOLEAN_SHAPE } from './flags.js';
 import { type BotFlagValue, clip, failure, given, type ParsedCommand } from './result.js';
 
 /**
@@ -12,7 +12,10 @@ import { type BotFlagValue, clip, failure, given, type ParsedCommand } from './r
  * the command has them, then the words and flags it declares in `bot-commands.ts`.
  */
 
-export function parseBotCommand(command: BotCommand, tokens: readonly Token[]): ParsedCommand {
+export function parseBotCommand(
+  command: BotCommand,
+  tokens: readonly Token[],
+): Extract<ParsedCommand, { readonly kind: 'bot' | 'error' }> {
   const usage = command.usage.map((line) => `${SLASH_COMMAND} ${line}`).join('\n');
   let rest = tokens;
   let subcommand: string | undefined;

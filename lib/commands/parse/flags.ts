@@ -1,10 +1,12 @@
 import type { AnyOperation } from '../../api/operation.js';
-import { accepts, type FieldShape, isBooleanField, itemShapeOf } from '../field-shapes.js';
+import { isBooleanField, itemShapeOf } from '../field-shapes.js';
 import { isBooleanWord } from '../field-values.js';
+import { normalizeName, positionalName } from '../names.js';
 import { isPrototypeKey, PROTOTYPE_KEY_REASON } from '../prototype-keys.js';
+import { accepts, BOOLEAN_SHAPE, type FieldShape } from '../shape.js';
 import { didYouMean, suggest } from '../suggest.js';
 import { type FlagToken, type Token, walkTokens } from '../tokenize.js';
-import { flagNameOf, normalizeName, PAGE_FIELDS, positionalName } from '../usage.js';
+import { flagNameOf, PAGE_FIELDS } from '../usage.js';
 import { clip, type Problems } from './result.js';
 
 /**
@@ -30,7 +32,6 @@ export const LIST_OPTIONS: ReadonlySet<ReservedOption> = new Set([
   'filter',
 ]);
 
-export const BOOLEAN_SHAPE: FieldShape = { kinds: new Set(['boolean']) };
 export const TEXT_SHAPE: FieldShape = { kinds: new Set(['string']) };
 export const INTEGER_SHAPE: FieldShape = { kinds: new Set(['integer']) };
 export const ORDER_SHAPE: FieldShape = { kinds: new Set(['string']), enumValues: ['asc', 'desc'] };

@@ -1,8 +1,10 @@
 import type { z } from 'zod';
 import type { AnyOperation } from '../../api/operation.js';
-import { accepts, type FieldShape, isBooleanField, isSecretField } from '../field-shapes.js';
+import { isBooleanField, isSecretField } from '../field-shapes.js';
 import { convertText, parseJson, splitListText } from '../field-values.js';
-import { flagNameOf, PAGE_FIELDS, positionalName } from '../usage.js';
+import { positionalName } from '../names.js';
+import { accepts, type FieldShape } from '../shape.js';
+import { flagNameOf, PAGE_FIELDS } from '../usage.js';
 import {
   type CollectedFlags,
   type FieldTarget,

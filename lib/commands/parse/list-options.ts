@@ -1,10 +1,10 @@
 import { type AnyOperation, PageQuerySchema } from '../../api/operation.js';
-import { type FieldShape, isBooleanField } from '../field-shapes.js';
+import { isBooleanField } from '../field-shapes.js';
 import { convertText, parseJson } from '../field-values.js';
+import { BOOLEAN_SHAPE, type FieldShape } from '../shape.js';
 import { didYouMean, suggest } from '../suggest.js';
 import { flagNameOf } from '../usage.js';
 import {
-  BOOLEAN_SHAPE,
   type CollectedFlags,
   INTEGER_SHAPE,
   LIST_OPTIONS,

@@ -1,22 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { findOperation } from '../../api/operations/index.js';
 import type { BotDeps, RequestContext } from '../context.js';
 import { answerOperation, notice, responseBody, safely } from '../dispatch.js';
-import {
-  ActionId,
-  ApprovalPayloadSchema,
-  decodeActionValue,
-  PagePayloadSchema,
-  type RunPayload,
-  RunPayloadSchema,
-} from '../interactions.js';
-import { actionIdPattern } from '../render/blocks.js';
+import { ActionId, actionIdPattern } from '../interaction-ids.js';
+import type { ApprovalPayload, PagePayload, RunPayload } from '../interactions.js';
 import type { OperationRequest, Reply } from '../runner.js';
 import { isFirstClick } from './deliveries.js';
 
-// Loaded on first use, so a cold start answers `/cloud help` without them.
+// Loaded on first use, so a cold start answers `/cloud help` without them: the payload schemas
+// (zod), the operations table, approvals, login and forms.
+const interactions = () => import('../interactions.js');
+const operations = () => import('../../api/operations/index.js');
 const approvals = () => import('../approvals.js');
 const botCommands = () => import('../bot-commands.js');
 const forms = () => import('../forms.js');
@@ -27,7 +22,7 @@ export function registerActions(app: App, deps: BotDeps): void {
     await ack();
     const ctx = actionContext(body);
     if (!ctx || action.type !== 'button' || !(await isFirstClick(deps, ctx, action))) return;
-    const payload = decodeActionValue(RunPayloadSchema, action.value);
+    const payload = await decodeRun(action.value);
     const reply = await safely(deps, ctx, payload?.o, () => answerRun(deps, ctx, client, payload, false));
     if (reply) await respond(responseBody(reply, false));
   });
@@ -36,7 +31,7 @@ export function registerActions(app: App, deps: BotDeps): void {
     await ack();
     const ctx = actionContext(body);
     if (!ctx || action.type !== 'button' || !(await isFirstClick(deps, ctx, action))) return;
-    const payload = decodeActionValue(PagePayloadSchema, action.value);
+    const payload = await decodePage(action.value);
     const reply = await safely(deps, ctx, payload?.o, () =>
       answerRun(
         deps,
@@ -53,7 +48,7 @@ export function registerActions(app: App, deps: BotDeps): void {
     await ack();
     const ctx = actionContext(body);
     if (!ctx || action.type !== 'overflow' || !(await isFirstClick(deps, ctx, action))) return;
-    const payload = decodeActionValue(RunPayloadSchema, action.selected_option.value);
+    const payload = await decodeRun(action.selected_option.value);
     const reply = await safely(deps, ctx, payload?.o, () => answerRun(deps, ctx, client, payload, false));
     if (reply) await respond(responseBody(reply, false));
   });
@@ -67,7 +62,7 @@ export function registerActions(app: App, deps: BotDeps): void {
       await ack();
       const ctx = actionContext(body);
       if (!ctx || action.type !== 'button' || !(await isFirstClick(deps, ctx, action))) return;
-      const payload = decodeActionValue(ApprovalPayloadSchema, action.value);
+      const payload = await decodeApproval(action.value);
       const reply = await safely(deps, ctx, undefined, async () =>
         payload
           ? (await approvals()).decide(deps, client, ctx, payload.a, decision)
@@ -90,6 +85,21 @@ export function registerActions(app: App, deps: BotDeps): void {
     );
     if (reply) await respond(responseBody(reply, false));
   });
+}
+
+async function decodeRun(value: string | undefined): Promise<RunPayload | undefined> {
+  const { decodeActionValue, RunPayloadSchema } = await interactions();
+  return decodeActionValue(RunPayloadSchema, value);
+}
+
+async function decodePage(value: string | undefined): Promise<PagePayload | undefined> {
+  const { decodeActionValue, PagePayloadSchema } = await interactions();
+  return decodeActionValue(PagePayloadSchema, value);
+}
+
+async function decodeApproval(value: string | undefined): Promise<ApprovalPayload | undefined> {
+  const { decodeActionValue, ApprovalPayloadSchema } = await interactions();
+  return decodeActionValue(ApprovalPayloadSchema, value);
 }
 
 /** Bolt's block_actions body, narrowed to what the listeners need. */
@@ -120,7 +130,7 @@ async function answerRun(
   payload: (RunPayload & { options?: OperationRequest['options'] }) | undefined,
   replace: boolean,
 ): Promise<Reply | undefined> {
-  const op = payload && findOperation(payload.o);
+  const op = payload && (await operations()).findOperation(payload.o);
   if (!payload || !op) {
     return notice('That button is out of date. Run the command again.');
   }

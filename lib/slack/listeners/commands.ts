@@ -2,22 +2,29 @@ import { randomUUID } from 'node:crypto';
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { extractBreakGlass } from '../../commands/break-glass.js';
-import { helpFor } from '../../commands/help.js';
-import { type ParsedCommand, parseCommand } from '../../commands/parse.js';
-import { registry, SLASH_COMMAND } from '../../commands/registry.js';
+import { catalog } from '../../commands/catalog.js';
+import { topicHelp } from '../../commands/help-topics.js';
+import { parseFront } from '../../commands/parse/front.js';
+import type { ParsedCommand } from '../../commands/parse/result.js';
+import { SLASH_COMMAND } from '../../commands/registry.js';
 import { recordCommand } from '../../observability/metrics.js';
 import type { BotDeps, RequestContext } from '../context.js';
 import { ackBody, answerOperation, notice, safely } from '../dispatch.js';
 import { helpFitFor } from '../guardrails.js';
-import { renderError } from '../render/errors.js';
 import { renderHelp } from '../render/help.js';
 import type { Reply } from '../runner.js';
 import { isFirstCommandDelivery } from './deliveries.js';
 
 // Loaded on first use, so a cold start answers `/cloud help` without them: the bot's own commands
-// bring login and approvals, forms their field shapes.
+// bring login and approvals, forms their field shapes; an operation's arguments, its help with
+// flags and its form need the operations table and zod, which the command catalog stands in for
+// until a command names an operation.
 const botCommands = () => import('../bot-commands.js');
+const errorReplies = () => import('../render/errors.js');
 const forms = () => import('../forms.js');
+const fullParser = () => import('../../commands/parse.js');
+const operationHelp = () => import('../../commands/help.js');
+const operationRegistry = () => import('../../commands/operation-registry.js');
 
 /** `/cloud …`: answered in the ack when it can be, within the inline budget. */
 export function registerCommands(app: App, deps: BotDeps): void {
@@ -34,7 +41,7 @@ export function registerCommands(app: App, deps: BotDeps): void {
     const reply = await safely(deps, ctx, undefined, async () => {
       // Help changes nothing, so its reads (the caller's token, the channel's policy) go out with
       // the claim instead of after it: one storage round trip less before the answer.
-      if (parseCommand(command.text).kind === 'help') {
+      if (parseFront(command.text, catalog).kind === 'help') {
         const [first, answer] = await Promise.all([
           isFirstCommandDelivery(deps, ctx, command),
           answerCommand(deps, ctx, command.text, client),
@@ -71,7 +78,7 @@ async function answerCommand(
   }
   const breakGlass = extractBreakGlass(text);
   if (breakGlass.present && 'problem' in breakGlass) return notice(breakGlass.problem);
-  const parsed: ParsedCommand = parseCommand(breakGlass.text);
+  const parsed = await parseCommand(breakGlass.text);
   if (breakGlass.present && parsed.kind !== 'operation' && parsed.kind !== 'error') {
     return notice(
       '`--break-glass` goes with a command that needs approval, e.g. `/cloud volumes delete 12 --break-glass "why"`.',
@@ -83,10 +90,16 @@ async function answerCommand(
       const fit = ALL_FLAG.test(text)
         ? undefined
         : await helpFitFor(deps.store, ctx.team, ctx.user, ctx.channel);
-      return { ...renderHelp(helpFor(parsed.topic, undefined, fit)), visibility: 'ephemeral' };
+      const answer = topicHelp(parsed.topic, catalog, fit);
+      const doc =
+        'doc' in answer ? answer.doc : (await operationHelp()).helpFor(parsed.topic, undefined, fit);
+      return { ...renderHelp(doc), visibility: 'ephemeral' };
     }
     case 'error':
-      return { ...renderError(parsed, { referenceId: ctx.correlationId }), visibility: 'ephemeral' };
+      return {
+        ...(await errorReplies()).renderError(parsed, { referenceId: ctx.correlationId }),
+        visibility: 'ephemeral',
+      };
     case 'bot':
       return (await botCommands()).handleBotCommand({ deps, ctx, client }, parsed);
     case 'operation':
@@ -111,6 +124,13 @@ async function answerCommand(
   }
 }
 
+/** The catalog answers help, bot commands and unknown names; an operation's arguments need its schema. */
+async function parseCommand(text: string): Promise<ParsedCommand> {
+  const front = parseFront(text, catalog);
+  if (front.kind !== 'operation-args') return front;
+  return (await fullParser()).parseCommand(text);
+}
+
 const FORM_FLAG = /(?:^|\s)--form(?=\s|$)/;
 const ALL_FLAG = /(?:^|\s)--all(?=\s|$)/;
 
@@ -119,6 +139,7 @@ const ALL_FLAG = /(?:^|\s)--all(?=\s|$)/;
  * rest of the command already says. `null` when the modal opened (nothing else to say).
  */
 async function answerWithForm(ctx: RequestContext, text: string, client: WebClient): Promise<Reply | null> {
+  const [{ registry }, { parseCommand }] = await Promise.all([operationRegistry(), fullParser()]);
   const [groupName = '', actionName = ''] = text.trim().split(/\s+/);
   const group = registry.findGroup(groupName);
   const action = group.found ? registry.findAction(group.value, actionName) : undefined;

@@ -1,4 +1,5 @@
-import { parseCommand } from '../../commands/parse.js';
+import { catalog } from '../../commands/catalog.js';
+import { parseFront } from '../../commands/parse/front.js';
 import { isStorageUnavailable } from '../../store/errors.js';
 import type { BotDeps, RequestContext } from '../context.js';
 
@@ -24,7 +25,12 @@ export async function isFirstCommandDelivery(
     return await isFirstDelivery(deps, `command:${ctx.team}:${command.trigger_id}`);
   } catch (error) {
     if (!isStorageUnavailable(error)) throw error;
-    const kind = parseCommand(command.text).kind;
+    const front = parseFront(command.text, catalog);
+    // Whether an operation's arguments are malformed takes its schema, loaded only here.
+    const kind =
+      front.kind === 'operation-args'
+        ? (await import('../../commands/parse.js')).parseCommand(command.text).kind
+        : front.kind;
     if (kind === 'help' || kind === 'error') return true;
     throw error;
   }

@@ -3,13 +3,13 @@ import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { BotDeps, RequestContext } from '../context.js';
 import { answerOperation, safely } from '../dispatch.js';
-import { CallbackId } from '../interactions.js';
-import { modalErrorText } from '../render/errors.js';
+import { CallbackId } from '../interaction-ids.js';
 import type { Reply } from '../runner.js';
 
 // Loaded on first use: a cold start that answers a command needs neither.
 const botCommands = () => import('../bot-commands.js');
 const forms = () => import('../forms.js');
+const errorReplies = () => import('../render/errors.js');
 
 /** Modal submissions: an operation's form, and the private login form. */
 export function registerViews(app: App, deps: BotDeps): void {
@@ -44,8 +44,8 @@ export function registerViews(app: App, deps: BotDeps): void {
       user: body.user.id,
       view,
       client,
-    }).catch((error: unknown) => {
-      const text = modalErrorText(error);
+    }).catch(async (error: unknown) => {
+      const text = (await errorReplies()).modalErrorText(error);
       if (text === undefined) throw error;
       const cause = error instanceof Error && error.cause instanceof Error ? error.cause.name : undefined;
       deps.logger.error('login not stored: storage unavailable', { cause });

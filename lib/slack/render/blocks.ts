@@ -11,7 +11,8 @@ import type {
   SectionBlock,
   SectionBlockAccessory,
 } from '@slack/types';
-import { encodeActionValue, type PagePayload, type RunPayload } from '../interactions.js';
+import { encodeActionValue } from '../interaction-ids.js';
+import type { PagePayload, RunPayload } from '../interactions.js';
 import { SLACK_LIMITS, serializedBlocksLength, truncate } from '../limits.js';
 import { escapeMrkdwn } from './text.js';
 
@@ -189,11 +190,6 @@ export function actionsBlock(
     return count === 0 ? element : { ...element, action_id: `${id}:${count + 1}` };
   });
   return { type: 'actions', elements: unique };
-}
-
-/** Matches a contract action id with or without the suffix `actionsBlock` adds (`op:run`, `op:run:2`). */
-export function actionIdPattern(actionId: string): RegExp {
-  return new RegExp(`^${actionId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?::\\d+)?$`);
 }
 
 /** Serialized size of blocks, the way Slack measures `msg_blocks_too_long`. */

@@ -1,5 +1,5 @@
 import type { KnownBlock } from '@slack/types';
-import type { HelpDoc } from '../../commands/help.js';
+import type { HelpDoc } from '../../commands/help-topics.js';
 import { SLACK_LIMITS } from '../limits.js';
 import {
   blocksLength,

@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineOperation, EmptyResultSchema, IdSchema } from '../../../lib/api/operation.js';
 import { BOT_COMMANDS } from '../../../lib/commands/bot-commands.js';
+import { helpFor } from '../../../lib/commands/help.js';
 import {
   type HelpDoc,
-  helpFor,
   helpToText,
   SECTION_TEXT_LIMIT,
   sectionText,
   slackTextLength,
-} from '../../../lib/commands/help.js';
+} from '../../../lib/commands/help-topics.js';
 import { createRegistry } from '../../../lib/commands/registry.js';
 import { fixtureRegistry } from './fixture-operations.js';
 

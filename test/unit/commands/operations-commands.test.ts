@@ -1,17 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../../lib/api/operations/index.js';
 import { requestShapeOf } from '../../../lib/commands/field-shapes.js';
+import { helpFor } from '../../../lib/commands/help.js';
 import {
-  helpFor,
   helpToText,
   SECTION_TEXT_LIMIT,
   sectionText,
   slackTextLength,
   TITLE_LIMIT,
-} from '../../../lib/commands/help.js';
+} from '../../../lib/commands/help-topics.js';
+import { normalizeName } from '../../../lib/commands/names.js';
+import { registry } from '../../../lib/commands/operation-registry.js';
 import { parseCommand } from '../../../lib/commands/parse.js';
-import { actionNamesOf, registry } from '../../../lib/commands/registry.js';
-import { normalizeName, usageOf } from '../../../lib/commands/usage.js';
+import { actionNamesOf } from '../../../lib/commands/registry.js';
+import { usageOf } from '../../../lib/commands/usage.js';
 
 /**
  * The command language over the whole operations table: written to pass for whatever rows

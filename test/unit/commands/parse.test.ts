@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { getOperation } from '../../../lib/api/operations/index.js';
+import { registry } from '../../../lib/commands/operation-registry.js';
 import { type ParsedCommand, parseCommand } from '../../../lib/commands/parse.js';
-import { registry } from '../../../lib/commands/registry.js';
 import { fixtureRegistry } from './fixture-operations.js';
 
 type Operation = Extract<ParsedCommand, { kind: 'operation' }>;

@@ -378,7 +378,10 @@ function listBackups(ctx: HandlerContext) {
   const db = databaseFor(ctx, 'read_only');
   requireProvisioned(db, 'listing backups');
   ensureAutoBackups(ctx.world, db);
-  return list([...db.backups].sort((a, b) => b.created - a.created || b.id - a.id).map(renderBackup));
+  return list(
+    [...db.backups].sort((a, b) => b.created - a.created || b.id - a.id),
+    renderBackup,
+  );
 }
 
 // Rule 5: at most three snapshots, one backup at a time, a replica only in a three-node cluster.
@@ -485,9 +488,10 @@ function engineHandlers<K extends EngineKind>(kind: K): EngineHandlers<K> {
   const byAction: { readonly [A in DatabaseEngineAction]: Handler } = {
     list: (ctx) =>
       list(
-        byId(ctx.world.databases.values())
-          .filter((db) => db.kind === kind && canView(ctx.user, 'database', db.id))
-          .map((db) => renderDatabase(db, ctx.now)),
+        byId(ctx.world.databases.values()).filter(
+          (db) => db.kind === kind && canView(ctx.user, 'database', db.id),
+        ),
+        (db) => renderDatabase(db, ctx.now),
       ),
     create: createDatabase,
     view: (ctx) => json(renderDatabase(databaseFor(ctx, 'read_only'), ctx.now)),
@@ -515,7 +519,7 @@ function engineHandlers<K extends EngineKind>(kind: K): EngineHandlers<K> {
 
 export const databaseHandlers: GroupHandlers<'databases'> = {
   'databases.engines': () =>
-    list(DATABASE_ENGINES.map((e) => ({ id: e.id, engine: e.engine, version: e.version }))),
+    list(DATABASE_ENGINES, (e) => ({ id: e.id, engine: e.engine, version: e.version })),
   'databases.engines-view': (ctx) => {
     const engine = found(
       DATABASE_ENGINES.find((e) => e.id === ctx.input.text('engineId')),
@@ -525,13 +529,12 @@ export const databaseHandlers: GroupHandlers<'databases'> = {
   },
   'databases.list': (ctx) =>
     list(
-      byId(ctx.world.databases.values())
-        .filter((db) => canView(ctx.user, 'database', db.id))
-        .map((db) => renderDatabase(db, ctx.now, true)),
+      byId(ctx.world.databases.values()).filter((db) => canView(ctx.user, 'database', db.id)),
+      (db) => renderDatabase(db, ctx.now, true),
     ),
   ...engineHandlers('mysql'),
   ...engineHandlers('postgresql'),
-  'databases.types': () => list(databaseTypes().map(renderDatabaseType)),
+  'databases.types': () => list(databaseTypes(), renderDatabaseType),
   'databases.types-view': (ctx) =>
     json(
       renderDatabaseType(

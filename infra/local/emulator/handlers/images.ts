@@ -92,9 +92,8 @@ function privateImageFor(ctx: HandlerContext): ImageRecord {
 export const imageHandlers: GroupHandlers<'images'> = {
   'images.list': (ctx) =>
     list(
-      [...ctx.world.images.values()]
-        .filter((image) => imageVisible(image, ctx.caller?.user))
-        .map(renderImage),
+      [...ctx.world.images.values()].filter((image) => imageVisible(image, ctx.caller?.user)),
+      renderImage,
     ),
 
   // Capture from a node disk: `creating`, then `available`.

@@ -150,7 +150,7 @@ const service = (ctx: HandlerContext) => found(ctx.world.services.get(ctx.input.
 const settingsNode = (ctx: HandlerContext) => found(ctx.world.nodes.get(ctx.input.int('nodeId')), 'Node');
 
 export const managedHandlers: GroupHandlers<'managed'> = {
-  'managed.contacts-list': (ctx) => list(byId(ctx.world.contacts.values()).map(renderContact)),
+  'managed.contacts-list': (ctx) => list(byId(ctx.world.contacts.values()), renderContact),
   'managed.contacts-create': (ctx) => {
     const name = ctx.input.optionalText('name');
     const email = ctx.input.optionalText('email');
@@ -183,7 +183,7 @@ export const managedHandlers: GroupHandlers<'managed'> = {
     return empty();
   },
 
-  'managed.credentials-list': (ctx) => list(byId(ctx.world.credentials.values()).map(renderCredential)),
+  'managed.credentials-list': (ctx) => list(byId(ctx.world.credentials.values()), renderCredential),
   // Managed rule 3: the row limits the username to 5000 characters.
   'managed.credentials-create': (ctx) => {
     const label = ctx.input.text('label');
@@ -228,14 +228,15 @@ export const managedHandlers: GroupHandlers<'managed'> = {
 
   'managed.issues-list': (ctx) =>
     list(
-      [...ctx.world.issues.values()].sort((a, b) => b.created - a.created || b.id - a.id).map(renderIssue),
+      [...ctx.world.issues.values()].sort((a, b) => b.created - a.created || b.id - a.id),
+      renderIssue,
     ),
   'managed.issues-view': (ctx) =>
     json(renderIssue(found(ctx.world.issues.get(ctx.input.int('issueId')), 'Issue'))),
 
   // One entry per node of the account.
   'managed.node-settings-list': (ctx) =>
-    list(byId(ctx.world.nodes.values()).map((node) => renderNodeSettings(ctx.world, node))),
+    list(byId(ctx.world.nodes.values()), (node) => renderNodeSettings(ctx.world, node)),
   'managed.node-settings-view': (ctx) => json(renderNodeSettings(ctx.world, settingsNode(ctx))),
   'managed.node-settings-update': (ctx) => {
     const node = settingsNode(ctx);
@@ -251,7 +252,7 @@ export const managedHandlers: GroupHandlers<'managed'> = {
     return json(renderNodeSettings(ctx.world, node));
   },
 
-  'managed.services-list': (ctx) => list(byId(ctx.world.services.values()).map(renderService)),
+  'managed.services-list': (ctx) => list(byId(ctx.world.services.values()), renderService),
   // Managed rule 4: region for a private-IP address, and only then.
   'managed.services-create': (ctx) => {
     const address = ctx.input.text('address');

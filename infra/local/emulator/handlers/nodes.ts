@@ -733,9 +733,8 @@ function applyConfigFields(ctx: HandlerContext, node: NodeRecord, config: Config
 export const nodeHandlers: GroupHandlers<'nodes'> = {
   'nodes.list': (ctx) =>
     list(
-      byId(ctx.world.nodes.values())
-        .filter((node) => canView(ctx.user, 'node', node.id))
-        .map(renderNode),
+      byId(ctx.world.nodes.values()).filter((node) => canView(ctx.user, 'node', node.id)),
+      renderNode,
     ),
   'nodes.create': createNode,
   'nodes.view': (ctx) => json(renderNode(nodeFor(ctx, 'read_only'))),
@@ -774,7 +773,7 @@ export const nodeHandlers: GroupHandlers<'nodes'> = {
   'nodes.boot': bootNode,
   'nodes.clone': cloneNode,
 
-  'nodes.configs-list': (ctx) => list(byId(nodeFor(ctx, 'read_only').configs.values()).map(renderConfig)),
+  'nodes.configs-list': (ctx) => list(byId(nodeFor(ctx, 'read_only').configs.values()), renderConfig),
   'nodes.configs-create': (ctx) => {
     const node = nodeFor(ctx, 'read_write');
     const config = newConfig(ctx.world, node, {

@@ -176,7 +176,7 @@ export const profileHandlers: GroupHandlers<'profile'> = {
     return json(renderProfile(user));
   },
 
-  'profile.apps-list': (ctx) => list(byId(ctx.user.apps.values()).map(renderApp)),
+  'profile.apps-list': (ctx) => list(byId(ctx.user.apps.values()), renderApp),
   'profile.apps-view': (ctx) =>
     json(renderApp(found(ctx.user.apps.get(ctx.input.int('appId')), 'Authorized app'))),
   // States table: a revoked app's token expires and can no longer access the account.
@@ -189,7 +189,7 @@ export const profileHandlers: GroupHandlers<'profile'> = {
     return empty();
   },
 
-  'profile.devices-list': (ctx) => list(byId(ctx.user.devices.values()).map(renderDevice)),
+  'profile.devices-list': (ctx) => list(byId(ctx.user.devices.values()), renderDevice),
   'profile.devices-view': (ctx) =>
     json(renderDevice(found(ctx.user.devices.get(ctx.input.int('deviceId')), 'Trusted device'))),
   'profile.devices-revoke': (ctx) => {
@@ -204,9 +204,8 @@ export const profileHandlers: GroupHandlers<'profile'> = {
   // The login list covers the last 90 days.
   'profile.logins-list': (ctx) =>
     list(
-      byId(ctx.user.logins.values())
-        .filter((login) => login.datetime >= ctx.now - LOGIN_HISTORY_MS)
-        .map(renderLogin),
+      byId(ctx.user.logins.values()).filter((login) => login.datetime >= ctx.now - LOGIN_HISTORY_MS),
+      renderLogin,
     ),
   'profile.logins-view': (ctx) =>
     json(renderLogin(found(ctx.user.logins.get(ctx.input.int('loginId')), 'Login'))),
@@ -291,7 +290,7 @@ export const profileHandlers: GroupHandlers<'profile'> = {
     });
   },
 
-  'profile.sshkeys-list': (ctx) => list(byId(ctx.user.sshKeys.values()).map(renderSshKey)),
+  'profile.sshkeys-list': (ctx) => list(byId(ctx.user.sshKeys.values()), renderSshKey),
   'profile.sshkeys-create': (ctx) => {
     const sshKey = ctx.input.optionalText('ssh_key');
     if (sshKey === undefined) throw badRequest('is required', 'ssh_key');
@@ -361,9 +360,8 @@ export const profileHandlers: GroupHandlers<'profile'> = {
 
   'profile.tokens-list': (ctx) =>
     list(
-      byId(ctx.world.tokens.values())
-        .filter((token) => token.uid === ctx.user.uid && token.appId === null)
-        .map((token) => renderToken(token)),
+      byId(ctx.world.tokens.values()).filter((token) => token.uid === ctx.user.uid && token.appId === null),
+      (token) => renderToken(token),
     ),
 
   // Profile rule 6: no more than the acting token's scopes; no expiry means valid until revoked.

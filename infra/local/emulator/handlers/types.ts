@@ -2,6 +2,7 @@ import type { AnyOperation, Group } from '../../../../lib/api/operation.js';
 import type { OperationId } from '../../../../lib/api/operations/index.js';
 import type { Caller } from '../auth.js';
 import { unauthorized } from '../errors.js';
+import type { ListItems } from '../listing.js';
 import type { RequestFields } from '../request-fields.js';
 import type { World } from '../world.js';
 
@@ -42,8 +43,8 @@ export class HandlerContext {
 
 export type Outcome =
   | { kind: 'json'; status: number; body: unknown }
-  /** Every item the caller may see; the server filters, orders and pages them. */
-  | { kind: 'list'; items: Record<string, unknown>[] }
+  /** Every item the caller may see, in order; the server filters, orders and pages them. */
+  | { kind: 'list'; items: ListItems }
   | { kind: 'no-content' };
 
 export type Handler = (ctx: HandlerContext) => Outcome;
@@ -67,8 +68,18 @@ export function empty(): Outcome {
   return { kind: 'json', status: 200, body: {} };
 }
 
-export function list(items: Record<string, unknown>[]): Outcome {
-  return { kind: 'list', items };
+/**
+ * A list outcome: `records` are what the caller may see, in the API's order; `render` turns one
+ * into its response object and must not depend on which others are rendered.
+ */
+export function list<T>(records: readonly T[], render: (record: T) => Record<string, unknown>): Outcome {
+  return {
+    kind: 'list',
+    items: {
+      length: records.length,
+      slice: (start, end) => records.slice(start, end).map((record) => render(record)),
+    },
+  };
 }
 
 export function noContent(): Outcome {

@@ -117,9 +117,8 @@ function addToConfig(node: NodeRecord, configId: number, volume: VolumeRecord): 
 export const volumeHandlers: GroupHandlers<'volumes'> = {
   'volumes.list': (ctx) =>
     list(
-      byId(ctx.world.volumes.values())
-        .filter((volume) => canView(ctx.user, 'volume', volume.id))
-        .map((volume) => renderVolume(ctx.world, volume)),
+      byId(ctx.world.volumes.values()).filter((volume) => canView(ctx.user, 'volume', volume.id)),
+      (volume) => renderVolume(ctx.world, volume),
     ),
 
   // Rules 1 and 2.

@@ -1,5 +1,6 @@
 import type { AnyOperation } from '../../../../lib/api/operation.js';
-import { type CommandRegistry, registry, SLASH_COMMAND } from '../../../../lib/commands/registry.js';
+import { registry } from '../../../../lib/commands/operation-registry.js';
+import { type CommandRegistry, SLASH_COMMAND } from '../../../../lib/commands/registry.js';
 import { usageOf } from '../../../../lib/commands/usage.js';
 import type {
   ClientCompletionAction as CompletionAction,

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ActionId } from '../../../../lib/slack/interactions.js';
+import { ActionId, actionIdPattern } from '../../../../lib/slack/interaction-ids.js';
 import { SLACK_LIMITS } from '../../../../lib/slack/limits.js';
 import {
   actionButton,
-  actionIdPattern,
   actionsBlock,
   codeSections,
   confirmDialog,

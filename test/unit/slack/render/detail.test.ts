@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineOperation } from '../../../../lib/api/operation.js';
 import { getOperation, requireOperation } from '../../../../lib/api/operations/index.js';
+import { actionIdPattern } from '../../../../lib/slack/interaction-ids.js';
 import { ActionId, decodeActionValue, RunPayloadSchema } from '../../../../lib/slack/interactions.js';
 import { SLACK_LIMITS } from '../../../../lib/slack/limits.js';
-import { actionIdPattern } from '../../../../lib/slack/render/blocks.js';
 import { renderDetail } from '../../../../lib/slack/render/detail.js';
 import {
   database,

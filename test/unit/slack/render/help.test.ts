@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../../../lib/api/operations/index.js';
 import { helpFor } from '../../../../lib/commands/help.js';
-import { registry } from '../../../../lib/commands/registry.js';
+import { registry } from '../../../../lib/commands/operation-registry.js';
 import { renderHelp } from '../../../../lib/slack/render/help.js';
 import { expectSendable, visibleText } from './message-checks.js';
 

@@ -1,0 +1,105 @@
+import { normalizeName } from '../names.js';
+import {
+  type CommandGroup,
+  type CommandOperation,
+  type CommandRegistry,
+  isBotCommand,
+  SLASH_COMMAND,
+} from '../registry.js';
+import { didYouMean } from '../suggest.js';
+import { type Token, tokenize } from '../tokenize.js';
+import { parseBotCommand } from './bot-command.js';
+import { clip, failure, type ParsedCommand } from './result.js';
+
+/**
+ * The front of the parser: the words, then what they name (help, a bot command, a group and its
+ * action) and every answer that needs nothing more, from any registry. It needs no operation's
+ * schema, so the Slack function tells `/cloud help` and `/cloud login` from `/cloud volumes list`
+ * with the command catalog alone; the arguments of an operation are the full parser's
+ * (`parse.ts`), which reads them against the operation's request schema.
+ */
+
+/** What the front makes of a command: an answer, or an operation and the words after its name. */
+export type FrontParse<Op extends CommandOperation> =
+  | Exclude<ParsedCommand, { readonly kind: 'operation' }>
+  | { readonly kind: 'operation-args'; readonly op: Op; readonly args: readonly Token[] };
+
+function isHelpFlag(token: Token | undefined): boolean {
+  return token?.kind === 'flag' && normalizeName(token.name) === 'help';
+}
+
+export function parseFront<Op extends CommandOperation>(
+  text: string,
+  commands: CommandRegistry<Op>,
+): FrontParse<Op> {
+  const tokenized = tokenize(text);
+  if (!tokenized.ok) return failure(tokenized.message);
+  const [first, ...rest] = tokenized.tokens;
+  if (first === undefined) return { kind: 'help' };
+  if (first.kind !== 'word') {
+    if (isHelpFlag(first)) return { kind: 'help' };
+    return failure(
+      `Start with a group or a command, e.g. \`${SLASH_COMMAND} volumes list\`; \`${SLASH_COMMAND} help\` lists them.`,
+    );
+  }
+  if (first.text.toLowerCase() === 'help') return helpCommand(rest, commands);
+
+  const topic = commands.findTopic(first.text);
+  if (!topic.found) {
+    return failure(
+      `There is no \`${clip(first.text)}\` command.${didYouMean(topic.suggestions)} \`${SLASH_COMMAND} help\` lists the groups and commands.`,
+      { suggestions: topic.suggestions },
+    );
+  }
+  if (isBotCommand(topic.value)) {
+    if (rest.some(isHelpFlag)) return { kind: 'help', topic: { group: topic.value.name } };
+    return parseBotCommand(topic.value, rest);
+  }
+  return parseGroupCommand(topic.value, rest, commands);
+}
+
+function helpCommand<Op extends CommandOperation>(
+  words: readonly Token[],
+  commands: CommandRegistry<Op>,
+): Extract<ParsedCommand, { readonly kind: 'help' }> {
+  const [groupWord, actionWord] = words.flatMap((token) => (token.kind === 'word' ? [token.text] : []));
+  if (groupWord === undefined) return { kind: 'help' };
+  const topic = commands.findTopic(groupWord);
+  if (!topic.found || isBotCommand(topic.value)) {
+    return { kind: 'help', topic: { group: topic.found ? topic.value.name : groupWord } };
+  }
+  const group = topic.value;
+  if (actionWord === undefined) return { kind: 'help', topic: { group: group.name } };
+  const action = commands.findAction(group, actionWord);
+  return {
+    kind: 'help',
+    topic: { group: group.name, action: action.found ? action.value.action : actionWord },
+  };
+}
+
+function parseGroupCommand<Op extends CommandOperation>(
+  group: CommandGroup<Op>,
+  tokens: readonly Token[],
+  commands: CommandRegistry<Op>,
+): FrontParse<Op> {
+  const [actionToken, ...args] = tokens;
+  if (actionToken === undefined || isHelpFlag(actionToken))
+    return { kind: 'help', topic: { group: group.name } };
+  if (actionToken.kind !== 'word') {
+    return failure(
+      `Name an action after \`${group.name}\`, e.g. \`${SLASH_COMMAND} ${group.name} ${group.actions[0]?.action ?? 'list'}\`; \`${SLASH_COMMAND} help ${group.name}\` lists them.`,
+    );
+  }
+  if (actionToken.text.toLowerCase() === 'help') return { kind: 'help', topic: { group: group.name } };
+  const action = commands.findAction(group, actionToken.text);
+  if (!action.found) {
+    const suggestions = action.suggestions.map((name) => `${group.name} ${name}`);
+    return failure(
+      `\`${group.name}\` has no action \`${clip(actionToken.text)}\`.${didYouMean(suggestions)} \`${SLASH_COMMAND} help ${group.name}\` lists its actions.`,
+      { suggestions },
+    );
+  }
+  if (args.some(isHelpFlag))
+    return { kind: 'help', topic: { group: group.name, action: action.value.action } };
+  return { kind: 'operation-args', op: action.value, args };
+}
