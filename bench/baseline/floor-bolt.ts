@@ -5,8 +5,8 @@ import { floorHandler } from './floor-app.js';
 
 /**
  * The floor of the bot's cold start: the minimal Bolt app plus only what the bot cannot answer
- * `/cloud help` without — its configuration parsed with the bot's own schema (zod) and the
- * delivery claim, one conditional write through the bot's DynamoDB client. Neither the commands,
+ * `/cloud help` without — its configuration, checked by the bot's own `loadConfig`, and the
+ * delivery claim, one conditional write through the bot's table client. Neither the commands,
  * the operations table nor the help text: whatever the bot's `/cloud help` costs above this
  * floor is what loading less of the bot could still save.
  */
