@@ -89,7 +89,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 /**
  * Checked by hand rather than with a schema library: every function reads its configuration
  * before its first answer, so whatever this module loads is paid on each cold start, and zod
- * alone took about 20 ms to load (bench/RESULTS.md, "floor, no zod"). The rules are the ones the
+ * alone took about 20 ms to load. The rules are the ones the
  * zod schema applied, pinned input by input in `test/unit/config-rules.test.ts`.
  */
 export function loadConfig(env: Env = process.env): Config {
@@ -273,7 +273,7 @@ function withoutUnsetKeys<T extends object>(values: T, env: Env): T {
   ) as T;
 }
 
-/** The DynamoDB client's timeouts and attempts, as `lib/runtime.ts` hands them to the SDK. */
+/** The DynamoDB clients' timeouts and attempts (`lib/runtime.ts` `openTable`, and the worker's SDK client). */
 export interface StorageSettings {
   readonly connectTimeoutMs: number;
   readonly requestTimeoutMs: number;
@@ -287,9 +287,9 @@ export type StorageRole = 'slack' | 'background';
  * Defaults per role. DynamoDB answers a single-item call in under 10 ms at p99 within a region,
  * so a timeout is a sign of trouble, not of a slow answer.
  *
- * Slack function: one call takes at most 250 (first attempt) + 100 (the SDK's backoff before a
- * retry: random × 100 ms) + 250 (second attempt) = 600 ms; a throttled call fails fast but waits
- * up to 500 ms before its retry, about the same. The slowest command, a destructive one, makes
+ * Slack function: one call takes at most 250 (first attempt) + 100 (the backoff before a retry,
+ * as in the SDK's standard strategy: random × 100 ms) + 250 (second attempt) = 600 ms; a
+ * throttled call fails fast but waits up to 500 ms before its retry, about the same. The slowest command, a destructive one, makes
  * seven storage calls in a row (delivery claim, active profile, token link, approval policy,
  * approval, audit line, card timestamp) besides an 800 ms label lookup and a Slack post, so
  * per-call limits alone would allow 7 × 600 = 4.2 s. Hence the per-request budget

@@ -52,12 +52,12 @@ export class SecretDecryptionError extends StoreError {
 }
 
 /**
- * What DynamoDB (or the path to it) says when it is down, hung, or overloaded, after the SDK's own
- * attempts. Matched by name and code rather than class: the SDK's error classes are not exported
- * for network failures, and a second copy of the SDK in the bundle would defeat `instanceof`.
+ * What DynamoDB (or the path to it) says when it is down, hung, or overloaded, after the client's
+ * own attempts. Matched by name and code rather than class: the table client (`http-table.ts`)
+ * and the worker's SDK client (Powertools) fail with different classes for the same trouble.
  */
 const UNAVAILABLE_NAMES = new Set([
-  // @smithy/node-http-handler: connection, request and socket-idle timeouts.
+  // Connection, request and socket-idle timeouts (`http-table.ts`, @smithy/node-http-handler).
   'TimeoutError',
   'RequestTimeout',
   'RequestTimeoutException',

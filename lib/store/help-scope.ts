@@ -1,5 +1,5 @@
 import { StoreError } from './errors.js';
-import { keys } from './keys.js';
+import { DEFAULT_PROFILE, keys } from './keys.js';
 import type { StoreContext } from './store-context.js';
 import type { TableItem } from './table.js';
 
@@ -16,8 +16,6 @@ export interface HelpScope {
   /** The channel's policy, if it has one: the classes it allows (all, when it does not limit them). */
   readonly channelPolicy?: { readonly allowedClasses?: readonly string[] | undefined } | undefined;
 }
-
-const DEFAULT_PROFILE = 'default';
 
 export async function readHelpScope(
   ctx: StoreContext,

@@ -81,6 +81,9 @@ export function createHttpTable(options: HttpTableOptions): HttpTable {
   const secure = url.protocol === 'https:';
   const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
   const send = secure ? httpsRequest : httpRequest;
+  // A call still retrying when the client is closed (a request's budget ran out, then shutdown)
+  // must not open new connections.
+  let closed = false;
 
   const attempt = (target: string, body: string): Promise<{ status: number; text: string }> => {
     const signed = aws4.sign(
@@ -137,6 +140,7 @@ export function createHttpTable(options: HttpTableOptions): HttpTable {
     guardedStorageCall(async () => {
       const body = JSON.stringify(input);
       for (let retries = 0; ; retries++) {
+        if (closed) throw new Error('DynamoDB: the table client is closed');
         let error: unknown;
         let throttled = false;
         try {
@@ -161,50 +165,22 @@ export function createHttpTable(options: HttpTableOptions): HttpTable {
 
   return {
     async get(input) {
-      const answer = await call('GetItem', { ...input, Key: marshall(input.Key) });
-      return { Item: itemOf(answer.Item) };
+      return { Item: itemOf((await call('GetItem', toWire(input))).Item) };
     },
     async put(input) {
-      const answer = await call('PutItem', {
-        ...input,
-        Item: marshall(input.Item),
-        ...values(input.ExpressionAttributeValues),
-      });
-      return { Attributes: itemOf(answer.Attributes) };
+      return { Attributes: itemOf((await call('PutItem', toWire(input))).Attributes) };
     },
     async update(input) {
-      const answer = await call('UpdateItem', {
-        ...input,
-        Key: marshall(input.Key),
-        ...values(input.ExpressionAttributeValues),
-      });
-      return { Attributes: itemOf(answer.Attributes) };
+      return { Attributes: itemOf((await call('UpdateItem', toWire(input))).Attributes) };
     },
     async delete(input) {
-      const answer = await call('DeleteItem', {
-        ...input,
-        Key: marshall(input.Key),
-        ...values(input.ExpressionAttributeValues),
-      });
-      return { Attributes: itemOf(answer.Attributes) };
+      return { Attributes: itemOf((await call('DeleteItem', toWire(input))).Attributes) };
     },
     async query(input) {
-      return pageOf(
-        await call('Query', {
-          ...input,
-          ...values(input.ExpressionAttributeValues),
-          ...startKey(input.ExclusiveStartKey),
-        }),
-      );
+      return pageOf(await call('Query', toWire(input)));
     },
     async scan(input) {
-      return pageOf(
-        await call('Scan', {
-          ...input,
-          ...values(input.ExpressionAttributeValues),
-          ...startKey(input.ExclusiveStartKey),
-        }),
-      );
+      return pageOf(await call('Scan', toWire(input)));
     },
     async batchWrite(input) {
       const answer = await call('BatchWriteItem', {
@@ -224,23 +200,13 @@ export function createHttpTable(options: HttpTableOptions): HttpTable {
         ...input,
         TransactItems: (input.TransactItems ?? []).map((entry) =>
           Object.fromEntries(
-            Object.entries(entry).map(([kind, part]) => {
-              const { Item, Key, ExpressionAttributeValues, ...rest } = part as Record<string, unknown>;
-              return [
-                kind,
-                {
-                  ...rest,
-                  ...(Item === undefined ? {} : { Item: marshall(Item as TableItem) }),
-                  ...(Key === undefined ? {} : { Key: marshall(Key as TableItem) }),
-                  ...values(ExpressionAttributeValues as TableItem | undefined),
-                },
-              ];
-            }),
+            Object.entries(entry).map(([kind, part]) => [kind, part === undefined ? part : toWire(part)]),
           ),
         ),
       });
     },
     destroy() {
+      closed = true;
       agent.destroy();
     },
   };
@@ -274,12 +240,16 @@ export function tableTarget(
   };
 }
 
-function values(expressionValues: TableItem | undefined): { ExpressionAttributeValues?: unknown } {
-  return expressionValues === undefined ? {} : { ExpressionAttributeValues: marshall(expressionValues) };
-}
+/** The fields of a request that hold item values, in DynamoDB's wire format; the rest as given. */
+const VALUE_FIELDS = ['Key', 'Item', 'ExpressionAttributeValues', 'ExclusiveStartKey'] as const;
 
-function startKey(key: TableItem | undefined): { ExclusiveStartKey?: unknown } {
-  return key === undefined ? {} : { ExclusiveStartKey: marshall(key) };
+function toWire(input: object): Record<string, unknown> {
+  const wire: Record<string, unknown> = { ...input };
+  for (const field of VALUE_FIELDS) {
+    const value = wire[field];
+    if (value !== undefined) wire[field] = marshall(value as TableItem);
+  }
+  return wire;
 }
 
 function itemOf(value: unknown): TableItem | undefined {

@@ -55,7 +55,7 @@ export function itemOfFailedCondition(error: unknown): Record<string, unknown> |
   return error.Item === undefined ? null : unmarshall(error.Item);
 }
 
-/** By name: a second copy of the SDK in the bundle would defeat `instanceof`. */
+/** By name: the table client names DynamoDB's errors as the SDK does (`http-table.ts`). */
 export function isConditionFailure(error: unknown): error is ConditionalCheckFailedException {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
 }

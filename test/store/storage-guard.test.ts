@@ -113,6 +113,21 @@ describe('a DynamoDB that does not answer', () => {
   });
 });
 
+describe('a table client closed while a call waits', () => {
+  it('ends the call and opens no further connection for its retries', async () => {
+    const doc = openTable({ DYNAMODB_ENDPOINT: silent.endpoint }, 'background');
+    const before = silent.connections();
+    const call = failureOf(doc.get({ TableName: 't', Key: key }));
+    while (silent.connections() === before) await sleep(5);
+    doc.destroy();
+    const { error } = await call;
+    expect(error).toBeInstanceOf(Error);
+    // Three attempts were allowed; closing stopped them after the first.
+    await sleep(300);
+    expect(silent.connections() - before).toBe(1);
+  });
+});
+
 describe('a DynamoDB that is not running', () => {
   it('fails as storage_unavailable with the refused connection as cause', async () => {
     const doc = openTable({ DYNAMODB_ENDPOINT: await closedPortEndpoint() }, 'slack');
