@@ -1,6 +1,5 @@
 import { loadConfig } from '../../lib/config.js';
 import { openTable } from '../../lib/runtime.js';
-import { DeliveryClaims } from '../../lib/store/delivery-claims.js';
 import { floorHandler } from './floor-app.js';
 
 /**
@@ -12,15 +11,4 @@ import { floorHandler } from './floor-app.js';
  */
 
 const config = loadConfig(process.env);
-const claims = new DeliveryClaims({
-  table: openTable(config, 'slack'),
-  tableName: config.TABLE_NAME,
-  now: () => new Date(),
-});
-
-export const handler = floorHandler({
-  signingSecret: config.SLACK_SIGNING_SECRET,
-  botToken: config.slackAuth.mode === 'single' ? config.slackAuth.botToken : undefined,
-  slackApiUrl: config.SLACK_API_URL,
-  claimOnce: (key) => claims.claimOnce(key),
-});
+export const handler = floorHandler(config, openTable(config, 'slack'));

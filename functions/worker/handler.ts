@@ -7,7 +7,8 @@ import { withSecretsFromSsm } from '../../lib/secrets.js';
 import { inSlackTeam } from '../../lib/slack/web-client.js';
 import { runWorkerJob } from '../../lib/slack/worker.js';
 import { type WorkerJob, WorkerJobSchema } from '../../lib/slack/worker-jobs.js';
-import { createDynamoDbClient, workerIdempotencyPersistence } from '../../lib/store/worker-idempotency.js';
+import { createDynamoDbClient } from '../../lib/store/dynamodb-client.js';
+import { workerIdempotencyPersistence } from '../../lib/store/worker-idempotency.js';
 
 /** Jobs handed off by the Slack function (asynchronous invoke). */
 const config = loadConfig(await withSecretsFromSsm(process.env));
