@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { StoreError } from './errors.js';
-import { isConditionFailure } from './items.js';
+import { itemOfFailedCondition } from './items.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 
 /**
@@ -45,6 +46,9 @@ export class DeliveryClaims {
       throw new StoreError('invalid_key_part', 'Invalid delivery key.');
     }
     const now = epochSeconds(this.#ctx.now());
+    // Tells this claim from another's when a retry finds the item: an attempt whose answer was
+    // lost may have written it.
+    const claimId = randomUUID();
     try {
       await this.#ctx.table.put({
         TableName: this.#ctx.tableName,
@@ -54,14 +58,17 @@ export class DeliveryClaims {
           kind: 'delivery_claim',
           claimed_at: this.#ctx.now().toISOString(),
           expires_at: now + this.#ttlSeconds,
+          claim_id: claimId,
         },
         ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
         ExpressionAttributeValues: { ':now': now },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       });
       return true;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
+      const existing = itemOfFailedCondition(error);
+      if (existing === undefined) throw error;
+      return existing?.claim_id === claimId;
     }
   }
 }

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { z } from 'zod';
@@ -65,13 +66,24 @@ export interface ItemKey {
   readonly sk: string;
 }
 
-/** Writes a new item; fails if one with its key exists (ids are generated, so that is a bug). */
+/**
+ * Writes a new item; fails if one with its key exists (ids are generated, so that is a bug). When
+ * an attempt's answer was lost and the client's retry finds the item already there, the item it
+ * finds is compared with this one: the same item is this write, landed, not a collision.
+ */
 export async function putNew(ctx: StoreContext, item: ItemKey & Record<string, unknown>): Promise<void> {
-  await ctx.table.put({
-    TableName: ctx.tableName,
-    Item: item,
-    ConditionExpression: 'attribute_not_exists(pk)',
-  });
+  try {
+    await ctx.table.put({
+      TableName: ctx.tableName,
+      Item: item,
+      ConditionExpression: 'attribute_not_exists(pk)',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+  } catch (error) {
+    const existing = itemOfFailedCondition(error);
+    if (existing && isDeepStrictEqual(existing, item)) return;
+    throw error;
+  }
 }
 
 /** Reads one item, strongly consistent, parsed with `schema`. */
