@@ -1,0 +1,111 @@
+/**
+ * What a real workspace enforces, one row per rule: the methods it governs, the behaviour, and
+ * where it comes from (method page, changelog, or an issue thread that shows real behaviour).
+ * The stand-in implements every row; `test/local/slack-rules.test.ts` tests each row by itself
+ * (its `describe` is the rule's id). Where Slack's pages and observed behaviour disagree, the
+ * stand-in emulates the stricter and `stricter` says so.
+ */
+
+export interface SlackRule {
+  /** Stable id; the rule's tests `describe` it by this name. */
+  readonly id: string;
+  readonly methods: readonly string[];
+  readonly behaviour: string;
+  readonly source: string;
+  /** Set where documents and observed behaviour differ and the stand-in takes the stricter. */
+  readonly stricter?: string;
+}
+
+export const SLACK_RULES = [
+  {
+    id: 'membership',
+    methods: ['chat.postMessage', 'chat.update', 'chat.delete', 'files.completeUploadExternal'],
+    behaviour:
+      'posting to a public channel the bot is not a member of answers not_in_channel (unless the token has chat:write.public); a private channel it is not in answers channel_not_found; an unknown channel answers channel_not_found',
+    source: 'https://api.slack.com/methods/chat.postMessage (errors: not_in_channel, channel_not_found)',
+  },
+  {
+    id: 'archived',
+    methods: ['chat.postMessage', 'chat.update', 'files.completeUploadExternal', 'conversations.join'],
+    behaviour: 'an archived channel answers is_archived',
+    source: 'https://api.slack.com/methods/chat.postMessage (errors: is_archived)',
+  },
+  {
+    id: 'join',
+    methods: ['conversations.join'],
+    behaviour:
+      'joins a public channel with the channels:join scope (missing_scope without it); a private channel answers method_not_supported_for_channel_type',
+    source: 'https://api.slack.com/methods/conversations.join',
+  },
+  {
+    id: 'async-file-shares',
+    methods: ['files.completeUploadExternal', 'chat.postMessage', 'chat.update'],
+    behaviour:
+      'completeUploadExternal answers without shares or a message ts; the file is shared after a processing delay; until then (and for a file not shared to the channel or unknown) an image block with slack_file is refused with invalid_blocks',
+    source:
+      'https://api.slack.com/methods/files.completeUploadExternal; bolt-js#2115, node-slack-sdk#2260, java-slack-sdk#1349, python-slack-sdk#1658',
+    stricter: 'the invalid_blocks refusal of an unprocessed file is observed, not documented',
+  },
+  {
+    id: 'trigger-id',
+    methods: ['views.open', 'views.push'],
+    behaviour:
+      'a trigger_id opens one view within 3 s of the interaction; reused: trigger_exchanged, late: expired_trigger_id, never issued: invalid_trigger_id',
+    source:
+      'https://api.slack.com/methods/views.open (errors); https://api.slack.com/interactivity/handling#modal_responses',
+  },
+  {
+    id: 'rate-limit-tiers',
+    methods: ['*'],
+    behaviour:
+      'every method has a tier (1: 1+/min, 2: 20+/min, 3: 50+/min, 4: 100+/min; chat.postMessage about 1/s per channel); over it, HTTP 429 with Retry-After; a switch injects 429 for chosen methods',
+    source: 'https://api.slack.com/apis/rate-limits',
+  },
+  {
+    id: 'history-caps',
+    methods: ['conversations.history', 'conversations.replies'],
+    behaviour:
+      'for a distributed (non-Marketplace) install: 1 request a minute and limit at most 15 (default 15); internal and Marketplace installs keep Tier 3 (limit up to 999, default 100)',
+    source:
+      'https://api.slack.com/changelog/2025-05-terms-rate-limit-update-and-faq; https://api.slack.com/methods/conversations.history',
+  },
+  {
+    id: 'messages-tab',
+    methods: ['chat.postMessage'],
+    behaviour:
+      "posting to a user id opens the app's DM; without the App Home messages tab enabled it answers messages_tab_disabled",
+    source:
+      'https://api.slack.com/methods/chat.postMessage (errors: messages_tab_disabled); https://api.slack.com/surfaces/app-home',
+  },
+  {
+    id: 'ephemeral-response-url',
+    methods: ['response_url'],
+    behaviour:
+      "replace_original and delete_original on a slash command's response_url do not act on the command's first ephemeral reply: a replace posts a new ephemeral message, a delete does nothing",
+    source: 'https://api.slack.com/interactivity/handling#message_responses; bolt-js#2287, bolt-python#1268',
+    stricter: 'the documents describe replacing; threads report a new message instead',
+  },
+  {
+    id: 'escaping',
+    methods: ['slash command'],
+    behaviour:
+      'with should_escape: true, @user arrives as <@U…|name>, #channel as <#C…|name>, @group as <!subteam^S…|@handle> and links as <url>',
+    source:
+      'https://api.slack.com/interactivity/slash-commands#creating_commands (escape channels, users, and links)',
+  },
+  {
+    id: 'free-plan-usergroups',
+    methods: ['usergroups.users.list'],
+    behaviour: 'a workspace on the free plan answers plan_upgrade_required',
+    source: 'https://api.slack.com/methods/usergroups.users.list (errors: plan_upgrade_required)',
+  },
+  {
+    id: 'token-rotation',
+    methods: ['oauth.v2.access'],
+    behaviour:
+      'with rotation on, bot tokens expire after 12 hours and each refresh token is single use: a refresh returns a new one and the old answers invalid_refresh_token',
+    source: 'https://api.slack.com/authentication/rotation',
+  },
+] as const satisfies readonly SlackRule[];
+
+export type SlackRuleId = (typeof SLACK_RULES)[number]['id'];
