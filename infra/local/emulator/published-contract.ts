@@ -243,7 +243,31 @@ function dropPattern(field: string) {
   return dropKeyword(field, 'pattern');
 }
 
+/** The field may also be null, whatever else its schema says. */
+function allowNull(field: string) {
+  return (op: PublishedOperation) => {
+    const schema = fieldSchema(op, field);
+    const own = { ...schema };
+    for (const key of Object.keys(schema)) delete schema[key];
+    schema.anyOf = [own, { type: 'null' }];
+  };
+}
+
 const NODE_LABEL_PATTERN = '^[a-zA-Z]((?!--|__|\\.\\.)[a-zA-Z0-9-_.])+$';
+
+const DEVICE_SLOTS = ['sda', 'sdb', 'sdc', 'sdd', 'sde', 'sdf', 'sdg', 'sdh'] as const;
+const CONFIG_WRITES = [
+  'POST /node/instances/{nodeId}/configs',
+  'PUT /node/instances/{nodeId}/configs/{configId}',
+];
+
+/**
+ * An address the documents allow in a database's allow_list: a single IPv4 address or a CIDR
+ * range. The published format, `ipv4/prefix_length`, wants the range form only.
+ */
+export const IPV4_ADDRESS_OR_RANGE_FORMAT = 'ipv4 address or ipv4/prefix_length';
+const IPV4_OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+const IPV4_ADDRESS_OR_RANGE = new RegExp(`^(${IPV4_OCTET}\\.){3}${IPV4_OCTET}(/(3[0-2]|[12]?[0-9]))?$`);
 
 /** Database operations exist for both engines with the same rules. */
 function bothEngines(override: Omit<DocumentOverride, 'at'> & { at: string }): DocumentOverride[] {
@@ -374,6 +398,22 @@ export const DOCUMENT_OVERRIDES: readonly DocumentOverride[] = [
     why: 'compute document: at most 65535 characters as JSON (a document rule); the schema puts maxLength, a string keyword, on an object',
     apply: dropKeyword('stackscript_data', 'maxLength'),
   },
+  ...CONFIG_WRITES.flatMap((at) =>
+    DEVICE_SLOTS.map((slot) => ({
+      at,
+      field: `devices.${slot}`,
+      why: 'compute document, configuration profile: each slot sda..sdh is an object {disk_id, volume_id} or null; the schema allows only the object',
+      apply: allowNull(`devices.${slot}`),
+    })),
+  ),
+  ...['POST /databases/{kind}/instances', 'PUT /databases/{kind}/instances/{instanceId}'].flatMap((at) =>
+    bothEngines({
+      at,
+      field: 'allow_list[]',
+      why: 'compute document, managed database: allow_list holds "single IPs or CIDR ranges"; the published format `ipv4/prefix_length` wants a prefix on every entry (its own pattern and prose allow a single address)',
+      apply: constrain('allow_list[]', { format: IPV4_ADDRESS_OR_RANGE_FORMAT }),
+    }),
+  ),
   ...bothEngines({
     at: 'POST /databases/{kind}/instances/{instanceId}/backups',
     field: 'label',
@@ -465,6 +505,7 @@ ajv.addFormat('url', /^[a-z][a-z0-9+.-]*:\/\/\S+$/i);
 ajv.addFormat('oauth-scope', /^\S+( \S+)*$/);
 ajv.addFormat('ip/netmask', /^\S+\/\d{1,3}$/);
 ajv.addFormat('ipv4/prefix_length', /^\S+\/\d{1,2}$/);
+ajv.addFormat(IPV4_ADDRESS_OR_RANGE_FORMAT, IPV4_ADDRESS_OR_RANGE);
 
 const validators = new Map<string, ValidateFunction>();
 

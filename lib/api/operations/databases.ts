@@ -126,10 +126,11 @@ type EngineKind = 'mysql' | 'postgresql';
 
 const DatabaseLabelSchema = text(3, 32);
 
+/** Compute document, managed database: "single IPs or CIDR ranges", e.g. 203.0.113.7 or 192.0.2.0/24. */
 const AllowListSchema = z.array(
-  text().regex(
-    /^([0-9]{1,3}\.){3}[0-9]{1,3}(\/([0-9]|[1-2][0-9]|3[0-2]))?$/,
-    'must be an IPv4 address or CIDR range, e.g. 203.0.113.1/32',
+  text().refine(
+    (entry) => z.ipv4().safeParse(entry).success || z.cidrv4().safeParse(entry).success,
+    'must be an IPv4 address or CIDR range, e.g. 203.0.113.7 or 192.0.2.0/24',
   ),
   { error: (issue) => (issue.input === undefined ? 'is required' : 'must be a list') },
 );
