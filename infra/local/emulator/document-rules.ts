@@ -146,6 +146,23 @@ const configDevices: Rule = (v) => {
   return errors;
 };
 
+/**
+ * Compute document, Interface: a vlan's label is required; public and vpc interfaces take an
+ * empty string there (a published-schema override), a vlan does not.
+ */
+const vlanInterfaces: Rule = (v) => {
+  if (!Array.isArray(v.interfaces)) return [];
+  return v.interfaces.flatMap((entry, index) =>
+    isRecord(entry) && entry.purpose === 'vlan' && !given(entry.label)
+      ? [{ field: `interfaces.${index}.label`, reason: 'is required for a vlan interface' }]
+      : [],
+  );
+};
+
+function both(...rules: Rule[]): Rule {
+  return (v) => rules.flatMap((rule) => rule(v));
+}
+
 /** Managed document, rule 4: region goes with a private-IP address, and only with one. */
 const serviceCreate: Rule = (v) => {
   if (typeof v.address !== 'string') return [];
@@ -196,10 +213,10 @@ export const DOCUMENT_RULES: Readonly<Record<string, Rule>> = {
   ...ENGINE_RULES('postgresql', ['asynch'], 'asynch'),
   'POST /volumes': volumeCreate,
   'POST /volumes/{volumeId}/attach': volumeAttach,
-  'POST /node/instances': nodeCreate,
+  'POST /node/instances': both(nodeCreate, vlanInterfaces),
   'POST /node/instances/{nodeId}/clone': nodeClone,
-  'POST /node/instances/{nodeId}/configs': configDevices,
-  'PUT /node/instances/{nodeId}/configs/{configId}': configDevices,
+  'POST /node/instances/{nodeId}/configs': both(configDevices, vlanInterfaces),
+  'PUT /node/instances/{nodeId}/configs/{configId}': both(configDevices, vlanInterfaces),
   'POST /managed/services': serviceCreate,
   'PUT /managed/services/{serviceId}': serviceUpdate,
   'POST /profile/security-questions': securityAnswers,

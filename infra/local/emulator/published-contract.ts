@@ -255,6 +255,27 @@ function allowNull(field: string) {
 
 const NODE_LABEL_PATTERN = '^[a-zA-Z]((?!--|__|\\.\\.)[a-zA-Z0-9-_.])+$';
 
+/** The field may also be an empty string, whatever else its schema says. */
+function allowEmptyString(field: string) {
+  return (op: PublishedOperation) => {
+    const schema = fieldSchema(op, field);
+    const own = { ...schema };
+    for (const key of Object.keys(schema)) delete schema[key];
+    schema.anyOf = [own, { type: 'string', maxLength: 0 }];
+  };
+}
+
+/** The published volume label pattern with `*` for its `+`: one letter is a label too. */
+const VOLUME_LABEL_PATTERN = '^[a-zA-Z]((?!--|__)[a-zA-Z0-9-_])*$';
+const VOLUME_LABELS = ['POST /volumes', 'PUT /volumes/{volumeId}', 'POST /volumes/{volumeId}/clone'];
+
+/** The operations that take a list of network interfaces. */
+const INTERFACE_WRITES = [
+  'POST /node/instances',
+  'POST /node/instances/{nodeId}/configs',
+  'PUT /node/instances/{nodeId}/configs/{configId}',
+];
+
 const DEVICE_SLOTS = ['sda', 'sdb', 'sdc', 'sdd', 'sde', 'sdf', 'sdg', 'sdh'] as const;
 const CONFIG_WRITES = [
   'POST /node/instances/{nodeId}/configs',
@@ -406,6 +427,32 @@ export const DOCUMENT_OVERRIDES: readonly DocumentOverride[] = [
       apply: allowNull(`devices.${slot}`),
     })),
   ),
+  ...VOLUME_LABELS.map((at) => ({
+    at,
+    field: 'label',
+    why: 'compute document: a volume label is 1..32 characters; the published pattern needs at least two (its own minLength is 1)',
+    apply: constrain('label', { pattern: VOLUME_LABEL_PATTERN }),
+  })),
+  ...INTERFACE_WRITES.flatMap((at) => [
+    {
+      at,
+      field: 'interfaces[].label',
+      why: 'compute document, Interface: for public and vpc the label is "empty string or null if included" in requests (a vlan still needs one: a document rule)',
+      apply: allowEmptyString('interfaces[].label'),
+    },
+    {
+      at,
+      field: 'interfaces[].ipam_address',
+      why: 'compute document, Interface: ipam_address is "empty string or null" in requests for public and vpc; like null, an empty string names no address (the schema allows only null)',
+      apply: allowEmptyString('interfaces[].ipam_address'),
+    },
+    {
+      at,
+      field: 'interfaces[].ipv4',
+      why: 'compute document, Interface: ipv4 is "only for vpc; null if none"; the schema allows only the object',
+      apply: allowNull('interfaces[].ipv4'),
+    },
+  ]),
   ...['POST /databases/{kind}/instances', 'PUT /databases/{kind}/instances/{instanceId}'].flatMap((at) =>
     bothEngines({
       at,
