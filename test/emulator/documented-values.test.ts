@@ -122,6 +122,32 @@ describe('configuration profile device slots that are null', () => {
     expect((created.body as Config).devices.sdh).toBeNull();
   });
 
+  it('regression: a slot in the form the profile is shown in, the other id null, was refused', async () => {
+    const config = await firstConfigOf(1001);
+    const updated = await raw(emulator, 'PUT /node/instances/{nodeId}/configs/{configId}', {
+      token,
+      params: { nodeId: 1001, configId: config.id },
+      body: { devices: config.devices },
+    });
+    expect(updated.status, JSON.stringify(reasonsOf(updated.body))).toBe(200);
+    expect((updated.body as Config).devices).toEqual(config.devices);
+  });
+
+  it('still refuses a slot naming both kinds, or neither', async () => {
+    const config = await firstConfigOf(1001);
+    for (const device of [
+      { disk_id: 1, volume_id: 2 },
+      { disk_id: null, volume_id: null },
+    ]) {
+      const updated = await raw(emulator, 'PUT /node/instances/{nodeId}/configs/{configId}', {
+        token,
+        params: { nodeId: 1001, configId: config.id },
+        body: { devices: { sdb: device } },
+      });
+      expect(reasonsOf(updated.body)).toEqual(['devices.sdb: must name exactly one of disk_id or volume_id']);
+    }
+  });
+
   it('still refuses a slot that is neither a device nor null', async () => {
     const config = await firstConfigOf(1001);
     const updated = await raw(emulator, 'PUT /node/instances/{nodeId}/configs/{configId}', {

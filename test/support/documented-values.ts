@@ -394,6 +394,10 @@ const DEVICES: readonly { devices: Record<string, unknown>; source: string }[] =
     source: 'configuration profile: each slot is an object {disk_id, volume_id} or null',
   },
   {
+    devices: { sda: { disk_id: 1, volume_id: null }, sdc: { disk_id: null, volume_id: 2 } },
+    source: 'configuration profile: a slot is {disk_id, volume_id}, one kind per slot (the other null)',
+  },
+  {
     devices: EVERY_SLOT_EMPTY,
     source: 'configuration profile: each slot is an object {disk_id, volume_id} or null',
   },

@@ -419,6 +419,17 @@ export const DOCUMENT_OVERRIDES: readonly DocumentOverride[] = [
     why: 'compute document: at most 65535 characters as JSON (a document rule); the schema puts maxLength, a string keyword, on an object',
     apply: dropKeyword('stackscript_data', 'maxLength'),
   },
+  // The ids first: a slot made nullable is wrapped in `anyOf`, and its ids are inside that.
+  ...CONFIG_WRITES.flatMap((at) =>
+    DEVICE_SLOTS.flatMap((slot) =>
+      ['disk_id', 'volume_id'].map((id) => ({
+        at,
+        field: `devices.${slot}.${id}`,
+        why: "compute document, configuration profile: a slot is {disk_id, volume_id} with one kind per slot, so the other id is null (the schema's prose: null when the other kind is assigned; its type allows only integers)",
+        apply: allowNull(`devices.${slot}.${id}`),
+      })),
+    ),
+  ),
   ...CONFIG_WRITES.flatMap((at) =>
     DEVICE_SLOTS.map((slot) => ({
       at,

@@ -54,9 +54,16 @@ describe('databases.mysql-create', () => {
     }
   });
   it('rejects an allow_list entry that is not an IPv4 address or CIDR range', () => {
+    for (const entry of ['example.com', '203.0.113.256', '203.0.113.0/33']) {
+      expect(
+        issuesOf('databases.mysql-create', { ...validMySql, allow_list: ['203.0.113.1/32', entry] }),
+      ).toEqual(['allow_list.1: must be an IPv4 address or CIDR range, e.g. 203.0.113.7 or 192.0.2.0/24']);
+    }
+  });
+  it('accepts single IP addresses in allow_list ("Single IPs or CIDR ranges")', () => {
     expect(
-      issuesOf('databases.mysql-create', { ...validMySql, allow_list: ['203.0.113.1/32', 'example.com'] }),
-    ).toEqual(['allow_list.1: must be an IPv4 address or CIDR range, e.g. 203.0.113.1/32']);
+      issuesOf('databases.mysql-create', { ...validMySql, allow_list: ['203.0.113.7', '192.0.2.0/24'] }),
+    ).toEqual([]);
   });
   it('replication_type must be none for a one-node cluster', () => {
     expect(issuesOf('databases.mysql-create', { ...validMySql, replication_type: 'semi_synch' })).toEqual([
