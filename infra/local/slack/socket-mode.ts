@@ -224,7 +224,12 @@ export class SocketModeHub extends EventEmitter<SocketModeEvents> {
     const issued = this.#tokens.get(token);
     if (!issued) return { ok: false, error: 'invalid_auth' };
     if (!issued.scopes.includes(CONNECTIONS_WRITE))
-      return { ok: false, error: 'missing_scope', needed: CONNECTIONS_WRITE, provided: issued.scopes.join(',') };
+      return {
+        ok: false,
+        error: 'missing_scope',
+        needed: CONNECTIONS_WRITE,
+        provided: issued.scopes.join(','),
+      };
     const ticket = randomUUID();
     this.#tickets.add(ticket);
     const url = new URL('/link/', this.#options.websocketBase);
@@ -345,7 +350,8 @@ export class SocketModeHub extends EventEmitter<SocketModeEvents> {
       }
     }
     for (const connection of this.#connections.values()) {
-      if (connection.closesAt !== undefined && now >= connection.closesAt) connection.socket.close(CloseCode.normal);
+      if (connection.closesAt !== undefined && now >= connection.closesAt)
+        connection.socket.close(CloseCode.normal);
     }
   }
 

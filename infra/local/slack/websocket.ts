@@ -178,7 +178,7 @@ export class WebSocketConnection extends EventEmitter<WebSocketEvents> {
 
   #collect(frame: Frame): void {
     const starts = frame.opcode !== Opcode.continuation;
-    if (starts === (this.#fragments.length > 0)) {
+    if (starts === this.#fragments.length > 0) {
       // A new message inside a fragmented one, or a continuation of nothing: section 5.4.
       this.#fail(CloseCode.protocolError);
       return;
@@ -204,8 +204,7 @@ export class WebSocketConnection extends EventEmitter<WebSocketEvents> {
 
 function encodeFrame(opcode: number, payload: Buffer): Buffer {
   const length = payload.length;
-  const header =
-    length < 126 ? Buffer.alloc(2) : length <= 0xffff ? Buffer.alloc(4) : Buffer.alloc(10);
+  const header = length < 126 ? Buffer.alloc(2) : length <= 0xffff ? Buffer.alloc(4) : Buffer.alloc(10);
   header[0] = 0x80 | opcode;
   if (length < 126) {
     header[1] = length;
