@@ -461,9 +461,9 @@ export async function startRealWorkspace(
     await socket.start();
     return socket;
   });
-  shutdown.add('the Socket Mode connection', async () => {
-    await receiver.stop();
-  });
+  // The receiver's stop() does not wait for the closing handshake; its client's disconnect() does,
+  // so nothing stopped after this cuts the connection mid-handshake.
+  shutdown.add('the Socket Mode connection', () => receiver.client.disconnect());
 
   return { dynamoEndpoint: endpoint, drain: () => drainWorker(), close: () => shutdown.run() };
 }
