@@ -353,32 +353,50 @@ export function socketModeRequestBody(body: Readonly<Record<string, unknown>>): 
 
 export interface RealWorkspace {
   readonly dynamoEndpoint: string;
+  /** Waits until every job handed to the worker has finished. */
+  drain(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startRealWorkspace(env: LocalEnv): Promise<RealWorkspace> {
+export interface RealWorkspaceOptions {
+  /** Use a DynamoDB Local that is already running (the tests' one) instead of starting one. */
+  readonly dynamoEndpoint?: string;
+  /** The table to create there; `cloud-chatops-local` by default. */
+  readonly tableName?: string;
+}
+
+export async function startRealWorkspace(
+  env: LocalEnv,
+  options: RealWorkspaceOptions = {},
+): Promise<RealWorkspace> {
   const { SLACK_BOT_TOKEN: botToken, SLACK_APP_TOKEN: appToken, CLOUD_API_URL: apiBaseUrl } = env;
   if (!botToken || !appToken || !apiBaseUrl)
     throw new Error('Socket Mode needs SLACK_BOT_TOKEN, SLACK_APP_TOKEN and CLOUD_API_URL.');
   const shutdown = new Shutdown();
   const logger = createLogger('local');
 
-  const dynamoPort = await portOrAnyFree(env.DYNAMODB_PORT);
-  const dynamo = await startDynamoDbLocal({
-    ...(dynamoPort === 0 ? {} : { port: dynamoPort }),
-    tableName: null,
-  });
-  shutdown.add('DynamoDB Local', () => dynamo.stop());
+  let dynamoEndpoint = options.dynamoEndpoint;
+  if (dynamoEndpoint === undefined) {
+    const dynamoPort = await portOrAnyFree(env.DYNAMODB_PORT);
+    const dynamo = await startDynamoDbLocal({
+      ...(dynamoPort === 0 ? {} : { port: dynamoPort }),
+      tableName: null,
+    });
+    shutdown.add('DynamoDB Local', () => dynamo.stop());
+    dynamoEndpoint = dynamo.endpoint;
+  }
+  const endpoint = dynamoEndpoint;
+  let drainWorker: () => Promise<void> = async () => undefined;
 
   const receiver = await startOrUndo(shutdown, async () => {
-    const dynamoClient = new DynamoDBClient(localDynamoDbClientConfig(dynamo.endpoint));
+    const dynamoClient = new DynamoDBClient(localDynamoDbClientConfig(endpoint));
     shutdown.add('the DynamoDB client', async () => dynamoClient.destroy());
-    const tableName = 'cloud-chatops-local';
+    const tableName = options.tableName ?? 'cloud-chatops-local';
     await createTable(dynamoClient, tableName);
     const key = env.TOKEN_ENCRYPTION_KEY ? Buffer.from(env.TOKEN_ENCRYPTION_KEY, 'base64') : randomBytes(32);
     // Bounded calls and the storage message, as deployed, with the worker's roomier limits: this
     // DynamoDB Local starts cold and serves the Slack side, the worker and the reporter at once.
-    const table = openTable({ DYNAMODB_ENDPOINT: dynamo.endpoint }, 'background');
+    const table = openTable({ DYNAMODB_ENDPOINT: endpoint }, 'background');
     shutdown.add('the table client', async () => table.destroy());
     const store = createStore({ table, tableName, now: () => new Date() }, new LocalKeyTokenCipher(key));
     const core = { store, api: { baseUrl: apiBaseUrl, timeoutMs: API_TIMEOUT_MS }, logger };
@@ -388,6 +406,7 @@ export async function startRealWorkspace(env: LocalEnv): Promise<RealWorkspace> 
       (error, job) => logger.error('worker job failed', { correlationId: job.correlationId, error }),
     );
     shutdown.add('the worker', () => handoff.drain());
+    drainWorker = () => handoff.drain();
     shutdown.add(
       'the reporter',
       startReporter({ ...core, slack, logger: createLogger('reporter') }, REPORT_INTERVAL_MS),
@@ -408,7 +427,14 @@ export async function startRealWorkspace(env: LocalEnv): Promise<RealWorkspace> 
     shutdown.add('the local API Gateway adapter', () => server.close());
     const botUrl = `${server.url}${SLACK_EVENTS_PATH}`;
 
-    const socket = new SocketModeReceiver({ appToken, logLevel: LogLevel.WARN });
+    // apps.connections.open goes where the Web API is: Slack, or the stand-in when SLACK_API_URL names it.
+    const socket = new SocketModeReceiver({
+      appToken,
+      logLevel: LogLevel.WARN,
+      ...(env.SLACK_API_URL === undefined
+        ? {}
+        : { installerOptions: { clientOptions: { slackApiUrl: env.SLACK_API_URL } } }),
+    });
     const bridge = {
       async processEvent(event: ReceiverEvent): Promise<void> {
         const rawBody = socketModeRequestBody(event.body);
@@ -435,11 +461,11 @@ export async function startRealWorkspace(env: LocalEnv): Promise<RealWorkspace> 
     await socket.start();
     return socket;
   });
-  shutdown.add('the Socket Mode connection', async () => {
-    await receiver.stop();
-  });
+  // The receiver's stop() does not wait for the closing handshake; its client's disconnect() does,
+  // so nothing stopped after this cuts the connection mid-handshake.
+  shutdown.add('the Socket Mode connection', () => receiver.client.disconnect());
 
-  return { dynamoEndpoint: dynamo.endpoint, close: () => shutdown.run() };
+  return { dynamoEndpoint: endpoint, drain: () => drainWorker(), close: () => shutdown.run() };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -106,6 +106,32 @@ export const SLACK_RULES = [
       'with rotation on, bot tokens expire after 12 hours and each refresh token is single use: a refresh returns a new one and the old answers invalid_refresh_token',
     source: 'https://api.slack.com/authentication/rotation',
   },
+  {
+    id: 'socket-mode-open',
+    methods: ['apps.connections.open'],
+    behaviour:
+      'takes an app-level token (xapp-) in the Authorization header only and answers a WebSocket URL (/link/?ticket=…&app_id=…); a bot or user token answers not_allowed_token_type, an unknown token invalid_auth, no header (the token as a POST parameter) not_authed, an app-level token without connections:write missing_scope with needed and provided; each URL opens one connection',
+    source:
+      'https://api.slack.com/methods/apps.connections.open (usage info: app-level token, Authorization header only; typical response); https://api.slack.com/scopes/connections:write; https://api.slack.com/apis/socket-mode',
+    stricter:
+      'a URL used once is refused (401) for a second connection; the pages call it temporary without saying how often it may be used',
+  },
+  {
+    id: 'socket-mode-envelopes',
+    methods: ['socket mode'],
+    behaviour:
+      "a new connection gets hello (num_connections, debug_info with host and approximate_connection_time, connection_info.app_id); requests come as envelopes of type slash_commands, interactive (block_actions, view_submission) and events_api with envelope_id, payload and accepts_response_payload (true for slash commands, view_submission and block_suggestion, where the acknowledgement's payload is the answer); the app acknowledges with {envelope_id, payload?} on the connection the envelope came on within 3 s; an unacknowledged events_api envelope is redelivered at once, after 1 minute and after 5 minutes with retry_attempt 1-3 and retry_reason timeout (0 and empty at first), an unacknowledged command or interaction is not redelivered and the person sees an error; nothing is delivered to an app with no connection",
+    source:
+      'https://api.slack.com/apis/socket-mode; https://api.slack.com/apis/connections/socket-implement; https://api.slack.com/apis/events-api#retries; java-slack-sdk EventContext ("retry_reason": "timeout" in Socket Mode); python-slack-sdk SocketModeRequest (retry fields on events_api only)',
+  },
+  {
+    id: 'socket-mode-disconnect',
+    methods: ['socket mode'],
+    behaviour:
+      'Slack sends {type: disconnect, reason, debug_info} and sends no more envelopes on that connection: warning and refresh_requested connections close about 10 s later (the app reconnects through a fresh apps.connections.open meanwhile), link_disabled (Socket Mode turned off for the app) closes them at once and a new connection is told link_disabled too',
+    source:
+      'https://api.slack.com/apis/connections/socket-implement (disconnect messages); https://api.slack.com/apis/socket-mode',
+  },
 ] as const satisfies readonly SlackRule[];
 
 export type SlackRuleId = (typeof SLACK_RULES)[number]['id'];

@@ -1,8 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { type OAuthApp, SECOND_TEAM, type SlackTeam, StandInOAuth } from './oauth.js';
 import { type ChannelRateLimit, ChannelRateLimiter, DEFAULT_CHANNEL_RATE_LIMIT } from './rate-limit.js';
 import { type ResponseUrlOptions, ResponseUrls } from './response-urls.js';
+import { type AppLevelToken, SocketModeHub } from './socket-mode.js';
 import { type SlackSeed, SlackStore, type StoredMessage } from './store.js';
 import { TriggerRegistry } from './triggers.js';
 import { callWebApi, mimeTypeOf, type WebApiContext } from './web-api.js';
@@ -13,7 +15,8 @@ import { callWebApi, mimeTypeOf, type WebApiContext } from './web-api.js';
  * endpoints, all recording into an in-memory store.
  *
  * Routes: `POST /api/<method>`, `POST|PUT /upload/<fileId>`, `GET /files/<fileId>/<name>`,
- * `POST /response/<id>`; anything else goes to `fallback` when given.
+ * `POST /response/<id>`, and the Socket Mode WebSocket at `/link/` (`socket-mode.ts`); anything
+ * else goes to `fallback` when given.
  */
 
 export const DEFAULT_BOT_TOKEN = 'xoxb-local-stand-in';
@@ -35,6 +38,10 @@ export interface SlackStandInOptions {
   readonly strictChannels?: boolean;
   /** A distributed app's OAuth settings: "Add to Slack" works, into the seeded and a second workspace. */
   readonly oauthApp?: OAuthApp;
+  /** Socket Mode: the app-level tokens Slack issued (one with `connections:write` by default). */
+  readonly appTokens?: readonly AppLevelToken[];
+  /** Socket Mode deadlines and redeliveries looked at every this many real ms; 0: only on `socketMode.sweep()`. */
+  readonly socketModeSweepEveryMs?: number;
   /** Serves requests outside the stand-in's routes (the browser page mounts here). */
   readonly fallback?: (request: IncomingMessage, response: ServerResponse) => void | Promise<void>;
 }
@@ -48,6 +55,8 @@ export interface SlackStandIn {
   readonly store: SlackStore;
   /** "Add to Slack": the authorize page, codes, `oauth.v2.access` and the tokens it issued. */
   readonly oauth: StandInOAuth;
+  /** Socket Mode: `apps.connections.open`, the connections, envelopes and acknowledgements. */
+  readonly socketMode: SocketModeHub;
   /**
    * Where `GET /app_redirect?team=…` (Slack's "open the app in this workspace" link) sends the
    * browser: the sandbox page, which takes the workspace from its `team` parameter.
@@ -187,6 +196,15 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   let clientUrl: string | undefined;
   if (options.oauthApp) oauth.register(options.oauthApp);
   const context: WebApiContext = { store, baseUrl: url, botToken, oauth, triggers, rateLimiter };
+  const socketMode = new SocketModeHub({
+    websocketBase: url.replace(/^http/, 'ws'),
+    now: store.now,
+    ...(options.appTokens === undefined ? {} : { appTokens: options.appTokens }),
+    ...(options.socketModeSweepEveryMs === undefined ? {} : { sweepEveryMs: options.socketModeSweepEveryMs }),
+  });
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (!socketMode.upgrade(request, socket, head)) socket.destroy();
+  });
   let stallRule: StallRule | undefined;
   const held = new Set<ServerResponse>();
   store.on('change', (change) => {
@@ -220,6 +238,19 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       const grant = typeof args.grant_type === 'string' ? { grant_type: args.grant_type } : {};
       const error = typeof answer.error === 'string' ? { error: answer.error } : {};
       store.recordCall({ method, body: grant, at: store.now(), ok: answer.ok === true, ...error });
+      sendJson(response, 200, answer);
+      return;
+    }
+    if (method === 'apps.connections.open') {
+      // An app-level token, in the Authorization header only; not a Web API call of the bot's.
+      const answer = socketMode.open(request.headers.authorization);
+      store.recordCall({
+        method,
+        body: {},
+        at: store.now(),
+        ok: answer.ok,
+        ...(answer.error === undefined ? {} : { error: answer.error }),
+      });
       sendJson(response, 200, answer);
       return;
     }
@@ -337,6 +368,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     botToken,
     store,
     oauth,
+    socketMode,
     openClientAt: (pageUrl) => {
       clientUrl = pageUrl;
     },
@@ -354,6 +386,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
+        socketMode.close();
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       }),

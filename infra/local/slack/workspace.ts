@@ -2,20 +2,36 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { signedHeaders } from '../../../lib/slack/signing.js';
 import type { SlackStandIn } from './server.js';
+import { type EnvelopeType, NotAcknowledgedError } from './socket-mode.js';
 import type { StoredMessage, StoredView } from './store.js';
 
 /**
  * Slack's side of the conversation with the bot: what Slack sends when a person types a slash
  * command, clicks a button or submits a modal. Requests are signed with the signing secret and
- * delivered over HTTP to the bot's endpoint; the bot's immediate answers are shown in the
- * stand-in as Slack would show them. Tests and the sandbox page both act through this.
+ * delivered over HTTP to the bot's endpoint, or sent as Socket Mode envelopes on the app's
+ * WebSocket; the bot's immediate answers are shown in the stand-in as Slack would show them.
+ * Tests and the sandbox page both act through this.
  */
 
-export interface WorkspaceOptions {
-  readonly standIn: SlackStandIn;
+/** An app with request URLs: Slack signs each request and posts it there. */
+export interface HttpDelivery {
   /** The bot's request URL (API Gateway route, or the local adapter in front of the handler). */
   readonly botUrl: string;
   readonly signingSecret: string;
+}
+
+/**
+ * A Socket Mode app: requests go out on its WebSocket and the acknowledgement is the answer. One
+ * that is not acknowledged in time throws `NotAcknowledgedError` (the person sees an error).
+ */
+export interface SocketModeDelivery {
+  readonly socketMode: true;
+}
+
+export type WorkspaceOptions = WorkspaceSettings & (HttpDelivery | SocketModeDelivery);
+
+interface WorkspaceSettings {
+  readonly standIn: SlackStandIn;
   readonly command?: string;
   /** Which workspace the person acts in; the stand-in's seeded one by default. */
   readonly team?: { readonly id: string; readonly domain: string };
@@ -38,6 +54,12 @@ export interface ClickTarget {
   readonly value?: string;
   /** For overflow menus and selects: the option to pick (by value, or by its text). */
   readonly option?: string;
+}
+
+/** One request from Slack to the app, in the shape of its Socket Mode envelope. */
+interface SlackRequest {
+  readonly type: EnvelopeType;
+  readonly payload: Readonly<Record<string, unknown>>;
 }
 
 interface FoundElement {
@@ -72,19 +94,17 @@ export class SlackWorkspace {
     event: Record<string, unknown>,
     eventId = `Ev${randomBytes(6).toString('hex')}`,
   ): Promise<Delivery> {
-    const body = JSON.stringify({
-      token: 'deprecated-verification-token',
-      team_id: this.teamId,
-      api_app_id: 'A0CLOUD',
-      event: { event_ts: `${Math.floor(Date.now() / 1000)}.000100`, ...event },
-      type: 'event_callback',
-      event_id: eventId,
-      event_time: Math.floor(Date.now() / 1000),
-    });
-    const now = this.#options.nowSeconds?.() ?? Math.floor(Date.now() / 1000);
-    return this.#post(body, {
-      ...signedHeaders(this.#options.signingSecret, body, now),
-      'content-type': 'application/json',
+    return this.#send({
+      type: 'events_api',
+      payload: {
+        token: 'deprecated-verification-token',
+        team_id: this.teamId,
+        api_app_id: 'A0CLOUD',
+        event: { event_ts: `${Math.floor(Date.now() / 1000)}.000100`, ...event },
+        type: 'event_callback',
+        event_id: eventId,
+        event_time: Math.floor(Date.now() / 1000),
+      },
     });
   }
 
@@ -123,7 +143,7 @@ export class SlackWorkspace {
       response_url: responseUrl,
       trigger_id: standIn.triggerIdFor(user),
     });
-    const delivery = await this.#deliver(form.toString());
+    const delivery = await this.#send({ type: 'slash_commands', payload: Object.fromEntries(form) });
     const message =
       delivery.status === 200 && delivery.body && typeof delivery.body === 'object'
         ? standIn.acknowledge(responseUrl, delivery.body)
@@ -171,7 +191,7 @@ export class SlackWorkspace {
       response_url: standIn.responseUrlFor(message.channel, user, { triggeredBy: { messageTs: message.ts } }),
       actions: [action],
     };
-    return this.#deliver(new URLSearchParams({ payload: JSON.stringify(payload) }).toString());
+    return this.#send({ type: 'interactive', payload });
   }
 
   /**
@@ -223,28 +243,49 @@ export class SlackWorkspace {
       view: { ...view.view, id: view.id, state: { values: state } },
       response_urls: [],
     };
-    const delivery = await this.#deliver(
-      new URLSearchParams({ payload: JSON.stringify(payload) }).toString(),
-    );
+    const delivery = await this.#send({ type: 'interactive', payload });
     const answer = delivery.body as { response_action?: string } | undefined;
     if (delivery.status === 200 && answer?.response_action !== 'errors')
       this.#options.standIn.store.closeView(view.id);
     return delivery;
   }
 
-  /** Sends an arbitrary body (tests of tampered or malformed requests). */
+  /** Sends an arbitrary body over HTTP (tests of tampered or malformed requests). */
   async deliverRaw(rawBody: string, headers: Record<string, string>): Promise<Delivery> {
-    return this.#post(rawBody, headers);
+    if ('socketMode' in this.#options) throw new Error('A Socket Mode app has no request URL to post to.');
+    return this.#post(this.#options.botUrl, rawBody, headers);
   }
 
-  async #deliver(rawBody: string): Promise<Delivery> {
-    const now = this.#options.nowSeconds?.() ?? Math.floor(Date.now() / 1000);
-    return this.#post(rawBody, signedHeaders(this.#options.signingSecret, rawBody, now));
+  async #send(slackRequest: SlackRequest): Promise<Delivery> {
+    const options = this.#options;
+    if ('socketMode' in options) return this.#sendOnSocket(slackRequest);
+    const now = options.nowSeconds?.() ?? Math.floor(Date.now() / 1000);
+    // Over HTTP: commands form-encoded, interactions as a `payload` form field, events as JSON.
+    if (slackRequest.type === 'events_api') {
+      const body = JSON.stringify(slackRequest.payload);
+      return this.#post(options.botUrl, body, {
+        ...signedHeaders(options.signingSecret, body, now),
+        'content-type': 'application/json',
+      });
+    }
+    const rawBody =
+      slackRequest.type === 'slash_commands'
+        ? new URLSearchParams(slackRequest.payload as Record<string, string>).toString()
+        : new URLSearchParams({ payload: JSON.stringify(slackRequest.payload) }).toString();
+    return this.#post(options.botUrl, rawBody, signedHeaders(options.signingSecret, rawBody, now));
   }
 
-  async #post(rawBody: string, headers: Record<string, string>): Promise<Delivery> {
+  async #sendOnSocket(slackRequest: SlackRequest): Promise<Delivery> {
     const started = performance.now();
-    const response = await request(this.#options.botUrl, { method: 'POST', headers, body: rawBody });
+    const outcome = await this.#options.standIn.socketMode.deliver(slackRequest.type, slackRequest.payload);
+    if (!outcome.acknowledged) throw new NotAcknowledgedError(outcome);
+    // The acknowledgement's payload is the answer, as the HTTP response body is for a request URL.
+    return { status: 200, body: outcome.payload ?? '', durationMs: performance.now() - started };
+  }
+
+  async #post(botUrl: string, rawBody: string, headers: Record<string, string>): Promise<Delivery> {
+    const started = performance.now();
+    const response = await request(botUrl, { method: 'POST', headers, body: rawBody });
     const text = await response.body.text();
     let body: unknown = text;
     if (text !== '') {

@@ -21,4 +21,11 @@ describe('Add to Slack scopes', () => {
     const manifest = await readFile('infra/slack-app-manifest.yml', 'utf8');
     expect(manifestBotScopes(manifest)).toEqual([...BOT_SCOPES]);
   });
+
+  it('the Socket Mode manifest asks for the same scopes, has Socket Mode on and names no request URL', async () => {
+    const manifest = await readFile('infra/slack-app-manifest.socket-mode.yml', 'utf8');
+    expect(manifestBotScopes(manifest)).toEqual([...BOT_SCOPES]);
+    expect(manifest).toMatch(/^ {2}socket_mode_enabled: true$/m);
+    expect(manifest).not.toMatch(/^\s*(request_)?url:|redirect_urls:/m);
+  });
 });
