@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { HistoryCaps, type InstallKind } from './history-caps.js';
 import { type OAuthApp, SECOND_TEAM, type SlackTeam, StandInOAuth } from './oauth.js';
 import { type ChannelRateLimit, ChannelRateLimiter, DEFAULT_CHANNEL_RATE_LIMIT } from './rate-limit.js';
 import { type ResponseUrlOptions, ResponseUrls } from './response-urls.js';
@@ -33,6 +34,16 @@ export interface SlackStandInOptions {
   readonly rateLimit?: boolean | Partial<ChannelRateLimit>;
   /** Answer `channel_not_found` for channels that are not seeded, as Slack does. */
   readonly strictChannels?: boolean;
+  /**
+   * How long a completed upload takes to be processed and shared, on `now`'s clock (default
+   * `DEFAULT_FILE_PROCESSING_MS`, about what Slack takes for a small image).
+   */
+  readonly fileProcessingMs?: number;
+  /**
+   * The install of the stand-in's own bot token: `internal` (default; a customer-built app) or
+   * `distributed` (outside the Marketplace: history capped). "Add to Slack" installs are distributed.
+   */
+  readonly botTokenInstall?: InstallKind;
   /** A distributed app's OAuth settings: "Add to Slack" works, into the seeded and a second workspace. */
   readonly oauthApp?: OAuthApp;
   /** Serves requests outside the stand-in's routes (the browser page mounts here). */
@@ -166,6 +177,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     otherTeamChannels: SECOND_TEAM.channels ?? [],
     ...(options.now === undefined ? {} : { now: options.now }),
     ...(options.strictChannels === undefined ? {} : { strictChannels: options.strictChannels }),
+    ...(options.fileProcessingMs === undefined ? {} : { fileProcessingMs: options.fileProcessingMs }),
   });
   const server = createServer();
   await listen(server, options.port ?? 0, host);
@@ -186,12 +198,23 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const oauth = new StandInOAuth(teams, store.now);
   let clientUrl: string | undefined;
   if (options.oauthApp) oauth.register(options.oauthApp);
-  const context: WebApiContext = { store, baseUrl: url, botToken, oauth, triggers, rateLimiter };
+  const historyCaps = new HistoryCaps(store.now);
+  const context: WebApiContext = {
+    store,
+    baseUrl: url,
+    botToken,
+    oauth,
+    triggers,
+    rateLimiter,
+    historyCaps,
+    botTokenInstall: options.botTokenInstall ?? 'internal',
+  };
   let stallRule: StallRule | undefined;
   const held = new Set<ServerResponse>();
   store.on('change', (change) => {
     if (change.kind !== 'reset') return;
     rateLimiter?.reset();
+    historyCaps.reset();
     triggers.reset();
     responseUrls.reset();
   });
