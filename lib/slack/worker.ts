@@ -139,7 +139,10 @@ async function readOnly(deps: WorkerDeps, request: Parameters<typeof runOperatio
   if (output !== undefined && answersWithChart(request.op)) {
     // Loaded on first use: the rasteriser (wasm and font) is needed by this answer alone.
     const { answerWithChart } = await import('../reports/stats-answer.js');
-    const withChart = await answerWithChart(deps.slack, reply, output, new Date());
+    const withChart = await answerWithChart(deps.slack, reply, output, new Date(), {
+      user: request.user,
+      channel: request.channel,
+    });
     return { kind: 'answered' as const, reply: withChart, output };
   }
   return { kind: 'answered' as const, reply, output };

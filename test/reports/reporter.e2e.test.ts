@@ -1,5 +1,6 @@
 import { PNG } from 'pngjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_FILE_PROCESSING_MS } from '../../infra/local/slack/file-shares.js';
 import type { ManagedStats } from '../../lib/api/operations/managed.js';
 import { CHART_SCALE, CHART_SIZE, renderStatsChart } from '../../lib/reports/chart.js';
 import { ChannelPacer } from '../../lib/reports/pacer.js';
@@ -181,6 +182,9 @@ describe('stats', () => {
     const expected = (await currentStats(harness)) as ManagedStats;
     const summary = await harness.tick();
     expect(summary.filesUploaded).toBe(1);
+    // Slack shares an upload once it has processed it, not when it answers.
+    expect(harness.posted('C0STATS')).toEqual([]);
+    harness.advance(DEFAULT_FILE_PROCESSING_MS);
 
     const [message] = harness.posted('C0STATS');
     const file = message?.files?.[0];

@@ -36,7 +36,12 @@ export class HistoryCaps {
    * Whether a history call of `team`'s install may go ahead now, and with how many messages at
    * most; a refused call does not count.
    */
-  take(method: string, team: string, install: InstallKind, requestedLimit: number | undefined): HistoryDecision {
+  take(
+    method: string,
+    team: string,
+    install: InstallKind,
+    requestedLimit: number | undefined,
+  ): HistoryDecision {
     const caps = HISTORY_CAPS[install];
     const limit = Math.min(requestedLimit ?? caps.defaultLimit, caps.maxLimit);
     if (caps.perMinute === undefined) return { allowed: true, limit };

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { SLACK_LIMITS } from '../../../lib/slack/limits.js';
 import { describeProblem, refusalFor, validateMessage, validateView } from './block-kit-validator.js';
 import { isProcessed, slackFileProblems } from './file-shares.js';
-import { type HistoryCaps, type InstallKind } from './history-caps.js';
+import type { HistoryCaps, InstallKind } from './history-caps.js';
 import type { SlackTeam, StandInOAuth } from './oauth.js';
 import type { ChannelRateLimiter } from './rate-limit.js';
 import type { NewMessage, SlackChannel, SlackStore, StoredFile, StoredMessage, StoredView } from './store.js';
@@ -296,7 +296,9 @@ function wireFile(file: StoredFile, context: WebApiContext): Record<string, unkn
     size: file.bytes?.length ?? file.declaredLength,
     url_private: fileUrl(context.baseUrl, file),
     channels: file.channels,
-    ...(shares.length > 0 ? { shares: { public: Object.fromEntries(shares.map((s) => [s.channel, [{ ts: s.ts }]])) } } : {}),
+    ...(shares.length > 0
+      ? { shares: { public: Object.fromEntries(shares.map((s) => [s.channel, [{ ts: s.ts }]])) } }
+      : {}),
   };
 }
 
@@ -675,7 +677,9 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
 
   /** The app's direct message with one person (a group DM of several is not emulated). */
   'conversations.open': (args, context) => {
-    const input = parseArgs(z.object({ users: z.string().min(1) }), args, { users: 'users_list_not_supplied' });
+    const input = parseArgs(z.object({ users: z.string().min(1) }), args, {
+      users: 'users_list_not_supplied',
+    });
     const users = input.users.split(',').map((user) => user.trim());
     if (users.length !== 1) throw new SlackRefusalError('not_supported_by_stand_in');
     const user = context.store.user(users[0] ?? '');
