@@ -54,7 +54,7 @@ export function slackFileProblems(store: SlackStore, channel: string, blocks: re
   const now = store.now();
   const visit = (value: unknown, pointer: string): void => {
     if (Array.isArray(value)) {
-      value.forEach((item, index) => visit(item, `${pointer}/${index}`));
+      for (const [index, item] of value.entries()) visit(item, `${pointer}/${index}`);
       return;
     }
     if (typeof value !== 'object' || value === null) return;
