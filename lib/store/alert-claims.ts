@@ -41,6 +41,13 @@ export interface AlertClaim extends AlertClaimKey {
   readonly token: string;
   /** The posted message (`posted` only). */
   readonly messageTs: string | null;
+  /**
+   * When the alert first went into doubt's chain: the claim time of the first holder, kept through
+   * every takeover, so a check always searches from before the first possible post.
+   */
+  readonly doubtSince: Date;
+  /** How far down the channel's history earlier checks searched (exclusive ts), if they stopped part-way. */
+  readonly checkedBefore: string | null;
 }
 
 export type ClaimResult =
@@ -64,6 +71,9 @@ const AlertClaimItemSchema = z.object({
   lease_until_ms: z.number(),
   claim_token: z.string(),
   message_ts: z.string().optional(),
+  doubt_since: z.iso.datetime().optional(),
+  checked_before: z.string().optional(),
+  expires_at: z.number().optional(),
 });
 type AlertClaimItem = z.infer<typeof AlertClaimItemSchema>;
 
@@ -95,7 +105,7 @@ export class AlertClaimRepository {
    */
   async claim(key: AlertClaimKey): Promise<ClaimResult> {
     const now = this.#ctx.now();
-    const item = {
+    const fresh = {
       ...keyOf(key),
       kind: 'alert_claim',
       team_id: key.team,
@@ -107,33 +117,78 @@ export class AlertClaimRepository {
       claim_token: randomUUID(),
       expires_at: epochSeconds(now) + IN_DOUBT_TTL_SECONDS,
     } satisfies AlertClaimItem & Record<string, unknown>;
+    const held = await this.#putIf(fresh, 'attribute_not_exists(pk) OR expires_at <= :nowSeconds', {
+      ':nowSeconds': epochSeconds(now),
+    });
+    if (held === undefined) return { status: 'claimed', claim: toClaim(fresh) };
+    const previous = toClaim(held);
+    if (previous.status !== 'posting' || previous.leaseUntil.getTime() > now.getTime()) {
+      return { status: 'held', by: previous };
+    }
+    // A takeover: the alert is in doubt. Where the chain of doubt began, how far it was checked and
+    // when it expires stay as they were, so no check starts after a post an earlier holder made.
+    const takeover = {
+      ...fresh,
+      doubt_since: previous.doubtSince.toISOString(),
+      ...(previous.checkedBefore === null ? {} : { checked_before: previous.checkedBefore }),
+      expires_at: typeof held.expires_at === 'number' ? held.expires_at : fresh.expires_at,
+    } satisfies AlertClaimItem & Record<string, unknown>;
+    const taken = await this.#putIf(takeover, 'claim_token = :heldToken AND lease_until_ms <= :nowMs', {
+      ':heldToken': previous.token,
+      ':nowMs': now.getTime(),
+    });
+    if (taken === undefined) return { status: 'claimed', claim: toClaim(takeover), inDoubt: previous };
+    // Another run took it over first.
+    return { status: 'held', by: toClaim(taken) };
+  }
+
+  /**
+   * Writes `item` if `condition` holds; otherwise answers the item that stood in the way (parsed
+   * loosely: the caller reads the claim from it).
+   */
+  async #putIf(
+    item: Record<string, unknown>,
+    condition: string,
+    values: Record<string, unknown>,
+  ): Promise<AlertClaimItem | undefined> {
     try {
-      const result = await this.#ctx.table.put({
+      await this.#ctx.table.put({
         TableName: this.#ctx.tableName,
         Item: item,
-        ConditionExpression:
-          'attribute_not_exists(pk) OR expires_at <= :nowSeconds OR (#status = :posting AND lease_until_ms <= :nowMs)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':nowSeconds': epochSeconds(now),
-          ':nowMs': now.getTime(),
-          ':posting': 'posting',
-        },
-        ReturnValues: 'ALL_OLD',
+        ConditionExpression: condition,
+        ExpressionAttributeValues: values,
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       });
-      const previous = result.Attributes === undefined ? undefined : toClaim(result.Attributes);
-      const claim = toClaim(item);
-      // An expired claim is as good as none: TTL merely had not removed it yet.
-      const inDoubt =
-        previous?.status === 'posting' && !isExpired(result.Attributes, now) ? previous : undefined;
-      return inDoubt ? { status: 'claimed', claim, inDoubt } : { status: 'claimed', claim };
+      return undefined;
     } catch (error) {
       const held = itemOfFailedCondition(error);
       if (held === undefined) throw error;
       if (held === null) throw new StoreError('malformed_item', 'An alert claim vanished while held.');
-      return { status: 'held', by: toClaim(held) };
+      return parseItem(AlertClaimItemSchema, held, 'alert claim');
     }
+  }
+
+  /**
+   * Leaves the alert in doubt for the next run, after a check that could not finish (Slack's
+   * history limits): the lease ends now, so the next run may take it over at once, and
+   * `checkedBefore` records how far down the history was searched. False when no longer held.
+   */
+  async leaveInDoubt(claim: AlertClaim, checkedBefore: string | null): Promise<boolean> {
+    const now = this.#ctx.now();
+    return updateIf(this.#ctx, keyOf(claim), {
+      UpdateExpression:
+        checkedBefore === null
+          ? 'SET lease_until_ms = :now'
+          : 'SET lease_until_ms = :now, checked_before = :checkedBefore',
+      ConditionExpression: 'claim_token = :token AND #status = :posting',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':now': now.getTime(),
+        ':token': claim.token,
+        ':posting': 'posting',
+        ...(checkedBefore === null ? {} : { ':checkedBefore': checkedBefore }),
+      },
+    });
   }
 
   /** Records the posted message; false when the claim is no longer this holder's. */
@@ -189,11 +244,6 @@ export class AlertClaimRepository {
   }
 }
 
-function isExpired(raw: Record<string, unknown> | undefined, now: Date): boolean {
-  const expiresAt = raw?.expires_at;
-  return typeof expiresAt === 'number' && expiresAt <= epochSeconds(now);
-}
-
 function toClaim(raw: unknown): AlertClaim {
   const item = parseItem(AlertClaimItemSchema, raw, 'alert claim');
   return {
@@ -205,5 +255,7 @@ function toClaim(raw: unknown): AlertClaim {
     leaseUntil: new Date(item.lease_until_ms),
     token: item.claim_token,
     messageTs: item.message_ts ?? null,
+    doubtSince: new Date(item.doubt_since ?? item.claimed_at),
+    checkedBefore: item.checked_before ?? null,
   };
 }

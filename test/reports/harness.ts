@@ -80,7 +80,9 @@ export async function startReporterHarness(
   const logger = new Logger({ serviceName: 'reporter-test', logLevel: 'SILENT' });
   const slack = createSlackWebClient(stack.standIn.botToken, stack.standIn.apiUrl);
   const api = { baseUrl: emulator.url, timeoutMs: 10_000 };
-  const deps: ReporterDeps = { store: stack.store, api, slack, logger };
+  // The stand-in's own token is an internal app unless the test makes it a distributed one.
+  const slackInstall = options.stack?.slack?.botTokenInstall ?? 'internal';
+  const deps: ReporterDeps = { store: stack.store, api, slack, logger, slackInstall };
   const handoff = new InProcessHandoff((job) => runWorkerJob(deps, job));
   const botDeps: BotDeps = {
     store: stack.store,

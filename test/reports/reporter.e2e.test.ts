@@ -184,9 +184,10 @@ describe('stats', () => {
     expect(summary.filesUploaded).toBe(1);
     // Slack shares an upload once it has processed it, not when it answers.
     expect(harness.posted('C0STATS')).toEqual([]);
-    harness.advance(DEFAULT_FILE_PROCESSING_MS);
-
+    const realNow = slackNow;
+    slackNow = () => realNow() + DEFAULT_FILE_PROCESSING_MS;
     const [message] = harness.posted('C0STATS');
+    slackNow = realNow;
     const file = message?.files?.[0];
     if (!message || !file?.bytes) throw new Error('no chart was uploaded');
     expect(file.name).toMatch(/^managed-stats-\d{4}-\d{2}-\d{2}-[0-9a-f]{8}\.png$/);
