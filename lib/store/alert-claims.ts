@@ -18,6 +18,10 @@ import { epochSeconds, type StoreContext } from './store-context.js';
  * before posting (see `lib/reports/deliver.ts`). The claim's token tells the holder's writes from
  * those of a run that took it over.
  *
+ * A takeover keeps where the chain of doubt began (`doubtSince`), how far the channel was searched
+ * (`checkedBefore`) and the claim's expiry, so a check cut short by Slack's history limits resumes
+ * in a later run and never starts after a post an earlier holder made.
+ *
  * Claims go with the table's TTL. A `posted` one lives long after the subscription has remembered
  * the issue as seen. A `posting` one that nobody could resolve (the channel's history cannot be
  * read) expires after a day and the alert is then claimed afresh and posted: a possible duplicate
