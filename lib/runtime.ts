@@ -6,6 +6,7 @@ import type { Dispatcher } from 'undici';
 import type { ApiSettings } from './api/client-factory.js';
 import { type Config, type SlackAuth, type StorageRole, storageSettings } from './config.js';
 import { createMetrics, recordApiCall } from './observability/metrics.js';
+import type { SlackInstallKind } from './reports/history-budget.js';
 import { createInstaller } from './slack/oauth.js';
 import {
   type BotTokens,
@@ -98,6 +99,8 @@ export interface SlackAccess {
   readonly botTokens: BotTokens;
   /** The worker's and the reporter's client: each call carries its team's token (`inSlackTeam`). */
   readonly client: WebClient;
+  /** Which of Slack's history limits apply: one workspace is an internal app, "Add to Slack" distributed. */
+  readonly install: SlackInstallKind;
 }
 
 export function createSlackAccess(auth: SlackAuth, store: Store, slackApiUrl?: string): SlackAccess {
@@ -106,11 +109,17 @@ export function createSlackAccess(auth: SlackAuth, store: Store, slackApiUrl?: s
       botToken: auth.botToken,
       botTokens: { tokenFor: async () => auth.botToken, forget: () => undefined },
       client: createSlackWebClient(auth.botToken, slackApiUrl),
+      install: 'internal',
     };
   }
   const installer = createInstaller(auth, store, slackApiUrl);
   const botTokens = installedBotTokens((team) =>
     installer.authorize({ teamId: team, enterpriseId: undefined, isEnterpriseInstall: false }),
   );
-  return { installer, botTokens, client: createBackgroundSlackClient(botTokens, slackApiUrl) };
+  return {
+    installer,
+    botTokens,
+    client: createBackgroundSlackClient(botTokens, slackApiUrl),
+    install: 'distributed',
+  };
 }

@@ -67,7 +67,8 @@ async function wire(): Promise<ReporterDeps> {
   const logger = createLogger('reporter');
   const core = createCoreDeps(config, logger, { role: 'background' });
   // Each subscription, watch and approval posts with its own team's bot token (see `inSlackTeam`).
-  return { ...core, slack: createSlackAccess(config.slackAuth, core.store, config.SLACK_API_URL).client };
+  const slack = createSlackAccess(config.slackAuth, core.store, config.SLACK_API_URL);
+  return { ...core, slack: slack.client, slackInstall: slack.install };
 }
 
 export const handler = async (_event: unknown, context: Pick<Context, 'getRemainingTimeInMillis'>) => {

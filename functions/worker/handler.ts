@@ -14,7 +14,8 @@ import { workerIdempotencyPersistence } from '../../lib/store/worker-idempotency
 const config = loadConfig(await withSecretsFromSsm(process.env));
 const logger = createLogger('worker');
 const core = createCoreDeps(config, logger, { role: 'background' });
-const deps = { ...core, slack: createSlackAccess(config.slackAuth, core.store, config.SLACK_API_URL).client };
+const slackAccess = createSlackAccess(config.slackAuth, core.store, config.SLACK_API_URL);
+const deps = { ...core, slack: slackAccess.client, slackInstall: slackAccess.install };
 
 // Lambda may deliver an asynchronous invocation more than once: a job id runs once.
 const idempotency = new IdempotencyConfig({

@@ -153,8 +153,14 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
         : { tokenExpiresInSeconds: options.tokenExpiresInSeconds }),
     });
   }
-  const slack = createSlackAccess(auth, store, standIn.apiUrl).client;
-  const worker: WorkerDeps = { ...core, slack, outcomeChecks: options.outcomeChecks };
+  const slackAccess = createSlackAccess(auth, store, standIn.apiUrl);
+  const slack = slackAccess.client;
+  const worker: WorkerDeps = {
+    ...core,
+    slack,
+    outcomeChecks: options.outcomeChecks,
+    slackInstall: slackAccess.install,
+  };
   const handoff = new InProcessHandoff(
     (job) => inSlackTeam(job.team, () => runWorkerJob(worker, job)),
     (error, job) => logger.error('worker job failed', { correlationId: job.correlationId, error }),

@@ -279,6 +279,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         api: { baseUrl: emulator.url, timeoutMs: API_TIMEOUT_MS },
         // Routed per team: each account's reports go out with its workspace's installed token.
         slack: stack.worker.slack,
+        slackInstall: stack.worker.slackInstall,
         logger: createLogger('reporter'),
       },
       options.reportIntervalMs ?? (clockSpeed > 1 ? FAST_REPORT_INTERVAL_MS : REPORT_INTERVAL_MS),
@@ -402,14 +403,17 @@ export async function startRealWorkspace(
     const core = { store, api: { baseUrl: apiBaseUrl, timeoutMs: API_TIMEOUT_MS }, logger };
     const slack = createSlackWebClient(botToken, env.SLACK_API_URL);
     const handoff = new InProcessHandoff(
-      (job) => runWorkerJob({ ...core, slack }, job),
+      (job) => runWorkerJob({ ...core, slack, slackInstall: 'internal' }, job),
       (error, job) => logger.error('worker job failed', { correlationId: job.correlationId, error }),
     );
     shutdown.add('the worker', () => handoff.drain());
     drainWorker = () => handoff.drain();
     shutdown.add(
       'the reporter',
-      startReporter({ ...core, slack, logger: createLogger('reporter') }, REPORT_INTERVAL_MS),
+      startReporter(
+        { ...core, slack, slackInstall: 'internal', logger: createLogger('reporter') },
+        REPORT_INTERVAL_MS,
+      ),
     );
     // Only the bridge below signs with it: requests reach the handler from this process alone.
     const signingSecret = randomBytes(16).toString('hex');

@@ -3,11 +3,12 @@ import { z } from 'zod';
 import type { ManagedIssue } from '../api/operations/managed.js';
 import type { RenderedMessage } from '../slack/render/blocks.js';
 import { withoutRetries } from '../slack/web-client.js';
-import type { AlertClaimRepository } from '../store/alert-claims.js';
+import type { AlertClaim, AlertClaimRepository } from '../store/alert-claims.js';
 import type { OnFirstUse } from '../store/lazy.js';
 import type { ReportSubscription } from '../store/report-subscriptions.js';
 import type { AccountFeed } from './account-feed.js';
 import { renderStatsChart } from './chart.js';
+import type { HistoryBudget } from './history-budget.js';
 import { type DelivererName, reportKindOf } from './kinds.js';
 import { type ChannelPacer, RunDeadlineError, type SendOptions } from './pacer.js';
 import { renderIssueAlert, renderIssuesDigest, renderStatsReport, statsFileName } from './render.js';
@@ -26,6 +27,8 @@ export interface DeliveryContext {
   /** Charts of this account by time zone: subscriptions in the same zone share one picture. */
   readonly charts: Map<string, Buffer>;
   readonly claims: OnFirstUse<AlertClaimRepository>;
+  /** The run's allowance of channel-history reads, for the in-doubt checks (Slack's limits by install). */
+  readonly history: HistoryBudget;
   /** Epoch ms (wall clock) by which the run stops posting; what is left waits for the next run. */
   readonly deadline?: number | undefined;
 }
@@ -137,6 +140,9 @@ async function deliverAlerts(ctx: DeliveryContext, sub: ReportSubscription): Pro
         break;
       case 'busy':
         break;
+      case 'unchecked':
+        // Still in doubt: the next run (due at once) checks on from where this one stopped.
+        return result({ unfinished: true });
       case 'not_posted':
       case 'in_doubt':
         return outcome.error instanceof RunDeadlineError
@@ -154,6 +160,8 @@ type AlertOutcome =
   | { readonly kind: 'posted_before' }
   /** Another run holds the claim within its lease. */
   | { readonly kind: 'busy' }
+  /** In doubt, and the channel could not be searched far enough within Slack's limits: left in doubt. */
+  | { readonly kind: 'unchecked' }
   /** Slack refused it or the run ended before sending: nothing posted. */
   | { readonly kind: 'not_posted'; readonly error: unknown }
   /** Sent, with no answer: the claim stays for a later run's history check. */
@@ -189,10 +197,21 @@ async function alertOnce(
   };
 
   if (attempt.inDoubt) {
-    const ts = await findAlertMessage(ctx, sub, issue.id, attempt.inDoubt.claimedAt);
-    if (ts !== undefined) {
-      await mark(ts);
+    const check = await findAlertMessage(ctx, sub, issue.id, claim, attempt.inDoubt);
+    if (check.kind === 'found') {
+      await mark(check.ts);
       return { kind: 'posted_before' };
+    }
+    if (check.kind === 'unfinished') {
+      // Never posted blindly: the claim stays `posting`, free for the next run to check on.
+      try {
+        if (!(await ctx.claims.leaveInDoubt(claim, check.checkedBefore)))
+          notSaved.push({ step: 'alert_release', error: new ClaimLostError() });
+      } catch (error) {
+        // The lease runs out by itself; the next check after it starts over from the beginning.
+        notSaved.push({ step: 'alert_release', error });
+      }
+      return { kind: 'unchecked' };
     }
   }
 
@@ -241,12 +260,6 @@ class ClaimLostError extends Error {
   readonly code = 'claim_lost';
 }
 
-/** The history had more pages than are read: the alert stays in doubt rather than risk a second post. */
-class HistoryTooLongError extends Error {
-  override readonly name = 'HistoryTooLongError';
-  readonly code = 'alert_history_too_long';
-}
-
 const HistoryPageSchema = z.object({
   messages: z
     .array(
@@ -262,31 +275,56 @@ const HistoryPageSchema = z.object({
     )
     .default([]),
   has_more: z.boolean().default(false),
-  response_metadata: z.object({ next_cursor: z.string().optional() }).optional(),
 });
 
 /** Clocks differ between us and Slack; a message posted just before the claim's time still counts. */
 const HISTORY_CLOCK_MARGIN_MS = 5 * 60_000;
-const HISTORY_PAGE_SIZE = 200;
-const HISTORY_MAX_PAGES = 10;
 
-/** The ts of the alert's message if the channel has it, posted since the in-doubt claim was made. */
+type HistoryCheck =
+  | { readonly kind: 'found'; readonly ts: string }
+  | { readonly kind: 'not_found' }
+  /** Stopped by Slack's limits; `checkedBefore` is how far down it got (null: nowhere). */
+  | { readonly kind: 'unfinished'; readonly checkedBefore: string | null };
+
+function slackTs(ms: number): string {
+  return (ms / 1000).toFixed(6);
+}
+
+function isRateLimited(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'slack_webapi_rate_limited_error';
+}
+
+/**
+ * Looks for the alert's message in the window where any holder of the claim could have posted it:
+ * from the first claim of the chain (`doubtSince`) to the end of the last holder's lease, each
+ * widened by the clock margin. Pages go newest first, each under the next one's `latest`, so a
+ * check cut short by Slack's limits continues from `checkedBefore` in a later run.
+ */
 async function findAlertMessage(
   ctx: DeliveryContext,
   sub: ReportSubscription,
   issue: number,
-  claimedAt: Date,
-): Promise<string | undefined> {
-  const oldest = ((claimedAt.getTime() - HISTORY_CLOCK_MARGIN_MS) / 1000).toFixed(6);
-  let cursor: string | undefined;
-  for (let page = 0; page < HISTORY_MAX_PAGES; page++) {
-    const raw = await ctx.slack.conversations.history({
-      channel: sub.channel,
-      oldest,
-      limit: HISTORY_PAGE_SIZE,
-      include_all_metadata: true,
-      ...(cursor ? { cursor } : {}),
-    });
+  claim: AlertClaim,
+  inDoubt: AlertClaim,
+): Promise<HistoryCheck> {
+  const oldest = slackTs(claim.doubtSince.getTime() - HISTORY_CLOCK_MARGIN_MS);
+  let latest = claim.checkedBefore ?? slackTs(inDoubt.leaseUntil.getTime() + HISTORY_CLOCK_MARGIN_MS);
+  let checkedBefore = claim.checkedBefore;
+  for (;;) {
+    if (!ctx.history.take(sub.team)) return { kind: 'unfinished', checkedBefore };
+    let raw: unknown;
+    try {
+      raw = await singleAttemptClient(ctx.slack).conversations.history({
+        channel: sub.channel,
+        oldest,
+        latest,
+        limit: ctx.history.pageSize,
+        include_all_metadata: true,
+      });
+    } catch (error) {
+      if (isRateLimited(error)) return { kind: 'unfinished', checkedBefore };
+      throw error;
+    }
     const answer = HistoryPageSchema.parse(raw);
     const found = answer.messages.find(
       (m) =>
@@ -294,11 +332,12 @@ async function findAlertMessage(
         m.metadata.event_payload.subscription === sub.id &&
         Number(m.metadata.event_payload.issue) === issue,
     );
-    if (found) return found.ts;
-    cursor = answer.response_metadata?.next_cursor;
-    if (!answer.has_more || !cursor) return undefined;
+    if (found) return { kind: 'found', ts: found.ts };
+    const last = answer.messages.at(-1)?.ts;
+    if (!answer.has_more || last === undefined) return { kind: 'not_found' };
+    latest = last;
+    checkedBefore = last;
   }
-  throw new HistoryTooLongError(`More than ${HISTORY_MAX_PAGES * HISTORY_PAGE_SIZE} messages to search.`);
 }
 
 const singleAttemptClients = new WeakMap<WebClient, WebClient>();

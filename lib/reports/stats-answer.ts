@@ -1,7 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { type ManagedStats, ManagedStatsSchema } from '../api/operations/managed.js';
-import { mrkdwnFallback, sectionBlock } from '../slack/render/blocks.js';
+import { contextBlock, mrkdwnFallback, sectionBlock } from '../slack/render/blocks.js';
 import type { Reply } from '../slack/runner.js';
 import { renderStatsChart } from './chart.js';
 import { statsSummary, statsUnavailableText } from './render.js';
@@ -9,23 +9,38 @@ import { summarizeSeries } from './stats-series.js';
 
 /**
  * `/cloud managed stats` answered like the scheduled report: the chart and the summary. It runs in
- * the worker (the Slack function does not carry the rasteriser). The picture is uploaded without
- * sharing it in any channel and shown in the reply through an image block, so a reply that only
- * the asker sees keeps its chart private too.
+ * the worker (the Slack function does not carry the rasteriser).
+ *
+ * Slack shares an upload asynchronously and refuses an image block whose file is not yet processed
+ * or not shared where the message goes; no ephemeral message can show a file, and a file shared in
+ * no channel is the uploader's alone. So the chart is shared, with the summary as its comment,
+ * where the answer's readers are: in the channel for an answer to the channel, otherwise in the
+ * asker's direct message with the app (the only private place for a file). Slack posts it there
+ * once processed; the reply itself carries the summary and says where the chart goes.
+ *
+ * Slack's native `data_visualization` block is not used: its reference caps a chart at 6 series
+ * and the libraries that model it disagree on the points a series may hold (20 in one) and on
+ * blocks per message, while this chart is three panels with their own axes over 24 hours of points.
  */
 
-const UploadAnswerSchema = z.object({
-  files: z.array(z.object({ files: z.array(z.object({ id: z.string() })).optional() })).default([]),
-});
+const ConversationOpenSchema = z.object({ channel: z.object({ id: z.string().min(1) }) });
 
 const ZONE = 'UTC';
+const TITLE = 'Managed stats, last 24 hours';
 
-/** The reply with the chart, or `reply` as it is when the output is not a series. */
+export interface ChartAsker {
+  readonly user: string;
+  /** Where the command was typed. */
+  readonly channel: string;
+}
+
+/** The reply with the chart on its way, or `reply` as it is when the output is not a series. */
 export async function answerWithChart(
   slack: WebClient,
   reply: Reply,
   output: unknown,
   now: Date,
+  asker: ChartAsker,
 ): Promise<Reply> {
   const parsed = ManagedStatsSchema.safeParse(output);
   if (!parsed.success) return reply;
@@ -39,22 +54,56 @@ export async function answerWithChart(
     `_Times on the chart: ${ZONE}. \`/cloud reports add stats --daily 09:00 --tz Zone\` posts it every day._`,
   );
   const png = await renderStatsChart(stats.data, { zone: ZONE });
-  const uploaded = UploadAnswerSchema.parse(
+  const where = await shareChart(slack, png, summary, now, asker, reply.visibility === 'ephemeral');
+  return {
+    ...reply,
+    text: mrkdwnFallback(summary),
+    blocks: [sectionBlock(summary), contextBlock(where)],
+  };
+}
+
+/**
+ * Shares the chart with the summary as its comment: in the asker's DM with the app when the answer
+ * is private, otherwise in the channel. Says where it went, or why it did not: Slack accepting the
+ * share means it will post it once processed, not that it has.
+ */
+async function shareChart(
+  slack: WebClient,
+  png: Buffer,
+  summary: string,
+  now: Date,
+  asker: ChartAsker,
+  privately: boolean,
+): Promise<string> {
+  let channel = asker.channel;
+  if (privately) {
+    try {
+      channel = ConversationOpenSchema.parse(await slack.conversations.open({ users: asker.user })).channel
+        .id;
+    } catch (error) {
+      return `:warning: The chart could not be sent to you: your direct message with the app did not open (${errorCode(error)}).`;
+    }
+  }
+  try {
     await slack.files.uploadV2({
+      channel_id: channel,
+      initial_comment: summary,
       file: png,
       filename: `managed-stats-${now.toISOString().slice(0, 16).replace(':', '')}.png`,
-      title: 'Managed stats, last 24 hours',
-    }),
-  );
-  const fileId = uploaded.files[0]?.files?.[0]?.id;
-  const blocks: unknown[] = [sectionBlock(summary)];
-  if (fileId) {
-    blocks.push({
-      type: 'image',
-      slack_file: { id: fileId },
-      alt_text: 'Managed stats of the last 24 hours: cpu; disk and swap; network in and out',
-      title: { type: 'plain_text', text: 'Managed stats, last 24 hours' },
+      title: TITLE,
     });
+  } catch (error) {
+    return `:warning: The chart could not be uploaded (${errorCode(error)}); the numbers above are complete.`;
   }
-  return { ...reply, text: mrkdwnFallback(summary), blocks };
+  return privately
+    ? ':envelope: The chart is on its way to your direct messages with the app; Slack shows it there once it has processed the picture.'
+    : ':bar_chart: The chart is on its way to this channel; Slack shows it once it has processed the picture.';
+}
+
+/** Slack's error code, or the error's code; never a message that could carry a token or a body. */
+function errorCode(error: unknown): string {
+  const data = (error as { data?: { error?: unknown } } | null)?.data;
+  if (typeof data?.error === 'string') return data.error;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : 'unknown error';
 }

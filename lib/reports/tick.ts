@@ -9,6 +9,7 @@ import { AccountFeed } from './account-feed.js';
 import { settleWithConcurrency } from './concurrency.js';
 import { type DeliveryContext, type DeliveryResult, deliverReport } from './deliver.js';
 import { failureReason } from './failures.js';
+import { HistoryBudget, type SlackInstallKind } from './history-budget.js';
 import { reportKindOf } from './kinds.js';
 import { ChannelPacer } from './pacer.js';
 import { nextRunAfter } from './schedule.js';
@@ -47,6 +48,11 @@ export interface ReporterDeps {
   readonly accountConcurrency?: number;
   /** Subscriptions run per tick at most; the rest stay due for the next one. */
   readonly maxSubscriptionsPerTick?: number;
+  /**
+   * Which of Slack's history limits apply: `internal` in one-workspace mode, `distributed` with
+   * "Add to Slack" (the stricter, and the default when not said).
+   */
+  readonly slackInstall?: SlackInstallKind | undefined;
   /** The pacer of Slack calls; a fresh one per tick by default. */
   readonly pacer?: ChannelPacer;
   /** Sees every API attempt with the account it was made for (metrics, tests). */
@@ -122,6 +128,8 @@ export async function runReporterTick(
   options: TickOptions = {},
 ): Promise<TickSummary> {
   const pacer = deps.pacer ?? new ChannelPacer();
+  // One allowance per run, shared by the subscriptions of each workspace.
+  const history = new HistoryBudget(deps.slackInstall ?? 'distributed');
   const rateLimitedBefore = pacer.rateLimitedCount;
   const apiCalls: Record<string, Record<string, number>> = {};
   const failures: SubscriptionFailure[] = [];
@@ -252,6 +260,7 @@ export async function runReporterTick(
       now,
       charts: new Map<string, Buffer>(),
       claims: deps.store.alertClaims,
+      history,
       deadline: options.deadline,
     };
     await Promise.all(

@@ -7,6 +7,7 @@ export const BOT_SCOPES = [
   'commands',
   'chat:write',
   'files:write',
+  'im:write',
   'users:read',
   'usergroups:read',
   'channels:history',

@@ -7,6 +7,7 @@ import type { ManagedIssue } from '../api/operations/managed.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import { AccountFeed } from '../reports/account-feed.js';
 import { failureReason } from '../reports/failures.js';
+import type { SlackInstallKind } from '../reports/history-budget.js';
 import { isReportKind, REPORT_KIND_SPECS, reportKindOf } from '../reports/kinds.js';
 import { ChannelPacer } from '../reports/pacer.js';
 import { describeSchedule, firstRunAt, nextRunAfter, scheduleFromFlags } from '../reports/schedule.js';
@@ -364,6 +365,8 @@ export interface ReportRunDeps {
   readonly api: ApiSettings;
   readonly logger: Logger;
   readonly slack: WebClient;
+  /** Which of Slack's history limits apply (`lib/reports/history-budget.ts`); the stricter when unknown. */
+  readonly slackInstall?: SlackInstallKind | undefined;
 }
 
 /**
@@ -397,9 +400,10 @@ async function runReport(deps: ReportRunDeps, job: ReportRunJob, sub: ReportSubs
   const pacer = new ChannelPacer();
   try {
     // Loaded on first use: the chart code is not needed by any other command.
-    const [{ deliverReport }, { recordRunNow }] = await Promise.all([
+    const [{ deliverReport }, { recordRunNow }, { HistoryBudget }] = await Promise.all([
       import('../reports/deliver.js'),
       import('../reports/tick.js'),
+      import('../reports/history-budget.js'),
     ]);
     const result = await deliverReport(
       {
@@ -409,6 +413,7 @@ async function runReport(deps: ReportRunDeps, job: ReportRunJob, sub: ReportSubs
         now,
         charts: new Map(),
         claims: deps.store.alertClaims,
+        history: new HistoryBudget(deps.slackInstall ?? 'distributed'),
         deadline: Date.now() + RUN_NOW_BUDGET_MS,
       },
       sub,

@@ -5,6 +5,7 @@ import type { AnyOperation } from '../api/operation.js';
 import { findOperation } from '../api/operations/index.js';
 import { checkCommandFor } from '../api/outcome.js';
 import { answersWithChart } from '../reports/chart-operations.js';
+import type { SlackInstallKind } from '../reports/history-budget.js';
 import { startStatusWatch, watchPlanFor } from '../reports/status-watch.js';
 import { executeApproval } from './approvals.js';
 import {
@@ -34,6 +35,8 @@ export interface WorkerDeps extends RunnerDeps {
   readonly postToResponseUrl?: (url: string, body: unknown) => Promise<void>;
   /** How long and how often a change in doubt is read back. */
   readonly outcomeChecks?: OutcomeCheckSettings | undefined;
+  /** Which of Slack's history limits apply to `/cloud reports run` (the stricter when unknown). */
+  readonly slackInstall?: SlackInstallKind | undefined;
 }
 
 /**
@@ -139,7 +142,10 @@ async function readOnly(deps: WorkerDeps, request: Parameters<typeof runOperatio
   if (output !== undefined && answersWithChart(request.op)) {
     // Loaded on first use: the rasteriser (wasm and font) is needed by this answer alone.
     const { answerWithChart } = await import('../reports/stats-answer.js');
-    const withChart = await answerWithChart(deps.slack, reply, output, new Date());
+    const withChart = await answerWithChart(deps.slack, reply, output, new Date(), {
+      user: request.user,
+      channel: request.channel,
+    });
     return { kind: 'answered' as const, reply: withChart, output };
   }
   return { kind: 'answered' as const, reply, output };

@@ -18,6 +18,10 @@ import { epochSeconds, type StoreContext } from './store-context.js';
  * before posting (see `lib/reports/deliver.ts`). The claim's token tells the holder's writes from
  * those of a run that took it over.
  *
+ * A takeover keeps where the chain of doubt began (`doubtSince`), how far the channel was searched
+ * (`checkedBefore`) and the claim's expiry, so a check cut short by Slack's history limits resumes
+ * in a later run and never starts after a post an earlier holder made.
+ *
  * Claims go with the table's TTL. A `posted` one lives long after the subscription has remembered
  * the issue as seen. A `posting` one that nobody could resolve (the channel's history cannot be
  * read) expires after a day and the alert is then claimed afresh and posted: a possible duplicate
@@ -41,6 +45,13 @@ export interface AlertClaim extends AlertClaimKey {
   readonly token: string;
   /** The posted message (`posted` only). */
   readonly messageTs: string | null;
+  /**
+   * When the alert first went into doubt's chain: the claim time of the first holder, kept through
+   * every takeover, so a check always searches from before the first possible post.
+   */
+  readonly doubtSince: Date;
+  /** How far down the channel's history earlier checks searched (exclusive ts), if they stopped part-way. */
+  readonly checkedBefore: string | null;
 }
 
 export type ClaimResult =
@@ -64,6 +75,9 @@ const AlertClaimItemSchema = z.object({
   lease_until_ms: z.number(),
   claim_token: z.string(),
   message_ts: z.string().optional(),
+  doubt_since: z.iso.datetime().optional(),
+  checked_before: z.string().optional(),
+  expires_at: z.number().optional(),
 });
 type AlertClaimItem = z.infer<typeof AlertClaimItemSchema>;
 
@@ -95,7 +109,7 @@ export class AlertClaimRepository {
    */
   async claim(key: AlertClaimKey): Promise<ClaimResult> {
     const now = this.#ctx.now();
-    const item = {
+    const fresh = {
       ...keyOf(key),
       kind: 'alert_claim',
       team_id: key.team,
@@ -107,33 +121,78 @@ export class AlertClaimRepository {
       claim_token: randomUUID(),
       expires_at: epochSeconds(now) + IN_DOUBT_TTL_SECONDS,
     } satisfies AlertClaimItem & Record<string, unknown>;
+    const held = await this.#putIf(fresh, 'attribute_not_exists(pk) OR expires_at <= :nowSeconds', {
+      ':nowSeconds': epochSeconds(now),
+    });
+    if (held === undefined) return { status: 'claimed', claim: toClaim(fresh) };
+    const previous = toClaim(held);
+    if (previous.status !== 'posting' || previous.leaseUntil.getTime() > now.getTime()) {
+      return { status: 'held', by: previous };
+    }
+    // A takeover: the alert is in doubt. Where the chain of doubt began, how far it was checked and
+    // when it expires stay as they were, so no check starts after a post an earlier holder made.
+    const takeover = {
+      ...fresh,
+      doubt_since: previous.doubtSince.toISOString(),
+      ...(previous.checkedBefore === null ? {} : { checked_before: previous.checkedBefore }),
+      expires_at: typeof held.expires_at === 'number' ? held.expires_at : fresh.expires_at,
+    } satisfies AlertClaimItem & Record<string, unknown>;
+    const taken = await this.#putIf(takeover, 'claim_token = :heldToken AND lease_until_ms <= :nowMs', {
+      ':heldToken': previous.token,
+      ':nowMs': now.getTime(),
+    });
+    if (taken === undefined) return { status: 'claimed', claim: toClaim(takeover), inDoubt: previous };
+    // Another run took it over first.
+    return { status: 'held', by: toClaim(taken) };
+  }
+
+  /**
+   * Writes `item` if `condition` holds; otherwise answers the item that stood in the way (parsed
+   * loosely: the caller reads the claim from it).
+   */
+  async #putIf(
+    item: Record<string, unknown>,
+    condition: string,
+    values: Record<string, unknown>,
+  ): Promise<AlertClaimItem | undefined> {
     try {
-      const result = await this.#ctx.table.put({
+      await this.#ctx.table.put({
         TableName: this.#ctx.tableName,
         Item: item,
-        ConditionExpression:
-          'attribute_not_exists(pk) OR expires_at <= :nowSeconds OR (#status = :posting AND lease_until_ms <= :nowMs)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':nowSeconds': epochSeconds(now),
-          ':nowMs': now.getTime(),
-          ':posting': 'posting',
-        },
-        ReturnValues: 'ALL_OLD',
+        ConditionExpression: condition,
+        ExpressionAttributeValues: values,
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       });
-      const previous = result.Attributes === undefined ? undefined : toClaim(result.Attributes);
-      const claim = toClaim(item);
-      // An expired claim is as good as none: TTL merely had not removed it yet.
-      const inDoubt =
-        previous?.status === 'posting' && !isExpired(result.Attributes, now) ? previous : undefined;
-      return inDoubt ? { status: 'claimed', claim, inDoubt } : { status: 'claimed', claim };
+      return undefined;
     } catch (error) {
       const held = itemOfFailedCondition(error);
       if (held === undefined) throw error;
       if (held === null) throw new StoreError('malformed_item', 'An alert claim vanished while held.');
-      return { status: 'held', by: toClaim(held) };
+      return parseItem(AlertClaimItemSchema, held, 'alert claim');
     }
+  }
+
+  /**
+   * Leaves the alert in doubt for the next run, after a check that could not finish (Slack's
+   * history limits): the lease ends now, so the next run may take it over at once, and
+   * `checkedBefore` records how far down the history was searched. False when no longer held.
+   */
+  async leaveInDoubt(claim: AlertClaim, checkedBefore: string | null): Promise<boolean> {
+    const now = this.#ctx.now();
+    return updateIf(this.#ctx, keyOf(claim), {
+      UpdateExpression:
+        checkedBefore === null
+          ? 'SET lease_until_ms = :now'
+          : 'SET lease_until_ms = :now, checked_before = :checkedBefore',
+      ConditionExpression: 'claim_token = :token AND #status = :posting',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':now': now.getTime(),
+        ':token': claim.token,
+        ':posting': 'posting',
+        ...(checkedBefore === null ? {} : { ':checkedBefore': checkedBefore }),
+      },
+    });
   }
 
   /** Records the posted message; false when the claim is no longer this holder's. */
@@ -189,11 +248,6 @@ export class AlertClaimRepository {
   }
 }
 
-function isExpired(raw: Record<string, unknown> | undefined, now: Date): boolean {
-  const expiresAt = raw?.expires_at;
-  return typeof expiresAt === 'number' && expiresAt <= epochSeconds(now);
-}
-
 function toClaim(raw: unknown): AlertClaim {
   const item = parseItem(AlertClaimItemSchema, raw, 'alert claim');
   return {
@@ -205,5 +259,7 @@ function toClaim(raw: unknown): AlertClaim {
     leaseUntil: new Date(item.lease_until_ms),
     token: item.claim_token,
     messageTs: item.message_ts ?? null,
+    doubtSince: new Date(item.doubt_since ?? item.claimed_at),
+    checkedBefore: item.checked_before ?? null,
   };
 }

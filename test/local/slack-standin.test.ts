@@ -1,5 +1,6 @@
 import { type Logger, LogLevel, WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_FILE_PROCESSING_MS } from '../../infra/local/slack/file-shares.js';
 import {
   type SlackStandIn,
   type SlackStandInOptions,
@@ -439,7 +440,7 @@ describe('directory', () => {
 describe('files upload flow', () => {
   const chart = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0xfe, 0x80]);
 
-  it('files.uploadV2 stores the bytes and posts a file message in the channel', async () => {
+  it('files.uploadV2 stores the bytes and posts a file message in the channel once processed', async () => {
     await clientFor(standIn.botToken).files.uploadV2({
       channel_id: OPS,
       file: chart,
@@ -447,6 +448,8 @@ describe('files upload flow', () => {
       title: 'CPU, last 24 hours',
       initial_comment: 'Stats for node 34',
     });
+    expect(standIn.store.lastMessage(OPS)).toBeUndefined();
+    now += DEFAULT_FILE_PROCESSING_MS;
 
     const message = standIn.store.lastMessage(OPS);
     expect(message).toMatchObject({ text: 'Stats for node 34', via: 'files.completeUploadExternal' });
@@ -461,11 +464,9 @@ describe('files upload flow', () => {
       filename: 'a.png',
     });
     // uploadV2 answers with one files.completeUploadExternal result per destination.
-    const { files: completions } = result as unknown as {
-      files: Array<{ files: Array<{ url_private: string }> }>;
-    };
-    const [completion] = completions;
-    const response = await fetch(completion?.files[0]?.url_private ?? '');
+    const { files: completions } = result as unknown as { files: Array<{ files: Array<{ id: string }> }> };
+    const info = await clientFor(standIn.botToken).files.info({ file: completions[0]?.files[0]?.id ?? '' });
+    const response = await fetch(info.file?.url_private ?? '');
     expect(response.headers.get('content-type')).toBe('image/png');
     expect(Buffer.from(await response.arrayBuffer()).equals(chart)).toBe(true);
   });

@@ -71,14 +71,18 @@ export async function startReporterHarness(
   e2e = await startE2E({
     // The emulator limits each token per window; these tests make many calls on purpose.
     emulator: { rateLimit: false, ...options.emulator },
-    stack: { now, ...options.stack },
+    // The stand-in keeps the same clock, so Slack's processing of uploads and its per-minute limits
+    // move when the test moves time.
+    stack: { now, ...options.stack, slack: { now: () => now().getTime(), ...options.stack?.slack } },
   });
   const started = e2e;
   const { stack, emulator } = started;
   const logger = new Logger({ serviceName: 'reporter-test', logLevel: 'SILENT' });
   const slack = createSlackWebClient(stack.standIn.botToken, stack.standIn.apiUrl);
   const api = { baseUrl: emulator.url, timeoutMs: 10_000 };
-  const deps: ReporterDeps = { store: stack.store, api, slack, logger };
+  // The stand-in's own token is an internal app unless the test makes it a distributed one.
+  const slackInstall = options.stack?.slack?.botTokenInstall ?? 'internal';
+  const deps: ReporterDeps = { store: stack.store, api, slack, logger, slackInstall };
   const handoff = new InProcessHandoff((job) => runWorkerJob(deps, job));
   const botDeps: BotDeps = {
     store: stack.store,

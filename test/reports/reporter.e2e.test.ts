@@ -1,5 +1,6 @@
 import { PNG } from 'pngjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_FILE_PROCESSING_MS } from '../../infra/local/slack/file-shares.js';
 import type { ManagedStats } from '../../lib/api/operations/managed.js';
 import { CHART_SCALE, CHART_SIZE, renderStatsChart } from '../../lib/reports/chart.js';
 import { ChannelPacer } from '../../lib/reports/pacer.js';
@@ -181,8 +182,12 @@ describe('stats', () => {
     const expected = (await currentStats(harness)) as ManagedStats;
     const summary = await harness.tick();
     expect(summary.filesUploaded).toBe(1);
-
+    // Slack shares an upload once it has processed it, not when it answers.
+    expect(harness.posted('C0STATS')).toEqual([]);
+    const realNow = slackNow;
+    slackNow = () => realNow() + DEFAULT_FILE_PROCESSING_MS;
     const [message] = harness.posted('C0STATS');
+    slackNow = realNow;
     const file = message?.files?.[0];
     if (!message || !file?.bytes) throw new Error('no chart was uploaded');
     expect(file.name).toMatch(/^managed-stats-\d{4}-\d{2}-\d{2}-[0-9a-f]{8}\.png$/);

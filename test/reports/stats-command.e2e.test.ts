@@ -7,14 +7,20 @@ import { currentStats, type ReporterHarness, startReporterHarness } from './harn
 
 /**
  * `/cloud managed stats` typed in the Slack stand-in: the Slack function hands it to the worker,
- * which answers with the same chart as the scheduled report and its summary, privately.
+ * which answers the asker privately with the summary and shares the same chart as the scheduled
+ * report in the asker's direct message with the app. Slack shares uploads asynchronously and
+ * refuses an image block whose file is not processed or not visible where the message goes, so
+ * the stand-in takes two seconds to process the picture, as a slow day at Slack would.
  */
 
-const CHANNEL = 'C0STATSCMD';
+const CHANNEL = 'C0OPS';
+const ASKER = 'U0ALICE';
+const OTHER = 'U0BOB';
+const PROCESSING_MS = 2000;
 let harness: ReporterHarness;
 
 beforeAll(async () => {
-  harness = await startReporterHarness();
+  harness = await startReporterHarness({ stack: { slack: { fileProcessingMs: PROCESSING_MS } } });
 });
 
 afterAll(async () => {
@@ -22,27 +28,36 @@ afterAll(async () => {
 });
 
 describe('/cloud managed stats', () => {
-  it('answers the asker alone with the chart (uploaded, shared in no channel) and the summary', async () => {
-    await harness.link('U0ASKER', 'asker');
+  it('answers the asker alone with the summary, and the chart reaches their DM once Slack has processed it', async () => {
+    await harness.link(ASKER, 'asker');
     const expected = (await currentStats(harness)) as ManagedStats;
     if (Array.isArray(expected.data)) throw new Error('the emulator has no series');
+    const { store } = harness.e2e.stack.standIn;
 
-    const delivery = await harness.e2e.command('U0ASKER', 'managed stats', CHANNEL);
+    const delivery = await harness.e2e.command(ASKER, 'managed stats', CHANNEL);
     expect(delivery.status).toBe(200);
 
-    const answer = harness.e2e.lastSeen('U0ASKER', CHANNEL);
+    // The reply: only the asker sees it, and it was not refused (no image of an unprocessed file).
+    const answer = harness.e2e.lastSeen(ASKER, CHANNEL);
     expect(answer.ephemeral).toBe(true);
-    expect(harness.e2e.seen('U0OTHER', CHANNEL)).toEqual([]);
+    expect(harness.e2e.seen(OTHER, CHANNEL)).toEqual([]);
     const cpu = summarizeSeries(expected.data)[0];
     expect(answer.text).toContain(`*cpu* (blue): latest ${formatValue(cpu?.latest ?? Number.NaN)}`);
+    expect(harness.e2e.textOf(answer)).toContain('on its way to your direct messages');
+    expect(store.callsTo('response_url').filter((call) => !call.ok)).toEqual([]);
 
-    const image = (answer.blocks as { type: string; slack_file?: { id: string } }[]).find(
-      (b) => b.type === 'image',
-    );
-    const file = image?.slack_file && harness.e2e.stack.standIn.store.file(image.slack_file.id);
-    if (!file?.bytes) throw new Error(`no chart in ${JSON.stringify(answer.blocks)}`);
-    // Not posted to the channel: only the private reply shows it.
-    expect(file.channels).toEqual([]);
+    // Not shared in the channel, and not yet in the DM: Slack is still processing it.
+    const dm = `D${ASKER}`;
+    expect(store.messages(CHANNEL)).toEqual([]);
+    expect(store.messages(dm)).toEqual([]);
+
+    harness.advance(PROCESSING_MS);
+    const [shared] = store.messages(dm);
+    const file = shared?.files?.[0];
+    if (!shared || !file?.bytes) throw new Error(`no chart in the DM: ${JSON.stringify(store.messages(dm))}`);
+    expect(shared.text).toContain(`*cpu* (blue): latest ${formatValue(cpu?.latest ?? Number.NaN)}`);
+    expect(store.file(file.id)?.channels).toEqual([dm]);
+    expect(store.messages(CHANNEL)).toEqual([]);
     const png = PNG.sync.read(file.bytes);
     expect([png.width, png.height]).toEqual([
       CHART_SIZE.width * CHART_SCALE,

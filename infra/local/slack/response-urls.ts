@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { describeProblem, refusalFor, validateMessage } from './block-kit-validator.js';
+import { slackFileProblems } from './file-shares.js';
 import type { SlackStore, StoredMessage } from './store.js';
 
 /**
@@ -126,6 +127,9 @@ export class ResponseUrls {
       const errors = problems.filter((problem) => problem.error === error).map(describeProblem);
       return refused(400, error, error === 'invalid_blocks' ? { errors } : {});
     }
+    // An ephemeral reply shows no file the channel cannot see (rule `async-file-shares`).
+    const fileProblems = slackFileProblems(this.store, record.channel, body.blocks ?? []);
+    if (fileProblems.length > 0) return refused(400, 'invalid_blocks', { errors: fileProblems });
 
     const message = this.post(record, body, original);
     record.uses += 1;

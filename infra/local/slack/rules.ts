@@ -39,12 +39,20 @@ export const SLACK_RULES = [
   },
   {
     id: 'async-file-shares',
-    methods: ['files.completeUploadExternal', 'chat.postMessage', 'chat.update'],
+    methods: [
+      'files.completeUploadExternal',
+      'files.info',
+      'chat.postMessage',
+      'chat.postEphemeral',
+      'chat.update',
+      'response_url',
+    ],
     behaviour:
-      'completeUploadExternal answers without shares or a message ts; the file is shared after a processing delay; until then (and for a file not shared to the channel or unknown) an image block with slack_file is refused with invalid_blocks',
+      'completeUploadExternal answers with the files (id, title) but no shares and no message ts; the file is processed and shared some time later, and only then does the share message (with initial_comment) appear and files.info show its mimetype and shares; an image slack_file (by id or url) that is unknown, not yet processed, or not shared in the target channel is refused with invalid_blocks ("invalid slack file [json-pointer:…/slack_file]"); a file uploaded to no channel is private to the uploader and shows in no message, and no ephemeral message shows a file its channel cannot see',
     source:
-      'https://api.slack.com/methods/files.completeUploadExternal; bolt-js#2115, node-slack-sdk#2260, java-slack-sdk#1349, python-slack-sdk#1658',
-    stricter: 'the invalid_blocks refusal of an unprocessed file is observed, not documented',
+      'https://docs.slack.dev/reference/methods/files.completeUploadExternal; node-slack-sdk#2260 and #1865 (share arrives later, poll files.info), java-slack-sdk#1349 (empty mimetype and shares, invalid_blocks through response_url), python-slack-sdk#1658 (invalid slack file; without a channel only the uploader has access), node-slack-sdk#1790 (no way to share a file within an ephemeral message: use a DM)',
+    stricter:
+      'the invalid_blocks refusals are observed in threads, not documented; every unprocessed or unshared file is refused, in ephemeral replies too',
   },
   {
     id: 'trigger-id',
@@ -65,9 +73,11 @@ export const SLACK_RULES = [
     id: 'history-caps',
     methods: ['conversations.history', 'conversations.replies'],
     behaviour:
-      'for a distributed (non-Marketplace) install: 1 request a minute and limit at most 15 (default 15); internal and Marketplace installs keep Tier 3 (limit up to 999, default 100)',
+      'for an app distributed outside the Marketplace: 1 request a minute per method per workspace (429 with Retry-After) and at most 15 messages a call (limit defaults to 15; more is cut to 15); internal customer-built and Marketplace apps keep Tier 3 (limit up to 999, default 100)',
     source:
-      'https://api.slack.com/changelog/2025-05-terms-rate-limit-update-and-faq; https://api.slack.com/methods/conversations.history',
+      'https://docs.slack.dev/changelog/2025/05/29/rate-limit-changes-for-non-marketplace-apps; https://docs.slack.dev/apis/web-api/rate-limits (App types and rate limits); https://docs.slack.dev/reference/methods/conversations.history',
+    stricter:
+      'the pages disagree on when installs made before 2025-05-29 are capped (2025-09-02, 2026-03-03, or not at all): every distributed install is capped; the stand-in is never a Marketplace app, and only conversations.history is emulated',
   },
   {
     id: 'messages-tab',

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { HistoryCaps, type InstallKind } from './history-caps.js';
 import { type OAuthApp, SECOND_TEAM, type SlackTeam, StandInOAuth } from './oauth.js';
 import { type ChannelRateLimit, ChannelRateLimiter, DEFAULT_CHANNEL_RATE_LIMIT } from './rate-limit.js';
 import { type ResponseUrlOptions, ResponseUrls } from './response-urls.js';
@@ -36,6 +37,16 @@ export interface SlackStandInOptions {
   readonly rateLimit?: boolean | Partial<ChannelRateLimit>;
   /** Answer `channel_not_found` for channels that are not seeded, as Slack does. */
   readonly strictChannels?: boolean;
+  /**
+   * How long a completed upload takes to be processed and shared, on `now`'s clock (default
+   * `DEFAULT_FILE_PROCESSING_MS`, about what Slack takes for a small image).
+   */
+  readonly fileProcessingMs?: number;
+  /**
+   * The install of the stand-in's own bot token: `internal` (default; a customer-built app) or
+   * `distributed` (outside the Marketplace: history capped). "Add to Slack" installs are distributed.
+   */
+  readonly botTokenInstall?: InstallKind;
   /** A distributed app's OAuth settings: "Add to Slack" works, into the seeded and a second workspace. */
   readonly oauthApp?: OAuthApp;
   /** Socket Mode: the app-level tokens Slack issued (one with `connections:write` by default). */
@@ -175,6 +186,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     otherTeamChannels: SECOND_TEAM.channels ?? [],
     ...(options.now === undefined ? {} : { now: options.now }),
     ...(options.strictChannels === undefined ? {} : { strictChannels: options.strictChannels }),
+    ...(options.fileProcessingMs === undefined ? {} : { fileProcessingMs: options.fileProcessingMs }),
   });
   const server = createServer();
   await listen(server, options.port ?? 0, host);
@@ -195,7 +207,17 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const oauth = new StandInOAuth(teams, store.now);
   let clientUrl: string | undefined;
   if (options.oauthApp) oauth.register(options.oauthApp);
-  const context: WebApiContext = { store, baseUrl: url, botToken, oauth, triggers, rateLimiter };
+  const historyCaps = new HistoryCaps(store.now);
+  const context: WebApiContext = {
+    store,
+    baseUrl: url,
+    botToken,
+    oauth,
+    triggers,
+    rateLimiter,
+    historyCaps,
+    botTokenInstall: options.botTokenInstall ?? 'internal',
+  };
   const socketMode = new SocketModeHub({
     websocketBase: url.replace(/^http/, 'ws'),
     now: store.now,
@@ -210,6 +232,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   store.on('change', (change) => {
     if (change.kind !== 'reset') return;
     rateLimiter?.reset();
+    historyCaps.reset();
     triggers.reset();
     responseUrls.reset();
   });

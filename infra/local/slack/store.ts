@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { DEFAULT_FILE_PROCESSING_MS } from './file-shares.js';
 
 /**
  * What the Slack stand-in has seen and shown: channels with their messages, modals, files and
@@ -72,7 +73,22 @@ export interface StoredFile {
   readonly uploadedAt?: number;
   /** Set once `files.completeUploadExternal` has accepted the file. */
   readonly completedAt?: number;
+  /** When Slack finishes processing it (`fileProcessingMs` after completion); shared from then on. */
+  readonly processedAt?: number;
+  /** Where it is shared: empty until processed, and for a file uploaded to no channel. */
   readonly channels: readonly string[];
+  /** The share asked for at completion, carried out once the file is processed. */
+  readonly pendingShare?: PendingShare;
+}
+
+/** A file's share message, as `files.completeUploadExternal` asked for it. */
+export interface PendingShare {
+  readonly channels: readonly string[];
+  readonly text: string;
+  readonly blocks: readonly unknown[];
+  readonly thread_ts?: string;
+  readonly user?: string;
+  readonly botId?: string;
 }
 
 export interface StoredMessage {
@@ -173,6 +189,8 @@ export interface SlackStoreOptions {
   readonly strictChannels?: boolean;
   /** Channels of the stand-in's other workspaces, known by name like the seeded ones. */
   readonly otherTeamChannels?: readonly SlackChannel[];
+  /** How long Slack takes to process a completed upload before sharing it (on this clock). */
+  readonly fileProcessingMs?: number;
 }
 
 export class SlackStore extends EventEmitter<StoreEvents> {
@@ -181,6 +199,7 @@ export class SlackStore extends EventEmitter<StoreEvents> {
   private readonly strictChannels: boolean;
   /** Channels of the stand-in's other workspaces (seeded, so known by name). */
   readonly otherTeamChannels: readonly SlackChannel[];
+  readonly fileProcessingMs: number;
   private channelsById = new Map<string, SlackChannel>();
   private messagesByChannel = new Map<string, StoredMessage[]>();
   private viewsById = new Map<string, StoredView>();
@@ -196,6 +215,7 @@ export class SlackStore extends EventEmitter<StoreEvents> {
     this.now = options.now ?? Date.now;
     this.strictChannels = options.strictChannels ?? false;
     this.otherTeamChannels = options.otherTeamChannels ?? [];
+    this.fileProcessingMs = options.fileProcessingMs ?? DEFAULT_FILE_PROCESSING_MS;
     this.seedChannels();
   }
 
@@ -280,6 +300,7 @@ export class SlackStore extends EventEmitter<StoreEvents> {
   }
 
   findMessage(channel: string, ts: string): StoredMessage | undefined {
+    this.shareProcessedFiles();
     return this.messagesByChannel.get(channel)?.find((message) => message.ts === ts);
   }
 
@@ -309,6 +330,7 @@ export class SlackStore extends EventEmitter<StoreEvents> {
 
   /** The channel's messages in posting order, thread replies included. */
   messages(channel: string, query: MessageQuery = {}): StoredMessage[] {
+    this.shareProcessedFiles();
     return (this.messagesByChannel.get(channel) ?? []).filter(
       (message) =>
         !message.ephemeral ||
@@ -323,6 +345,7 @@ export class SlackStore extends EventEmitter<StoreEvents> {
 
   /** Ephemeral messages shown to one user, in any channel or in the given one. */
   ephemeralFor(user: string, channel?: string): StoredMessage[] {
+    this.shareProcessedFiles();
     const channels = channel === undefined ? [...this.messagesByChannel.keys()] : [channel];
     return channels
       .flatMap((id) => this.messagesByChannel.get(id) ?? [])
@@ -367,14 +390,50 @@ export class SlackStore extends EventEmitter<StoreEvents> {
   putFile(file: StoredFile): void {
     this.filesById.set(file.id, file);
     this.emit('change', { kind: 'file_changed', file });
+    if (file.pendingShare && file.processedAt !== undefined) {
+      // The live page has no reader to trigger the share: a timer does (tests read after moving their clock).
+      setTimeout(() => this.shareProcessedFiles(), Math.max(0, file.processedAt - this.now()) + 5).unref();
+    }
   }
 
   file(id: string): StoredFile | undefined {
+    this.shareProcessedFiles();
     return this.filesById.get(id);
   }
 
   files(): StoredFile[] {
+    this.shareProcessedFiles();
     return [...this.filesById.values()];
+  }
+
+  /**
+   * Carries out the shares of files whose processing is done by now: the file becomes visible in
+   * its channels and its share message appears, as Slack does some time after the upload's answer.
+   * Runs before every read, so what the clock says is what is seen.
+   */
+  shareProcessedFiles(): void {
+    const now = this.now();
+    for (const file of this.filesById.values()) {
+      const share = file.pendingShare;
+      if (!share || file.processedAt === undefined || file.processedAt > now) continue;
+      const { pendingShare: _done, ...rest } = file;
+      const shared: StoredFile = { ...rest, channels: share.channels };
+      this.filesById.set(file.id, shared);
+      this.emit('change', { kind: 'file_changed', file: shared });
+      for (const channel of share.channels) {
+        this.addMessage({
+          channel,
+          text: share.text,
+          blocks: share.blocks,
+          files: [shared],
+          ephemeral: false,
+          via: 'files.completeUploadExternal',
+          ...(share.user === undefined ? {} : { user: share.user }),
+          ...(share.botId === undefined ? {} : { botId: share.botId }),
+          ...(share.thread_ts === undefined ? {} : { thread_ts: share.thread_ts }),
+        });
+      }
+    }
   }
 
   // Calls and posting rate

@@ -3,6 +3,8 @@ import { extname } from 'node:path';
 import { z } from 'zod';
 import { SLACK_LIMITS } from '../../../lib/slack/limits.js';
 import { describeProblem, refusalFor, validateMessage, validateView } from './block-kit-validator.js';
+import { isProcessed, slackFileProblems } from './file-shares.js';
+import type { HistoryCaps, InstallKind } from './history-caps.js';
 import type { SlackTeam, StandInOAuth } from './oauth.js';
 import type { ChannelRateLimiter } from './rate-limit.js';
 import type { NewMessage, SlackChannel, SlackStore, StoredFile, StoredMessage, StoredView } from './store.js';
@@ -25,6 +27,12 @@ export interface WebApiContext {
   readonly triggers: TriggerRegistry;
   /** Present when `chat.postMessage` is rate limited per channel. */
   readonly rateLimiter: ChannelRateLimiter | undefined;
+  /** The history limits of distributed installs (rule `history-caps`). */
+  readonly historyCaps: HistoryCaps;
+  /** What kind of install the stand-in's own bot token is; "Add to Slack" installs are distributed. */
+  readonly botTokenInstall: InstallKind;
+  /** The install of the token that made the call. */
+  readonly callerInstall?: InstallKind | undefined;
 }
 
 export interface WebApiAnswer {
@@ -64,8 +72,10 @@ export function callWebApi(
     const error = context.oauth?.stateOf(token) === 'expired' ? 'token_expired' : 'invalid_auth';
     return { status: 200, body: { ok: false, error } };
   }
+  context.store.shareProcessedFiles();
   try {
-    return { status: 200, body: { ok: true, ...handler(args, { ...context, callerTeam }) } };
+    const callerInstall: InstallKind = token === context.botToken ? context.botTokenInstall : 'distributed';
+    return { status: 200, body: { ok: true, ...handler(args, { ...context, callerTeam, callerInstall }) } };
   } catch (error) {
     if (!(error instanceof SlackRefusalError)) throw error;
     return {
@@ -134,7 +144,7 @@ const FlagArgSchema = z.preprocess(
 const HistoryArgsSchema = z.object({
   channel: z.string().min(1),
   cursor: z.string().optional(),
-  limit: z.coerce.number().int().min(1).max(999).default(100),
+  limit: z.coerce.number().int().min(1).max(999).optional(),
   oldest: z.coerce.number().optional(),
   latest: z.coerce.number().optional(),
   inclusive: FlagArgSchema,
@@ -188,18 +198,32 @@ function channelNamed(context: WebApiContext, id: string): SlackChannel {
   return channel;
 }
 
-/** Refuses a message Slack would refuse, with Slack's error code and wording. */
-function checkMessage(text: string | undefined, blocks: readonly unknown[] | undefined): void {
+function invalidBlocks(described: readonly string[]): SlackRefusalError {
+  return new SlackRefusalError('invalid_blocks', {
+    errors: described,
+    response_metadata: { messages: described.map((line) => `[ERROR] ${line}`) },
+  });
+}
+
+/**
+ * Refuses a message Slack would refuse, with Slack's error code and wording: Block Kit's limits,
+ * then the `slack_file` references that cannot be shown in `channel` (rule `async-file-shares`).
+ */
+function checkMessage(
+  context: WebApiContext,
+  channel: string,
+  text: string | undefined,
+  blocks: readonly unknown[] | undefined,
+): void {
   const problems = validateMessage({ text, blocks });
   const error = refusalFor(problems);
-  if (!error) return;
-  const described = problems.filter((problem) => problem.error === error).map(describeProblem);
-  throw new SlackRefusalError(
-    error,
-    error === 'invalid_blocks'
-      ? { errors: described, response_metadata: { messages: described.map((line) => `[ERROR] ${line}`) } }
-      : {},
-  );
+  if (error) {
+    const described = problems.filter((problem) => problem.error === error).map(describeProblem);
+    if (error === 'invalid_blocks') throw invalidBlocks(described);
+    throw new SlackRefusalError(error);
+  }
+  const fileProblems = slackFileProblems(context.store, channel, blocks ?? []);
+  if (fileProblems.length > 0) throw invalidBlocks(fileProblems);
 }
 
 function checkModal(view: Readonly<Record<string, unknown>>): void {
@@ -253,16 +277,28 @@ export function fileUrl(baseUrl: string, file: StoredFile): string {
   return `${baseUrl}/files/${file.id}/${encodeURIComponent(file.name)}`;
 }
 
+/**
+ * A file as Slack describes it. Until processing is done, `mimetype` and `filetype` are empty and
+ * it has no `shares` (rule `async-file-shares`); afterwards `shares` names its channels.
+ */
 function wireFile(file: StoredFile, context: WebApiContext): Record<string, unknown> {
+  const processed = isProcessed(file, context.store.now());
+  const shares = file.channels.map((channel) => ({
+    channel,
+    ts: context.store.messages(channel).find((m) => m.files?.some((f) => f.id === file.id))?.ts,
+  }));
   return {
     id: file.id,
     name: file.name,
     title: file.title ?? file.name,
-    mimetype: mimeTypeOf(file.name),
-    filetype: extname(file.name).slice(1).toLowerCase(),
+    mimetype: processed ? mimeTypeOf(file.name) : '',
+    filetype: processed ? extname(file.name).slice(1).toLowerCase() : '',
     size: file.bytes?.length ?? file.declaredLength,
     url_private: fileUrl(context.baseUrl, file),
     channels: file.channels,
+    ...(shares.length > 0
+      ? { shares: { public: Object.fromEntries(shares.map((s) => [s.channel, [{ ts: s.ts }]])) } }
+      : {}),
   };
 }
 
@@ -382,7 +418,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
         'Retry-After': String(decision.retryAfterSeconds),
       });
     }
-    checkMessage(input.text, input.blocks);
+    checkMessage(context, channel.id, input.text, input.blocks);
     const message = store.addMessage({
       ...fromBot(context),
       channel: channel.id,
@@ -403,7 +439,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
       user: 'user_not_in_channel',
     });
     const channel = channelNamed(context, input.channel);
-    checkMessage(input.text, input.blocks);
+    checkMessage(context, channel.id, input.text, input.blocks);
     const message = context.store.addMessage({
       ...fromBot(context),
       channel: channel.id,
@@ -426,7 +462,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
     // Slack keeps the blocks when only the text is sent; an empty list removes them.
     const text = input.text ?? current.text;
     const blocks = input.blocks ?? current.blocks;
-    checkMessage(text, blocks);
+    checkMessage(context, channel.id, text, blocks);
     const updated = context.store.updateMessage(channel.id, input.ts, { text, blocks });
     if (!updated) throw new SlackRefusalError('message_not_found');
     return {
@@ -545,6 +581,17 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
       cursor: 'invalid_cursor',
     });
     const channel = channelNamed(context, input.channel);
+    const team = context.callerTeam?.id ?? context.store.seed.team.id;
+    const caps = context.historyCaps.take(
+      'conversations.history',
+      team,
+      context.callerInstall ?? context.botTokenInstall,
+      input.limit,
+    );
+    if (!caps.allowed) {
+      throw new SlackRefusalError('ratelimited', {}, 429, { 'Retry-After': String(caps.retryAfterSeconds) });
+    }
+    const limit = caps.limit;
     const after = (ts: number) => (input.inclusive ? ts >= (input.oldest ?? 0) : ts > (input.oldest ?? 0));
     const before = (ts: number) =>
       input.latest === undefined || (input.inclusive ? ts <= input.latest : ts < input.latest);
@@ -555,8 +602,8 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
       .reverse();
     const offset = input.cursor === undefined ? 0 : Number(Buffer.from(input.cursor, 'base64url').toString());
     if (!Number.isInteger(offset) || offset < 0) throw new SlackRefusalError('invalid_cursor');
-    const page = messages.slice(offset, offset + input.limit);
-    const hasMore = offset + input.limit < messages.length;
+    const page = messages.slice(offset, offset + limit);
+    const hasMore = offset + limit < messages.length;
     return {
       messages: page.map((message) =>
         wireMessage(message, context, { withMetadata: input.include_all_metadata }),
@@ -564,7 +611,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
       has_more: hasMore,
       pin_count: 0,
       response_metadata: {
-        next_cursor: hasMore ? Buffer.from(String(offset + input.limit)).toString('base64url') : '',
+        next_cursor: hasMore ? Buffer.from(String(offset + limit)).toString('base64url') : '',
       },
     };
   },
@@ -576,6 +623,10 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
     return { upload_url: `${context.baseUrl}/upload/${id}`, file_id: id };
   },
 
+  /**
+   * Accepts the files at once and shares them later (rule `async-file-shares`): the answer names
+   * no message and no shares; the share message appears when processing is done.
+   */
   'files.completeUploadExternal': (args, context) => {
     const input = parseArgs(CompleteUploadArgsSchema, args);
     const { store } = context;
@@ -583,25 +634,57 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
       input.channel_id === undefined ? (input.channels?.split(',') ?? []) : [input.channel_id];
     const channels = channelIds.map((id) => channelNamed(context, id.trim()));
     const at = store.now();
-    const completed = input.files.map(({ id, title }) => {
+    for (const { id } of input.files) {
       const file = store.file(id);
       if (!file?.bytes || file.completedAt !== undefined) throw new SlackRefusalError('file_not_found');
-      return { ...file, title: title ?? file.name, completedAt: at, channels: channels.map((c) => c.id) };
-    });
-    if (input.blocks !== undefined) checkMessage(input.initial_comment, input.blocks);
-    for (const file of completed) store.putFile(file);
-    for (const channel of channels) {
-      store.addMessage({
-        ...fromBot(context),
-        channel: channel.id,
-        text: input.initial_comment ?? '',
-        blocks: input.blocks ?? [],
-        files: completed,
-        ephemeral: false,
-        via: 'files.completeUploadExternal',
-        ...(input.thread_ts === undefined ? {} : { thread_ts: input.thread_ts }),
-      });
     }
-    return { files: completed.map((file) => wireFile(file, context)) };
+    // Blocks of the share message may not show the files being shared: they are not processed yet.
+    if (input.blocks !== undefined) {
+      for (const channel of channels) checkMessage(context, channel.id, input.initial_comment, input.blocks);
+    }
+    const completed = input.files.map(({ id, title }): StoredFile => {
+      const file = store.file(id) as StoredFile;
+      return {
+        ...file,
+        title: title ?? file.name,
+        completedAt: at,
+        processedAt: at + store.fileProcessingMs,
+        channels: [],
+        ...(channels.length === 0
+          ? {}
+          : {
+              pendingShare: {
+                ...fromBot(context),
+                channels: channels.map((c) => c.id),
+                // Slack shows the comment once, with the first file; the others come without it.
+                text: input.initial_comment ?? '',
+                blocks: input.blocks ?? [],
+                ...(input.thread_ts === undefined ? {} : { thread_ts: input.thread_ts }),
+              },
+            }),
+      };
+    });
+    for (const file of completed) store.putFile(file);
+    return { files: completed.map((file) => ({ id: file.id, title: file.title })) };
+  },
+
+  'files.info': (args, context) => {
+    const input = parseArgs(z.object({ file: z.string().min(1) }), args, { file: 'file_not_found' });
+    const file = context.store.file(input.file);
+    if (!file?.completedAt) throw new SlackRefusalError('file_not_found');
+    return { file: wireFile(file, context) };
+  },
+
+  /** The app's direct message with one person (a group DM of several is not emulated). */
+  'conversations.open': (args, context) => {
+    const input = parseArgs(z.object({ users: z.string().min(1) }), args, {
+      users: 'users_list_not_supplied',
+    });
+    const users = input.users.split(',').map((user) => user.trim());
+    if (users.length !== 1) throw new SlackRefusalError('not_supported_by_stand_in');
+    const user = context.store.user(users[0] ?? '');
+    if (!user) throw new SlackRefusalError('user_not_found');
+    const channel = channelNamed(context, user.id);
+    return { channel: { id: channel.id } };
   },
 };
