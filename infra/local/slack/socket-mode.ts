@@ -1,15 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { IncomingMessage } from 'node:http';
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
-import {
-  acceptWebSocket,
-  CloseCode,
-  handshakeProblem,
-  refuseUpgrade,
-  type WebSocketConnection,
-} from './websocket.js';
 
 /**
  * Slack's side of Socket Mode: `apps.connections.open` hands an app-level token a WebSocket URL;
@@ -34,6 +28,24 @@ export const EVENT_RETRY_DELAYS_MS = [0, 60_000, 300_000] as const;
 export const DISCONNECT_GRACE_MS = 10_000;
 /** `hello.debug_info.approximate_connection_time`: how long Slack means to keep a connection, in seconds. */
 const APPROXIMATE_CONNECTION_SECONDS = 3_600;
+/** Far above any Socket Mode acknowledgement; a runaway client cannot fill memory. */
+const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/** Close codes from RFC 6455 section 7.4.1 that the stand-in sends itself. */
+const CloseCode = { normal: 1000, unsupportedData: 1003 } as const;
+
+/**
+ * Answers an upgrade request with an HTTP status instead of 101, as `ws` answers the handshakes
+ * it refuses; `ws` has no public way to refuse one it would accept, so this is the one response
+ * written here (the shape `ws`'s README shows for authentication in the `upgrade` event).
+ */
+function refuseUpgrade(socket: Duplex, status: number): void {
+  const body = `${STATUS_CODES[status] ?? ''}\n`;
+  socket.on('error', () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
 
 export interface AppLevelToken {
   readonly token: string;
@@ -120,7 +132,7 @@ const AcknowledgementSchema = z.object({
 
 interface Connection {
   readonly id: number;
-  readonly socket: WebSocketConnection;
+  readonly socket: WebSocket;
   /** Set once a `disconnect` was sent: no new envelopes go here, and it closes at this time. */
   closesAt?: number | undefined;
 }
@@ -163,6 +175,17 @@ function acceptsResponsePayload(type: EnvelopeType, payload: Readonly<Record<str
 export class SocketModeHub extends EventEmitter<SocketModeEvents> {
   readonly appId: string;
   readonly #options: SocketModeOptions;
+  /**
+   * The WebSocket protocol (RFC 6455) from `ws`, on the stand-in's own HTTP server's upgrades.
+   * No extensions are negotiated (a client offering `permessage-deflate` gets plain frames, as
+   * section 9.1 allows); a message over `MAX_MESSAGE_BYTES` closes the connection with 1009.
+   */
+  readonly #websockets = new WebSocketServer({
+    noServer: true,
+    clientTracking: false,
+    perMessageDeflate: false,
+    maxPayload: MAX_MESSAGE_BYTES,
+  });
   readonly #tokens: Map<string, AppLevelToken>;
   readonly #tickets = new Set<string>();
   readonly #connections = new Map<number, Connection>();
@@ -192,9 +215,13 @@ export class SocketModeHub extends EventEmitter<SocketModeEvents> {
     return first.value;
   }
 
-  /** Connections the app holds open (a disconnected one counts until it closes). */
+  /**
+   * Connections the app holds open: a disconnected one counts until its closing handshake
+   * starts. (`ws` reports `close` only once the TCP connection is gone too, which the app may
+   * see first.)
+   */
   get openConnections(): number {
-    return this.#connections.size;
+    return [...this.#connections.values()].filter((c) => c.socket.readyState === WebSocket.OPEN).length;
   }
 
   records(): readonly SocketModeRecord[] {
@@ -238,39 +265,53 @@ export class SocketModeHub extends EventEmitter<SocketModeEvents> {
     return { ok: true, url: url.toString() };
   }
 
-  /** An HTTP upgrade on the stand-in's server; true when it was for Socket Mode. */
+  /**
+   * An HTTP upgrade on the stand-in's server; true when it was for Socket Mode. A URL whose ticket
+   * was never issued or was used already is refused with 401; `ws` refuses a request that is no
+   * WebSocket opening handshake (405 for a method other than GET, 400 otherwise).
+   */
   upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean {
     const url = new URL(request.url ?? '/', this.#options.websocketBase);
     if (url.pathname !== '/link/') return false;
-    const problem = handshakeProblem(request);
-    if (problem) {
-      refuseUpgrade(socket, problem);
-      return true;
-    }
     const ticket = url.searchParams.get('ticket') ?? '';
-    // Each URL is good for one connection: the app asks apps.connections.open for the next.
-    if (!this.#tickets.delete(ticket)) {
-      refuseUpgrade(socket, { status: 401, reason: 'Unauthorized' });
+    if (!this.#tickets.has(ticket)) {
+      refuseUpgrade(socket, 401);
       return true;
     }
-    const websocket = acceptWebSocket(request, socket, head);
+    // `ws` calls back only once the handshake is accepted, so a malformed request leaves the
+    // ticket usable; the callback comes synchronously, so no second request can take it between.
+    this.#websockets.handleUpgrade(request, socket, head, (websocket) => {
+      // Each URL is good for one connection: the app asks apps.connections.open for the next.
+      this.#tickets.delete(ticket);
+      this.#accepted(websocket);
+    });
+    return true;
+  }
+
+  #accepted(websocket: WebSocket): void {
     const connection: Connection = { id: this.#nextConnection++, socket: websocket };
+    // `ws` reports a client's protocol error here after closing the connection itself (1002,
+    // or 1009 for a message over the limit); without a listener it would be thrown.
+    websocket.on('error', () => {});
     if (!this.#enabled) {
       this.#send(connection, { type: 'disconnect', reason: 'link_disabled', debug_info: this.#debugInfo() });
       websocket.close(CloseCode.normal);
-      return true;
+      return;
     }
     this.#connections.set(connection.id, connection);
-    websocket.on('message', (text) => this.#received(connection, text));
+    websocket.on('message', (data, isBinary) => {
+      // Socket Mode speaks JSON text only.
+      if (isBinary) websocket.close(CloseCode.unsupportedData);
+      else this.#received(connection, data.toString());
+    });
     websocket.on('close', () => this.#closed(connection));
     this.#send(connection, {
       type: 'hello',
-      num_connections: this.#connections.size,
+      num_connections: this.openConnections,
       debug_info: { ...this.#debugInfo(), approximate_connection_time: APPROXIMATE_CONNECTION_SECONDS },
       connection_info: { app_id: this.appId },
     });
     this.#record({ kind: 'connected', connection: connection.id, at: this.#options.now() });
-    return true;
   }
 
   /**
@@ -362,6 +403,8 @@ export class SocketModeHub extends EventEmitter<SocketModeEvents> {
       this.#settle(pending, { acknowledged: false, reason: 'no_connection' });
     for (const connection of this.#connections.values()) connection.socket.terminate();
     this.#connections.clear();
+    // Upgrades that still arrive are refused with 503.
+    this.#websockets.close();
   }
 
   /** Sends the envelope's next attempt on a connection that takes envelopes; false when none does. */
