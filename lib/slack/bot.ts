@@ -13,6 +13,7 @@ import { withoutStorageBudget, withStorageBudget } from '../store/store-context.
 import type { BotDeps } from './context.js';
 import { registerListeners } from './listeners/index.js';
 import { oauthRoutes } from './oauth.js';
+import { isTeamRemovalError } from './uninstall.js';
 
 /**
  * The Slack side of the bot, wired: Bolt verifies signatures and routes to the listeners
@@ -52,6 +53,14 @@ export function createSlackApp(given: BotDeps): { app: App; handler: SlackHandle
     // No installation for the request's team: Slack must see a failure, and nothing has run.
     if (error.code === ErrorCode.AuthorizationError) {
       deps.logger.warn('request refused: workspace not authorised', { reason: error.message });
+      throw error;
+    }
+    // A workspace's removal that failed part-way: a failed answer makes Slack deliver it again.
+    if (isTeamRemovalError(error)) {
+      deps.logger.error('workspace removal incomplete; Slack will retry', {
+        error: error.message,
+        cause: error.cause instanceof Error ? error.cause.message : String(error.cause),
+      });
       throw error;
     }
     deps.logger.error('unhandled Slack listener error', { error: error.message, code: error.code });

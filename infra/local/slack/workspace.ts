@@ -67,10 +67,14 @@ export class SlackWorkspace {
   /**
    * An Events API delivery for this workspace (`app_uninstalled`, `tokens_revoked`), signed like
    * every other request. `eventId` is Slack's id of the delivery: a redelivery repeats it.
+   * `retry` sends it as Slack's own retry of a delivery that failed: up to 3 retries, marked by
+   * `X-Slack-Retry-Num` and `X-Slack-Retry-Reason` (api.slack.com/apis/events-api, "Retries";
+   * SLACK-FACTS.md, "Deadlines and retries").
    */
   async event(
     event: Record<string, unknown>,
     eventId = `Ev${randomBytes(6).toString('hex')}`,
+    retry?: { readonly num: 1 | 2 | 3; readonly reason: 'http_error' | 'http_timeout' | 'unknown_error' },
   ): Promise<Delivery> {
     const body = JSON.stringify({
       token: 'deprecated-verification-token',
@@ -85,6 +89,7 @@ export class SlackWorkspace {
     return this.#post(body, {
       ...signedHeaders(this.#options.signingSecret, body, now),
       'content-type': 'application/json',
+      ...(retry ? { 'x-slack-retry-num': String(retry.num), 'x-slack-retry-reason': retry.reason } : {}),
     });
   }
 
