@@ -12,7 +12,7 @@ import { isStorageUnavailable } from '../store/errors.js';
 import { withoutStorageBudget, withStorageBudget } from '../store/store-context.js';
 import type { BotDeps } from './context.js';
 import { registerListeners } from './listeners/index.js';
-import { oauthRoutes } from './oauth.js';
+import { isOAuthPage, oauthRoutes } from './oauth.js';
 import { isTeamRemovalError } from './uninstall.js';
 
 /**
@@ -80,6 +80,10 @@ export function createSlackApp(given: BotDeps): { app: App; handler: SlackHandle
   const handler: SlackHandler = async (event, context) => {
     const page = oauth?.handle(event);
     if (page) return page;
+    // One workspace has no install pages. The routes exist in AWS all the same (serverless.yml),
+    // so a visit is answered as a page that is not there, not as a bad Slack request.
+    if (isOAuthPage(event))
+      return { statusCode: 404, headers: { 'content-type': 'text/plain' }, body: 'Not found' };
     try {
       return (await withStorageBudget(storageBudgetMs, () =>
         lambdaHandler(event, context),
