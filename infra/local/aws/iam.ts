@@ -103,7 +103,7 @@ export function roleStatementsOf(
   const role = fn?.Properties?.Role as { 'Fn::GetAtt'?: [string, string] } | undefined;
   const roleId = role?.['Fn::GetAtt']?.[0];
   const roleResource = roleId ? template.Resources[roleId] : undefined;
-  if (!roleResource || roleResource.Type !== 'AWS::IAM::Role') {
+  if (roleResource?.Type !== 'AWS::IAM::Role') {
     throw new UnresolvedIntrinsicError(`${functionLogicalId} names no role of the template`);
   }
   const policies = (roleResource.Properties?.Policies ?? []) as {
