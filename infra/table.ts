@@ -20,6 +20,7 @@ import {
  *   TEAM#T          REPORT#<id>              report subscription (gsi1 while not paused)
  *   TEAM#T          AUDIT#<iso time>#<id>    audit entry
  *   TEAM#T          WATCH#<id>               status watch of a long operation (gsi1 under WATCH while running)
+ *   TEAM#T          MEMBER#<user>            the user has items under TEAM#T#USER#<user> (found on uninstall)
  *   TEAM#T#USER#U   REMINDER#EXPIRY#…        token expiry reminder already sent
  *   CLAIM#<key>     CLAIM                    Slack delivery claim (idempotency)
  *   IDEMPOTENCY#worker  <hash>               Powertools idempotency record of a worker job

@@ -12,7 +12,8 @@ import { isStorageUnavailable } from '../store/errors.js';
 import { withoutStorageBudget, withStorageBudget } from '../store/store-context.js';
 import type { BotDeps } from './context.js';
 import { registerListeners } from './listeners/index.js';
-import { oauthRoutes } from './oauth.js';
+import { isOAuthPage, oauthRoutes } from './oauth.js';
+import { isTeamRemovalError } from './uninstall.js';
 
 /**
  * The Slack side of the bot, wired: Bolt verifies signatures and routes to the listeners
@@ -54,6 +55,14 @@ export function createSlackApp(given: BotDeps): { app: App; handler: SlackHandle
       deps.logger.warn('request refused: workspace not authorised', { reason: error.message });
       throw error;
     }
+    // A workspace's removal that failed part-way: a failed answer makes Slack deliver it again.
+    if (isTeamRemovalError(error)) {
+      deps.logger.error('workspace removal incomplete; Slack will retry', {
+        error: error.message,
+        cause: error.cause instanceof Error ? error.cause.message : String(error.cause),
+      });
+      throw error;
+    }
     deps.logger.error('unhandled Slack listener error', { error: error.message, code: error.code });
   });
 
@@ -71,6 +80,10 @@ export function createSlackApp(given: BotDeps): { app: App; handler: SlackHandle
   const handler: SlackHandler = async (event, context) => {
     const page = oauth?.handle(event);
     if (page) return page;
+    // One workspace has no install pages. The routes exist in AWS all the same (serverless.yml),
+    // so a visit is answered as a page that is not there, not as a bad Slack request.
+    if (isOAuthPage(event))
+      return { statusCode: 404, headers: { 'content-type': 'text/plain' }, body: 'Not found' };
     try {
       return (await withStorageBudget(storageBudgetMs, () =>
         lambdaHandler(event, context),

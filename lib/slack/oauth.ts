@@ -151,6 +151,15 @@ function htmlResponse(res: ServerResponse, status: number, html: string): void {
   res.end(html);
 }
 
+/** Whether a request is for one of the "Add to Slack" pages (whichever mode the bot runs in). */
+export function isOAuthPage(event: APIGatewayProxyEventV2): boolean {
+  const path = event.rawPath;
+  return (
+    event.requestContext.http.method === 'GET' &&
+    (path.endsWith(INSTALL_PATH) || path.endsWith(OAUTH_REDIRECT_PATH))
+  );
+}
+
 export interface OAuthRoutes {
   /** The answer for an OAuth path, or `undefined` when the path is not one of them. */
   handle(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> | undefined;
@@ -164,7 +173,7 @@ export function oauthRoutes(
   return {
     handle(event) {
       const path = event.rawPath;
-      if (event.requestContext.http.method !== 'GET') return undefined;
+      if (!isOAuthPage(event)) return undefined;
       if (path.endsWith(INSTALL_PATH)) {
         const { request, response, result } = asNodeExchange(event);
         return installer.handleInstallPath(request, response).then(result);

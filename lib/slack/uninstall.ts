@@ -10,6 +10,11 @@ import type { BotTokens } from './web-client.js';
  * A request already executing is left to its worker or the sweep, as after any other failure.
  * Cards cannot be updated any more (the bot has no token there), so the audit says what became
  * of each request instead. Safe to run again: a redelivery finds nothing left.
+ *
+ * A removal that fails part-way throws `TeamRemovalError`, which the app turns into a failed HTTP
+ * answer, so Slack delivers the event again; every step finds by key what is left, so the retry
+ * finishes the work, and it writes the audit line even when the first attempt had already done
+ * everything but that.
  */
 
 export type RemovalReason = 'app_uninstalled' | 'tokens_revoked';
@@ -27,6 +32,20 @@ export interface RemovalDeps {
   readonly botTokens?: BotTokens | undefined;
 }
 
+/** The removal of a team did not finish; Slack has to see a failure and deliver the event again. */
+export class TeamRemovalError extends Error {
+  override readonly name = 'TeamRemovalError';
+  readonly code = 'team_removal_incomplete';
+
+  constructor(team: string, reason: RemovalReason, options: { cause: unknown }) {
+    super(`The removal of team ${team} (${reason}) did not finish; Slack will deliver it again.`, options);
+  }
+}
+
+export function isTeamRemovalError(error: unknown): error is TeamRemovalError {
+  return error instanceof TeamRemovalError;
+}
+
 /** Approvals a team may have open at once is small; this bounds one removal's reads. */
 const OPEN_APPROVALS_LIMIT = 1000;
 
@@ -35,6 +54,7 @@ export async function removeTeam(
   team: string,
   enterprise: string | undefined,
   reason: RemovalReason,
+  options: { readonly redelivered?: boolean } = {},
 ): Promise<TeamRemoval> {
   const { store } = deps;
   const installationRemoved = await store.installations.remove({
@@ -77,7 +97,9 @@ export async function removeTeam(
 
   const linksDeleted = await store.teamUserData.deleteUserItems(team);
   const removal = { installationRemoved, reportsPaused, approvalsClosed, linksDeleted };
-  if (installationRemoved || reportsPaused || approvalsClosed || linksDeleted) {
+  // A redelivery comes after an attempt that failed or was not answered in time: that attempt may
+  // have removed everything and still not written this line.
+  if (installationRemoved || reportsPaused || approvalsClosed || linksDeleted || options.redelivered) {
     await store.audit.append({
       team,
       actor: 'slack',

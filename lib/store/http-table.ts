@@ -214,8 +214,9 @@ export function createHttpTable(options: HttpTableOptions): HttpTable {
 
 /**
  * Where the table is and as whom, as the SDK would decide: DynamoDB Local's fixed region and keys
- * when an endpoint is configured, else the function's region and the role credentials Lambda puts
- * in its environment.
+ * when an endpoint is configured (`DYNAMODB_ENDPOINT`), else the function's region and the role
+ * credentials Lambda puts in its environment, at the endpoint the environment names, if any, as
+ * the SDK reads it (`configuredEndpoint`): the Powertools client beside this one goes there too.
  */
 export function tableTarget(
   endpoint: string | undefined,
@@ -230,7 +231,9 @@ export function tableTarget(
       'DynamoDB: AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set (Lambda sets them), or DYNAMODB_ENDPOINT',
     );
   }
+  const configured = configuredEndpoint(env);
   return {
+    ...(configured ? { endpoint: configured } : {}),
     region,
     credentials: {
       accessKeyId: AWS_ACCESS_KEY_ID,
@@ -238,6 +241,27 @@ export function tableTarget(
       ...(AWS_SESSION_TOKEN ? { sessionToken: AWS_SESSION_TOKEN } : {}),
     },
   };
+}
+
+/**
+ * The endpoint an SDK client for DynamoDB would take from the environment: the service's own
+ * `AWS_ENDPOINT_URL_DYNAMODB`, else the global `AWS_ENDPOINT_URL` (empty counts as unset), unless
+ * `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS` is `true` (the SDK's `getEndpointFromConfig`, and
+ * docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html).
+ */
+function configuredEndpoint(env: Record<string, string | undefined>): string | undefined {
+  const ignore = env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS;
+  if (ignore !== undefined && ignore.toLowerCase() !== 'false') {
+    if (ignore.toLowerCase() === 'true') return undefined;
+    throw new Error('DynamoDB: AWS_IGNORE_CONFIGURED_ENDPOINT_URLS must be "true" or "false"');
+  }
+  for (const name of ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL'] as const) {
+    const value = env[name];
+    if (!value) continue;
+    if (!URL.canParse(value)) throw new Error(`DynamoDB: ${name} is not a URL`);
+    return value;
+  }
+  return undefined;
 }
 
 /** The fields of a request that hold item values, in DynamoDB's wire format; the rest as given. */

@@ -29,6 +29,12 @@ export function checkedProfile(profile: string): string {
 export const keys = {
   team: (team: string) => `TEAM#${checkedId('team', team)}`,
   user: (team: string, user: string) => `TEAM#${checkedId('team', team)}#USER#${checkedId('user', user)}`,
+  /**
+   * Under `team`: a user who has (or had) items under `user(team, user)`. Written before the
+   * user's first item, so removing a workspace finds every user partition by key, without a scan.
+   */
+  member: (user: string) => `MEMBER#${checkedId('user', user)}`,
+  memberPrefix: 'MEMBER#',
   link: (profile: string) => `LINK#${checkedProfile(profile)}`,
   linkPrefix: 'LINK#',
   active: 'ACTIVE',

@@ -12,6 +12,7 @@ import {
 } from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
+import { recordTeamMember } from './team-data.js';
 
 /**
  * Channel report subscriptions. A subscription that is not paused sits in the sparse due-reports
@@ -293,6 +294,8 @@ export class ReportSubscriptionRepository {
    * expiry, false ever after. A relinked token has a new expiry and so gets its own reminder.
    */
   async claimExpiryReminder(team: string, owner: string, profile: string, expiry: Date): Promise<boolean> {
+    // The reminder lives in the owner's partition, which a workspace's removal finds by member.
+    await recordTeamMember(this.#ctx, team, owner);
     try {
       await this.#ctx.table.put({
         TableName: this.#ctx.tableName,

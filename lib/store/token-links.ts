@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isConditionFailure, parseItem, parseListedItem } from './items.js';
 import { checkedProfile, DEFAULT_PROFILE, keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
+import { recordTeamMember } from './team-data.js';
 import { EnvelopeSchema, type TokenCipher } from './token-cipher.js';
 
 /**
@@ -96,6 +97,8 @@ export class TokenLinkRepository {
       updated_at: now,
       ...(input.expiry ? { expires_at: epochSeconds(input.expiry) } : {}),
     } satisfies TokenLinkItem & Record<string, unknown>;
+    // Before the link: a workspace's removal finds the user's partition through this item.
+    await recordTeamMember(this.#ctx, input.team, input.user);
     await this.#ctx.table.put({ TableName: this.#ctx.tableName, Item: item });
     try {
       await this.#ctx.table.put({

@@ -42,6 +42,16 @@ afterAll(async () => {
   if (packageDir) await rm(packageDir, { recursive: true, force: true });
 });
 
+interface Statement {
+  Action: string | string[];
+  Resource: unknown;
+}
+
+function statementsOf(role: Resource): Statement[] {
+  const policies = (role.Properties.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[];
+  return policies.flatMap((policy) => policy.PolicyDocument.Statement);
+}
+
 function resourcesOf(type: string): [string, Resource][] {
   return Object.entries(template.Resources).filter(([, r]) => r.Type === type);
 }
@@ -106,6 +116,17 @@ describe('the packaged CloudFormation template', () => {
     const actions = statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
     expect(actions.filter((a) => a.includes('*'))).toEqual([]);
     expect(actions.filter((a) => a.startsWith('dynamodb:'))).not.toContain('dynamodb:Scan');
+  });
+
+  it("lets only the Slack function, which removes a workspace's users' items, write in batches, on the table alone", () => {
+    const batchWriters = resourcesOf('AWS::IAM::Role').flatMap(([name, role]) =>
+      statementsOf(role)
+        .filter((s) => [s.Action].flat().includes('dynamodb:BatchWriteItem'))
+        .map((s) => ({ name, resource: s.Resource })),
+    );
+    expect(batchWriters).toEqual([
+      { name: 'SlackFunctionRole', resource: { 'Fn::GetAtt': ['ChatopsTable', 'Arn'] } },
+    ]);
   });
 
   it('gives only the Slack function the right to invoke the worker', () => {

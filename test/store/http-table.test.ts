@@ -273,3 +273,60 @@ describe('where the table is and as whom', () => {
     expect(message).not.toContain('do-not-echo');
   });
 });
+
+describe('an endpoint named in the environment, as the SDK reads it', () => {
+  const lambdaEnv = { AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'AKIDSLACK', AWS_SECRET_ACCESS_KEY: 'shh' };
+
+  it('sends the calls to AWS_ENDPOINT_URL_DYNAMODB, signed with the role credentials for the region', async () => {
+    const scripted = await startScriptedDynamo();
+    const table = openTable({}, 'slack', { ...lambdaEnv, AWS_ENDPOINT_URL_DYNAMODB: scripted.endpoint });
+    try {
+      scripted.script.push({ status: 200, body: { Item: { pk: { S: 'A' } } } });
+      await expect(table.get({ TableName: 't', Key: { pk: 'A', sk: 'B' } })).resolves.toEqual({
+        Item: { pk: 'A' },
+      });
+      expect(scripted.received).toHaveLength(1);
+      expect(scripted.received[0]?.headers.authorization).toMatch(
+        /Credential=AKIDSLACK\/\d{8}\/eu-west-1\/dynamodb\/aws4_request/,
+      );
+    } finally {
+      table.destroy();
+      scripted.server.close();
+    }
+  });
+
+  it.each([
+    [
+      { AWS_ENDPOINT_URL_DYNAMODB: 'http://dynamo.test:8000', AWS_ENDPOINT_URL: 'http://all.test' },
+      'http://dynamo.test:8000',
+    ],
+    [{ AWS_ENDPOINT_URL: 'http://all.test:4566' }, 'http://all.test:4566'],
+    [{ AWS_ENDPOINT_URL_DYNAMODB: '', AWS_ENDPOINT_URL: 'http://all.test:4566' }, 'http://all.test:4566'],
+    [{ AWS_ENDPOINT_URL_KMS: 'http://kms.test' }, undefined],
+    [
+      { AWS_ENDPOINT_URL_DYNAMODB: 'http://dynamo.test', AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'true' },
+      undefined,
+    ],
+    [
+      { AWS_ENDPOINT_URL_DYNAMODB: 'http://dynamo.test', AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'false' },
+      'http://dynamo.test',
+    ],
+  ])('with %o the endpoint is %s', (endpoints, expected) => {
+    expect(tableTarget(undefined, { ...lambdaEnv, ...endpoints }).endpoint).toBe(expected);
+  });
+
+  it('keeps DynamoDB Local when DYNAMODB_ENDPOINT is configured: configuration in code wins, as in the SDK', () => {
+    expect(
+      tableTarget('http://127.0.0.1:8000', { ...lambdaEnv, AWS_ENDPOINT_URL_DYNAMODB: 'http://dynamo.test' }),
+    ).toMatchObject({ endpoint: 'http://127.0.0.1:8000', region: 'local' });
+  });
+
+  it('refuses an endpoint that is not a URL, and an ignore switch that is neither true nor false, by name', () => {
+    expect(() => tableTarget(undefined, { ...lambdaEnv, AWS_ENDPOINT_URL_DYNAMODB: 'not a url' })).toThrow(
+      /AWS_ENDPOINT_URL_DYNAMODB is not a URL/,
+    );
+    expect(() =>
+      tableTarget(undefined, { ...lambdaEnv, AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'yes' }),
+    ).toThrow(/AWS_IGNORE_CONFIGURED_ENDPOINT_URLS/);
+  });
+});

@@ -60,6 +60,8 @@ export interface ClickTarget {
 interface SlackRequest {
   readonly type: EnvelopeType;
   readonly payload: Readonly<Record<string, unknown>>;
+  /** Slack's retry headers on a redelivered event (over HTTP; Socket Mode envelopes carry their own). */
+  readonly retry?: Readonly<Record<string, string>>;
 }
 
 interface FoundElement {
@@ -89,10 +91,14 @@ export class SlackWorkspace {
   /**
    * An Events API delivery for this workspace (`app_uninstalled`, `tokens_revoked`), signed like
    * every other request. `eventId` is Slack's id of the delivery: a redelivery repeats it.
+   * `retry` sends it as Slack's own retry of a delivery that failed: up to 3 retries, marked by
+   * `X-Slack-Retry-Num` and `X-Slack-Retry-Reason` (api.slack.com/apis/events-api, "Retries";
+   * SLACK-FACTS.md, "Deadlines and retries").
    */
   async event(
     event: Record<string, unknown>,
     eventId = `Ev${randomBytes(6).toString('hex')}`,
+    retry?: { readonly num: 1 | 2 | 3; readonly reason: 'http_error' | 'http_timeout' | 'unknown_error' },
   ): Promise<Delivery> {
     return this.#send({
       type: 'events_api',
@@ -105,6 +111,9 @@ export class SlackWorkspace {
         event_id: eventId,
         event_time: Math.floor(Date.now() / 1000),
       },
+      ...(retry
+        ? { retry: { 'x-slack-retry-num': String(retry.num), 'x-slack-retry-reason': retry.reason } }
+        : {}),
     });
   }
 
@@ -266,6 +275,7 @@ export class SlackWorkspace {
       return this.#post(options.botUrl, body, {
         ...signedHeaders(options.signingSecret, body, now),
         'content-type': 'application/json',
+        ...slackRequest.retry,
       });
     }
     const rawBody =

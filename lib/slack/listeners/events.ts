@@ -1,17 +1,25 @@
 import type { App } from '@slack/bolt';
 import { withoutStorageBudget } from '../../store/store-context.js';
 import type { BotDeps } from '../context.js';
-import { type RemovalReason, removeTeam } from '../uninstall.js';
+import { type RemovalReason, removeTeam, TeamRemovalError } from '../uninstall.js';
 
 /** Events Slack sends about the app itself: a workspace removing it or revoking its token. */
 export function registerEvents(app: App, deps: BotDeps): void {
   // Signed by Slack, not by a user: these only remove, and a redelivery finds nothing left to remove.
   for (const reason of ['app_uninstalled', 'tokens_revoked'] as const satisfies RemovalReason[]) {
-    app.event(reason, async ({ body, event }) => {
+    app.event(reason, async ({ body, event, context }) => {
       if (reason === 'tokens_revoked' && !('tokens' in event && event.tokens.bot?.length)) return;
       const team = body.team_id;
       if (!team) return;
-      await withoutStorageBudget(() => removeTeam(deps, team, body.enterprise_id ?? undefined, reason));
+      const redelivered = context.retryNum !== undefined;
+      try {
+        await withoutStorageBudget(() =>
+          removeTeam(deps, team, body.enterprise_id ?? undefined, reason, { redelivered }),
+        );
+      } catch (error) {
+        // Answered 200, Slack would never send it again, and the rest would stay: links included.
+        throw new TeamRemovalError(team, reason, { cause: error });
+      }
     });
   }
 }

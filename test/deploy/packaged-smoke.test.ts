@@ -1,0 +1,348 @@
+import { execFile } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  type LocalResources,
+  type PackagedTemplate,
+  resolveIntrinsics,
+  roleStatementsOf,
+} from '../../infra/local/aws/iam.js';
+import { createLocalKms } from '../../infra/local/aws/kms.js';
+import { type LocalAws, type LocalFunction, startLocalAws } from '../../infra/local/aws/server.js';
+import { createLocalSsm } from '../../infra/local/aws/ssm.js';
+import { localDynamoDbClientConfig } from '../../infra/local/dynamodb.js';
+import { type Emulator, startEmulator } from '../../infra/local/emulator/server.js';
+import { type LocalLambdaServer, serveLambdas } from '../../infra/local/lambda-adapter.js';
+import { type SlackStandIn, startSlackStandIn } from '../../infra/local/slack/server.js';
+import { SlackWorkspace } from '../../infra/local/slack/workspace.js';
+import { createTable } from '../../infra/table.js';
+import { ActionId } from '../../lib/slack/interactions.js';
+import { keys } from '../../lib/store/keys.js';
+import { ALICE, BOB, CHANNEL } from '../support/e2e.js';
+import { type LocalLambda, startLocalLambda } from './support/lambda-runtime.js';
+
+/**
+ * The packaged bundles, run as Lambda runs them, with IAM enforced from the packaged template:
+ * `npm run build` and `osls package` (as template.test.ts), each function's zip unpacked and run
+ * in its own process over the Lambda Runtime API, with the environment its template gives it.
+ * Every AWS call goes to one local endpoint, signed with the function's own access key, and is
+ * checked against that function's role; DynamoDB Local, KMS and SSM stand-ins answer what is
+ * allowed. A permission the code needs and the template lacks fails here.
+ */
+
+const run = promisify(execFile);
+const REGION = 'us-east-1';
+const ACCOUNT = '123456789012';
+const STAGE = 'ci';
+const FUNCTIONS = {
+  slack: 'SlackLambdaFunction',
+  worker: 'WorkerLambdaFunction',
+  reporter: 'ReporterLambdaFunction',
+} as const;
+type FunctionKey = keyof typeof FUNCTIONS;
+
+let packageDir: string;
+let template: PackagedTemplate;
+let tableName: string;
+let dynamo: DynamoDBClient;
+let aws: LocalAws;
+let emulator: Emulator;
+let standIn: SlackStandIn;
+let gateway: LocalLambdaServer;
+let workspace: SlackWorkspace;
+const lambdas = {} as Record<FunctionKey, LocalLambda>;
+const byName = new Map<string, LocalLambda>();
+let slackCredentials: { accessKeyId: string; secretAccessKey: string };
+
+const settle = async () => {
+  for (let round = 0; round < 3; round++) await Promise.all(Object.values(lambdas).map((l) => l.idle()));
+};
+
+beforeAll(async () => {
+  packageDir = await mkdtemp(join(tmpdir(), 'chatops-smoke-'));
+  await run('npx', ['tsx', 'infra/build.ts'], { timeout: 120_000 });
+  await run('npx', ['osls', 'package', '--stage', STAGE, '--package', packageDir], {
+    timeout: 120_000,
+    env: { ...process.env, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' },
+  });
+  template = JSON.parse(
+    await readFile(join(packageDir, 'cloudformation-template-update-stack.json'), 'utf8'),
+  );
+
+  tableName = `cloud-chatops-${STAGE}-ChatopsTable-${randomBytes(6).toString('hex').toUpperCase()}`;
+  const keyId = randomUUID();
+  const local: LocalResources = {
+    region: REGION,
+    accountId: ACCOUNT,
+    stackName: `cloud-chatops-${STAGE}`,
+    refs: { ChatopsTable: tableName, TokenKey: keyId },
+    attributes: {
+      'ChatopsTable.Arn': `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${tableName}`,
+      'TokenKey.Arn': `arn:aws:kms:${REGION}:${ACCOUNT}:key/${keyId}`,
+    },
+  };
+  dynamo = new DynamoDBClient(localDynamoDbClientConfig(inject('dynamoEndpoint')));
+  await createTable(dynamo, tableName);
+
+  [emulator, standIn] = await Promise.all([startEmulator({}), startSlackStandIn({})]);
+  const signingSecret = randomBytes(16).toString('hex');
+  const ssm = createLocalSsm(REGION, ACCOUNT, {
+    [`/cloud-chatops/${STAGE}/slack-signing-secret`]: signingSecret,
+    [`/cloud-chatops/${STAGE}/slack-bot-token`]: standIn.botToken,
+  });
+
+  const functions: (LocalFunction & { key: FunctionKey; properties: Record<string, unknown> })[] = (
+    Object.entries(FUNCTIONS) as [FunctionKey, string][]
+  ).map(([key, logicalId]) => {
+    const properties = template.Resources[logicalId]?.Properties ?? {};
+    const roleId = (properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
+    return {
+      key,
+      properties,
+      name: String(properties.FunctionName),
+      roleName: roleId,
+      accessKeyId: `AKIA${key.toUpperCase().padEnd(16, 'X')}`,
+      secretAccessKey: randomBytes(20).toString('base64'),
+      statements: roleStatementsOf(template, logicalId, local),
+    };
+  });
+  const slackFn = functions.find((fn) => fn.key === 'slack');
+  if (!slackFn) throw new Error('no Slack function in the template');
+  slackCredentials = { accessKeyId: slackFn.accessKeyId, secretAccessKey: slackFn.secretAccessKey };
+  aws = await startLocalAws({
+    region: REGION,
+    accountId: ACCOUNT,
+    functions,
+    dynamoEndpoint: inject('dynamoEndpoint'),
+    kms: createLocalKms(REGION, ACCOUNT, [keyId]),
+    ssm,
+    invoke: async (name, payload) => {
+      const target = byName.get(name);
+      if (!target) throw new Error(`no function ${name}`);
+      target.enqueue(JSON.parse(payload.toString('utf8')));
+    },
+  });
+
+  for (const fn of functions) {
+    const variables = resolveIntrinsics(
+      (fn.properties.Environment as { Variables: Record<string, unknown> }).Variables,
+      local,
+    ) as Record<string, string>;
+    const taskRoot = join(packageDir, fn.key);
+    const artifact = (fn.properties.Code as { S3Key: unknown }).S3Key;
+    const zip = join(packageDir, `${fn.key}.zip`);
+    expect(String(JSON.stringify(artifact))).toContain(`${fn.key}.zip`);
+    await run('unzip', ['-q', '-o', zip, '-d', taskRoot]);
+    const lambda = await startLocalLambda({
+      functionName: fn.name,
+      functionArn: `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${fn.name}`,
+      taskRoot,
+      handler: String(fn.properties.Handler),
+      timeoutSeconds: Number(fn.properties.Timeout ?? 6),
+      memoryMb: Number(fn.properties.MemorySize ?? 128),
+      environment: {
+        ...variables,
+        AWS_REGION: REGION,
+        AWS_DEFAULT_REGION: REGION,
+        AWS_ACCESS_KEY_ID: fn.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: fn.secretAccessKey,
+        AWS_SESSION_TOKEN: `session-${fn.key}`,
+        // Where the services are, for every client alike (the SDK's and the table client).
+        AWS_ENDPOINT_URL: aws.url,
+        // The two outside services, in place of slack.com and the cloud API.
+        SLACK_API_URL: standIn.apiUrl,
+        CLOUD_API_URL: emulator.url,
+      },
+    });
+    lambdas[fn.key] = lambda;
+    byName.set(fn.name, lambda);
+  }
+
+  const viaGateway = async (event: unknown) =>
+    (await lambdas.slack.invoke(event)) as APIGatewayProxyStructuredResultV2;
+  gateway = await serveLambdas({
+    '/slack/events': viaGateway,
+    '/slack/install': viaGateway,
+    '/slack/oauth_redirect': viaGateway,
+  });
+  workspace = new SlackWorkspace({ standIn, botUrl: `${gateway.url}/slack/events`, signingSecret });
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all(Object.values(lambdas).map((l) => l.close()));
+  await gateway?.close();
+  await aws?.close();
+  await standIn?.close();
+  await emulator?.close();
+  if (dynamo && tableName)
+    await dynamo.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
+  dynamo?.destroy();
+  if (packageDir) await rm(packageDir, { recursive: true, force: true });
+});
+
+const textOf = (value: unknown) => JSON.stringify(value ?? '');
+const denied = () => aws.calls.filter((call) => !call.allowed);
+const lastMessage = (channel = CHANNEL) => standIn.store.messages(channel).at(-1);
+
+async function userItems(team: string, user: string) {
+  const doc = DynamoDBDocumentClient.from(dynamo);
+  const page = await doc.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.user(team, user) },
+      ConsistentRead: true,
+    }),
+  );
+  return page.Items ?? [];
+}
+
+async function login(user: string) {
+  const opened = await workspace.command(user, CHANNEL, 'login');
+  expect(opened.status).toBe(200);
+  const view = standIn.store
+    .views()
+    .filter((v) => v.user === user && !v.closed)
+    .at(-1);
+  if (!view) throw new Error(`no login modal for ${user}: ${textOf(opened.body)}`);
+  const submitted = await workspace.submitView(user, view, {
+    profile: { profile_input: 'default' },
+    token: { token_input: emulator.demoToken },
+  });
+  await settle();
+  return submitted;
+}
+
+describe('the packaged functions under their template roles', () => {
+  it('answers /cloud help from the Slack bundle, its secrets read from SSM', async () => {
+    const delivery = await workspace.command(ALICE, CHANNEL, 'help');
+    expect(delivery.status).toBe(200);
+    expect(textOf(delivery.body) + textOf(delivery.message)).toContain('/cloud');
+    expect(aws.calls.some((c) => c.caller.endsWith('-slack') && c.action === 'ssm:GetParameters')).toBe(true);
+    expect(denied()).toEqual([]);
+  });
+
+  it('stores a login as a KMS-sealed token: GenerateDataKey under the function key, no token in the item', async () => {
+    const delivery = await login(ALICE);
+    expect(delivery.status).toBe(200);
+    const team = standIn.store.seed.team.id;
+    const link = (await userItems(team, ALICE)).find((item) => String(item.sk).startsWith(keys.linkPrefix));
+    expect(link?.token_ciphertext).toMatchObject({ v: 1, alg: 'AES-256-GCM' });
+    expect(link?.token_ciphertext.edk).toEqual(expect.any(String));
+    expect(JSON.stringify(link)).not.toContain(emulator.demoToken);
+    expect(aws.calls.some((c) => c.action === 'kms:GenerateDataKey' && c.allowed)).toBe(true);
+    expect(denied()).toEqual([]);
+  });
+
+  it('lists volumes with the linked token (KMS Decrypt), inline or through the worker', async () => {
+    emulator.control.createVolume({ label: 'smoke-listed' });
+    await workspace.command(ALICE, CHANNEL, 'volumes list');
+    await settle();
+    const seen = standIn.store.messages(CHANNEL, { seenBy: ALICE });
+    expect(textOf(seen)).toContain('smoke-listed');
+    expect(aws.calls.some((c) => c.action === 'kms:Decrypt' && c.allowed)).toBe(true);
+    expect(denied()).toEqual([]);
+  });
+
+  it('runs an approved deletion in the worker, invoked by the Slack function', async () => {
+    await login(BOB);
+    const volume = emulator.control.createVolume({ label: 'smoke-doomed' });
+    await workspace.command(ALICE, CHANNEL, `volumes delete ${volume.id}`);
+    await settle();
+    const card = standIn.store
+      .messages(CHANNEL)
+      .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
+      .at(-1);
+    if (!card) throw new Error(`no approval card: ${textOf(lastMessage())}`);
+    const clicked = await workspace.click(BOB, card, { actionId: ActionId.approve });
+    expect(clicked.status).toBe(200);
+    await settle();
+    expect(emulator.control.volumeExists(volume.id)).toBe(false);
+    expect(aws.calls.some((c) => c.caller.endsWith('-slack') && c.action === 'lambda:InvokeFunction')).toBe(
+      true,
+    );
+    expect(aws.calls.some((c) => c.caller.endsWith('-worker') && c.action.startsWith('dynamodb:'))).toBe(
+      true,
+    );
+    expect(lambdas.worker.failures).toEqual([]);
+    expect(denied()).toEqual([]);
+  });
+
+  it('posts a due report from the reporter, run by its schedule event', async () => {
+    const added = await workspace.command(ALICE, CHANNEL, 'reports add issues --every 1h');
+    expect(added.status).toBe(200);
+    await settle();
+    const before = standIn.store.messages(CHANNEL).length;
+    await lambdas.reporter.invoke({
+      version: '0',
+      id: randomUUID(),
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      account: ACCOUNT,
+      time: new Date().toISOString(),
+      region: REGION,
+      resources: [],
+      detail: {},
+    });
+    expect(standIn.store.messages(CHANNEL).length).toBeGreaterThan(before);
+    expect(aws.calls.some((c) => c.caller.endsWith('-reporter') && c.allowed)).toBe(true);
+    expect(denied()).toEqual([]);
+  });
+
+  it('deletes every linked token of the workspace on uninstall, and writes the audit line', async () => {
+    const team = standIn.store.seed.team.id;
+    expect((await userItems(team, ALICE)).length).toBeGreaterThan(0);
+    expect((await userItems(team, BOB)).length).toBeGreaterThan(0);
+    const delivery = await workspace.uninstall('Ev0SMOKEUNINSTALL');
+    expect(delivery.status).toBe(200);
+    expect(await userItems(team, ALICE)).toEqual([]);
+    expect(await userItems(team, BOB)).toEqual([]);
+    const doc = DynamoDBDocumentClient.from(dynamo);
+    const audit = await doc.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :audit)',
+        ExpressionAttributeValues: { ':pk': keys.team(team), ':audit': keys.auditPrefix },
+      }),
+    );
+    expect((audit.Items ?? []).filter((item) => item.action === 'app.uninstalled')).toHaveLength(1);
+    expect(aws.calls.some((c) => c.caller.endsWith('-slack') && c.action === 'dynamodb:BatchWriteItem')).toBe(
+      true,
+    );
+    expect(denied()).toEqual([]);
+  });
+
+  it('refuses what the role does not grant, as AWS does: a Scan signed with the Slack function key', async () => {
+    const { createHttpTable } = await import('../../lib/store/http-table.js');
+    const open = (secretAccessKey: string) =>
+      createHttpTable({
+        endpoint: aws.url,
+        region: REGION,
+        credentials: { ...slackCredentials, secretAccessKey },
+        connectTimeoutMs: 1000,
+        requestTimeoutMs: 2000,
+        maxAttempts: 1,
+      });
+    const signed = open(slackCredentials.secretAccessKey);
+    const forged = open('not-the-secret');
+    try {
+      await expect(signed.scan({ TableName: tableName })).rejects.toMatchObject({
+        name: 'AccessDeniedException',
+        message: expect.stringContaining('is not authorized to perform: dynamodb:Scan'),
+      });
+      await expect(forged.get({ TableName: tableName, Key: { pk: 'A', sk: 'B' } })).rejects.toMatchObject({
+        name: 'InvalidSignatureException',
+      });
+    } finally {
+      signed.destroy();
+      forged.destroy();
+    }
+  });
+});
