@@ -1,9 +1,16 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { BOT_SCOPES } from '../../../lib/slack/app-scopes.js';
 import { type OAuthApp, SECOND_TEAM, type SlackTeam, StandInOAuth } from './oauth.js';
 import { type ChannelRateLimit, ChannelRateLimiter, DEFAULT_CHANNEL_RATE_LIMIT } from './rate-limit.js';
 import { type ResponseUrlOptions, ResponseUrls } from './response-urls.js';
-import { type SlackSeed, SlackStore, type StoredMessage } from './store.js';
+import {
+  DEFAULT_SLACK_SEED,
+  type SlackChannel,
+  type SlackSeed,
+  SlackStore,
+  type StoredMessage,
+} from './store.js';
 import { TriggerRegistry } from './triggers.js';
 import { callWebApi, mimeTypeOf, type WebApiContext } from './web-api.js';
 
@@ -31,8 +38,13 @@ export interface SlackStandInOptions {
   readonly now?: () => number;
   /** Per-channel limit on `chat.postMessage`: off unless given (`true` means about 1/s, burst 3). */
   readonly rateLimit?: boolean | Partial<ChannelRateLimit>;
-  /** Answer `channel_not_found` for channels that are not seeded, as Slack does. */
-  readonly strictChannels?: boolean;
+  /**
+   * Channels besides the seed's (they come back on `store.reset()`); each has the bot as a member
+   * unless its `members` say otherwise.
+   */
+  readonly channels?: readonly SlackChannel[];
+  /** The seeded bot token's scopes; the manifest's (`lib/slack/app-scopes.ts`) unless given. */
+  readonly botScopes?: readonly string[];
   /** A distributed app's OAuth settings: "Add to Slack" works, into the seeded and a second workspace. */
   readonly oauthApp?: OAuthApp;
   /** Serves requests outside the stand-in's routes (the browser page mounts here). */
@@ -161,11 +173,11 @@ function listen(server: ReturnType<typeof createServer>, port: number, host: str
 export async function startSlackStandIn(options: SlackStandInOptions = {}): Promise<SlackStandIn> {
   const host = options.host ?? '127.0.0.1';
   const botToken = options.botToken ?? DEFAULT_BOT_TOKEN;
+  const seed = options.seed ?? DEFAULT_SLACK_SEED;
   const store = new SlackStore({
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    seed: { ...seed, channels: [...seed.channels, ...(options.channels ?? [])] },
     otherTeamChannels: SECOND_TEAM.channels ?? [],
     ...(options.now === undefined ? {} : { now: options.now }),
-    ...(options.strictChannels === undefined ? {} : { strictChannels: options.strictChannels }),
   });
   const server = createServer();
   await listen(server, options.port ?? 0, host);
@@ -186,7 +198,8 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const oauth = new StandInOAuth(teams, store.now);
   let clientUrl: string | undefined;
   if (options.oauthApp) oauth.register(options.oauthApp);
-  const context: WebApiContext = { store, baseUrl: url, botToken, oauth, triggers, rateLimiter };
+  const botScopes = options.botScopes ?? BOT_SCOPES;
+  const context: WebApiContext = { store, baseUrl: url, botToken, botScopes, oauth, triggers, rateLimiter };
   let stallRule: StallRule | undefined;
   const held = new Set<ServerResponse>();
   store.on('change', (change) => {
