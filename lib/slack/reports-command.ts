@@ -12,6 +12,7 @@ import { ChannelPacer } from '../reports/pacer.js';
 import { describeSchedule, firstRunAt, nextRunAfter, scheduleFromFlags } from '../reports/schedule.js';
 import { pauseForTokenProblem } from '../reports/token-notices.js';
 import type { ReportKind, ReportSubscription, Store, TokenLink } from '../store/index.js';
+import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
 import type { BotCommandContext } from './context.js';
 import type { ReportRunJob } from './handoff.js';
 import { mrkdwnFallback, sectionBlock } from './render/blocks.js';
@@ -120,6 +121,11 @@ async function addReport(context: BotCommandContext, parsed: BotParsed): Promise
   const probe = await probeIssues(context, token, link.profile);
   if (probe.kind === 'refused') return probe.reply;
 
+  // Reports are the bot's own posts: a channel it cannot post in would only collect failed runs.
+  const access = await ensureBotCanPost(context.client, ctx.channel);
+  if (access.kind === 'refused')
+    return notice(`Nothing was subscribed. ${channelRefusalHint(access.refusal)}`);
+
   const now = deps.store.now();
   const created = await deps.store.reports.create({
     team: ctx.team,
@@ -154,6 +160,7 @@ async function addReport(context: BotCommandContext, parsed: BotParsed): Promise
     `It runs with their token of profile ${codeSpan(link.profile)}. ID ${shortId(created)}: ` +
       `\`/cloud reports pause|resume|run|remove ${created.id.slice(0, 8)}\`.`,
   ];
+  if (access.kind === 'joined') lines.push('I joined this channel to post the report here.');
   if (spec.learnsOpenIssuesFirst) {
     lines.push(
       primed === undefined
