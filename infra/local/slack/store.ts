@@ -342,6 +342,27 @@ export class SlackStore extends EventEmitter<StoreEvents> {
     return this.addMember(id, this.seed.bot.userId);
   }
 
+  /**
+   * `/invite @cloud` typed in the channel, or the bot's own `conversations.join`: the bot is in,
+   * and the channel shows Slack's line saying so (once; a second invite changes nothing).
+   */
+  botJoined(id: string): KnownChannel {
+    const bot = this.seed.bot.userId;
+    const before = this.requireChannel(id);
+    if (before.members.includes(bot)) return before;
+    const joined = this.inviteBot(id);
+    // Slack's own line, in the bot user's name: not a message the bot posted (or may edit).
+    this.addMessage({
+      user: bot,
+      channel: id,
+      text: `<@${bot}> has joined the channel`,
+      blocks: [],
+      ephemeral: false,
+      via: 'join',
+    });
+    return joined;
+  }
+
   /** Someone removes the bot from the channel (`/kick @cloud`). */
   kickBot(id: string): KnownChannel {
     return this.removeMember(id, this.seed.bot.userId);

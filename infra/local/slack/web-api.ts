@@ -596,16 +596,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
         response_metadata: { warnings: ['already_in_channel'] },
       };
     }
-    const joined = store.inviteBot(channel.id);
-    // Slack's own line, in the bot user's name: not a message the bot posted (or may edit).
-    store.addMessage({
-      user: bot,
-      channel: channel.id,
-      text: `<@${bot}> has joined the channel`,
-      blocks: [],
-      ephemeral: false,
-      via: 'conversations.join',
-    });
+    const joined = store.botJoined(channel.id);
     return { channel: wireChannel(joined, bot) };
   },
 
