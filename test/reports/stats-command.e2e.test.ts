@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagedStats } from '../../lib/api/operations/managed.js';
 import { CHART_SCALE, CHART_SIZE, renderStatsChart } from '../../lib/reports/chart.js';
 import { formatValue, summarizeSeries } from '../../lib/reports/stats-series.js';
+import { slackFixtures } from '../support/slack-fixtures.js';
 import { currentStats, type ReporterHarness, startReporterHarness } from './harness.js';
 
 /**
@@ -14,7 +15,9 @@ const CHANNEL = 'C0STATSCMD';
 let harness: ReporterHarness;
 
 beforeAll(async () => {
-  harness = await startReporterHarness();
+  harness = await startReporterHarness({
+    stack: { slack: slackFixtures({ channels: ['C0STATSCMD'], people: ['U0ASKER', 'U0OTHER'] }) },
+  });
 });
 
 afterAll(async () => {
