@@ -73,14 +73,23 @@ export async function ensureBotCanPost(client: WebClient, channel: string): Prom
 
 const INVITE = '`/invite @cloud`';
 
-/** What the person can do about a refusal, to end a sentence that says what did not happen. */
-export function channelRefusalHint(refusal: ChannelRefusal): string {
+/**
+ * What the person can do about a refusal, to end a sentence that says what did not happen.
+ * `channel` names another channel than the one the person typed in.
+ */
+export function channelRefusalHint(refusal: ChannelRefusal, channel?: string): string {
+  const which = channel === undefined ? 'this channel' : `<#${channel}>`;
+  const where = channel === undefined ? '' : ' there';
   switch (refusal) {
     case 'archived':
-      return 'This channel is archived, so I cannot post in it. Unarchive it or use another channel.';
+      return `${capitalized(which)} is archived, so I cannot post in it. Unarchive it or use another channel.`;
     case 'private':
-      return `I am not a member of this private channel, so I cannot post in it. Invite @cloud with ${INVITE}, then try again.`;
+      return `I am not a member of ${which === 'this channel' ? 'this private channel' : which}, so I cannot post in it. Invite @cloud${where} with ${INVITE}, then try again.`;
     case 'not_in_channel':
-      return `I am not a member of this channel, so I cannot post in it. Invite @cloud with ${INVITE}, then try again.`;
+      return `I am not a member of ${which}, so I cannot post in it. Invite @cloud${where} with ${INVITE}, then try again.`;
   }
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

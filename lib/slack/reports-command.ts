@@ -311,6 +311,12 @@ async function changeReport(context: BotCommandContext, change: Change, idText: 
       if (!sub.paused) return notice(`Report ${shortId(sub)} is not paused.`);
       const problem = await tokenProblem(context, sub);
       if (problem) return notice(problem);
+      // A report paused because its channel refused it would only pause again.
+      const access = await ensureBotCanPost(context.client, sub.channel);
+      if (access.kind === 'refused') {
+        const other = sub.channel === ctx.channel ? undefined : sub.channel;
+        return notice(`Report ${shortId(sub)} stays paused. ${channelRefusalHint(access.refusal, other)}`);
+      }
       const next = firstRunAt(sub.schedule, deps.store.now());
       await deps.store.reports.resume(ctx.team, sub.id, next);
       return inChannel(

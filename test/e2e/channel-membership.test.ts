@@ -106,3 +106,30 @@ describe('a form submitted from a channel the bot is not in', () => {
     expect(e2e.stack.standIn.store.channel(SECRET)?.members).not.toContain(BOT);
   });
 });
+
+describe('a long operation run in a channel the bot is not in', () => {
+  it('answers through the response_url and says why its status is not followed there', async () => {
+    const delivery = await e2e.command(
+      ALICE,
+      'databases mysql-create --label unseen --region us-east --type g6-dedicated-2 --engine mysql/8.0.26',
+      SECRET,
+    );
+    expect(delivery.status).toBe(200);
+    const reply = e2e.seen(ALICE, SECRET).at(-1);
+    expect(reply?.via).toBe('response_url');
+    expect(e2e.textOf(reply)).toContain('unseen');
+    expect(e2e.textOf(reply)).toContain('I cannot follow its status here');
+    expect(e2e.textOf(reply)).toContain('`/invite @cloud`');
+    expect(await e2e.stack.store.statusWatches.running(50)).toEqual([]);
+  });
+});
+
+describe('an audit channel the bot is not in', () => {
+  it('is refused, so break-glass is never announced where nobody sees it', async () => {
+    await e2e.stack.store.approvalPolicy.put(team(), {}, 'U0ADMIN');
+    const delivery = await e2e.command('U0ADMIN', `policy --audit-channel <#${SECRET}|secret>`, 'C0OPS');
+    expect(e2e.textOf(delivery.message)).toContain('Nothing was changed');
+    expect(e2e.textOf(delivery.message)).toContain(`<#${SECRET}>`);
+    expect((await e2e.stack.store.channelPolicy.get(team(), 'C0OPS'))?.auditChannel ?? null).toBeNull();
+  });
+});

@@ -94,6 +94,26 @@ describe('with channels:join', () => {
     expect(told[0]?.text).toContain(`<#${ARCHIVED_LATER}>`);
   });
 
+  it('keeps a subscription paused while its channel still refuses the bot, and resumes it once invited back', async () => {
+    await harness.reports(OWNER, ARCHIVED_LATER, 'reports add issues --every 15m');
+    harness.e2e.stack.standIn.store.archiveChannel(ARCHIVED_LATER);
+    harness.advance(20 * 60_000);
+    await harness.tick();
+    const [paused] = await harness.subscriptions();
+    if (!paused?.paused) throw new Error('not paused');
+    const id = paused.id.slice(0, 8);
+
+    const refused = await harness.reports(OWNER, 'C0OPS', `reports resume ${id}`);
+    expect(refused.text).toContain('stays paused');
+    expect(refused.text).toContain(`<#${ARCHIVED_LATER}> is archived`);
+    expect((await harness.subscriptions())[0]?.paused).toBe(true);
+
+    harness.e2e.stack.standIn.store.unarchiveChannel(ARCHIVED_LATER);
+    const resumed = await harness.reports(OWNER, ARCHIVED_LATER, `reports resume ${id}`);
+    expect(resumed.text).toContain('resumed');
+    expect((await harness.subscriptions())[0]?.paused).toBe(false);
+  });
+
   it('pauses a subscription whose channel the bot was removed from, telling the owner how to invite it back', async () => {
     const added = await harness.reports(OWNER, ARCHIVED_LATER, 'reports add issues --every 15m');
     expect(added.text).toContain('subscribed this channel');
