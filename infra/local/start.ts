@@ -25,6 +25,7 @@ import { type RunningEmulator, startEmulator } from './emulator/server.js';
 import { InProcessHandoff } from './in-process-handoff.js';
 import { serveLambdas } from './lambda-adapter.js';
 import { type PageServer, startPageServer } from './slack/page/server.js';
+import type { SlackChannel } from './slack/store.js';
 
 /**
  * `npm start`: the whole bot on this machine with nothing to configure. DynamoDB Local, the cloud
@@ -208,6 +209,22 @@ function startReporter(deps: ReporterDeps, intervalMs: number): () => Promise<vo
   );
 }
 
+/**
+ * Besides #general and #ops (the bot in both): channels as a real workspace has them, where the
+ * bot is not a member until someone types `/invite @cloud`. #random is public (the bot may join
+ * it by itself where the app has `channels:join`); #leads is private (only an invite lets it in).
+ */
+const SANDBOX_CHANNELS: readonly SlackChannel[] = [
+  {
+    id: 'C0RANDOM',
+    name: 'random',
+    is_private: false,
+    is_im: false,
+    members: ['U0ADMIN', 'U0ALICE', 'U0BOB'],
+  },
+  { id: 'G0LEADS', name: 'leads', is_private: true, is_im: false, members: ['U0ADMIN', 'U0ALICE'] },
+];
+
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const shutdown = new Shutdown();
 
@@ -239,6 +256,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       apiBaseUrl: emulator.url,
       approvalAdmins: options.approvalAdmins ?? [],
       workspaces: 'many',
+      slack: { channels: SANDBOX_CHANNELS },
     }),
   );
   shutdown.add('the bot and the Slack stand-in', () => stack.close());

@@ -6,6 +6,7 @@ import { type ApiSettings, createApiClient } from '../api/client-factory.js';
 import { isApiError } from '../api/errors.js';
 import type { AnyOperation, WatchSpec } from '../api/operation.js';
 import { findOperation, requireOperation } from '../api/operations/index.js';
+import { channelRefusalOf } from '../slack/channel-access.js';
 import {
   contextBlock,
   fallbackText,
@@ -326,7 +327,11 @@ export async function runStatusWatches(deps: StatusWatchDeps, now: Date): Promis
     }
   };
 
-  const update = async (watch: StatusWatch, message: { text: string; blocks: KnownBlock[] }) => {
+  /** Updates the watch's message; false when the channel no longer takes the bot's messages. */
+  const update = async (
+    watch: StatusWatch,
+    message: { text: string; blocks: KnownBlock[] },
+  ): Promise<boolean> => {
     try {
       await pacer.send(watch.channel, () =>
         deps.slack.chat.update({
@@ -337,9 +342,28 @@ export async function runStatusWatches(deps: StatusWatchDeps, now: Date): Promis
         }),
       );
       counts.updated += 1;
+      return true;
     } catch (error) {
       deps.logger.warn('status message not updated', { watch: watch.id, channel: watch.channel, error });
+      return channelRefusalOf(error) === undefined;
     }
+  };
+
+  /**
+   * The outcome to the person who ran the operation, by direct message: the bot was removed
+   * from the channel or it was archived, and they would not learn it otherwise.
+   */
+  const tellDirectly = async (watch: StatusWatch, message: { text: string; blocks: KnownBlock[] }) => {
+    const note = `The message in <#${watch.channel}> that followed this could not be updated (I am no longer able to post there), so here is how it ended:`;
+    await pacer
+      .send(watch.user, () =>
+        deps.slack.chat.postMessage({
+          channel: watch.user,
+          text: `${note}\n${message.text}`,
+          blocks: [{ type: 'section', text: { type: 'mrkdwn', text: note } }, ...message.blocks],
+        }),
+      )
+      .catch((error: unknown) => deps.logger.warn('status outcome not sent', { watch: watch.id, error }));
   };
 
   /** Ends a watch and says so under the message as it last was. */
@@ -354,7 +378,8 @@ export async function runStatusWatches(deps: StatusWatchDeps, now: Date): Promis
     const base = resource
       ? renderOperationResult(requireOperation(watch.viewOperationId), { ...watch.viewInput }, resource)
       : startedOperationMessage(watch);
-    await update(watch, withStatus(base, statusLine(watch, { kind: 'ended', outcome, status }, now)));
+    const final = withStatus(base, statusLine(watch, { kind: 'ended', outcome, status }, now));
+    if (!(await update(watch, final))) await tellDirectly(watch, final);
   };
 
   const checkWatch = async (watch: StatusWatch) => {

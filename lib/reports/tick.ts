@@ -3,9 +3,11 @@ import type { WebClient } from '@slack/web-api';
 import type { ApiCallEvent } from '../api/client.js';
 import { type ApiSettings, createApiClient } from '../api/client-factory.js';
 import { isApiError } from '../api/errors.js';
+import { channelRefusalOf } from '../slack/channel-access.js';
 import { inSlackTeam } from '../slack/web-client.js';
 import type { ReportSubscription, Store, TokenLink } from '../store/index.js';
 import { AccountFeed } from './account-feed.js';
+import { pauseForChannelProblem } from './channel-notices.js';
 import { settleWithConcurrency } from './concurrency.js';
 import { type DeliveryContext, type DeliveryResult, deliverReport } from './deliver.js';
 import { failureReason } from './failures.js';
@@ -102,6 +104,8 @@ export interface TickSummary {
     readonly problem: TokenProblem;
     readonly subscriptions: number;
   })[];
+  /** Subscriptions paused by this tick because their channel refused the bot's posts. */
+  readonly channelPauses: number;
   readonly expiryReminders: number;
   /** Rate-limited answers from Slack that were waited out. */
   readonly slackRateLimited: number;
@@ -139,6 +143,7 @@ export async function runReporterTick(
   let alertsPosted = 0;
   let expiryReminders = 0;
   let leftDue = 0;
+  let channelPauses = 0;
   const fail = (sub: ReportSubscription, error: unknown, step: FailureStep = 'run') => {
     const failure = failureOf(sub, step, error);
     failures.push(failure);
@@ -252,6 +257,17 @@ export async function runReporterTick(
     deliveries.push(deliverAccount(key, items, feed, lookup.link));
   };
 
+  /** A channel that refuses the bot's posts pauses the subscription (see `channel-notices.ts`). */
+  const pauseIfChannelRefused = async (sub: ReportSubscription, error: unknown) => {
+    const refusal = channelRefusalOf(error);
+    if (refusal === undefined) return;
+    try {
+      if (await pauseForChannelProblem(noticeDeps, sub, refusal)) channelPauses += 1;
+    } catch (pauseError) {
+      fail(sub, pauseError, 'run_record');
+    }
+  };
+
   const deliverAccount = async (key: string, items: Claimed[], feed: AccountFeed, link: TokenLink) => {
     const context: DeliveryContext = {
       slack: deps.slack,
@@ -270,7 +286,9 @@ export async function runReporterTick(
           result = await deliverReport(context, item.sub);
         } catch (error) {
           fail(item.sub, error);
-          return record(item, 'failed');
+          await record(item, 'failed');
+          // Recorded first: the pause takes the subscription off the schedule the record moves.
+          return pauseIfChannelRefused(item.sub, error);
         }
         messagesPosted += result.messages;
         filesUploaded += result.files;
@@ -278,6 +296,7 @@ export async function runReporterTick(
         if (result.error !== undefined) fail(item.sub, result.error);
         for (const unsaved of result.notSaved ?? []) fail(item.sub, unsaved.error, unsaved.step);
         await record(item, result.error === undefined ? 'ok' : 'failed', result);
+        await pauseIfChannelRefused(item.sub, result.error);
       }),
     );
     try {
@@ -325,6 +344,7 @@ export async function runReporterTick(
     alertsPosted,
     failures,
     paused,
+    channelPauses,
     expiryReminders,
     slackRateLimited: pacer.rateLimitedCount - rateLimitedBefore,
     watches,

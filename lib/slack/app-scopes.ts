@@ -6,6 +6,9 @@
 export const BOT_SCOPES = [
   'commands',
   'chat:write',
+  'channels:read',
+  'groups:read',
+  'channels:join',
   'files:write',
   'im:write',
   'users:read',

@@ -15,6 +15,7 @@ import {
   type Store,
   StoreError,
 } from '../store/index.js';
+import { channelRefusalHint, channelRefusalOf, ensureBotCanPost } from './channel-access.js';
 import type { BotCommandContext, BotDeps, RequestContext } from './context.js';
 import { effectiveApprovalPolicy } from './guardrails.js';
 import type { ApprovalJob, Handoff } from './handoff.js';
@@ -70,8 +71,17 @@ export async function requestApproval(
       `There is no ${nounOf(op)} ${ids} that you can see, so there is nothing to approve.${hint}`,
     );
   }
+  // The card is the request: in a channel the bot cannot post in, nothing is stored at all.
+  const access = await ensureBotCanPost(client, ctx.channel);
+  if (access.kind === 'refused') {
+    return notice(
+      `Nothing was requested: the approval card goes in this channel. ${channelRefusalHint(access.refusal)}`,
+    );
+  }
+  // Stored before the card is posted, so a click on the card always finds its request; a card
+  // that cannot be posted takes its request away again. A redelivered command never gets here
+  // (its delivery was claimed), so one command makes at most one request.
   const approval = await createRequest(deps, ctx, op, input, target, policy);
-  await audit(deps, approval, ctx.user, 'requested');
 
   const card = renderApprovalCard({ approval });
   let postedTs: string | undefined;
@@ -84,11 +94,27 @@ export async function requestApproval(
     postedTs = posted.ts;
   } catch (error) {
     deps.logger.warn('approval card not posted', { approvalId: approval.id, error });
+    // Only a card Slack refused is certainly not on screen; one whose answer was lost may be.
+    const discarded =
+      slackRefused(error) &&
+      (await deps.store.approvals.discardUnposted(ctx.team, approval.id).catch((discardError: unknown) => {
+        deps.logger.error('unposted approval request not removed', {
+          approvalId: approval.id,
+          error: discardError,
+        });
+        return false;
+      }));
+    const refusal = channelRefusalOf(error);
+    const why = refusal
+      ? channelRefusalHint(refusal)
+      : 'Slack did not take the approval card; try again in a minute.';
     return notice(
-      'I could not post the approval card in this channel (is the bot a member?). ' +
-        `Invite it with \`/invite @cloud\` and try again. Request ${approval.id} will expire unused.`,
+      discarded
+        ? `Nothing was requested: I could not post the approval card. ${why}`
+        : `I could not post the approval card. ${why} Request ${approval.id} will expire unused; nobody can approve it without its card.`,
     );
   }
+  await audit(deps, approval, ctx.user, 'requested');
   if (postedTs) {
     const stored = await deps.store.approvals
       .setMessage(ctx.team, approval.id, ctx.channel, postedTs)
@@ -122,6 +148,12 @@ export async function requestApproval(
       `${policy.requiredApprovals === 1 ? '' : 's'} from ${who}. I posted a card in this channel; ` +
       `it expires in ${policy.expiryMinutes} minutes.`,
   );
+}
+
+/** Slack answered with a refusal (or a rate limit): the message was certainly not posted. */
+function slackRefused(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'slack_webapi_platform_error' || code === 'slack_webapi_rate_limited_error';
 }
 
 /** The approval record of a request, with what its card previews. */
@@ -201,6 +233,12 @@ export async function runBreakGlass(
   }
   const token = await resolveToken(deps.store, ctx.team, ctx.user, op);
   if (!token.ok) return token.reply;
+  // Break-glass is loud or it does not happen: the channel must be able to see its card.
+  const access = await ensureBotCanPost(client, ctx.channel);
+  if (access.kind === 'refused')
+    return notice(
+      `Nothing was run: break-glass posts its card in this channel. ${channelRefusalHint(access.refusal)}`,
+    );
   if (!(await deps.store.channelPolicy.useBreakGlass(ctx.team, ctx.user, BREAK_GLASS_PER_HOUR))) {
     return notice(
       `You have used break-glass ${BREAK_GLASS_PER_HOUR} times this hour, the most allowed, so nothing was run. ` +

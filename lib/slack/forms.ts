@@ -27,6 +27,11 @@ export const FormMetadataSchema = z.object({
   o: z.string(),
   i: z.record(z.string(), z.unknown()),
   c: z.string(),
+  /**
+   * The response_url of the command or click that opened the form: the reply to the submission
+   * goes there, which works in any channel the person is in, the bot a member or not.
+   */
+  r: z.string().url().optional(),
 });
 export type FormMetadata = z.infer<typeof FormMetadataSchema>;
 
@@ -83,13 +88,23 @@ function inputBlock(name: string, shape: FieldShape, required: boolean) {
 }
 
 /** The modal for `op`, asking for every field not already in `known`. */
-export function operationForm(op: AnyOperation, known: Readonly<Record<string, unknown>>, channel: string) {
+export function operationForm(
+  op: AnyOperation,
+  known: Readonly<Record<string, unknown>>,
+  channel: string,
+  responseUrl?: string | undefined,
+) {
   const shape = requestShapeOf(op);
   const fields = [...(shape.properties ?? new Map<string, FieldShape>()).entries()]
     .filter(([name]) => known[name] === undefined && name !== 'page' && name !== 'page_size')
     .sort(([a], [b]) => Number(isRequired(shape, b)) - Number(isRequired(shape, a)))
     .slice(0, MAX_FIELDS);
-  const metadata: FormMetadata = { o: op.id, i: { ...known }, c: channel };
+  const metadata: FormMetadata = {
+    o: op.id,
+    i: { ...known },
+    c: channel,
+    ...(responseUrl === undefined ? {} : { r: responseUrl }),
+  };
   const privateMetadata = JSON.stringify(metadata);
   const known_ = Object.entries(known)
     .map(
@@ -126,8 +141,12 @@ export async function openOperationForm(
   op: AnyOperation,
   known: Readonly<Record<string, unknown>>,
   channel: string,
+  responseUrl?: string | undefined,
 ): Promise<void> {
-  await client.views.open({ trigger_id: triggerId, view: operationForm(op, known, channel) as never });
+  await client.views.open({
+    trigger_id: triggerId,
+    view: operationForm(op, known, channel, responseUrl) as never,
+  });
 }
 
 export type FormSubmission =
@@ -136,6 +155,7 @@ export type FormSubmission =
       readonly op: AnyOperation;
       readonly input: Record<string, unknown>;
       readonly channel: string;
+      readonly responseUrl?: string | undefined;
     }
   | { readonly ok: false; readonly errors: Record<string, string> }
   | { readonly ok: false; readonly stale: true };
@@ -178,5 +198,11 @@ export function readOperationForm(view: ViewOutput): FormSubmission {
     }
     return { ok: false, errors };
   }
-  return { ok: true, op, input: parsed.data as Record<string, unknown>, channel: metadata.c };
+  return {
+    ok: true,
+    op,
+    input: parsed.data as Record<string, unknown>,
+    channel: metadata.c,
+    ...(metadata.r === undefined ? {} : { responseUrl: metadata.r }),
+  };
 }

@@ -3,6 +3,7 @@ import { findOperation } from '../api/operations/index.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import type { ApprovalRule, ChannelPolicy, StoredChannelPolicy } from '../store/index.js';
 import { describePolicy, isPolicyAdmin, policyChanges } from './approvals.js';
+import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
 import type { BotCommandContext } from './context.js';
 import { CLASS_WORDS } from './guardrails.js';
 import { codeSpan, escapeMrkdwn, slackDate } from './render/text.js';
@@ -39,6 +40,15 @@ export async function handlePolicyCommand(context: BotCommandContext, parsed: Bo
   }
   const next = applyFlags(current, flags);
   if (!next.ok) return notice(next.message);
+  const audit = next.value.auditChannel;
+  if (audit && audit !== current?.auditChannel) {
+    // Break-glass is announced there: a channel the bot cannot post in would swallow it.
+    const access = await ensureBotCanPost(context.client, audit);
+    if (access.kind === 'refused')
+      return notice(
+        `Nothing was changed: break-glass is announced in <#${audit}>. ${channelRefusalHint(access.refusal, audit)}`,
+      );
+  }
   const saved = await deps.store.channelPolicy.put(ctx.team, ctx.channel, next.value, ctx.user);
   await auditPolicy(context, summarize(saved));
   return notice(`Channel policy updated.\n${await describeChannelPolicy(context, saved)}`);

@@ -13,6 +13,7 @@ import { ChannelPacer } from '../reports/pacer.js';
 import { describeSchedule, firstRunAt, nextRunAfter, scheduleFromFlags } from '../reports/schedule.js';
 import { pauseForTokenProblem } from '../reports/token-notices.js';
 import type { ReportKind, ReportSubscription, Store, TokenLink } from '../store/index.js';
+import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
 import type { BotCommandContext } from './context.js';
 import type { ReportRunJob } from './handoff.js';
 import { mrkdwnFallback, sectionBlock } from './render/blocks.js';
@@ -121,6 +122,11 @@ async function addReport(context: BotCommandContext, parsed: BotParsed): Promise
   const probe = await probeIssues(context, token, link.profile);
   if (probe.kind === 'refused') return probe.reply;
 
+  // Reports are the bot's own posts: a channel it cannot post in would only collect failed runs.
+  const access = await ensureBotCanPost(context.client, ctx.channel);
+  if (access.kind === 'refused')
+    return notice(`Nothing was subscribed. ${channelRefusalHint(access.refusal)}`);
+
   const now = deps.store.now();
   const created = await deps.store.reports.create({
     team: ctx.team,
@@ -155,6 +161,7 @@ async function addReport(context: BotCommandContext, parsed: BotParsed): Promise
     `It runs with their token of profile ${codeSpan(link.profile)}. ID ${shortId(created)}: ` +
       `\`/cloud reports pause|resume|run|remove ${created.id.slice(0, 8)}\`.`,
   ];
+  if (access.kind === 'joined') lines.push('I joined this channel to post the report here.');
   if (spec.learnsOpenIssuesFirst) {
     lines.push(
       primed === undefined
@@ -305,6 +312,12 @@ async function changeReport(context: BotCommandContext, change: Change, idText: 
       if (!sub.paused) return notice(`Report ${shortId(sub)} is not paused.`);
       const problem = await tokenProblem(context, sub);
       if (problem) return notice(problem);
+      // A report paused because its channel refused it would only pause again.
+      const access = await ensureBotCanPost(context.client, sub.channel);
+      if (access.kind === 'refused') {
+        const other = sub.channel === ctx.channel ? undefined : sub.channel;
+        return notice(`Report ${shortId(sub)} stays paused. ${channelRefusalHint(access.refusal, other)}`);
+      }
       const next = firstRunAt(sub.schedule, deps.store.now());
       await deps.store.reports.resume(ctx.team, sub.id, next);
       return inChannel(

@@ -8,6 +8,7 @@ import { answersWithChart } from '../reports/chart-operations.js';
 import type { SlackInstallKind } from '../reports/history-budget.js';
 import { startStatusWatch, watchPlanFor } from '../reports/status-watch.js';
 import { executeApproval } from './approvals.js';
+import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
 import {
   attemptChange,
   type ChangeAttempt,
@@ -18,6 +19,7 @@ import {
   settle,
   verdictFor,
 } from './outcomes.js';
+import { sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
 import { codeSpan } from './render/text.js';
 import { notice, type Reply, type RunnerDeps, recordChange, runOperation, visibilityOf } from './runner.js';
@@ -186,6 +188,18 @@ async function followStatus(
   reply: Reply,
 ): Promise<boolean> {
   if (reply.visibility !== 'in_channel' || !watchPlanFor(op, job.input, output)) return false;
+  // The watch lives in the bot's own message: in a channel it cannot post in, the person gets
+  // the result through the response_url (or a direct message) and is told why nothing follows it.
+  const access = await ensureBotCanPost(deps.slack, job.channel);
+  if (access.kind === 'refused') {
+    const note = `I cannot follow its status here. ${channelRefusalHint(access.refusal)}`;
+    await deliverSafely(deps, job, {
+      ...reply,
+      text: `${reply.text}\n${note}`,
+      blocks: [...reply.blocks, sectionBlock(note)],
+    });
+    return true;
+  }
   const started = await startStatusWatch(deps, {
     team: job.team,
     user: job.user,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { TABLE_DEFINITION } from '../../infra/table.js';
 import { StoreError } from './errors.js';
-import { itemOfFailedCondition, parseItem } from './items.js';
+import { isConditionFailure, itemOfFailedCondition, parseItem } from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import { EnvelopeSchema, type TokenCipher } from './token-cipher.js';
@@ -301,6 +301,26 @@ export class ApprovalRepository {
   async get(team: string, id: string): Promise<Approval | undefined> {
     const item = await this.#getItem(team, id);
     return item && this.#toApproval(item);
+  }
+
+  /**
+   * Removes a request whose card could not be posted: nobody saw it, so nothing may act on it.
+   * Only a pending request without a card goes; false when there is none such.
+   */
+  async discardUnposted(team: string, id: string): Promise<boolean> {
+    try {
+      await this.#ctx.table.delete({
+        TableName: this.#ctx.tableName,
+        Key: { pk: keys.team(team), sk: keys.approval(id) },
+        ConditionExpression: '#status = :pending AND attribute_type(message_ts, :null)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':pending': 'pending', ':null': 'NULL' },
+      });
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   /** Records where the card was posted. False when the request does not exist. */

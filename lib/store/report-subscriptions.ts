@@ -265,6 +265,19 @@ export class ReportSubscriptionRepository {
     });
   }
 
+  /**
+   * Pauses a subscription that is running; false when it is paused already (or gone), so of
+   * several runs that find the same problem only one tells anybody.
+   */
+  async pauseRunning(team: string, id: string, reason: string): Promise<boolean> {
+    return this.#conditionalUpdate(team, id, {
+      UpdateExpression: 'SET paused = :true, pause_reason = :reason REMOVE #gsiPk, #gsiSk',
+      ConditionExpression: 'attribute_exists(pk) AND paused = :false',
+      ExpressionAttributeNames: { '#gsiPk': dueReportsIndex.partitionKey, '#gsiSk': dueReportsIndex.sortKey },
+      ExpressionAttributeValues: { ':true': true, ':false': false, ':reason': reason },
+    });
+  }
+
   async resume(team: string, id: string, nextRunAt: Date): Promise<boolean> {
     return this.#conditionalUpdate(team, id, {
       UpdateExpression:

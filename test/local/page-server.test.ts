@@ -157,6 +157,30 @@ describe('GET /api/state', () => {
   });
 });
 
+describe('channels the bot is not in', () => {
+  const RANDOM = 'C0RANDOM';
+  const LEADS = 'G0LEADS';
+
+  it('seeds a public #random and a private #leads without the bot; #leads is shown to its members only', async () => {
+    const names = (seen: PageState) => seen.channels.map((channel) => channel.name);
+    expect(names(await state(ALICE))).toEqual(expect.arrayContaining(['random', 'leads']));
+    expect(names(await state(BOB))).toContain('random');
+    expect(names(await state(BOB))).not.toContain('leads');
+    expect(sandbox.stack.standIn.store.channel(RANDOM)?.members).not.toContain('U0CLOUDBOT');
+  });
+
+  it('understands /invite @cloud: the bot joins the channel and Slack says so', async () => {
+    const { result } = await post('/api/command', { user: ALICE, channel: LEADS, text: '/invite @cloud' });
+    expect(result.ok).toBe(true);
+    expect(sandbox.stack.standIn.store.channel(LEADS)?.members).toContain('U0CLOUDBOT');
+    expect((await state(ALICE, LEADS)).messages.at(-1)?.text).toBe('<@U0CLOUDBOT> has joined the channel');
+
+    await post('/api/command', { user: ALICE, channel: LEADS, text: '/invite @cloud' });
+    const again = (await state(ALICE, LEADS)).messages.at(-1);
+    expect(again?.text).toBe('<@U0CLOUDBOT> is already in this channel.');
+  });
+});
+
 describe('the demo scenario through the page API', () => {
   it('opens the login modal only for the person who typed /cloud login, and links the demo token', async () => {
     expect((await command(ALICE, 'login')).ok).toBe(true);

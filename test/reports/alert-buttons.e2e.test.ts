@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { getOperation } from '../../lib/api/operations/index.js';
 import type { ManagedService } from '../../lib/api/operations/managed.js';
+import { slackFixtures } from '../support/slack-fixtures.js';
 import { type ReporterHarness, startReporterHarness } from './harness.js';
 
 /**
@@ -16,7 +17,14 @@ const CHANNEL = 'C0ALERTBTN';
 let harness: ReporterHarness;
 
 beforeAll(async () => {
-  harness = await startReporterHarness();
+  harness = await startReporterHarness({
+    stack: {
+      slack: slackFixtures({
+        channels: ['C0ALERTBTN'],
+        people: ['U0ONCALL', 'U0OWNER', 'U0OWNER2', 'U0READER'],
+      }),
+    },
+  });
 });
 
 afterAll(async () => {

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StallMode } from '../../infra/local/slack/server.js';
 import { ChannelPacer } from '../../lib/reports/pacer.js';
 import { runReporterTick, type TickSummary } from '../../lib/reports/tick.js';
+import { slackFixtures } from '../support/slack-fixtures.js';
 import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
 
 /**
@@ -20,7 +21,9 @@ const SLACK_ACK_DEADLINE_MS = 3000;
 let harness: ReporterHarness;
 
 beforeAll(async () => {
-  harness = await startReporterHarness();
+  harness = await startReporterHarness({
+    stack: { slack: slackFixtures({ channels: ['C0CUTOFF', 'C0RACE'] }) },
+  });
 });
 
 afterAll(async () => {

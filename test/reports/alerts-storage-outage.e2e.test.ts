@@ -6,6 +6,7 @@ import { runReporterTick } from '../../lib/reports/tick.js';
 import { openTable } from '../../lib/runtime.js';
 import { createStore, type Store } from '../../lib/store/index.js';
 import { LocalKeyTokenCipher } from '../../lib/store/token-cipher.js';
+import { slackFixtures } from '../support/slack-fixtures.js';
 import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
 
 /**
@@ -29,7 +30,9 @@ let store: Store;
 
 beforeAll(async () => {
   dynamo = await startDynamoDbLocal({ tableName: null });
-  harness = await startReporterHarness({ stack: { dynamoEndpoint: dynamo.endpoint } });
+  harness = await startReporterHarness({
+    stack: { dynamoEndpoint: dynamo.endpoint, slack: slackFixtures({ channels: ['C0FROZEN'] }) },
+  });
   const table = openTable(
     {
       DYNAMODB_ENDPOINT: dynamo.endpoint,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiCallEvent } from '../../lib/api/client.js';
 import { runReporterTick } from '../../lib/reports/tick.js';
+import { slackFixtures } from '../support/slack-fixtures.js';
 import { type ReporterHarness, startReporterHarness } from './harness.js';
 
 /**
@@ -12,7 +13,9 @@ import { type ReporterHarness, startReporterHarness } from './harness.js';
 let harness: ReporterHarness;
 
 beforeAll(async () => {
-  harness = await startReporterHarness();
+  harness = await startReporterHarness({
+    stack: { slack: slackFixtures({ channels: ['C0METRICS'], people: ['U0METRICS'] }) },
+  });
 });
 
 afterAll(async () => {

@@ -6,6 +6,7 @@ import { CHART_SCALE, CHART_SIZE, renderStatsChart } from '../../lib/reports/cha
 import { ChannelPacer } from '../../lib/reports/pacer.js';
 import { formatValue, STATS_SERIES, summarizeSeries } from '../../lib/reports/stats-series.js';
 import { runReporterTick } from '../../lib/reports/tick.js';
+import { slackFixtures } from '../support/slack-fixtures.js';
 import { currentStats, type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
 
 /**
@@ -26,7 +27,40 @@ let slackNow: () => number = Date.now;
 
 beforeAll(async () => {
   harness = await startReporterHarness({
-    stack: { slack: { rateLimit: { perSecond: 1, burst: 1 }, now: () => slackNow() } },
+    stack: {
+      slack: {
+        rateLimit: { perSecond: 1, burst: 1 },
+        now: () => slackNow(),
+        ...slackFixtures({
+          channels: [
+            ...[
+              'C0ALERTS',
+              'C0BERLIN',
+              'C0NEWYORK',
+              'C0KOLKATA',
+              'C0BUSY',
+              'C0DIGEST',
+              'C0EXPIRY',
+              'C0FIRSTFAIL',
+            ],
+            ...[
+              'C0ISO1',
+              'C0ISO2',
+              'C0ISO3',
+              'C0LAP1',
+              'C0LAP2',
+              'C0LAP3',
+              'C0REV1',
+              'C0REV2',
+              'C0RUSHED',
+              'C0STATS',
+            ],
+            ...Array.from({ length: 100 }, (_, i) => `C0FAN${i}`),
+          ],
+          people: ['U0DIGEST', ...Array.from({ length: 50 }, (_, i) => `U0ACC${String(i).padStart(2, '0')}`)],
+        }),
+      },
+    },
   });
 });
 

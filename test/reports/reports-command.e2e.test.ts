@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { scopesCoverReports } from '../../lib/slack/reports-command.js';
+import { slackFixtures } from '../support/slack-fixtures.js';
 import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
 
 /** `/cloud reports …` against the emulator, DynamoDB Local and the Slack stand-in. */
@@ -7,7 +8,14 @@ import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
 let harness: ReporterHarness;
 
 beforeAll(async () => {
-  harness = await startReporterHarness();
+  harness = await startReporterHarness({
+    stack: {
+      slack: slackFixtures({
+        channels: ['C0ELSEWHERE', 'C0OTHER', 'C0REPORTS'],
+        people: ['U0CAROL', 'U0DAVE', 'U0NOBODY'],
+      }),
+    },
+  });
 });
 
 afterAll(async () => {

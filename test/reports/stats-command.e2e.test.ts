@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagedStats } from '../../lib/api/operations/managed.js';
 import { CHART_SCALE, CHART_SIZE, renderStatsChart } from '../../lib/reports/chart.js';
 import { formatValue, summarizeSeries } from '../../lib/reports/stats-series.js';
+import { slackFixtures } from '../support/slack-fixtures.js';
 import { currentStats, type ReporterHarness, startReporterHarness } from './harness.js';
 
 /**
@@ -20,7 +21,14 @@ const PROCESSING_MS = 2000;
 let harness: ReporterHarness;
 
 beforeAll(async () => {
-  harness = await startReporterHarness({ stack: { slack: { fileProcessingMs: PROCESSING_MS } } });
+  harness = await startReporterHarness({
+    stack: {
+      slack: {
+        ...slackFixtures({ channels: ['C0STATSCMD'], people: ['U0ASKER', 'U0OTHER'] }),
+        fileProcessingMs: PROCESSING_MS,
+      },
+    },
+  });
 });
 
 afterAll(async () => {

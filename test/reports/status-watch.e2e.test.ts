@@ -98,6 +98,35 @@ describe('a database created from Slack', () => {
     expect(messageAt(started.ts).all).toContain('no longer exists');
   });
 
+  it('tells the person directly how it ended when the bot was removed from the channel meanwhile', async () => {
+    const db = await createDatabaseFromSlack('orphan');
+    const started = await startStatusWatch(harness.deps, {
+      team: TEAM,
+      user: ALICE,
+      channel: CHANNEL,
+      op: getOperation('databases.mysql-create'),
+      input: {},
+      result: db,
+      now: harness.now(),
+    });
+    if (started.status !== 'watching') throw new Error('watch not started');
+    const { store } = harness.e2e.stack.standIn;
+    const directBefore = store.messages(`D${ALICE}`).length;
+    store.kickBot(CHANNEL);
+    try {
+      harness.e2e.emulator.control.world.databases.delete(db.id);
+      await harness.tick();
+    } finally {
+      store.inviteBot(CHANNEL);
+    }
+    expect(messageAt(started.ts).all).not.toContain('no longer exists');
+    const told = store.messages(`D${ALICE}`).slice(directBefore);
+    // Two watches follow it (the worker's and this test's), each tells once.
+    expect(told).toHaveLength(2);
+    expect(told.every((m) => `${m.text}${JSON.stringify(m.blocks)}`.includes('no longer exists'))).toBe(true);
+    expect(told[0]?.text).toContain(`<#${CHANNEL}>`);
+  });
+
   it('gives up after its time limit and says how to check', async () => {
     const db = await createDatabaseFromSlack('slowpoke');
     const started = await startStatusWatch(harness.deps, {

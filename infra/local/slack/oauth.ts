@@ -44,6 +44,8 @@ export interface OAuthApp {
 /** A bot token issued here: whose it is, and until when it works (rotating tokens only). */
 interface IssuedToken {
   readonly team: SlackTeam;
+  /** What the person allowed on the authorize page, as the app asked for it. */
+  readonly scopes: readonly string[];
   readonly expiresAt?: number;
 }
 
@@ -73,8 +75,11 @@ export class StandInOAuth {
   readonly #now: () => number;
   readonly #codes = new Map<string, IssuedCode>();
   readonly #tokens = new Map<string, IssuedToken>();
-  /** Refresh token → its workspace; Slack hands out a new one with every refresh. */
-  readonly #refreshTokens = new Map<string, SlackTeam>();
+  /** Refresh token → its workspace and scopes; Slack hands out a new one with every refresh. */
+  readonly #refreshTokens = new Map<
+    string,
+    { readonly team: SlackTeam; readonly scopes: readonly string[] }
+  >();
   #app: OAuthApp | undefined;
 
   constructor(teams: readonly SlackTeam[], now: () => number) {
@@ -96,6 +101,11 @@ export class StandInOAuth {
     return this.stateOf(token) === 'valid' ? this.#tokens.get(token)?.team : undefined;
   }
 
+  /** The scopes a working token was granted (none for a token not issued here). */
+  scopesOf(token: string): readonly string[] {
+    return this.stateOf(token) === 'valid' ? (this.#tokens.get(token)?.scopes ?? []) : [];
+  }
+
   /** Whether a token works: an expired rotating token is answered `token_expired`, as Slack does. */
   stateOf(token: string): TokenState {
     const issued = this.#tokens.get(token);
@@ -107,7 +117,7 @@ export class StandInOAuth {
   revoke(team: string): void {
     for (const [token, issued] of this.#tokens) if (issued.team.id === team) this.#tokens.delete(token);
     for (const [token, owner] of this.#refreshTokens)
-      if (owner.id === team) this.#refreshTokens.delete(token);
+      if (owner.team.id === team) this.#refreshTokens.delete(token);
   }
 
   /** `GET /oauth/v2/authorize`: the page where the person picks a workspace and allows the app. */
@@ -170,14 +180,15 @@ export class StandInOAuth {
     if (!app || args.client_id !== app.clientId) return { ok: false, error: 'invalid_client_id' };
     if (args.client_secret !== app.clientSecret) return { ok: false, error: 'bad_client_secret' };
     if (args.grant_type === 'refresh_token') {
-      const team =
+      const grant =
         typeof args.refresh_token === 'string' ? this.#refreshTokens.get(args.refresh_token) : undefined;
-      if (!team || app.tokenExpiresInSeconds === undefined)
+      if (!grant || app.tokenExpiresInSeconds === undefined)
         return { ok: false, error: 'invalid_refresh_token' };
+      const { team } = grant;
       return {
         ok: true,
         token_type: 'bot',
-        ...this.#issue(team, app),
+        ...this.#issue(team, grant.scopes, app),
         team: { id: team.id, name: team.name },
         enterprise: null,
         is_enterprise_install: false,
@@ -191,7 +202,7 @@ export class StandInOAuth {
       return { ok: false, error: 'bad_redirect_uri' };
     return {
       ok: true,
-      ...this.#issue(issued.team, app),
+      ...this.#issue(issued.team, scopeList(issued.scopes), app),
       token_type: 'bot',
       scope: issued.scopes,
       bot_user_id: 'U0CLOUDBOT',
@@ -203,18 +214,18 @@ export class StandInOAuth {
     };
   }
 
-  #issue(team: SlackTeam, app: OAuthApp): Record<string, unknown> {
+  #issue(team: SlackTeam, scopes: readonly string[], app: OAuthApp): Record<string, unknown> {
     const secret = () => randomBytes(12).toString('hex');
     const lifetime = app.tokenExpiresInSeconds;
     if (lifetime === undefined) {
       const token = `xoxb-${team.id}-${secret()}`;
-      this.#tokens.set(token, { team });
+      this.#tokens.set(token, { team, scopes });
       return { access_token: token };
     }
     const token = `xoxe.xoxb-${team.id}-${secret()}`;
     const refreshToken = `xoxe-${team.id}-${secret()}`;
-    this.#tokens.set(token, { team, expiresAt: this.#now() + lifetime * 1000 });
-    this.#refreshTokens.set(refreshToken, team);
+    this.#tokens.set(token, { team, scopes, expiresAt: this.#now() + lifetime * 1000 });
+    this.#refreshTokens.set(refreshToken, { team, scopes });
     return { access_token: token, refresh_token: refreshToken, expires_in: lifetime };
   }
 
@@ -226,6 +237,14 @@ export class StandInOAuth {
     if (redirect && redirect !== app.redirectUri) return 'redirect_uri does not match the app settings.';
     return undefined;
   }
+}
+
+/** The `scope` parameter of an authorize request: comma-separated, as Slack takes it. */
+function scopeList(scope: string): string[] {
+  return scope
+    .split(/[\s,]+/)
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 function page(title: string, body: string): string {

@@ -19,23 +19,44 @@ export interface SlackRule {
 export const SLACK_RULES = [
   {
     id: 'membership',
-    methods: ['chat.postMessage', 'chat.update', 'chat.delete', 'files.completeUploadExternal'],
+    methods: [
+      'chat.postMessage',
+      'chat.postEphemeral',
+      'chat.update',
+      'chat.delete',
+      'files.completeUploadExternal',
+      'conversations.history',
+      'conversations.info',
+    ],
     behaviour:
-      'posting to a public channel the bot is not a member of answers not_in_channel (unless the token has chat:write.public); a private channel it is not in answers channel_not_found; an unknown channel answers channel_not_found',
-    source: 'https://api.slack.com/methods/chat.postMessage (errors: not_in_channel, channel_not_found)',
+      'an unknown channel answers channel_not_found; a private channel the bot is not in answers channel_not_found (conversations.info too); in a public channel the bot is not in, chat.postMessage answers not_in_channel unless the token has chat:write.public, and every other method answers not_in_channel (chat.postEphemeral even with chat:write.public); chat.postEphemeral to a user not in the channel answers user_not_in_channel; conversations.info reports is_member and needs channels:read (groups:read for private channels)',
+    source:
+      'https://api.slack.com/methods/chat.postMessage (errors: not_in_channel, channel_not_found); https://api.slack.com/scopes/chat:write.public; https://api.slack.com/methods/chat.postEphemeral ("The user should be in the channel", errors: user_not_in_channel); https://api.slack.com/methods/conversations.info; ifvictr/prox#30, node-slack-sdk#977 (postEphemeral refused where the bot is not a member)',
+    stricter:
+      'that chat.postEphemeral needs the bot in the channel is observed, not stated on the method page',
   },
   {
     id: 'archived',
-    methods: ['chat.postMessage', 'chat.update', 'files.completeUploadExternal', 'conversations.join'],
-    behaviour: 'an archived channel answers is_archived',
-    source: 'https://api.slack.com/methods/chat.postMessage (errors: is_archived)',
+    methods: [
+      'chat.postMessage',
+      'chat.postEphemeral',
+      'chat.update',
+      'chat.delete',
+      'files.completeUploadExternal',
+      'conversations.join',
+    ],
+    behaviour:
+      'an archived channel answers is_archived (a private one the bot is not in stays channel_not_found); conversations.info reports is_archived; reading history still works',
+    source:
+      'https://api.slack.com/methods/chat.postMessage (errors: is_archived); https://api.slack.com/methods/conversations.join (errors: is_archived)',
   },
   {
     id: 'join',
     methods: ['conversations.join'],
     behaviour:
-      'joins a public channel with the channels:join scope (missing_scope without it); a private channel answers method_not_supported_for_channel_type',
-    source: 'https://api.slack.com/methods/conversations.join',
+      'needs the channels:join scope (missing_scope with needed/provided without it); joins a public channel (already a member: ok with the warning already_in_channel), and Slack shows "joined the channel"; a private channel or DM answers method_not_supported_for_channel_type (channel_not_found if the bot cannot see it); archived: is_archived',
+    source:
+      'https://api.slack.com/methods/conversations.join (bot scope channels:join; errors: method_not_supported_for_channel_type, is_archived, channel_not_found; warning already_in_channel)',
   },
   {
     id: 'async-file-shares',

@@ -1,12 +1,19 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { BOT_SCOPES } from '../../../lib/slack/app-scopes.js';
 import { HistoryCaps, type InstallKind } from './history-caps.js';
 import { type OAuthApp, SECOND_TEAM, type SlackTeam, StandInOAuth } from './oauth.js';
 import { type ChannelRateLimit, ChannelRateLimiter, DEFAULT_CHANNEL_RATE_LIMIT } from './rate-limit.js';
 import { type ResponseUrlOptions, ResponseUrls } from './response-urls.js';
 import { type AppLevelToken, SocketModeHub } from './socket-mode.js';
-import { type SlackSeed, SlackStore, type StoredMessage } from './store.js';
+import {
+  DEFAULT_SLACK_SEED,
+  type SlackChannel,
+  type SlackSeed,
+  SlackStore,
+  type StoredMessage,
+} from './store.js';
 import { TriggerRegistry } from './triggers.js';
 import { callWebApi, mimeTypeOf, type WebApiContext } from './web-api.js';
 
@@ -35,8 +42,6 @@ export interface SlackStandInOptions {
   readonly now?: () => number;
   /** Per-channel limit on `chat.postMessage`: off unless given (`true` means about 1/s, burst 3). */
   readonly rateLimit?: boolean | Partial<ChannelRateLimit>;
-  /** Answer `channel_not_found` for channels that are not seeded, as Slack does. */
-  readonly strictChannels?: boolean;
   /**
    * How long a completed upload takes to be processed and shared, on `now`'s clock (default
    * `DEFAULT_FILE_PROCESSING_MS`, about what Slack takes for a small image).
@@ -47,6 +52,13 @@ export interface SlackStandInOptions {
    * `distributed` (outside the Marketplace: history capped). "Add to Slack" installs are distributed.
    */
   readonly botTokenInstall?: InstallKind;
+  /**
+   * Channels besides the seed's (they come back on `store.reset()`); each has the bot as a member
+   * unless its `members` say otherwise.
+   */
+  readonly channels?: readonly SlackChannel[];
+  /** The seeded bot token's scopes; the manifest's (`lib/slack/app-scopes.ts`) unless given. */
+  readonly botScopes?: readonly string[];
   /** A distributed app's OAuth settings: "Add to Slack" works, into the seeded and a second workspace. */
   readonly oauthApp?: OAuthApp;
   /** Socket Mode: the app-level tokens Slack issued (one with `connections:write` by default). */
@@ -181,11 +193,11 @@ function listen(server: ReturnType<typeof createServer>, port: number, host: str
 export async function startSlackStandIn(options: SlackStandInOptions = {}): Promise<SlackStandIn> {
   const host = options.host ?? '127.0.0.1';
   const botToken = options.botToken ?? DEFAULT_BOT_TOKEN;
+  const seed = options.seed ?? DEFAULT_SLACK_SEED;
   const store = new SlackStore({
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    seed: { ...seed, channels: [...seed.channels, ...(options.channels ?? [])] },
     otherTeamChannels: SECOND_TEAM.channels ?? [],
     ...(options.now === undefined ? {} : { now: options.now }),
-    ...(options.strictChannels === undefined ? {} : { strictChannels: options.strictChannels }),
     ...(options.fileProcessingMs === undefined ? {} : { fileProcessingMs: options.fileProcessingMs }),
   });
   const server = createServer();
@@ -212,6 +224,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     store,
     baseUrl: url,
     botToken,
+    botScopes: options.botScopes ?? BOT_SCOPES,
     oauth,
     triggers,
     rateLimiter,

@@ -22,6 +22,26 @@ export interface SlackChannel {
   readonly name: string;
   readonly is_private: boolean;
   readonly is_im: boolean;
+  readonly is_archived?: boolean;
+  /**
+   * Who is in it, the bot's user among them or not. Seeded without it, a channel has every seeded
+   * user, the bot included, as most tests want a channel the bot can post in.
+   */
+  readonly members?: readonly string[];
+}
+
+/** A channel as the store keeps it: its members and archived state always known. */
+export interface KnownChannel extends SlackChannel {
+  readonly is_archived: boolean;
+  readonly members: readonly string[];
+}
+
+export interface NewChannel {
+  readonly id?: string;
+  readonly name: string;
+  readonly is_private?: boolean;
+  /** Who is in it; every seeded person but not the bot unless given. */
+  readonly members?: readonly string[];
 }
 
 export interface SlackSeed {
@@ -164,6 +184,7 @@ export type StoreChange =
   | { readonly kind: 'message_deleted'; readonly channel: string; readonly ts: string }
   | { readonly kind: 'view_changed'; readonly view: StoredView }
   | { readonly kind: 'file_changed'; readonly file: StoredFile }
+  | { readonly kind: 'channel_changed'; readonly channel: KnownChannel }
   | { readonly kind: 'call'; readonly call: RecordedCall }
   | { readonly kind: 'reset' };
 
@@ -182,11 +203,6 @@ export interface SlackStoreOptions {
   readonly seed?: SlackSeed;
   /** Clock in epoch milliseconds. */
   readonly now?: () => number;
-  /**
-   * Whether an unknown channel id comes into being on first use (the default, so tests may use
-   * any id) or is answered with `channel_not_found` as Slack does.
-   */
-  readonly strictChannels?: boolean;
   /** Channels of the stand-in's other workspaces, known by name like the seeded ones. */
   readonly otherTeamChannels?: readonly SlackChannel[];
   /** How long Slack takes to process a completed upload before sharing it (on this clock). */
@@ -196,11 +212,10 @@ export interface SlackStoreOptions {
 export class SlackStore extends EventEmitter<StoreEvents> {
   readonly seed: SlackSeed;
   readonly now: () => number;
-  private readonly strictChannels: boolean;
   /** Channels of the stand-in's other workspaces (seeded, so known by name). */
   readonly otherTeamChannels: readonly SlackChannel[];
   readonly fileProcessingMs: number;
-  private channelsById = new Map<string, SlackChannel>();
+  private channelsById = new Map<string, KnownChannel>();
   private messagesByChannel = new Map<string, StoredMessage[]>();
   private viewsById = new Map<string, StoredView>();
   private filesById = new Map<string, StoredFile>();
@@ -213,7 +228,6 @@ export class SlackStore extends EventEmitter<StoreEvents> {
     super();
     this.seed = options.seed ?? DEFAULT_SLACK_SEED;
     this.now = options.now ?? Date.now;
-    this.strictChannels = options.strictChannels ?? false;
     this.otherTeamChannels = options.otherTeamChannels ?? [];
     this.fileProcessingMs = options.fileProcessingMs ?? DEFAULT_FILE_PROCESSING_MS;
     this.seedChannels();
@@ -232,8 +246,14 @@ export class SlackStore extends EventEmitter<StoreEvents> {
   }
 
   private seedChannels(): void {
-    for (const channel of [...this.seed.channels, ...this.otherTeamChannels])
-      this.channelsById.set(channel.id, channel);
+    const everyone = this.seed.users.map((user) => user.id);
+    for (const channel of [...this.seed.channels, ...this.otherTeamChannels]) {
+      this.channelsById.set(channel.id, {
+        ...channel,
+        is_archived: channel.is_archived ?? false,
+        members: channel.members ?? everyone,
+      });
+    }
   }
 
   /** A fresh id in Slack's style (`V…`, `F…`), unique within this store. */
@@ -261,30 +281,130 @@ export class SlackStore extends EventEmitter<StoreEvents> {
 
   /**
    * The conversation a `channel` argument names, as Slack reads it: a channel id, `#name`, or a
-   * user id for the bot's direct messages with that user. Unknown ids come into being on first
-   * use unless the store is strict about channels.
+   * user id for the bot's direct messages with that user. An id nobody created is unknown, as in
+   * Slack (`channel_not_found`).
    */
-  channel(idOrName: string): SlackChannel | undefined {
+  channel(idOrName: string): KnownChannel | undefined {
     const known = this.channelsById.get(idOrName);
     if (known) return known;
     if (idOrName.startsWith('#')) {
       const name = idOrName.slice(1);
       return this.channels().find((channel) => channel.name === name);
     }
-    if (this.user(idOrName)) return this.createChannel(`D${idOrName}`, true);
-    if (this.strictChannels || !/^[A-Z0-9]+$/.test(idOrName)) return undefined;
-    return this.createChannel(idOrName, idOrName.startsWith('D'));
+    const user = this.user(idOrName);
+    if (user) return this.directMessages(user.id);
+    return undefined;
   }
 
-  private createChannel(id: string, isIm: boolean): SlackChannel {
+  /** The bot's direct messages with a person: both are in it, and it never goes away. */
+  private directMessages(user: string): KnownChannel {
+    const id = `D${user}`;
     const existing = this.channelsById.get(id);
     if (existing) return existing;
-    const created: SlackChannel = { id, name: id.toLowerCase(), is_private: isIm, is_im: isIm };
+    const created: KnownChannel = {
+      id,
+      name: id.toLowerCase(),
+      is_private: true,
+      is_im: true,
+      is_archived: false,
+      members: [user, this.seed.bot.userId],
+    };
     this.channelsById.set(id, created);
     return created;
   }
 
-  channels(): SlackChannel[] {
+  /** Whether `user` (a person or the bot's user) is in the channel. */
+  isMember(channel: KnownChannel, user: string): boolean {
+    return channel.members.includes(user);
+  }
+
+  // Controls for tests and the sandbox page: what people do in Slack's own client.
+
+  /** Someone creates a channel; the bot is not in it unless `members` names it. */
+  createChannel(input: NewChannel): KnownChannel {
+    const id = input.id ?? this.newId(input.is_private ? 'G' : 'C');
+    if (this.channelsById.has(id)) throw new Error(`Channel ${id} exists already.`);
+    const created: KnownChannel = {
+      id,
+      name: input.name,
+      is_private: input.is_private ?? false,
+      is_im: false,
+      is_archived: false,
+      members: input.members ?? this.seed.users.filter((user) => !user.is_bot).map((user) => user.id),
+    };
+    this.channelsById.set(id, created);
+    return created;
+  }
+
+  archiveChannel(id: string): KnownChannel {
+    return this.changeChannel(id, { is_archived: true });
+  }
+
+  unarchiveChannel(id: string): KnownChannel {
+    return this.changeChannel(id, { is_archived: false });
+  }
+
+  /** `user` joins (or is invited to) the channel; joining twice changes nothing. */
+  addMember(id: string, user: string): KnownChannel {
+    const channel = this.requireChannel(id);
+    if (channel.members.includes(user)) return channel;
+    return this.changeChannel(id, { members: [...channel.members, user] });
+  }
+
+  /** `user` leaves (or is removed from) the channel. */
+  removeMember(id: string, user: string): KnownChannel {
+    const channel = this.requireChannel(id);
+    return this.changeChannel(id, { members: channel.members.filter((member) => member !== user) });
+  }
+
+  /** `/invite @cloud`: the bot joins the channel. */
+  inviteBot(id: string): KnownChannel {
+    return this.addMember(id, this.seed.bot.userId);
+  }
+
+  /**
+   * `/invite @cloud` typed in the channel, or the bot's own `conversations.join`: the bot is in,
+   * and the channel shows Slack's line saying so (once; a second invite changes nothing).
+   */
+  botJoined(id: string): KnownChannel {
+    const bot = this.seed.bot.userId;
+    const before = this.requireChannel(id);
+    if (before.members.includes(bot)) return before;
+    const joined = this.inviteBot(id);
+    // Slack's own line, in the bot user's name: not a message the bot posted (or may edit).
+    this.addMessage({
+      user: bot,
+      channel: id,
+      text: `<@${bot}> has joined the channel`,
+      blocks: [],
+      ephemeral: false,
+      via: 'join',
+    });
+    return joined;
+  }
+
+  /** Someone removes the bot from the channel (`/kick @cloud`). */
+  kickBot(id: string): KnownChannel {
+    return this.removeMember(id, this.seed.bot.userId);
+  }
+
+  private requireChannel(id: string): KnownChannel {
+    const channel = this.channelsById.get(id);
+    if (!channel) throw new Error(`No channel ${id} in the stand-in.`);
+    return channel;
+  }
+
+  private changeChannel(
+    id: string,
+    patch: Partial<Pick<KnownChannel, 'is_archived' | 'members'>>,
+  ): KnownChannel {
+    const changed = { ...this.requireChannel(id), ...patch };
+    this.channelsById.set(id, changed);
+    this.emit('change', { kind: 'channel_changed', channel: changed });
+    return changed;
+  }
+
+  channels(): KnownChannel[] {
     return [...this.channelsById.values()];
   }
 

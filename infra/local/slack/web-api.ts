@@ -7,7 +7,7 @@ import { isProcessed, slackFileProblems } from './file-shares.js';
 import type { HistoryCaps, InstallKind } from './history-caps.js';
 import type { SlackTeam, StandInOAuth } from './oauth.js';
 import type { ChannelRateLimiter } from './rate-limit.js';
-import type { NewMessage, SlackChannel, SlackStore, StoredFile, StoredMessage, StoredView } from './store.js';
+import type { KnownChannel, NewMessage, SlackStore, StoredFile, StoredMessage, StoredView } from './store.js';
 import type { IssuedTrigger, TriggerRegistry } from './triggers.js';
 
 /**
@@ -20,10 +20,14 @@ export interface WebApiContext {
   /** Where the stand-in listens, for the URLs it hands out (`upload_url`, `url_private`). */
   readonly baseUrl: string;
   readonly botToken: string;
+  /** The scopes of the seeded bot token (the manifest's, unless a test grants others). */
+  readonly botScopes: readonly string[];
   /** Bot tokens issued through "Add to Slack", each of its own workspace. */
   readonly oauth?: StandInOAuth | undefined;
   /** The workspace of the token that made the call (its bot answers `auth.test`). */
   readonly callerTeam?: SlackTeam | undefined;
+  /** The scopes of the token that made the call. */
+  readonly callerScopes?: ReadonlySet<string> | undefined;
   readonly triggers: TriggerRegistry;
   /** Present when `chat.postMessage` is rate limited per channel. */
   readonly rateLimiter: ChannelRateLimiter | undefined;
@@ -73,9 +77,15 @@ export function callWebApi(
     return { status: 200, body: { ok: false, error } };
   }
   context.store.shareProcessedFiles();
+  const callerScopes = new Set(
+    token === context.botToken ? context.botScopes : (context.oauth?.scopesOf(token) ?? []),
+  );
   try {
     const callerInstall: InstallKind = token === context.botToken ? context.botTokenInstall : 'distributed';
-    return { status: 200, body: { ok: true, ...handler(args, { ...context, callerTeam, callerInstall }) } };
+    return {
+      status: 200,
+      body: { ok: true, ...handler(args, { ...context, callerTeam, callerInstall, callerScopes }) },
+    };
   } catch (error) {
     if (!(error instanceof SlackRefusalError)) throw error;
     return {
@@ -192,7 +202,7 @@ const CompleteUploadArgsSchema = z.object({
   blocks: BlocksArgSchema.optional(),
 });
 
-function channelNamed(context: WebApiContext, id: string): SlackChannel {
+function channelNamed(context: WebApiContext, id: string): KnownChannel {
   const channel = context.store.channel(id);
   if (!channel) throw new SlackRefusalError('channel_not_found');
   return channel;
@@ -203,6 +213,35 @@ function invalidBlocks(described: readonly string[]): SlackRefusalError {
     errors: described,
     response_metadata: { messages: described.map((line) => `[ERROR] ${line}`) },
   });
+}
+
+function hasScope(context: WebApiContext, scope: string): boolean {
+  return context.callerScopes?.has(scope) ?? false;
+}
+
+/** Slack's answer to a call that needs a scope the token was not granted. */
+function missingScope(context: WebApiContext, needed: string): SlackRefusalError {
+  return new SlackRefusalError('missing_scope', {
+    needed,
+    provided: [...(context.callerScopes ?? [])].join(','),
+  });
+}
+
+/**
+ * What the bot may do in a channel it names (rules `membership` and `archived`): a private
+ * channel it is not in does not exist for it; an archived one takes nothing; a public one it is
+ * not in takes posts only with `chat:write.public`, and nothing else.
+ */
+type ChannelUse = 'post' | 'post_ephemeral' | 'change' | 'read';
+
+function channelFor(context: WebApiContext, id: string, use: ChannelUse): KnownChannel {
+  const channel = channelNamed(context, id);
+  const member = context.store.isMember(channel, context.store.seed.bot.userId);
+  if (channel.is_private && !member) throw new SlackRefusalError('channel_not_found');
+  if (channel.is_archived && use !== 'read') throw new SlackRefusalError('is_archived');
+  if (!member && !(use === 'post' && hasScope(context, 'chat:write.public')))
+    throw new SlackRefusalError('not_in_channel');
+  return channel;
 }
 
 /**
@@ -302,7 +341,7 @@ function wireFile(file: StoredFile, context: WebApiContext): Record<string, unkn
   };
 }
 
-function wireChannel(channel: SlackChannel): Record<string, unknown> {
+function wireChannel(channel: KnownChannel, bot: string): Record<string, unknown> {
   return {
     id: channel.id,
     name: channel.name,
@@ -310,8 +349,8 @@ function wireChannel(channel: SlackChannel): Record<string, unknown> {
     is_group: channel.is_private && !channel.is_im,
     is_im: channel.is_im,
     is_private: channel.is_private,
-    is_archived: false,
-    is_member: true,
+    is_archived: channel.is_archived,
+    is_member: channel.members.includes(bot),
   };
 }
 
@@ -410,7 +449,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
   'chat.postMessage': (args, context) => {
     const input = parseArgs(PostMessageArgsSchema, args, MESSAGE_ARG_ERRORS);
     const { store } = context;
-    const channel = channelNamed(context, input.channel);
+    const channel = channelFor(context, input.channel, 'post');
     const decision = context.rateLimiter?.take(channel.id);
     if (decision && !decision.allowed) {
       store.recordPost({ channel: channel.id, at: store.now(), accepted: false });
@@ -438,7 +477,8 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
       ...MESSAGE_ARG_ERRORS,
       user: 'user_not_in_channel',
     });
-    const channel = channelNamed(context, input.channel);
+    const channel = channelFor(context, input.channel, 'post_ephemeral');
+    if (!context.store.isMember(channel, input.user)) throw new SlackRefusalError('user_not_in_channel');
     checkMessage(context, channel.id, input.text, input.blocks);
     const message = context.store.addMessage({
       ...fromBot(context),
@@ -455,7 +495,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
 
   'chat.update': (args, context) => {
     const input = parseArgs(UpdateArgsSchema, args, { ...MESSAGE_ARG_ERRORS, ts: 'message_not_found' });
-    const channel = channelNamed(context, input.channel);
+    const channel = channelFor(context, input.channel, 'change');
     const current = context.store.findMessage(channel.id, input.ts);
     if (!current || current.ephemeral) throw new SlackRefusalError('message_not_found');
     if (current.botId !== context.store.seed.bot.botId) throw new SlackRefusalError('cant_update_message');
@@ -478,7 +518,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
       channel: 'channel_not_found',
       ts: 'message_not_found',
     });
-    const channel = channelNamed(context, input.channel);
+    const channel = channelFor(context, input.channel, 'change');
     const current = context.store.findMessage(channel.id, input.ts);
     if (!current || current.ephemeral) throw new SlackRefusalError('message_not_found');
     if (current.botId !== context.store.seed.bot.botId) throw new SlackRefusalError('cant_delete_message');
@@ -568,7 +608,35 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
 
   'conversations.info': (args, context) => {
     const input = parseArgs(z.object({ channel: z.string().min(1) }), args, { channel: 'channel_not_found' });
-    return { channel: wireChannel(channelNamed(context, input.channel)) };
+    const channel = channelNamed(context, input.channel);
+    const bot = context.store.seed.bot.userId;
+    if (channel.is_private && !context.store.isMember(channel, bot))
+      throw new SlackRefusalError('channel_not_found');
+    const needed = channel.is_im ? 'im:read' : channel.is_private ? 'groups:read' : 'channels:read';
+    if (!hasScope(context, needed)) throw missingScope(context, needed);
+    return { channel: wireChannel(channel, bot) };
+  },
+
+  /** Rule `join`: the bot joins a public channel; Slack posts the usual "joined" line. */
+  'conversations.join': (args, context) => {
+    const input = parseArgs(z.object({ channel: z.string().min(1) }), args, { channel: 'channel_not_found' });
+    const { store } = context;
+    const channel = channelNamed(context, input.channel);
+    const bot = store.seed.bot.userId;
+    if (!hasScope(context, 'channels:join')) throw missingScope(context, 'channels:join');
+    if (channel.is_private && !store.isMember(channel, bot)) throw new SlackRefusalError('channel_not_found');
+    if (channel.is_private || channel.is_im)
+      throw new SlackRefusalError('method_not_supported_for_channel_type');
+    if (channel.is_archived) throw new SlackRefusalError('is_archived');
+    if (store.isMember(channel, bot)) {
+      return {
+        channel: wireChannel(channel, bot),
+        warning: 'already_in_channel',
+        response_metadata: { warnings: ['already_in_channel'] },
+      };
+    }
+    const joined = store.botJoined(channel.id);
+    return { channel: wireChannel(joined, bot) };
   },
 
   /**
@@ -580,7 +648,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
       channel: 'channel_not_found',
       cursor: 'invalid_cursor',
     });
-    const channel = channelNamed(context, input.channel);
+    const channel = channelFor(context, input.channel, 'read');
     const team = context.callerTeam?.id ?? context.store.seed.team.id;
     const caps = context.historyCaps.take(
       'conversations.history',
@@ -632,7 +700,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
     const { store } = context;
     const channelIds =
       input.channel_id === undefined ? (input.channels?.split(',') ?? []) : [input.channel_id];
-    const channels = channelIds.map((id) => channelNamed(context, id.trim()));
+    const channels = channelIds.map((id) => channelFor(context, id.trim(), 'change'));
     const at = store.now();
     for (const { id } of input.files) {
       const file = store.file(id);

@@ -151,7 +151,14 @@ async function answerWithForm(ctx: RequestContext, text: string, client: WebClie
   if (!ctx.triggerId) return notice('Forms open only from a slash command or a button.');
   const parsed = parseCommand(text);
   const known = parsed.kind === 'operation' ? parsed.input : {};
-  await (await forms()).openOperationForm(client, ctx.triggerId, action.value, known, ctx.channel);
+  await (await forms()).openOperationForm(
+    client,
+    ctx.triggerId,
+    action.value,
+    known,
+    ctx.channel,
+    ctx.responseUrl,
+  );
   return null;
 }
 

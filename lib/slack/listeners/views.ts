@@ -10,6 +10,7 @@ import type { Reply } from '../runner.js';
 const botCommands = () => import('../bot-commands.js');
 const forms = () => import('../forms.js');
 const errorReplies = () => import('../render/errors.js');
+const worker = () => import('../worker.js');
 
 /** Modal submissions: an operation's form, and the private login form. */
 export function registerViews(app: App, deps: BotDeps): void {
@@ -26,15 +27,13 @@ export function registerViews(app: App, deps: BotDeps): void {
       team: body.team?.id ?? body.user.team_id ?? '',
       user: body.user.id,
       channel: submission.channel,
+      responseUrl: submission.responseUrl,
       correlationId: randomUUID(),
     };
     const reply = await safely(deps, ctx, submission.op.id, () =>
       answerOperation(deps, ctx, client, { op: submission.op, input: submission.input, options: {} }),
     );
-    if (reply)
-      await postReply(client, ctx, reply).catch((error: unknown) =>
-        deps.logger.warn('form reply not posted', { error }),
-      );
+    if (reply) await postReply(deps, client, ctx, reply);
   });
 
   app.view(CallbackId.login, async ({ ack, body, view, client }) => {
@@ -55,9 +54,13 @@ export function registerViews(app: App, deps: BotDeps): void {
   });
 }
 
-/** Replies to work started from a modal, which has no response_url. */
-async function postReply(client: WebClient, ctx: RequestContext, reply: Reply): Promise<void> {
-  const message = { channel: ctx.channel, text: reply.text, blocks: reply.blocks as never[] };
-  if (reply.visibility === 'ephemeral') await client.chat.postEphemeral({ ...message, user: ctx.user });
-  else await client.chat.postMessage(message);
+/**
+ * The reply to a submitted form. A modal has no response_url of its own: the form carries the one
+ * of the command or click that opened it, which works in any channel the person is in. Without it
+ * (or once it is used up), the bot posts in the channel, and when the channel refuses the bot
+ * (not a member, archived), it tells the person directly.
+ */
+async function postReply(deps: BotDeps, client: WebClient, ctx: RequestContext, reply: Reply): Promise<void> {
+  const { deliverSafely } = await worker();
+  await deliverSafely({ ...deps, slack: client }, ctx, reply);
 }

@@ -206,6 +206,13 @@ function unreachable(error: unknown): ActionResult {
   return { ok: false, error: `The bot did not answer (${reason}). Is the local stack still running?` };
 }
 
+/** `/invite @cloud` (or the bot's mention as Slack escapes it): Slack adds the bot to the channel. */
+export function isBotInvite(typed: string, bot: { readonly userId: string; readonly name: string }): boolean {
+  const [command, who, ...rest] = typed.trim().split(/\s+/);
+  if (command !== '/invite' || rest.length > 0 || who === undefined) return false;
+  return who === `@${bot.name}` || who === `<@${bot.userId}>` || who.startsWith(`<@${bot.userId}|`);
+}
+
 /** `/cloud nodes list` → `nodes list`; another slash command is refused with a hint. */
 export function commandTextOf(typed: string, slashCommand: string): string {
   const text = typed.trim();
@@ -325,12 +332,33 @@ export function createPageHandler(workspace: SlackWorkspace, options: PageHandle
     const input = parseRequest(CommandRequestSchema, body);
     const team = teamOf(input.team);
     const { user, channel } = resolveSeat(store, input.user, input.channel, scopeOf(team));
+    if (isBotInvite(input.text, store.seed.bot)) return inviteBot(channel, user);
     const text = commandTextOf(input.text, commands.command);
     try {
       return describeDelivery(await workspaceIn(team).command(user, channel.id, text));
     } catch (error) {
       return unreachable(error);
     }
+  }
+
+  /** `/invite @cloud`: Slack's own command, answered by Slack (the bot is not asked). */
+  function inviteBot(channel: { readonly id: string }, user: string): ActionResult {
+    const known = store.channel(channel.id);
+    if (!known || known.is_im) return { ok: false, error: 'You can only invite people to channels.' };
+    if (known.is_archived) return { ok: false, error: 'This channel is archived.' };
+    if (known.members.includes(store.seed.bot.userId)) {
+      store.addMessage({
+        channel: known.id,
+        text: `<@${store.seed.bot.userId}> is already in this channel.`,
+        blocks: [],
+        ephemeral: true,
+        visibleTo: user,
+        via: 'slack',
+      });
+      return { ok: true };
+    }
+    store.botJoined(known.id);
+    return { ok: true };
   }
 
   async function click(body: unknown): Promise<ActionResult> {

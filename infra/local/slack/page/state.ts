@@ -60,7 +60,10 @@ function visibleChannels(store: SlackStore, user: string, scope?: PageScope): Pa
   const ownIm = `D${user}`;
   return store
     .channels()
-    .filter((channel) => (!channel.is_im || channel.id === ownIm) && !elsewhere.has(channel.id))
+    .filter((channel) =>
+      channel.is_im ? channel.id === ownIm : !channel.is_private || channel.members.includes(user),
+    )
+    .filter((channel) => !elsewhere.has(channel.id))
     .map((channel) => pageChannel(store, channel));
 }
 
