@@ -73,9 +73,9 @@ export const SLACK_RULES = [
     id: 'messages-tab',
     methods: ['chat.postMessage'],
     behaviour:
-      "posting to a user id opens the app's DM; without the App Home messages tab enabled it answers messages_tab_disabled",
+      "posting to a user id (or the app's DM channel) opens the app's DM; without the App Home Messages tab (features.app_home.messages_tab_enabled in the manifest, which the seeded app follows) it answers messages_tab_disabled",
     source:
-      'https://api.slack.com/methods/chat.postMessage (errors: messages_tab_disabled); https://api.slack.com/surfaces/app-home',
+      'https://api.slack.com/methods/chat.postMessage (errors: messages_tab_disabled, "Messages tab for the app is disabled"); https://api.slack.com/surfaces/app-home; https://api.slack.com/reference/manifests (features.app_home)',
   },
   {
     id: 'ephemeral-response-url',

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type AppSettings, defaultAppSettings } from './app-settings.js';
 import { type OAuthApp, SECOND_TEAM, type SlackTeam, StandInOAuth } from './oauth.js';
 import { type ChannelRateLimit, ChannelRateLimiter, DEFAULT_CHANNEL_RATE_LIMIT } from './rate-limit.js';
 import { type ResponseUrlOptions, ResponseUrls } from './response-urls.js';
@@ -33,6 +34,11 @@ export interface SlackStandInOptions {
   readonly rateLimit?: boolean | Partial<ChannelRateLimit>;
   /** Answer `channel_not_found` for channels that are not seeded, as Slack does. */
   readonly strictChannels?: boolean;
+  /**
+   * The app's settings (Messages tab) and the workspace's plan; by default the app manifest's
+   * settings on a Standard plan. `settings` on the stand-in changes them while it runs.
+   */
+  readonly app?: Partial<AppSettings>;
   /** A distributed app's OAuth settings: "Add to Slack" works, into the seeded and a second workspace. */
   readonly oauthApp?: OAuthApp;
   /** Serves requests outside the stand-in's routes (the browser page mounts here). */
@@ -46,6 +52,8 @@ export interface SlackStandIn {
   readonly apiUrl: string;
   readonly botToken: string;
   readonly store: SlackStore;
+  /** The app's settings and the workspace's plan, read on every call: change them to test the bot against them. */
+  readonly settings: AppSettings;
   /** "Add to Slack": the authorize page, codes, `oauth.v2.access` and the tokens it issued. */
   readonly oauth: StandInOAuth;
   /**
@@ -186,7 +194,8 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const oauth = new StandInOAuth(teams, store.now);
   let clientUrl: string | undefined;
   if (options.oauthApp) oauth.register(options.oauthApp);
-  const context: WebApiContext = { store, baseUrl: url, botToken, oauth, triggers, rateLimiter };
+  const settings: AppSettings = { ...defaultAppSettings(), ...options.app };
+  const context: WebApiContext = { store, baseUrl: url, botToken, oauth, triggers, rateLimiter, settings };
   let stallRule: StallRule | undefined;
   const held = new Set<ServerResponse>();
   store.on('change', (change) => {
@@ -336,6 +345,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     apiUrl: `${url}/api/`,
     botToken,
     store,
+    settings,
     oauth,
     openClientAt: (pageUrl) => {
       clientUrl = pageUrl;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { extname } from 'node:path';
 import { z } from 'zod';
 import { SLACK_LIMITS } from '../../../lib/slack/limits.js';
+import type { AppSettings } from './app-settings.js';
 import { describeProblem, refusalFor, validateMessage, validateView } from './block-kit-validator.js';
 import type { SlackTeam, StandInOAuth } from './oauth.js';
 import type { ChannelRateLimiter } from './rate-limit.js';
@@ -23,6 +24,8 @@ export interface WebApiContext {
   /** The workspace of the token that made the call (its bot answers `auth.test`). */
   readonly callerTeam?: SlackTeam | undefined;
   readonly triggers: TriggerRegistry;
+  /** The app's settings and the workspace's plan. */
+  readonly settings: AppSettings;
   /** Present when `chat.postMessage` is rate limited per channel. */
   readonly rateLimiter: ChannelRateLimiter | undefined;
 }
@@ -181,6 +184,14 @@ const CompleteUploadArgsSchema = z.object({
   thread_ts: z.string().min(1).optional(),
   blocks: BlocksArgSchema.optional(),
 });
+
+/**
+ * A post to a user id (or to the app's DM with them) lands in the app's Messages tab; with the tab
+ * off Slack refuses it (rule `messages-tab`).
+ */
+function checkDirectMessage(context: WebApiContext, channel: SlackChannel): void {
+  if (channel.is_im && !context.settings.messagesTab) throw new SlackRefusalError('messages_tab_disabled');
+}
 
 function channelNamed(context: WebApiContext, id: string): SlackChannel {
   const channel = context.store.channel(id);
@@ -375,6 +386,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
     const input = parseArgs(PostMessageArgsSchema, args, MESSAGE_ARG_ERRORS);
     const { store } = context;
     const channel = channelNamed(context, input.channel);
+    checkDirectMessage(context, channel);
     const decision = context.rateLimiter?.take(channel.id);
     if (decision && !decision.allowed) {
       store.recordPost({ channel: channel.id, at: store.now(), accepted: false });
