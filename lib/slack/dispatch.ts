@@ -3,6 +3,7 @@ import { isStorageUnavailable } from '../store/errors.js';
 import type { BotDeps, RequestContext } from './context.js';
 import { channelGuard } from './guardrails.js';
 import type { OperationJob } from './handoff.js';
+import { ModalWindowMissedError } from './modals.js';
 import type { OperationRequest, Reply } from './runner.js';
 
 /**
@@ -135,6 +136,12 @@ export async function safely(
         operationId,
         reason: error instanceof Error ? error.message : undefined,
         cause: cause instanceof Error ? cause.name : undefined,
+      });
+    } else if (error instanceof ModalWindowMissedError) {
+      // Slack's window to open a modal passed: the person is told to try again; nothing is broken.
+      deps.logger.warn('modal not opened', {
+        correlationId: ctx.correlationId,
+        slackError: error.slackError,
       });
     } else if (!(await apiErrors()).isApiError(error)) {
       deps.logger.error('command failed', { correlationId: ctx.correlationId, operationId, error });

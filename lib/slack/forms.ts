@@ -9,6 +9,7 @@ import { prototypeKeyPath } from '../commands/prototype-keys.js';
 import { flagNameOf } from '../commands/usage.js';
 import { CallbackId } from './interactions.js';
 import { SLACK_LIMITS, truncate } from './limits.js';
+import { openModal } from './modals.js';
 import { escapeMrkdwn } from './render/text.js';
 
 /**
@@ -120,14 +121,16 @@ export function operationForm(op: AnyOperation, known: Readonly<Record<string, u
   };
 }
 
+/** `again` tells the person how to ask for the form again if Slack's window to open it passed. */
 export async function openOperationForm(
   client: WebClient,
   triggerId: string,
   op: AnyOperation,
   known: Readonly<Record<string, unknown>>,
   channel: string,
+  again: string,
 ): Promise<void> {
-  await client.views.open({ trigger_id: triggerId, view: operationForm(op, known, channel) as never });
+  await openModal(client, triggerId, operationForm(op, known, channel), again);
 }
 
 export type FormSubmission =

@@ -111,3 +111,50 @@ describe('messages-tab', () => {
     );
   });
 });
+
+describe('trigger-id', () => {
+  const plain = (text: string) => ({ type: 'plain_text' as const, text });
+  const modal = {
+    type: 'modal' as const,
+    title: plain('Log in'),
+    blocks: [{ type: 'section', text: plain('x') }],
+  };
+
+  it('opens one view with a trigger it issued, within three seconds', async () => {
+    const slack = await start();
+    const trigger = slack.triggerIdFor(ALICE);
+    now += 2_900;
+    expect((await clientFor(slack).views.open({ trigger_id: trigger, view: modal })).ok).toBe(true);
+  });
+
+  it('answers exchanged_trigger_id for a trigger used once already', async () => {
+    const slack = await start();
+    const client = clientFor(slack);
+    const trigger = slack.triggerIdFor(ALICE);
+    await client.views.open({ trigger_id: trigger, view: modal });
+    expect(await refusalOf(client.views.open({ trigger_id: trigger, view: modal }))).toBe(
+      'exchanged_trigger_id',
+    );
+    expect(await refusalOf(client.views.push({ trigger_id: trigger, view: modal }))).toBe(
+      'exchanged_trigger_id',
+    );
+  });
+
+  it('answers expired_trigger_id four seconds after the interaction', async () => {
+    const slack = await start();
+    const trigger = slack.triggerIdFor(ALICE);
+    now += 4_000;
+    expect(await refusalOf(clientFor(slack).views.open({ trigger_id: trigger, view: modal }))).toBe(
+      'expired_trigger_id',
+    );
+    expect(slack.store.views()).toEqual([]);
+  });
+
+  it('answers invalid_trigger_id for an id it never issued', async () => {
+    const slack = await start();
+    const madeUp = '398738663015.47445629121.803a0bc887a14d10d2c447fce8b6703c';
+    expect(await refusalOf(clientFor(slack).views.open({ trigger_id: madeUp, view: modal }))).toBe(
+      'invalid_trigger_id',
+    );
+  });
+});

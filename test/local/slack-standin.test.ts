@@ -336,7 +336,7 @@ describe('views', () => {
     const used = standIn.triggerIdFor(ALICE);
     await client.views.open({ trigger_id: used, view: loginModal() });
     expect((await refusalOf(client.views.open({ trigger_id: used, view: loginModal() }))).error).toBe(
-      'trigger_exchanged',
+      'exchanged_trigger_id',
     );
 
     const late = standIn.triggerIdFor(BOB);

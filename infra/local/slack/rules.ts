@@ -50,9 +50,9 @@ export const SLACK_RULES = [
     id: 'trigger-id',
     methods: ['views.open', 'views.push'],
     behaviour:
-      'a trigger_id opens one view within 3 s of the interaction; reused: trigger_exchanged, late: expired_trigger_id, never issued: invalid_trigger_id',
+      'a trigger_id opens one view within 3 s of the interaction; reused: exchanged_trigger_id, late: expired_trigger_id, never issued: invalid_trigger_id',
     source:
-      'https://api.slack.com/methods/views.open (errors); https://api.slack.com/interactivity/handling#modal_responses',
+      'https://api.slack.com/methods/views.open (errors: exchanged_trigger_id "already exchanged in a previous call", expired_trigger_id); https://api.slack.com/interactivity/handling#modal_responses (triggers expire in 3 seconds)',
   },
   {
     id: 'rate-limit-tiers',

@@ -6,6 +6,7 @@ import { SLASH_COMMAND } from '../../commands/registry.js';
 import { isStorageUnavailable } from '../../store/errors.js';
 import { ActionId } from '../interactions.js';
 import { truncate } from '../limits.js';
+import { ModalWindowMissedError } from '../modals.js';
 import {
   actionsBlock,
   codeSections,
@@ -61,7 +62,9 @@ export function renderError(error: unknown, context: ErrorReplyContext): Rendere
       ? apiErrorReply(error, context)
       : isStorageUnavailable(error)
         ? storageUnavailableReply(context)
-        : unexpectedReply(context.referenceId);
+        : error instanceof ModalWindowMissedError
+          ? modalWindowMissedReply(error)
+          : unexpectedReply(context.referenceId);
   return withoutSecrets(reply, context.secrets ?? []);
 }
 
@@ -100,6 +103,16 @@ function parseErrorReply(error: CommandParseErrorLike): RenderedMessage {
     }
   }
   return { text: fallbackText(error.message.split('\n')[0] ?? error.message), blocks };
+}
+
+/** Slack's few seconds to open a modal passed (or the trigger was spent): nothing opened, nothing ran. */
+function modalWindowMissedReply(error: ModalWindowMissedError): RenderedMessage {
+  const text =
+    'The form did not open: Slack allows only a few seconds to open it after you ask, and they passed.';
+  return {
+    text: fallbackText(`${text} ${error.again}`),
+    blocks: [sectionBlock(`:hourglass: ${escapeMrkdwn(text)} ${error.again}`)],
+  };
 }
 
 function unexpectedReply(referenceId: string): RenderedMessage {
