@@ -18,6 +18,7 @@ import {
 import type { BotCommandContext, BotDeps, RequestContext } from './context.js';
 import { effectiveApprovalPolicy } from './guardrails.js';
 import type { ApprovalJob, Handoff } from './handoff.js';
+import { rateLimitedFor } from './modals.js';
 import {
   attemptChange,
   type ChangeAttempt,
@@ -386,13 +387,40 @@ async function mayDecide(
   const listed = policy.approverUsers.length > 0 || policy.approverGroup !== null;
   if (!listed || policy.approverUsers.includes(user)) return undefined;
   if (policy.approverGroup) {
-    const members = await client.usergroups.users
-      .list({ usergroup: policy.approverGroup })
-      .then((answer) => answer.users ?? [])
-      .catch(() => [] as string[]);
-    if (members.includes(user)) return undefined;
+    const group = await approverGroupMembers(client, policy.approverGroup);
+    if (group.kind !== 'members') return cannotReadGroup(group, policy.approverGroup);
+    if (group.users.includes(user)) return undefined;
   }
   return 'You are not one of the approvers of this workspace. `/cloud approvals policy` shows who is.';
+}
+
+/**
+ * Who is in the approver group, as far as Slack says. A group Slack would not list is not an
+ * empty group: the person deciding is told why the bot cannot tell, not that they may not approve.
+ */
+type GroupMembers =
+  | { readonly kind: 'members'; readonly users: readonly string[] }
+  | { readonly kind: 'rate_limited'; readonly retryAfterSeconds: number }
+  | { readonly kind: 'unreadable' };
+
+async function approverGroupMembers(client: WebClient, group: string): Promise<GroupMembers> {
+  try {
+    const answer = await client.usergroups.users.list({ usergroup: group });
+    return { kind: 'members', users: answer.users ?? [] };
+  } catch (error) {
+    const retryAfterSeconds = rateLimitedFor(error);
+    if (retryAfterSeconds !== undefined) return { kind: 'rate_limited', retryAfterSeconds };
+    return { kind: 'unreadable' };
+  }
+}
+
+function cannotReadGroup(group: Exclude<GroupMembers, { kind: 'members' }>, id: string): string {
+  switch (group.kind) {
+    case 'rate_limited':
+      return `Slack asked the bot to slow down before it could check who is in <!subteam^${id}>. Try again in ${Math.ceil(group.retryAfterSeconds)} s.`;
+    case 'unreadable':
+      return `Slack did not say who is in <!subteam^${id}>, so the bot cannot tell whether you may decide. Try again in a minute.`;
+  }
 }
 
 function statusWord(approval: Approval): string {
@@ -801,8 +829,10 @@ export async function isPolicyAdmin(
   policy: ApprovalPolicy,
 ): Promise<boolean> {
   if (deps.approvalAdmins.includes(ctx.user) || policy.admins.includes(ctx.user)) return true;
-  const info = await client.users.info({ user: ctx.user }).catch(() => undefined);
-  return info?.user?.is_admin === true || info?.user?.is_owner === true;
+  // A lookup that failed (rate limited, Slack down) says nothing about the person: it is thrown and
+  // answered as such, not taken for "not an admin".
+  const info = await client.users.info({ user: ctx.user });
+  return info.user?.is_admin === true || info.user?.is_owner === true;
 }
 
 export function describePolicy(policy: ApprovalPolicy): string {

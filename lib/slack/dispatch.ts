@@ -3,7 +3,7 @@ import { isStorageUnavailable } from '../store/errors.js';
 import type { BotDeps, RequestContext } from './context.js';
 import { channelGuard } from './guardrails.js';
 import type { OperationJob } from './handoff.js';
-import { ModalWindowMissedError } from './modals.js';
+import { ModalNotOpenedError, rateLimitedFor } from './modals.js';
 import type { OperationRequest, Reply } from './runner.js';
 
 /**
@@ -137,12 +137,10 @@ export async function safely(
         reason: error instanceof Error ? error.message : undefined,
         cause: cause instanceof Error ? cause.name : undefined,
       });
-    } else if (error instanceof ModalWindowMissedError) {
-      // Slack's window to open a modal passed: the person is told to try again; nothing is broken.
-      deps.logger.warn('modal not opened', {
-        correlationId: ctx.correlationId,
-        slackError: error.slackError,
-      });
+    } else if (error instanceof ModalNotOpenedError || rateLimitedFor(error) !== undefined) {
+      // Slack's window to open a modal passed, or it rate limited a call: the person is told to
+      // try again; nothing is broken.
+      deps.logger.warn('slack refused for now', { correlationId: ctx.correlationId, error });
     } else if (!(await apiErrors()).isApiError(error)) {
       deps.logger.error('command failed', { correlationId: ctx.correlationId, operationId, error });
     }

@@ -10,18 +10,26 @@ import type { WebClient } from '@slack/web-api';
 /** `views.open` refusals that mean the interaction's trigger can no longer open anything. */
 const SPENT_TRIGGER_ERRORS = new Set(['expired_trigger_id', 'exchanged_trigger_id', 'invalid_trigger_id']);
 
-/** The modal did not open because its trigger was late or used up; `again` says how to retry. */
-export class ModalWindowMissedError extends Error {
-  override readonly name = 'ModalWindowMissedError';
-  readonly code = 'modal_window_missed';
+/**
+ * The modal did not open: its trigger was late or used up (`window_missed`), or Slack rate
+ * limited `views.open`. `again` says how to ask for it again.
+ */
+export class ModalNotOpenedError extends Error {
+  override readonly name = 'ModalNotOpenedError';
+  readonly code = 'modal_not_opened';
 
   constructor(
+    readonly reason: 'window_missed' | 'rate_limited',
     readonly again: string,
     readonly slackError: string,
-    options?: ErrorOptions,
+    options?: ErrorOptions & { readonly retryAfterSeconds?: number | undefined },
   ) {
     super(`The modal did not open (${slackError}).`, options);
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
+
+  /** For `rate_limited`: how long Slack asked to wait, when it said. */
+  readonly retryAfterSeconds: number | undefined;
 }
 
 function slackErrorOf(error: unknown): string | undefined {
@@ -31,9 +39,17 @@ function slackErrorOf(error: unknown): string | undefined {
   return typeof data?.error === 'string' ? data.error : undefined;
 }
 
+/** Seconds Slack asked to wait when `error` is the Web API client's rate-limit error (HTTP 429). */
+export function rateLimitedFor(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, retryAfter } = error as { code?: unknown; retryAfter?: unknown };
+  if (code !== 'slack_webapi_rate_limited_error') return undefined;
+  return typeof retryAfter === 'number' && Number.isFinite(retryAfter) ? Math.max(1, retryAfter) : 1;
+}
+
 /**
- * `views.open`, turning a spent or late trigger into `ModalWindowMissedError` (rendered as "run
- * it again"); any other failure is thrown as it came.
+ * `views.open`, turning a spent or late trigger, or a 429, into `ModalNotOpenedError` (rendered
+ * as "run it again"); any other failure is thrown as it came.
  */
 export async function openModal(
   client: WebClient,
@@ -46,7 +62,14 @@ export async function openModal(
   } catch (error) {
     const slackError = slackErrorOf(error);
     if (slackError !== undefined && SPENT_TRIGGER_ERRORS.has(slackError)) {
-      throw new ModalWindowMissedError(again, slackError, { cause: error });
+      throw new ModalNotOpenedError('window_missed', again, slackError, { cause: error });
+    }
+    const retryAfter = rateLimitedFor(error);
+    if (retryAfter !== undefined) {
+      throw new ModalNotOpenedError('rate_limited', again, 'ratelimited', {
+        cause: error,
+        retryAfterSeconds: retryAfter,
+      });
     }
     throw error;
   }

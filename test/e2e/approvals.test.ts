@@ -168,6 +168,23 @@ describe('a destructive command', () => {
     expect(deletesOf(volumeId)).toBe(1);
   });
 
+  it('a group approver whose group Slack would not list (429) is told to try again, and may approve after', async () => {
+    await e2e.stack.store.approvalPolicy.put(team(), { approverGroup: 'S0ONCALL' }, ADA);
+    const { volumeId, card } = await requestDeletion();
+    e2e.stack.standIn.injectRateLimit({ methods: ['usergroups.users.list'], retryAfterSeconds: 7, times: 1 });
+    try {
+      await click(ADA, card, ActionId.approve);
+    } finally {
+      e2e.stack.standIn.injectRateLimit(undefined);
+    }
+    expect(deletesOf(volumeId)).toBe(0);
+    const refusal = e2e.textOf(e2e.lastSeen(ADA));
+    expect(refusal).toContain('slow down');
+    expect(refusal).not.toContain('not one of the approvers');
+    await click(ADA, card, ActionId.approve);
+    expect(deletesOf(volumeId)).toBe(1);
+  });
+
   it('2-of-3 needs two distinct approvers', async () => {
     await e2e.stack.store.approvalPolicy.put(
       team(),
@@ -266,6 +283,19 @@ describe('/cloud approvals', () => {
     expect(e2e.textOf(changed.message)).toContain('Approval policy updated');
     const policy = await e2e.stack.store.approvalPolicy.get(team());
     expect(policy).toMatchObject({ approverUsers: [BOB, ADA], requiredApprovals: 2, expiryMinutes: 30 });
+  });
+
+  it('says to try again, not "only admins", when Slack rate limits the admin check', async () => {
+    e2e.stack.standIn.injectRateLimit({ methods: ['users.info'], retryAfterSeconds: 3 });
+    try {
+      const delivery = await e2e.command(BOB, 'approvals policy --required 2');
+      const text = e2e.textOf(delivery.message);
+      expect(text).toContain('Try again in 3 seconds');
+      expect(text).not.toContain('Only workspace admins');
+    } finally {
+      e2e.stack.standIn.injectRateLimit(undefined);
+    }
+    expect((await e2e.stack.store.approvalPolicy.get(team())).requiredApprovals).toBe(1);
   });
 
   it('refuses a policy that could never be satisfied', async () => {

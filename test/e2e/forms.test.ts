@@ -121,4 +121,17 @@ describe('a form whose trigger Slack no longer takes', () => {
     expect(e2e.textOf(again.message)).toContain('Run `/cloud volumes create --form` again.');
     expect(e2e.stack.standIn.store.callsTo('views.open').at(-1)?.error).toBe('exchanged_trigger_id');
   });
+
+  it('says to wait and run it again when Slack rate limits views.open', async () => {
+    e2e.stack.standIn.injectRateLimit({ methods: ['views.open'], retryAfterSeconds: 5 });
+    try {
+      const delivery = await e2e.command(ALICE, 'login');
+      const text = e2e.textOf(delivery.message);
+      expect(text).toContain('slow down');
+      expect(text).toContain('Wait 5 seconds');
+      expect(text).toContain('/cloud login');
+    } finally {
+      e2e.stack.standIn.injectRateLimit(undefined);
+    }
+  });
 });

@@ -158,3 +158,80 @@ describe('trigger-id', () => {
     );
   });
 });
+
+describe('rate-limit-tiers', () => {
+  /** One raw call, to see Slack's status and Retry-After as they come. */
+  async function call(slack: SlackStandIn, method: string, args: Record<string, string>) {
+    const response = await fetch(`${slack.apiUrl}${method}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${slack.botToken}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams(args).toString(),
+    });
+    const body = (await response.json()) as { ok: boolean; error?: string };
+    return { status: response.status, retryAfter: response.headers.get('retry-after'), ...body };
+  }
+
+  it('gives every method the bot calls a documented tier, except the special chat.postMessage and the history methods', async () => {
+    const { METHOD_TIERS } = await import('../../infra/local/slack/rate-limit.js');
+    expect(METHOD_TIERS['usergroups.users.list']).toBe(2);
+    expect(METHOD_TIERS['views.open']).toBe(4);
+    expect(METHOD_TIERS['chat.update']).toBe(3);
+    expect(METHOD_TIERS['users.info']).toBe(4);
+    expect(Object.hasOwn(METHOD_TIERS, 'chat.postMessage')).toBe(false);
+    expect(Object.hasOwn(METHOD_TIERS, 'conversations.history')).toBe(false);
+  });
+
+  it('is off unless asked for', async () => {
+    const slack = await start();
+    for (let i = 0; i < 25; i++) {
+      expect((await call(slack, 'usergroups.users.list', { usergroup: 'S0ONCALL' })).ok).toBe(true);
+    }
+  });
+
+  it('answers the 21st Tier 2 call of a minute with 429 and Retry-After, and lets it through once that has passed', async () => {
+    const slack = await start({ methodTiers: true });
+    for (let i = 0; i < 20; i++) {
+      expect((await call(slack, 'usergroups.users.list', { usergroup: 'S0ONCALL' })).ok).toBe(true);
+    }
+    const limited = await call(slack, 'usergroups.users.list', { usergroup: 'S0ONCALL' });
+    expect(limited).toMatchObject({ status: 429, ok: false, error: 'ratelimited', retryAfter: '3' });
+    // Other methods have their own allowance.
+    expect((await call(slack, 'users.info', { user: ALICE })).ok).toBe(true);
+    now += 3_000;
+    expect((await call(slack, 'usergroups.users.list', { usergroup: 'S0ONCALL' })).ok).toBe(true);
+  });
+
+  it('lets a test make chosen methods answer 429, for a number of calls or until stopped', async () => {
+    const slack = await start();
+    slack.injectRateLimit({ methods: ['views.open', 'chat.update'], retryAfterSeconds: 9, times: 1 });
+    const client = new WebClient(slack.botToken, {
+      slackApiUrl: slack.apiUrl,
+      retryConfig: { retries: 0 },
+      logger: quietLogger,
+      rejectRateLimitedCalls: true,
+    });
+    const plain = (text: string) => ({ type: 'plain_text' as const, text });
+    const view = {
+      type: 'modal' as const,
+      title: plain('x'),
+      blocks: [{ type: 'section', text: plain('x') }],
+    };
+    await expect(client.views.open({ trigger_id: slack.triggerIdFor(ALICE), view })).rejects.toMatchObject({
+      code: 'slack_webapi_rate_limited_error',
+      retryAfter: 9,
+    });
+    expect((await client.views.open({ trigger_id: slack.triggerIdFor(ALICE), view })).ok).toBe(true);
+    expect((await call(slack, 'chat.postMessage', { channel: OPS, text: 'not chosen' })).ok).toBe(true);
+    slack.injectRateLimit({ methods: ['chat.postMessage'], retryAfterSeconds: 2 });
+    expect(await call(slack, 'chat.postMessage', { channel: OPS, text: 'x' })).toMatchObject({
+      status: 429,
+      retryAfter: '2',
+    });
+    expect(await call(slack, 'chat.postMessage', { channel: OPS, text: 'x' })).toMatchObject({ status: 429 });
+    slack.injectRateLimit(undefined);
+    expect((await call(slack, 'chat.postMessage', { channel: OPS, text: 'x' })).ok).toBe(true);
+  });
+});

@@ -58,8 +58,9 @@ export const SLACK_RULES = [
     id: 'rate-limit-tiers',
     methods: ['*'],
     behaviour:
-      'every method has a tier (1: 1+/min, 2: 20+/min, 3: 50+/min, 4: 100+/min; chat.postMessage about 1/s per channel); over it, HTTP 429 with Retry-After; a switch injects 429 for chosen methods',
-    source: 'https://api.slack.com/apis/rate-limits',
+      'every method has a tier per workspace (1: 1+/min, 2: 20+/min, 3: 50+/min, 4: 100+/min; the stand-in allows exactly the floor; METHOD_TIERS in rate-limit.ts, e.g. views.open 4, chat.update 3, usergroups.users.list 2); chat.postMessage is special, about 1/s per channel; over it, HTTP 429 ratelimited with Retry-After; off unless methodTiers is set; injectRateLimit makes chosen methods answer 429',
+    source:
+      'https://api.slack.com/apis/rate-limits (tiers, "per API method per app per workspace", Retry-After); the Rate limits line of each method page (views.open: Tier 4; usergroups.users.list: Tier 2)',
   },
   {
     id: 'history-caps',

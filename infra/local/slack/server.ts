@@ -2,7 +2,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { type AppSettings, defaultAppSettings } from './app-settings.js';
 import { type OAuthApp, SECOND_TEAM, type SlackTeam, StandInOAuth } from './oauth.js';
-import { type ChannelRateLimit, ChannelRateLimiter, DEFAULT_CHANNEL_RATE_LIMIT } from './rate-limit.js';
+import {
+  type ChannelRateLimit,
+  ChannelRateLimiter,
+  DEFAULT_CHANNEL_RATE_LIMIT,
+  type InjectedRateLimit,
+  MethodRateLimiter,
+  type RateDecision,
+} from './rate-limit.js';
 import { type ResponseUrlOptions, ResponseUrls } from './response-urls.js';
 import { type SlackSeed, SlackStore, type StoredMessage } from './store.js';
 import { TriggerRegistry } from './triggers.js';
@@ -32,6 +39,11 @@ export interface SlackStandInOptions {
   readonly now?: () => number;
   /** Per-channel limit on `chat.postMessage`: off unless given (`true` means about 1/s, burst 3). */
   readonly rateLimit?: boolean | Partial<ChannelRateLimit>;
+  /**
+   * Each other method's documented tier (`METHOD_TIERS`), per workspace: off unless given, so
+   * tests that make many calls on purpose are not slowed by it.
+   */
+  readonly methodTiers?: boolean;
   /** Answer `channel_not_found` for channels that are not seeded, as Slack does. */
   readonly strictChannels?: boolean;
   /**
@@ -67,6 +79,8 @@ export interface SlackStandIn {
   triggerIdFor(user: string, options?: { readonly viewId?: string }): string;
   /** Shows the bot's immediate answer to a slash command, as Slack does with the HTTP 200 body. */
   acknowledge(responseUrl: string, payload: unknown): StoredMessage | undefined;
+  /** Makes the chosen methods answer 429 from now on (see `InjectedRateLimit`); `undefined` stops. */
+  injectRateLimit(rule: InjectedRateLimit | undefined): void;
   /** Stalls the calls `rule` picks from now on; `undefined` stops and drops the held connections. */
   stall(rule: StallRule | undefined): void;
   close(): Promise<void>;
@@ -195,12 +209,31 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   let clientUrl: string | undefined;
   if (options.oauthApp) oauth.register(options.oauthApp);
   const settings: AppSettings = { ...defaultAppSettings(), ...options.app };
-  const context: WebApiContext = { store, baseUrl: url, botToken, oauth, triggers, rateLimiter, settings };
+  const methodLimiter = options.methodTiers === true ? new MethodRateLimiter(store.now) : undefined;
+  let injected: { rule: InjectedRateLimit; left: number } | undefined;
+  const methodRateLimit = (team: string, method: string): RateDecision => {
+    if (injected?.rule.methods.includes(method) && injected.left > 0) {
+      injected.left -= 1;
+      return { allowed: false, retryAfterSeconds: injected.rule.retryAfterSeconds };
+    }
+    return methodLimiter?.take(team, method) ?? { allowed: true };
+  };
+  const context: WebApiContext = {
+    store,
+    baseUrl: url,
+    botToken,
+    oauth,
+    triggers,
+    rateLimiter,
+    methodRateLimit,
+    settings,
+  };
   let stallRule: StallRule | undefined;
   const held = new Set<ServerResponse>();
   store.on('change', (change) => {
     if (change.kind !== 'reset') return;
     rateLimiter?.reset();
+    methodLimiter?.reset();
     triggers.reset();
     responseUrls.reset();
   });
@@ -355,6 +388,9 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     acknowledge: (responseUrl, payload) => {
       const id = new URL(responseUrl).pathname.split('/').pop() ?? '';
       return responseUrls.acknowledge(id, payload);
+    },
+    injectRateLimit: (rule) => {
+      injected = rule === undefined ? undefined : { rule, left: rule.times ?? Number.POSITIVE_INFINITY };
     },
     stall: (rule) => {
       stallRule = rule;

@@ -5,7 +5,7 @@ import { SLACK_LIMITS } from '../../../lib/slack/limits.js';
 import type { AppSettings } from './app-settings.js';
 import { describeProblem, refusalFor, validateMessage, validateView } from './block-kit-validator.js';
 import type { SlackTeam, StandInOAuth } from './oauth.js';
-import type { ChannelRateLimiter } from './rate-limit.js';
+import type { ChannelRateLimiter, RateDecision } from './rate-limit.js';
 import type { NewMessage, SlackChannel, SlackStore, StoredFile, StoredMessage, StoredView } from './store.js';
 import type { IssuedTrigger, TriggerRegistry } from './triggers.js';
 
@@ -28,6 +28,11 @@ export interface WebApiContext {
   readonly settings: AppSettings;
   /** Present when `chat.postMessage` is rate limited per channel. */
   readonly rateLimiter: ChannelRateLimiter | undefined;
+  /**
+   * Every other method's tier, and 429s a test injects: `undefined` lets the call through. Asked
+   * once per call, after the token is checked, before the method acts.
+   */
+  readonly methodRateLimit?: ((team: string, method: string) => RateDecision) | undefined;
 }
 
 export interface WebApiAnswer {
@@ -66,6 +71,14 @@ export function callWebApi(
   if (!callerTeam) {
     const error = context.oauth?.stateOf(token) === 'expired' ? 'token_expired' : 'invalid_auth';
     return { status: 200, body: { ok: false, error } };
+  }
+  const decision = context.methodRateLimit?.(callerTeam.id, method);
+  if (decision && !decision.allowed) {
+    return {
+      status: 429,
+      body: { ok: false, error: 'ratelimited' },
+      headers: { 'Retry-After': String(decision.retryAfterSeconds) },
+    };
   }
   try {
     return { status: 200, body: { ok: true, ...handler(args, { ...context, callerTeam }) } };
