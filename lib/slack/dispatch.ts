@@ -112,7 +112,11 @@ async function handOff(
   };
   await deps.handoff.dispatch(job);
   return {
-    ...notice(`:hourglass_flowing_sand: Working on \`${request.op.group} ${request.op.action}\`…`),
+    // A slash command's reply cannot be replaced later (Slack posts each response anew), so this
+    // note says the answer comes as a message of its own.
+    ...notice(
+      `:hourglass_flowing_sand: Working on \`${request.op.group} ${request.op.action}\`… the answer follows below.`,
+    ),
     outcome: 'handed_off',
   };
 }

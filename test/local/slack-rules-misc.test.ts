@@ -235,3 +235,41 @@ describe('rate-limit-tiers', () => {
     expect((await call(slack, 'chat.postMessage', { channel: OPS, text: 'x' })).ok).toBe(true);
   });
 });
+
+describe('ephemeral-response-url', () => {
+  function respond(url: string, body: unknown): Promise<Response> {
+    return fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  }
+
+  it("does not replace a slash command's first ephemeral reply: replace_original posts a new ephemeral message", async () => {
+    const slack = await start();
+    const url = slack.responseUrlFor(OPS, ALICE);
+    slack.acknowledge(url, { text: 'Working…' });
+    expect((await respond(url, { text: 'Done', replace_original: true })).status).toBe(200);
+    expect(slack.store.ephemeralFor(ALICE, OPS).map((m) => m.text)).toEqual(['Working…', 'Done']);
+  });
+
+  it("does nothing for delete_original on a slash command's response_url", async () => {
+    const slack = await start();
+    const url = slack.responseUrlFor(OPS, ALICE);
+    slack.acknowledge(url, { text: 'Working…' });
+    await respond(url, { text: 'Later reply' });
+    expect((await respond(url, { delete_original: true })).status).toBe(200);
+    expect(slack.store.ephemeralFor(ALICE, OPS).map((m) => m.text)).toEqual(['Working…', 'Later reply']);
+  });
+
+  it('replaces and deletes the message a click came from, as documented for interactive messages', async () => {
+    const slack = await start();
+    const client = clientFor(slack);
+    const card = await client.chat.postMessage({ channel: OPS, text: 'Approve?' });
+    const url = slack.responseUrlFor(OPS, ALICE, { triggeredBy: { messageTs: card.ts ?? '' } });
+    await respond(url, { text: 'Approved', replace_original: true });
+    expect(slack.store.messages(OPS).map((m) => [m.ts, m.text])).toEqual([[card.ts, 'Approved']]);
+    await respond(url, { delete_original: true });
+    expect(slack.store.messages(OPS)).toEqual([]);
+  });
+});

@@ -531,11 +531,11 @@ describe('response_url', () => {
       { ts: posted.ts, text: 'Approved by alice', blocks: [], ephemeral: false },
     ]);
   });
-  it('replaces the earlier response of a slash command with replace_original', async () => {
+  it("posts a new message for replace_original on a slash command's response_url (it has no message to replace)", async () => {
     const url = standIn.responseUrlFor(OPS, ALICE);
     await postToResponseUrl(url, { text: 'Working…' });
     await postToResponseUrl(url, { text: 'Volumes: 3', replace_original: true });
-    expect(standIn.store.ephemeralFor(ALICE)).toMatchObject([{ text: 'Volumes: 3' }]);
+    expect(standIn.store.ephemeralFor(ALICE)).toMatchObject([{ text: 'Working…' }, { text: 'Volumes: 3' }]);
   });
   it('deletes the original message with delete_original', async () => {
     const posted = await clientFor(standIn.botToken).chat.postMessage({ channel: OPS, text: 'Pick one' });

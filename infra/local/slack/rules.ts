@@ -82,7 +82,7 @@ export const SLACK_RULES = [
     id: 'ephemeral-response-url',
     methods: ['response_url'],
     behaviour:
-      "replace_original and delete_original on a slash command's response_url do not act on the command's first ephemeral reply: a replace posts a new ephemeral message, a delete does nothing",
+      "replace_original and delete_original on a slash command's response_url do not act on the command's replies (the first ephemeral one included): a replace posts a new message, a delete does nothing; on a click's response_url they act on the message clicked, as documented",
     source: 'https://api.slack.com/interactivity/handling#message_responses; bolt-js#2287, bolt-python#1268',
     stricter: 'the documents describe replacing; threads report a new message instead',
   },
