@@ -776,7 +776,8 @@ export function policyChanges(flags: BotParsed['flags']): PolicyChanges {
   const approvers = flags.approvers;
   if (approvers !== undefined) {
     const texts = (Array.isArray(approvers) ? approvers : [String(approvers)]).flatMap((t) => t.split(','));
-    const ids = texts
+    const none = texts.length === 1 && texts[0]?.trim() === 'none';
+    const ids = (none ? [] : texts)
       .map((t) => t.trim())
       .filter(Boolean)
       .map(
@@ -789,7 +790,7 @@ export function policyChanges(flags: BotParsed['flags']): PolicyChanges {
         message: '`--approvers` takes people as mentions, e.g. `--approvers @alice,@bob` (or `none`).',
       };
     }
-    value.approverUsers = texts.length === 1 && texts[0]?.trim() === 'none' ? [] : (ids as string[]);
+    value.approverUsers = ids as string[];
   }
   const group = flags['approver-group'];
   if (typeof group === 'string') {

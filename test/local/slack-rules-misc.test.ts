@@ -273,3 +273,29 @@ describe('ephemeral-response-url', () => {
     expect(slack.store.messages(OPS)).toEqual([]);
   });
 });
+
+describe('escaping', () => {
+  it('escapes people, channels, groups, special mentions and links that Slack knows, and &, <, >', async () => {
+    const slack = await start();
+    const { escapeCommandText } = await import('../../infra/local/slack/escaping.js');
+    expect(escapeCommandText('approvals policy --approvers @alice,@bob', slack.store)).toBe(
+      'approvals policy --approvers <@U0ALICE|alice>,<@U0BOB|bob>',
+    );
+    expect(escapeCommandText('reports add issues #ops', slack.store)).toBe('reports add issues <#C0OPS|ops>');
+    expect(escapeCommandText('--approver-group @oncall', slack.store)).toBe(
+      '--approver-group <!subteam^S0ONCALL|@oncall>',
+    );
+    expect(escapeCommandText('@here see https://example.com/a?b=1', slack.store)).toBe(
+      '<!here> see <https://example.com/a?b=1>',
+    );
+    expect(escapeCommandText('a <b> & c', slack.store)).toBe('a &lt;b&gt; &amp; c');
+  });
+
+  it('leaves names it does not know, and addresses that are not mentions, as typed', async () => {
+    const slack = await start();
+    const { escapeCommandText } = await import('../../infra/local/slack/escaping.js');
+    expect(escapeCommandText('@nobody #nowhere ops@example.com', slack.store)).toBe(
+      '@nobody #nowhere ops@example.com',
+    );
+  });
+});

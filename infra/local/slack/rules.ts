@@ -90,9 +90,9 @@ export const SLACK_RULES = [
     id: 'escaping',
     methods: ['slash command'],
     behaviour:
-      'with should_escape: true, @user arrives as <@U…|name>, #channel as <#C…|name>, @group as <!subteam^S…|@handle> and links as <url>',
+      'with should_escape: true, &, < and > arrive as entities, @user as <@U…|name>, #channel as <#C…|name>, @group as <!subteam^S…|@handle>, @here as <!here> and links as <url>; unknown names stay as typed (escaping.ts; the sandbox page sends typed text through it)',
     source:
-      'https://api.slack.com/interactivity/slash-commands#creating_commands (escape channels, users, and links)',
+      'https://api.slack.com/interactivity/slash-commands (Escape channels, users, and links sent to your app); https://api.slack.com/reference/surfaces/formatting#escaping',
   },
   {
     id: 'free-plan-usergroups',
