@@ -400,22 +400,34 @@ async function mayDecide(
  */
 type GroupMembers =
   | { readonly kind: 'members'; readonly users: readonly string[] }
+  /** The workspace's Slack plan has no user groups (Free): `plan_upgrade_required`. */
+  | { readonly kind: 'plan' }
+  | { readonly kind: 'no_such_group' }
   | { readonly kind: 'rate_limited'; readonly retryAfterSeconds: number }
   | { readonly kind: 'unreadable' };
 
-async function approverGroupMembers(client: WebClient, group: string): Promise<GroupMembers> {
+export async function approverGroupMembers(client: WebClient, group: string): Promise<GroupMembers> {
   try {
     const answer = await client.usergroups.users.list({ usergroup: group });
     return { kind: 'members', users: answer.users ?? [] };
   } catch (error) {
     const retryAfterSeconds = rateLimitedFor(error);
     if (retryAfterSeconds !== undefined) return { kind: 'rate_limited', retryAfterSeconds };
+    const slackError = (error as { data?: { error?: unknown } } | null)?.data?.error;
+    if (slackError === 'plan_upgrade_required') return { kind: 'plan' };
+    if (slackError === 'no_such_subteam') return { kind: 'no_such_group' };
     return { kind: 'unreadable' };
   }
 }
 
-function cannotReadGroup(group: Exclude<GroupMembers, { kind: 'members' }>, id: string): string {
+const NO_GROUPS_ON_PLAN = "This workspace's Slack plan has no user groups, so the bot cannot read who is in";
+
+export function cannotReadGroup(group: Exclude<GroupMembers, { kind: 'members' }>, id: string): string {
   switch (group.kind) {
+    case 'plan':
+      return `${NO_GROUPS_ON_PLAN} <!subteam^${id}>. An admin can name the approvers instead: \`/cloud approvals policy --approvers @alice,@bob --approver-group none\`.`;
+    case 'no_such_group':
+      return `Slack knows no user group <!subteam^${id}>. An admin can name the approvers with \`/cloud approvals policy --approvers @alice,@bob\`.`;
     case 'rate_limited':
       return `Slack asked the bot to slow down before it could check who is in <!subteam^${id}>. Try again in ${Math.ceil(group.retryAfterSeconds)} s.`;
     case 'unreadable':
@@ -741,6 +753,8 @@ export async function handleApprovalsCommand(context: BotCommandContext, parsed:
     );
   }
   const next = { ...policy, ...changes.value };
+  const groupProblem = await unusableApproverGroup(context.client, changes.value.approverGroup);
+  if (groupProblem) return notice(groupProblem);
   // Requesters never approve their own requests (unless allowed), so a list shorter than the
   // count could never approve anything.
   if (
@@ -823,6 +837,28 @@ export function policyChanges(flags: BotParsed['flags']): PolicyChanges {
   const self = flags['allow-self-approval'];
   if (typeof self === 'boolean') value.allowSelfApproval = self;
   return { ok: true, value };
+}
+
+/**
+ * Why a newly named approver group cannot serve, or undefined when it can (or none is named). A
+ * group the bot cannot read would make every approval wait for members it cannot see.
+ */
+export async function unusableApproverGroup(
+  client: WebClient,
+  group: string | null | undefined,
+): Promise<string | undefined> {
+  if (!group) return undefined;
+  const members = await approverGroupMembers(client, group);
+  switch (members.kind) {
+    case 'plan':
+      return `${NO_GROUPS_ON_PLAN} <!subteam^${group}>, and nobody could approve through it. Name the approvers instead: \`--approvers @alice,@bob\`.`;
+    case 'no_such_group':
+      return `Slack knows no user group <!subteam^${group}>. Check the name, or name the approvers with \`--approvers @alice,@bob\`.`;
+    case 'rate_limited':
+      return `Slack asked the bot to slow down before it could check <!subteam^${group}>; nothing was changed. Try again in ${Math.ceil(members.retryAfterSeconds)} s.`;
+    default:
+      return undefined;
+  }
 }
 
 export async function isPolicyAdmin(

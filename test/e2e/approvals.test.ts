@@ -327,3 +327,51 @@ describe('/cloud audit', () => {
     expect(e2e.textOf(delivery.message)).toContain('from 1 to 50');
   });
 });
+
+describe('approver groups on a free Slack plan (no user groups there)', () => {
+  async function onFreePlan(work: () => Promise<void>): Promise<void> {
+    const { settings } = e2e.stack.standIn;
+    settings.plan = 'free';
+    try {
+      await work();
+    } finally {
+      settings.plan = 'standard';
+    }
+  }
+
+  it('refuses --approver-group and says to name the approvers instead', async () => {
+    await onFreePlan(async () => {
+      const delivery = await e2e.command(
+        ADA,
+        'approvals policy --approver-group <!subteam^S0ONCALL|@oncall>',
+      );
+      const text = e2e.textOf(delivery.message);
+      expect(text).toContain('plan has no user groups');
+      expect(text).toContain('--approvers');
+    });
+    expect((await e2e.stack.store.approvalPolicy.get(team())).approverGroup).toBeNull();
+  });
+
+  it('refuses it in a channel rule too', async () => {
+    await onFreePlan(async () => {
+      const delivery = await e2e.command(
+        ADA,
+        'policy --rule destructive --approver-group <!subteam^S0ONCALL|@oncall>',
+      );
+      expect(e2e.textOf(delivery.message)).toContain('plan has no user groups');
+    });
+    expect((await e2e.stack.store.channelPolicy.get(team(), CHANNEL))?.rules?.destructive).toBeUndefined();
+  });
+
+  it('tells a group member why the group cannot be read, instead of that they are no approver', async () => {
+    await e2e.stack.store.approvalPolicy.put(team(), { approverGroup: 'S0ONCALL' }, ADA);
+    const { volumeId, card } = await requestDeletion();
+    await onFreePlan(async () => {
+      await click(ADA, card, ActionId.approve);
+    });
+    expect(deletesOf(volumeId)).toBe(0);
+    const refusal = e2e.textOf(e2e.lastSeen(ADA));
+    expect(refusal).toContain('plan has no user groups');
+    expect(refusal).not.toContain('not one of the approvers');
+  });
+});

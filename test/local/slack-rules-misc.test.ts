@@ -299,3 +299,26 @@ describe('escaping', () => {
     );
   });
 });
+
+describe('free-plan-usergroups', () => {
+  it('lists a user group on a Standard plan (the default)', async () => {
+    const slack = await start();
+    expect((await clientFor(slack).usergroups.users.list({ usergroup: 'S0ONCALL' })).users).toEqual([
+      'U0ADMIN',
+      ALICE,
+    ]);
+  });
+
+  it('answers plan_upgrade_required on the free plan, set at start or while running', async () => {
+    const free = await start({ app: { plan: 'free' } });
+    expect(await refusalOf(clientFor(free).usergroups.users.list({ usergroup: 'S0ONCALL' }))).toBe(
+      'plan_upgrade_required',
+    );
+    await free.close();
+    const slack = await start();
+    slack.settings.plan = 'free';
+    expect(await refusalOf(clientFor(slack).usergroups.users.list({ usergroup: 'S0ONCALL' }))).toBe(
+      'plan_upgrade_required',
+    );
+  });
+});

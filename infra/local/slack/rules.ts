@@ -97,8 +97,10 @@ export const SLACK_RULES = [
   {
     id: 'free-plan-usergroups',
     methods: ['usergroups.users.list'],
-    behaviour: 'a workspace on the free plan answers plan_upgrade_required',
-    source: 'https://api.slack.com/methods/usergroups.users.list (errors: plan_upgrade_required)',
+    behaviour:
+      'a workspace on the free plan (settings.plan, Standard by default) answers plan_upgrade_required',
+    source:
+      'https://api.slack.com/methods/usergroups.users.list (errors: plan_upgrade_required, "only available on Standard and above plans")',
   },
   {
     id: 'token-rotation',

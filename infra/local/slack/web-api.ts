@@ -550,6 +550,8 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
     const input = parseArgs(z.object({ usergroup: z.string().min(1) }), args, {
       usergroup: 'no_such_subteam',
     });
+    // User groups are a Standard-plan feature (rule `free-plan-usergroups`).
+    if (context.settings.plan === 'free') throw new SlackRefusalError('plan_upgrade_required');
     const users = context.store.usergroupMembers(input.usergroup);
     if (!users) throw new SlackRefusalError('no_such_subteam');
     return { users };
