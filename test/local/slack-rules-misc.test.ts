@@ -322,3 +322,56 @@ describe('free-plan-usergroups', () => {
     );
   });
 });
+
+describe('token-rotation', () => {
+  const app = {
+    clientId: 'local.client',
+    clientSecret: 'secret',
+    redirectUri: 'http://127.0.0.1:9/redirect',
+  };
+
+  async function installed(slack: SlackStandIn) {
+    const redirect = slack.oauth.decide(
+      new URLSearchParams({ client_id: app.clientId, team: 'T0SECOND', decision: 'allow' }),
+    );
+    if (redirect.kind !== 'redirect') throw new Error('not allowed');
+    const code = new URL(redirect.location).searchParams.get('code') ?? '';
+    return slack.oauth.access({ client_id: app.clientId, client_secret: app.clientSecret, code });
+  }
+
+  const refresh = (slack: SlackStandIn, token: unknown) =>
+    slack.oauth.access({
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+      grant_type: 'refresh_token',
+      refresh_token: token,
+    });
+
+  it('issues bot tokens that expire after 12 hours', async () => {
+    const { ROTATING_TOKEN_SECONDS } = await import('../../infra/local/slack/oauth.js');
+    const slack = await start({ oauthApp: { ...app, tokenExpiresInSeconds: ROTATING_TOKEN_SECONDS } });
+    const first = await installed(slack);
+    expect(first).toMatchObject({ ok: true, expires_in: 43_200 });
+    const token = String(first.access_token);
+    now += (43_200 - 1) * 1000;
+    expect(slack.oauth.stateOf(token)).toBe('valid');
+    now += 1000;
+    expect(slack.oauth.stateOf(token)).toBe('expired');
+    const client = new WebClient(token, {
+      slackApiUrl: slack.apiUrl,
+      retryConfig: { retries: 0 },
+      logger: quietLogger,
+    });
+    expect(await refusalOf(client.auth.test())).toBe('token_expired');
+  });
+
+  it('takes each refresh token once: the same one again answers invalid_refresh_token; the new one works', async () => {
+    const slack = await start({ oauthApp: { ...app, tokenExpiresInSeconds: 43_200 } });
+    const first = await installed(slack);
+    const renewed = refresh(slack, first.refresh_token);
+    expect(renewed).toMatchObject({ ok: true, token_type: 'bot' });
+    expect(renewed.refresh_token).not.toBe(first.refresh_token);
+    expect(refresh(slack, first.refresh_token)).toEqual({ ok: false, error: 'invalid_refresh_token' });
+    expect(refresh(slack, renewed.refresh_token)).toMatchObject({ ok: true });
+  });
+});

@@ -106,8 +106,9 @@ export const SLACK_RULES = [
     id: 'token-rotation',
     methods: ['oauth.v2.access'],
     behaviour:
-      'with rotation on, bot tokens expire after 12 hours and each refresh token is single use: a refresh returns a new one and the old answers invalid_refresh_token',
-    source: 'https://api.slack.com/authentication/rotation',
+      'with rotation on (oauthApp.tokenExpiresInSeconds; Slack: 43200, ROTATING_TOKEN_SECONDS), bot tokens expire and then answer token_expired; each refresh token is single use: a refresh returns a new one and the old answers invalid_refresh_token',
+    source:
+      'https://api.slack.com/authentication/rotation ("expires every 12 hours"; "The refresh token is then revoked, and a new refresh token is used")',
   },
 ] as const satisfies readonly SlackRule[];
 
