@@ -305,10 +305,10 @@ export async function decide(
   if (decision === 'cancel') {
     const result = await deps.store.approvals.cancel(ctx.team, approvalId, ctx.user);
     if (result.outcome === 'cancelled') {
-      await updateCard(deps, client, result.approval);
+      const shown = await updateCard(deps, client, result.approval);
       await thread(deps, client, result.approval, `<@${ctx.user}> cancelled the request; nothing was run.`);
       await audit(deps, result.approval, ctx.user, 'cancelled');
-      return undefined;
+      return shown ? undefined : cardNotUpdated('You cancelled the request; nothing will run.');
     }
     if (result.outcome === 'not_requester')
       return notice('Only the person who asked can cancel this request.');
@@ -336,24 +336,27 @@ export async function decide(
     case 'lost':
     case 'already_decided':
       return notice(`Too late: this request is already ${statusWord(result.approval)}.`);
-    case 'denied':
+    case 'denied': {
       // Card, thread and audit are independent and none of them throws: told together.
-      await Promise.all([
+      const [shown] = await Promise.all([
         updateCard(deps, client, result.approval),
         thread(deps, client, result.approval, `<@${ctx.user}> denied the request; nothing was run.`),
         audit(deps, result.approval, ctx.user, 'denied'),
       ]);
-      return undefined;
+      return shown ? undefined : cardNotUpdated('You denied the request; nothing will run.');
+    }
     case 'recorded': {
       const { approvals, requiredApprovals } = result.approval;
-      await updateCard(deps, client, result.approval);
+      const shown = await updateCard(deps, client, result.approval);
       await thread(
         deps,
         client,
         result.approval,
         `<@${ctx.user}> approved (${approvals.length} of ${requiredApprovals}).`,
       );
-      return undefined;
+      return shown
+        ? undefined
+        : cardNotUpdated(`Your approval counts (${approvals.length} of ${requiredApprovals}).`);
     }
     case 'approved': {
       // Together, but all before the hand-off: the worker's result must follow "running it now".
@@ -675,18 +678,33 @@ async function announceOutcome(deps: ExecutionDeps, approval: Approval, text: st
 // ---------------------------------------------------------------------------------------------
 // card, thread, audit
 
+/** True when the card shows the request as it now stands (or there is no card). */
 export async function updateCard(
   deps: { logger: RunnerDeps['logger'] },
   client: WebClient,
   approval: Approval,
-) {
-  if (!approval.messageTs) return;
+): Promise<boolean> {
+  if (!approval.messageTs) return true;
   const card = renderApprovalCard({ approval });
-  await client.chat
+  return client.chat
     .update({ channel: approval.channel, ts: approval.messageTs, text: card.text, blocks: card.blocks })
-    .catch((error: unknown) =>
-      deps.logger.warn('approval card not updated', { approvalId: approval.id, error }),
+    .then(
+      () => true,
+      (error: unknown) => {
+        deps.logger.warn('approval card not updated', { approvalId: approval.id, error });
+        return false;
+      },
     );
+}
+
+/**
+ * What the person who clicked is told when the card could not show their decision (Slack rate
+ * limited `chat.update`, say): that it counted, so they do not click again or think it was lost.
+ */
+function cardNotUpdated(what: string): Reply {
+  return notice(
+    `${what} Slack did not let the bot update the card just now, so it may look unchanged for a while.`,
+  );
 }
 
 export async function thread(

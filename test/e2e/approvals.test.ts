@@ -201,6 +201,28 @@ describe('a destructive command', () => {
     expect(deletesOf(volumeId)).toBe(1);
   });
 
+  it('tells the approver their vote counted when Slack rate limits the card update (429 on chat.update)', async () => {
+    await e2e.stack.store.approvalPolicy.put(
+      team(),
+      { approverUsers: [ADA, BOB], requiredApprovals: 2 },
+      ADA,
+    );
+    const volumeId = await someVolumeId();
+    await e2e.command(ALICE, `volumes delete ${volumeId}`);
+    const card = lastCard();
+    e2e.stack.standIn.injectRateLimit({ methods: ['chat.update'], retryAfterSeconds: 30, times: 1 });
+    try {
+      await click(BOB, card, ActionId.approve);
+    } finally {
+      e2e.stack.standIn.injectRateLimit(undefined);
+    }
+    const told = e2e.textOf(e2e.lastSeen(BOB));
+    expect(told).toContain('Your approval counts (1 of 2)');
+    expect(told).toContain('did not let the bot update the card');
+    await click(ADA, card, ActionId.approve);
+    expect(deletesOf(volumeId)).toBe(1);
+  });
+
   it('expiry refuses late clicks and the card says expired', async () => {
     const { volumeId, card } = await requestDeletion();
     clock.advance(16 * 60_000);
