@@ -18,7 +18,6 @@ import {
 import type { BotCommandContext, BotDeps, RequestContext } from './context.js';
 import { effectiveApprovalPolicy } from './guardrails.js';
 import type { ApprovalJob, Handoff } from './handoff.js';
-import { rateLimitedFor } from './modals.js';
 import {
   attemptChange,
   type ChangeAttempt,
@@ -36,6 +35,7 @@ import { sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
 import { bold, codeSpan, defuseMarkup, escapeMrkdwn } from './render/text.js';
 import { notice, type Reply, type RunnerDeps, resolveToken } from './runner.js';
+import { rateLimitedFor, slackErrorOf } from './slack-refusals.js';
 
 /**
  * The two-person rule in front of destructive operations. A request becomes an approval record
@@ -416,7 +416,7 @@ export async function approverGroupMembers(client: WebClient, group: string): Pr
   } catch (error) {
     const retryAfterSeconds = rateLimitedFor(error);
     if (retryAfterSeconds !== undefined) return { kind: 'rate_limited', retryAfterSeconds };
-    const slackError = (error as { data?: { error?: unknown } } | null)?.data?.error;
+    const slackError = slackErrorOf(error);
     if (slackError === 'plan_upgrade_required') return { kind: 'plan' };
     if (slackError === 'no_such_subteam') return { kind: 'no_such_group' };
     return { kind: 'unreadable' };

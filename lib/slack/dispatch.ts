@@ -3,8 +3,9 @@ import { isStorageUnavailable } from '../store/errors.js';
 import type { BotDeps, RequestContext } from './context.js';
 import { channelGuard } from './guardrails.js';
 import type { OperationJob } from './handoff.js';
-import { ModalNotOpenedError, rateLimitedFor } from './modals.js';
+import { ModalNotOpenedError } from './modals.js';
 import type { OperationRequest, Reply } from './runner.js';
+import { rateLimitedFor } from './slack-refusals.js';
 
 /**
  * Where every listener's request goes once it is parsed: the channel's guardrails, approval,

@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import { rateLimitedFor, slackErrorOf } from './slack-refusals.js';
 
 /**
  * Opening a modal with the `trigger_id` of an interaction. Slack takes a trigger once and only for
@@ -30,21 +31,6 @@ export class ModalNotOpenedError extends Error {
 
   /** For `rate_limited`: how long Slack asked to wait, when it said. */
   readonly retryAfterSeconds: number | undefined;
-}
-
-function slackErrorOf(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const { code, data } = error as { code?: unknown; data?: { error?: unknown } };
-  if (code !== 'slack_webapi_platform_error') return undefined;
-  return typeof data?.error === 'string' ? data.error : undefined;
-}
-
-/** Seconds Slack asked to wait when `error` is the Web API client's rate-limit error (HTTP 429). */
-export function rateLimitedFor(error: unknown): number | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const { code, retryAfter } = error as { code?: unknown; retryAfter?: unknown };
-  if (code !== 'slack_webapi_rate_limited_error') return undefined;
-  return typeof retryAfter === 'number' && Number.isFinite(retryAfter) ? Math.max(1, retryAfter) : 1;
 }
 
 /**

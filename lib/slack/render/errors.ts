@@ -6,7 +6,8 @@ import { SLASH_COMMAND } from '../../commands/registry.js';
 import { isStorageUnavailable } from '../../store/errors.js';
 import { ActionId } from '../interactions.js';
 import { truncate } from '../limits.js';
-import { ModalNotOpenedError, rateLimitedFor } from '../modals.js';
+import { ModalNotOpenedError } from '../modals.js';
+import { rateLimitedFor } from '../slack-refusals.js';
 import {
   actionsBlock,
   codeSections,
