@@ -10,7 +10,7 @@ import type { AccountFeed } from './account-feed.js';
 import { renderStatsChart } from './chart.js';
 import type { HistoryBudget } from './history-budget.js';
 import { type DelivererName, reportKindOf } from './kinds.js';
-import { type ChannelPacer, RunDeadlineError, type SendOptions } from './pacer.js';
+import { type ChannelPacer, certainlyNotPosted, RunDeadlineError, type SendOptions } from './pacer.js';
 import { renderIssueAlert, renderIssuesDigest, renderStatsReport, statsFileName } from './render.js';
 
 /**
@@ -245,13 +245,6 @@ async function alertOnce(
     return { kind: 'not_posted', error };
   }
   return { kind: 'posted', marked: await mark(ts ?? '') };
-}
-
-/** Slack answered with a refusal, or the call was never sent: no message exists. */
-function certainlyNotPosted(error: unknown): boolean {
-  if (error instanceof RunDeadlineError) return !error.started;
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'slack_webapi_platform_error' || code === 'slack_webapi_rate_limited_error';
 }
 
 /** The claim was taken over by another run (this run outlived its lease): that run checks the channel. */

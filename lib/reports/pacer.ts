@@ -23,6 +23,13 @@ export class RunDeadlineError extends Error {
   }
 }
 
+/** Slack answered with a refusal, or the call was never sent: no message exists. */
+export function certainlyNotPosted(error: unknown): boolean {
+  if (error instanceof RunDeadlineError) return !error.started;
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'slack_webapi_platform_error' || code === 'slack_webapi_rate_limited_error';
+}
+
 export interface SendOptions {
   /** Epoch ms on the pacer's clock. */
   readonly deadline?: number;

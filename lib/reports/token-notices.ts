@@ -2,7 +2,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { WebClient } from '@slack/web-api';
 import { codeSpan, countOf, escapeMrkdwn, slackDate, userMention } from '../slack/render/text.js';
 import type { ReportSubscription, Store, TokenLink } from '../store/index.js';
-import type { ChannelPacer } from './pacer.js';
+import { type ChannelPacer, certainlyNotPosted } from './pacer.js';
 
 /**
  * What happens to subscriptions when the token they run with stops working, and the reminder
@@ -91,7 +91,9 @@ export async function pauseForTokenProblem(
 
 /**
  * Tells the owner once, by direct message, that the token their subscriptions run with expires
- * within a week. True when the reminder was sent by this call.
+ * within a week. True when the reminder was sent by this call. A reminder Slack refused (the app's
+ * Messages tab off, rate limited) is given back and sent by a later run; one whose answer was lost
+ * may have been delivered and stays claimed, so nobody gets it twice.
  */
 export async function remindOfExpiry(deps: NoticeDeps, link: TokenLink, now: Date): Promise<boolean> {
   if (link.expiry === null) return false;
@@ -119,7 +121,19 @@ export async function remindOfExpiry(deps: NoticeDeps, link: TokenLink, now: Dat
     );
     return true;
   } catch (error) {
-    deps.logger.warn('expiry reminder not posted', { team: link.team, owner: link.user, error });
+    const retry = certainlyNotPosted(error);
+    deps.logger.warn('expiry reminder not posted', { team: link.team, owner: link.user, retry, error });
+    if (retry) {
+      await deps.store.reports
+        .releaseExpiryReminder(link.team, link.user, link.profile, link.expiry)
+        .catch((releaseError: unknown) =>
+          deps.logger.warn('expiry reminder not given back; it stays unsent', {
+            team: link.team,
+            owner: link.user,
+            error: releaseError,
+          }),
+        );
+    }
     return false;
   }
 }

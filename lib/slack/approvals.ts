@@ -36,6 +36,7 @@ import { sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
 import { bold, codeSpan, defuseMarkup, escapeMrkdwn } from './render/text.js';
 import { notice, type Reply, type RunnerDeps, resolveToken } from './runner.js';
+import { rateLimitedFor, slackErrorOf } from './slack-refusals.js';
 
 /**
  * The two-person rule in front of destructive operations. A request becomes an approval record
@@ -342,10 +343,10 @@ export async function decide(
   if (decision === 'cancel') {
     const result = await deps.store.approvals.cancel(ctx.team, approvalId, ctx.user);
     if (result.outcome === 'cancelled') {
-      await updateCard(deps, client, result.approval);
+      const shown = await updateCard(deps, client, result.approval);
       await thread(deps, client, result.approval, `<@${ctx.user}> cancelled the request; nothing was run.`);
       await audit(deps, result.approval, ctx.user, 'cancelled');
-      return undefined;
+      return shown ? undefined : cardNotUpdated('You cancelled the request; nothing will run.');
     }
     if (result.outcome === 'not_requester')
       return notice('Only the person who asked can cancel this request.');
@@ -373,24 +374,27 @@ export async function decide(
     case 'lost':
     case 'already_decided':
       return notice(`Too late: this request is already ${statusWord(result.approval)}.`);
-    case 'denied':
+    case 'denied': {
       // Card, thread and audit are independent and none of them throws: told together.
-      await Promise.all([
+      const [shown] = await Promise.all([
         updateCard(deps, client, result.approval),
         thread(deps, client, result.approval, `<@${ctx.user}> denied the request; nothing was run.`),
         audit(deps, result.approval, ctx.user, 'denied'),
       ]);
-      return undefined;
+      return shown ? undefined : cardNotUpdated('You denied the request; nothing will run.');
+    }
     case 'recorded': {
       const { approvals, requiredApprovals } = result.approval;
-      await updateCard(deps, client, result.approval);
+      const shown = await updateCard(deps, client, result.approval);
       await thread(
         deps,
         client,
         result.approval,
         `<@${ctx.user}> approved (${approvals.length} of ${requiredApprovals}).`,
       );
-      return undefined;
+      return shown
+        ? undefined
+        : cardNotUpdated(`Your approval counts (${approvals.length} of ${requiredApprovals}).`);
     }
     case 'approved': {
       // Together, but all before the hand-off: the worker's result must follow "running it now".
@@ -424,13 +428,52 @@ async function mayDecide(
   const listed = policy.approverUsers.length > 0 || policy.approverGroup !== null;
   if (!listed || policy.approverUsers.includes(user)) return undefined;
   if (policy.approverGroup) {
-    const members = await client.usergroups.users
-      .list({ usergroup: policy.approverGroup })
-      .then((answer) => answer.users ?? [])
-      .catch(() => [] as string[]);
-    if (members.includes(user)) return undefined;
+    const group = await approverGroupMembers(client, policy.approverGroup);
+    if (group.kind !== 'members') return cannotReadGroup(group, policy.approverGroup);
+    if (group.users.includes(user)) return undefined;
   }
   return 'You are not one of the approvers of this workspace. `/cloud approvals policy` shows who is.';
+}
+
+/**
+ * Who is in the approver group, as far as Slack says. A group Slack would not list is not an
+ * empty group: the person deciding is told why the bot cannot tell, not that they may not approve.
+ */
+type GroupMembers =
+  | { readonly kind: 'members'; readonly users: readonly string[] }
+  /** The workspace's Slack plan has no user groups (Free): `plan_upgrade_required`. */
+  | { readonly kind: 'plan' }
+  | { readonly kind: 'no_such_group' }
+  | { readonly kind: 'rate_limited'; readonly retryAfterSeconds: number }
+  | { readonly kind: 'unreadable' };
+
+export async function approverGroupMembers(client: WebClient, group: string): Promise<GroupMembers> {
+  try {
+    const answer = await client.usergroups.users.list({ usergroup: group });
+    return { kind: 'members', users: answer.users ?? [] };
+  } catch (error) {
+    const retryAfterSeconds = rateLimitedFor(error);
+    if (retryAfterSeconds !== undefined) return { kind: 'rate_limited', retryAfterSeconds };
+    const slackError = slackErrorOf(error);
+    if (slackError === 'plan_upgrade_required') return { kind: 'plan' };
+    if (slackError === 'no_such_subteam') return { kind: 'no_such_group' };
+    return { kind: 'unreadable' };
+  }
+}
+
+const NO_GROUPS_ON_PLAN = "This workspace's Slack plan has no user groups, so the bot cannot read who is in";
+
+export function cannotReadGroup(group: Exclude<GroupMembers, { kind: 'members' }>, id: string): string {
+  switch (group.kind) {
+    case 'plan':
+      return `${NO_GROUPS_ON_PLAN} <!subteam^${id}>. An admin can name the approvers instead: \`/cloud approvals policy --approvers @alice,@bob --approver-group none\`.`;
+    case 'no_such_group':
+      return `Slack knows no user group <!subteam^${id}>. An admin can name the approvers with \`/cloud approvals policy --approvers @alice,@bob\`.`;
+    case 'rate_limited':
+      return `Slack asked the bot to slow down before it could check who is in <!subteam^${id}>. Try again in ${Math.ceil(group.retryAfterSeconds)} s.`;
+    case 'unreadable':
+      return `Slack did not say who is in <!subteam^${id}>, so the bot cannot tell whether you may decide. Try again in a minute.`;
+  }
 }
 
 function statusWord(approval: Approval): string {
@@ -673,18 +716,33 @@ async function announceOutcome(deps: ExecutionDeps, approval: Approval, text: st
 // ---------------------------------------------------------------------------------------------
 // card, thread, audit
 
+/** True when the card shows the request as it now stands (or there is no card). */
 export async function updateCard(
   deps: { logger: RunnerDeps['logger'] },
   client: WebClient,
   approval: Approval,
-) {
-  if (!approval.messageTs) return;
+): Promise<boolean> {
+  if (!approval.messageTs) return true;
   const card = renderApprovalCard({ approval });
-  await client.chat
+  return client.chat
     .update({ channel: approval.channel, ts: approval.messageTs, text: card.text, blocks: card.blocks })
-    .catch((error: unknown) =>
-      deps.logger.warn('approval card not updated', { approvalId: approval.id, error }),
+    .then(
+      () => true,
+      (error: unknown) => {
+        deps.logger.warn('approval card not updated', { approvalId: approval.id, error });
+        return false;
+      },
     );
+}
+
+/**
+ * What the person who clicked is told when the card could not show their decision (Slack rate
+ * limited `chat.update`, say): that it counted, so they do not click again or think it was lost.
+ */
+function cardNotUpdated(what: string): Reply {
+  return notice(
+    `${what} Slack did not let the bot update the card just now, so it may look unchanged for a while.`,
+  );
 }
 
 export async function thread(
@@ -751,6 +809,8 @@ export async function handleApprovalsCommand(context: BotCommandContext, parsed:
     );
   }
   const next = { ...policy, ...changes.value };
+  const groupProblem = await unusableApproverGroup(context.client, changes.value.approverGroup);
+  if (groupProblem) return notice(groupProblem);
   // Requesters never approve their own requests (unless allowed), so a list shorter than the
   // count could never approve anything.
   if (
@@ -786,7 +846,8 @@ export function policyChanges(flags: BotParsed['flags']): PolicyChanges {
   const approvers = flags.approvers;
   if (approvers !== undefined) {
     const texts = (Array.isArray(approvers) ? approvers : [String(approvers)]).flatMap((t) => t.split(','));
-    const ids = texts
+    const none = texts.length === 1 && texts[0]?.trim() === 'none';
+    const ids = (none ? [] : texts)
       .map((t) => t.trim())
       .filter(Boolean)
       .map(
@@ -799,7 +860,7 @@ export function policyChanges(flags: BotParsed['flags']): PolicyChanges {
         message: '`--approvers` takes people as mentions, e.g. `--approvers @alice,@bob` (or `none`).',
       };
     }
-    value.approverUsers = texts.length === 1 && texts[0]?.trim() === 'none' ? [] : (ids as string[]);
+    value.approverUsers = ids as string[];
   }
   const group = flags['approver-group'];
   if (typeof group === 'string') {
@@ -834,13 +895,37 @@ export function policyChanges(flags: BotParsed['flags']): PolicyChanges {
   return { ok: true, value };
 }
 
+/**
+ * Why a newly named approver group cannot serve, or undefined when it can (or none is named). A
+ * group the bot cannot read would make every approval wait for members it cannot see.
+ */
+export async function unusableApproverGroup(
+  client: WebClient,
+  group: string | null | undefined,
+): Promise<string | undefined> {
+  if (!group) return undefined;
+  const members = await approverGroupMembers(client, group);
+  switch (members.kind) {
+    case 'plan':
+      return `${NO_GROUPS_ON_PLAN} <!subteam^${group}>, and nobody could approve through it. Name the approvers instead: \`--approvers @alice,@bob\`.`;
+    case 'no_such_group':
+      return `Slack knows no user group <!subteam^${group}>. Check the name, or name the approvers with \`--approvers @alice,@bob\`.`;
+    case 'rate_limited':
+      return `Slack asked the bot to slow down before it could check <!subteam^${group}>; nothing was changed. Try again in ${Math.ceil(members.retryAfterSeconds)} s.`;
+    default:
+      return undefined;
+  }
+}
+
 export async function isPolicyAdmin(
   { deps, ctx, client }: BotCommandContext,
   policy: ApprovalPolicy,
 ): Promise<boolean> {
   if (deps.approvalAdmins.includes(ctx.user) || policy.admins.includes(ctx.user)) return true;
-  const info = await client.users.info({ user: ctx.user }).catch(() => undefined);
-  return info?.user?.is_admin === true || info?.user?.is_owner === true;
+  // A lookup that failed (rate limited, Slack down) says nothing about the person: it is thrown and
+  // answered as such, not taken for "not an admin".
+  const info = await client.users.info({ user: ctx.user });
+  return info.user?.is_admin === true || info.user?.is_owner === true;
 }
 
 export function describePolicy(policy: ApprovalPolicy): string {

@@ -11,6 +11,7 @@ import { handleApprovalsCommand } from './approvals.js';
 import type { BotCommandContext, BotDeps } from './context.js';
 import { CallbackId } from './interactions.js';
 import { truncate } from './limits.js';
+import { openModal } from './modals.js';
 import { bold, codeSpan, escapeMrkdwn, userMention } from './render/text.js';
 import { notice, type Reply } from './runner.js';
 
@@ -138,7 +139,8 @@ async function openLogin({ ctx, client }: BotCommandContext, profile: string): P
     );
   }
   if (!ctx.triggerId) return notice('Run `/cloud login` to link a token.');
-  await client.views.open({ trigger_id: ctx.triggerId, view: loginModal(ctx.channel, profile) as never });
+  const again = `Run ${codeSpan(`/cloud login${profile === 'default' ? '' : ` --profile ${profile}`}`)} again.`;
+  await openModal(client, ctx.triggerId, loginModal(ctx.channel, profile), again);
   return undefined;
 }
 

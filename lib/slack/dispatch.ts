@@ -3,7 +3,9 @@ import { isStorageUnavailable } from '../store/errors.js';
 import type { BotDeps, RequestContext } from './context.js';
 import { channelGuard } from './guardrails.js';
 import type { OperationJob } from './handoff.js';
+import { ModalNotOpenedError } from './modals.js';
 import type { OperationRequest, Reply } from './runner.js';
+import { rateLimitedFor } from './slack-refusals.js';
 
 /**
  * Where every listener's request goes once it is parsed: the channel's guardrails, approval,
@@ -111,7 +113,11 @@ async function handOff(
   };
   await deps.handoff.dispatch(job);
   return {
-    ...notice(`:hourglass_flowing_sand: Working on \`${request.op.group} ${request.op.action}\`…`),
+    // A slash command's reply cannot be replaced later (Slack posts each response anew), so this
+    // note says the answer comes as a message of its own.
+    ...notice(
+      `:hourglass_flowing_sand: Working on \`${request.op.group} ${request.op.action}\`… the answer follows below.`,
+    ),
     outcome: 'handed_off',
   };
 }
@@ -136,6 +142,10 @@ export async function safely(
         reason: error instanceof Error ? error.message : undefined,
         cause: cause instanceof Error ? cause.name : undefined,
       });
+    } else if (error instanceof ModalNotOpenedError || rateLimitedFor(error) !== undefined) {
+      // Slack's window to open a modal passed, or it rate limited a call: the person is told to
+      // try again; nothing is broken.
+      deps.logger.warn('slack refused for now', { correlationId: ctx.correlationId, error });
     } else if (!(await apiErrors()).isApiError(error)) {
       deps.logger.error('command failed', { correlationId: ctx.correlationId, operationId, error });
     }

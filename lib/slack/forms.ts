@@ -9,6 +9,7 @@ import { prototypeKeyPath } from '../commands/prototype-keys.js';
 import { flagNameOf } from '../commands/usage.js';
 import { CallbackId } from './interactions.js';
 import { SLACK_LIMITS, truncate } from './limits.js';
+import { openModal } from './modals.js';
 import { escapeMrkdwn } from './render/text.js';
 
 /**
@@ -135,18 +136,17 @@ export function operationForm(
   };
 }
 
+/** `again` tells the person how to ask for the form again if Slack's window to open it passed. */
 export async function openOperationForm(
   client: WebClient,
   triggerId: string,
   op: AnyOperation,
   known: Readonly<Record<string, unknown>>,
   channel: string,
+  again: string,
   responseUrl?: string | undefined,
 ): Promise<void> {
-  await client.views.open({
-    trigger_id: triggerId,
-    view: operationForm(op, known, channel, responseUrl) as never,
-  });
+  await openModal(client, triggerId, operationForm(op, known, channel, responseUrl), again);
 }
 
 export type FormSubmission =

@@ -2,7 +2,7 @@ import { OPERATION_CLASSES, type OperationClass } from '../api/operation.js';
 import { findOperation } from '../api/operations/index.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import type { ApprovalRule, ChannelPolicy, StoredChannelPolicy } from '../store/index.js';
-import { describePolicy, isPolicyAdmin, policyChanges } from './approvals.js';
+import { describePolicy, isPolicyAdmin, policyChanges, unusableApproverGroup } from './approvals.js';
 import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
 import type { BotCommandContext } from './context.js';
 import { CLASS_WORDS } from './guardrails.js';
@@ -40,6 +40,11 @@ export async function handlePolicyCommand(context: BotCommandContext, parsed: Bo
   }
   const next = applyFlags(current, flags);
   if (!next.ok) return notice(next.message);
+  const named = policyChanges(flags);
+  const groupProblem = named.ok
+    ? await unusableApproverGroup(context.client, named.value.approverGroup)
+    : undefined;
+  if (groupProblem) return notice(groupProblem);
   const audit = next.value.auditChannel;
   if (audit && audit !== current?.auditChannel) {
     // Break-glass is announced there: a channel the bot cannot post in would swallow it.

@@ -273,8 +273,9 @@ async function mayChange(
   sub: ReportSubscription,
 ): Promise<boolean> {
   if (sub.owner === ctx.user || deps.approvalAdmins.includes(ctx.user)) return true;
-  const info = await client.users.info({ user: ctx.user }).catch(() => undefined);
-  return info?.user?.is_admin === true || info?.user?.is_owner === true;
+  // A failed lookup (rate limited, Slack down) is thrown and answered as such, not taken for "no".
+  const info = await client.users.info({ user: ctx.user });
+  return info.user?.is_admin === true || info.user?.is_owner === true;
 }
 
 async function changeReport(context: BotCommandContext, change: Change, idText: string): Promise<Reply> {

@@ -94,22 +94,47 @@ export function withoutRetries(slack: WebClient): WebClient {
 /** Installed tokens are read once a minute at most per warm container; rotation refreshes earlier. */
 export const BOT_TOKEN_CACHE_MS = 60_000;
 
+/** A rotating bot token expired and could not be renewed: no call is made with it. */
+export class BotTokenExpiredError extends Error {
+  override readonly name = 'BotTokenExpiredError';
+  readonly code = 'bot_token_expired';
+
+  constructor(readonly team: string) {
+    super(`The bot token of workspace ${team} expired and was not renewed.`);
+  }
+}
+
+type Authorization = { botToken?: string | undefined; botTokenExpiresAt?: number | undefined };
+
 /**
  * Bot tokens from the installations: `authorize` is InstallProvider's, which reads the store and
- * refreshes a rotating token that is about to expire (saving the new one).
+ * refreshes a rotating token that is about to expire (saving the new one). The worker and the
+ * reporter have no incoming event to do that for them, so it happens here, before their calls.
  */
 export function installedBotTokens(
-  authorize: (
-    team: string,
-  ) => Promise<{ botToken?: string | undefined; botTokenExpiresAt?: number | undefined }>,
+  authorize: (team: string) => Promise<Authorization>,
   now: () => number = Date.now,
 ): BotTokens {
   const cache = new Map<string, { token: Promise<string>; until: number }>();
+  const expired = (result: Authorization) =>
+    result.botTokenExpiresAt !== undefined && result.botTokenExpiresAt * 1000 <= now();
+  /**
+   * A refresh token is good for one refresh. When another container refreshed first, this one's
+   * refresh is refused and InstallProvider hands back the old, expired token: the new one is in
+   * the store by then, so read it once more instead of calling Slack with a dead token.
+   */
+  async function authorizeUnexpired(team: string): Promise<Authorization> {
+    const first = await authorize(team);
+    if (!expired(first)) return first;
+    const again = await authorize(team);
+    if (expired(again)) throw new BotTokenExpiredError(team);
+    return again;
+  }
   return {
     tokenFor(team) {
       const cached = cache.get(team);
       if (cached && cached.until > now()) return cached.token;
-      const token = authorize(team).then((result) => {
+      const token = authorizeUnexpired(team).then((result) => {
         if (!result.botToken) throw new Error('The installation of this workspace has no bot token.');
         const expiresAt = result.botTokenExpiresAt === undefined ? Infinity : result.botTokenExpiresAt * 1000;
         entry.until = Math.min(now() + BOT_TOKEN_CACHE_MS, expiresAt);

@@ -63,7 +63,7 @@ export async function runWorkerJob(deps: WorkerDeps, event: unknown): Promise<vo
     case 'report-run': {
       // Loaded on first use, as in the Slack function: charts and schedules come with it.
       const { runReportJob } = await import('./reports-command.js');
-      return deliverSafely(deps, { ...job, replaceOriginal: true }, await runReportJob(deps, job));
+      return deliverSafely(deps, job, await runReportJob(deps, job));
     }
   }
 }
@@ -161,7 +161,7 @@ async function settleJobInDoubt(
   attempt: Extract<ChangeAttempt, { kind: 'in_doubt' }>,
 ): Promise<void> {
   const settings = deps.outcomeChecks ?? DEFAULT_OUTCOME_CHECKS;
-  await deliverSafely(deps, { ...job, replaceOriginal: true }, notice(checkingText(op, attempt.error)));
+  await deliverSafely(deps, job, notice(checkingText(op, attempt.error)));
   const check = await settle(settings, attempt);
   const verdict = verdictFor(op, job.input, check, durationText(settings.windowMs));
   await recordChange(
@@ -213,14 +213,19 @@ async function followStatus(
   if (job.responseUrl) {
     await deliverSafely(
       deps,
-      { ...job, replaceOriginal: true },
+      job,
       notice(':eyes: Posted in the channel; that message follows the status until it settles.'),
     );
   }
   return true;
 }
 
-/** To the response_url when there is one; otherwise with the Web API (work started from a modal). */
+/**
+ * To the response_url when there is one; otherwise with the Web API (work started from a modal).
+ * `replaceOriginal` is for a response_url of a click, which may replace the message clicked. A
+ * slash command's response_url has no message of its own to replace: Slack posts each response as
+ * a new message (the command's "working…" reply stays), so the answer comes as one new message.
+ */
 export async function deliverReply(
   deps: WorkerDeps,
   target: { responseUrl?: string | undefined; channel: string; user: string; replaceOriginal?: boolean },
@@ -228,16 +233,9 @@ export async function deliverReply(
 ): Promise<void> {
   if (target.responseUrl) {
     const post = deps.postToResponseUrl ?? postJson;
-    const replace = target.replaceOriginal === true || reply.visibility === 'ephemeral';
-    if (!replace) {
-      // The "working…" note was the asker's alone: a result for the channel takes its place.
-      await post(target.responseUrl, { delete_original: true }).catch((error: unknown) =>
-        deps.logger.warn('working note not removed', { error }),
-      );
-    }
     await post(target.responseUrl, {
       response_type: reply.visibility,
-      replace_original: replace,
+      replace_original: target.replaceOriginal === true,
       text: reply.text,
       blocks: reply.blocks,
     });

@@ -329,6 +329,17 @@ export class ReportSubscriptionRepository {
     }
   }
 
+  /**
+   * Gives back a claimed reminder that Slack certainly did not deliver (it refused the message), so
+   * a later run sends it. Only the run that claimed it calls this: no other run holds that claim.
+   */
+  async releaseExpiryReminder(team: string, owner: string, profile: string, expiry: Date): Promise<void> {
+    await this.#ctx.table.delete({
+      TableName: this.#ctx.tableName,
+      Key: { pk: keys.user(team, owner), sk: keys.expiryReminder(profile, expiry) },
+    });
+  }
+
   #conditionalUpdate(team: string, id: string, update: ConditionalUpdate): Promise<boolean> {
     return updateIf(this.#ctx, { pk: keys.team(team), sk: keys.report(id) }, update);
   }

@@ -168,6 +168,23 @@ describe('a destructive command', () => {
     expect(deletesOf(volumeId)).toBe(1);
   });
 
+  it('a group approver whose group Slack would not list (429) is told to try again, and may approve after', async () => {
+    await e2e.stack.store.approvalPolicy.put(team(), { approverGroup: 'S0ONCALL' }, ADA);
+    const { volumeId, card } = await requestDeletion();
+    e2e.stack.standIn.injectRateLimit({ methods: ['usergroups.users.list'], retryAfterSeconds: 7, times: 1 });
+    try {
+      await click(ADA, card, ActionId.approve);
+    } finally {
+      e2e.stack.standIn.injectRateLimit(undefined);
+    }
+    expect(deletesOf(volumeId)).toBe(0);
+    const refusal = e2e.textOf(e2e.lastSeen(ADA));
+    expect(refusal).toContain('slow down');
+    expect(refusal).not.toContain('not one of the approvers');
+    await click(ADA, card, ActionId.approve);
+    expect(deletesOf(volumeId)).toBe(1);
+  });
+
   it('2-of-3 needs two distinct approvers', async () => {
     await e2e.stack.store.approvalPolicy.put(
       team(),
@@ -180,6 +197,28 @@ describe('a destructive command', () => {
     await click(BOB, card, ActionId.approve);
     expect(deletesOf(volumeId)).toBe(0);
     expect(e2e.textOf(cardNow(card))).toContain('1 of 2');
+    await click(ADA, card, ActionId.approve);
+    expect(deletesOf(volumeId)).toBe(1);
+  });
+
+  it('tells the approver their vote counted when Slack rate limits the card update (429 on chat.update)', async () => {
+    await e2e.stack.store.approvalPolicy.put(
+      team(),
+      { approverUsers: [ADA, BOB], requiredApprovals: 2 },
+      ADA,
+    );
+    const volumeId = await someVolumeId();
+    await e2e.command(ALICE, `volumes delete ${volumeId}`);
+    const card = lastCard();
+    e2e.stack.standIn.injectRateLimit({ methods: ['chat.update'], retryAfterSeconds: 30, times: 1 });
+    try {
+      await click(BOB, card, ActionId.approve);
+    } finally {
+      e2e.stack.standIn.injectRateLimit(undefined);
+    }
+    const told = e2e.textOf(e2e.lastSeen(BOB));
+    expect(told).toContain('Your approval counts (1 of 2)');
+    expect(told).toContain('did not let the bot update the card');
     await click(ADA, card, ActionId.approve);
     expect(deletesOf(volumeId)).toBe(1);
   });
@@ -268,6 +307,19 @@ describe('/cloud approvals', () => {
     expect(policy).toMatchObject({ approverUsers: [BOB, ADA], requiredApprovals: 2, expiryMinutes: 30 });
   });
 
+  it('says to try again, not "only admins", when Slack rate limits the admin check', async () => {
+    e2e.stack.standIn.injectRateLimit({ methods: ['users.info'], retryAfterSeconds: 3 });
+    try {
+      const delivery = await e2e.command(BOB, 'approvals policy --required 2');
+      const text = e2e.textOf(delivery.message);
+      expect(text).toContain('Try again in 3 seconds');
+      expect(text).not.toContain('Only workspace admins');
+    } finally {
+      e2e.stack.standIn.injectRateLimit(undefined);
+    }
+    expect((await e2e.stack.store.approvalPolicy.get(team())).requiredApprovals).toBe(1);
+  });
+
   it('refuses a policy that could never be satisfied', async () => {
     const delivery = await e2e.command(ADA, `approvals policy --approvers <@${BOB}> --required 2`);
     expect(e2e.textOf(delivery.message)).toContain('names only 1 approver');
@@ -295,5 +347,53 @@ describe('/cloud audit', () => {
   it('refuses a limit out of range', async () => {
     const delivery = await e2e.command(BOB, 'audit --limit 500');
     expect(e2e.textOf(delivery.message)).toContain('from 1 to 50');
+  });
+});
+
+describe('approver groups on a free Slack plan (no user groups there)', () => {
+  async function onFreePlan(work: () => Promise<void>): Promise<void> {
+    const { settings } = e2e.stack.standIn;
+    settings.plan = 'free';
+    try {
+      await work();
+    } finally {
+      settings.plan = 'standard';
+    }
+  }
+
+  it('refuses --approver-group and says to name the approvers instead', async () => {
+    await onFreePlan(async () => {
+      const delivery = await e2e.command(
+        ADA,
+        'approvals policy --approver-group <!subteam^S0ONCALL|@oncall>',
+      );
+      const text = e2e.textOf(delivery.message);
+      expect(text).toContain('plan has no user groups');
+      expect(text).toContain('--approvers');
+    });
+    expect((await e2e.stack.store.approvalPolicy.get(team())).approverGroup).toBeNull();
+  });
+
+  it('refuses it in a channel rule too', async () => {
+    await onFreePlan(async () => {
+      const delivery = await e2e.command(
+        ADA,
+        'policy --rule destructive --approver-group <!subteam^S0ONCALL|@oncall>',
+      );
+      expect(e2e.textOf(delivery.message)).toContain('plan has no user groups');
+    });
+    expect((await e2e.stack.store.channelPolicy.get(team(), CHANNEL))?.rules?.destructive).toBeUndefined();
+  });
+
+  it('tells a group member why the group cannot be read, instead of that they are no approver', async () => {
+    await e2e.stack.store.approvalPolicy.put(team(), { approverGroup: 'S0ONCALL' }, ADA);
+    const { volumeId, card } = await requestDeletion();
+    await onFreePlan(async () => {
+      await click(ADA, card, ActionId.approve);
+    });
+    expect(deletesOf(volumeId)).toBe(0);
+    const refusal = e2e.textOf(e2e.lastSeen(ADA));
+    expect(refusal).toContain('plan has no user groups');
+    expect(refusal).not.toContain('not one of the approvers');
   });
 });

@@ -1,3 +1,4 @@
+import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActionId } from '../../lib/slack/interactions.js';
 import { ALICE, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
@@ -5,9 +6,11 @@ import { ALICE, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 /** Operation forms: a modal built from the request schema, validated like typed flags. */
 
 let e2e: E2E;
+/** How far the Slack stand-in's clock runs ahead of the bot's, to make a trigger late. */
+let slackSkewMs = 0;
 
 beforeAll(async () => {
-  e2e = await startE2E();
+  e2e = await startE2E({ stack: { slack: { now: () => Date.now() + slackSkewMs } } });
   await e2e.login(ALICE, e2e.emulator.demoToken);
 });
 
@@ -72,5 +75,63 @@ describe('a button that needs more input', () => {
       o: 'volumes.attach',
       i: { volumeId: volume.id },
     });
+  });
+});
+
+describe('a form whose trigger Slack no longer takes', () => {
+  function formsOpen(): number {
+    return e2e.stack.standIn.store.views().filter((view) => view.user === ALICE && !view.closed).length;
+  }
+
+  it('tells the person to run the command again when the trigger is over three seconds old', async () => {
+    const before = formsOpen();
+    const late = e2e.stack.standIn.triggerIdFor(ALICE);
+    slackSkewMs = 4_000;
+    try {
+      const delivery = await e2e.stack.workspace.command(ALICE, CHANNEL, 'volumes create --form', {
+        triggerId: late,
+      });
+      expect(delivery.status).toBe(200);
+      const text = e2e.textOf(delivery.message);
+      expect(text).toContain('did not open');
+      expect(text).toContain('/cloud volumes create --form');
+      expect(text).not.toContain('Something went wrong');
+    } finally {
+      slackSkewMs = 0;
+    }
+    expect(formsOpen()).toBe(before);
+    expect(e2e.stack.standIn.store.callsTo('views.open').at(-1)?.error).toBe('expired_trigger_id');
+  });
+
+  it('says the same for a trigger that already opened a view', async () => {
+    const { standIn } = e2e.stack;
+    const used = standIn.triggerIdFor(ALICE);
+    const plain = (text: string) => ({ type: 'plain_text' as const, text });
+    const client = new WebClient(standIn.botToken, {
+      slackApiUrl: standIn.apiUrl,
+      retryConfig: { retries: 0 },
+    });
+    await client.views.open({
+      trigger_id: used,
+      view: { type: 'modal', title: plain('Elsewhere'), blocks: [{ type: 'section', text: plain('x') }] },
+    });
+    const again = await e2e.stack.workspace.command(ALICE, CHANNEL, 'volumes create --form', {
+      triggerId: used,
+    });
+    expect(e2e.textOf(again.message)).toContain('Run `/cloud volumes create --form` again.');
+    expect(e2e.stack.standIn.store.callsTo('views.open').at(-1)?.error).toBe('exchanged_trigger_id');
+  });
+
+  it('says to wait and run it again when Slack rate limits views.open', async () => {
+    e2e.stack.standIn.injectRateLimit({ methods: ['views.open'], retryAfterSeconds: 5 });
+    try {
+      const delivery = await e2e.command(ALICE, 'login');
+      const text = e2e.textOf(delivery.message);
+      expect(text).toContain('slow down');
+      expect(text).toContain('Wait 5 seconds');
+      expect(text).toContain('/cloud login');
+    } finally {
+      e2e.stack.standIn.injectRateLimit(undefined);
+    }
   });
 });

@@ -8,6 +8,7 @@ import { SECOND_TEAM } from '../../infra/local/slack/oauth.js';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
 import type { SlackWorkspace } from '../../infra/local/slack/workspace.js';
 import { ActionId } from '../../lib/slack/interactions.js';
+import { inSlackTeam } from '../../lib/slack/web-client.js';
 import { keys } from '../../lib/store/keys.js';
 import { ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 
@@ -416,5 +417,29 @@ describe('token rotation', () => {
     expect(item.Item?.bot_token_ciphertext).toBeDefined();
     expect(stored).not.toContain(newToken);
     expect(stored).not.toContain(renewed?.bot?.refreshToken as string);
+  });
+
+  it('renews an expired token before a job without an incoming event posts, with the newest refresh token', async () => {
+    const before = await installation();
+    vi.setSystemTime(Date.now() + (TOKEN_SECONDS + 60) * 1000);
+    expect(rotating.stack.standIn.oauth.stateOf(before?.bot?.token as string)).toBe('expired');
+    const refreshesBefore = rotating.stack.standIn.store.callsTo('oauth.v2.access').length;
+    const callsBefore = rotating.stack.standIn.store.calls().length;
+
+    // What the reporter does: a post for the team, through the background client.
+    const posted = await inSlackTeam(SECOND_TEAM.id, () =>
+      rotating.stack.worker.slack.chat.postMessage({ channel: B_CHANNEL, text: 'Managed issues: none' }),
+    );
+    expect(posted.ok).toBe(true);
+    const after = rotating.stack.standIn.store.calls().slice(callsBefore);
+    expect(after.filter((call) => !call.ok)).toEqual([]);
+    // One refresh, with the refresh token the previous one stored (the first is spent: Slack
+    // would have answered invalid_refresh_token).
+    expect(rotating.stack.standIn.store.callsTo('oauth.v2.access').slice(refreshesBefore)).toMatchObject([
+      { ok: true, body: { grant_type: 'refresh_token' } },
+    ]);
+    const renewed = await installation();
+    expect(renewed?.bot?.token).not.toBe(before?.bot?.token);
+    expect(renewed?.bot?.refreshToken).not.toBe(before?.bot?.refreshToken);
   });
 });

@@ -277,7 +277,7 @@ describe('redelivery', () => {
 
   it('runs a slash command delivered twice only once', async () => {
     const before = apiCalls();
-    const { first, again } = await deliverTwice('volumes list', 'trigger-redelivered-1');
+    const { first, again } = await deliverTwice('volumes list', e2e.stack.standIn.triggerIdFor(ALICE));
     expect(first.status).toBe(200);
     expect(JSON.stringify(first.body)).toContain('Volumes');
     expect(again.status).toBe(200);
@@ -286,7 +286,7 @@ describe('redelivery', () => {
   });
 
   it('answers help delivered twice once, although its reads go out alongside the claim', async () => {
-    const { first, again } = await deliverTwice('help', 'trigger-redelivered-help');
+    const { first, again } = await deliverTwice('help', e2e.stack.standIn.triggerIdFor(ALICE));
     expect(first.status).toBe(200);
     expect(JSON.stringify(first.body)).toContain('volumes');
     expect(again.status).toBe(200);

@@ -220,12 +220,20 @@ describe('an update answered with 503s after the API applied it', () => {
 });
 
 describe('the requester’s "working…" note', () => {
-  it('regression: it stayed after the result went to the channel — now the result takes its place', async () => {
+  it('says the answer follows, and the answer comes once, as a message of its own (a slash command reply cannot be replaced)', async () => {
     const label = `k-note-${Date.now()}`;
+    const before = e2e.seen(ALICE).length;
     await e2e.command(ALICE, `profile sshkeys-create --label ${label} --ssh-key "${SSH_KEY}"`);
-    const mine = e2e.seen(ALICE);
-    expect(mine.some((m) => m.text.includes(label) && !m.ephemeral)).toBe(true);
-    expect(mine.some((m) => m.text.includes('Working on'))).toBe(false);
+    const mine = e2e.seen(ALICE).slice(before);
+    expect(mine.filter((m) => m.text.includes(label) && !m.ephemeral)).toHaveLength(1);
+    const notes = mine.filter((m) => m.text.includes('Working on'));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]?.text).toContain('the answer follows below');
+    // Nothing was sent that Slack would ignore: no delete or replace on the command's response_url.
+    const responses = e2e.stack.standIn.store.callsTo('response_url').slice(-1);
+    expect(responses.map((call) => [call.body.replace_original, call.body.delete_original])).toEqual([
+      [false, undefined],
+    ]);
   });
 });
 

@@ -276,5 +276,18 @@ describe.skipIf(skipReason !== undefined)(
       }
       expect(pageErrors).toEqual([]);
     }, 120_000);
+
+    it('takes mentions as typed, like Slack with should_escape: `--approvers @alice`', async () => {
+      await page.goto(sandbox.pageUrl);
+      await page.locator('[data-testid="message-list"][data-ready="true"]').waitFor();
+      await actAs('U0ADMIN', 'Ada Admin');
+      const updated = await type(
+        '/cloud approvals policy --approvers @alice --approver-group @oncall',
+        'Approval policy updated',
+      );
+      expect(await updated.textContent()).not.toContain('takes people as mentions');
+      await type('/cloud approvals policy --approvers none --approver-group none', 'anyone in the workspace');
+      expect(pageErrors).toEqual([]);
+    }, 60_000);
   },
 );

@@ -351,3 +351,21 @@ describe('GET /events', () => {
     for (const change of changes) expect(Object.keys(change).sort()).toEqual(['channel', 'kind']);
   });
 });
+
+describe('what a person types, escaped as Slack escapes it (should_escape)', () => {
+  it('sets approvers from the help’s own example, `--approvers @alice,@bob --approver-group @oncall`', async () => {
+    await command(ADA, 'approvals policy --approvers @alice,@bob --approver-group @oncall');
+    const answer = textOf(await lastMessage(ADA));
+    expect(answer).toContain('Approval policy updated');
+    expect(answer).toContain(`<@${ALICE}>`);
+    expect(answer).toContain(`<@${BOB}>`);
+    expect(answer).toContain('<!subteam^S0ONCALL>');
+    await command(ADA, 'approvals policy --approvers none --approver-group none');
+    expect(textOf(await lastMessage(ADA))).toContain('anyone in the workspace');
+  });
+
+  it('leaves a name Slack does not know as typed, so the bot says it is no mention', async () => {
+    await command(ADA, 'approvals policy --approvers @nobody');
+    expect(textOf(await lastMessage(ADA))).toContain('takes people as mentions');
+  });
+});

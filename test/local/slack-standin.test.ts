@@ -335,7 +335,7 @@ describe('views', () => {
     const used = standIn.triggerIdFor(ALICE);
     await client.views.open({ trigger_id: used, view: loginModal() });
     expect((await refusalOf(client.views.open({ trigger_id: used, view: loginModal() }))).error).toBe(
-      'trigger_exchanged',
+      'exchanged_trigger_id',
     );
 
     const late = standIn.triggerIdFor(BOB);
@@ -530,11 +530,11 @@ describe('response_url', () => {
       { ts: posted.ts, text: 'Approved by alice', blocks: [], ephemeral: false },
     ]);
   });
-  it('replaces the earlier response of a slash command with replace_original', async () => {
+  it("posts a new message for replace_original on a slash command's response_url (it has no message to replace)", async () => {
     const url = standIn.responseUrlFor(OPS, ALICE);
     await postToResponseUrl(url, { text: 'Working…' });
     await postToResponseUrl(url, { text: 'Volumes: 3', replace_original: true });
-    expect(standIn.store.ephemeralFor(ALICE)).toMatchObject([{ text: 'Volumes: 3' }]);
+    expect(standIn.store.ephemeralFor(ALICE)).toMatchObject([{ text: 'Working…' }, { text: 'Volumes: 3' }]);
   });
   it('deletes the original message with delete_original', async () => {
     const posted = await clientFor(standIn.botToken).chat.postMessage({ channel: OPS, text: 'Pick one' });

@@ -346,6 +346,33 @@ describe('token problems', () => {
     expect(dms[0]?.text).toContain('1 report subscription runs with it');
     expect(harness.posted('DU0BOB')).toHaveLength(bobDms);
   });
+
+  it('keeps a reminder Slack refused (the Messages tab off) and sends it once on a later run', async () => {
+    const now = harness.now();
+    await harness.link('U0ALICE', 'alice', { expiry: new Date(now.getTime() + 3 * 24 * HOUR) });
+    await harness.reports('U0ALICE', 'C0OPS', 'reports add issues --every 1h');
+    const dmsBefore = harness.posted('DU0ALICE').length;
+    const { settings } = harness.e2e.stack.standIn;
+    settings.messagesTab = false;
+    try {
+      expect((await harness.tick()).expiryReminders).toBe(0);
+      expect(harness.posted('DU0ALICE')).toHaveLength(dmsBefore);
+      harness.advance(HOUR);
+      expect((await harness.tick()).expiryReminders).toBe(0);
+    } finally {
+      settings.messagesTab = true;
+    }
+
+    const reminders: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      harness.advance(HOUR);
+      reminders.push((await harness.tick()).expiryReminders);
+    }
+    expect(reminders).toEqual([1, 0]);
+    const dms = harness.posted('DU0ALICE').slice(dmsBefore);
+    expect(dms).toHaveLength(1);
+    expect(dms[0]?.text).toContain('expires');
+  });
 });
 
 describe('isolation and overlap', () => {

@@ -35,11 +35,14 @@ export interface OAuthApp {
   readonly redirectUri: string;
   /**
    * Token rotation (`token_rotation_enabled` in the manifest): bot tokens (`xoxe.xoxb-…`) expire
-   * this many seconds after they are issued and are renewed with their refresh token (`xoxe-…`).
-   * Slack's own tokens last 12 hours.
+   * this many seconds after they are issued and are renewed with their refresh token (`xoxe-…`),
+   * each good for one refresh. Slack's own tokens last 12 hours (`ROTATING_TOKEN_SECONDS`).
    */
   readonly tokenExpiresInSeconds?: number;
 }
+
+/** How long Slack's rotating tokens last: `expires_in` 43200 (https://api.slack.com/authentication/rotation). */
+export const ROTATING_TOKEN_SECONDS = 12 * 60 * 60;
 
 /** A bot token issued here: whose it is, and until when it works (rotating tokens only). */
 interface IssuedToken {
@@ -172,19 +175,22 @@ export class StandInOAuth {
 
   /**
    * `oauth.v2.access`: a code for the workspace's bot token, once; or, with token rotation, a
-   * refresh token for a new bot token and refresh token (`grant_type=refresh_token`). The old bot
-   * token keeps working until its own expiry.
+   * refresh token for a new bot token and refresh token (`grant_type=refresh_token`), once. The
+   * old bot token keeps working until its own expiry.
    */
   access(args: Readonly<Record<string, unknown>>): Record<string, unknown> {
     const app = this.#app;
     if (!app || args.client_id !== app.clientId) return { ok: false, error: 'invalid_client_id' };
     if (args.client_secret !== app.clientSecret) return { ok: false, error: 'bad_client_secret' };
     if (args.grant_type === 'refresh_token') {
-      const grant =
-        typeof args.refresh_token === 'string' ? this.#refreshTokens.get(args.refresh_token) : undefined;
+      const refreshToken = typeof args.refresh_token === 'string' ? args.refresh_token : '';
+      const grant = this.#refreshTokens.get(refreshToken);
       if (!grant || app.tokenExpiresInSeconds === undefined)
         return { ok: false, error: 'invalid_refresh_token' };
       const { team } = grant;
+      // Single use (rule `token-rotation`): the refresh hands out a new one and this one is spent,
+      // so a second refresh with it (another container that read the old installation) fails.
+      this.#refreshTokens.delete(refreshToken);
       return {
         ok: true,
         token_type: 'bot',

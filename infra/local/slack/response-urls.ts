@@ -7,7 +7,12 @@ import type { SlackStore, StoredMessage } from './store.js';
 /**
  * `response_url` endpoints with Slack's rules: each URL answers at most five posts within thirty
  * minutes, posts ephemerally to the user who acted unless told `in_channel`, and can replace or
- * delete the message the interaction came from.
+ * delete the message the interaction came from (a button or menu in a message).
+ *
+ * A slash command's URL has no such message: `replace_original` and `delete_original` do not act
+ * on the command's first ephemeral reply nor on later ones. A replace posts a new message; a
+ * delete does nothing (rule `ephemeral-response-url`: the documents describe replacing, the
+ * threads bolt-js#2287 and bolt-python#1268 report a new message instead; the stricter is kept).
  */
 
 export const RESPONSE_URL_LIMITS = { uses: 5, lifetimeMs: 30 * 60 * 1000 } as const;
@@ -27,10 +32,8 @@ interface ResponseUrlRecord {
   readonly user: string;
   readonly createdAt: number;
   uses: number;
-  /** The message with the button or menu that produced the interaction. */
+  /** The message with the button or menu that produced the interaction; none for a slash command. */
   readonly triggeredByTs: string | undefined;
-  /** For a slash command, the last response: what a later `replace_original` replaces. */
-  lastResponseTs: string | undefined;
 }
 
 const Flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]);
@@ -64,7 +67,6 @@ export class ResponseUrls {
       createdAt: this.store.now(),
       uses: 0,
       triggeredByTs: options.triggeredBy?.messageTs,
-      lastResponseTs: undefined,
     });
     return `${this.baseUrl}/response/${id}`;
   }
@@ -85,16 +87,14 @@ export class ResponseUrls {
 
   /**
    * The bot's immediate answer to a slash command (the body of its HTTP 200): Slack shows it
-   * like a response, and a later `replace_original` replaces it, but it does not use up the URL.
+   * like a response, but it does not use up the URL, and later responses cannot replace it.
    */
   acknowledge(id: string, payload: unknown): StoredMessage | undefined {
     const record = this.records.get(id);
     const parsed = ResponsePayloadSchema.safeParse(payload);
     if (!record || !parsed.success) return undefined;
     if (!parsed.data.text && !parsed.data.blocks) return undefined;
-    const message = this.post(record, parsed.data, undefined);
-    record.lastResponseTs = message.ts;
-    return message;
+    return this.post(record, parsed.data, undefined);
   }
 
   reset(): void {
@@ -110,11 +110,16 @@ export class ResponseUrls {
     const parsed = ResponsePayloadSchema.safeParse(payload);
     if (!parsed.success) return refused(400, 'invalid_payload');
     const body = parsed.data;
-    const originalTs = record.triggeredByTs ?? record.lastResponseTs;
+    const originalTs = record.triggeredByTs;
     const original =
       originalTs === undefined ? undefined : this.store.findMessage(record.channel, originalTs);
 
     if (body.delete_original === true) {
+      if (originalTs === undefined) {
+        // A slash command's reply is not the URL's to delete: Slack accepts and nothing happens.
+        record.uses += 1;
+        return { status: 200, body: { ok: true } };
+      }
       if (!original) return refused(404, 'message_not_found');
       this.store.deleteMessage(record.channel, original.ts);
       record.uses += 1;
@@ -131,9 +136,8 @@ export class ResponseUrls {
     const fileProblems = slackFileProblems(this.store, record.channel, body.blocks ?? []);
     if (fileProblems.length > 0) return refused(400, 'invalid_blocks', { errors: fileProblems });
 
-    const message = this.post(record, body, original);
+    this.post(record, body, original);
     record.uses += 1;
-    record.lastResponseTs = message.ts;
     return { status: 200, body: { ok: true } };
   }
 

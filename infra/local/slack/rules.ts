@@ -79,16 +79,17 @@ export const SLACK_RULES = [
     id: 'trigger-id',
     methods: ['views.open', 'views.push'],
     behaviour:
-      'a trigger_id opens one view within 3 s of the interaction; reused: trigger_exchanged, late: expired_trigger_id, never issued: invalid_trigger_id',
+      'a trigger_id opens one view within 3 s of the interaction; reused: exchanged_trigger_id, late: expired_trigger_id, never issued: invalid_trigger_id',
     source:
-      'https://api.slack.com/methods/views.open (errors); https://api.slack.com/interactivity/handling#modal_responses',
+      'https://api.slack.com/methods/views.open (errors: exchanged_trigger_id "already exchanged in a previous call", expired_trigger_id); https://api.slack.com/interactivity/handling#modal_responses (triggers expire in 3 seconds)',
   },
   {
     id: 'rate-limit-tiers',
     methods: ['*'],
     behaviour:
-      'every method has a tier (1: 1+/min, 2: 20+/min, 3: 50+/min, 4: 100+/min; chat.postMessage about 1/s per channel); over it, HTTP 429 with Retry-After; a switch injects 429 for chosen methods',
-    source: 'https://api.slack.com/apis/rate-limits',
+      'every method has a tier per workspace (1: 1+/min, 2: 20+/min, 3: 50+/min, 4: 100+/min; the stand-in allows exactly the floor; METHOD_TIERS in rate-limit.ts, e.g. views.open 4, chat.update 3, usergroups.users.list 2); chat.postMessage is special, about 1/s per channel; over it, HTTP 429 ratelimited with Retry-After; off unless methodTiers is set; injectRateLimit makes chosen methods answer 429',
+    source:
+      'https://api.slack.com/apis/rate-limits (tiers, "per API method per app per workspace", Retry-After); the Rate limits line of each method page (views.open: Tier 4; usergroups.users.list: Tier 2)',
   },
   {
     id: 'history-caps',
@@ -104,15 +105,15 @@ export const SLACK_RULES = [
     id: 'messages-tab',
     methods: ['chat.postMessage'],
     behaviour:
-      "posting to a user id opens the app's DM; without the App Home messages tab enabled it answers messages_tab_disabled",
+      "posting to a user id (or the app's DM channel) opens the app's DM; without the App Home Messages tab (features.app_home.messages_tab_enabled in the manifest, which the seeded app follows) it answers messages_tab_disabled",
     source:
-      'https://api.slack.com/methods/chat.postMessage (errors: messages_tab_disabled); https://api.slack.com/surfaces/app-home',
+      'https://api.slack.com/methods/chat.postMessage (errors: messages_tab_disabled, "Messages tab for the app is disabled"); https://api.slack.com/surfaces/app-home; https://api.slack.com/reference/manifests (features.app_home)',
   },
   {
     id: 'ephemeral-response-url',
     methods: ['response_url'],
     behaviour:
-      "replace_original and delete_original on a slash command's response_url do not act on the command's first ephemeral reply: a replace posts a new ephemeral message, a delete does nothing",
+      "replace_original and delete_original on a slash command's response_url do not act on the command's replies (the first ephemeral one included): a replace posts a new message, a delete does nothing; on a click's response_url they act on the message clicked, as documented",
     source: 'https://api.slack.com/interactivity/handling#message_responses; bolt-js#2287, bolt-python#1268',
     stricter: 'the documents describe replacing; threads report a new message instead',
   },
@@ -120,22 +121,25 @@ export const SLACK_RULES = [
     id: 'escaping',
     methods: ['slash command'],
     behaviour:
-      'with should_escape: true, @user arrives as <@U…|name>, #channel as <#C…|name>, @group as <!subteam^S…|@handle> and links as <url>',
+      'with should_escape: true, &, < and > arrive as entities, @user as <@U…|name>, #channel as <#C…|name>, @group as <!subteam^S…|@handle>, @here as <!here> and links as <url>; unknown names stay as typed (escaping.ts; the sandbox page sends typed text through it)',
     source:
-      'https://api.slack.com/interactivity/slash-commands#creating_commands (escape channels, users, and links)',
+      'https://api.slack.com/interactivity/slash-commands (Escape channels, users, and links sent to your app); https://api.slack.com/reference/surfaces/formatting#escaping',
   },
   {
     id: 'free-plan-usergroups',
     methods: ['usergroups.users.list'],
-    behaviour: 'a workspace on the free plan answers plan_upgrade_required',
-    source: 'https://api.slack.com/methods/usergroups.users.list (errors: plan_upgrade_required)',
+    behaviour:
+      'a workspace on the free plan (settings.plan, Standard by default) answers plan_upgrade_required',
+    source:
+      'https://api.slack.com/methods/usergroups.users.list (errors: plan_upgrade_required, "only available on Standard and above plans")',
   },
   {
     id: 'token-rotation',
     methods: ['oauth.v2.access'],
     behaviour:
-      'with rotation on, bot tokens expire after 12 hours and each refresh token is single use: a refresh returns a new one and the old answers invalid_refresh_token',
-    source: 'https://api.slack.com/authentication/rotation',
+      'with rotation on (oauthApp.tokenExpiresInSeconds; Slack: 43200, ROTATING_TOKEN_SECONDS), bot tokens expire and then answer token_expired; each refresh token is single use: a refresh returns a new one and the old answers invalid_refresh_token',
+    source:
+      'https://api.slack.com/authentication/rotation ("expires every 12 hours"; "The refresh token is then revoked, and a new refresh token is used")',
   },
   {
     id: 'socket-mode-open',

@@ -2,9 +2,17 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { BOT_SCOPES } from '../../../lib/slack/app-scopes.js';
+import { type AppSettings, defaultAppSettings } from './app-settings.js';
 import { HistoryCaps, type InstallKind } from './history-caps.js';
 import { type OAuthApp, SECOND_TEAM, type SlackTeam, StandInOAuth } from './oauth.js';
-import { type ChannelRateLimit, ChannelRateLimiter, DEFAULT_CHANNEL_RATE_LIMIT } from './rate-limit.js';
+import {
+  type ChannelRateLimit,
+  ChannelRateLimiter,
+  DEFAULT_CHANNEL_RATE_LIMIT,
+  type InjectedRateLimit,
+  MethodRateLimiter,
+  type RateDecision,
+} from './rate-limit.js';
 import { type ResponseUrlOptions, ResponseUrls } from './response-urls.js';
 import { type AppLevelToken, SocketModeHub } from './socket-mode.js';
 import {
@@ -59,6 +67,16 @@ export interface SlackStandInOptions {
   readonly channels?: readonly SlackChannel[];
   /** The seeded bot token's scopes; the manifest's (`lib/slack/app-scopes.ts`) unless given. */
   readonly botScopes?: readonly string[];
+  /**
+   * Each other method's documented tier (`METHOD_TIERS`), per workspace: off unless given, so
+   * tests that make many calls on purpose are not slowed by it.
+   */
+  readonly methodTiers?: boolean;
+  /**
+   * The app's settings (Messages tab) and the workspace's plan; by default the app manifest's
+   * settings on a Standard plan. `settings` on the stand-in changes them while it runs.
+   */
+  readonly app?: Partial<AppSettings>;
   /** A distributed app's OAuth settings: "Add to Slack" works, into the seeded and a second workspace. */
   readonly oauthApp?: OAuthApp;
   /** Socket Mode: the app-level tokens Slack issued (one with `connections:write` by default). */
@@ -76,6 +94,8 @@ export interface SlackStandIn {
   readonly apiUrl: string;
   readonly botToken: string;
   readonly store: SlackStore;
+  /** The app's settings and the workspace's plan, read on every call: change them to test the bot against them. */
+  readonly settings: AppSettings;
   /** "Add to Slack": the authorize page, codes, `oauth.v2.access` and the tokens it issued. */
   readonly oauth: StandInOAuth;
   /** Socket Mode: `apps.connections.open`, the connections, envelopes and acknowledgements. */
@@ -91,6 +111,8 @@ export interface SlackStandIn {
   triggerIdFor(user: string, options?: { readonly viewId?: string }): string;
   /** Shows the bot's immediate answer to a slash command, as Slack does with the HTTP 200 body. */
   acknowledge(responseUrl: string, payload: unknown): StoredMessage | undefined;
+  /** Makes the chosen methods answer 429 from now on (see `InjectedRateLimit`); `undefined` stops. */
+  injectRateLimit(rule: InjectedRateLimit | undefined): void;
   /** Stalls the calls `rule` picks from now on; `undefined` stops and drops the held connections. */
   stall(rule: StallRule | undefined): void;
   close(): Promise<void>;
@@ -220,6 +242,16 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   let clientUrl: string | undefined;
   if (options.oauthApp) oauth.register(options.oauthApp);
   const historyCaps = new HistoryCaps(store.now);
+  const settings: AppSettings = { ...defaultAppSettings(), ...options.app };
+  const methodLimiter = options.methodTiers === true ? new MethodRateLimiter(store.now) : undefined;
+  let injected: { rule: InjectedRateLimit; left: number } | undefined;
+  const methodRateLimit = (team: string, method: string): RateDecision => {
+    if (injected?.rule.methods.includes(method) && injected.left > 0) {
+      injected.left -= 1;
+      return { allowed: false, retryAfterSeconds: injected.rule.retryAfterSeconds };
+    }
+    return methodLimiter?.take(team, method) ?? { allowed: true };
+  };
   const context: WebApiContext = {
     store,
     baseUrl: url,
@@ -228,6 +260,8 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     oauth,
     triggers,
     rateLimiter,
+    methodRateLimit,
+    settings,
     historyCaps,
     botTokenInstall: options.botTokenInstall ?? 'internal',
   };
@@ -246,6 +280,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     if (change.kind !== 'reset') return;
     rateLimiter?.reset();
     historyCaps.reset();
+    methodLimiter?.reset();
     triggers.reset();
     responseUrls.reset();
   });
@@ -403,6 +438,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     apiUrl: `${url}/api/`,
     botToken,
     store,
+    settings,
     oauth,
     socketMode,
     openClientAt: (pageUrl) => {
@@ -413,6 +449,9 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     acknowledge: (responseUrl, payload) => {
       const id = new URL(responseUrl).pathname.split('/').pop() ?? '';
       return responseUrls.acknowledge(id, payload);
+    },
+    injectRateLimit: (rule) => {
+      injected = rule === undefined ? undefined : { rule, left: rule.times ?? Number.POSITIVE_INFINITY };
     },
     stall: (rule) => {
       stallRule = rule;

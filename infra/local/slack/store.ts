@@ -52,6 +52,8 @@ export interface SlackSeed {
   readonly channels: readonly SlackChannel[];
   /** Usergroup id → member user ids. */
   readonly usergroups: Readonly<Record<string, readonly string[]>>;
+  /** Usergroup id → its handle (`@oncall`), for mentions typed by name. */
+  readonly usergroupHandles?: Readonly<Record<string, string>>;
 }
 
 function person(id: string, name: string, realName: string, tz: string, tzOffset: number): SlackUser {
@@ -81,6 +83,7 @@ export const DEFAULT_SLACK_SEED: SlackSeed = {
     { id: 'C0OPS', name: 'ops', is_private: false, is_im: false },
   ],
   usergroups: { S0ONCALL: ['U0ADMIN', 'U0ALICE'] },
+  usergroupHandles: { S0ONCALL: 'oncall' },
 };
 
 export interface StoredFile {

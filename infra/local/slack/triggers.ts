@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 
 /**
  * Trigger ids the stand-in hands out with interactions (slash commands, clicks). Slack lets a
- * `trigger_id` open one view, within about three seconds; ids the stand-in did not issue (made
- * up by a test) are accepted as they come.
+ * `trigger_id` open one view, within about three seconds (rule `trigger-id`): a second use answers
+ * `exchanged_trigger_id`, a late one `expired_trigger_id`, and an id Slack never issued
+ * `invalid_trigger_id`. Tests take their ids from `triggerIdFor` like the bot takes them from
+ * Slack's payloads.
  */
 
 export const TRIGGER_LIFETIME_MS = 3000;
@@ -17,8 +19,11 @@ export interface IssuedTrigger {
 }
 
 export type TriggerCheck =
-  | { readonly ok: true; readonly trigger?: IssuedTrigger }
-  | { readonly ok: false; readonly error: 'expired_trigger_id' | 'trigger_exchanged' };
+  | { readonly ok: true; readonly trigger: IssuedTrigger }
+  | {
+      readonly ok: false;
+      readonly error: 'invalid_trigger_id' | 'expired_trigger_id' | 'exchanged_trigger_id';
+    };
 
 export class TriggerRegistry {
   private issued = new Map<string, IssuedTrigger>();
@@ -44,8 +49,8 @@ export class TriggerRegistry {
   /** Uses up a trigger id, as opening or pushing a view does. */
   exchange(id: string): TriggerCheck {
     const trigger = this.issued.get(id);
-    if (!trigger) return { ok: true };
-    if (trigger.used) return { ok: false, error: 'trigger_exchanged' };
+    if (!trigger) return { ok: false, error: 'invalid_trigger_id' };
+    if (trigger.used) return { ok: false, error: 'exchanged_trigger_id' };
     if (this.now() - trigger.issuedAt > TRIGGER_LIFETIME_MS)
       return { ok: false, error: 'expired_trigger_id' };
     trigger.used = true;

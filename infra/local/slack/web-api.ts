@@ -2,12 +2,21 @@ import { randomBytes } from 'node:crypto';
 import { extname } from 'node:path';
 import { z } from 'zod';
 import { SLACK_LIMITS } from '../../../lib/slack/limits.js';
+import type { AppSettings } from './app-settings.js';
 import { describeProblem, refusalFor, validateMessage, validateView } from './block-kit-validator.js';
 import { isProcessed, slackFileProblems } from './file-shares.js';
 import type { HistoryCaps, InstallKind } from './history-caps.js';
 import type { SlackTeam, StandInOAuth } from './oauth.js';
-import type { ChannelRateLimiter } from './rate-limit.js';
-import type { KnownChannel, NewMessage, SlackStore, StoredFile, StoredMessage, StoredView } from './store.js';
+import type { ChannelRateLimiter, RateDecision } from './rate-limit.js';
+import type {
+  KnownChannel,
+  NewMessage,
+  SlackChannel,
+  SlackStore,
+  StoredFile,
+  StoredMessage,
+  StoredView,
+} from './store.js';
 import type { IssuedTrigger, TriggerRegistry } from './triggers.js';
 
 /**
@@ -29,6 +38,8 @@ export interface WebApiContext {
   /** The scopes of the token that made the call. */
   readonly callerScopes?: ReadonlySet<string> | undefined;
   readonly triggers: TriggerRegistry;
+  /** The app's settings and the workspace's plan. */
+  readonly settings: AppSettings;
   /** Present when `chat.postMessage` is rate limited per channel. */
   readonly rateLimiter: ChannelRateLimiter | undefined;
   /** The history limits of distributed installs (rule `history-caps`). */
@@ -37,6 +48,11 @@ export interface WebApiContext {
   readonly botTokenInstall: InstallKind;
   /** The install of the token that made the call. */
   readonly callerInstall?: InstallKind | undefined;
+  /**
+   * Every other method's tier, and 429s a test injects: `undefined` lets the call through. Asked
+   * once per call, after the token is checked, before the method acts.
+   */
+  readonly methodRateLimit?: ((team: string, method: string) => RateDecision) | undefined;
 }
 
 export interface WebApiAnswer {
@@ -75,6 +91,14 @@ export function callWebApi(
   if (!callerTeam) {
     const error = context.oauth?.stateOf(token) === 'expired' ? 'token_expired' : 'invalid_auth';
     return { status: 200, body: { ok: false, error } };
+  }
+  const decision = context.methodRateLimit?.(callerTeam.id, method);
+  if (decision && !decision.allowed) {
+    return {
+      status: 429,
+      body: { ok: false, error: 'ratelimited' },
+      headers: { 'Retry-After': String(decision.retryAfterSeconds) },
+    };
   }
   context.store.shareProcessedFiles();
   const callerScopes = new Set(
@@ -201,6 +225,14 @@ const CompleteUploadArgsSchema = z.object({
   thread_ts: z.string().min(1).optional(),
   blocks: BlocksArgSchema.optional(),
 });
+
+/**
+ * A post to a user id (or to the app's DM with them) lands in the app's Messages tab; with the tab
+ * off Slack refuses it (rule `messages-tab`).
+ */
+function checkDirectMessage(context: WebApiContext, channel: SlackChannel): void {
+  if (channel.is_im && !context.settings.messagesTab) throw new SlackRefusalError('messages_tab_disabled');
+}
 
 function channelNamed(context: WebApiContext, id: string): KnownChannel {
   const channel = context.store.channel(id);
@@ -450,6 +482,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
     const input = parseArgs(PostMessageArgsSchema, args, MESSAGE_ARG_ERRORS);
     const { store } = context;
     const channel = channelFor(context, input.channel, 'post');
+    checkDirectMessage(context, channel);
     const decision = context.rateLimiter?.take(channel.id);
     if (decision && !decision.allowed) {
       store.recordPost({ channel: channel.id, at: store.now(), accepted: false });
@@ -601,6 +634,8 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
     const input = parseArgs(z.object({ usergroup: z.string().min(1) }), args, {
       usergroup: 'no_such_subteam',
     });
+    // User groups are a Standard-plan feature (rule `free-plan-usergroups`).
+    if (context.settings.plan === 'free') throw new SlackRefusalError('plan_upgrade_required');
     const users = context.store.usergroupMembers(input.usergroup);
     if (!users) throw new SlackRefusalError('no_such_subteam');
     return { users };

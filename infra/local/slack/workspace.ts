@@ -133,8 +133,16 @@ export class SlackWorkspace {
     return this.event({ type: 'tokens_revoked', tokens: { bot: [bot] } }, eventId);
   }
 
-  /** `/cloud <text>` typed by `user` in `channel`. */
-  async command(user: string, channel: string, text: string): Promise<Delivery & { responseUrl: string }> {
+  /**
+   * `/cloud <text>` typed by `user` in `channel`. `triggerId` replaces the fresh trigger Slack
+   * sends, to deliver one that was already used or has expired by the time the bot uses it.
+   */
+  async command(
+    user: string,
+    channel: string,
+    text: string,
+    options: { readonly triggerId?: string } = {},
+  ): Promise<Delivery & { responseUrl: string }> {
     const { standIn } = this.#options;
     const responseUrl = standIn.responseUrlFor(channel, user);
     const form = new URLSearchParams({
@@ -150,7 +158,7 @@ export class SlackWorkspace {
       api_app_id: 'A0CLOUD',
       is_enterprise_install: 'false',
       response_url: responseUrl,
-      trigger_id: standIn.triggerIdFor(user),
+      trigger_id: options.triggerId ?? standIn.triggerIdFor(user),
     });
     const delivery = await this.#send({ type: 'slash_commands', payload: Object.fromEntries(form) });
     const message =

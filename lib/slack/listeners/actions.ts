@@ -138,7 +138,8 @@ async function answerRun(
   if (!parsed.success) {
     // A button for an action that needs more input (Attach asks for the node): ask in a form.
     if (!ctx.triggerId) return notice('That button is out of date. Run the command again.');
-    await (await forms()).openOperationForm(client, ctx.triggerId, op, payload.i, ctx.channel);
+    const again = 'Click the button again.';
+    await (await forms()).openOperationForm(client, ctx.triggerId, op, payload.i, ctx.channel, again);
     return undefined;
   }
   const input = parsed.data as Record<string, unknown>;

@@ -151,12 +151,15 @@ async function answerWithForm(ctx: RequestContext, text: string, client: WebClie
   if (!ctx.triggerId) return notice('Forms open only from a slash command or a button.');
   const parsed = parseCommand(text);
   const known = parsed.kind === 'operation' ? parsed.input : {};
+  // The names matched the registry, so they are safe to show as typed.
+  const again = `Run \`${SLASH_COMMAND} ${groupName} ${actionName} --form\` again.`;
   await (await forms()).openOperationForm(
     client,
     ctx.triggerId,
     action.value,
     known,
     ctx.channel,
+    again,
     ctx.responseUrl,
   );
   return null;

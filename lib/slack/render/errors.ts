@@ -6,6 +6,8 @@ import { SLASH_COMMAND } from '../../commands/registry.js';
 import { isStorageUnavailable } from '../../store/errors.js';
 import { ActionId } from '../interactions.js';
 import { truncate } from '../limits.js';
+import { ModalNotOpenedError } from '../modals.js';
+import { rateLimitedFor } from '../slack-refusals.js';
 import {
   actionsBlock,
   codeSections,
@@ -61,7 +63,11 @@ export function renderError(error: unknown, context: ErrorReplyContext): Rendere
       ? apiErrorReply(error, context)
       : isStorageUnavailable(error)
         ? storageUnavailableReply(context)
-        : unexpectedReply(context.referenceId);
+        : error instanceof ModalNotOpenedError
+          ? modalNotOpenedReply(error)
+          : rateLimitedFor(error) !== undefined
+            ? slackRateLimitedReply(rateLimitedFor(error) ?? 1)
+            : unexpectedReply(context.referenceId);
   return withoutSecrets(reply, context.secrets ?? []);
 }
 
@@ -100,6 +106,29 @@ function parseErrorReply(error: CommandParseErrorLike): RenderedMessage {
     }
   }
   return { text: fallbackText(error.message.split('\n')[0] ?? error.message), blocks };
+}
+
+/** The modal did not open (Slack's few seconds passed, or it was rate limited): nothing ran. */
+function modalNotOpenedReply(error: ModalNotOpenedError): RenderedMessage {
+  const text =
+    error.reason === 'window_missed'
+      ? 'The form did not open: Slack allows only a few seconds to open it after you ask, and they passed.'
+      : `The form did not open: Slack asked the bot to slow down. Wait ${waitText(error.retryAfterSeconds)}.`;
+  return {
+    text: fallbackText(`${text} ${error.again}`),
+    blocks: [sectionBlock(`:hourglass: ${escapeMrkdwn(text)} ${error.again}`)],
+  };
+}
+
+function waitText(seconds: number | undefined): string {
+  const wait = Math.max(1, Math.ceil(seconds ?? 1));
+  return wait === 1 ? 'a second' : `${wait} seconds`;
+}
+
+/** Slack answered HTTP 429 to a call the answer needed: say when to try again. */
+function slackRateLimitedReply(retryAfterSeconds: number): RenderedMessage {
+  const text = `Slack asked the bot to slow down, so it could not answer. Try again in ${waitText(retryAfterSeconds)}.`;
+  return { text: fallbackText(text), blocks: [sectionBlock(`:hourglass: ${escapeMrkdwn(text)}`)] };
 }
 
 function unexpectedReply(referenceId: string): RenderedMessage {

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { AnyOperation } from '../../../../lib/api/operation.js';
+import { escapeCommandText } from '../escaping.js';
 import type { SlackTeam } from '../oauth.js';
 import type { StoreChange } from '../store.js';
 import type { Delivery, SlackWorkspace } from '../workspace.js';
@@ -333,7 +334,8 @@ export function createPageHandler(workspace: SlackWorkspace, options: PageHandle
     const team = teamOf(input.team);
     const { user, channel } = resolveSeat(store, input.user, input.channel, scopeOf(team));
     if (isBotInvite(input.text, store.seed.bot)) return inviteBot(channel, user);
-    const text = commandTextOf(input.text, commands.command);
+    // Slack escapes mentions, channels and links before the bot sees them (should_escape: true).
+    const text = escapeCommandText(commandTextOf(input.text, commands.command), store);
     try {
       return describeDelivery(await workspaceIn(team).command(user, channel.id, text));
     } catch (error) {
