@@ -4,6 +4,7 @@ import { type ManagedStats, ManagedStatsSchema } from '../api/operations/managed
 import { contextBlock, mrkdwnFallback, sectionBlock } from '../slack/render/blocks.js';
 import type { Reply } from '../slack/runner.js';
 import { renderStatsChart } from './chart.js';
+import { certainlyNotPosted } from './pacer.js';
 import { statsSummary, statsUnavailableText } from './render.js';
 import { summarizeSeries } from './stats-series.js';
 
@@ -93,11 +94,23 @@ async function shareChart(
       title: TITLE,
     });
   } catch (error) {
-    return `:warning: The chart could not be uploaded (${errorCode(error)}); the numbers above are complete.`;
+    if (certainlyNotShared(error))
+      return `:warning: The chart could not be uploaded (${errorCode(error)}); the numbers above are complete.`;
+    const where = privately ? 'your direct messages with the app' : 'this channel';
+    return `:hourglass_flowing_sand: Slack did not confirm the chart's upload (${errorCode(error)}), so it may still appear in ${where}. Ask again only if it has not arrived in a minute; the numbers above are complete.`;
   }
   return privately
     ? ':envelope: The chart is on its way to your direct messages with the app; Slack shows it there once it has processed the picture.'
     : ':bar_chart: The chart is on its way to this channel; Slack shows it once it has processed the picture.';
+}
+
+/**
+ * Whether Slack certainly did not share the file: it refused a step. A lost answer to the final
+ * step may hide a share that happened, and the client's retry of that step is then refused with
+ * `file_not_found` (the file was already completed), so neither counts as not shared.
+ */
+function certainlyNotShared(error: unknown): boolean {
+  return certainlyNotPosted(error) && errorCode(error) !== 'file_not_found';
 }
 
 /** Slack's error code, or the error's code; never a message that could carry a token or a body. */

@@ -74,3 +74,28 @@ describe('/cloud managed stats', () => {
     expect(file.bytes.equals(await renderStatsChart(expected.data, { zone: 'UTC' }))).toBe(true);
   });
 });
+
+describe('/cloud managed stats when Slack answers the upload but the answer is lost', () => {
+  it('says the chart may still arrive, never that it could not be uploaded, and it does arrive', async () => {
+    await harness.link(ASKER, 'asker');
+    const { standIn } = harness.e2e.stack;
+    const { store } = standIn;
+    const dm = `D${ASKER}`;
+    const before = store.messages(dm).length;
+    const uploads = store.callsTo('files.completeUploadExternal').length;
+    standIn.stall((method) => (method === 'files.completeUploadExternal' ? 'answer_lost' : undefined));
+    const command = harness.e2e.command(ASKER, 'managed stats', CHANNEL);
+    // Slack completed the upload; the connection carrying its answer then drops.
+    await expect
+      .poll(() => store.callsTo('files.completeUploadExternal').length, { timeout: 10_000 })
+      .toBeGreaterThan(uploads);
+    standIn.stall(undefined);
+    expect((await command).status).toBe(200);
+    await expect
+      .poll(() => harness.e2e.textOf(harness.e2e.lastSeen(ASKER, CHANNEL)), { timeout: 10_000 })
+      .toMatch(/did not confirm the chart's upload .* may still appear in your direct messages/);
+    expect(harness.e2e.textOf(harness.e2e.lastSeen(ASKER, CHANNEL))).not.toContain('could not be uploaded');
+    harness.advance(PROCESSING_MS);
+    expect(store.messages(dm).length).toBe(before + 1);
+  });
+});
