@@ -231,8 +231,12 @@ export async function allowInstall(installUrl: string, team: string): Promise<In
   const landing = await request(installUrl);
   const setCookie = landing.headers['set-cookie'];
   const cookie = String(Array.isArray(setCookie) ? setCookie[0] : setCookie).split(';')[0] ?? '';
-  const href = /id="add-to-slack" href="([^"]+)"/.exec(await landing.body.text())?.[1];
-  if (landing.statusCode !== 200 || !href) throw new Error('The install page has no "Add to Slack" link.');
+  const landingHtml = await landing.body.text();
+  const href = /id="add-to-slack" href="([^"]+)"/.exec(landingHtml)?.[1];
+  if (landing.statusCode !== 200 || !href)
+    throw new Error(
+      `The install page has no "Add to Slack" link (HTTP ${landing.statusCode}: ${landingHtml.slice(0, 200)}).`,
+    );
   const authorizeUrl = new URL(href.replaceAll('&#38;', '&'));
   const page = await request(authorizeUrl);
   await page.body.text();

@@ -259,13 +259,19 @@ describe.skipIf(skipReason !== undefined)(
       await alert.getByRole('button', { name: 'View issue' }).waitFor();
       await alert.getByRole('button', { name: 'Disable monitoring' }).waitFor();
 
-      const stats = await type('/cloud managed stats', 'Managed stats, last 24 hours');
-      const chart = stats.getByTestId('block-image');
-      await chart.waitFor();
+      // The scheduled stats report shares its chart in the channel, under the alert.
+      const statsAdded = await type('/cloud reports add stats --every 1h', 'subscribed this channel');
+      const statsId = /reports pause\|resume\|run\|remove ([0-9a-f]{8})/.exec(
+        (await statsAdded.textContent()) ?? '',
+      )?.[1];
+      if (!statsId) throw new Error('the stats subscription reply names no ID');
+      await type(`/cloud reports run ${statsId}`, 'Posted');
+      const shared = newestMessage('Managed stats, last 24 hours').getByTestId('file-image');
+      await shared.waitFor();
       await expect
-        .poll(() => chart.evaluate((image) => image.complete === true && (image.naturalWidth ?? 0) > 0))
+        .poll(() => shared.evaluate((image) => image.complete === true && (image.naturalWidth ?? 0) > 0))
         .toBe(true);
-      expect(await chart.evaluate((image) => image.naturalWidth)).toBe(1600);
+      expect(await shared.evaluate((image) => image.naturalWidth)).toBe(1600);
 
       if (process.env.UPDATE_SCREENSHOT === '1') {
         mkdirSync(dirname(REPORT_SCREENSHOT), { recursive: true });
@@ -274,6 +280,18 @@ describe.skipIf(skipReason !== undefined)(
         await page.screenshot({ path: REPORT_SCREENSHOT });
         await page.setViewportSize({ width: 1280, height: 860 });
       }
+
+      // Asked for privately, the chart goes to the asker's direct message with the app: Slack
+      // shares a file only where a message can show it, and an ephemeral reply cannot.
+      await type('/cloud managed stats', 'on its way to your direct messages');
+      await page.locator('[data-testid="channel-link"][data-channel="DU0ALICE"]').click();
+      await page.getByTestId('channel-name').filter({ hasText: '@cloud' }).waitFor();
+      const chart = newestMessage('Managed stats, last 24 hours').getByTestId('file-image');
+      await chart.waitFor();
+      await expect
+        .poll(() => chart.evaluate((image) => image.complete === true && (image.naturalWidth ?? 0) > 0))
+        .toBe(true);
+      expect(await chart.evaluate((image) => image.naturalWidth)).toBe(1600);
       expect(pageErrors).toEqual([]);
     }, 120_000);
 
