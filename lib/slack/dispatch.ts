@@ -104,6 +104,8 @@ async function handOff(
       all: request.options.all ?? false,
       json: request.options.json ?? false,
       ...(request.options.page !== undefined && { page: request.options.page }),
+      ...(request.options.start !== undefined && { start: request.options.start }),
+      ...(request.options.previousStart !== undefined && { previousStart: request.options.previousStart }),
       ...(request.options.pageSize !== undefined && { pageSize: request.options.pageSize }),
       ...(request.options.filter && { filter: { ...request.options.filter } }),
     },

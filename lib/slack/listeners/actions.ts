@@ -37,7 +37,16 @@ export function registerActions(app: App, deps: BotDeps): void {
         deps,
         ctx,
         client,
-        payload && { ...payload, options: { page: payload.p, pageSize: payload.s, filter: payload.f } },
+        payload && {
+          ...payload,
+          options: {
+            page: payload.p,
+            start: payload.k,
+            previousStart: payload.b,
+            all: payload.c === 1,
+            filter: payload.f,
+          },
+        },
         true,
       ),
     );
@@ -131,7 +140,8 @@ async function answerRun(
   replace: boolean,
 ): Promise<Reply | undefined> {
   const op = payload && (await operations()).findOperation(payload.o);
-  if (!payload || !op) {
+  // A paging button names a list; one naming anything else was not made by the bot.
+  if (!payload || !op || (payload.options !== undefined && !op.paginated)) {
     return notice('That button is out of date. Run the command again.');
   }
   const parsed = op.request.safeParse(payload.i);

@@ -6,9 +6,10 @@ import { many, node, page, TOKEN_PREFIX, token, volume } from './fixtures.js';
 import { buttons, expectSendable, visibleText } from './message-checks.js';
 
 describe('renderOperationResult: dispatch', () => {
-  it('renders a page of a paginated operation as a list', () => {
-    const message = renderOperationResult(getOperation('nodes.list'), {}, page(many(node, 3), 2, 7, 160));
-    expect(message.blocks[0]).toMatchObject({ type: 'header', text: { text: 'Nodes — page 2 of 7 (160)' } });
+  it('renders a page of a paginated operation as a list, saying when the list holds more', () => {
+    const message = renderOperationResult(getOperation('nodes.list'), {}, page(many(node, 3), 1, 7, 160));
+    expect(message.blocks[0]).toMatchObject({ type: 'header', text: { text: 'Nodes (160)' } });
+    expect(JSON.stringify(message.blocks)).toContain('Only the first 3 can be read');
     expectSendable(message);
   });
 
