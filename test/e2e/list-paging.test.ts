@@ -12,7 +12,7 @@ import { buttonLabeled, expectSendable } from '../unit/slack/render/message-chec
 
 /**
  * Every item of every list is reachable: for each list operation of the table and lists of
- * several lengths, walking Next, typing `--page N` and walking `--all` through the real reader,
+ * several lengths, walking Next and back with Previous, typing `--page N` and walking `--all` through the real reader,
  * renderer and API client against the emulator shows every id exactly once, in messages Slack
  * accepts. (The same through signed Slack requests: `slack-commands.test.ts`, "list paging".)
  */
@@ -58,6 +58,7 @@ function idsShown(blocks: readonly KnownBlock[], compact: boolean): number[] {
 interface Shown {
   readonly ids: number[];
   readonly next: ListPosition | undefined;
+  readonly previous: ListPosition | undefined;
   readonly heading: string;
 }
 
@@ -83,22 +84,31 @@ async function show(
   return {
     ids: read.window.results === 0 ? [] : idsShown(message.blocks, compact),
     next: positionOf(buttonLabeled(message, 'Next ▶')?.value),
+    previous: positionOf(buttonLabeled(message, '◀ Previous')?.value),
     heading: header?.type === 'header' ? header.text.text : '',
   };
 }
 
-/** Pages from the first one, following Next: each page's ids. */
-async function walkNext(op: AnyOperation, input: Record<string, unknown>, compact: boolean) {
+/** Pages from `from`, following Next (or Previous): each page's ids, and where the last one was. */
+async function walk(
+  op: AnyOperation,
+  input: Record<string, unknown>,
+  compact: boolean,
+  direction: 'next' | 'previous' = 'next',
+  from: ListPosition = {},
+) {
   const pages: number[][] = [];
-  let position: ListPosition | undefined = {};
+  let position: ListPosition | undefined = from;
+  let last: ListPosition = from;
   while (position) {
     const shown = await show(op, input, position, compact);
-    if (!shown) throw new Error(`Next led past the end of ${op.id} after ${pages.length} pages`);
+    if (!shown) throw new Error(`${direction} led past the end of ${op.id} after ${pages.length} pages`);
     pages.push(shown.ids);
-    position = shown.next;
-    if (pages.length > 1000) throw new Error('Next never ends');
+    last = position;
+    position = shown[direction];
+    if (pages.length > 1000) throw new Error(`${direction} never ends`);
   }
-  return pages;
+  return { pages, last };
 }
 
 function expectEachOnce(pages: readonly number[][], count: number): void {
@@ -131,8 +141,11 @@ describe.each(LIST_OPERATIONS.map((op) => [op.id, op] as const))('%s', (_id, op)
       emulator.control.setListItems(op.id, itemsLike(template, size));
       const reachable = op.pageParams ? size : Math.min(size, UNPAGED_LIST_LIMIT);
 
-      const byNext = await walkNext(op, input, false);
+      const { pages: byNext, last } = await walk(op, input, false);
       expectEachOnce(byNext, reachable);
+      // Previous from the last page goes back through the same pages to the first.
+      const { pages: byPrevious } = await walk(op, input, false, 'previous', last);
+      expect(byPrevious.reverse()).toEqual(byNext);
 
       // `--page N` is the page Next showed as page N; one past the last is refused.
       for (const [index, ids] of byNext.entries()) {
@@ -141,7 +154,7 @@ describe.each(LIST_OPERATIONS.map((op) => [op.id, op] as const))('%s', (_id, op)
       }
       expect(await show(op, input, { page: byNext.length + 1 }, false)).toBeUndefined();
 
-      const byAll = await walkNext(op, input, true);
+      const { pages: byAll } = await walk(op, input, true);
       expectEachOnce(byAll, reachable);
     }
   }, 120_000);
