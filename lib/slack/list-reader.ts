@@ -91,6 +91,13 @@ class ListReader {
       if (index < 0) return { ok: false, reason: 'not-a-page-start' };
       return this.#window(index + 1, start, starts, starts[index - 1]);
     }
+    // Not every item was read: the position is taken as the button says, within what a page can be
+    // (a page holds at least one item and at most a message's rows).
+    const perPage = this.layout.maxItemsPerPage;
+    const plausible =
+      start <= (page - 1) * perPage &&
+      (previousStart === undefined || (start - previousStart >= 1 && start - previousStart <= perPage));
+    if (!plausible) return { ok: false, reason: 'not-a-page-start' };
     return this.#window(page, start, undefined, previousStart);
   }
 

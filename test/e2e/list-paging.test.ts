@@ -159,3 +159,45 @@ describe.each(LIST_OPERATIONS.map((op) => [op.id, op] as const))('%s', (_id, op)
     }
   }, 120_000);
 });
+
+describe('positions a button could not have made', () => {
+  const op = operations.find((candidate) => candidate.id === 'nodes.list') as AnyOperation;
+
+  beforeAll(async () => {
+    const first = await client.paginate(op, {}, {});
+    emulator.control.setListItems(op.id, itemsLike(first.data[0] as Record<string, unknown>, 600));
+  });
+
+  afterAll(() => emulator.control.setListItems(op.id, undefined));
+
+  it.each([
+    ['a page that starts later than its number allows', { page: 3, start: 520 }, 'not-a-page-start'],
+    [
+      'a page before it further back than a message holds',
+      { page: 30, start: 520, previousStart: 400 },
+      'not-a-page-start',
+    ],
+    ['a position past the end', { page: 40, start: 900 }, 'past-end'],
+    ['a page number past the end', { page: 400 }, 'past-end'],
+  ])('%s is refused', async (_case, position, reason) => {
+    const layout = new ListLayout(op, {}, {});
+    const read = await readListWindow(client, op, {}, layout, position, {});
+    expect(read).toMatchObject({ ok: false, reason });
+  });
+
+  it('a page beyond the first API page, as Next made it, is shown', async () => {
+    const layout = new ListLayout(op, {}, {});
+    let position: ListPosition | undefined = {};
+    let shown = 0;
+    while (position && (position.start ?? 0) < 500) {
+      const read = await readListWindow(client, op, {}, layout, position, {});
+      if (!read.ok) throw new Error(`refused ${JSON.stringify(position)}`);
+      shown = read.window.start;
+      position = positionOf(buttonLabeled(layout.render(read.window), 'Next ▶')?.value);
+    }
+    expect(position?.start).toBeGreaterThanOrEqual(500);
+    expect(shown).toBeLessThan(500);
+    const read = await readListWindow(client, op, {}, layout, position ?? {}, {});
+    expect(read.ok).toBe(true);
+  });
+});

@@ -104,6 +104,11 @@ export class ListLayout {
     return this.#options.compact === true;
   }
 
+  /** The most items one message of this layout shows. */
+  get maxItemsPerPage(): number {
+    return this.compact ? COMPACT_ROWS_MAX : DEFAULT_MAX_ROWS;
+  }
+
   /** How many of `items` (from the first) one message has room for; at least one when there are any. */
   fit(items: readonly unknown[]): number {
     return this.compact ? this.#fitLines(items) : this.#fitRows(items);
@@ -329,7 +334,7 @@ function shownNote(window: ListWindow, shown: number, compact: boolean, unpaged:
   if (end < window.reachable) {
     parts.push(
       compact
-        ? `Up to ${COMPACT_ROWS_MAX} a message with \`--all\`: Next ▶ shows the ${(window.reachable - end).toLocaleString('en-US')} more, or narrow the list with a filter.`
+        ? `Up to ${COMPACT_ROWS_MAX} a message with \`--all\`: Next ▶ for the ${(window.reachable - end).toLocaleString('en-US')} more, or leave out \`--all\` to page with \`--page N\`.`
         : `Next ▶ or \`--page ${window.page + 1}\` for more; \`--all\` lists up to ${COMPACT_ROWS_MAX} a message, one a line.`,
     );
   } else if (window.reachable < window.results) {

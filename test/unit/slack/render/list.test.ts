@@ -179,7 +179,7 @@ describe('renderList: --all, one line an item', () => {
       .filter((b) => b.type === 'section')
       .flatMap((b) => ('text' in b && b.text ? b.text.text.split('\n') : []));
     expect(lines).toHaveLength(100);
-    expect(visibleText(message)).toContain('Up to 100 a message with `--all`: Next ▶ shows the 500 more');
+    expect(visibleText(message)).toContain('Up to 100 a message with `--all`: Next ▶ for the 500 more');
     expect(decodeActionValue(PagePayloadSchema, buttonLabeled(message, 'Next ▶')?.value)).toMatchObject({
       k: 100,
       c: 1,
