@@ -91,7 +91,7 @@ function grantLines(grants: readonly Grant[]): string[] {
 export function listOptionLines(op: AnyOperation): string[] {
   const lines = [
     '`--all` — every item, one a line, up to 100 a message (Next for the rest)',
-    '`--page <n>` — which page, as the list numbers them (from 1); with `--json`, the API\'s page',
+    "`--page <n>` — which page, as the list numbers them (from 1); with `--json`, the API's page",
     '`--page-size <n 25..500>` — items per API page of `--json` (default 100)',
     '`--json` — the raw JSON result (one API page)',
   ];
