@@ -39,6 +39,13 @@ export const PagePayloadSchema = RunPayloadSchema.extend({
   });
 export type PagePayload = z.infer<typeof PagePayloadSchema>;
 
+/** A whole list as a file: the run payload plus the filter and the format. */
+export const ExportPayloadSchema = RunPayloadSchema.extend({
+  f: z.record(z.string(), z.unknown()).optional(),
+  x: z.enum(['csv', 'json']),
+});
+export type ExportPayload = z.infer<typeof ExportPayloadSchema>;
+
 export const ApprovalPayloadSchema = z.object({ a: z.string().min(1).max(100) });
 export type ApprovalPayload = z.infer<typeof ApprovalPayloadSchema>;
 

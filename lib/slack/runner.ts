@@ -39,6 +39,8 @@ export interface OperationRequest {
     readonly start?: number | undefined;
     /** Where the page before it starts, when the button knows. */
     readonly previousStart?: number | undefined;
+    /** The whole list as a file to the person's DM instead of a message. */
+    readonly export?: 'csv' | 'json' | undefined;
     /** The API's page size; only `--json` shows API pages as they are. */
     readonly pageSize?: number | undefined;
     readonly json?: boolean | undefined;

@@ -304,6 +304,44 @@ describe('list paging', () => {
     expect(nextOf(all.message)).toBeUndefined();
   });
 
+  it.each([
+    ['CSV', /^id,label,/, (text: string) => text.trim().split('\r\n').length - 1],
+    ['JSON', /^\[/, (text: string) => (JSON.parse(text) as unknown[]).length],
+  ] as const)(
+    "--all offers the whole list as a %s file, sent to the person's DM",
+    async (format, start, count) => {
+      const all = await e2e.command(ALICE, 'nodes list --all');
+      if (!all.message) throw new Error('no list message');
+      const button = buttonsOf(all.message).find((b) => b.text?.text?.startsWith(format));
+      if (!button?.action_id || button.value === undefined) throw new Error(`no ${format} button`);
+      const { store } = e2e.stack.standIn;
+      const before = store.files().length;
+      const click = await e2e.stack.workspace.click(ALICE, all.message, {
+        actionId: button.action_id,
+        value: button.value,
+      });
+      expect(click.status).toBe(200);
+      await e2e.stack.drain();
+      // The list stays; the outcome comes as messages of their own.
+      expect(e2e.stack.standIn.store.findMessage(CHANNEL, all.message.ts)?.blocks).toEqual(
+        all.message.blocks,
+      );
+      const told = e2e.seen(ALICE).map((m) => e2e.textOf(m));
+      expect(told.some((t) => t.includes(`Reading the whole list for a ${format} file`))).toBe(true);
+      expect(
+        told.some((t) => t.includes(`30 of 30 as ${format} are on their way to your direct messages`)),
+      ).toBe(true);
+      const file = store.files().at(-1);
+      expect(store.files()).toHaveLength(before + 1);
+      const text = file?.bytes?.toString('utf8') ?? '';
+      expect(text).toMatch(start);
+      expect(count(text)).toBe(30);
+      for (const id of allNodeIds) expect(text).toContain(String(id));
+      // Shared in Alice's DM with the app once Slack has processed it, nowhere else.
+      expect(file?.pendingShare?.channels ?? file?.channels).toEqual([`D${ALICE}`]);
+    },
+  );
+
   it('--json --page 2 is still the API page', async () => {
     const json = await e2e.command(ALICE, 'nodes list --json --page 2 --page-size 25');
     expect(e2e.textOf(json.message)).toContain('\\"page\\": 2');

@@ -1,7 +1,7 @@
 import type { HeaderBlock, KnownBlock, SectionBlock } from '@slack/types';
 import type { AnyOperation } from '../../api/operation.js';
 import { SLASH_COMMAND } from '../../commands/registry.js';
-import { ActionId, type PagePayload } from '../interactions.js';
+import { ActionId, type ExportPayload, type PagePayload } from '../interactions.js';
 import { SLACK_LIMITS, truncate } from '../limits.js';
 import {
   actionButton,
@@ -354,8 +354,8 @@ function pageButtons(
   options: ListOptions,
   longest: boolean,
 ) {
-  if (window.results === 0) return undefined;
   const { page: _page, page_size: _size, ...rest } = input;
+  if (window.results === 0) return undefined;
   const base = {
     o: op.id,
     i: rest,
@@ -369,6 +369,16 @@ function pageButtons(
     p: Math.max(1, window.page - 1),
     ...(window.previousStart === undefined ? {} : { k: window.previousStart }),
   };
+  // With `--all`, the whole list as a file too: it goes to the clicker's DM, the one place a
+  // private file can be shared.
+  const file = (format: ExportPayload['x'], label: string) =>
+    options.compact
+      ? actionButton({
+          label,
+          actionId: ActionId.exportList,
+          payload: { o: op.id, i: rest, ...(options.filter ? { f: options.filter } : {}), x: format },
+        })
+      : undefined;
   return actionsBlock([
     longest || (window.page > 1 && window.start > 0)
       ? actionButton({ label: '◀ Previous', actionId: ActionId.page, payload: previous })
@@ -376,5 +386,7 @@ function pageButtons(
     longest || end < window.reachable
       ? actionButton({ label: 'Next ▶', actionId: ActionId.page, payload: next })
       : undefined,
+    file('csv', 'CSV file to my DMs'),
+    file('json', 'JSON file to my DMs'),
   ]);
 }
