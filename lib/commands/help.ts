@@ -90,7 +90,7 @@ function grantLines(grants: readonly Grant[]): string[] {
 /** The list options of a paginated operation (shared with the command reference). */
 export function listOptionLines(op: AnyOperation): string[] {
   const lines = [
-    '`--all` — every item, one a line, up to 100 a message (Next for the rest)',
+    '`--all` — every item, one a line, up to 100 a message (Next for the rest), or as a CSV or JSON file to your DMs',
     "`--page <n>` — which page, as the list numbers them (from 1); with `--json`, the API's page",
     '`--page-size <n 25..500>` — items per API page of `--json` (default 100)',
     '`--json` — the raw JSON result (one API page)',
