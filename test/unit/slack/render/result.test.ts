@@ -102,6 +102,15 @@ describe('renderOperationResult: --json', () => {
     );
   });
 
+  it('suggests a smaller --page-size only when the bot would accept one', () => {
+    const op = getOperation('volumes.list');
+    const big = renderOperationResult(op, {}, page(many(volume, 250, 200), 1, 1, 250), { json: true });
+    expect(visibleText(big)).toContain('a smaller `--page-size` (25 at least)');
+    const least = renderOperationResult(op, {}, page(many(volume, 25, 3000), 1, 10, 250), { json: true });
+    expect(visibleText(least)).toContain('Cut short');
+    expect(visibleText(least)).not.toContain('--page-size');
+  });
+
   it('keeps a code fence inside a value from ending the block', () => {
     const message = renderOperationResult(
       getOperation('volumes.view'),
