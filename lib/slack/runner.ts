@@ -197,7 +197,7 @@ async function answerList(
   );
   const position = { page: options.page, start: options.start, previousStart: options.previousStart };
   const read = await readListWindow(client, op, input, layout, position, callOptions);
-  if (!read.ok) return notice(listReadRefusal(op, read));
+  if (!read.ok) return notice(listReadRefusal(op, input, read));
   const { window } = read;
   control.onOutput?.({
     data: window.items,
@@ -209,13 +209,18 @@ async function answerList(
   return { text: rendered.text, blocks: rendered.blocks, visibility: visibilityOf(op) };
 }
 
-function listReadRefusal(op: AnyOperation, read: Exclude<ListRead, { ok: true }>): string {
-  const command = `\`${SLASH_COMMAND} ${op.group} ${op.action}\``;
+function listReadRefusal(
+  op: AnyOperation,
+  input: Readonly<Record<string, unknown>>,
+  read: Exclude<ListRead, { ok: true }>,
+): string {
+  const ids = op.pathParams.map((name) => ` ${String(input[name])}`).join('');
+  const command = `\`${SLASH_COMMAND} ${op.group} ${op.action}${ids}\``;
   if (read.reason === 'not-a-page-start') {
     return `That button is out of date: the list changed since it was shown. Run ${command} again.`;
   }
   const size =
-    read.pages === undefined
+    read.pages === undefined || read.pages === 0
       ? `it has ${read.results.toLocaleString('en-US')} ${read.results === 1 ? 'item' : 'items'}`
       : `it has ${read.pages.toLocaleString('en-US')} ${read.pages === 1 ? 'page' : 'pages'}`;
   return `That page is past the end of the list: ${size}. Run ${command} for the first page.`;
