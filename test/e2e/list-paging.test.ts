@@ -7,6 +7,7 @@ import { operations } from '../../lib/api/operations/index.js';
 import { decodeActionValue, PagePayloadSchema } from '../../lib/slack/interactions.js';
 import { type ListPosition, readListWindow } from '../../lib/slack/list-reader.js';
 import { ListLayout } from '../../lib/slack/render/list.js';
+import { ALICE, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 import { existingInputFor } from '../support/sample-inputs.js';
 import { buttonLabeled, expectSendable } from '../unit/slack/render/message-checks.js';
 
@@ -201,5 +202,39 @@ describe('positions a button could not have made', () => {
     expect(shown).toBeLessThan(500);
     const read = await readListWindow(client, op, {}, layout, position ?? {}, {});
     expect(read.ok).toBe(true);
+  });
+});
+
+describe('paging handed to the worker', () => {
+  let e2e: E2E;
+
+  beforeAll(async () => {
+    // No inline budget: every read is handed off, so the job must carry where the page starts.
+    e2e = await startE2E({ stack: { inlineBudgetMs: 0 } });
+    await e2e.login(ALICE, e2e.emulator.demoToken);
+  });
+
+  afterAll(async () => {
+    await e2e?.close();
+  });
+
+  it('Next shows the rest of the 30 nodes from the worker as it does inline', async () => {
+    const ack = await e2e.command(ALICE, 'nodes list');
+    expect(e2e.textOf(ack.message)).toContain('Working on `nodes list`');
+    const first = e2e.lastSeen(ALICE);
+    expect(e2e.textOf(first)).toContain('Nodes — page 1 of 2 (30)');
+    const next = buttonLabeled(first as never, 'Next ▶');
+    if (!next?.action_id || next.value === undefined) throw new Error('no Next button');
+    const click = await e2e.stack.workspace.click(ALICE, first, {
+      actionId: next.action_id,
+      value: next.value,
+    });
+    expect(click.status).toBe(200);
+    await e2e.stack.drain();
+    const second = e2e.stack.standIn.store.findMessage(CHANNEL, first.ts);
+    expect(e2e.textOf(second)).toContain('Nodes — page 2 of 2 (30)');
+    const ids = (message: typeof first | undefined) =>
+      [...JSON.stringify(message?.blocks ?? []).matchAll(/`(10\d\d)`/g)].map((m) => Number(m[1]));
+    expect([...ids(first), ...ids(second)]).toEqual(Array.from({ length: 30 }, (_, i) => 1001 + i));
   });
 });
