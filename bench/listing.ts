@@ -13,7 +13,7 @@ import { ratio, summarize } from './stats.js';
 import { formatDuration, formatRatio } from './table.js';
 
 /**
- * Listing everything: `nodes list --all` over thousands of nodes with latency on every API call.
+ * Listing everything: `nodes list --all --json` over thousands of nodes with latency on every API call.
  * Ours is `ApiClient.listAll` (page 1, then the rest a few at a time); the baseline fetches the
  * same pages one after another with the same client, as a hand-written loop would.
  */
@@ -390,7 +390,7 @@ async function measureWith(
     targets: [
       {
         name: 'Listing everything',
-        requirement: `≥ 4× faster than page by page (listAll as \`nodes list --all\` runs it: page_size ${LIST_ALL_PAGE_SIZE}, ${DEFAULT_LIST_CONCURRENCY} at a time)`,
+        requirement: `≥ 4× faster than page by page (listAll as \`nodes list --all --json\` runs it: page_size ${LIST_ALL_PAGE_SIZE}, ${DEFAULT_LIST_CONCURRENCY} at a time)`,
         measured: headline.measured,
         limit: 4,
         direction: 'at-least',

@@ -248,9 +248,13 @@ export const IdSchema = integer(1);
 /** String path parameter ids (`engineId`, `typeId`, `imageId`). */
 export const StringIdSchema = text(1);
 
+/** The API's bounds of `page_size` (published spec: 25..500, default 100). */
+export const PAGE_SIZE_MIN = 25;
+export const PAGE_SIZE_MAX = 500;
+
 export const PageQuerySchema = z.object({
   page: integer(1).optional(),
-  page_size: integer(25, 500).optional(),
+  page_size: integer(PAGE_SIZE_MIN, PAGE_SIZE_MAX).optional(),
 });
 
 /** A date-time as the API writes it (ISO 8601, UTC, often without a zone suffix). */

@@ -147,7 +147,7 @@ function overviewHelp<Op extends CommandOperation>(
         lines: [
           `\`${SLASH_COMMAND} help <group>\` lists a group's actions; \`${SLASH_COMMAND} help <group> <action>\` shows its flags and an example.`,
           'Quote values with spaces: `--label "web server"`. Flags may use - or _ (`--node-id`, `--node_id`).',
-          'Lists take `--all`, `--page N`, `--page-size N` and filter flags; add `--json` to any command for the raw result.',
+          'Lists show as many rows as fit a message: Next or `--page N` for more, `--all` for one line an item, filter flags to narrow them; add `--json` to any command for the raw result.',
           'Destructive actions are not run at once: they post an approval card first.',
         ],
       },

@@ -90,10 +90,10 @@ function grantLines(grants: readonly Grant[]): string[] {
 /** The list options of a paginated operation (shared with the command reference). */
 export function listOptionLines(op: AnyOperation): string[] {
   const lines = [
-    '`--all` — fetch every page',
-    '`--page <n>` — which page (from 1)',
-    '`--page-size <n 25..500>` — items per page (default 100)',
-    '`--json` — the raw JSON result',
+    '`--all` — every item, one a line, up to 100 a message (Next for the rest), or as a CSV or JSON file to your DMs',
+    "`--page <n>` — which page, as the list numbers them (from 1); with `--json`, the API's page",
+    '`--page-size <n 25..500>` — items per API page of `--json` (default 100)',
+    '`--json` — the raw JSON result (one API page)',
   ];
   if (op.filterable.length === 0) {
     lines.push('This list cannot be filtered or sorted.');

@@ -60,7 +60,8 @@ export async function answerOperation(
   if (guard.approvalRequired)
     return (await approvals()).requestApproval(deps, ctx, client, op, request.input);
   // A chart is drawn only in the worker: the rasteriser is not in this function's bundle.
-  if (op.method === 'POST' || (await chartOperations()).answersWithChart(op))
+  // So is a file: reading a whole list and uploading it takes longer than Slack waits.
+  if (op.method === 'POST' || request.options.export || (await chartOperations()).answersWithChart(op))
     return handOff(deps, ctx, request, replaceOriginal);
 
   const budget = new AbortController();
@@ -106,6 +107,9 @@ async function handOff(
       all: request.options.all ?? false,
       json: request.options.json ?? false,
       ...(request.options.page !== undefined && { page: request.options.page }),
+      ...(request.options.start !== undefined && { start: request.options.start }),
+      ...(request.options.previousStart !== undefined && { previousStart: request.options.previousStart }),
+      ...(request.options.export !== undefined && { export: request.options.export }),
       ...(request.options.pageSize !== undefined && { pageSize: request.options.pageSize }),
       ...(request.options.filter && { filter: { ...request.options.filter } }),
     },

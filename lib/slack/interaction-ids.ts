@@ -9,6 +9,8 @@ export const ActionId = {
   run: 'op:run',
   /** Show another page of a list. */
   page: 'op:page',
+  /** Send a whole list as a file (CSV or JSON) to the clicker's direct message with the app. */
+  exportList: 'op:export',
   /** An overflow menu whose options each carry a run payload. */
   menu: 'op:menu',
   approve: 'approval:approve',

@@ -5,9 +5,12 @@ import { ApiError } from '../api/errors.js';
 import type { Filter } from '../api/filter.js';
 import type { AnyOperation } from '../api/operation.js';
 import { isOutcomeInDoubt } from '../api/outcome.js';
+import { SLASH_COMMAND } from '../commands/registry.js';
 import type { AuditResult, Store } from '../store/index.js';
 import { ActionId } from './interactions.js';
+import { type ListRead, readListWindow } from './list-reader.js';
 import { actionButton, actionsBlock, mrkdwnFallback, sectionBlock } from './render/blocks.js';
+import { ListLayout } from './render/list.js';
 import { renderOperationResult } from './render/result.js';
 
 /**
@@ -30,7 +33,15 @@ export interface OperationRequest {
   readonly input: Readonly<Record<string, unknown>>;
   readonly options: {
     readonly all?: boolean | undefined;
+    /** The page the person sees (for `--json`, the API's page). */
     readonly page?: number | undefined;
+    /** Where that page starts in the whole list, when a Next or Previous button knows. */
+    readonly start?: number | undefined;
+    /** Where the page before it starts, when the button knows. */
+    readonly previousStart?: number | undefined;
+    /** The whole list as a file to the person's DM instead of a message. */
+    readonly export?: 'csv' | 'json' | undefined;
+    /** The API's page size; only `--json` shows API pages as they are. */
     readonly pageSize?: number | undefined;
     readonly json?: boolean | undefined;
     readonly filter?: Readonly<Record<string, unknown>> | undefined;
@@ -129,6 +140,7 @@ export async function runOperation(deps: RunnerDeps, request: OperationRequest, 
   };
   try {
     await control.beforeCall?.(client);
+    if (op.paginated && !options.json) return await answerList(client, request, control, callOptions);
     let output: unknown;
     if (op.paginated && options.all) {
       const all = await client.listAll(op, input, callOptions);
@@ -165,6 +177,53 @@ export async function runOperation(deps: RunnerDeps, request: OperationRequest, 
     }
     throw error;
   }
+}
+
+/** A list as messages the person pages through (`--all`: one line an item). */
+async function answerList(
+  client: ApiClient,
+  request: OperationRequest,
+  control: RunControl,
+  callOptions: { signal?: AbortSignal | undefined; deadline?: number | undefined; filter?: Filter },
+): Promise<Reply> {
+  const { op, input, options } = request;
+  const layout = new ListLayout(
+    op,
+    { ...input },
+    {
+      filter: options.filter ? { ...options.filter } : undefined,
+      compact: options.all,
+    },
+  );
+  const position = { page: options.page, start: options.start, previousStart: options.previousStart };
+  const read = await readListWindow(client, op, input, layout, position, callOptions);
+  if (!read.ok) return notice(listReadRefusal(op, input, read));
+  const { window } = read;
+  control.onOutput?.({
+    data: window.items,
+    page: window.page,
+    pages: window.pages ?? window.page,
+    results: window.results,
+  });
+  const rendered = layout.render(window);
+  return { text: rendered.text, blocks: rendered.blocks, visibility: visibilityOf(op) };
+}
+
+function listReadRefusal(
+  op: AnyOperation,
+  input: Readonly<Record<string, unknown>>,
+  read: Exclude<ListRead, { ok: true }>,
+): string {
+  const ids = op.pathParams.map((name) => ` ${String(input[name])}`).join('');
+  const command = `\`${SLASH_COMMAND} ${op.group} ${op.action}${ids}\``;
+  if (read.reason === 'not-a-page-start') {
+    return `That button is out of date: the list changed since it was shown. Run ${command} again.`;
+  }
+  const size =
+    read.pages === undefined || read.pages === 0
+      ? `it has ${read.results.toLocaleString('en-US')} ${read.results === 1 ? 'item' : 'items'}`
+      : `it has ${read.pages.toLocaleString('en-US')} ${read.pages === 1 ? 'page' : 'pages'}`;
+  return `That page is past the end of the list: ${size}. Run ${command} for the first page.`;
 }
 
 export async function recordChange(

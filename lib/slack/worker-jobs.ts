@@ -21,6 +21,9 @@ export const OperationJobSchema = z.object({
   options: z.object({
     all: z.boolean().default(false),
     page: z.number().int().optional(),
+    start: z.number().int().min(0).optional(),
+    previousStart: z.number().int().min(0).optional(),
+    export: z.enum(['csv', 'json']).optional(),
     pageSize: z.number().int().optional(),
     json: z.boolean().default(false),
     filter: z.record(z.string(), z.unknown()).optional(),

@@ -139,6 +139,11 @@ async function runOperationJob(deps: WorkerDeps, job: OperationJob): Promise<voi
 }
 
 async function readOnly(deps: WorkerDeps, request: Parameters<typeof runOperation>[1]) {
+  if (request.options.export && request.op.paginated) {
+    const { sendListFile } = await import('./list-export.js');
+    const reply = await sendListFile(deps, request, request.options.export, new Date());
+    return { kind: 'answered' as const, reply, output: undefined };
+  }
   let output: unknown;
   const reply = await runOperation(deps, request, { onOutput: (value) => (output = value) });
   if (output !== undefined && answersWithChart(request.op)) {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { operations } from '../../lib/api/operations/index.js';
 import { actionNamesOf } from '../../lib/commands/registry.js';
 import { signedHeaders } from '../../lib/slack/signing.js';
@@ -234,27 +235,140 @@ describe('sensitive output', () => {
   });
 });
 
-describe('buttons', () => {
-  it('pages forward through a list with the Next button', async () => {
-    const first = await e2e.command(ALICE, 'nodes list --page-size 25');
-    expect(e2e.textOf(first.message)).toContain('page 1 of');
-    const message = first.message;
-    if (!message) throw new Error('no list message');
-    const next = JSON.parse(JSON.stringify(message.blocks))
-      .flatMap(
-        (b: { elements?: { action_id?: string; value?: string; text?: { text?: string } }[] }) =>
-          b.elements ?? [],
-      )
-      .find((el: { text?: { text?: string } }) => /next/i.test(el.text?.text ?? ''));
-    expect(next).toBeDefined();
-    const click = await e2e.stack.workspace.click(ALICE, message, {
+describe('list paging', () => {
+  type Button = { action_id?: string; value?: string; text?: { text?: string } };
+  const buttonsOf = (message: StoredMessage | undefined): Button[] =>
+    (JSON.parse(JSON.stringify(message?.blocks ?? [])) as { elements?: Button[] }[]).flatMap(
+      (b) => b.elements ?? [],
+    );
+  const nextOf = (message: StoredMessage | undefined) =>
+    buttonsOf(message).find((el) => /next/i.test(el.text?.text ?? ''));
+  /** Node ids a message shows: seeded nodes are 1001 upwards. */
+  const nodeIds = (message: StoredMessage | undefined) =>
+    [...JSON.stringify(message?.blocks ?? []).matchAll(/`(10\d\d)`/g)].map((m) => Number(m[1]));
+  const allNodeIds = Array.from({ length: 30 }, (_, i) => 1001 + i);
+
+  async function clickNext(message: StoredMessage, value?: string) {
+    const next = nextOf(message);
+    if (!next?.action_id || next.value === undefined) throw new Error('no Next button');
+    // A forged value is clicked as if it were in the message: Slack sends what the message holds.
+    const shown: StoredMessage =
+      value === undefined
+        ? message
+        : {
+            ...message,
+            blocks: JSON.parse(
+              JSON.stringify(message.blocks).replace(JSON.stringify(next.value), JSON.stringify(value)),
+            ),
+          };
+    const click = await e2e.stack.workspace.click(ALICE, shown, {
       actionId: next.action_id,
-      value: next.value,
+      value: value ?? next.value,
     });
     expect(click.status).toBe(200);
     await e2e.stack.drain();
-    const updated = e2e.stack.standIn.store.findMessage(CHANNEL, message.ts);
-    expect(e2e.textOf(updated)).toContain('page 2 of');
+    return e2e.stack.standIn.store.findMessage(CHANNEL, message.ts);
+  }
+
+  it('regression: /cloud nodes list then Next shows all 30 nodes, each once, on pages the header counts', async () => {
+    const first = await e2e.command(ALICE, 'nodes list');
+    const firstText = e2e.textOf(first.message);
+    expect(firstText).toContain('Nodes — page 1 of 2 (30)');
+    expect(firstText).not.toContain('--page-size');
+    const message = first.message;
+    if (!message) throw new Error('no list message');
+    const firstIds = nodeIds(message);
+    expect(firstIds.length).toBeGreaterThan(1);
+    expect(firstIds.length).toBeLessThan(30);
+
+    const second = await clickNext(message);
+    expect(e2e.textOf(second)).toContain('Nodes — page 2 of 2 (30)');
+    expect(nextOf(second)).toBeUndefined();
+    expect([...firstIds, ...nodeIds(second)]).toEqual(allNodeIds);
+  });
+
+  it('--page 2 is the page Next showed as page 2, and --page 3 says the list has 2 pages', async () => {
+    const first = await e2e.command(ALICE, 'nodes list');
+    const firstIds = nodeIds(first.message);
+    const second = await e2e.command(ALICE, 'nodes list --page 2');
+    expect(e2e.textOf(second.message)).toContain('page 2 of 2');
+    expect(nodeIds(second.message)).toEqual(allNodeIds.slice(firstIds.length));
+    const third = await e2e.command(ALICE, 'nodes list --page 3');
+    expect(e2e.textOf(third.message)).toContain('past the end of the list: it has 2 pages');
+  });
+
+  it('--all lists all 30 nodes in one message, one a line', async () => {
+    const all = await e2e.command(ALICE, 'nodes list --all');
+    expect(e2e.textOf(all.message)).toContain('Nodes — all 30');
+    expect(nodeIds(all.message)).toEqual(allNodeIds);
+    expect(nextOf(all.message)).toBeUndefined();
+  });
+
+  it.each([
+    ['CSV', /^id,label,/, (text: string) => text.trim().split('\r\n').length - 1],
+    ['JSON', /^\[/, (text: string) => (JSON.parse(text) as unknown[]).length],
+  ] as const)(
+    "--all offers the whole list as a %s file, sent to the person's DM",
+    async (format, start, count) => {
+      const all = await e2e.command(ALICE, 'nodes list --all');
+      if (!all.message) throw new Error('no list message');
+      const button = buttonsOf(all.message).find((b) => b.text?.text?.startsWith(format));
+      if (!button?.action_id || button.value === undefined) throw new Error(`no ${format} button`);
+      const { store } = e2e.stack.standIn;
+      const before = store.files().length;
+      const click = await e2e.stack.workspace.click(ALICE, all.message, {
+        actionId: button.action_id,
+        value: button.value,
+      });
+      expect(click.status).toBe(200);
+      await e2e.stack.drain();
+      // The list stays; the outcome comes as messages of their own.
+      expect(e2e.stack.standIn.store.findMessage(CHANNEL, all.message.ts)?.blocks).toEqual(
+        all.message.blocks,
+      );
+      const told = e2e.seen(ALICE).map((m) => e2e.textOf(m));
+      expect(told.some((t) => t.includes(`Reading the whole list for a ${format} file`))).toBe(true);
+      expect(
+        told.some((t) => t.includes(`30 of 30 as ${format} are on their way to your direct messages`)),
+      ).toBe(true);
+      const file = store.files().at(-1);
+      expect(store.files()).toHaveLength(before + 1);
+      const text = file?.bytes?.toString('utf8') ?? '';
+      expect(text).toMatch(start);
+      expect(count(text)).toBe(30);
+      for (const id of allNodeIds) expect(text).toContain(String(id));
+      // Shared in Alice's DM with the app once Slack has processed it, nowhere else.
+      expect(file?.pendingShare?.channels ?? file?.channels).toEqual([`D${ALICE}`]);
+    },
+  );
+
+  it('--json --page 2 is still the API page', async () => {
+    const json = await e2e.command(ALICE, 'nodes list --json --page 2 --page-size 25');
+    expect(e2e.textOf(json.message)).toContain('\\"page\\": 2');
+  });
+
+  it.each([
+    [
+      'a position that is not where a page starts',
+      { o: 'nodes.list', i: {}, p: 2, k: 5, b: 0 },
+      'out of date',
+    ],
+    ['a page number the position cannot have', { o: 'nodes.list', i: {}, p: 9, k: 3 }, 'out of date'],
+    ['a position past the end', { o: 'nodes.list', i: {}, p: 40, k: 900 }, 'past the end'],
+    ['a negative position', { o: 'nodes.list', i: {}, p: 1, k: -1 }, 'out of date'],
+    [
+      'an operation that is not a list',
+      { o: 'volumes.delete', i: { volumeId: 2001 }, p: 2, k: 20 },
+      'out of date',
+    ],
+    ['an operation that does not exist', { o: 'nodes.nope', i: {}, p: 2 }, 'out of date'],
+  ])('a forged Next button with %s is refused, with no change made', async (_case, payload, answer) => {
+    const first = await e2e.command(ALICE, 'nodes list');
+    if (!first.message) throw new Error('no list message');
+    const before = e2e.emulator.control.requestCount('volumes.delete');
+    const after = await clickNext(first.message, JSON.stringify(payload));
+    expect(e2e.textOf(after)).toContain(answer);
+    expect(e2e.emulator.control.requestCount('volumes.delete')).toBe(before);
   });
 });
 

@@ -4,6 +4,7 @@ import { apiTime, type Clock, parseApiTime } from './clock.js';
 import type { FaultInjector, FaultSpec, LatencySpec } from './faults.js';
 import { renderIssue } from './handlers/managed.js';
 import { newVolume } from './handlers/volumes.js';
+import type { ListItems } from './listing.js';
 import type { RateLimiter, RateLimitOptions } from './rate-limit.js';
 import { type SeedOptions, type SeedTokens, seedWorld } from './seed.js';
 import type { EntityKind, GlobalGrants, ManagedIssueRecord, Permission, SmsMessage, World } from './world.js';
@@ -21,6 +22,7 @@ export class EmulatorControl {
   readonly #faults: FaultInjector;
   readonly #limiter: RateLimiter;
   #requests: { operationId: string; pathParams: Record<string, string> }[] = [];
+  #listItems = new Map<string, readonly Record<string, unknown>[]>();
 
   constructor(init: { clock: Clock; seed: SeedOptions; faults: FaultInjector; limiter: RateLimiter }) {
     this.#clock = init.clock;
@@ -187,6 +189,26 @@ export class EmulatorControl {
     return renderIssue(issue);
   }
 
+  /**
+   * Makes a list operation answer with `items` (response objects) instead of the records its
+   * handler finds, for tests of lists of any length; `undefined` goes back to the records. The
+   * items still go through the same scopes, filter and paging as any list.
+   */
+  setListItems(operationId: string, items: readonly Record<string, unknown>[] | undefined): void {
+    if (items === undefined) this.#listItems.delete(operationId);
+    else this.#listItems.set(operationId, [...items]);
+  }
+
+  /** The items set for a list operation, as the server pages them. */
+  listItemsOf(operationId: string): ListItems | undefined {
+    const items = this.#listItems.get(operationId);
+    if (!items) return undefined;
+    return {
+      length: items.length,
+      slice: (start, end) => items.slice(start, end).map((item) => ({ ...item })),
+    };
+  }
+
   recordRequest(operationId: string, pathParams: Record<string, string>): void {
     this.#requests.push({ operationId, pathParams });
   }
@@ -230,6 +252,7 @@ export class EmulatorControl {
     this.#faults.clear();
     this.#limiter.reset();
     this.#requests = [];
+    this.#listItems.clear();
   }
 
   describe() {

@@ -285,7 +285,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         return { status: outcome.status, body: JSON.stringify(outcome.body) };
       case 'list': {
         const header = Array.isArray(filterHeader) ? filterHeader[0] : filterHeader;
-        const kept = applyFilter(op, outcome.items, header);
+        const kept = applyFilter(op, control.listItemsOf(op.id) ?? outcome.items, header);
         const page = typeof input.page === 'number' ? input.page : undefined;
         const pageSize = typeof input.page_size === 'number' ? input.page_size : undefined;
         return { status: 200, body: JSON.stringify(pageOf(kept, page, pageSize)) };

@@ -4,7 +4,7 @@ import type { WebClient } from '@slack/web-api';
 import type { BotDeps, RequestContext } from '../context.js';
 import { answerOperation, notice, responseBody, safely } from '../dispatch.js';
 import { ActionId, actionIdPattern } from '../interaction-ids.js';
-import type { ApprovalPayload, PagePayload, RunPayload } from '../interactions.js';
+import type { ApprovalPayload, ExportPayload, PagePayload, RunPayload } from '../interactions.js';
 import type { OperationRequest, Reply } from '../runner.js';
 import { isFirstClick } from './deliveries.js';
 
@@ -37,11 +37,47 @@ export function registerActions(app: App, deps: BotDeps): void {
         deps,
         ctx,
         client,
-        payload && { ...payload, options: { page: payload.p, pageSize: payload.s, filter: payload.f } },
+        payload && {
+          ...payload,
+          options: {
+            page: payload.p,
+            start: payload.k,
+            previousStart: payload.b,
+            all: payload.c === 1,
+            filter: payload.f,
+          },
+        },
         true,
       ),
     );
     if (reply) await respond(responseBody(reply, true));
+  });
+
+  app.action(actionIdPattern(ActionId.exportList), async ({ ack, body, action, respond, client }) => {
+    await ack();
+    const ctx = actionContext(body);
+    if (!ctx || action.type !== 'button' || !(await isFirstClick(deps, ctx, action))) return;
+    const payload = await decodeExport(action.value);
+    // The worker's answer must not take the list's place, which is what an answer through this
+    // click's response_url does: it comes as a message of its own (or in the DM with the file).
+    const { responseUrl: _listMessage, ...apart } = ctx;
+    const reply = await safely(deps, ctx, payload?.o, () =>
+      answerRun(
+        deps,
+        apart,
+        client,
+        payload && { ...payload, options: { export: payload.x, filter: payload.f } },
+        false,
+      ),
+    );
+    if (!reply) return;
+    const told =
+      reply.outcome === 'handed_off' && payload
+        ? notice(
+            `:outbox_tray: Reading the whole list for a ${payload.x.toUpperCase()} file to your direct messages with the app…`,
+          )
+        : reply;
+    await respond({ ...responseBody(told, false), response_type: 'ephemeral' });
   });
 
   app.action(actionIdPattern(ActionId.menu), async ({ ack, body, action, respond, client }) => {
@@ -97,6 +133,11 @@ async function decodePage(value: string | undefined): Promise<PagePayload | unde
   return decodeActionValue(PagePayloadSchema, value);
 }
 
+async function decodeExport(value: string | undefined): Promise<ExportPayload | undefined> {
+  const { decodeActionValue, ExportPayloadSchema } = await interactions();
+  return decodeActionValue(ExportPayloadSchema, value);
+}
+
 async function decodeApproval(value: string | undefined): Promise<ApprovalPayload | undefined> {
   const { decodeActionValue, ApprovalPayloadSchema } = await interactions();
   return decodeActionValue(ApprovalPayloadSchema, value);
@@ -131,7 +172,8 @@ async function answerRun(
   replace: boolean,
 ): Promise<Reply | undefined> {
   const op = payload && (await operations()).findOperation(payload.o);
-  if (!payload || !op) {
+  // A paging or file button names a list; one naming anything else was not made by the bot.
+  if (!payload || !op || (payload.options !== undefined && !op.paginated)) {
     return notice('That button is out of date. Run the command again.');
   }
   const parsed = op.request.safeParse(payload.i);

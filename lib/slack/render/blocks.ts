@@ -12,7 +12,7 @@ import type {
   SectionBlockAccessory,
 } from '@slack/types';
 import { encodeActionValue } from '../interaction-ids.js';
-import type { PagePayload, RunPayload } from '../interactions.js';
+import type { ExportPayload, PagePayload, RunPayload } from '../interactions.js';
 import { SLACK_LIMITS, serializedBlocksLength, truncate } from '../limits.js';
 import { escapeMrkdwn } from './text.js';
 
@@ -131,7 +131,7 @@ export function confirmDialog(input: ConfirmInput): ConfirmationDialog {
 export interface ButtonInput {
   label: string;
   actionId: string;
-  payload: RunPayload | PagePayload | { a: string };
+  payload: RunPayload | PagePayload | ExportPayload | { a: string };
   style?: 'primary' | 'danger';
   confirm?: ConfirmationDialog;
 }

@@ -1,5 +1,5 @@
 import type { KnownBlock } from '@slack/types';
-import type { AnyOperation } from '../../api/operation.js';
+import { type AnyOperation, PAGE_SIZE_MIN } from '../../api/operation.js';
 import { SLASH_COMMAND } from '../../commands/registry.js';
 import { codeSections, contextBlock, type RenderedMessage } from './blocks.js';
 import { withoutSecretFields } from './items.js';
@@ -23,9 +23,19 @@ export function renderJson(op: AnyOperation, output: unknown, options: JsonOptio
   if (!complete) {
     blocks.push(
       contextBlock(
-        `:scissors: Cut short: the JSON is ${json.length.toLocaleString('en-US')} characters and a Slack message holds about ${JSON_BUDGET.toLocaleString('en-US')}. Ask for less (a filter, a smaller \`--page-size\`) to see the rest.`,
+        `:scissors: Cut short: the JSON is ${json.length.toLocaleString('en-US')} characters and a Slack message holds about ${JSON_BUDGET.toLocaleString('en-US')}. ${askForLess(op, output)}`,
       ),
     );
   }
   return { text: `${title} as JSON`, blocks };
+}
+
+/** Only what the bot accepts: a page size down to the API's least, the file of `--all` for lists. */
+function askForLess(op: AnyOperation, output: unknown): string {
+  if (!op.paginated) return 'Ask for less to see the rest.';
+  const data = (output as { data?: unknown } | null)?.data;
+  const shown = Array.isArray(data) ? data.length : 0;
+  const smaller =
+    op.pageParams && shown > PAGE_SIZE_MIN ? `, a smaller \`--page-size\` (${PAGE_SIZE_MIN} at least)` : '';
+  return `Ask for less (a filter${smaller}) to see the rest, or use \`--all\` without \`--json\` for the whole list as a file.`;
 }

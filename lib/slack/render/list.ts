@@ -1,8 +1,8 @@
-import type { KnownBlock, SectionBlock } from '@slack/types';
-import type { AnyOperation, Page } from '../../api/operation.js';
+import type { HeaderBlock, KnownBlock, SectionBlock } from '@slack/types';
+import type { AnyOperation } from '../../api/operation.js';
 import { SLASH_COMMAND } from '../../commands/registry.js';
-import { ActionId, type PagePayload } from '../interactions.js';
-import { truncate } from '../limits.js';
+import { ActionId, type ExportPayload, type PagePayload } from '../interactions.js';
+import { SLACK_LIMITS, truncate } from '../limits.js';
 import {
   actionButton,
   actionsBlock,
@@ -18,73 +18,238 @@ import { type Item, idOf, isItem } from './items.js';
 import { itemRefOf, rowAccessory } from './next-actions.js';
 import { type PathValue, pathValuesOf, routeOf, viewOperationOf } from './related-operations.js';
 import { itemTitle, type KindMatch, kindOfRoute, type ResourceKind } from './resource-kinds.js';
-import { bold, capitalize, codeSpan, countOf, escapeMrkdwn, formatScalar } from './text.js';
+import { bold, capitalize, codeSpan, escapeMrkdwn, formatScalar } from './text.js';
 
 export interface ListOptions {
-  /** The page size that was asked for (`--page-size`); kept by the Previous/Next buttons. */
-  pageSize?: number | undefined;
   /** The `X-Filter` that was sent; kept by the Previous/Next buttons. */
   filter?: Record<string, unknown> | undefined;
-  /** Every page was fetched (`--all`): `page` holds all items. */
-  all?: boolean | undefined;
-  /** Rows per message; fewer when the rows would not fit Slack's size limits. */
-  maxRows?: number | undefined;
+  /** `--all`: one line per item, up to COMPACT_ROWS_MAX a message, Next for the rest. */
+  compact?: boolean | undefined;
+}
+
+/**
+ * Where a message starts in the whole list, and the items from there on. Pages are what the
+ * person sees: rows are packed from the first item, as many as fit one message, so page N is the
+ * same whether it was reached with Next or typed as `--page N`.
+ */
+export interface ListWindow {
+  /** Items from `start` on (at least as many as one message can show, when the list has them). */
+  readonly items: readonly unknown[];
+  /** Index in the whole list of `items[0]`. */
+  readonly start: number;
+  /** The page number the person sees (1-based). */
+  readonly page: number;
+  /** Total items the API reported. */
+  readonly results: number;
+  /** Items the bot can read: `results`, or only the first page of a list the API does not page. */
+  readonly reachable: number;
+  /** Pages in all, when every item was read (else unknown). */
+  readonly pages?: number | undefined;
+  /** Where the page before this one starts, when known (else Previous finds it from the top). */
+  readonly previousStart?: number | undefined;
 }
 
 /** Rows a list message shows at most: more makes a wall nobody reads and nears Slack's limits. */
 export const DEFAULT_MAX_ROWS = 20;
+/** Lines an `--all` message shows at most, one item a line. */
+export const COMPACT_ROWS_MAX = 100;
+/** The most items one message can take in either mode: how many a window needs past its start. */
+export const WINDOW_ITEMS = Math.max(DEFAULT_MAX_ROWS, COMPACT_ROWS_MAX);
 
 const TITLE_MAX = 100;
 const FACTS_MAX = 400;
-/** Room kept for the note under the rows and the page buttons, measured before the rows go in. */
+const COMPACT_TITLE_MAX = 60;
+const COMPACT_FACTS_MAX = 90;
+/** Room kept for the note under the rows, measured before the rows go in. */
 const NOTE_ALLOWANCE = 400;
+/** Placeholders as long as any page number or position a button can carry, so sizes never grow later. */
+const LONGEST_PAGE = 9_999_999;
 
-/** A paginated list: header, a context line, one section per item with View or a menu, paging buttons. */
+/**
+ * How a list request packs its rows into messages. It depends only on the operation, its input,
+ * the filter and the mode, never on the page being shown, so the pages found by walking from the
+ * top are the same ones Next walks through.
+ */
+export class ListLayout {
+  readonly #op: AnyOperation;
+  readonly #input: Record<string, unknown>;
+  readonly #options: ListOptions;
+  readonly #match: KindMatch;
+  readonly #parentValues: readonly PathValue[];
+  readonly #chrome: number;
+  readonly #chromeBlocks: number;
+
+  constructor(op: AnyOperation, input: Record<string, unknown>, options: ListOptions = {}) {
+    this.#op = op;
+    this.#input = input;
+    this.#options = options;
+    this.#match = kindOfRoute(routeOf(op.path));
+    this.#parentValues = pathValuesOf(op, input);
+    // The frame of the longest message this request can produce: header, context, note, buttons.
+    const longest: ListWindow = {
+      items: [],
+      start: LONGEST_PAGE,
+      page: LONGEST_PAGE,
+      results: LONGEST_PAGE,
+      reachable: LONGEST_PAGE,
+      pages: LONGEST_PAGE,
+      previousStart: LONGEST_PAGE,
+    };
+    const frame = this.#frame(longest, LONGEST_PAGE, true);
+    this.#chrome = blocksLength(frame) + NOTE_ALLOWANCE;
+    this.#chromeBlocks = frame.length + 1;
+  }
+
+  get compact(): boolean {
+    return this.#options.compact === true;
+  }
+
+  /** The most items one message of this layout shows. */
+  get maxItemsPerPage(): number {
+    return this.compact ? COMPACT_ROWS_MAX : DEFAULT_MAX_ROWS;
+  }
+
+  /** How many of `items` (from the first) one message has room for; at least one when there are any. */
+  fit(items: readonly unknown[]): number {
+    return this.compact ? this.#fitLines(items) : this.#fitRows(items);
+  }
+
+  /** Where each page starts, packing `items` (the whole list, from its first item). */
+  pageStarts(items: readonly unknown[]): number[] {
+    const starts: number[] = [];
+    for (let start = 0; start < items.length; ) {
+      starts.push(start);
+      start += this.fit(items.slice(start, start + WINDOW_ITEMS));
+    }
+    return starts;
+  }
+
+  /** The message for one window of the list. */
+  render(shownWindow: ListWindow): RenderedMessage {
+    const kind = this.#match.kind;
+    // A window that holds every item it can reach from the first one counts its pages itself.
+    const whole = shownWindow.start === 0 && shownWindow.items.length >= shownWindow.reachable;
+    const window =
+      shownWindow.pages === undefined && whole
+        ? { ...shownWindow, pages: Math.max(1, this.pageStarts(shownWindow.items).length) }
+        : shownWindow;
+    const shown = Math.min(this.fit(window.items), Math.max(0, window.reachable - window.start));
+    const blocks = this.#frame(window, shown, false);
+    const heading = (blocks[0] as HeaderBlock).text.text;
+    if (window.results === 0 || window.items.length === 0) {
+      const empty = sectionBlock(
+        `No ${escapeMrkdwn(kind.plural === 'items' ? 'results' : kind.plural)} found${this.#options.filter ? ' matching the filter' : ''}.`,
+      );
+      const context = contextLine(this.#op, this.#options);
+      return {
+        text: fallbackText(heading),
+        blocks: [blocks[0] as HeaderBlock, ...(context ? [contextBlock(context)] : []), empty],
+      };
+    }
+    const items = window.items.slice(0, shown);
+    const body = this.compact ? this.#lineSections(items) : items.map((item) => this.#row(item));
+    const nav = blocks[blocks.length - 1]?.type === 'actions' ? blocks.pop() : undefined;
+    const note = blocks.pop();
+    return {
+      text: fallbackText(heading),
+      blocks: [...blocks, ...body, ...(note ? [note] : []), ...(nav ? [nav] : [])],
+    };
+  }
+
+  #row(item: unknown): SectionBlock {
+    return listRow(this.#match, this.#parentValues, item);
+  }
+
+  #fitRows(items: readonly unknown[]): number {
+    const maxRows = Math.min(DEFAULT_MAX_ROWS, SLACK_LIMITS.blocksPerMessage - this.#chromeBlocks);
+    let used = this.#chrome;
+    let rows = 0;
+    for (const item of items) {
+      if (rows >= maxRows) break;
+      const size = blocksLength([this.#row(item)]) + 1;
+      if (rows > 0 && used + size > MESSAGE_BUDGET) break;
+      used += size;
+      rows += 1;
+    }
+    return rows;
+  }
+
+  #fitLines(items: readonly unknown[]): number {
+    const sectionSize = blocksLength([sectionBlock('')]) + 1;
+    let used = this.#chrome;
+    let lines = 0;
+    let sections = 0;
+    let sectionText: number = SLACK_LIMITS.sectionText;
+    for (const item of items) {
+      if (lines >= COMPACT_ROWS_MAX) break;
+      const line = compactLine(this.#match, item);
+      const opensSection = sectionText + line.length + 1 > SLACK_LIMITS.sectionText;
+      const size = JSON.stringify(line).length + (opensSection ? sectionSize : 0);
+      if (opensSection && this.#chromeBlocks + sections + 1 > SLACK_LIMITS.blocksPerMessage) break;
+      if (lines > 0 && used + size > MESSAGE_BUDGET) break;
+      used += size;
+      lines += 1;
+      if (opensSection) {
+        sections += 1;
+        sectionText = line.length;
+      } else sectionText += line.length + 1;
+    }
+    return lines;
+  }
+
+  /** One item a line, as many lines to a section as its 3,000 characters take. */
+  #lineSections(items: readonly unknown[]): SectionBlock[] {
+    const sections: SectionBlock[] = [];
+    let current = '';
+    for (const item of items) {
+      const line = compactLine(this.#match, item);
+      if (current !== '' && current.length + line.length + 1 > SLACK_LIMITS.sectionText) {
+        sections.push(sectionBlock(current));
+        current = line;
+      } else current = current === '' ? line : `${current}\n${line}`;
+    }
+    if (current !== '') sections.push(sectionBlock(current));
+    return sections;
+  }
+
+  /** Header, context, note and buttons: everything but the rows (the note last but one). */
+  #frame(window: ListWindow, shown: number, longest: boolean): KnownBlock[] {
+    const subject = listSubject(this.#op, this.#match.kind, this.#parentValues);
+    const blocks: KnownBlock[] = [headerBlock(listHeading(subject, window, shown, this.compact))];
+    const context = contextLine(this.#op, this.#options);
+    if (context) blocks.push(contextBlock(context));
+    blocks.push(contextBlock(longest ? '' : shownNote(window, shown, this.compact, !this.#op.pageParams)));
+    const nav = pageButtons(this.#op, this.#input, window, shown, this.#options, longest);
+    if (nav) blocks.push(nav);
+    return blocks;
+  }
+}
+
+/**
+ * A paginated list: header, a context line, one section per item with View or a menu (or, with
+ * `--all`, one line per item), a note saying which items these are, Previous/Next.
+ */
 export function renderList(
   op: AnyOperation,
   input: Record<string, unknown>,
-  page: Page<unknown>,
+  window: ListWindow,
   options: ListOptions = {},
 ): RenderedMessage {
-  const match = kindOfRoute(routeOf(op.path));
+  return new ListLayout(op, input, options).render(window);
+}
+
+/** One `--all` line: title, id and the kind's first facts. */
+function compactLine(match: KindMatch, entry: unknown): string {
+  if (!isItem(entry))
+    return `• ${truncate(formatScalar(entry) ?? escapeMrkdwn(JSON.stringify(entry)), COMPACT_FACTS_MAX)}`;
   const kind = match.kind;
-  const parentValues = pathValuesOf(op, input);
-  const subject = listSubject(op, kind, parentValues);
-  const heading = listHeading(subject, page, options.all === true);
-
-  const top: KnownBlock[] = [headerBlock(heading)];
-  const context = contextLine(op, options);
-  if (context) top.push(contextBlock(context));
-
-  const nav = pageButtons(op, input, page, options);
-  if (page.data.length === 0) {
-    const blocks = [
-      ...top,
-      sectionBlock(
-        `No ${escapeMrkdwn(kind.plural === 'items' ? 'results' : kind.plural)} found${options.filter ? ' matching the filter' : ''}.`,
-      ),
-    ];
-    if (nav) blocks.push(nav);
-    return { text: fallbackText(heading), blocks };
-  }
-
-  const maxRows = Math.max(1, options.maxRows ?? DEFAULT_MAX_ROWS);
-  const rows: KnownBlock[] = [];
-  let used = blocksLength(top) + (nav ? blocksLength([nav]) : 0) + NOTE_ALLOWANCE;
-  for (const entry of page.data) {
-    if (rows.length >= maxRows) break;
-    const row = listRow(match, parentValues, entry);
-    const size = blocksLength([row]) + 1;
-    if (used + size > MESSAGE_BUDGET) break;
-    rows.push(row);
-    used += size;
-  }
-
-  const blocks: KnownBlock[] = [...top, ...rows];
-  const note = shownNote(rows.length, page, options.all === true);
-  if (note) blocks.push(contextBlock(note));
-  if (nav) blocks.push(nav);
-  return { text: fallbackText(heading), blocks };
+  const id = idOf(entry);
+  const title = truncate(itemTitle(kind, entry), COMPACT_TITLE_MAX);
+  const showId = id !== undefined && String(id) !== title;
+  const facts = (kind.rowFacts ? kind.rowFacts(entry) : genericFacts(entry)).filter((f) => f !== '');
+  const tail =
+    facts.length > 0 ? ` · ${truncate(facts.join(' · ').replace(/\s+/g, ' '), COMPACT_FACTS_MAX)}` : '';
+  return `• ${bold(title)}${showId ? ` ${codeSpan(truncate(String(id), 40))}` : ''}${tail}`;
 }
 
 /** `Configs of node 34`, `Nodes`. */
@@ -98,10 +263,22 @@ function listSubject(op: AnyOperation, kind: ResourceKind, parentValues: readonl
   return `${plural} of ${parent.noun === 'item' ? 'item' : parent.noun} ${lastValue}`;
 }
 
-function listHeading(subject: string, page: Page<unknown>, all: boolean): string {
-  if (all) return `${subject} — all ${page.results.toLocaleString('en-US')}`;
-  if (page.pages <= 1) return `${subject} (${page.results.toLocaleString('en-US')})`;
-  return `${subject} — page ${page.page} of ${page.pages} (${page.results.toLocaleString('en-US')})`;
+function listHeading(subject: string, window: ListWindow, shown: number, compact: boolean): string {
+  const total = window.results.toLocaleString('en-US');
+  if (compact) {
+    if (window.start === 0 && shown >= window.reachable) return `${subject} — all ${total}`;
+    return `${subject} — all ${total}: ${itemRange(window.start, shown)}`;
+  }
+  if (window.pages === 1) return `${subject} (${total})`;
+  if (window.pages === undefined)
+    return `${subject} — page ${window.page.toLocaleString('en-US')} (${total})`;
+  return `${subject} — page ${window.page.toLocaleString('en-US')} of ${window.pages.toLocaleString('en-US')} (${total})`;
+}
+
+/** `items 19–30`. */
+function itemRange(start: number, shown: number): string {
+  if (shown <= 1) return `item ${(start + 1).toLocaleString('en-US')}`;
+  return `items ${(start + 1).toLocaleString('en-US')}–${(start + shown).toLocaleString('en-US')}`;
 }
 
 function contextLine(op: AnyOperation, options: ListOptions): string | undefined {
@@ -109,7 +286,6 @@ function contextLine(op: AnyOperation, options: ListOptions): string | undefined
   if (options.filter && Object.keys(options.filter).length > 0) {
     parts.push(`:mag: filter ${codeSpan(truncate(JSON.stringify(options.filter), 200))}`);
   }
-  if (options.pageSize !== undefined && !options.all) parts.push(`${options.pageSize} per page`);
   const itemRoute = `${routeOf(op.path)}/{}`;
   const view = viewOperationOf(itemRoute);
   if (view)
@@ -149,37 +325,68 @@ function genericFacts(item: Item): string[] {
   return facts;
 }
 
-function shownNote(shown: number, page: Page<unknown>, all: boolean): string | undefined {
-  const total = page.data.length;
-  if (shown >= total) return undefined;
-  if (all) {
-    return `Showing the first ${shown} of ${countOf(total, 'result')}. Narrow the list with a filter, or page through it without \`--all\`.`;
+/** Which items these are and how to reach the others, in the numbering the header uses. */
+function shownNote(window: ListWindow, shown: number, compact: boolean, unpaged: boolean): string {
+  if (window.results === 0 || shown === 0) return ' ';
+  const of = `of ${window.results.toLocaleString('en-US')}`;
+  const parts = [`${capitalize(itemRange(window.start, shown))} ${of}.`];
+  const end = window.start + shown;
+  if (end < window.reachable) {
+    parts.push(
+      compact
+        ? `Up to ${COMPACT_ROWS_MAX} a message with \`--all\`: Next ▶ for the ${(window.reachable - end).toLocaleString('en-US')} more, or leave out \`--all\` to page with \`--page N\`.`
+        : `Next ▶ or \`--page ${window.page + 1}\` for more; \`--all\` lists up to ${COMPACT_ROWS_MAX} a message, one a line.`,
+    );
+  } else if (window.reachable < window.results) {
+    const why = unpaged ? ' (the API does not page this list)' : '';
+    parts.push(
+      `Only the first ${window.reachable.toLocaleString('en-US')} can be read${why}: narrow the list with a filter to see the others.`,
+    );
   }
-  return `Showing ${shown} of ${total} on this page — use \`--page-size\` for smaller pages, or Next.`;
+  return parts.join(' ');
 }
 
 function pageButtons(
   op: AnyOperation,
   input: Record<string, unknown>,
-  page: Page<unknown>,
+  window: ListWindow,
+  shown: number,
   options: ListOptions,
+  longest: boolean,
 ) {
-  if (options.all || !op.pageParams) return undefined;
-  const { page: _page, page_size: requestedSize, ...rest } = input;
-  const size = options.pageSize ?? (typeof requestedSize === 'number' ? requestedSize : undefined);
-  const payload = (p: number): PagePayload => ({
+  const { page: _page, page_size: _size, ...rest } = input;
+  if (window.results === 0) return undefined;
+  const base = {
     o: op.id,
     i: rest,
-    p,
-    ...(size !== undefined && size >= 25 && size <= 500 ? { s: size } : {}),
     ...(options.filter ? { f: options.filter } : {}),
-  });
+    ...(options.compact ? { c: 1 as const } : {}),
+  };
+  const end = window.start + shown;
+  const next: PagePayload = { ...base, p: window.page + 1, k: end, b: window.start };
+  const previous: PagePayload = {
+    ...base,
+    p: Math.max(1, window.page - 1),
+    ...(window.previousStart === undefined ? {} : { k: window.previousStart }),
+  };
+  // With `--all`, the whole list as a file too: it goes to the clicker's DM, the one place a
+  // private file can be shared.
+  const file = (format: ExportPayload['x'], label: string) =>
+    options.compact
+      ? actionButton({
+          label,
+          actionId: ActionId.exportList,
+          payload: { o: op.id, i: rest, ...(options.filter ? { f: options.filter } : {}), x: format },
+        })
+      : undefined;
   return actionsBlock([
-    page.page > 1
-      ? actionButton({ label: '◀ Previous', actionId: ActionId.page, payload: payload(page.page - 1) })
+    longest || (window.page > 1 && window.start > 0)
+      ? actionButton({ label: '◀ Previous', actionId: ActionId.page, payload: previous })
       : undefined,
-    page.page < page.pages
-      ? actionButton({ label: 'Next ▶', actionId: ActionId.page, payload: payload(page.page + 1) })
+    longest || end < window.reachable
+      ? actionButton({ label: 'Next ▶', actionId: ActionId.page, payload: next })
       : undefined,
+    file('csv', 'CSV file to my DMs'),
+    file('json', 'JSON file to my DMs'),
   ]);
 }

@@ -12,7 +12,7 @@ import {
 import { renderDetail } from './detail.js';
 import { isItem } from './items.js';
 import { renderJson } from './json.js';
-import { renderList } from './list.js';
+import { ListLayout } from './list.js';
 import {
   findOperationByRoute,
   type PathValue,
@@ -25,10 +25,7 @@ import { isSensitiveResult, renderSensitiveResult, type TwoFactorOptions } from 
 import { capitalize, codeSpan, escapeMrkdwn } from './text.js';
 
 export interface ResultOptions extends TwoFactorOptions {
-  /**
-   * The page that was asked for. Accepted so a job's options pass through as they are; the list
-   * shows the page the envelope says came back.
-   */
+  /** Accepted so a job's options pass through as they are; lists page in `list-reader.ts`. */
   page?: number | undefined;
   pageSize?: number | undefined;
   filter?: Record<string, unknown> | undefined;
@@ -55,10 +52,14 @@ export function renderOperationResult(
   if (isSensitiveResult(op)) return renderSensitiveResult(op, input, output, options);
   if (options.json) return renderJson(op, output);
   if (op.paginated && isPage(output)) {
-    return renderList(op, input, output, {
-      pageSize: options.pageSize,
-      filter: options.filter,
-      all: options.all,
+    // One API page as it came (the runner reads lists through `list-reader.ts`): its items from
+    // the first, and the note says when the list holds more than were handed over.
+    return new ListLayout(op, input, { filter: options.filter, compact: options.all }).render({
+      items: output.data,
+      start: 0,
+      page: 1,
+      results: output.results,
+      reachable: output.data.length,
     });
   }
   if (isItem(output) && Object.keys(output).length === 0 && op.method !== 'GET')

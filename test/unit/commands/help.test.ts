@@ -95,7 +95,9 @@ describe('help', () => {
 
   it('shows the list options with the filterable and sortable fields of a list', () => {
     const all = text(helpFor({ group: 'nodes', action: 'list' }, fixtureRegistry));
-    expect(all).toContain('`--all` — fetch every page');
+    expect(all).toContain(
+      '`--all` — every item, one a line, up to 100 a message (Next for the rest), or as a CSV or JSON file to your DMs',
+    );
     expect(all).toContain('`--page-size <n 25..500>`');
     expect(all).toContain('`--label <text>` — only items whose label is the value');
     expect(all).toContain('`--size <n>` — only items whose size is the value');

@@ -221,6 +221,33 @@ export function page<T>(data: T[], page = 1, pages = 1, results = data.length) {
   return { data, page, pages, results };
 }
 
+/**
+ * The part of a list one message shows: `items` from `start` on, of a list of `results` items
+ * (all reachable unless said), as page `page`.
+ */
+export function listOf(
+  items: readonly unknown[],
+  at: {
+    start?: number;
+    page?: number;
+    results?: number;
+    reachable?: number;
+    pages?: number;
+    previousStart?: number;
+  } = {},
+) {
+  const results = at.results ?? items.length + (at.start ?? 0);
+  return {
+    items,
+    start: at.start ?? 0,
+    page: at.page ?? 1,
+    results,
+    reachable: at.reachable ?? results,
+    pages: at.pages,
+    previousStart: at.previousStart,
+  };
+}
+
 /** `count` copies of an item with ids from 1 and labels of `labelLength` characters. */
 export function many<T extends { id: unknown; label?: unknown }>(
   item: T,

@@ -8,17 +8,17 @@ import {
   PagePayloadSchema,
   RunPayloadSchema,
 } from '../../../../lib/slack/interactions.js';
-import { renderList } from '../../../../lib/slack/render/list.js';
+import { ListLayout, renderList } from '../../../../lib/slack/render/list.js';
 import {
   database,
   databaseType,
   detachedVolume,
+  listOf,
   login,
   managedIssue,
   many,
   node,
   nodeConfig,
-  page,
   postgresDatabase,
   privateImage,
   publicImage,
@@ -41,89 +41,167 @@ const sectionsWithAccessory = (blocks: { type: string; accessory?: unknown }[]) 
 describe('renderList: header and paging', () => {
   const op = getOperation('volumes.list');
 
-  it('names the kind, the page and the total in the header', () => {
-    const message = renderList(op, {}, page(many(volume, 25), 2, 7, 160), { pageSize: 25 });
+  it('names the kind, the page the person sees and the total in the header', () => {
+    const message = renderList(
+      op,
+      {},
+      listOf(many(volume, 25), { start: 20, page: 2, results: 160, pages: 8 }),
+    );
     expect(message.blocks[0]).toMatchObject({
       type: 'header',
-      text: { text: 'Volumes — page 2 of 7 (160)' },
+      text: { text: 'Volumes — page 2 of 8 (160)' },
     });
-    expect(message.text).toBe('Volumes — page 2 of 7 (160)');
+    expect(message.text).toBe('Volumes — page 2 of 8 (160)');
     expectSendable(message);
   });
 
-  it('offers Previous and Next with the op, input, page size and filter', () => {
+  it('names the page without a count when not every page was read', () => {
+    const message = renderList(op, {}, listOf(many(volume, 25), { start: 520, page: 27, results: 600 }));
+    expect(message.blocks[0]).toMatchObject({ text: { text: 'Volumes — page 27 (600)' } });
+  });
+
+  it('offers Previous and Next carrying where their pages start, the input and the filter', () => {
     const filter = { label: 'db-data' };
-    const message = renderList(op, { page: 2, page_size: 25 }, page(many(volume, 25), 2, 7, 160), {
-      pageSize: 25,
-      filter,
-    });
+    const message = renderList(
+      op,
+      { page: 2, page_size: 25 },
+      listOf(many(volume, 25), { start: 20, page: 2, results: 160, previousStart: 0 }),
+      { filter },
+    );
     const previous = decodeActionValue(PagePayloadSchema, buttonLabeled(message, '◀ Previous')?.value);
     const next = decodeActionValue(PagePayloadSchema, buttonLabeled(message, 'Next ▶')?.value);
-    expect(previous).toEqual({ o: 'volumes.list', i: {}, p: 1, s: 25, f: filter });
-    expect(next).toEqual({ o: 'volumes.list', i: {}, p: 3, s: 25, f: filter });
+    expect(previous).toEqual({ o: 'volumes.list', i: {}, p: 1, k: 0, f: filter });
+    expect(next).toEqual({ o: 'volumes.list', i: {}, p: 3, k: 40, b: 20, f: filter });
     const pageButtons = buttons(message).filter((b) => b.action_id?.startsWith(ActionId.page));
     expect(pageButtons).toHaveLength(2);
   });
 
   it('has no Previous on the first page and no Next on the last', () => {
-    const first = renderList(op, {}, page(many(volume, 3), 1, 2, 103));
+    const first = renderList(op, {}, listOf(many(volume, 3), { results: 103 }));
     expect(buttonLabeled(first, '◀ Previous')).toBeUndefined();
     expect(buttonLabeled(first, 'Next ▶')).toBeDefined();
-    const last = renderList(op, {}, page(many(volume, 3), 2, 2, 103));
+    const last = renderList(op, {}, listOf(many(volume, 3), { start: 100, page: 6 }));
     expect(buttonLabeled(last, 'Next ▶')).toBeUndefined();
     expect(buttonLabeled(last, '◀ Previous')).toBeDefined();
   });
 
   it('shows a single page without paging buttons', () => {
-    const message = renderList(op, {}, page([volume, detachedVolume]));
+    const message = renderList(op, {}, listOf([volume, detachedVolume], { pages: 1 }));
     expect(message.blocks[0]).toMatchObject({ text: { text: 'Volumes (2)' } });
     expect(buttons(message).filter((b) => b.action_id?.startsWith(ActionId.page))).toEqual([]);
   });
 
   it('says so when nothing matched', () => {
-    const message = renderList(op, {}, page([]), { filter: { label: 'nope' } });
+    const message = renderList(op, {}, listOf([], { pages: 1 }), { filter: { label: 'nope' } });
     expect(visibleText(message)).toContain('No volumes found matching the filter.');
     expectSendable(message);
   });
 
-  it('leaves out page buttons whose payload would not fit in a button value', () => {
+  it('leaves out page buttons whose payload would not fit in a button value, and names the page to type', () => {
     const filter = { label: 'x'.repeat(2500) };
-    const message = renderList(op, {}, page(many(volume, 3), 1, 5, 400), { filter });
+    const message = renderList(op, {}, listOf(many(volume, 3), { results: 400 }), { filter });
     expect(buttonLabeled(message, 'Next ▶')).toBeUndefined();
+    expect(visibleText(message)).toContain('`--page 2`');
     expectSendable(message);
   });
 });
 
-describe('renderList: size limits', () => {
+describe('renderList: rows that do not fit continue on the next page', () => {
   const op = getOperation('nodes.list');
 
-  it('keeps 500 items with 3,000-character labels within Slack limits and says how many it shows', () => {
-    const message = renderList(op, {}, page(many(node, 500, 3000), 1, 1, 500), { pageSize: 500 });
+  it('keeps 500 items with 3,000-character labels within Slack limits and Next starts after the last row shown', () => {
+    const message = renderList(op, {}, listOf(many(node, 500, 3000)));
     expectSendable(message);
     const rows = sectionsWithAccessory(message.blocks);
     expect(rows.length).toBeGreaterThan(5);
     expect(rows.length).toBeLessThanOrEqual(20);
-    expect(visibleText(message)).toContain(`Showing ${rows.length} of 500 on this page`);
+    expect(visibleText(message)).toContain(`Items 1–${rows.length} of 500.`);
+    const next = decodeActionValue(PagePayloadSchema, buttonLabeled(message, 'Next ▶')?.value);
+    expect(next).toMatchObject({ p: 2, k: rows.length, b: 0 });
+  });
+
+  it('regression: 30 nodes on one API page are not cut at 18 with a hint to use --page-size', () => {
+    const message = renderList(op, {}, listOf(many(node, 30)));
+    const shown = sectionsWithAccessory(message.blocks).length;
+    expect(shown).toBeLessThan(30);
+    expect(visibleText(message)).not.toContain('--page-size');
+    expect(visibleText(message)).toContain('`--page 2`');
+    expect(decodeActionValue(PagePayloadSchema, buttonLabeled(message, 'Next ▶')?.value)).toMatchObject({
+      p: 2,
+      k: shown,
+    });
+  });
+
+  it('never hints at a page size the bot refuses', () => {
+    for (const count of [1, 30, 500]) {
+      const text = visibleText(renderList(op, {}, listOf(many(node, count))));
+      expect(text).not.toMatch(/--page-size/);
+    }
   });
 
   it('caps rows at 20 even when they are small', () => {
-    const message = renderList(getOperation('volumes.list'), {}, page(many(volume, 100), 1, 1, 100));
+    const message = renderList(getOperation('volumes.list'), {}, listOf(many(volume, 100)));
     expect(sectionsWithAccessory(message.blocks)).toHaveLength(20);
-    expect(visibleText(message)).toContain('Showing 20 of 100 on this page — use `--page-size`');
+    expect(visibleText(message)).toContain('Items 1–20 of 100.');
   });
 
-  it('shows the count and the first rows of an --all result, without paging', () => {
-    const message = renderList(op, {}, page(many(node, 500), 1, 1, 500), { all: true });
-    expect(message.blocks[0]).toMatchObject({ text: { text: 'Nodes — all 500' } });
-    expect(visibleText(message)).toContain('Showing the first');
+  it('packs the same pages whatever page is being shown, so --page N and Next agree', () => {
+    const layout = new ListLayout(op, {}, {});
+    const items = many(node, 120, 40);
+    const starts = layout.pageStarts(items);
+    for (const [index, start] of starts.entries()) {
+      const next = starts[index + 1] ?? items.length;
+      expect(layout.fit(items.slice(start, start + 100))).toBe(next - start);
+    }
+  });
+
+  it('says when the API does not page a list and returns only part of it', () => {
+    const message = renderList(
+      getOperation('profile.tokens-list'),
+      {},
+      listOf(many(token, 5), { start: 95, page: 6, results: 600, reachable: 100 }),
+    );
+    expect(visibleText(message)).toContain(
+      'Only the first 100 can be read (the API does not page this list): narrow the list with a filter',
+    );
+    expect(buttonLabeled(message, 'Next ▶')).toBeUndefined();
+  });
+});
+
+describe('renderList: --all, one line an item', () => {
+  const op = getOperation('nodes.list');
+
+  it('lists up to 100 items a message and says how to get the rest', () => {
+    const message = renderList(op, {}, listOf(many(node, 100), { results: 600 }), { compact: true });
+    expectSendable(message);
+    expect(message.blocks[0]).toMatchObject({ text: { text: 'Nodes — all 600: items 1–100' } });
+    const lines = message.blocks
+      .filter((b) => b.type === 'section')
+      .flatMap((b) => ('text' in b && b.text ? b.text.text.split('\n') : []));
+    expect(lines).toHaveLength(100);
+    expect(visibleText(message)).toContain('Up to 100 a message with `--all`: Next ▶ for the 500 more');
+    expect(decodeActionValue(PagePayloadSchema, buttonLabeled(message, 'Next ▶')?.value)).toMatchObject({
+      k: 100,
+      c: 1,
+    });
+  });
+
+  it('shows a whole short list in one message, without paging', () => {
+    const message = renderList(op, {}, listOf(many(node, 30), { pages: 1 }), { compact: true });
+    expect(message.blocks[0]).toMatchObject({ text: { text: 'Nodes — all 30' } });
     expect(buttons(message).filter((b) => b.action_id?.startsWith(ActionId.page))).toEqual([]);
+    expectSendable(message);
+  });
+
+  it('fits fewer, longer lines within Slack limits', () => {
+    const message = renderList(op, {}, listOf(many(node, 600, 3000)), { compact: true });
     expectSendable(message);
   });
 });
 
 describe('renderList: rows per kind', () => {
   it('nodes: label, status, region, type, ipv4 and a menu of safe next steps', () => {
-    const message = renderList(getOperation('nodes.list'), {}, page([{ ...node, status: 'offline' }]));
+    const message = renderList(getOperation('nodes.list'), {}, listOf([{ ...node, status: 'offline' }]));
     const text = visibleText(message);
     expect(text).toContain('*web-1*');
     expect(text).toContain(':white_circle: offline · us-east · g6-standard-1 · 203.0.113.1');
@@ -143,7 +221,7 @@ describe('renderList: rows per kind', () => {
     const ops = ['nodes.list', 'volumes.list', 'databases.list', 'managed.services-list'];
     const items = [[node], [volume], [database], [{ id: 9944, label: 'prod-1', status: 'ok' }]];
     ops.forEach((id, index) => {
-      const message = renderList(requireOperation(id), {}, page(items[index] ?? []));
+      const message = renderList(requireOperation(id), {}, listOf(items[index] ?? []));
       for (const element of interactiveElements(message)) {
         for (const option of element.options ?? []) {
           const payload = decodeActionValue(RunPayloadSchema, option.value);
@@ -155,7 +233,7 @@ describe('renderList: rows per kind', () => {
   });
 
   it('volumes: size, region and the attached node; Detach only when attached', () => {
-    const message = renderList(getOperation('volumes.list'), {}, page([volume, detachedVolume]));
+    const message = renderList(getOperation('volumes.list'), {}, listOf([volume, detachedVolume]));
     const text = visibleText(message);
     expect(text).toContain('30 GB · us-east · attached to node123 (12346)');
     expect(text).toContain('not attached');
@@ -170,7 +248,7 @@ describe('renderList: rows per kind', () => {
   });
 
   it('images: string ids, status, size, public or private', () => {
-    const message = renderList(getOperation('images.list'), {}, page([publicImage, privateImage]));
+    const message = renderList(getOperation('images.list'), {}, listOf([publicImage, privateImage]));
     const text = visibleText(message);
     expect(text).toContain('*Debian 11*  `node/debian11`');
     expect(text).toContain(':large_green_circle: available · 2,500 MB · public');
@@ -180,7 +258,7 @@ describe('renderList: rows per kind', () => {
   });
 
   it('databases of every engine: View goes to the engine kind of each row', () => {
-    const message = renderList(getOperation('databases.list'), {}, page([database, postgresDatabase]));
+    const message = renderList(getOperation('databases.list'), {}, listOf([database, postgresDatabase]));
     const views = interactiveElements(message).map((element) => {
       const value = element.type === 'button' ? element.value : element.options?.[0]?.value;
       return decodeActionValue(RunPayloadSchema, value);
@@ -193,7 +271,7 @@ describe('renderList: rows per kind', () => {
   });
 
   it('configs of a node: header names the node and View carries both ids', () => {
-    const message = renderList(getOperation('nodes.configs-list'), { nodeId: 34 }, page([nodeConfig]));
+    const message = renderList(getOperation('nodes.configs-list'), { nodeId: 34 }, listOf([nodeConfig]));
     expect(message.blocks[0]).toMatchObject({ text: { text: 'Configs of node 34 (1)' } });
     const [menu] = interactiveElements(message);
     const values = (menu?.options ?? []).map((o) => decodeActionValue(RunPayloadSchema, o.value));
@@ -202,7 +280,7 @@ describe('renderList: rows per kind', () => {
   });
 
   it('tokens: label, scopes and expiry, never the token', () => {
-    const message = renderList(getOperation('profile.tokens-list'), {}, page(many(token, 30)));
+    const message = renderList(getOperation('profile.tokens-list'), {}, listOf(many(token, 30)));
     expect(JSON.stringify(message)).not.toContain(TOKEN_PREFIX);
     expect(visibleText(message)).toContain(
       '`nodes:read_only` `volumes:read_write` · expires 2018-01-01 13:46 UTC',
@@ -211,14 +289,14 @@ describe('renderList: rows per kind', () => {
   });
 
   it('SSH keys: the key type and comment, not the whole key', () => {
-    const message = renderList(getOperation('profile.sshkeys-list'), {}, page([sshKey]));
+    const message = renderList(getOperation('profile.sshkeys-list'), {}, listOf([sshKey]));
     const text = visibleText(message);
     expect(text).toContain('ssh-rsa …456785== user@their-computer');
     expect(text).not.toContain('AAAA_valid_public_ssh_key');
   });
 
   it('issues: when, which services, and the ticket', () => {
-    const message = renderList(getOperation('managed.issues-list'), {}, page([managedIssue]));
+    const message = renderList(getOperation('managed.issues-list'), {}, listOf([managedIssue]));
     expect(visibleText(message)).toContain(
       'opened 2018-01-01 00:01 UTC · services 654 · ticket Managed Issue opened! (#98765)',
     );
@@ -228,7 +306,7 @@ describe('renderList: rows per kind', () => {
     const message = renderList(
       getOperation('managed.services-list'),
       {},
-      page([
+      listOf([
         {
           id: 1,
           label: 'prod-1',
@@ -243,10 +321,10 @@ describe('renderList: rows per kind', () => {
   });
 
   it('logins and database types', () => {
-    expect(visibleText(renderList(getOperation('profile.logins-list'), {}, page([login])))).toContain(
+    expect(visibleText(renderList(getOperation('profile.logins-list'), {}, listOf([login])))).toContain(
       ':large_green_circle: successful · at 2018-01-01 00:01 UTC · 192.0.2.0 · restricted',
     );
-    expect(visibleText(renderList(getOperation('databases.types'), {}, page([databaseType])))).toContain(
+    expect(visibleText(renderList(getOperation('databases.types'), {}, listOf([databaseType])))).toContain(
       '`g6-nano-1` · 1 vCPU · 1 GB RAM · 25 GB disk · from $20/month',
     );
   });
@@ -255,7 +333,7 @@ describe('renderList: rows per kind', () => {
     const message = renderList(
       getOperation('volumes.list'),
       {},
-      page([{ ...volume, label: '<!channel> & co' }]),
+      listOf([{ ...volume, label: '<!channel> & co' }]),
     );
     expect(visibleText(message)).toContain('&lt;!channel&gt; &amp; co');
     expect(visibleText(message)).not.toContain('<!channel>');
@@ -287,7 +365,7 @@ describe('renderList: items of an unknown shape', () => {
       shape: 'round',
       age: 4,
     };
-    const message = renderList(widgets, {}, page([item]));
+    const message = renderList(widgets, {}, listOf([item]));
     const text = visibleText(message);
     expect(message.blocks[0]).toMatchObject({ text: { text: 'Widgets (1)' } });
     expect(text).toContain('*gizmo*  `7`');

@@ -6,9 +6,10 @@ import { many, node, page, TOKEN_PREFIX, token, volume } from './fixtures.js';
 import { buttons, expectSendable, visibleText } from './message-checks.js';
 
 describe('renderOperationResult: dispatch', () => {
-  it('renders a page of a paginated operation as a list', () => {
-    const message = renderOperationResult(getOperation('nodes.list'), {}, page(many(node, 3), 2, 7, 160));
-    expect(message.blocks[0]).toMatchObject({ type: 'header', text: { text: 'Nodes — page 2 of 7 (160)' } });
+  it('renders a page of a paginated operation as a list, saying when the list holds more', () => {
+    const message = renderOperationResult(getOperation('nodes.list'), {}, page(many(node, 3), 1, 7, 160));
+    expect(message.blocks[0]).toMatchObject({ type: 'header', text: { text: 'Nodes (160)' } });
+    expect(JSON.stringify(message.blocks)).toContain('Only the first 3 can be read');
     expectSendable(message);
   });
 
@@ -99,6 +100,15 @@ describe('renderOperationResult: --json', () => {
     expect(visibleText(message)).toContain(
       `Cut short: the JSON is ${json.length.toLocaleString('en-US')} characters`,
     );
+  });
+
+  it('suggests a smaller --page-size only when the bot would accept one', () => {
+    const op = getOperation('volumes.list');
+    const big = renderOperationResult(op, {}, page(many(volume, 250, 200), 1, 1, 250), { json: true });
+    expect(visibleText(big)).toContain('a smaller `--page-size` (25 at least)');
+    const least = renderOperationResult(op, {}, page(many(volume, 25, 3000), 1, 10, 250), { json: true });
+    expect(visibleText(least)).toContain('Cut short');
+    expect(visibleText(least)).not.toContain('--page-size');
   });
 
   it('keeps a code fence inside a value from ending the block', () => {

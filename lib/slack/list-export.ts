@@ -1,0 +1,119 @@
+import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import { createApiClient } from '../api/client-factory.js';
+import type { Filter } from '../api/filter.js';
+import { LIST_READ_PAGE_SIZE } from './list-reader.js';
+import { withoutSecretFields } from './render/items.js';
+import { codeSpan } from './render/text.js';
+import { notice, type OperationRequest, type Reply, type RunnerDeps, resolveToken } from './runner.js';
+
+/**
+ * The whole of a list as a file (the `--all` message's CSV and JSON buttons), as `linode-cli`
+ * users get it with `--text`/`--json --all-rows`. It runs in the worker. Slack shares an upload
+ * asynchronously, and a private file can only be shared where only its reader sees it: the
+ * person's direct message with the app (`conversations.open`, then the upload with a comment
+ * saying what it is), as the stats chart is delivered.
+ */
+
+export type ListFileFormat = 'csv' | 'json';
+
+/** Items a file holds at most: ten reads of the API's largest page. */
+export const LIST_FILE_MAX_ITEMS = 10 * LIST_READ_PAGE_SIZE;
+
+const ConversationOpenSchema = z.object({ channel: z.object({ id: z.string().min(1) }) });
+
+export interface ListFileDeps extends RunnerDeps {
+  readonly slack: WebClient;
+}
+
+export async function sendListFile(
+  deps: ListFileDeps,
+  request: OperationRequest,
+  format: ListFileFormat,
+  now: Date,
+): Promise<Reply> {
+  const { op, team, user } = request;
+  const resolution = await resolveToken(deps.store, team, user, op);
+  if (!resolution.ok) return resolution.reply;
+  const client = createApiClient(deps.api, resolution.token);
+  const { page: _page, page_size: _pageSize, ...input } = request.input;
+  const filter = request.options.filter as Filter | undefined;
+  const read = await client.listAll(op, input as never, {
+    ...(filter && { filter }),
+    ...(op.pageParams ? { pageSize: LIST_READ_PAGE_SIZE } : {}),
+    maxPages: LIST_FILE_MAX_ITEMS / LIST_READ_PAGE_SIZE,
+  });
+  const items = withoutSecretFields(read.data) as unknown[];
+  const command = `/cloud ${op.group} ${op.action}`;
+  if (items.length === 0) return notice(`${codeSpan(command)} has nothing to list now, so no file was sent.`);
+  const count = `${items.length.toLocaleString('en-US')} of ${read.results.toLocaleString('en-US')}`;
+  const cut =
+    items.length < read.results
+      ? ` It holds the first ${items.length.toLocaleString('en-US')}: narrow the list with a filter for the others.`
+      : '';
+  const comment = `${codeSpan(command)}: ${count} as ${format.toUpperCase()}.${cut}`;
+
+  let channel: string;
+  try {
+    channel = ConversationOpenSchema.parse(await deps.slack.conversations.open({ users: user })).channel.id;
+  } catch (error) {
+    return notice(
+      `:warning: The file could not be sent to you: your direct message with the app did not open (${errorCode(error)}).`,
+    );
+  }
+  const stamp = now.toISOString().slice(0, 16).replace(':', '');
+  try {
+    await deps.slack.files.uploadV2({
+      channel_id: channel,
+      initial_comment: comment,
+      file: Buffer.from(format === 'csv' ? toCsv(items) : `${JSON.stringify(items, null, 2)}\n`, 'utf8'),
+      filename: `${op.group}-${op.action}-${stamp}.${format}`,
+      title: `${op.group} ${op.action} (${items.length.toLocaleString('en-US')})`,
+    });
+  } catch (error) {
+    return notice(`:warning: The file could not be uploaded (${errorCode(error)}).`);
+  }
+  return notice(
+    `:envelope: ${count} as ${format.toUpperCase()} are on their way to your direct messages with the app; Slack shows the file there once it has processed it.${cut}`,
+  );
+}
+
+/**
+ * One row an item, one column a top-level field (in the order first seen); objects and arrays as
+ * JSON. Text a spreadsheet would read as a formula starts with `'` (OWASP's CSV injection advice).
+ */
+export function toCsv(items: readonly unknown[]): string {
+  const columns: string[] = [];
+  const seen = new Set<string>();
+  for (const item of items) {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) continue;
+    for (const key of Object.keys(item)) {
+      if (!seen.has(key)) {
+        seen.add(key);
+        columns.push(key);
+      }
+    }
+  }
+  if (items.length === 0) return '';
+  if (columns.length === 0) return `value\r\n${items.map((item) => csvField(item)).join('\r\n')}\r\n`;
+  const rows = items.map((item) => {
+    const record = typeof item === 'object' && item !== null ? (item as Record<string, unknown>) : {};
+    return columns.map((column) => csvField(record[column])).join(',');
+  });
+  return `${[columns.map((column) => csvField(column)).join(','), ...rows].join('\r\n')}\r\n`;
+}
+
+function csvField(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  let text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** Slack's error code, or the error's code; never a message that could carry a token or a body. */
+function errorCode(error: unknown): string {
+  const data = (error as { data?: { error?: unknown } } | null)?.data;
+  if (typeof data?.error === 'string') return data.error;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : 'unknown error';
+}
