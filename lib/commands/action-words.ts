@@ -1,5 +1,3 @@
-import type { CommandOperation } from './registry.js';
-
 /**
  * Actions typed with spaces: `managed issues list` for `managed issues-list`, `databases mysql
  * backup restore 5 9` for `databases mysql-backup-restore 5 9`, as `volumes list` reads.
@@ -18,13 +16,20 @@ import type { CommandOperation } from './registry.js';
  * that worked changes meaning.
  */
 
+/** What this module needs of an operation row (the registry's rows have it). */
+export interface NamedAction {
+  readonly action: string;
+  readonly aliases?: readonly string[] | undefined;
+  readonly pathParams: readonly string[];
+}
+
 /** What the leading words of a group command name. */
-export type ActionWords<Op extends CommandOperation> =
+export type ActionWords<Op extends NamedAction> =
   | { readonly kind: 'action'; readonly op: Op; readonly wordCount: number }
   | { readonly kind: 'ambiguous'; readonly readings: readonly ActionReading<Op>[] }
   | { readonly kind: 'none' };
 
-export interface ActionReading<Op extends CommandOperation> {
+export interface ActionReading<Op extends NamedAction> {
   readonly op: Op;
   /** The words that name the action; the rest are arguments in this reading. */
   readonly wordCount: number;
@@ -40,7 +45,7 @@ const ACTION_WORD = /^[a-z0-9]+$/i;
  * `findExact` looks an action up by its name or an alias; `words` are the leading words of the
  * command after the group, in order, up to the first flag.
  */
-export function readActionWords<Op extends CommandOperation>(
+export function readActionWords<Op extends NamedAction>(
   words: readonly string[],
   findExact: (name: string) => Op | undefined,
 ): ActionWords<Op> {
@@ -68,7 +73,7 @@ export function readActionWords<Op extends CommandOperation>(
  * action in its group, hyphenated otherwise (`credentials-update-login`, whose spaced words are
  * ambiguous). Help and the command reference show it; both forms are accepted.
  */
-export function spokenActionOf<Op extends CommandOperation>(op: Op, groupActions: readonly Op[]): string {
+export function spokenActionOf<Op extends NamedAction>(op: Op, groupActions: readonly Op[]): string {
   if (!op.action.includes('-')) return op.action;
   const byName = new Map<string, Op>();
   for (const action of groupActions) {
