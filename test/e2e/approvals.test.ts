@@ -84,6 +84,8 @@ describe('a destructive command', () => {
     expect(text).toContain('doomed-');
     expect(text).toContain('cannot be undone');
     expect(text).toContain(`<@${ALICE}>`);
+    // The volume's size with its unit ("size 20" said nothing of GB).
+    expect(text).toMatch(/size \*\d+ GB\*/);
   });
 
   it('for a target that does not exist, posts no card', async () => {

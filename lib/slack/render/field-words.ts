@@ -224,7 +224,11 @@ export function formHint(key: string, shape: FieldShape, kind?: string): string 
   const parts: string[] = [];
   const kinds = [...shape.kinds].filter((k) => k !== 'null');
   if (shape.minLength !== undefined || shape.maxLength !== undefined) {
-    const min = shape.minLength === 0 ? undefined : shape.minLength;
+    // A minimum of 1 alone only says "not empty", which the form's required mark says already.
+    const min =
+      shape.minLength === 0 || (shape.minLength === 1 && shape.maxLength === undefined)
+        ? undefined
+        : shape.minLength;
     if (min !== undefined || shape.maxLength !== undefined)
       parts.push(`${bounds(min, shape.maxLength, String)} characters`);
   }

@@ -124,8 +124,8 @@ function sshKeySummary(key: string | undefined): string | undefined {
 function ticket(item: Item): string | undefined {
   const id = numberAt(item, 'entity.id');
   const url = stringAt(item, 'entity.url');
-  const text = id === undefined ? 'ticket' : `#${id}`;
-  return url && /^https?:\/\//.test(url) ? link(url, text) : escapeMrkdwn(text);
+  if (id === undefined) return undefined;
+  return url && /^https?:\/\//.test(url) ? link(url, `#${id}`) : `#${id}`;
 }
 
 /** The services an issue affects; only their ids are known here (`service 9942`). */

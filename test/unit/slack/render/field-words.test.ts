@@ -150,6 +150,7 @@ describe('managed issues', () => {
       renderDetail(getOperation('managed.issues-view'), { issueId: 825 }, unlabelled),
     );
     expect(detail).toContain('*Service*\nservice 9941');
+    expect(detail).not.toContain('ticket');
     expect(detail).not.toContain('9,941');
   });
 });
@@ -163,6 +164,10 @@ describe('form fields', () => {
   it('"--label (must be text)" → "Label", with "1 to 32 characters" below', () => {
     expect(formLabel('label', text)).toBe('Label');
     expect(formHint('label', text)).toBe('1 to 32 characters');
+  });
+
+  it('says nothing of a minimum of one character alone ("at least 1 characters")', () => {
+    expect(formHint('region', { kinds: new Set(['string']), minLength: 1 })).toBe(undefined);
   });
 
   it('"from 1 to …" → "at least 1"; a size "1 to 10,240 GB"', () => {
