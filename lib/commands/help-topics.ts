@@ -74,7 +74,7 @@ export function topicHelp<Op extends CommandOperation>(
   }
   if (isBotCommand(found.value)) return { doc: fitted(botCommandHelp(found.value)) };
   const group = found.value;
-  if (topic.action === undefined) return { doc: fitted(groupHelp(group, fit)) };
+  if (topic.action === undefined) return { doc: fitted(groupHelp(group, commands, fit)) };
   const action = commands.findAction(group, topic.action);
   if (!action.found) {
     const suggestions = action.suggestions.map((name) => `${group.name} ${name}`);
@@ -147,6 +147,7 @@ function overviewHelp<Op extends CommandOperation>(
         lines: [
           `\`${SLASH_COMMAND} help <group>\` lists a group's actions; \`${SLASH_COMMAND} help <group> <action>\` shows its flags and an example.`,
           'Quote values with spaces: `--label "web server"`. Flags may use - or _ (`--node-id`, `--node_id`).',
+          'Actions read as words (`managed issues list`); the hyphenated name (`managed issues-list`) works too.',
           'Lists show as many rows as fit a message: Next or `--page N` for more, `--all` for one line an item, filter flags to narrow them; add `--json` to any command for the raw result.',
           'Destructive actions are not run at once: they post an approval card first.',
         ],
@@ -170,7 +171,11 @@ function actionMarks(op: CommandOperation): string {
   return marks.length === 0 ? '' : ` _(${marks.join(', ')})_`;
 }
 
-function groupHelp<Op extends CommandOperation>(group: CommandGroup<Op>, fit: HelpFit | undefined): HelpDoc {
+function groupHelp<Op extends CommandOperation>(
+  group: CommandGroup<Op>,
+  commands: CommandRegistry<Op>,
+  fit: HelpFit | undefined,
+): HelpDoc {
   const aliases =
     group.aliases.length > 0 ? [`Also typed as ${group.aliases.map((a) => `\`${a}\``).join(', ')}.`] : [];
   const shown = fit ? group.actions.filter((op) => fit.allows(op)) : group.actions;
@@ -184,7 +189,7 @@ function groupHelp<Op extends CommandOperation>(group: CommandGroup<Op>, fit: He
         lines:
           shown.length > 0
             ? shown.map((op) => {
-                const synopsis = [op.action, ...op.pathParams.map(positionalName)].join(' ');
+                const synopsis = [commands.spokenAction(op), ...op.pathParams.map(positionalName)].join(' ');
                 return `\`${synopsis}\` — ${op.summary}${actionMarks(op)}`;
               })
             : ['None available to you here.'],

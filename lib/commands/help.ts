@@ -7,7 +7,15 @@ import { filterFlagName, filterShapeOf } from './parse/flags.js';
 import type { HelpTopic } from './parse/result.js';
 import type { CommandRegistry } from './registry.js';
 import { SLASH_COMMAND } from './registry.js';
-import { describeShape, flagDocsOf, placeholderOf, usageOf } from './usage.js';
+import {
+  alsoTypedAs,
+  commandNameOf,
+  describeShape,
+  exampleOf,
+  flagDocsOf,
+  placeholderOf,
+  usageOf,
+} from './usage.js';
 
 /**
  * Help for any topic, with the flags of one operation read from its request schema. Everything
@@ -26,7 +34,7 @@ export function helpFor(
 
 function operationHelp(op: AnyOperation): HelpDoc {
   const sections: HelpSection[] = [{ lines: [op.summary, `\`${usageOf(op)}\``] }];
-  const aliases = op.aliases ?? [];
+  const aliases = alsoTypedAs(op);
   if (aliases.length > 0) {
     sections[0] = {
       lines: [
@@ -65,8 +73,8 @@ function operationHelp(op: AnyOperation): HelpDoc {
   // List options already mention --json.
   const json = op.paginated ? [] : ['Add `--json` for the raw JSON result.'];
   sections.push({ heading: 'Access', lines: [...accessLines(op), ...json] });
-  sections.push({ heading: 'Example', lines: [`\`${SLASH_COMMAND} ${op.example}\``] });
-  return { title: `${SLASH_COMMAND} ${op.group} ${op.action}`, sections };
+  sections.push({ heading: 'Example', lines: [`\`${SLASH_COMMAND} ${exampleOf(op)}\``] });
+  return { title: `${SLASH_COMMAND} ${commandNameOf(op)}`, sections };
 }
 
 const GRANT_WORDS: Readonly<Record<Grant, string>> = {

@@ -5,7 +5,7 @@ import { accessLines, listOptionLines } from './help.js';
 import { positionalName } from './names.js';
 import { registry } from './operation-registry.js';
 import { type CommandGroup, type CommandRegistry, SLASH_COMMAND } from './registry.js';
-import { describeShape, flagDocsOf, usageOf } from './usage.js';
+import { alsoTypedAs, commandNameOf, describeShape, exampleOf, flagDocsOf, usageOf } from './usage.js';
 
 /**
  * The command reference (`docs/commands.md`), generated from the registry like help, so the
@@ -75,7 +75,7 @@ function renderGroup(group: CommandGroup): string[] {
     `${sentence(group.summary)}${aliases}`,
     '',
     ...group.actions.map(
-      (op) => `- [\`${op.group} ${op.action}\`](#${anchorOf(op)}) — ${op.summary}${approvalMark(op)}`,
+      (op) => `- [\`${commandNameOf(op)}\`](#${anchorOf(op)}) — ${op.summary}${approvalMark(op)}`,
     ),
     '',
     ...group.actions.flatMap(renderOperation),
@@ -96,7 +96,7 @@ function approvalMark(op: AnyOperation): string {
 
 function renderOperation(op: AnyOperation): string[] {
   const shape = requestShapeOf(op);
-  const aliases = op.aliases ?? [];
+  const aliases = alsoTypedAs(op);
   const argumentLines = op.pathParams.map((param) => {
     const field = shape.properties?.get(param);
     return `- \`${positionalName(param)}\` — required · ${field === undefined ? 'text' : describeShape(field)}`;
@@ -106,7 +106,7 @@ function renderOperation(op: AnyOperation): string[] {
     return `${'  '.repeat(doc.depth)}- \`${written}\` — ${doc.required ? 'required' : 'optional'} · ${doc.description}`;
   });
   return [
-    `### ${op.group} ${op.action}`,
+    `### ${commandNameOf(op)}`,
     '',
     `${sentence(op.summary)}${aliases.length > 0 ? ` Also typed as ${aliases.map((a) => `\`${a}\``).join(', ')}.` : ''}`,
     '',
@@ -122,7 +122,7 @@ function renderOperation(op: AnyOperation): string[] {
     ...(argumentLines.length > 0 ? ['Arguments:', '', ...argumentLines, ''] : []),
     ...(flagLines.length > 0 ? ['Flags:', '', ...flagLines, ''] : []),
     ...(op.paginated ? ['List options:', '', ...listOptionLines(op).map((line) => `- ${line}`), ''] : []),
-    `Example: \`${SLASH_COMMAND} ${op.example}\``,
+    `Example: \`${SLASH_COMMAND} ${exampleOf(op)}\``,
     '',
   ];
 }

@@ -1,4 +1,5 @@
 import type { AnyOperation, Group } from '../api/operation.js';
+import { type ActionWords, readActionWords, spokenActionOf } from './action-words.js';
 import { BOT_COMMANDS, type BotCommand } from './bot-commands.js';
 import { suggest } from './suggest.js';
 
@@ -77,6 +78,13 @@ export interface CommandRegistry<Op extends CommandOperation = AnyOperation> {
   findGroup(name: string): Lookup<CommandGroup<Op>>;
   /** An action of a group, by its name or one of its aliases. */
   findAction(group: CommandGroup<Op>, name: string): Lookup<Op>;
+  /**
+   * The action named by the leading words after a group, one hyphenated word or the same words
+   * split by spaces (`issues list`), and how many words it took (`action-words.ts` says when).
+   */
+  readActionWords(group: CommandGroup<Op>, words: readonly string[]): ActionWords<Op>;
+  /** `issues list` for `issues-list`: how help writes an action of its group. */
+  spokenAction(op: Op): string;
   findBotCommand(name: string): BotCommand | undefined;
   /** A top-level word: a group (or alias) or a bot command; suggestions name both kinds. */
   findTopic(name: string): Lookup<CommandGroup<Op> | BotCommand>;
@@ -120,6 +128,7 @@ export function createRegistry<Op extends CommandOperation = AnyOperation>(
       new Map(group.actions.flatMap((op) => actionNamesOf(op).map((n) => [n, op]))),
     ]),
   );
+  const spoken = new Map<Op, string>();
   const botByName = new Map<string, BotCommand>(botCommands.map((command) => [command.name, command]));
 
   const findGroup = (name: string): Lookup<CommandGroup<Op>> => {
@@ -137,6 +146,18 @@ export function createRegistry<Op extends CommandOperation = AnyOperation>(
       const op = actions.get(name.toLowerCase());
       if (op !== undefined) return { found: true, value: op };
       return { found: false, suggestions: canonicalSuggestions(name, actions, (o) => o.action) };
+    },
+    readActionWords(group, words) {
+      const actions = actionsByGroup.get(group) ?? new Map<string, Op>();
+      return readActionWords(words, (name) => actions.get(name.toLowerCase()));
+    },
+    spokenAction(op) {
+      const known = spoken.get(op);
+      if (known !== undefined) return known;
+      const group = groups.find((g) => g.name === op.group);
+      const written = spokenActionOf(op, group?.actions ?? [op]);
+      spoken.set(op, written);
+      return written;
     },
     findBotCommand(name) {
       return botByName.get(name.toLowerCase());

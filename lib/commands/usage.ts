@@ -2,6 +2,7 @@ import type { AnyOperation } from '../api/operation.js';
 import { type FieldShape, isBooleanField, isRequired, requestShapeOf } from './field-shapes.js';
 import { splitListText } from './field-values.js';
 import { normalizeName, positionalName } from './names.js';
+import { registry } from './operation-registry.js';
 import { SLASH_COMMAND } from './registry.js';
 
 /**
@@ -213,6 +214,25 @@ function isObjectOnly(shape: FieldShape): boolean {
   return kinds.length === 1 && kinds[0] === 'object' && shape.properties !== undefined;
 }
 
+/** `managed issues list`: the group and action as help, usage lines and replies write them. */
+export function commandNameOf(op: AnyOperation): string {
+  return `${op.group} ${registry.spokenAction(op)}`;
+}
+
+/** The operation's example as help writes it: `managed issues list` for `managed issues-list`. */
+export function exampleOf(op: AnyOperation): string {
+  const written = `${op.group} ${op.action}`;
+  return op.example.startsWith(written)
+    ? `${commandNameOf(op)}${op.example.slice(written.length)}`
+    : op.example;
+}
+
+/** Other names of an action: the hyphenated one when help writes it with spaces, then its aliases. */
+export function alsoTypedAs(op: AnyOperation): readonly string[] {
+  const spoken = registry.spokenAction(op);
+  return [...(spoken === op.action ? [] : [op.action]), ...(op.aliases ?? [])];
+}
+
 /**
  * `/cloud volumes attach <volumeId> --node-id <id> [--config-id <id>] [--persist-across-boots]`:
  * positionals, then required flags, then optional ones; list operations end with `[list options]`.
@@ -224,5 +244,5 @@ export function usageOf(op: AnyOperation): string {
   const required = topLevel.filter((doc) => doc.required).map(flag);
   const optional = topLevel.filter((doc) => !doc.required).map((doc) => `[${flag(doc)}]`);
   const list = op.paginated ? ['[list options]'] : [];
-  return [SLASH_COMMAND, op.group, op.action, ...positionals, ...required, ...optional, ...list].join(' ');
+  return [SLASH_COMMAND, commandNameOf(op), ...positionals, ...required, ...optional, ...list].join(' ');
 }

@@ -21,7 +21,9 @@ import {
   type RenderedMessage,
   sectionBlock,
 } from '../slack/render/blocks.js';
+import { issueTitle, serviceName as serviceWords, titleNamesId } from '../slack/render/field-words.js';
 import {
+  capitalize,
   codeSpan,
   countOf,
   escapeMrkdwn,
@@ -55,23 +57,24 @@ const DIGEST_FIXED_BLOCKS = 3;
 const ALERT_SERVICES_WITH_BUTTONS = 5;
 
 function serviceName(id: number, services: KnownServices): string {
-  return escapeMrkdwn(services.get(id)?.label ?? `service ${id}`);
+  return escapeMrkdwn(serviceWords(id, services.get(id)?.label));
 }
 
 /** `*shop* · `203.0.113.7` · :red_circle: problem`, or `service 12` when the list did not name it. */
 function serviceLine(id: number, services: KnownServices): string {
   const service = services.get(id);
-  if (!service) return `*service ${id}* · not in the services list`;
+  if (!service) return `*${escapeMrkdwn(serviceWords(id))}* · not in the services list`;
   return `*${escapeMrkdwn(service.label)}* · ${codeSpan(service.address)} · ${statusText(service.status)}`;
 }
 
-/** The ticket the issue opened, linked: `<url|Ticket 98823>: label`. */
+/** The ticket the issue opened, linked: `<url|Ticket 98823>: label` (no label when it has none). */
 function ticketText(issue: ManagedIssue): string {
-  const label = truncate(`${issue.entity.label}`, 200);
+  const subject = issueTitle(issue);
+  const label = titleNamesId(subject, issue.id) ? '' : `: ${escapeMrkdwn(truncate(subject, 200))}`;
   const name = `${issue.entity.type === 'ticket' ? 'Ticket' : issue.entity.type} ${issue.entity.id}`;
   return /^https?:\/\//.test(issue.entity.url)
-    ? `${link(issue.entity.url, name)}: ${escapeMrkdwn(label)}`
-    : `${escapeMrkdwn(name)}: ${escapeMrkdwn(label)}`;
+    ? `${link(issue.entity.url, name)}${label}`
+    : `${escapeMrkdwn(name)}${label}`;
 }
 
 /** `3 h`, `2 d`, `40 min`: how long the issue has been open. */
@@ -173,7 +176,7 @@ export function renderIssuesDigest(
     const left = issues.length - shown.size;
     blocks.push(
       contextBlock(
-        `…and ${countOf(left, 'more issue')}. \`/cloud managed issues-list --all\` lists them all.`,
+        `…and ${countOf(left, 'more issue')}. \`/cloud managed issues list --all\` lists them all.`,
       ),
     );
   }
@@ -209,7 +212,10 @@ export function renderIssueAlert(
   issue: ManagedIssue,
   services: KnownServices,
 ): RenderedMessage {
-  const text = `New managed issue ${issue.id}: ${issue.entity.label}`;
+  const subject = issueTitle(issue);
+  const text = titleNamesId(subject, issue.id)
+    ? `New managed issue ${issue.id}`
+    : `New managed issue ${issue.id}: ${subject}`;
   const affected = issue.services.slice(0, ALERT_SERVICES_WITH_BUTTONS);
   const blocks: KnownBlock[] = [
     sectionBlock(
@@ -231,13 +237,13 @@ export function renderIssueAlert(
             // Asked first: a disabled service raises no issues, so this alert may be its last.
             confirmDialog({
               title: 'Disable monitoring?',
-              text: `${service?.label ?? `Service ${id}`} will raise no new issues until its monitoring is enabled again.`,
+              text: `${service?.label ?? capitalize(serviceWords(id))} will raise no new issues until its monitoring is enabled again.`,
               confirm: 'Disable',
               style: 'danger',
             }),
           );
     const actions = actionsBlock([
-      runButton(`View ${truncate(service?.label ?? `service ${id}`, 60)}`, 'managed.services-view', {
+      runButton(`View ${truncate(serviceWords(id, service?.label), 60)}`, 'managed.services-view', {
         serviceId: id,
       }),
       monitoring,

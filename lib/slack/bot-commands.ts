@@ -12,7 +12,8 @@ import type { BotCommandContext, BotDeps } from './context.js';
 import { CallbackId } from './interactions.js';
 import { truncate } from './limits.js';
 import { openModal } from './modals.js';
-import { bold, codeSpan, escapeMrkdwn, userMention } from './render/text.js';
+import { auditLine } from './render/audit.js';
+import { bold, codeSpan } from './render/text.js';
 import { notice, type Reply } from './runner.js';
 
 /**
@@ -326,13 +327,7 @@ async function auditLog({ deps, ctx }: BotCommandContext, parsed: BotParsed): Pr
   }
   const { entries } = await deps.store.audit.list(ctx.team, { limit });
   if (entries.length === 0) return notice('Nothing has been changed through the bot in this workspace yet.');
-  const lines = entries.map((entry) => {
-    const when = `<!date^${Math.floor(entry.at.getTime() / 1000)}^{date_short} {time}|${entry.at.toISOString()}>`;
-    const target = entry.target ? ` ${escapeMrkdwn(truncate(entry.target, 80))}` : '';
-    const approval = entry.approvalId ? ` (approval ${entry.approvalId.slice(0, 8)})` : '';
-    const detail = entry.detail ? ` — ${escapeMrkdwn(truncate(entry.detail.replace(/\s+/g, ' '), 120))}` : '';
-    return `• ${when} ${userMention(entry.actor)} ${codeSpan(entry.action)}${target}: ${bold(entry.result)}${approval}${detail}`;
-  });
+  const lines = entries.map(auditLine);
   const sections = [];
   for (let i = 0; i < lines.length; i += AUDIT_LINES_PER_SECTION) {
     sections.push({

@@ -4,12 +4,15 @@ import { z } from 'zod';
 import type { AnyOperation } from '../api/operation.js';
 import { findOperation } from '../api/operations/index.js';
 import { type FieldShape, isRequired, requestShapeOf } from '../commands/field-shapes.js';
-import { convertText, expectation } from '../commands/field-values.js';
+import { convertText } from '../commands/field-values.js';
 import { prototypeKeyPath } from '../commands/prototype-keys.js';
-import { flagNameOf } from '../commands/usage.js';
+import { commandNameOf } from '../commands/usage.js';
 import { CallbackId } from './interactions.js';
 import { SLACK_LIMITS, truncate } from './limits.js';
 import { openModal } from './modals.js';
+import { fieldLabel, fieldValue, formHint, formLabel } from './render/field-words.js';
+import { routeOf } from './render/related-operations.js';
+import { kindOfRoute } from './render/resource-kinds.js';
 import { escapeMrkdwn } from './render/text.js';
 
 /**
@@ -36,27 +39,12 @@ export const FormMetadataSchema = z.object({
 });
 export type FormMetadata = z.infer<typeof FormMetadataSchema>;
 
-function fieldLabel(name: string, shape: FieldShape): string {
-  const hint = shape.enumValues ? '' : ` (${expectation(shape)})`;
-  return truncate(`--${flagNameOf(name)}${hint}`, 2000);
-}
-
-function fieldHint(shape: FieldShape): string | undefined {
-  const parts: string[] = [];
-  if (shape.minLength !== undefined || shape.maxLength !== undefined) {
-    parts.push(`${shape.minLength ?? 0} to ${shape.maxLength ?? '…'} characters`);
-  }
-  if (shape.minimum !== undefined || shape.maximum !== undefined) {
-    parts.push(`from ${shape.minimum ?? '…'} to ${shape.maximum ?? '…'}`);
-  }
-  if (shape.kinds.has('array') && !shape.kinds.has('string')) parts.push('comma-separated, or a JSON list');
-  if (shape.kinds.has('object')) parts.push('a JSON object');
-  return parts.length > 0 ? parts.join(' · ') : undefined;
-}
-
-function inputBlock(name: string, shape: FieldShape, required: boolean) {
-  const label = { type: 'plain_text' as const, text: fieldLabel(name, shape) };
-  const hint = fieldHint(shape);
+function inputBlock(name: string, shape: FieldShape, required: boolean, kind: string) {
+  const label = {
+    type: 'plain_text' as const,
+    text: truncate(formLabel(name, shape, kind), SLACK_LIMITS.inputLabel),
+  };
+  const hint = formHint(name, shape, kind);
   const common = {
     type: 'input' as const,
     block_id: name,
@@ -96,6 +84,8 @@ export function operationForm(
   responseUrl?: string | undefined,
 ) {
   const shape = requestShapeOf(op);
+  // The kind of resource the operation acts on says the units of its fields (a volume's size is in GB).
+  const kind = kindOfRoute(routeOf(op.path)).kind.key;
   const fields = [...(shape.properties ?? new Map<string, FieldShape>()).entries()]
     .filter(([name]) => known[name] === undefined && name !== 'page' && name !== 'page_size')
     .sort(([a], [b]) => Number(isRequired(shape, b)) - Number(isRequired(shape, a)))
@@ -110,7 +100,7 @@ export function operationForm(
   const known_ = Object.entries(known)
     .map(
       ([name, value]) =>
-        `\`${flagNameOf(name)}\` ${SECRET_FIELD.test(name) ? '••••' : escapeMrkdwn(JSON.stringify(value) ?? '')}`,
+        `${escapeMrkdwn(fieldLabel(name, kind))} ${SECRET_FIELD.test(name) ? '••••' : (fieldValue(value, name, kind) ?? escapeMrkdwn(JSON.stringify(value) ?? ''))}`,
     )
     .join(', ');
   return {
@@ -118,7 +108,7 @@ export function operationForm(
     callback_id: CallbackId.operationForm,
     title: {
       type: 'plain_text' as const,
-      text: truncate(`${op.group} ${op.action}`, SLACK_LIMITS.viewTitle),
+      text: truncate(commandNameOf(op), SLACK_LIMITS.viewTitle),
     },
     submit: { type: 'plain_text' as const, text: op.destructive ? 'Request approval' : 'Run' },
     close: { type: 'plain_text' as const, text: 'Cancel' },
@@ -131,7 +121,7 @@ export function operationForm(
           text: truncate(`${op.summary}.${known_ ? ` With ${known_}.` : ''}`, SLACK_LIMITS.sectionText),
         },
       },
-      ...fields.map(([name, field]) => inputBlock(name, field, isRequired(shape, name))),
+      ...fields.map(([name, field]) => inputBlock(name, field, isRequired(shape, name), kind)),
     ],
   };
 }

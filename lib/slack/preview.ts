@@ -3,7 +3,10 @@ import { ApiError } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
 import { findOperation, getOperation, operations } from '../api/operations/index.js';
 import { viewOperationFor } from '../api/outcome.js';
-import { bold, codeSpan, escapeMrkdwn } from './render/text.js';
+import { factLabel, quantityWords } from './render/field-words.js';
+import { routeOf } from './render/related-operations.js';
+import { kindOfRoute } from './render/resource-kinds.js';
+import { bold, codeSpan, escapeMrkdwn, formatAbsoluteDate, parseApiDate } from './render/text.js';
 
 /**
  * What an approver needs to see before saying yes, read with the requester's token when the
@@ -61,7 +64,8 @@ export async function previewTarget(
   if (!resource) return { summary: fallback, lines: extra, fingerprint: null };
   const label = resource.label ?? resource.name ?? resource.username;
   const summary = typeof label === 'string' && label !== '' ? `${label} (${ids.join('/')})` : fallback;
-  const lines = op.method === 'PUT' ? fieldDiff(op, resource, input) : [...currentState(resource), ...extra];
+  const lines =
+    op.method === 'PUT' ? fieldDiff(op, resource, input) : [...currentState(op, resource), ...extra];
   return { summary, lines, fingerprint: fingerprintOf(resource) };
 }
 
@@ -111,22 +115,29 @@ async function read(
   }
 }
 
-function currentState(resource: Resource): string[] {
+function currentState(op: AnyOperation, resource: Resource): string[] {
+  const kind = kindOfOperation(op);
   const parts = KEY_FIELDS.filter((field) => resource[field] !== undefined && resource[field] !== null).map(
     (field) =>
-      `${field === 'node_label' ? 'attached to node' : field.replace(/_/g, ' ')} ${bold(show(resource[field]))}`,
+      `${field === 'node_label' ? 'attached to node' : escapeMrkdwn(factLabel(field))} ${bold(show(resource[field], field, kind))}`,
   );
   return parts.length > 0 ? [`*Now:* ${parts.join(' · ')}`] : [];
 }
 
+/** The kind of resource an operation acts on, which says the units of its fields. */
+function kindOfOperation(op: AnyOperation): string {
+  return kindOfRoute(routeOf(op.path)).kind.key;
+}
+
 /** `label: old → new` for each field the update sets; unchanged ones say so. */
 function fieldDiff(op: AnyOperation, resource: Resource, input: Readonly<Record<string, unknown>>): string[] {
+  const kind = kindOfOperation(op);
   const skip = new Set([...op.pathParams, ...op.queryParams]);
   const lines = Object.entries(input)
     .filter(([key, value]) => !skip.has(key) && value !== undefined)
     .map(([key, value]) => {
-      const before = Object.hasOwn(resource, key) ? show(resource[key]) : '(not shown by the API)';
-      const after = show(value);
+      const before = Object.hasOwn(resource, key) ? show(resource[key], key, kind) : '(not shown by the API)';
+      const after = show(value, key, kind);
       return before === after
         ? `• ${codeSpan(key)}: ${escapeMrkdwn(after)} (unchanged)`
         : `• ${codeSpan(key)}: ${escapeMrkdwn(before)} → ${bold(after)}`;
@@ -234,9 +245,17 @@ async function listAll(
   return all.data.filter(isResource);
 }
 
-function show(value: unknown): string {
+/**
+ * Plain text (the caller escapes it): numbers of a named field with their unit (`50 GB`), other
+ * numbers (ids here) as written, the API's date-times as `2026-11-26 20:50 UTC`.
+ */
+function show(value: unknown, key?: string, kind?: string): string {
   if (value === null || value === undefined) return 'none';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (typeof value === 'string') {
+    const date = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value) ? parseApiDate(value) : undefined;
+    return date ? formatAbsoluteDate(date) : value;
+  }
+  if (typeof value === 'number') return key === undefined ? String(value) : quantityWords(value, key, kind);
+  if (typeof value === 'boolean') return String(value);
   return JSON.stringify(value).slice(0, 120);
 }

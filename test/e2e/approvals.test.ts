@@ -84,6 +84,8 @@ describe('a destructive command', () => {
     expect(text).toContain('doomed-');
     expect(text).toContain('cannot be undone');
     expect(text).toContain(`<@${ALICE}>`);
+    // The volume's size with its unit ("size 20" said nothing of GB).
+    expect(text).toMatch(/size \*\d+ GB\*/);
   });
 
   it('for a target that does not exist, posts no card', async () => {
@@ -338,10 +340,11 @@ describe('/cloud audit', () => {
     await click(BOB, card, ActionId.approve);
     const delivery = await e2e.command(BOB, 'audit --limit 5');
     const text = e2e.textOf(delivery.message);
-    expect(text).toContain('volumes.delete');
-    expect(text).toContain(`volumeId=${volumeId}`);
-    expect(text).toContain('*succeeded*');
-    expect(text).toContain(`<@${BOB}>`);
+    // In words: who ran which command on what, and how it ended; dates as a person reads them.
+    expect(text).toContain(`<@${ALICE}> ran \`volumes delete\` on volume ${volumeId} — *succeeded*`);
+    expect(text).toContain(`<@${BOB}> approved \`volumes delete\` on `);
+    expect(text).not.toContain('volumes.delete');
+    expect(text).not.toMatch(/\|\d{4}-\d{2}-\d{2}T/);
   });
 
   it('refuses a limit out of range', async () => {

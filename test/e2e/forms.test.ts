@@ -23,9 +23,22 @@ describe('--form', () => {
     await e2e.command(ALICE, 'volumes create --form');
     const view = e2e.openView(ALICE);
     expect(view?.view.callback_id).toBe('op:form');
-    const blocks = (view?.view.blocks ?? []) as { block_id?: string; optional?: boolean }[];
+    const blocks = (view?.view.blocks ?? []) as {
+      block_id?: string;
+      optional?: boolean;
+      label?: { text: string };
+      hint?: { text: string };
+    }[];
     const inputs = blocks.filter((b) => b.block_id);
     expect(inputs[0]).toMatchObject({ block_id: 'label', optional: false });
+    // Labelled by what the field is, not by its flag ("--label (must be text)", "--tags (must be a JSON list)").
+    const byId = (id: string) => inputs.find((b) => b.block_id === id);
+    expect(byId('label')?.label?.text).toBe('Label');
+    expect(byId('size')?.label?.text).toBe('Size (GB)');
+    expect(byId('size')?.hint?.text).toBe('1 to 10,240 GB');
+    expect(byId('tags')?.label?.text).toBe('Tags');
+    expect(byId('tags')?.hint?.text).toContain('separated by commas');
+    expect(JSON.stringify(view?.view.blocks)).not.toMatch(/--\w|must be|…/);
     expect(inputs.map((b) => b.block_id)).toEqual(expect.arrayContaining(['region', 'size', 'tags']));
   });
 

@@ -33,6 +33,9 @@ describe('a command of every group', () => {
   it.each([
     ['profile view', 'demo'],
     ['managed issues-list', 'Managed issues'],
+    // An action split by spaces, as people type it, is the hyphenated action.
+    ['managed issues list', 'Managed issues'],
+    ['databases mysql list', 'details: `/cloud databases mysql view'],
     ['databases list', 'Databases'],
     ['volumes list', 'Volumes'],
     ['images list', 'Images'],

@@ -121,6 +121,22 @@ describe('renderIssuesDigest', () => {
     const shown = message.blocks.filter((b) => b.type === 'section').length;
     expect(shown).toBeLessThan(300);
     expect(textOf(message)).toContain(`and ${300 - shown} more issues`);
+    // The command as help writes it.
+    expect(textOf(message)).toContain('`/cloud managed issues list --all` lists them all');
+  });
+
+  it('names a service the list does not know as `service 1234`, never `1,234`', () => {
+    const text = textOf(renderIssuesDigest(sub, [issue(1, { services: [1234] })], services, { now: NOW }));
+    expect(text).toContain('*service 1234* · not in the services list');
+    expect(text).not.toContain('1,234');
+  });
+
+  it('an alert for an issue without a subject does not repeat its id', () => {
+    const bare = issue(8, { entity: { ...issue(8).entity, label: '' } });
+    const alert = renderIssueAlert({ ...sub, kind: 'alerts' as const }, bare, services);
+    expect(alert.text).toBe('New managed issue 8');
+    expect(textOf(alert)).not.toMatch(/Issue 8\b/);
+    expect(textOf(renderIssuesDigest(sub, [bare], services, { now: NOW }))).not.toMatch(/: Issue 8\b/);
   });
 
   it('names the schedule and whose token the report runs with', () => {

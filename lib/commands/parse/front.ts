@@ -1,4 +1,4 @@
-import { normalizeName } from '../names.js';
+import { normalizeName, positionalName } from '../names.js';
 import {
   type CommandGroup,
   type CommandOperation,
@@ -62,7 +62,9 @@ function helpCommand<Op extends CommandOperation>(
   words: readonly Token[],
   commands: CommandRegistry<Op>,
 ): Extract<ParsedCommand, { readonly kind: 'help' }> {
-  const [groupWord, actionWord] = words.flatMap((token) => (token.kind === 'word' ? [token.text] : []));
+  const [groupWord, actionWord, ...more] = words.flatMap((token) =>
+    token.kind === 'word' ? [token.text] : [],
+  );
   if (groupWord === undefined) return { kind: 'help' };
   const topic = commands.findTopic(groupWord);
   if (!topic.found || isBotCommand(topic.value)) {
@@ -70,10 +72,10 @@ function helpCommand<Op extends CommandOperation>(
   }
   const group = topic.value;
   if (actionWord === undefined) return { kind: 'help', topic: { group: group.name } };
-  const action = commands.findAction(group, actionWord);
+  const read = commands.readActionWords(group, [actionWord, ...more]);
   return {
     kind: 'help',
-    topic: { group: group.name, action: action.found ? action.value.action : actionWord },
+    topic: { group: group.name, action: read.kind === 'action' ? read.op.action : actionWord },
   };
 }
 
@@ -82,7 +84,7 @@ function parseGroupCommand<Op extends CommandOperation>(
   tokens: readonly Token[],
   commands: CommandRegistry<Op>,
 ): FrontParse<Op> {
-  const [actionToken, ...args] = tokens;
+  const [actionToken] = tokens;
   if (actionToken === undefined || isHelpFlag(actionToken))
     return { kind: 'help', topic: { group: group.name } };
   if (actionToken.kind !== 'word') {
@@ -91,15 +93,36 @@ function parseGroupCommand<Op extends CommandOperation>(
     );
   }
   if (actionToken.text.toLowerCase() === 'help') return { kind: 'help', topic: { group: group.name } };
-  const action = commands.findAction(group, actionToken.text);
-  if (!action.found) {
-    const suggestions = action.suggestions.map((name) => `${group.name} ${name}`);
+  const read = commands.readActionWords(group, leadingWords(tokens));
+  if (read.kind === 'ambiguous') {
+    const readings = read.readings.map((reading) => {
+      const extra = leadingWords(tokens).slice(reading.wordCount, read.readings[0]?.wordCount);
+      return extra.length === 0
+        ? `\`${group.name} ${reading.op.action}\``
+        : `\`${group.name} ${reading.op.action}\` with \`${extra.join(' ')}\` as its ${reading.op.pathParams.map(positionalName).join(' ')}`;
+    });
+    return failure(
+      `\`${group.name} ${clip(leadingWords(tokens).slice(0, read.readings[0]?.wordCount).join(' '))}\` could mean ${readings.join(' or ')}. Type the action with hyphens to say which.`,
+      { suggestions: read.readings.map((reading) => `${group.name} ${reading.op.action}`) },
+    );
+  }
+  if (read.kind === 'none') {
+    const action = commands.findAction(group, actionToken.text);
+    const suggestions = action.found ? [] : action.suggestions.map((name) => `${group.name} ${name}`);
     return failure(
       `\`${group.name}\` has no action \`${clip(actionToken.text)}\`.${didYouMean(suggestions)} \`${SLASH_COMMAND} help ${group.name}\` lists its actions.`,
       { suggestions },
     );
   }
-  if (args.some(isHelpFlag))
-    return { kind: 'help', topic: { group: group.name, action: action.value.action } };
-  return { kind: 'operation-args', op: action.value, args };
+  const args = tokens.slice(read.wordCount);
+  if (args.some(isHelpFlag)) return { kind: 'help', topic: { group: group.name, action: read.op.action } };
+  return { kind: 'operation-args', op: read.op, args };
+}
+
+/** The words after the group up to the first flag: where an action's name, spaced or not, can be. */
+function leadingWords(tokens: readonly Token[]): readonly string[] {
+  const end = tokens.findIndex((token) => token.kind !== 'word');
+  return (end === -1 ? tokens : tokens.slice(0, end)).flatMap((token) =>
+    token.kind === 'word' ? [token.text] : [],
+  );
 }

@@ -11,21 +11,13 @@ import {
   type RenderedMessage,
   sectionBlock,
 } from './blocks.js';
+import { factLabel, fieldLabel, fieldValue, resourceHeading, sentenceField } from './field-words.js';
 import { type Item, idOf, isItem, isSecretField, stringAt, titleOf } from './items.js';
 import { listRow } from './list.js';
 import { itemRefOf, nextActionButton, nextActionsOf } from './next-actions.js';
 import { type PathValue, pathValuesOf, routeOf } from './related-operations.js';
 import { type Field, isGenericKind, itemTitle, kindOfRoute } from './resource-kinds.js';
-import {
-  capitalize,
-  codeSpan,
-  countOf,
-  escapeMrkdwn,
-  formatAbsoluteDate,
-  formatScalar,
-  humanizeFieldName,
-  statusText,
-} from './text.js';
+import { capitalize, codeSpan, countOf, escapeMrkdwn, formatAbsoluteDate, statusText } from './text.js';
 
 /** Fields a detail view shows at most: two sections of ten. */
 export const MAX_DETAIL_FIELDS = 2 * SLACK_LIMITS.sectionFields;
@@ -50,10 +42,10 @@ export function renderDetail(
 
   const kind = match.kind;
   const title = isGenericKind(kind) ? (titleOf(output) ?? capitalize(op.summary)) : itemTitle(kind, output);
-  const heading = isGenericKind(kind) ? title : `${capitalize(kind.noun)}: ${title}`;
+  const heading = isGenericKind(kind) ? title : resourceHeading(kind.noun, title);
   const blocks: KnownBlock[] = [headerBlock(heading)];
 
-  const fields = [...(kind.fields?.(output) ?? []), ...genericFields(output, kind.omit ?? [])];
+  const fields = [...(kind.fields?.(output) ?? []), ...genericFields(output, kind.omit ?? [], kind.key)];
   blocks.push(...fieldSections(fields.slice(0, MAX_DETAIL_FIELDS), FIELD_VALUE_MAX));
   if (fields.length > MAX_DETAIL_FIELDS) {
     blocks.push(
@@ -102,37 +94,42 @@ const ALWAYS_OMITTED = new Set(['id', 'label', 'updated']);
  * Top-level fields as label/value pairs: scalars formatted, nested objects summarized as
  * `key value` pairs, lists of objects counted. Secret fields are never shown here.
  */
-export function genericFields(item: Item, omit: readonly string[] = []): Field[] {
+export function genericFields(item: Item, omit: readonly string[] = [], kind?: string): Field[] {
   const skip = new Set([...ALWAYS_OMITTED, ...omit]);
   const fields: Field[] = [];
   for (const [key, value] of Object.entries(item)) {
     if (skip.has(key) || isSecretField(key) || value === undefined) continue;
-    const label = humanizeFieldName(key);
+    const label = fieldLabel(key, kind);
+    const sentence = sentenceField(key, value);
+    if (sentence !== undefined) {
+      fields.push(sentence);
+      continue;
+    }
     if (key === 'status' && typeof value === 'string') {
       fields.push([label, statusText(value)]);
       continue;
     }
-    const scalar = formatScalar(value, key);
+    const scalar = fieldValue(value, key, kind);
     if (scalar !== undefined) {
       fields.push([label, truncate(scalar, FIELD_VALUE_MAX)]);
       continue;
     }
-    fields.push([label, truncate(summarize(value), FIELD_VALUE_MAX)]);
+    fields.push([label, truncate(summarize(value, kind), FIELD_VALUE_MAX)]);
   }
   return fields;
 }
 
 /** One more level, when it is a couple of plain values: a device slot's `disk id 7`. */
-function innerOf(value: unknown): string {
+function innerOf(value: unknown, kind: string | undefined): string {
   if (!isItem(value)) return '…';
   const shown = Object.entries(value).filter(([key, v]) => !isSecretField(key) && v !== null);
-  const scalars = shown.map(([key, v]) => [key, formatScalar(v, key)] as const);
+  const scalars = shown.map(([key, v]) => [key, fieldValue(v, key, kind)] as const);
   if (scalars.length === 0 || scalars.length > 2 || scalars.some(([, v]) => v === undefined)) return '…';
-  return scalars.map(([key, v]) => `${escapeMrkdwn(key.replace(/_/g, ' '))} ${v}`).join(', ');
+  return scalars.map(([key, v]) => `${escapeMrkdwn(factLabel(key))} ${v}`).join(', ');
 }
 
 /** A nested value in one line: `disk 81,920 · memory 4,096 · …`, `3 entries: web, db, cache`. */
-function summarize(value: unknown): string {
+function summarize(value: unknown, kind: string | undefined): string {
   if (Array.isArray(value)) {
     const titles = value
       .filter(isItem)
@@ -148,8 +145,8 @@ function summarize(value: unknown): string {
   const entries = Object.entries(value).filter(([key, nested]) => !isSecretField(key) && nested !== null);
   if (entries.length === 0) return '—';
   const parts = entries.slice(0, NESTED_SUMMARY_ENTRIES).map(([key, nested]) => {
-    const scalar = formatScalar(nested, key);
-    return `${escapeMrkdwn(key.replace(/_/g, ' '))} ${scalar ?? (Array.isArray(nested) ? `(${nested.length})` : innerOf(nested))}`;
+    const scalar = fieldValue(nested, key, kind);
+    return `${escapeMrkdwn(factLabel(key))} ${scalar ?? (Array.isArray(nested) ? `(${nested.length})` : innerOf(nested, kind))}`;
   });
   return `${parts.join(' · ')}${entries.length > NESTED_SUMMARY_ENTRIES ? ' · …' : ''}`;
 }
@@ -208,7 +205,7 @@ function grantsView(grants: Item): RenderedMessage {
     .filter(([, value]) => value === true)
     .map(([key]) => codeSpan(key));
   const fields: Field[] = [
-    ['Account access', formatScalar(global.account_access) ?? '—'],
+    ['Account access', fieldValue(global.account_access) ?? '—'],
     ['May', allowed.length > 0 ? allowed.join(' ') : 'add nothing'],
   ];
   for (const entity of GRANT_ENTITIES) {

@@ -1,6 +1,7 @@
 import type { HeaderBlock, KnownBlock, SectionBlock } from '@slack/types';
 import type { AnyOperation } from '../../api/operation.js';
 import { SLASH_COMMAND } from '../../commands/registry.js';
+import { commandNameOf } from '../../commands/usage.js';
 import { ActionId, type ExportPayload, type PagePayload } from '../interactions.js';
 import { SLACK_LIMITS, truncate } from '../limits.js';
 import {
@@ -14,11 +15,12 @@ import {
   type RenderedMessage,
   sectionBlock,
 } from './blocks.js';
+import { factLabel, fieldValue, titleNamesId } from './field-words.js';
 import { type Item, idOf, isItem } from './items.js';
 import { itemRefOf, rowAccessory } from './next-actions.js';
 import { type PathValue, pathValuesOf, routeOf, viewOperationOf } from './related-operations.js';
 import { itemTitle, type KindMatch, kindOfRoute, type ResourceKind } from './resource-kinds.js';
-import { bold, capitalize, codeSpan, escapeMrkdwn, formatScalar } from './text.js';
+import { bold, capitalize, codeSpan, escapeMrkdwn } from './text.js';
 
 export interface ListOptions {
   /** The `X-Filter` that was sent; kept by the Previous/Next buttons. */
@@ -241,11 +243,11 @@ export function renderList(
 /** One `--all` line: title, id and the kind's first facts. */
 function compactLine(match: KindMatch, entry: unknown): string {
   if (!isItem(entry))
-    return `• ${truncate(formatScalar(entry) ?? escapeMrkdwn(JSON.stringify(entry)), COMPACT_FACTS_MAX)}`;
+    return `• ${truncate(fieldValue(entry) ?? escapeMrkdwn(JSON.stringify(entry)), COMPACT_FACTS_MAX)}`;
   const kind = match.kind;
   const id = idOf(entry);
   const title = truncate(itemTitle(kind, entry), COMPACT_TITLE_MAX);
-  const showId = id !== undefined && String(id) !== title;
+  const showId = id !== undefined && String(id) !== title && !titleNamesId(title, id);
   const facts = (kind.rowFacts ? kind.rowFacts(entry) : genericFacts(entry)).filter((f) => f !== '');
   const tail =
     facts.length > 0 ? ` · ${truncate(facts.join(' · ').replace(/\s+/g, ' '), COMPACT_FACTS_MAX)}` : '';
@@ -290,7 +292,7 @@ function contextLine(op: AnyOperation, options: ListOptions): string | undefined
   const view = viewOperationOf(itemRoute);
   if (view)
     parts.push(
-      `details: ${codeSpan(`${SLASH_COMMAND} ${view.group} ${view.action} ${view.pathParams.map((p) => `<${p}>`).join(' ')}`)}`,
+      `details: ${codeSpan(`${SLASH_COMMAND} ${commandNameOf(view)} ${view.pathParams.map((p) => `<${p}>`).join(' ')}`)}`,
     );
   return parts.length > 0 ? parts.join(' · ') : undefined;
 }
@@ -299,11 +301,11 @@ function contextLine(op: AnyOperation, options: ListOptions): string | undefined
 export function listRow(match: KindMatch, parentValues: readonly PathValue[], entry: unknown): SectionBlock {
   const kind = match.kind;
   if (!isItem(entry)) {
-    return sectionBlock(truncate(formatScalar(entry) ?? escapeMrkdwn(JSON.stringify(entry)), FACTS_MAX));
+    return sectionBlock(truncate(fieldValue(entry) ?? escapeMrkdwn(JSON.stringify(entry)), FACTS_MAX));
   }
   const id = idOf(entry);
   const title = truncate(itemTitle(kind, entry), TITLE_MAX);
-  const showId = id !== undefined && String(id) !== title;
+  const showId = id !== undefined && String(id) !== title && !titleNamesId(title, id);
   const head = `${bold(title)}${showId ? `  ${codeSpan(String(id))}` : ''}`;
   const facts = (kind.rowFacts ? kind.rowFacts(entry) : genericFacts(entry)).filter((f) => f !== '');
   const text = facts.length > 0 ? `${head}\n${truncate(facts.join(' · '), FACTS_MAX)}` : head;
@@ -319,8 +321,8 @@ function genericFacts(item: Item): string[] {
     if (facts.length >= 3) break;
     if (TITLE_KEYS.has(key) || /token|password|secret|scratch/i.test(key)) continue;
     if (value === null || value === undefined || typeof value === 'object') continue;
-    const text = formatScalar(value, key);
-    if (text) facts.push(`${escapeMrkdwn(key.replace(/_/g, ' '))} ${truncate(text, 80)}`);
+    const text = fieldValue(value, key);
+    if (text) facts.push(`${escapeMrkdwn(factLabel(key))} ${truncate(text, 80)}`);
   }
   return facts;
 }

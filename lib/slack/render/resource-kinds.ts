@@ -1,4 +1,5 @@
 import type { DatabaseEngineAction, OperationId } from '../../api/operations/index.js';
+import { fieldValue, issueTitle, quantityWords, serviceName } from './field-words.js';
 import { booleanAt, type Item, idOf, numberAt, stringAt, stringsAt, titleOf, valueAt } from './items.js';
 import type { PathValue, ResourceRef } from './related-operations.js';
 import {
@@ -7,7 +8,6 @@ import {
   escapeMrkdwn,
   formatAbsoluteDate,
   formatMegabytes,
-  formatScalar,
   link,
   statusText,
 } from './text.js';
@@ -90,7 +90,7 @@ function field(label: string, value: string | undefined): Field[] {
 function scalarField(item: Item, path: string, label: string): Field[] {
   const value = valueAt(item, path);
   if (value === undefined) return [];
-  return field(label, formatScalar(value, path.split('.').at(-1)));
+  return field(label, fieldValue(value, path.split('.').at(-1)));
 }
 
 function dateField(item: Item, path: string, label: string): Field[] {
@@ -117,13 +117,24 @@ function sshKeySummary(key: string | undefined): string | undefined {
   return escapeMrkdwn([type, tail, comment.join(' ')].filter(Boolean).join(' '));
 }
 
-/** A ticket link only when the API gives an absolute address; relative ones lead nowhere in Slack. */
+/**
+ * The ticket an issue opened, by number (its subject is the issue's title), linked only when the
+ * API gives an absolute address; relative ones lead nowhere in Slack.
+ */
 function ticket(item: Item): string | undefined {
-  const label = stringAt(item, 'entity.label') ?? 'ticket';
   const id = numberAt(item, 'entity.id');
   const url = stringAt(item, 'entity.url');
-  const text = id === undefined ? label : `${label} (#${id})`;
-  return url && /^https?:\/\//.test(url) ? link(url, text) : escapeMrkdwn(text);
+  if (id === undefined) return undefined;
+  return url && /^https?:\/\//.test(url) ? link(url, `#${id}`) : `#${id}`;
+}
+
+/** The services an issue affects; only their ids are known here (`service 9942`). */
+function issueServices(item: Item): string[] {
+  const services = valueAt(item, 'services');
+  if (!Array.isArray(services)) return [];
+  return services
+    .filter((id): id is number => typeof id === 'number')
+    .map((id) => escapeMrkdwn(serviceName(id)));
 }
 
 function isPrivateImage(item: Item): boolean {
@@ -259,7 +270,9 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
     collection: /^\/volumes$/,
     rowFacts: (v) => [
       ...status(v),
-      ...(numberAt(v, 'size') === undefined ? [] : [`${numberAt(v, 'size')} GB`]),
+      ...(numberAt(v, 'size') === undefined
+        ? []
+        : [quantityWords(numberAt(v, 'size') ?? 0, 'size', 'volume')]),
       ...fact(stringAt(v, 'region')),
       numberAt(v, 'node_id') === undefined
         ? 'not attached'
@@ -267,7 +280,9 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
     ],
     fields: (v) => [
       ...field('Status', status(v)[0]),
-      ...(numberAt(v, 'size') === undefined ? [] : field('Size', `${numberAt(v, 'size')} GB`)),
+      ...(numberAt(v, 'size') === undefined
+        ? []
+        : field('Size', quantityWords(numberAt(v, 'size') ?? 0, 'size', 'volume'))),
       ...scalarField(v, 'region', 'Region'),
       ...field(
         'Attached to',
@@ -372,7 +387,7 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
         'Allowed addresses',
         stringsAt(d, 'allow_list').length === 0
           ? 'none (all connections blocked)'
-          : formatScalar(stringsAt(d, 'allow_list')),
+          : fieldValue(stringsAt(d, 'allow_list')),
       ),
       ...scalarField(d, 'encrypted', 'Encrypted'),
       ...scalarField(d, 'ssl_connection', 'SSL required'),
@@ -536,20 +551,21 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
     noun: 'issue',
     plural: 'managed issues',
     collection: /^\/managed\/issues$/,
-    title: (i) => `Issue ${idOf(i) ?? ''}`.trim(),
+    title: (i) => issueTitle(i),
     rowFacts: (i) => {
-      const services = (valueAt(i, 'services') as unknown[] | undefined) ?? [];
+      const services = issueServices(i);
       return [
         ...date(i, 'created', 'opened'),
-        ...(Array.isArray(services) && services.length > 0
-          ? [`services ${services.map((s) => escapeMrkdwn(String(s))).join(', ')}`]
-          : []),
+        ...(services.length > 0 ? [`affects ${services.join(', ')}`] : []),
         ...fact(ticket(i), (t) => `ticket ${t}`),
       ];
     },
     fields: (i) => [
       ...dateField(i, 'created', 'Opened'),
-      ...scalarField(i, 'services', 'Services'),
+      ...field(
+        issueServices(i).length === 1 ? 'Service' : 'Services',
+        issueServices(i).length > 0 ? issueServices(i).join(', ') : undefined,
+      ),
       ...field('Ticket', ticket(i)),
     ],
     omit: ['created', 'services', 'entity'],

@@ -13,11 +13,12 @@ import {
   sectionBlock,
 } from './blocks.js';
 import { genericFields } from './detail.js';
+import { fieldLabel } from './field-words.js';
 import { type Item, isItem, isSecretField, stringAt } from './items.js';
 import { renderJson } from './json.js';
 import { pathValuesOf, routeOf } from './related-operations.js';
 import { kindOfRoute } from './resource-kinds.js';
-import { codeSpan, escapeMrkdwn, formatAbsoluteDate, humanizeFieldName, link } from './text.js';
+import { codeSpan, escapeMrkdwn, formatAbsoluteDate, link } from './text.js';
 
 /**
  * Replies that carry secrets: a new token, database credentials, a 2FA secret and its scratch
@@ -177,7 +178,7 @@ function renderSensitiveFields(op: AnyOperation, output: unknown): EphemeralOnly
   );
   const blocks: KnownBlock[] = [headerBlock(heading), ...fieldSections(genericFields(output).slice(0, 20))];
   for (const [key, value] of secrets) {
-    blocks.push(sectionBlock(`*${escapeMrkdwn(humanizeFieldName(key))}*`), ...secretBlock(String(value)));
+    blocks.push(sectionBlock(`*${escapeMrkdwn(fieldLabel(key))}*`), ...secretBlock(String(value)));
   }
   blocks.push(contextBlock(ONLY_YOU));
   return ephemeral({ text: fallbackText(heading), blocks });

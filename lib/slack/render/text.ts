@@ -154,16 +154,6 @@ export function slackDate(value: string | Date | number, format = '{date_short_p
   return `<!date^${seconds}^${format}|${formatAbsoluteDate(date)}>`;
 }
 
-/** `node_id` → `Node id`, `last_successful` → `Last successful`. */
-export function humanizeFieldName(name: string): string {
-  const words = name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/[_.-]+/g, ' ')
-    .trim()
-    .toLowerCase();
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
 /** `1 node`, `3 nodes`. */
 export function countOf(count: number, singular: string, plural = `${singular}s`): string {
   return `${count.toLocaleString('en-US')} ${count === 1 ? singular : plural}`;
@@ -179,29 +169,4 @@ export function formatMegabytes(megabytes: number): string {
   if (megabytes >= 1024 && megabytes % 1024 === 0) return `${(megabytes / 1024).toLocaleString('en-US')} GB`;
   if (megabytes >= 10 * 1024) return `${(megabytes / 1024).toFixed(1)} GB`;
   return `${megabytes.toLocaleString('en-US')} MB`;
-}
-
-const IDENTIFIER_KEY = /(^|_)(id|uid|port)$|Id$/;
-
-/**
- * A scalar as a person reads it: dates formatted, booleans as yes/no, null as an em dash.
- * Returns undefined for objects and arrays of objects (the caller summarizes those).
- */
-export function formatScalar(value: unknown, key?: string): string | undefined {
-  if (value === null || value === undefined) return '—';
-  if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  if (typeof value === 'number') {
-    // Ids and ports are names, not quantities: `3306`, not `3,306`.
-    if (key !== undefined && IDENTIFIER_KEY.test(key)) return String(value);
-    return Number.isFinite(value) ? value.toLocaleString('en-US') : String(value);
-  }
-  if (typeof value === 'string') {
-    if (value === '') return '—';
-    const date = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value) ? parseApiDate(value) : undefined;
-    return date ? formatAbsoluteDate(date) : escapeMrkdwn(value);
-  }
-  if (Array.isArray(value) && value.every((v) => v === null || typeof v !== 'object')) {
-    return value.length === 0 ? '—' : value.map((v) => formatScalar(v) ?? '').join(', ');
-  }
-  return undefined;
 }

@@ -33,14 +33,14 @@ describe('help', () => {
     expect(doc.title).toBe('/cloud nodes');
     const lines = doc.sections.flatMap((s) => s.lines);
     expect(lines).toContain('`list` — List servers');
-    expect(lines).toContain('`events-list` — List events (no page parameters, no filters)');
+    expect(lines).toContain('`events list` — List events (no page parameters, no filters)');
     expect(lines).toContain('`rebuild <nodeId>` — Rebuild a server _(needs approval)_');
     expect(text(doc)).toContain('Also typed as `node`, `instances`, `instance`.');
   });
 
   it('marks private results in the group listing', () => {
     expect(text(helpFor({ group: 'profile' }, fixtureRegistry))).toContain(
-      '`tfa-confirm` — Confirm a code _(private result)_',
+      '`tfa confirm` — Confirm a code _(private result)_',
     );
   });
 

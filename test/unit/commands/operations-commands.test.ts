@@ -13,7 +13,7 @@ import { normalizeName } from '../../../lib/commands/names.js';
 import { registry } from '../../../lib/commands/operation-registry.js';
 import { parseCommand } from '../../../lib/commands/parse.js';
 import { actionNamesOf } from '../../../lib/commands/registry.js';
-import { usageOf } from '../../../lib/commands/usage.js';
+import { exampleOf, usageOf } from '../../../lib/commands/usage.js';
 
 /**
  * The command language over the whole operations table: written to pass for whatever rows
@@ -84,10 +84,10 @@ describe('help over the whole table', () => {
     for (const op of operations) {
       const doc = helpFor({ group: op.group, action: op.action });
       const text = helpToText(doc);
-      expect(doc.title, op.id).toBe(`/cloud ${op.group} ${op.action}`);
+      expect(doc.title, op.id).toBe(`/cloud ${op.group} ${registry.spokenAction(op)}`);
       expect(doc.title.length, op.id).toBeLessThanOrEqual(TITLE_LIMIT);
       expect(text, op.id).toContain(`\`${usageOf(op)}\``);
-      expect(text, op.id).toContain(`\`/cloud ${op.example}\``);
+      expect(text, op.id).toContain(`\`/cloud ${exampleOf(op)}\``);
       for (const scope of op.scopes) expect(text, op.id).toContain(`\`${scope}\``);
       if (op.destructive) expect(text, op.id).toContain(op.destructive.consequence);
       if (op.sensitive) expect(text, op.id).toContain('shown only to you');
@@ -104,7 +104,9 @@ describe('help over the whole table', () => {
       const lines = doc.sections.flatMap((s) => s.lines);
       for (const op of group.actions) {
         const line = lines.find((l) =>
-          l.startsWith(`\`${[op.action, ...op.pathParams.map((p) => `<${p}>`)].join(' ')}\` — `),
+          l.startsWith(
+            `\`${[registry.spokenAction(op), ...op.pathParams.map((p) => `<${p}>`)].join(' ')}\` — `,
+          ),
         );
         expect(line, op.id).toBeDefined();
         expect(line?.includes('needs approval'), op.id).toBe(op.destructive !== undefined);
@@ -118,7 +120,7 @@ describe('help over the whole table', () => {
   it('lists all node actions under help nodes', () => {
     const nodeActions = operations.filter((op) => op.group === 'nodes');
     const text = helpToText(helpFor({ group: 'nodes' }));
-    for (const op of nodeActions) expect(text, op.id).toContain(`\`${op.action}`);
+    for (const op of nodeActions) expect(text, op.id).toContain(`\`${registry.spokenAction(op)}`);
   });
 
   it('keeps the overview within Slack limits and names every group', () => {

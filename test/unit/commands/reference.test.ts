@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { operations } from '../../../lib/api/operations/index.js';
 import { BOT_COMMANDS } from '../../../lib/commands/bot-commands.js';
 import { renderCommandReference } from '../../../lib/commands/reference.js';
-import { usageOf } from '../../../lib/commands/usage.js';
+import { commandNameOf, exampleOf, usageOf } from '../../../lib/commands/usage.js';
 import { fixtureRegistry, rebuildServer } from './fixture-operations.js';
 
 describe('the command reference', () => {
@@ -14,16 +14,26 @@ describe('the command reference', () => {
     expect(reference).not.toMatch(/\n{3,}/);
   });
 
+  it('writes actions with spaces where they read back as the action, naming the hyphenated form', () => {
+    expect(reference).toContain('- [`managed issues list`](#managed-issues-list) — ');
+    expect(reference).toContain('\n### databases mysql backup restore\n');
+    expect(reference).toContain('Also typed as `issues-list`.');
+    expect(reference).toContain('\n/cloud databases mysql backup restore <instanceId> <backupId>');
+    expect(reference).toContain('Example: `/cloud managed issues list`');
+    // Spaced, these words could also be `credentials-update` with `login` as its id.
+    expect(reference).toContain('\n### managed credentials-update-login\n');
+  });
+
   it('has a section for every operation of the table with its usage, id, scopes and example', () => {
     expect(operations.length).toBeGreaterThan(0);
     for (const op of operations) {
-      const start = reference.indexOf(`\n### ${op.group} ${op.action}\n`);
+      const start = reference.indexOf(`\n### ${commandNameOf(op)}\n`);
       expect(start, op.id).toBeGreaterThan(-1);
       const end = reference.indexOf('\n### ', start + 1);
       const section = reference.slice(start, end === -1 ? undefined : end);
       expect(section, op.id).toContain(`\n${usageOf(op)}\n`);
       expect(section, op.id).toContain(`(operation \`${op.id}\`)`);
-      expect(section, op.id).toContain(`Example: \`/cloud ${op.example}\``);
+      expect(section, op.id).toContain(`Example: \`/cloud ${exampleOf(op)}\``);
       for (const scope of op.scopes) expect(section, op.id).toContain(`\`${scope}\``);
       if (op.destructive)
         expect(section, op.id).toContain(`Needs approval before it runs: ${op.destructive.consequence}`);

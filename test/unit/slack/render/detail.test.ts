@@ -251,7 +251,7 @@ describe('renderDetail: objects of an unknown shape', () => {
     expect(message.blocks[0]).toMatchObject({ text: { text: 'gizmo' } });
     expect(text).toContain('*Colour*\nred');
     expect(text).toContain('*Created*\n2020-05-06 07:08 UTC');
-    expect(text).toContain('*Limits*\ncpu 2 · memory 512 · nested deep yes');
+    expect(text).toContain('*Limits*\nCPU 2 · memory 512 · nested deep yes');
     expect(text).toContain('*Parts*\n2 entries: wheel, axle');
     expect(JSON.stringify(message)).not.toContain('secret-value');
   });

@@ -297,9 +297,11 @@ describe('renderList: rows per kind', () => {
 
   it('issues: when, which services, and the ticket', () => {
     const message = renderList(getOperation('managed.issues-list'), {}, listOf([managedIssue]));
-    expect(visibleText(message)).toContain(
-      'opened 2018-01-01 00:01 UTC · services 654 · ticket Managed Issue opened! (#98765)',
-    );
+    const text = visibleText(message);
+    // Titled by the ticket's subject, its id once beside it; the service by what is known of it.
+    expect(text).toContain('*Managed Issue opened!*  `823`');
+    expect(text).toContain('opened 2018-01-01 00:01 UTC · affects service 654 · ticket #98765');
+    expect(text).toContain('details: `/cloud managed issues view &lt;issueId&gt;`');
   });
 
   it('services: status with emoji', () => {

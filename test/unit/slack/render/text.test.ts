@@ -4,8 +4,6 @@ import {
   escapeMrkdwn,
   formatAbsoluteDate,
   formatRelativeTime,
-  formatScalar,
-  humanizeFieldName,
   parseApiDate,
   slackDate,
   statusEmoji,
@@ -52,24 +50,5 @@ describe('dates', () => {
     expect(slackDate('2018-01-01T00:01:01')).toBe(
       '<!date^1514764861^{date_short_pretty} {time}|2018-01-01 00:01 UTC>',
     );
-  });
-});
-
-describe('field names', () => {
-  it('reads as words', () => {
-    expect(humanizeFieldName('node_id')).toBe('Node id');
-    expect(humanizeFieldName('lastDecrypted')).toBe('Last decrypted');
-  });
-});
-
-describe('formatScalar', () => {
-  it('groups the digits of quantities', () => {
-    expect(formatScalar(81920, 'disk')).toBe('81,920');
-  });
-
-  it('regression: leaves ids and ports as they are (port 3306 read as 3,306)', () => {
-    expect(formatScalar(3306, 'port')).toBe('3306');
-    expect(formatScalar(12345, 'node_id')).toBe('12345');
-    expect(formatScalar(12345, 'instanceId')).toBe('12345');
   });
 });
