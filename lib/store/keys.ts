@@ -6,7 +6,10 @@ import { StoreError } from './errors.js';
  */
 
 /** Slack ids (`T…`, `E…`, `U…`, `W…`) and our own generated ids. */
-const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+const ID = '[A-Za-z0-9_-]{1,64}';
+const ID_PATTERN = new RegExp(`^${ID}$`);
+const USER_PARTITION_PATTERN = new RegExp(`^TEAM#(${ID})#USER#(${ID})$`);
+const TEAM_PARTITION_PATTERN = new RegExp(`^TEAM#(${ID})$`);
 /** Profile names as people type them after `--profile`. */
 export const PROFILE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
 export const DEFAULT_PROFILE = 'default';
@@ -68,3 +71,23 @@ export const keys = {
   activeWatches: 'WATCH',
   activeWatchSort: (startedAt: Date, id: string) => `${startedAt.toISOString()}#${id}`,
 } as const;
+
+/** A team and one of its users, as a user partition or a member item names them. */
+export interface TeamUser {
+  readonly team: string;
+  readonly user: string;
+}
+
+/** The team and user of a user partition key (`keys.user`); undefined for any other key. */
+export function parseUserPartition(pk: string): TeamUser | undefined {
+  const match = USER_PARTITION_PATTERN.exec(pk);
+  return match?.[1] && match[2] ? { team: match[1], user: match[2] } : undefined;
+}
+
+/** The team and user a member item's key names (`keys.team` and `keys.member`); undefined for any other. */
+export function parseMemberKey(pk: string, sk: string): TeamUser | undefined {
+  const team = TEAM_PARTITION_PATTERN.exec(pk)?.[1];
+  if (team === undefined || !sk.startsWith(keys.memberPrefix)) return undefined;
+  const user = sk.slice(keys.memberPrefix.length);
+  return ID_PATTERN.test(user) ? { team, user } : undefined;
+}

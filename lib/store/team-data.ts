@@ -29,10 +29,12 @@ interface ItemKey {
  * so every write that may create the partition's first item makes it first.
  */
 export async function recordTeamMember(ctx: StoreContext, team: string, user: string): Promise<void> {
-  await ctx.table.put({
-    TableName: ctx.tableName,
-    Item: { pk: keys.team(team), sk: keys.member(user), kind: 'team_member', user_id: user },
-  });
+  await ctx.table.put({ TableName: ctx.tableName, Item: teamMemberItem(team, user) });
+}
+
+/** The member item of `user` under `team` (also written by `infra/backfill-team-members.ts`). */
+export function teamMemberItem(team: string, user: string) {
+  return { pk: keys.team(team), sk: keys.member(user), kind: 'team_member', user_id: user } as const;
 }
 
 export class TeamUserData {
