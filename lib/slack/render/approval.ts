@@ -158,8 +158,7 @@ function progressLine(approval: ApprovalCardView): string[] {
     const voters = approval.approvals.slice(0, 10).map((v) => `${userMention(v.user)} ${slackDate(v.at)}`);
     parts.push(`approved by ${voters.join(', ')}${count > 10 ? ` and ${count - 10} more` : ''}`);
   }
-  if (approval.status === 'pending')
-    parts.push(`expires ${slackDate(approval.decideBy, '{date_short_pretty} at {time}')}`);
+  if (approval.status === 'pending') parts.push(`expires ${slackDate(approval.decideBy, 'at')}`);
   return [parts.join(' · ')];
 }
 
