@@ -181,6 +181,28 @@ export function slackDate(value: string | Date | number, style: TimeStyle = 'mom
   return `<!date^${seconds}^${TIME_FORMATS[style]}|${formatAbsoluteDate(date)}>`;
 }
 
+/** A token exactly as `slackDate` writes it: no link, a known format, a UTC fallback. */
+const BOT_DATE_TOKEN = new RegExp(
+  `<!date\\^\\d+\\^(?:${Object.values(TIME_FORMATS)
+    .map((format) => format.replace(/[{}]/g, '\\$&'))
+    .join('|')})\\|\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} UTC>`,
+  'g',
+);
+
+/**
+ * `defuseMarkup` that leaves the bot's own date tokens working: stored text the bot composed (an
+ * approval's preview) shows times in each reader's zone, and nothing else in it can ping or link.
+ */
+export function defuseMarkupKeepingDates(text: string): string {
+  let kept = '';
+  let from = 0;
+  for (const match of text.matchAll(BOT_DATE_TOKEN)) {
+    kept += defuseMarkup(text.slice(from, match.index)) + match[0];
+    from = match.index + match[0].length;
+  }
+  return kept + defuseMarkup(text.slice(from));
+}
+
 /** `1 node`, `3 nodes`. */
 export function countOf(count: number, singular: string, plural = `${singular}s`): string {
   return `${count.toLocaleString('en-US')} ${count === 1 ? singular : plural}`;
