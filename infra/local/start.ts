@@ -52,7 +52,10 @@ const LocalEnvSchema = z.object({
   EMULATOR_PORT: PortSchema.default(3001),
   /** DynamoDB Local; a free port when taken. */
   DYNAMODB_PORT: PortSchema.default(8000),
-  /** `fast` (default): the emulator's clock runs SANDBOX_CLOCK_SPEED times real time; `real`: real time. */
+  /**
+   * `fast` (default): emulated work (provisioning, captures, restores) finishes SANDBOX_PROGRESS_SPEED
+   * times sooner; `real`: it takes its documented time. The clock itself is real time either way.
+   */
   EMULATOR_CLOCK: z.enum(['fast', 'real']).default('fast'),
   SLACK_BOT_TOKEN: z.string().min(1).optional(),
   SLACK_APP_TOKEN: z.string().startsWith('xapp-', 'must be an app-level token (xapp-…)').optional(),
@@ -152,10 +155,10 @@ export interface SandboxOptions {
   /** Use a DynamoDB Local that is already running (the tests' one) instead of starting one. */
   readonly dynamoEndpoint?: string;
   readonly approvalAdmins?: readonly string[];
-  /** How often the reporter runs; 60 s by default, 10 s with a fast clock. */
+  /** How often the reporter runs; 60 s by default, 10 s when emulated work is fast. */
   readonly reportIntervalMs?: number;
-  /** Emulated seconds per real second; SANDBOX_CLOCK_SPEED by default, 1 for real time. */
-  readonly clockSpeed?: number;
+  /** How many times sooner emulated work finishes; SANDBOX_PROGRESS_SPEED by default, 1 for its documented time. */
+  readonly progressSpeed?: number;
 }
 
 export interface Sandbox {
@@ -163,13 +166,13 @@ export interface Sandbox {
   readonly emulator: RunningEmulator;
   readonly stack: BotStack;
   readonly dynamoEndpoint: string;
-  readonly clockSpeed: number;
+  readonly progressSpeed: number;
   close(): Promise<void>;
 }
 
 export const REPORT_INTERVAL_MS = 60_000;
 /** A demo database (20 emulated minutes) provisions in 20 s, and its card follows within the next tick. */
-export const SANDBOX_CLOCK_SPEED = 60;
+export const SANDBOX_PROGRESS_SPEED = 60;
 const FAST_REPORT_INTERVAL_MS = 10_000;
 const API_TIMEOUT_MS = 10_000;
 
@@ -239,13 +242,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     dynamoEndpoint = dynamo.endpoint;
   }
   const endpoint = dynamoEndpoint;
-  const clockSpeed = options.clockSpeed ?? SANDBOX_CLOCK_SPEED;
+  const progressSpeed = options.progressSpeed ?? SANDBOX_PROGRESS_SPEED;
 
   const emulator = await startOrUndo(shutdown, async () =>
     startEmulator({
       port: await portOrAnyFree(options.emulatorPort ?? 3001),
-      // Time moves on its own (databases provision, tokens expire), by default fast enough to watch.
-      clock: createClock({ mode: 'real-time', speed: clockSpeed }),
+      // Real time, the one clock a person sees: the API's created/updated times, expiries and 2FA
+      // codes agree with Slack's message times and with an authenticator app. Only emulated work
+      // (a database provisioning) finishes sooner, fast enough to watch.
+      clock: createClock({ mode: 'real-time', progressSpeed }),
     }),
   );
   shutdown.add('the cloud API emulator', () => emulator.close());
@@ -300,7 +305,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         slackInstall: stack.worker.slackInstall,
         logger: createLogger('reporter'),
       },
-      options.reportIntervalMs ?? (clockSpeed > 1 ? FAST_REPORT_INTERVAL_MS : REPORT_INTERVAL_MS),
+      options.reportIntervalMs ?? (progressSpeed > 1 ? FAST_REPORT_INTERVAL_MS : REPORT_INTERVAL_MS),
     ),
   );
 
@@ -309,7 +314,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     emulator,
     stack,
     dynamoEndpoint: endpoint,
-    clockSpeed,
+    progressSpeed,
     close: () => shutdown.run(),
   };
 }
@@ -321,9 +326,9 @@ export function sandboxBanner(sandbox: Sandbox): string {
     '',
     `  Slack sandbox:  ${sandbox.pageUrl}`,
     `  Cloud API:      ${sandbox.emulator.url}  (emulator with demo data)`,
-    sandbox.clockSpeed > 1
-      ? `  Emulator clock: ${sandbox.clockSpeed}x real time (a database provisions in about ${Math.round(1200 / sandbox.clockSpeed)} s; EMULATOR_CLOCK=real for real time)`
-      : '  Emulator clock: real time',
+    sandbox.progressSpeed > 1
+      ? `  Emulator:       real-time clock; work finishes ${sandbox.progressSpeed}x sooner (a database provisions in about ${Math.round(1200 / sandbox.progressSpeed)} s; EMULATOR_CLOCK=real for real durations)`
+      : '  Emulator:       real-time clock, real durations',
     `  DynamoDB Local: ${sandbox.dynamoEndpoint}`,
     '',
     '  Log in as the demo user:',
@@ -522,7 +527,7 @@ async function main(): Promise<void> {
       emulatorPort: env.EMULATOR_PORT,
       dynamoPort: env.DYNAMODB_PORT,
       approvalAdmins: env.APPROVAL_ADMINS,
-      clockSpeed: env.EMULATOR_CLOCK === 'real' ? 1 : SANDBOX_CLOCK_SPEED,
+      progressSpeed: env.EMULATOR_CLOCK === 'real' ? 1 : SANDBOX_PROGRESS_SPEED,
     });
     running = sandbox;
     console.log(sandboxBanner(sandbox));

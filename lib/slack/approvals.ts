@@ -34,7 +34,7 @@ import { changedFields, currentFingerprint, previewTarget, type TargetPreview } 
 import { renderApprovalCard } from './render/approval.js';
 import { sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
-import { bold, codeSpan, defuseMarkup, escapeMrkdwn } from './render/text.js';
+import { bold, codeSpan, defuseMarkup, escapeMrkdwn, slackDate } from './render/text.js';
 import { notice, type Reply, type RunnerDeps, resolveToken } from './runner.js';
 import { rateLimitedFor, slackErrorOf } from './slack-refusals.js';
 
@@ -794,7 +794,7 @@ export async function handleApprovalsCommand(context: BotCommandContext, parsed:
     const lines = shown.map(
       (a) =>
         `• ${bold(a.summary)} — \`${a.operationId}\`, asked by <@${a.requester}>, ` +
-        `${a.approvals.length} of ${a.requiredApprovals} approvals, expires <!date^${Math.floor(a.decideBy.getTime() / 1000)}^{time}|${a.decideBy.toISOString()}>`,
+        `${a.approvals.length} of ${a.requiredApprovals} approvals, expires ${slackDate(a.decideBy, 'at')}`,
     );
     const tail = more > 0 ? `\n…and ${more} older request${more === 1 ? '' : 's'}.` : '';
     return notice(`*Waiting for approval* (newest first):\n${lines.join('\n')}${tail}`);

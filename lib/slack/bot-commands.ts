@@ -13,7 +13,7 @@ import { CallbackId } from './interactions.js';
 import { truncate } from './limits.js';
 import { openModal } from './modals.js';
 import { auditLine } from './render/audit.js';
-import { bold, codeSpan } from './render/text.js';
+import { bold, codeSpan, slackDate } from './render/text.js';
 import { notice, type Reply } from './runner.js';
 
 /**
@@ -199,9 +199,7 @@ export async function handleLoginSubmission(
   await deps.store.tokenLinks.setActiveProfile(submission.team, submission.user, profile);
 
   if (metadata.success) {
-    const expiry = identity.expiry
-      ? `expires ${identity.expiry.toISOString().slice(0, 10)}`
-      : 'does not expire';
+    const expiry = identity.expiry ? `expires ${slackDate(identity.expiry, 'at')}` : 'does not expire';
     await submission.client.chat
       .postEphemeral({
         channel: metadata.data.channel,
@@ -295,7 +293,7 @@ async function whoami({ deps, ctx }: BotCommandContext): Promise<Reply> {
   const lines = links.map((link) => {
     const active = link.profile === activeProfile ? ' *(active)*' : '';
     const state = link.status === 'invalid' ? ' :warning: rejected by the API — log in again' : '';
-    const expiry = link.expiry ? `expires ${link.expiry.toISOString().slice(0, 10)}` : 'no expiry';
+    const expiry = link.expiry ? `expires ${slackDate(link.expiry, 'at')}` : 'no expiry';
     return `• ${codeSpan(link.profile)}${active}: ${bold(link.apiUsername)}, scopes ${codeSpan(link.scopes)}, ${expiry}${state}`;
   });
   return notice(`Your linked tokens:\n${lines.join('\n')}`);

@@ -6,7 +6,7 @@ import { viewOperationFor } from '../api/outcome.js';
 import { factLabel, quantityWords } from './render/field-words.js';
 import { routeOf } from './render/related-operations.js';
 import { kindOfRoute } from './render/resource-kinds.js';
-import { bold, codeSpan, escapeMrkdwn, formatAbsoluteDate, parseApiDate } from './render/text.js';
+import { bold, codeSpan, escapeMrkdwn, formatAbsoluteDate, parseApiDate, slackDate } from './render/text.js';
 
 /**
  * What an approver needs to see before saying yes, read with the requester's token when the
@@ -162,7 +162,7 @@ async function dependents(
         typeof backup.label === 'string' && backup.label !== ''
           ? backup.label
           : `backup ${String(input.backupId)}`;
-      return [`*Replaces* the current data with ${bold(name)} taken ${escapeMrkdwn(show(backup.created))}.`];
+      return [`*Replaces* the current data with ${bold(name)} taken ${takenWhen(backup.created)}.`];
     }
     return [];
   }
@@ -181,7 +181,7 @@ async function dependents(
     const snapshot = await nodeSnapshot(client, input);
     return snapshot
       ? [
-          `*Replaces* the current snapshot ${bold(show(snapshot.label ?? snapshot.id))} taken ${escapeMrkdwn(show(snapshot.created))}.`,
+          `*Replaces* the current snapshot ${bold(show(snapshot.label ?? snapshot.id))} taken ${takenWhen(snapshot.created)}.`,
         ]
       : ['*Replaces* no snapshot: this node has none yet.'];
   }
@@ -203,7 +203,7 @@ async function dependents(
       .sort((a, b) => String(b.created).localeCompare(String(a.created)))[0];
     return [
       newest
-        ? `*Last backup:* ${bold(show(newest.label ?? newest.id))} taken ${escapeMrkdwn(show(newest.created))} (deleted with the database)`
+        ? `*Last backup:* ${bold(show(newest.label ?? newest.id))} taken ${takenWhen(newest.created)} (deleted with the database)`
         : '*Last backup:* none',
     ];
   }
@@ -243,6 +243,11 @@ async function listAll(
   const listInput = Object.fromEntries(op.pathParams.map((name) => [name, input[name]]));
   const all = await client.listAll(op, listInput, { timeoutMs: READ_MS, maxPages: LIST_PAGES });
   return all.data.filter(isResource);
+}
+
+/** `3 days ago` (a date token) for a backup's time, or the API's text, escaped, when it is not a date. */
+function takenWhen(value: unknown): string {
+  return typeof value === 'string' ? slackDate(value, 'ago') : escapeMrkdwn(show(value));
 }
 
 /**

@@ -161,9 +161,14 @@ describe('the change preview on the approval card', () => {
     const input = await existingInputFor(op, api());
     const backup = (await api().call(requireOperation('databases.mysql-backup-view'), input)) as {
       label: string;
+      created: string;
     };
     await e2e.command(ALICE, commandTextFor(op, input), OPS);
-    expect(e2e.textOf(lastCard(OPS))).toContain(`*Replaces* the current data with *${backup.label}*`);
+    // When it was taken, in each reader's own zone (a Slack date token).
+    const taken = Math.floor(Date.parse(`${backup.created}Z`) / 1000);
+    expect(e2e.textOf(lastCard(OPS))).toContain(
+      `*Replaces* the current data with *${backup.label}* taken <!date^${taken}^{ago}|`,
+    );
   });
 
   it('a target changed between request and approval is not acted on, and the card says why', async () => {

@@ -16,7 +16,12 @@ interface Completion {
 interface ClientFunctions {
   mrkdwnToHtml(
     text: string,
-    names?: { users?: Record<string, string>; channels?: Record<string, string> },
+    names?: {
+      users?: Record<string, string>;
+      channels?: Record<string, string>;
+      timeZone?: string;
+      now?: number;
+    },
   ): string;
   completionsFor(typed: string, data: unknown): Completion;
 }
@@ -64,7 +69,6 @@ describe('mrkdwn', () => {
   it('names mentioned people, shows dates by their fallback, and special mentions', () => {
     expect(html('asked by <@U0BOB>')).toBe('asked by <span class="mention">@Bob Developer</span>');
     expect(html('<@U0NOBODY>')).toBe('<span class="mention">@U0NOBODY</span>');
-    expect(html('expires <!date^1700000000^{time}|at 22:13 UTC>')).toBe('expires at 22:13 UTC');
     expect(html('<!here> look')).toBe('<span class="mention">@here</span> look');
   });
 
@@ -112,5 +116,74 @@ describe('command completion', () => {
   it('offers nothing for text that is not the bot command', () => {
     expect(client.completionsFor('/giphy', data).items).toEqual([]);
     expect(client.completionsFor('/cloud nosuchgroup x', data)).toEqual({ items: [], usage: '' });
+  });
+});
+
+describe('dates (<!date^…> tokens)', () => {
+  // 2026-11-26 20:50:18 UTC, a Thursday: 15:50 that day in New York, 02:20 the next in Kolkata.
+  // "Now" is six hours earlier, 14:50 UTC: the 26th in both zones.
+  const EPOCH = 1795726218;
+  const NOW = (EPOCH - 6 * 3600) * 1000;
+  const token = (format: string, fallback = '2026-11-26 20:50 UTC') =>
+    `<!date^${EPOCH}^${format}|${fallback}>`;
+  const shown = (text: string, timeZone?: string) => {
+    const rendered = client.mrkdwnToHtml(
+      text,
+      timeZone === undefined ? { now: NOW } : { timeZone, now: NOW },
+    );
+    return rendered.replace(/<[^>]+>/g, '');
+  };
+
+  it("shows the time in the reader's own zone, as Slack does", () => {
+    expect(shown(token('{date_short_pretty} {time}'), 'America/New_York')).toBe('today 3:50 PM');
+    expect(shown(token('{date_short_pretty} {time}'), 'Asia/Kolkata')).toBe('tomorrow 2:20 AM');
+  });
+
+  it('fills in every format token Slack documents', () => {
+    const zone = 'America/New_York';
+    expect(shown(token('{date_num}'), zone)).toBe('2026-11-26');
+    expect(shown(token('{date}'), zone)).toBe('November 26th, 2026');
+    expect(shown(token('{date_short}'), zone)).toBe('Nov 26, 2026');
+    expect(shown(token('{date_long}'), zone)).toBe('Thursday, November 26th, 2026');
+    expect(shown(token('{date_pretty}'), zone)).toBe('today');
+    expect(shown(token('{date_long_pretty} at {time_secs}'), zone)).toBe('today at 3:50:18 PM');
+    expect(shown(token('{ago}'), zone)).toBe('in 6 hours');
+  });
+
+  it("says yesterday and tomorrow by the reader's calendar", () => {
+    const at = (now: number, format: string) =>
+      client.mrkdwnToHtml(token(format), { timeZone: 'Asia/Kolkata', now }).replace(/<[^>]+>/g, '');
+    expect(at(NOW, '{date_pretty}')).toBe('tomorrow');
+    expect(at((EPOCH + 86_400) * 1000, '{date_short_pretty}')).toBe('yesterday');
+    expect(at((EPOCH + 3 * 86_400) * 1000, '{date_pretty}')).toBe('November 27th, 2026');
+    expect(at((EPOCH + 3 * 86_400) * 1000, '{ago}')).toBe('3 days ago');
+  });
+
+  it('keeps the fallback as the title, and links the date when the token carries a link', () => {
+    expect(client.mrkdwnToHtml(token('{time}'), { timeZone: 'UTC', now: NOW })).toBe(
+      `<time datetime="2026-11-26T20:50:18.000Z" title="2026-11-26 20:50 UTC">8:50 PM</time>`,
+    );
+    expect(
+      client.mrkdwnToHtml(`<!date^${EPOCH}^{time}^https://example.com/x|then>`, {
+        timeZone: 'UTC',
+        now: NOW,
+      }),
+    ).toBe(
+      '<a href="https://example.com/x" target="_blank" rel="noopener noreferrer" title="then">8:50 PM</a>',
+    );
+    expect(shown(`<!date^${EPOCH}^{time}^javascript:alert(1)|then>`, 'UTC')).toBe('8:50 PM');
+  });
+
+  it('shows the fallback when the token is malformed or the zone unknown', () => {
+    expect(shown('expires <!date^soon^{time}|at 22:13 UTC>', 'UTC')).toBe('expires at 22:13 UTC');
+    expect(shown(`<!date^${EPOCH}^|at 22:13 UTC>`, 'UTC')).toBe('at 22:13 UTC');
+    expect(shown(token('{time}'), 'Mars/Olympus_Mons')).toBe('2026-11-26 20:50 UTC');
+    expect(shown('<!date^1e3^{time}|fallback &amp; more>', 'UTC')).toBe('fallback &amp; more');
+  });
+
+  it('escapes what it shows', () => {
+    expect(
+      client.mrkdwnToHtml(`<!date^${EPOCH}^<b>{time}|"><script>>`, { timeZone: 'UTC', now: NOW }),
+    ).not.toContain('<script');
   });
 });

@@ -1,12 +1,19 @@
 /**
- * The emulator's time. Timed transitions (database provisioning, image capture, clones, pending
- * uploads, token expiry, phone codes, TOTP) read it, and tests advance it instead of waiting.
+ * The emulator's time: the one time a person sees. Every date-time the API writes (`created`,
+ * `updated`, expiries), token expiry, phone codes and TOTP read it, so in the sandbox it agrees
+ * with Slack's message times and with an authenticator app. Tests advance it instead of waiting.
  */
 export interface Clock {
   /** Epoch milliseconds. */
   now(): number;
   /** Moves time forward; never backward. */
   advance(ms: number): void;
+  /**
+   * How many times faster than this clock emulated work finishes (a 20-minute database
+   * provisioning in 20 s at 60): long operations can be watched to the end without a second,
+   * faster clock that would put the API's times hours ahead of everything else a person sees.
+   */
+  readonly progressSpeed: number;
 }
 
 /** Where a frozen clock starts unless told otherwise: a Monday morning, outside every seeded maintenance window. */
@@ -21,10 +28,11 @@ export interface ClockOptions {
    */
   mode?: 'frozen' | 'real-time';
   /**
-   * Real-time clocks only: how many emulated seconds pass per real second, so a sandbox shows
-   * long operations (a 20-minute database provisioning) finishing while someone watches.
+   * How many times faster than the clock timed work (provisioning, capture, restores) finishes,
+   * so a sandbox shows long operations finishing while someone watches. The clock itself, and so
+   * every time the API writes, keeps its pace. 1 (the default): work takes its documented time.
    */
-  speed?: number;
+  progressSpeed?: number;
 }
 
 export function createClock(options: ClockOptions = {}): Clock {
@@ -32,11 +40,13 @@ export function createClock(options: ClockOptions = {}): Clock {
   const mode = options.mode ?? 'frozen';
   const start = options.start === undefined ? DEFAULT_CLOCK_START : new Date(options.start).getTime();
   if (!Number.isFinite(start)) throw new Error(`Invalid clock start: ${String(options.start)}`);
-  const speed = options.speed ?? 1;
-  if (!Number.isFinite(speed) || speed < 1) throw new Error(`Invalid clock speed: ${String(options.speed)}`);
-  const startedAt = Date.now();
-  const base = mode === 'frozen' ? () => start : () => startedAt + (Date.now() - startedAt) * speed;
+  const progressSpeed = options.progressSpeed ?? 1;
+  if (!Number.isFinite(progressSpeed) || progressSpeed < 1) {
+    throw new Error(`Invalid progress speed: ${String(options.progressSpeed)}`);
+  }
+  const base = mode === 'frozen' ? () => start : () => Date.now();
   return {
+    progressSpeed,
     now: () => base() + offset,
     advance(ms: number) {
       if (!Number.isFinite(ms) || ms < 0) throw new Error('The clock only moves forward');

@@ -469,6 +469,15 @@ export class World {
     return next;
   }
 
+  /**
+   * When timed work that takes `durationMs` (a provisioning, a capture, a restore) finishes if it
+   * starts at `startedAt` (now, or a seeded past): sooner by the clock's progress speed. Expiries
+   * are not work and never use this.
+   */
+  workDoneAt(durationMs: number, startedAt = this.now()): number {
+    return startedAt + Math.ceil(durationMs / this.clock.progressSpeed);
+  }
+
   /** Runs `run` once the clock reaches `at` (on the next request or clock advance after it). */
   schedule(at: number, run: (at: number) => void): void {
     this.#timeline.push({ at, order: this.#order++, run });

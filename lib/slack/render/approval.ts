@@ -13,10 +13,18 @@ import {
   headerBlock,
   type RenderedMessage,
   sectionBlock,
+  truncateMrkdwn,
 } from './blocks.js';
 import { routeOf } from './related-operations.js';
 import { kindOfRoute } from './resource-kinds.js';
-import { bold, defuseMarkup, escapeMrkdwn, slackDate, userMention } from './text.js';
+import {
+  bold,
+  defuseMarkup,
+  defuseMarkupKeepingDates,
+  escapeMrkdwn,
+  slackDate,
+  userMention,
+} from './text.js';
 
 /**
  * The approval card for a destructive operation: what will happen and to what, who asked, how
@@ -94,7 +102,9 @@ export function renderApprovalCard({ approval }: ApprovalCardInput): RenderedMes
     );
   }
   if (approval.preview && approval.preview.length > 0) {
-    blocks.push(sectionBlock(defuseMarkup(truncate(approval.preview.join('\n'), PREVIEW_MAX))));
+    blocks.push(
+      sectionBlock(defuseMarkupKeepingDates(truncateMrkdwn(approval.preview.join('\n'), PREVIEW_MAX))),
+    );
   }
   blocks.push(contextBlock(...progressLine(approval)));
 
@@ -158,8 +168,7 @@ function progressLine(approval: ApprovalCardView): string[] {
     const voters = approval.approvals.slice(0, 10).map((v) => `${userMention(v.user)} ${slackDate(v.at)}`);
     parts.push(`approved by ${voters.join(', ')}${count > 10 ? ` and ${count - 10} more` : ''}`);
   }
-  if (approval.status === 'pending')
-    parts.push(`expires ${slackDate(approval.decideBy, '{date_short_pretty} at {time}')}`);
+  if (approval.status === 'pending') parts.push(`expires ${slackDate(approval.decideBy, 'at')}`);
   return [parts.join(' · ')];
 }
 

@@ -2,7 +2,7 @@ import { catalog } from '../../commands/catalog.js';
 import type { AuditEntry, AuditResult } from '../../store/audit-log.js';
 import { truncate } from '../limits.js';
 import { factLabel } from './field-words.js';
-import { codeSpan, escapeMrkdwn, formatAbsoluteDate, userMention } from './text.js';
+import { codeSpan, escapeMrkdwn, slackDate, userMention } from './text.js';
 
 /**
  * One line of `/cloud audit` in words: when (in the reader's time zone, `2026-11-26 20:50 UTC`
@@ -60,8 +60,7 @@ export function auditTargetWords(target: string): string {
 }
 
 export function auditLine(entry: AuditEntry): string {
-  const seconds = Math.floor(entry.at.getTime() / 1000);
-  const when = `<!date^${seconds}^{date_short} {time}|${formatAbsoluteDate(entry.at)}>`;
+  const when = slackDate(entry.at, 'logged');
   const target = entry.target ? auditTargetWords(entry.target) : '';
   const approval = entry.approvalId ? ` (approval ${entry.approvalId.slice(0, 8)})` : '';
   const detail = entry.detail ? `: ${escapeMrkdwn(truncate(entry.detail.replace(/\s+/g, ' '), 120))}` : '';

@@ -66,7 +66,8 @@ function plainText(text: string, max: number) {
 /** Text cut short must not end in half an escape (`&am…`), which Slack would show as is. */
 export function truncateMrkdwn(text: string, max: number): string {
   const cut = truncate(text, max);
-  return cut === text ? cut : cut.replace(/&[a-z]{0,3}…$/, '…');
+  // Half an entity or half a `<!date^…>` token would show as raw markup.
+  return cut === text ? cut : cut.replace(/&[a-z]{0,3}…$/, '…').replace(/<[^<>]*…$/, '…');
 }
 
 function mrkdwnText(text: string, max: number = SLACK_LIMITS.sectionText) {

@@ -17,7 +17,7 @@ import { listRow } from './list.js';
 import { itemRefOf, nextActionButton, nextActionsOf } from './next-actions.js';
 import { type PathValue, pathValuesOf, routeOf } from './related-operations.js';
 import { type Field, isGenericKind, itemTitle, kindOfRoute } from './resource-kinds.js';
-import { capitalize, codeSpan, countOf, escapeMrkdwn, formatAbsoluteDate, statusText } from './text.js';
+import { capitalize, codeSpan, countOf, escapeMrkdwn, slackDate, statusText } from './text.js';
 
 /** Fields a detail view shows at most: two sections of ten. */
 export const MAX_DETAIL_FIELDS = 2 * SLACK_LIMITS.sectionFields;
@@ -84,7 +84,7 @@ function footerOf(item: Item): string | undefined {
   const id = idOf(item);
   if (id !== undefined) parts.push(`id ${codeSpan(String(id))}`);
   const updated = stringAt(item, 'updated');
-  if (updated) parts.push(`updated ${formatAbsoluteDate(updated)}`);
+  if (updated) parts.push(`updated ${slackDate(updated)}`);
   return parts.length > 0 ? parts.join(' · ') : undefined;
 }
 

@@ -1,5 +1,5 @@
 import type { FieldShape } from '../../commands/shape.js';
-import { escapeMrkdwn, formatAbsoluteDate, parseApiDate } from './text.js';
+import { escapeMrkdwn, parseApiDate, slackDate } from './text.js';
 
 /**
  * How a field reads to a person, decided once: its label (with the unit the API counts in), its
@@ -105,7 +105,7 @@ export function fieldValue(value: unknown, key?: string, kind?: string): string 
   if (typeof value === 'string') {
     if (value === '') return '—';
     const date = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value) ? parseApiDate(value) : undefined;
-    return date ? formatAbsoluteDate(date) : escapeMrkdwn(value);
+    return date ? slackDate(date) : escapeMrkdwn(value);
   }
   if (Array.isArray(value) && value.every((v) => v === null || typeof v !== 'object')) {
     // The items of a list of ids are ids too.

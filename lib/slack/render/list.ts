@@ -14,6 +14,7 @@ import {
   MESSAGE_BUDGET,
   type RenderedMessage,
   sectionBlock,
+  truncateMrkdwn,
 } from './blocks.js';
 import { factLabel, fieldValue, titleNamesId } from './field-words.js';
 import { type Item, idOf, isItem } from './items.js';
@@ -250,7 +251,7 @@ function compactLine(match: KindMatch, entry: unknown): string {
   const showId = id !== undefined && String(id) !== title && !titleNamesId(title, id);
   const facts = (kind.rowFacts ? kind.rowFacts(entry) : genericFacts(entry)).filter((f) => f !== '');
   const tail =
-    facts.length > 0 ? ` · ${truncate(facts.join(' · ').replace(/\s+/g, ' '), COMPACT_FACTS_MAX)}` : '';
+    facts.length > 0 ? ` · ${truncateMrkdwn(facts.join(' · ').replace(/\s+/g, ' '), COMPACT_FACTS_MAX)}` : '';
   return `• ${bold(title)}${showId ? ` ${codeSpan(truncate(String(id), 40))}` : ''}${tail}`;
 }
 
@@ -308,7 +309,7 @@ export function listRow(match: KindMatch, parentValues: readonly PathValue[], en
   const showId = id !== undefined && String(id) !== title && !titleNamesId(title, id);
   const head = `${bold(title)}${showId ? `  ${codeSpan(String(id))}` : ''}`;
   const facts = (kind.rowFacts ? kind.rowFacts(entry) : genericFacts(entry)).filter((f) => f !== '');
-  const text = facts.length > 0 ? `${head}\n${truncate(facts.join(' · '), FACTS_MAX)}` : head;
+  const text = facts.length > 0 ? `${head}\n${truncateMrkdwn(facts.join(' · '), FACTS_MAX)}` : head;
   return sectionBlock(text, rowAccessory(kind, entry, itemRefOf(match, parentValues, entry)));
 }
 
@@ -322,7 +323,7 @@ function genericFacts(item: Item): string[] {
     if (TITLE_KEYS.has(key) || /token|password|secret|scratch/i.test(key)) continue;
     if (value === null || value === undefined || typeof value === 'object') continue;
     const text = fieldValue(value, key);
-    if (text) facts.push(`${escapeMrkdwn(factLabel(key))} ${truncate(text, 80)}`);
+    if (text) facts.push(`${escapeMrkdwn(factLabel(key))} ${truncateMrkdwn(text, 80)}`);
   }
   return facts;
 }

@@ -6,10 +6,11 @@ import {
   codeSpan,
   countOf,
   escapeMrkdwn,
-  formatAbsoluteDate,
   formatMegabytes,
   link,
+  slackDate,
   statusText,
+  type TimeStyle,
 } from './text.js';
 
 /**
@@ -78,9 +79,10 @@ function status(item: Item, path = 'status'): string[] {
   return fact(stringAt(item, path), statusText);
 }
 
-function date(item: Item, path: string, label: string): string[] {
+/** A row fact such as `taken 2 days ago`: in a list, how long ago says more than the hour. */
+function date(item: Item, path: string, label: string, style: TimeStyle = 'ago'): string[] {
   const value = stringAt(item, path);
-  return value ? [`${label} ${formatAbsoluteDate(value)}`] : [];
+  return value ? [`${label} ${slackDate(value, style)}`] : [];
 }
 
 function field(label: string, value: string | undefined): Field[] {
@@ -95,12 +97,12 @@ function scalarField(item: Item, path: string, label: string): Field[] {
 
 function dateField(item: Item, path: string, label: string): Field[] {
   const value = stringAt(item, path);
-  return field(label, value ? formatAbsoluteDate(value) : undefined);
+  return field(label, value ? slackDate(value) : undefined);
 }
 
 function expiry(item: Item): string {
   const value = stringAt(item, 'expiry');
-  return value ? `expires ${formatAbsoluteDate(value)}` : 'never expires';
+  return value ? `expires ${slackDate(value, 'at')}` : 'never expires';
 }
 
 function scopes(item: Item): string[] {
@@ -180,7 +182,7 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
         booleanAt(n, 'backups.enabled') === undefined
           ? undefined
           : booleanAt(n, 'backups.enabled')
-            ? `enabled${stringAt(n, 'backups.last_successful') ? `, last ${formatAbsoluteDate(stringAt(n, 'backups.last_successful') ?? '')}` : ''}`
+            ? `enabled${stringAt(n, 'backups.last_successful') ? `, last ${slackDate(stringAt(n, 'backups.last_successful') ?? '', 'ago')}` : ''}`
             : 'not enabled',
       ),
       ...scalarField(n, 'tags', 'Tags'),
@@ -518,7 +520,7 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
     collection: /^\/profile\/logins$/,
     rowFacts: (l) => [
       ...status(l),
-      ...date(l, 'datetime', 'at'),
+      ...date(l, 'datetime', 'at', 'moment'),
       ...fact(stringAt(l, 'ip')),
       ...(booleanAt(l, 'restricted') ? ['restricted'] : []),
     ],
@@ -542,7 +544,7 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
     collection: /^\/managed\/credentials$/,
     rowFacts: (c) => {
       const decrypted = stringAt(c, 'last_decrypted');
-      return [decrypted ? `last decrypted ${formatAbsoluteDate(decrypted)}` : 'never decrypted'];
+      return [decrypted ? `last decrypted ${slackDate(decrypted, 'ago')}` : 'never decrypted'];
     },
     actions: [remove('managed.credentials-delete')],
   },

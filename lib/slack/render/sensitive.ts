@@ -18,7 +18,7 @@ import { type Item, isItem, isSecretField, stringAt } from './items.js';
 import { renderJson } from './json.js';
 import { pathValuesOf, routeOf } from './related-operations.js';
 import { kindOfRoute } from './resource-kinds.js';
-import { codeSpan, escapeMrkdwn, formatAbsoluteDate, link } from './text.js';
+import { codeSpan, escapeMrkdwn, link, slackDate } from './text.js';
 
 /**
  * Replies that carry secrets: a new token, database credentials, a 2FA secret and its scratch
@@ -59,7 +59,7 @@ export function renderNewToken(token: NewToken): EphemeralOnlyMessage {
       ...secretBlock(token.token),
       ...fieldSections([
         ['Scopes', token.scopes === '*' ? 'all scopes' : codeSpan(token.scopes)],
-        ['Expires', token.expiry ? formatAbsoluteDate(token.expiry) : 'never (until revoked)'],
+        ['Expires', token.expiry ? slackDate(token.expiry, 'at') : 'never (until revoked)'],
         ...(token.id === undefined ? [] : ([['Id', codeSpan(String(token.id))]] as const)),
       ]),
       contextBlock(ONLY_YOU, `To use it with this bot: ${codeSpan(`${SLASH_COMMAND} login`)}.`),
@@ -128,7 +128,7 @@ export function renderTwoFactorSecret(
       contextBlock(
         ONLY_YOU,
         secret.expiry
-          ? `Confirm before ${formatAbsoluteDate(secret.expiry)}, when this secret expires.`
+          ? `Confirm before ${slackDate(secret.expiry, 'time')}, when this secret expires.`
           : 'Confirm soon: the secret expires.',
       ),
     ],

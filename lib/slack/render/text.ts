@@ -109,8 +109,9 @@ export function parseApiDate(value: string): Date | undefined {
 }
 
 /**
- * `2018-01-01 00:01 UTC`: unambiguous in every reader's time zone. Callers put it in mrkdwn, so
- * text that is not a date comes back escaped: it is the API's, not the bot's.
+ * `2018-01-01 00:01 UTC`: unambiguous in every reader's time zone. For text Slack does not read as
+ * mrkdwn (headers, buttons, options, file names) and the fallback of `slackDate`; mrkdwn shows
+ * times with `slackDate`. Text that is not a date comes back escaped: it is the API's, not the bot's.
  */
 export function formatAbsoluteDate(value: string | Date): string {
   const date = typeof value === 'string' ? parseApiDate(value) : value;
@@ -143,15 +144,63 @@ export function formatRelativeTime(value: string | Date, now: Date): string {
 }
 
 /**
- * Slack date formatting (`<!date^…>`): every reader sees the time in their own zone; clients that
- * cannot render it show the UTC fallback.
+ * How a point in time reads, as a Slack date format (`<!date^EPOCH^FORMAT|fallback>`, "Date
+ * formatting" in api.slack.com/reference/surfaces/formatting). `{date_short_pretty}` says
+ * today/yesterday/tomorrow where it can, else `Feb 18, 2014`; `{date_short}` is always the date
+ * (for log lines read long after); `{time}` is `6:39 PM` or `18:39` by the reader's preference;
+ * `{ago}` is `3 minutes ago` (for facts whose age matters more than their hour: a backup taken).
  */
-export function slackDate(value: string | Date | number, format = '{date_short_pretty} {time}'): string {
+const TIME_FORMATS = {
+  /** `today 18:39` */
+  moment: '{date_short_pretty} {time}',
+  /** `today at 18:39`, for deadlines in a sentence (`expires today at 18:39`). */
+  at: '{date_short_pretty} at {time}',
+  /** `Nov 26, 2026 18:39`, never `today`: audit lines are read long after they were written. */
+  logged: '{date_short} {time}',
+  /** `18:39`, for a time of the day the reader is in (a pending request expiring soon). */
+  time: '{time}',
+  /** `Feb 18, 2014`, where the hour means nothing (a token that expires on a day). */
+  day: '{date_short_pretty}',
+  /** `2 days ago` */
+  ago: '{ago}',
+} as const;
+export type TimeStyle = keyof typeof TIME_FORMATS;
+
+/**
+ * A point in time as every renderer shows it in mrkdwn: a Slack date token, which each reader's
+ * client shows in their own time zone, with `2026-11-26 20:50 UTC` as the fallback for clients
+ * that cannot (notifications, email). Only mrkdwn renders tokens: plain_text (headers, buttons,
+ * options, modal labels) takes `formatAbsoluteDate` instead. A value that is not a date comes
+ * back escaped as text.
+ */
+export function slackDate(value: string | Date | number, style: TimeStyle = 'moment'): string {
   const date =
     typeof value === 'number' ? new Date(value) : typeof value === 'string' ? parseApiDate(value) : value;
-  if (!date) return escapeMrkdwn(String(value));
+  if (!date || Number.isNaN(date.getTime())) return escapeMrkdwn(String(value));
   const seconds = Math.floor(date.getTime() / 1000);
-  return `<!date^${seconds}^${format}|${formatAbsoluteDate(date)}>`;
+  return `<!date^${seconds}^${TIME_FORMATS[style]}|${formatAbsoluteDate(date)}>`;
+}
+
+/** A token exactly as `slackDate` writes it: no link, a known format, a UTC fallback. */
+const BOT_DATE_TOKEN = new RegExp(
+  `<!date\\^\\d+\\^(?:${Object.values(TIME_FORMATS)
+    .map((format) => format.replace(/[{}]/g, '\\$&'))
+    .join('|')})\\|\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} UTC>`,
+  'g',
+);
+
+/**
+ * `defuseMarkup` that leaves the bot's own date tokens working: stored text the bot composed (an
+ * approval's preview) shows times in each reader's zone, and nothing else in it can ping or link.
+ */
+export function defuseMarkupKeepingDates(text: string): string {
+  let kept = '';
+  let from = 0;
+  for (const match of text.matchAll(BOT_DATE_TOKEN)) {
+    kept += defuseMarkup(text.slice(from, match.index)) + match[0];
+    from = match.index + match[0].length;
+  }
+  return kept + defuseMarkup(text.slice(from));
 }
 
 /** `1 node`, `3 nodes`. */

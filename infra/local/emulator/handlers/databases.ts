@@ -196,7 +196,7 @@ export function newDatabase(
   };
   world.databases.set(db.id, db);
   if (db.status === 'provisioning') {
-    world.schedule(now + DATABASE_PROVISION_MS, (at) => {
+    world.schedule(world.workDoneAt(DATABASE_PROVISION_MS, now), (at) => {
       if (world.databases.get(db.id) === db && db.status === 'provisioning') {
         db.status = 'active';
         db.updated = at;
@@ -233,7 +233,7 @@ function settleStatus(
   ms: number,
   next: (db: DatabaseRecord) => DatabaseStatus,
 ): void {
-  world.schedule(world.now() + ms, (at) => {
+  world.schedule(world.workDoneAt(ms), (at) => {
     if (world.databases.get(db.id) !== db) return;
     db.status = next(db);
     db.updated = at;
@@ -341,7 +341,7 @@ function updateDatabase(ctx: HandlerContext) {
     }
     db.type = typeId;
     db.status = 'updating';
-    db.resizeUntil = now + DATABASE_RESIZE_MS;
+    db.resizeUntil = ctx.world.workDoneAt(DATABASE_RESIZE_MS);
     settleStatus(ctx.world, db, DATABASE_RESIZE_MS, () => 'active');
   }
   const label = ctx.input.optionalText('label');
@@ -361,7 +361,8 @@ function updateDatabase(ctx: HandlerContext) {
     }
     db.updates = merged;
   }
-  if (allowList !== undefined || updates || label !== undefined) db.updateUntil = now + DATABASE_UPDATE_MS;
+  if (allowList !== undefined || updates || label !== undefined)
+    db.updateUntil = ctx.world.workDoneAt(DATABASE_UPDATE_MS);
   db.updated = now;
   return json(renderDatabase(db, now));
 }
@@ -407,7 +408,7 @@ function createSnapshot(ctx: HandlerContext) {
     created: ctx.now,
     usedDiskSizeGb: db.used_disk_size_gb,
   };
-  const until = ctx.now + DATABASE_SNAPSHOT_MS;
+  const until = ctx.world.workDoneAt(DATABASE_SNAPSHOT_MS);
   db.snapshotInProgress = { backup, until };
   // Listed and viewable by id from the start: the id the create answered with must not be a 404.
   db.backups.push(backup);
@@ -453,7 +454,7 @@ function resetCredentials(ctx: HandlerContext) {
   const db = databaseFor(ctx, 'read_write');
   requireProvisioned(db, 'a credentials reset');
   const password = ctx.world.random.hex(24);
-  const at = ctx.now + CREDENTIALS_RESET_MS;
+  const at = ctx.world.workDoneAt(CREDENTIALS_RESET_MS);
   db.passwordReset = { password, at };
   db.credentialsResetAt = ctx.now;
   ctx.world.schedule(at, () => {

@@ -114,7 +114,7 @@ export const imageHandlers: GroupHandlers<'images'> = {
       created_by: ctx.user.username,
     });
     grantCreator(ctx.user, 'image', image.id);
-    ctx.world.schedule(ctx.now + IMAGE_CAPTURE_MS, (at) => {
+    ctx.world.schedule(ctx.world.workDoneAt(IMAGE_CAPTURE_MS), (at) => {
       if (ctx.world.images.get(image.id) === image && image.status === 'creating') {
         image.status = 'available';
         image.updated = at;

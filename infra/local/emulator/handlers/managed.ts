@@ -125,7 +125,7 @@ function checkUniqueCredentialLabel(world: World, label: string, exceptId?: numb
 /** Monitoring begins: the service reports `pending` until its first check. */
 function startMonitoring(world: World, service: ManagedServiceRecord): void {
   service.status = 'pending';
-  world.schedule(world.now() + SERVICE_FIRST_CHECK_MS, (at) => {
+  world.schedule(world.workDoneAt(SERVICE_FIRST_CHECK_MS), (at) => {
     if (service.status === 'pending' && world.services.get(service.id) === service) {
       service.status = 'ok';
       service.updated = at;

@@ -113,7 +113,7 @@ export function newNode(world: World, spec: NewNodeSpec): NodeRecord {
 
 /** After `ms`, a node in a transient state settles: running when it boots, offline otherwise. */
 function settleNode(world: World, node: NodeRecord, ms: number, boot: boolean): void {
-  const at = world.now() + ms;
+  const at = world.workDoneAt(ms);
   node.busyUntil = Math.max(node.busyUntil, at);
   world.schedule(at, (when) => {
     if (world.nodes.get(node.id) !== node) return;
@@ -488,7 +488,7 @@ function createSnapshot(ctx: HandlerContext) {
     status: 'running',
   });
   node.snapshot.inProgress = backup;
-  world.schedule(ctx.now + NODE_SNAPSHOT_MS, (at) => {
+  world.schedule(world.workDoneAt(NODE_SNAPSHOT_MS), (at) => {
     if (node.snapshot.inProgress !== backup) return;
     backup.status = 'successful';
     backup.finished = at;
@@ -532,7 +532,7 @@ function restoreBackup(ctx: HandlerContext) {
   }
   target.status = 'restoring';
   target.updated = ctx.now;
-  const until = ctx.now + NODE_RESTORE_MS;
+  const until = world.workDoneAt(NODE_RESTORE_MS);
   target.busyUntil = until;
   world.schedule(until, (at) => {
     if (world.nodes.get(target.id) !== target) return;
@@ -639,7 +639,7 @@ function cloneNode(ctx: HandlerContext) {
   copyDisksAndConfigs(world, source, target, chosenConfigs, diskIds);
   target.status = 'cloning';
   target.updated = now;
-  const until = now + NODE_CLONE_MS;
+  const until = world.workDoneAt(NODE_CLONE_MS);
   source.clonesRunning.push(until);
   settleNode(world, target, NODE_CLONE_MS, false);
   return json(renderNode(target));

@@ -35,7 +35,7 @@ export function renderVolume(world: World, volume: VolumeRecord): Record<string,
 }
 
 function settleAfter(world: World, volume: VolumeRecord, ms: number): void {
-  world.schedule(world.now() + ms, (at) => {
+  world.schedule(world.workDoneAt(ms), (at) => {
     if (world.volumes.get(volume.id) === volume && volume.status !== 'active') {
       volume.status = 'active';
       volume.updated = at;

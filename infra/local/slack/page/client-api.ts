@@ -11,6 +11,8 @@ export interface ClientUser {
   readonly name: string;
   readonly realName: string;
   readonly isBot: boolean;
+  /** The person's time zone (IANA), in which the page shows `<!date^…>` tokens to them. */
+  readonly tz?: string;
 }
 
 export interface ClientChannel {

@@ -13,7 +13,11 @@
 /** @typedef {import('./client-api.js').ClientRefusal} ClientRefusal */
 /** @typedef {import('./client-api.js').ClientState} ClientState */
 /** @typedef {import('./client-api.js').ClientView} ClientView */
-/** @typedef {{ users?: Record<string, string>; channels?: Record<string, string> }} MentionNames */
+/**
+ * What mrkdwn needs to know about its reader: names for mentions, and for `<!date^…>` tokens the
+ * reader's time zone (IANA; the browser's when absent) and the time "today" is judged from.
+ * @typedef {{ users?: Record<string, string>; channels?: Record<string, string>; timeZone?: string; now?: number }} MentionNames
+ */
 /** @typedef {{ value: string; word: string; summary: string }} Completion */
 /** @typedef {{ items: Completion[]; usage: string }} Completions */
 
@@ -125,11 +129,7 @@ function controlSequenceHtml(inner, names) {
     const id = target.slice(1);
     return `<span class="mention">#${escapeHtml(label ?? names.channels?.[id] ?? id)}</span>`;
   }
-  if (target.startsWith('!date^')) {
-    if (label !== undefined) return escapeHtml(label);
-    const seconds = Number(target.split('^')[1]);
-    return escapeHtml(Number.isFinite(seconds) ? new Date(seconds * 1000).toLocaleString() : target);
-  }
+  if (target.startsWith('!date^')) return slackDateHtml(target, label, names);
   if (target.startsWith('!subteam^')) return `<span class="mention">${escapeHtml(label ?? '@group')}</span>`;
   if (/^!(here|channel|everyone)$/.test(target))
     return `<span class="mention">@${escapeHtml(target.slice(1))}</span>`;
@@ -137,6 +137,146 @@ function controlSequenceHtml(inner, names) {
   const text = label ?? decodeSlackEntities(target);
   if (!url) return escapeHtml(text);
   return `<a href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer">${escapeHtml(text)}</a>`;
+}
+
+/**
+ * `{date_short}`, `{time}`… of Slack's date formatting ("Date formatting" in
+ * api.slack.com/reference/surfaces/formatting), written the way Slack writes them in English.
+ * @type {Record<string, (at: Date, zone: string | undefined, now: number) => string>}
+ */
+const DATE_TOKENS = {
+  date_num: (at, zone) => {
+    const part = zonedParts(at, zone, { year: 'numeric', month: '2-digit', day: '2-digit' });
+    return `${part.year}-${part.month}-${part.day}`;
+  },
+  date: (at, zone) => longDate(at, zone, false),
+  date_short: (at, zone) =>
+    new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      month: 'short',
+      day: 'numeric',
+      year: 'numeric',
+    }).format(at),
+  date_long: (at, zone) => longDate(at, zone, true),
+  date_pretty: (at, zone, now) => nearDay(at, zone, now) ?? longDate(at, zone, false),
+  date_short_pretty: (at, zone, now) =>
+    nearDay(at, zone, now) ?? DATE_TOKENS.date_short?.(at, zone, now) ?? '',
+  date_long_pretty: (at, zone, now) => nearDay(at, zone, now) ?? longDate(at, zone, true),
+  time: (at, zone) =>
+    new Intl.DateTimeFormat('en-US', { timeZone: zone, hour: 'numeric', minute: '2-digit' }).format(at),
+  time_secs: (at, zone) =>
+    new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hour: 'numeric',
+      minute: '2-digit',
+      second: '2-digit',
+    }).format(at),
+  ago: (at, _zone, now) => agoText(at.getTime(), now),
+};
+
+/**
+ * The named parts of `at` in `zone`.
+ * @param {Date} at
+ * @param {string | undefined} zone
+ * @param {Intl.DateTimeFormatOptions} options
+ * @returns {Record<string, string>}
+ */
+function zonedParts(at, zone, options) {
+  /** @type {Record<string, string>} */
+  const parts = {};
+  for (const part of new Intl.DateTimeFormat('en-US', { ...options, timeZone: zone }).formatToParts(at)) {
+    parts[part.type] = part.value;
+  }
+  return parts;
+}
+
+/** @param {number} day */
+function ordinal(day) {
+  const tens = day % 100;
+  if (tens >= 11 && tens <= 13) return `${day}th`;
+  return `${day}${['th', 'st', 'nd', 'rd'][day % 10] ?? 'th'}`;
+}
+
+/**
+ * `February 18th, 2014`, or with the weekday `Tuesday, February 18th, 2014`.
+ * @param {Date} at
+ * @param {string | undefined} zone
+ * @param {boolean} weekday
+ */
+function longDate(at, zone, weekday) {
+  const part = zonedParts(at, zone, { weekday: 'long', month: 'long', day: 'numeric', year: 'numeric' });
+  const date = `${part.month} ${ordinal(Number(part.day))}, ${part.year}`;
+  return weekday ? `${part.weekday}, ${date}` : date;
+}
+
+/**
+ * `today`, `yesterday` or `tomorrow` in the reader's zone, else undefined.
+ * @param {Date} at
+ * @param {string | undefined} zone
+ * @param {number} now
+ */
+function nearDay(at, zone, now) {
+  const dayOf = (/** @type {Date} */ date) => {
+    const part = zonedParts(date, zone, { year: 'numeric', month: 'numeric', day: 'numeric' });
+    return Date.UTC(Number(part.year), Number(part.month) - 1, Number(part.day)) / 86_400_000;
+  };
+  const days = dayOf(at) - dayOf(new Date(now));
+  return days === 0 ? 'today' : days === -1 ? 'yesterday' : days === 1 ? 'tomorrow' : undefined;
+}
+
+/**
+ * `3 minutes ago`, `in 2 hours`.
+ * @param {number} atMs
+ * @param {number} now
+ */
+function agoText(atMs, now) {
+  const seconds = Math.round((atMs - now) / 1000);
+  /** @type {[Intl.RelativeTimeFormatUnit, number][]} */
+  const units = [
+    ['year', 365 * 86_400],
+    ['month', 30 * 86_400],
+    ['week', 7 * 86_400],
+    ['day', 86_400],
+    ['hour', 3_600],
+    ['minute', 60],
+  ];
+  const format = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+  for (const [unit, size] of units) {
+    if (Math.abs(seconds) >= size) return format.format(Math.trunc(seconds / size), unit);
+  }
+  return format.format(seconds, 'second');
+}
+
+/**
+ * A `<!date^EPOCH^FORMAT^LINK|fallback>` token as Slack shows it: the format's tokens filled in
+ * in the reader's time zone, linked when a link is given. A token Slack could not read (no epoch,
+ * no format, an unknown zone) shows its fallback, as Slack does.
+ * @param {string} target `!date^EPOCH^FORMAT` with an optional `^LINK`
+ * @param {string | undefined} fallback
+ * @param {MentionNames} reader
+ */
+function slackDateHtml(target, fallback, reader) {
+  const [, epoch = '', format = '', ...rest] = target.split('^');
+  const shown = fallback ?? target;
+  const at = /^-?\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : undefined;
+  if (!at || Number.isNaN(at.getTime()) || format === '') return escapeHtml(shown);
+  const zone = reader.timeZone;
+  const now = reader.now ?? Date.now();
+  let text;
+  try {
+    text = format.replace(/\{([a-z_]+)\}/g, (whole, /** @type {string} */ name) => {
+      const token = DATE_TOKENS[name];
+      return token ? token(at, zone, now) : whole;
+    });
+  } catch {
+    // RangeError: a time zone Intl does not know.
+    return escapeHtml(shown);
+  }
+  const url = rest.length > 0 ? safeUrl(decodeSlackEntities(rest.join('^'))) : undefined;
+  const title = escapeHtml(shown);
+  return url
+    ? `<a href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer" title="${title}">${escapeHtml(text)}</a>`
+    : `<time datetime="${at.toISOString()}" title="${title}">${escapeHtml(text)}</time>`;
 }
 
 /**
@@ -386,7 +526,9 @@ function startSandbox() {
     const channels = {};
     for (const user of ui.state?.users ?? []) users[user.id] = user.realName;
     for (const channel of ui.state?.channels ?? []) channels[channel.id] = channel.name;
-    return { users, channels };
+    // Dates read in the acting person's own zone, as Slack shows them to that person.
+    const timeZone = ui.state?.users.find((user) => user.id === ui.state?.user)?.tz;
+    return timeZone === undefined ? { users, channels } : { users, channels, timeZone };
   }
 
   /**

@@ -41,7 +41,13 @@ export class PageLookupError extends Error {
 }
 
 function pageUser(user: SlackUser): PageUser {
-  return { id: user.id, name: user.name, realName: user.real_name, isBot: user.is_bot };
+  return {
+    id: user.id,
+    name: user.name,
+    realName: user.real_name,
+    isBot: user.is_bot,
+    tz: user.tz,
+  };
 }
 
 /** People the page can act as: everyone seeded except the bot. */

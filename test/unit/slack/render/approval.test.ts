@@ -133,3 +133,27 @@ describe('renderApprovalCard with a stored approval', () => {
     expectSendable(message);
   });
 });
+
+describe('renderApprovalCard preview times', () => {
+  const taken = '<!date^1714557600^{ago}|2024-05-01 10:00 UTC>';
+
+  it('shows when the backup a restore uses was taken in each reader’s zone', () => {
+    const message = renderApprovalCard({
+      approval: { ...pending, preview: [`*Replaces* the current data with *nightly* taken ${taken}.`] },
+    });
+    expect(visibleText(message)).toContain(`*Replaces* the current data with *nightly* taken ${taken}.`);
+  });
+
+  it('still defuses every other markup in the stored preview, and tokens the bot would not write', () => {
+    const message = renderApprovalCard({
+      approval: {
+        ...pending,
+        preview: [`<!channel> <!date^1714557600^{ago}^https://evil.example|2024-05-01 10:00 UTC> ${taken}`],
+      },
+    });
+    const text = visibleText(message);
+    expect(text).toContain(
+      `&lt;!channel&gt; &lt;!date^1714557600^{ago}^https://evil.example|2024-05-01 10:00 UTC&gt; ${taken}`,
+    );
+  });
+});

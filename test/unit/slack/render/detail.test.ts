@@ -83,7 +83,7 @@ describe('renderDetail: nodes', () => {
     const message = renderDetail(view, { nodeId: 123 }, node);
     const text = visibleText(message);
     expect(text).toContain('*Specs*\n2 vCPUs · 4 GB RAM · 80 GB disk');
-    expect(text).toContain('*Backups*\nenabled, last 2018-01-01 00:01 UTC');
+    expect(text).toContain('*Backups*\nenabled, last <!date^1514764861^{ago}|2018-01-01 00:01 UTC>');
     expect(labels(message)).toEqual(['Backups', 'Configs', 'Snapshot', 'Delete']);
     expect(payloadOf(message, 'Configs')).toEqual({ o: 'nodes.configs-list', i: { nodeId: 123 } });
     expectSendable(message);
@@ -250,7 +250,7 @@ describe('renderDetail: objects of an unknown shape', () => {
     const text = visibleText(message);
     expect(message.blocks[0]).toMatchObject({ text: { text: 'gizmo' } });
     expect(text).toContain('*Colour*\nred');
-    expect(text).toContain('*Created*\n2020-05-06 07:08 UTC');
+    expect(text).toContain('*Created*\n<!date^1588748889^{date_short_pretty} {time}|2020-05-06 07:08 UTC>');
     expect(text).toContain('*Limits*\nCPU 2 · memory 512 · nested deep yes');
     expect(text).toContain('*Parts*\n2 entries: wheel, axle');
     expect(JSON.stringify(message)).not.toContain('secret-value');

@@ -283,7 +283,7 @@ describe('renderList: rows per kind', () => {
     const message = renderList(getOperation('profile.tokens-list'), {}, listOf(many(token, 30)));
     expect(JSON.stringify(message)).not.toContain(TOKEN_PREFIX);
     expect(visibleText(message)).toContain(
-      '`nodes:read_only` `volumes:read_write` · expires 2018-01-01 13:46 UTC',
+      '`nodes:read_only` `volumes:read_write` · expires <!date^1514814392^{date_short_pretty} at {time}|2018-01-01 13:46 UTC>',
     );
     expectSendable(message);
   });
@@ -300,7 +300,9 @@ describe('renderList: rows per kind', () => {
     const text = visibleText(message);
     // Titled by the ticket's subject, its id once beside it; the service by what is known of it.
     expect(text).toContain('*Managed Issue opened!*  `823`');
-    expect(text).toContain('opened 2018-01-01 00:01 UTC · affects service 654 · ticket #98765');
+    expect(text).toContain(
+      'opened <!date^1514764861^{ago}|2018-01-01 00:01 UTC> · affects service 654 · ticket #98765',
+    );
     expect(text).toContain('details: `/cloud managed issues view &lt;issueId&gt;`');
   });
 
@@ -324,7 +326,7 @@ describe('renderList: rows per kind', () => {
 
   it('logins and database types', () => {
     expect(visibleText(renderList(getOperation('profile.logins-list'), {}, listOf([login])))).toContain(
-      ':large_green_circle: successful · at 2018-01-01 00:01 UTC · 192.0.2.0 · restricted',
+      ':large_green_circle: successful · at <!date^1514764861^{date_short_pretty} {time}|2018-01-01 00:01 UTC> · 192.0.2.0 · restricted',
     );
     expect(visibleText(renderList(getOperation('databases.types'), {}, listOf([databaseType])))).toContain(
       '`g6-nano-1` · 1 vCPU · 1 GB RAM · 25 GB disk · from $20/month',
