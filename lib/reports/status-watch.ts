@@ -14,6 +14,7 @@ import {
   type RenderedMessage,
   sectionBlock,
 } from '../slack/render/blocks.js';
+import { withChangeAuthor } from '../slack/render/change-author.js';
 import { renderOperationResult } from '../slack/render/result.js';
 import { codeSpan, escapeMrkdwn, userMention } from '../slack/render/text.js';
 import { inSlackTeam } from '../slack/web-client.js';
@@ -149,6 +150,12 @@ function startedOperationMessage(
   };
 }
 
+/** The watch's message re-read, still naming who ran the operation it follows. */
+function authored(watch: Pick<StatusWatch, 'user' | 'operationId'>, message: WatchMessage): WatchMessage {
+  const op = findOperation(watch.operationId);
+  return op ? withChangeAuthor(message, watch.user, op) : message;
+}
+
 /** A message to post or update: a renderer's output, or a command's `Reply`. */
 export interface WatchMessage {
   readonly text: string;
@@ -214,7 +221,10 @@ export async function startStatusWatch(
 ): Promise<StartedWatch> {
   const now = input.now ?? deps.store.now();
   const plan = watchPlanFor(input.op, input.input, input.result);
-  const base = input.message ?? renderOperationResult(input.op, { ...input.input }, input.result);
+  // A command's reply names its author already; a result rendered here does not yet.
+  const base =
+    input.message ??
+    withChangeAuthor(renderOperationResult(input.op, { ...input.input }, input.result), input.user, input.op);
   const settled = !plan || (plan.status !== null && plan.spec.final.includes(plan.status));
   const pending = {
     user: input.user,
@@ -378,7 +388,10 @@ export async function runStatusWatches(deps: StatusWatchDeps, now: Date): Promis
     const base = resource
       ? renderOperationResult(requireOperation(watch.viewOperationId), { ...watch.viewInput }, resource)
       : startedOperationMessage(watch);
-    const final = withStatus(base, statusLine(watch, { kind: 'ended', outcome, status }, now));
+    const final = withStatus(
+      authored(watch, base),
+      statusLine(watch, { kind: 'ended', outcome, status }, now),
+    );
     if (!(await update(watch, final))) await tellDirectly(watch, final);
   };
 
@@ -407,7 +420,7 @@ export async function runStatusWatches(deps: StatusWatchDeps, now: Date): Promis
       if (status === watch.lastStatus) return;
       if (!(await deps.store.statusWatches.recordStatus(watch, status))) return;
       const view = requireOperation(watch.viewOperationId);
-      const message = renderOperationResult(view, { ...watch.viewInput }, resource);
+      const message = authored(watch, renderOperationResult(view, { ...watch.viewInput }, resource));
       await update(
         watch,
         withStatus(message, statusLine(watch, { kind: 'watching', status, final: watch.finalStatuses }, now)),

@@ -268,8 +268,12 @@ export async function runBreakGlass(
     );
 
   const card = renderApprovalCard({ approval });
-  const approvers = approversText(policy, ctx.user);
-  const loud = `:rotating_light: ${approvers}: <@${ctx.user}> used break-glass. Reason: “${escapeMrkdwn(reason)}”`;
+  const auditChannel =
+    channelPolicy.auditChannel && channelPolicy.auditChannel !== ctx.channel
+      ? channelPolicy.auditChannel
+      : undefined;
+  const told = breakGlassAudience(policy, ctx.user, ctx.channel, auditChannel);
+  const loud = `:rotating_light: ${told.alarm}<@${ctx.user}> used break-glass. Reason: “${escapeMrkdwn(reason)}”${told.note}`;
   const posted = await client.chat
     .postMessage({ channel: ctx.channel, text: card.text, blocks: card.blocks })
     .catch((error: unknown) => {
@@ -282,10 +286,10 @@ export async function runBreakGlass(
       .postMessage({ channel: ctx.channel, thread_ts: posted.ts, text: loud })
       .catch(() => undefined);
   }
-  if (channelPolicy.auditChannel && channelPolicy.auditChannel !== ctx.channel) {
+  if (auditChannel) {
     await client.chat
       .postMessage({
-        channel: channelPolicy.auditChannel,
+        channel: auditChannel,
         text: `${loud} — in <#${ctx.channel}>: ${card.text}`,
         blocks: card.blocks,
       })
@@ -298,9 +302,40 @@ export async function runBreakGlass(
     approvalId: approval.id,
   });
   return notice(
-    `:rotating_light: Break-glass: running ${codeSpan(`${op.group} ${op.action}`)} now. The channel and the ` +
-      'approvers have been told; the card shows how it ends.',
+    `:rotating_light: Break-glass: running ${codeSpan(`${op.group} ${op.action}`)} now. ${told.summary} ` +
+      'The card shows how it ends.',
   );
+}
+
+/**
+ * Who a break-glass alarm is for: the approvers it bypassed, mentioned by name. Where the policy
+ * names none there is nobody to mention, so the alarm says where it was posted instead.
+ */
+function breakGlassAudience(
+  policy: ApprovalPolicy,
+  user: string,
+  channel: string,
+  auditChannel: string | undefined,
+): { alarm: string; note: string; summary: string } {
+  const approvers = [
+    ...policy.approverUsers.filter((u) => u !== user).map((u) => `<@${u}>`),
+    ...(policy.approverGroup ? [`<!subteam^${policy.approverGroup}>`] : []),
+  ];
+  const places = [`<#${channel}>`, ...(auditChannel ? [`the audit channel <#${auditChannel}>`] : [])].join(
+    ' and ',
+  );
+  if (approvers.length > 0) {
+    return {
+      alarm: `${approvers.join(', ')}: `,
+      note: '',
+      summary: `The approvers (${approvers.join(', ')}) and ${places} have been told.`,
+    };
+  }
+  return {
+    alarm: '',
+    note: ` No approvers are named in the approval policy, so this is told to ${places}.`,
+    summary: `No approvers are named in the approval policy, so ${places} ${auditChannel ? 'have' : 'has'} been told.`,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

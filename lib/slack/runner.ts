@@ -6,8 +6,10 @@ import type { Filter } from '../api/filter.js';
 import type { AnyOperation } from '../api/operation.js';
 import { isOutcomeInDoubt } from '../api/outcome.js';
 import type { AuditResult, Store } from '../store/index.js';
+import { helpFitFor } from './guardrails.js';
 import { ActionId } from './interactions.js';
 import { actionButton, actionsBlock, mrkdwnFallback, sectionBlock } from './render/blocks.js';
+import { withChangeAuthor } from './render/change-author.js';
 import { renderOperationResult } from './render/result.js';
 
 /**
@@ -120,6 +122,8 @@ export async function runOperation(deps: RunnerDeps, request: OperationRequest, 
   const resolution = await resolveToken(deps.store, team, user, op);
   if (!resolution.ok) return resolution.reply;
 
+  // Read while the API answers: the buttons of the reply offer only what may run here.
+  const fit = helpFitFor(deps.store, team, user, request.channel);
   const client = createApiClient(deps.api, resolution.token);
   const filter = options.filter as Filter | undefined;
   const callOptions = {
@@ -143,15 +147,20 @@ export async function runOperation(deps: RunnerDeps, request: OperationRequest, 
       output = await client.call(op, input, callOptions);
     }
     control.onOutput?.(output);
+    const allowed = (await fit)?.allows;
     const rendered = renderOperationResult(op, { ...input }, output, {
       page: options.page,
       pageSize: options.pageSize,
       filter: options.filter ? { ...options.filter } : undefined,
       all: options.all,
       json: options.json,
+      allowed,
     });
     if (op.method !== 'GET') await recordChange(deps, request, 'succeeded', undefined);
-    return { text: rendered.text, blocks: rendered.blocks, visibility: visibilityOf(op) } satisfies Reply;
+    const visibility = visibilityOf(op);
+    // The channel sees the bot's message: it says whose change it is.
+    const shown = visibility === 'in_channel' ? withChangeAuthor(rendered, user, op) : rendered;
+    return { text: shown.text, blocks: shown.blocks, visibility } satisfies Reply;
   } catch (error) {
     if (!(error instanceof ApiError) || error.code === 'aborted') throw error;
     if (error.code === 'timeout' && control.signal?.aborted) throw error;

@@ -15,7 +15,7 @@ import {
   sectionBlock,
 } from './blocks.js';
 import { type Item, idOf, isItem } from './items.js';
-import { itemRefOf, rowAccessory } from './next-actions.js';
+import { type AllowedHere, itemRefOf, rowAccessory } from './next-actions.js';
 import { type PathValue, pathValuesOf, routeOf, viewOperationOf } from './related-operations.js';
 import { itemTitle, type KindMatch, kindOfRoute, type ResourceKind } from './resource-kinds.js';
 import { bold, capitalize, codeSpan, countOf, escapeMrkdwn, formatScalar } from './text.js';
@@ -29,6 +29,8 @@ export interface ListOptions {
   all?: boolean | undefined;
   /** Rows per message; fewer when the rows would not fit Slack's size limits. */
   maxRows?: number | undefined;
+  /** Which operations rows may offer here; all when left out. */
+  allowed?: AllowedHere | undefined;
 }
 
 /** Rows a list message shows at most: more makes a wall nobody reads and nears Slack's limits. */
@@ -73,7 +75,7 @@ export function renderList(
   let used = blocksLength(top) + (nav ? blocksLength([nav]) : 0) + NOTE_ALLOWANCE;
   for (const entry of page.data) {
     if (rows.length >= maxRows) break;
-    const row = listRow(match, parentValues, entry);
+    const row = listRow(match, parentValues, entry, options.allowed);
     const size = blocksLength([row]) + 1;
     if (used + size > MESSAGE_BUDGET) break;
     rows.push(row);
@@ -120,7 +122,12 @@ function contextLine(op: AnyOperation, options: ListOptions): string | undefined
 }
 
 /** One compact row: title and id, the kind's facts, and View or a menu of next steps. */
-export function listRow(match: KindMatch, parentValues: readonly PathValue[], entry: unknown): SectionBlock {
+export function listRow(
+  match: KindMatch,
+  parentValues: readonly PathValue[],
+  entry: unknown,
+  allowed?: AllowedHere,
+): SectionBlock {
   const kind = match.kind;
   if (!isItem(entry)) {
     return sectionBlock(truncate(formatScalar(entry) ?? escapeMrkdwn(JSON.stringify(entry)), FACTS_MAX));
@@ -131,7 +138,7 @@ export function listRow(match: KindMatch, parentValues: readonly PathValue[], en
   const head = `${bold(title)}${showId ? `  ${codeSpan(String(id))}` : ''}`;
   const facts = (kind.rowFacts ? kind.rowFacts(entry) : genericFacts(entry)).filter((f) => f !== '');
   const text = facts.length > 0 ? `${head}\n${truncate(facts.join(' · '), FACTS_MAX)}` : head;
-  return sectionBlock(text, rowAccessory(kind, entry, itemRefOf(match, parentValues, entry)));
+  return sectionBlock(text, rowAccessory(kind, entry, itemRefOf(match, parentValues, entry), allowed));
 }
 
 const TITLE_KEYS = new Set(['id', 'label', 'name', 'username']);

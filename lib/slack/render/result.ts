@@ -13,6 +13,7 @@ import { renderDetail } from './detail.js';
 import { isItem } from './items.js';
 import { renderJson } from './json.js';
 import { renderList } from './list.js';
+import type { AllowedHere } from './next-actions.js';
 import {
   findOperationByRoute,
   type PathValue,
@@ -36,6 +37,8 @@ export interface ResultOptions extends TwoFactorOptions {
   all?: boolean | undefined;
   /** Show the raw JSON (`--json`). */
   json?: boolean | undefined;
+  /** Which operations buttons and menus may offer where the reply is seen; all when left out. */
+  allowed?: AllowedHere | undefined;
 }
 
 /** A reply to an operation: sensitive results come back marked ephemeral-only. */
@@ -59,11 +62,12 @@ export function renderOperationResult(
       pageSize: options.pageSize,
       filter: options.filter,
       all: options.all,
+      allowed: options.allowed,
     });
   }
   if (isItem(output) && Object.keys(output).length === 0 && op.method !== 'GET')
     return renderConfirmation(op, input);
-  if (isItem(output)) return renderDetail(op, input, output);
+  if (isItem(output)) return renderDetail(op, input, output, options.allowed);
   return renderJson(op, output);
 }
 
