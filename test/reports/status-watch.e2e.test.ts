@@ -54,6 +54,8 @@ describe('a database created from Slack', () => {
     if (!watched) throw new Error('no channel message for the new database');
     const started = { ts: watched.ts };
     expect(messageAt(started.ts).all).toContain('Status `provisioning`');
+    const author = `:bust_in_silhouette: <@${ALICE}> ran \`/cloud databases mysql-create\``;
+    expect(messageAt(started.ts).all).toContain(author);
     const running = await harness.deps.store.statusWatches.running(50);
     const watch = running.find((w) => w.messageTs === watched.ts);
     if (!watch) throw new Error('the worker started no watch for the message');
@@ -71,6 +73,8 @@ describe('a database created from Slack', () => {
     expect(message.updatedAt).toBeDefined();
     expect(message.all).toContain(':white_check_mark: Status `active`, after 20 minutes.');
     expect(message.all).not.toContain('provisioning');
+    // Re-read from the API, the message still names who created the database.
+    expect(message.all).toContain(author);
     expect(await harness.deps.store.statusWatches.get(TEAM, watch.id)).toMatchObject({
       finished: true,
       outcome: 'final',
