@@ -31,8 +31,8 @@ import {
   whatWentWrong,
 } from './outcomes.js';
 import { changedFields, currentFingerprint, previewTarget, type TargetPreview } from './preview.js';
-import { renderApprovalCard } from './render/approval.js';
-import { sectionBlock } from './render/blocks.js';
+import { approvedRunLine, renderApprovalCard } from './render/approval.js';
+import { contextBlock, sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
 import { bold, codeSpan, defuseMarkup, escapeMrkdwn } from './render/text.js';
 import { notice, type Reply, type RunnerDeps, resolveToken } from './runner.js';
@@ -608,6 +608,11 @@ export async function executeApproval(deps: ExecutionDeps, job: ApprovalJob): Pr
     await closeAs(deps, approval, 'executed', attempt.reply.text);
     // A restore takes a while: a channel message follows the resource until it settles.
     if (watchPlanFor(op, input, attempt.output)) {
+      // The reply names the ids and who ran it; the line names the target and who approved.
+      const message = {
+        text: attempt.reply.text,
+        blocks: [...attempt.reply.blocks, contextBlock(approvedRunLine(approval))],
+      };
       await startStatusWatch(deps, {
         team: approval.team,
         user: approval.requester,
@@ -615,6 +620,7 @@ export async function executeApproval(deps: ExecutionDeps, job: ApprovalJob): Pr
         op,
         input,
         result: attempt.output,
+        message,
       }).catch((error: unknown) =>
         deps.logger.warn('status watch not started', { approvalId: approval.id, error }),
       );

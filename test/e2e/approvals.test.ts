@@ -369,6 +369,24 @@ describe('what the cards name', () => {
     expect(text).not.toContain(backup.created);
   });
 
+  it('the channel message that follows an approved restore names the backup, its database, who ran it and who approved', async () => {
+    const { command, input, database, backup } = await restoreRequest();
+    const target = `${backup.label} (${String(input.backupId)}) of database ${database.label} (${String(input.instanceId)})`;
+    await e2e.command(ALICE, command);
+    const card = lastCard();
+    await click(BOB, card, ActionId.approve);
+    const followed = e2e.stack.standIn.store
+      .messages(CHANNEL)
+      .filter((m) => !m.thread_ts && !m.ephemeral && m.ts !== card.ts)
+      .map((m) => e2e.textOf(m))
+      .filter((text) => text.includes(`:ballot_box_with_check: Restore backup *${target}*`))
+      .at(-1);
+    expect(followed).toContain(`· Approved by <@${BOB}>`);
+    expect(followed).toContain(
+      `:bust_in_silhouette: <@${ALICE}> ran \`/cloud databases mysql-backup-restore\``,
+    );
+  });
+
   it("shows an id whose label the requester's token cannot read, and says so, instead of failing", async () => {
     const { command, input, backup } = await restoreRequest();
     const fault = e2e.emulator.control.injectFault({

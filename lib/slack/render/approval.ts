@@ -143,6 +143,17 @@ function withDateTokens(text: string): string {
   return text.replace(DEFUSED_DATE_TOKEN, '<$1>');
 }
 
+/**
+ * The line a channel message that follows an approved run carries: what ran, on what (by label
+ * and id, as the card names it) and who let it run.
+ */
+export function approvedRunLine(approval: ApprovalCardView): string {
+  const op = findOperation(approval.operationId);
+  const phrase = op ? actionPhrase(op) : approval.operationId;
+  const target = approval.targetLabel ?? approval.summary;
+  return `:ballot_box_with_check: ${escapeMrkdwn(capitalizeFirst(phrase))} ${bold(target)} · ${whoLetItRun(approval)}`;
+}
+
 /** `delete volume`, `restore backup`, `reset credentials of database`; else the summary in lower case. */
 export function actionPhrase(op: AnyOperation): string {
   const match = kindOfRoute(routeOf(op.path));
