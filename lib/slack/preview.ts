@@ -154,7 +154,10 @@ function describePart(part: TargetPart, index: number): string {
   return index === 0 ? named : `${part.noun} ${named}`;
 }
 
-/** When a backup or snapshot was taken: relative, in each reader's own time zone. */
+/**
+ * When a backup or snapshot was taken: "2 days ago (Nov 24 8:45 PM)" in each reader's own time
+ * zone. `{ago}` is one of Slack's date tokens (the `format` of @slack/types' `RichTextDate`).
+ */
 function takenAt(value: unknown): string {
   return typeof value === 'string'
     ? slackDate(value, '{ago} ({date_short_pretty} {time})')
