@@ -7,6 +7,7 @@ import { isApiError } from '../api/errors.js';
 import type { AnyOperation, WatchSpec } from '../api/operation.js';
 import { findOperation, requireOperation } from '../api/operations/index.js';
 import { channelRefusalOf } from '../slack/channel-access.js';
+import { helpFitFor } from '../slack/guardrails.js';
 import {
   contextBlock,
   fallbackText,
@@ -14,6 +15,8 @@ import {
   type RenderedMessage,
   sectionBlock,
 } from '../slack/render/blocks.js';
+import { withChangeAuthor } from '../slack/render/change-author.js';
+import type { AllowedHere } from '../slack/render/next-actions.js';
 import { renderOperationResult } from '../slack/render/result.js';
 import { codeSpan, escapeMrkdwn, userMention } from '../slack/render/text.js';
 import { inSlackTeam } from '../slack/web-client.js';
@@ -149,6 +152,12 @@ function startedOperationMessage(
   };
 }
 
+/** The watch's message re-read, still naming who ran the operation it follows. */
+function authored(watch: Pick<StatusWatch, 'user' | 'operationId'>, message: WatchMessage): WatchMessage {
+  const op = findOperation(watch.operationId);
+  return op ? withChangeAuthor(message, watch.user, op) : message;
+}
+
 /** A message to post or update: a renderer's output, or a command's `Reply`. */
 export interface WatchMessage {
   readonly text: string;
@@ -214,7 +223,16 @@ export async function startStatusWatch(
 ): Promise<StartedWatch> {
   const now = input.now ?? deps.store.now();
   const plan = watchPlanFor(input.op, input.input, input.result);
-  const base = input.message ?? renderOperationResult(input.op, { ...input.input }, input.result);
+  // A command's reply names its author and fits its buttons already; a result rendered here does not yet.
+  const base =
+    input.message ??
+    withChangeAuthor(
+      renderOperationResult(input.op, { ...input.input }, input.result, {
+        allowed: (await helpFitFor(deps.store, input.team, input.user, input.channel))?.allows,
+      }),
+      input.user,
+      input.op,
+    );
   const settled = !plan || (plan.status !== null && plan.spec.final.includes(plan.status));
   const pending = {
     user: input.user,
@@ -293,6 +311,18 @@ export async function runStatusWatches(deps: StatusWatchDeps, now: Date): Promis
   const watches = await deps.store.statusWatches.running(WATCHES_PER_TICK);
   const tokens = new Map<string, Promise<TokenLookup>>();
   const counts = { checked: 0, updated: 0, finished: 0, failures: 0 };
+
+  // The buttons of a re-read message offer only what its channel and the person's token allow.
+  const fits = new Map<string, Promise<AllowedHere | undefined>>();
+  const allowedFor = (watch: StatusWatch) => {
+    const key = `${watch.team}/${watch.user}/${watch.channel}`;
+    let fit = fits.get(key);
+    if (!fit) {
+      fit = helpFitFor(deps.store, watch.team, watch.user, watch.channel).then((found) => found?.allows);
+      fits.set(key, fit);
+    }
+    return fit;
+  };
 
   const tokenOf = (watch: StatusWatch) => {
     const key = `${watch.team}/${watch.user}/${watch.profile}`;
@@ -376,9 +406,14 @@ export async function runStatusWatches(deps: StatusWatchDeps, now: Date): Promis
     if (!(await deps.store.statusWatches.finish(watch, outcome, status))) return;
     counts.finished += 1;
     const base = resource
-      ? renderOperationResult(requireOperation(watch.viewOperationId), { ...watch.viewInput }, resource)
+      ? renderOperationResult(requireOperation(watch.viewOperationId), { ...watch.viewInput }, resource, {
+          allowed: await allowedFor(watch),
+        })
       : startedOperationMessage(watch);
-    const final = withStatus(base, statusLine(watch, { kind: 'ended', outcome, status }, now));
+    const final = withStatus(
+      authored(watch, base),
+      statusLine(watch, { kind: 'ended', outcome, status }, now),
+    );
     if (!(await update(watch, final))) await tellDirectly(watch, final);
   };
 
@@ -407,7 +442,10 @@ export async function runStatusWatches(deps: StatusWatchDeps, now: Date): Promis
       if (status === watch.lastStatus) return;
       if (!(await deps.store.statusWatches.recordStatus(watch, status))) return;
       const view = requireOperation(watch.viewOperationId);
-      const message = renderOperationResult(view, { ...watch.viewInput }, resource);
+      const message = authored(
+        watch,
+        renderOperationResult(view, { ...watch.viewInput }, resource, { allowed: await allowedFor(watch) }),
+      );
       await update(
         watch,
         withStatus(message, statusLine(watch, { kind: 'watching', status, final: watch.finalStatuses }, now)),

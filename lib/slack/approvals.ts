@@ -31,8 +31,8 @@ import {
   whatWentWrong,
 } from './outcomes.js';
 import { changedFields, currentFingerprint, previewTarget, type TargetPreview } from './preview.js';
-import { renderApprovalCard } from './render/approval.js';
-import { sectionBlock } from './render/blocks.js';
+import { approvedRunLine, renderApprovalCard } from './render/approval.js';
+import { contextBlock, sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
 import { bold, codeSpan, defuseMarkup, escapeMrkdwn, slackDate } from './render/text.js';
 import { notice, type Reply, type RunnerDeps, resolveToken } from './runner.js';
@@ -268,8 +268,12 @@ export async function runBreakGlass(
     );
 
   const card = renderApprovalCard({ approval });
-  const approvers = approversText(policy, ctx.user);
-  const loud = `:rotating_light: ${approvers}: <@${ctx.user}> used break-glass. Reason: “${escapeMrkdwn(reason)}”`;
+  const auditChannel =
+    channelPolicy.auditChannel && channelPolicy.auditChannel !== ctx.channel
+      ? channelPolicy.auditChannel
+      : undefined;
+  const told = breakGlassAudience(policy, ctx.user, ctx.channel, auditChannel);
+  const loud = `:rotating_light: ${told.alarm}<@${ctx.user}> used break-glass. Reason: “${escapeMrkdwn(reason)}”${told.note}`;
   const posted = await client.chat
     .postMessage({ channel: ctx.channel, text: card.text, blocks: card.blocks })
     .catch((error: unknown) => {
@@ -282,10 +286,10 @@ export async function runBreakGlass(
       .postMessage({ channel: ctx.channel, thread_ts: posted.ts, text: loud })
       .catch(() => undefined);
   }
-  if (channelPolicy.auditChannel && channelPolicy.auditChannel !== ctx.channel) {
+  if (auditChannel) {
     await client.chat
       .postMessage({
-        channel: channelPolicy.auditChannel,
+        channel: auditChannel,
         text: `${loud} — in <#${ctx.channel}>: ${card.text}`,
         blocks: card.blocks,
       })
@@ -298,9 +302,40 @@ export async function runBreakGlass(
     approvalId: approval.id,
   });
   return notice(
-    `:rotating_light: Break-glass: running ${codeSpan(`${op.group} ${op.action}`)} now. The channel and the ` +
-      'approvers have been told; the card shows how it ends.',
+    `:rotating_light: Break-glass: running ${codeSpan(`${op.group} ${op.action}`)} now. ${told.summary} ` +
+      'The card shows how it ends.',
   );
+}
+
+/**
+ * Who a break-glass alarm is for: the approvers it bypassed, mentioned by name. Where the policy
+ * names none there is nobody to mention, so the alarm says where it was posted instead.
+ */
+function breakGlassAudience(
+  policy: ApprovalPolicy,
+  user: string,
+  channel: string,
+  auditChannel: string | undefined,
+): { alarm: string; note: string; summary: string } {
+  const approvers = [
+    ...policy.approverUsers.filter((u) => u !== user).map((u) => `<@${u}>`),
+    ...(policy.approverGroup ? [`<!subteam^${policy.approverGroup}>`] : []),
+  ];
+  const places = [`<#${channel}>`, ...(auditChannel ? [`the audit channel <#${auditChannel}>`] : [])].join(
+    ' and ',
+  );
+  if (approvers.length > 0) {
+    return {
+      alarm: `${approvers.join(', ')}: `,
+      note: '',
+      summary: `The approvers (${approvers.join(', ')}) and ${places} have been told.`,
+    };
+  }
+  return {
+    alarm: '',
+    note: ` No approvers are named in the approval policy, so this is told to ${places}.`,
+    summary: `No approvers are named in the approval policy, so ${places} ${auditChannel ? 'have' : 'has'} been told.`,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -573,6 +608,11 @@ export async function executeApproval(deps: ExecutionDeps, job: ApprovalJob): Pr
     await closeAs(deps, approval, 'executed', attempt.reply.text);
     // A restore takes a while: a channel message follows the resource until it settles.
     if (watchPlanFor(op, input, attempt.output)) {
+      // The reply names the ids and who ran it; the line names the target and who approved.
+      const message = {
+        text: attempt.reply.text,
+        blocks: [...attempt.reply.blocks, contextBlock(approvedRunLine(approval))],
+      };
       await startStatusWatch(deps, {
         team: approval.team,
         user: approval.requester,
@@ -580,6 +620,7 @@ export async function executeApproval(deps: ExecutionDeps, job: ApprovalJob): Pr
         op,
         input,
         result: attempt.output,
+        message,
       }).catch((error: unknown) =>
         deps.logger.warn('status watch not started', { approvalId: approval.id, error }),
       );

@@ -4,7 +4,7 @@ import type { AnyOperation } from '../api/operation.js';
 import { findOperation, getOperation, operations } from '../api/operations/index.js';
 import { viewOperationFor } from '../api/outcome.js';
 import { factLabel, quantityWords } from './render/field-words.js';
-import { routeOf } from './render/related-operations.js';
+import { routeOf, viewOperationOf } from './render/related-operations.js';
 import { kindOfRoute } from './render/resource-kinds.js';
 import { bold, codeSpan, escapeMrkdwn, formatAbsoluteDate, parseApiDate, slackDate } from './render/text.js';
 
@@ -17,7 +17,10 @@ import { bold, codeSpan, escapeMrkdwn, formatAbsoluteDate, parseApiDate, slackDa
  */
 
 export interface TargetPreview {
-  /** "db-data (12)": the target's label and ids. */
+  /**
+   * The target by label and id, then what it belongs to: "db-data (12)", "before_migration (8001)
+   * of database orders (41)". A label that could not be read is said to be so, beside the id.
+   */
   readonly summary: string;
   /** mrkdwn lines, outside values escaped. */
   readonly lines: readonly string[];
@@ -39,6 +42,14 @@ const KEY_FIELDS = [
 ] as const;
 const LIST_PAGES = 3;
 
+/**
+ * Starts the line that shows the target as it was read. A settled card relabels it (it was true
+ * when asked) or drops it (the target is gone), so it is found by this label.
+ */
+export const NOW_LABEL = '*Now:*';
+/** Said beside an id whose label the requester's token could not read. */
+const LABEL_UNREADABLE = 'label not readable';
+
 type Resource = Record<string, unknown>;
 
 // Previews read rows chosen at run time, so their results are checked here rather than typed.
@@ -56,17 +67,92 @@ export async function previewTarget(
   const fallback = ids.length > 0 ? ids.join('/') : 'of their own profile';
   const view = viewOperationFor(op);
   if (!view) return { summary: fallback, lines: [], fingerprint: null };
-  const [resource, extra] = await Promise.all([
+  const [resource, parents, extra] = await Promise.all([
     read(client, view, input),
+    parentsOf(client, view, input),
     dependents(client, op, input).catch(() => [] as string[]),
   ]);
   if (resource === 'not_found') return 'not_found';
-  if (!resource) return { summary: fallback, lines: extra, fingerprint: null };
-  const label = resource.label ?? resource.name ?? resource.username;
-  const summary = typeof label === 'string' && label !== '' ? `${label} (${ids.join('/')})` : fallback;
+  const own = ownPart(view, input, resource);
+  const summary = own ? [own, ...parents].map(describePart).join(' of ') : fallback;
+  if (!resource) return { summary, lines: extra, fingerprint: null };
   const lines =
-    op.method === 'PUT' ? fieldDiff(op, resource, input) : [...currentState(op, resource), ...extra];
+    op.method === 'PUT' ? fieldDiff(op, resource, input) : [...currentState(op, own, resource), ...extra];
   return { summary, lines, fingerprint: fingerprintOf(resource) };
+}
+
+/** One thing a target names: the backup, or the database the backup belongs to. */
+interface TargetPart {
+  readonly noun: string;
+  readonly id: string;
+  /** Null when it has none; undefined when it could not be read. */
+  readonly label: string | null | undefined;
+}
+
+function labelOf(resource: Resource | 'not_found' | undefined): string | null | undefined {
+  if (!resource || resource === 'not_found') return undefined;
+  const label = resource.label ?? resource.name ?? resource.username;
+  return typeof label === 'string' && label !== '' ? label : null;
+}
+
+/** The noun of the item a route ends with: `backup` for `/databases/mysql/instances/{}/backups/{}`. */
+function nounOfItemRoute(itemRoute: string): string {
+  const noun = kindOfRoute(itemRoute).kind.noun;
+  if (noun !== 'item') return noun;
+  const segments = itemRoute.split('/');
+  return (segments[segments.length - 2] ?? 'item').replace(/-/g, ' ').replace(/s$/, '');
+}
+
+function ownPart(
+  view: AnyOperation,
+  input: Readonly<Record<string, unknown>>,
+  resource: Resource | undefined,
+): TargetPart | undefined {
+  const name = view.pathParams[view.pathParams.length - 1];
+  if (name === undefined) return undefined;
+  return { noun: nounOfItemRoute(routeOf(view.path)), id: String(input[name]), label: labelOf(resource) };
+}
+
+/**
+ * What the target belongs to, nearest first (the database of a backup), each read with the
+ * requester's token for its label. A parent that cannot be read is named by its id.
+ */
+async function parentsOf(
+  client: ApiClient,
+  view: AnyOperation,
+  input: Readonly<Record<string, unknown>>,
+): Promise<TargetPart[]> {
+  const segments = routeOf(view.path).split('/');
+  const itemRoutes = segments
+    .map((segment, index) => (segment === '{}' ? segments.slice(0, index + 1).join('/') : undefined))
+    .filter((route): route is string => route !== undefined)
+    .slice(0, -1);
+  const parts = await Promise.all(
+    itemRoutes.map(async (itemRoute, depth): Promise<TargetPart | undefined> => {
+      const name = view.pathParams[depth];
+      if (name === undefined) return undefined;
+      const parentView = viewOperationOf(itemRoute);
+      // Path parameters match by position: the parent's view may name its id differently.
+      const parentInput = Object.fromEntries(
+        (parentView?.pathParams ?? []).map((param, index) => [param, input[view.pathParams[index] ?? '']]),
+      );
+      const parent =
+        parentView && !parentView.sensitive ? await read(client, parentView, parentInput) : undefined;
+      return { noun: nounOfItemRoute(itemRoute), id: String(input[name]), label: labelOf(parent) };
+    }),
+  );
+  return parts.filter((part): part is TargetPart => part !== undefined).reverse();
+}
+
+/** `orders (41)`, or `41 (label not readable)`; the first part goes without its noun (the card's verb says it). */
+function describePart(part: TargetPart, index: number): string {
+  const named =
+    part.label === undefined
+      ? `${part.id} (${LABEL_UNREADABLE})`
+      : part.label === null
+        ? part.id
+        : `${part.label} (${part.id})`;
+  return index === 0 ? named : `${part.noun} ${named}`;
 }
 
 /** The target's fingerprint now: null when unreadable, `not_found` when it is gone. */
@@ -115,13 +201,15 @@ async function read(
   }
 }
 
-function currentState(op: AnyOperation, resource: Resource): string[] {
+/** `*Now:* backup before_migration (8001): type *snapshot*`: which thing, then its key fields. */
+function currentState(op: AnyOperation, own: TargetPart | undefined, resource: Resource): string[] {
   const kind = kindOfOperation(op);
   const parts = KEY_FIELDS.filter((field) => resource[field] !== undefined && resource[field] !== null).map(
     (field) =>
       `${field === 'node_label' ? 'attached to node' : escapeMrkdwn(factLabel(field))} ${bold(show(resource[field], field, kind))}`,
   );
-  return parts.length > 0 ? [`*Now:* ${parts.join(' · ')}`] : [];
+  const which = own ? ` ${escapeMrkdwn(`${own.noun} ${describePart(own, 0)}`)}:` : '';
+  return parts.length > 0 ? [`${NOW_LABEL}${which} ${parts.join(' · ')}`] : [];
 }
 
 /** The kind of resource an operation acts on, which says the units of its fields. */
@@ -158,11 +246,9 @@ async function dependents(
     );
     const backup = backupView ? await read(client, backupView, input) : undefined;
     if (backup && backup !== 'not_found') {
-      const name =
-        typeof backup.label === 'string' && backup.label !== ''
-          ? backup.label
-          : `backup ${String(input.backupId)}`;
-      return [`*Replaces* the current data with ${bold(name)} taken ${takenWhen(backup.created)}.`];
+      const label = labelOf(backup);
+      const name = label ? `${label} (${String(input.backupId)})` : String(input.backupId);
+      return [`*Replaces* the current data with backup ${bold(name)}, taken ${takenWhen(backup.created)}.`];
     }
     return [];
   }
@@ -181,7 +267,7 @@ async function dependents(
     const snapshot = await nodeSnapshot(client, input);
     return snapshot
       ? [
-          `*Replaces* the current snapshot ${bold(show(snapshot.label ?? snapshot.id))} taken ${takenWhen(snapshot.created)}.`,
+          `*Replaces* the current snapshot ${bold(show(snapshot.label ?? snapshot.id))}, taken ${takenWhen(snapshot.created)}.`,
         ]
       : ['*Replaces* no snapshot: this node has none yet.'];
   }
@@ -203,7 +289,7 @@ async function dependents(
       .sort((a, b) => String(b.created).localeCompare(String(a.created)))[0];
     return [
       newest
-        ? `*Last backup:* ${bold(show(newest.label ?? newest.id))} taken ${takenWhen(newest.created)} (deleted with the database)`
+        ? `*Last backup:* ${bold(show(newest.label ?? newest.id))}, taken ${takenWhen(newest.created)} (deleted with the database)`
         : '*Last backup:* none',
     ];
   }

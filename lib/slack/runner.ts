@@ -7,9 +7,11 @@ import type { AnyOperation } from '../api/operation.js';
 import { isOutcomeInDoubt } from '../api/outcome.js';
 import { SLASH_COMMAND } from '../commands/registry.js';
 import type { AuditResult, Store } from '../store/index.js';
+import { helpFitFor } from './guardrails.js';
 import { ActionId } from './interactions.js';
 import { type ListRead, readListWindow } from './list-reader.js';
 import { actionButton, actionsBlock, mrkdwnFallback, sectionBlock } from './render/blocks.js';
+import { withChangeAuthor } from './render/change-author.js';
 import { ListLayout } from './render/list.js';
 import { renderOperationResult } from './render/result.js';
 
@@ -131,6 +133,8 @@ export async function runOperation(deps: RunnerDeps, request: OperationRequest, 
   const resolution = await resolveToken(deps.store, team, user, op);
   if (!resolution.ok) return resolution.reply;
 
+  // Read while the API answers: the buttons of the reply offer only what may run here.
+  const fit = helpFitFor(deps.store, team, user, request.channel);
   const client = createApiClient(deps.api, resolution.token);
   const filter = options.filter as Filter | undefined;
   const callOptions = {
@@ -140,7 +144,7 @@ export async function runOperation(deps: RunnerDeps, request: OperationRequest, 
   };
   try {
     await control.beforeCall?.(client);
-    if (op.paginated && !options.json) return await answerList(client, request, control, callOptions);
+    if (op.paginated && !options.json) return await answerList(client, request, control, callOptions, fit);
     let output: unknown;
     if (op.paginated && options.all) {
       const all = await client.listAll(op, input, callOptions);
@@ -155,15 +159,20 @@ export async function runOperation(deps: RunnerDeps, request: OperationRequest, 
       output = await client.call(op, input, callOptions);
     }
     control.onOutput?.(output);
+    const allowed = (await fit)?.allows;
     const rendered = renderOperationResult(op, { ...input }, output, {
       page: options.page,
       pageSize: options.pageSize,
       filter: options.filter ? { ...options.filter } : undefined,
       all: options.all,
       json: options.json,
+      allowed,
     });
     if (op.method !== 'GET') await recordChange(deps, request, 'succeeded', undefined);
-    return { text: rendered.text, blocks: rendered.blocks, visibility: visibilityOf(op) } satisfies Reply;
+    const visibility = visibilityOf(op);
+    // The channel sees the bot's message: it says whose change it is.
+    const shown = visibility === 'in_channel' ? withChangeAuthor(rendered, user, op) : rendered;
+    return { text: shown.text, blocks: shown.blocks, visibility } satisfies Reply;
   } catch (error) {
     if (!(error instanceof ApiError) || error.code === 'aborted') throw error;
     if (error.code === 'timeout' && control.signal?.aborted) throw error;
@@ -185,16 +194,12 @@ async function answerList(
   request: OperationRequest,
   control: RunControl,
   callOptions: { signal?: AbortSignal | undefined; deadline?: number | undefined; filter?: Filter },
+  fit: ReturnType<typeof helpFitFor>,
 ): Promise<Reply> {
   const { op, input, options } = request;
-  const layout = new ListLayout(
-    op,
-    { ...input },
-    {
-      filter: options.filter ? { ...options.filter } : undefined,
-      compact: options.all,
-    },
-  );
+  const layoutOptions = { filter: options.filter ? { ...options.filter } : undefined, compact: options.all };
+  // Pages are packed the same for everyone; only the rows' buttons follow what may run here.
+  const layout = new ListLayout(op, { ...input }, layoutOptions);
   const position = { page: options.page, start: options.start, previousStart: options.previousStart };
   const read = await readListWindow(client, op, input, layout, position, callOptions);
   if (!read.ok) return notice(listReadRefusal(op, input, read));
@@ -205,7 +210,8 @@ async function answerList(
     pages: window.pages ?? window.page,
     results: window.results,
   });
-  const rendered = layout.render(window);
+  const allowed = (await fit)?.allows;
+  const rendered = new ListLayout(op, { ...input }, { ...layoutOptions, allowed }).render(window);
   return { text: rendered.text, blocks: rendered.blocks, visibility: visibilityOf(op) };
 }
 

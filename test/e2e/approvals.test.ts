@@ -2,8 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { ApiClient } from '../../lib/api/client.js';
 import type { AnyOperation } from '../../lib/api/operation.js';
-import { operations } from '../../lib/api/operations/index.js';
+import { getOperation, operations, requireOperation } from '../../lib/api/operations/index.js';
 import { ActionId } from '../../lib/slack/interactions.js';
+import { parseApiDate } from '../../lib/slack/render/text.js';
 import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 import { commandTextFor, existingInputFor } from '../support/sample-inputs.js';
 import { testClock } from '../support/store.js';
@@ -331,6 +332,120 @@ describe('/cloud approvals', () => {
     const { volumeId } = await requestDeletion();
     const delivery = await e2e.command(BOB, 'approvals list');
     expect(e2e.textOf(delivery.message)).toContain(`(${volumeId})`);
+  });
+});
+
+describe('what the cards name', () => {
+  const api = () => new ApiClient({ baseUrl: e2e.emulator.url, token: e2e.emulator.demoToken });
+
+  async function restoreRequest() {
+    const op = getOperation('databases.mysql-backup-restore');
+    const input = await existingInputFor(op, api());
+    const database = (await api().call(requireOperation('databases.mysql-view'), {
+      instanceId: input.instanceId,
+    })) as { label: string };
+    const backup = (await api().call(requireOperation('databases.mysql-backup-view'), input)) as {
+      label: string;
+      created: string;
+    };
+    return { command: commandTextFor(op, input), input, database, backup };
+  }
+
+  it('regression: a restore card read "restore backup before_migration (41/8001)"; now it names the backup and its database by label and id, and when the backup was taken', async () => {
+    const { command, input, database, backup } = await restoreRequest();
+    const target = `${backup.label} (${String(input.backupId)}) of database ${database.label} (${String(input.instanceId)})`;
+    await e2e.command(ALICE, command);
+    const card = lastCard();
+    expect(card.blocks?.[0]).toMatchObject({
+      type: 'header',
+      text: { text: `Approval needed: restore backup ${target}` },
+    });
+    const text = e2e.textOf(card);
+    expect(text).toContain(`<@${ALICE}> asked to restore backup *${target}*.`);
+    expect(text).toContain(`*Now:* backup ${backup.label} (${String(input.backupId)}): type *`);
+    const taken = (parseApiDate(backup.created)?.getTime() ?? Number.NaN) / 1000;
+    expect(text).toContain(
+      `*Replaces* the current data with backup *${backup.label} (${String(input.backupId)})*, taken <!date^${taken}^{ago} ({date_short_pretty} {time})|`,
+    );
+    expect(text).not.toContain(`(${String(input.instanceId)}/${String(input.backupId)})`);
+    expect(text).not.toContain(backup.created);
+  });
+
+  it('the channel message that follows an approved restore names the backup, its database, who ran it and who approved', async () => {
+    const { command, input, database, backup } = await restoreRequest();
+    const target = `${backup.label} (${String(input.backupId)}) of database ${database.label} (${String(input.instanceId)})`;
+    await e2e.command(ALICE, command);
+    const card = lastCard();
+    await click(BOB, card, ActionId.approve);
+    const followed = e2e.stack.standIn.store
+      .messages(CHANNEL)
+      .filter((m) => !m.thread_ts && !m.ephemeral && m.ts !== card.ts)
+      .map((m) => e2e.textOf(m))
+      .filter((text) => text.includes(`:ballot_box_with_check: Restore backup *${target}*`))
+      .at(-1);
+    expect(followed).toContain(`· Approved by <@${BOB}>`);
+    expect(followed).toContain(
+      `:bust_in_silhouette: <@${ALICE}> ran \`/cloud databases mysql-backup-restore\``,
+    );
+  });
+
+  it("shows an id whose label the requester's token cannot read, and says so, instead of failing", async () => {
+    const { command, input, backup } = await restoreRequest();
+    const fault = e2e.emulator.control.injectFault({
+      kind: 'status',
+      status: 500,
+      operations: ['databases.mysql-view'],
+    });
+    try {
+      const delivery = await e2e.command(ALICE, command);
+      expect(e2e.textOf(delivery.message)).toContain('needs 1 approval');
+    } finally {
+      e2e.emulator.control.removeFault(fault);
+    }
+    expect(e2e.textOf(lastCard())).toContain(
+      `restore backup *${backup.label} (${String(input.backupId)}) of database ${String(input.instanceId)} (label not readable)*`,
+    );
+  });
+
+  it('a delete card names the volume with its state while pending, and drops that state once the volume is gone', async () => {
+    const volume = e2e.emulator.control.createVolume({
+      label: `named-${Math.random().toString(36).slice(2, 8)}`,
+    });
+    await e2e.command(ALICE, `volumes delete ${volume.id}`);
+    const card = lastCard();
+    expect(e2e.textOf(card)).toContain(
+      `<@${ALICE}> asked to delete volume *${volume.label} (${volume.id})*.`,
+    );
+    expect(e2e.textOf(card)).toContain(`*Now:* volume ${volume.label} (${volume.id}): status *active*`);
+
+    await click(BOB, card, ActionId.approve);
+    expect(e2e.emulator.control.volumeExists(volume.id)).toBe(false);
+    const settled = e2e.textOf(cardNow(card));
+    // Regression: "Now: status active" stayed on the card after the volume was deleted.
+    expect(settled).not.toContain('*Now:*');
+    expect(settled).not.toContain('status *active*');
+    expect(settled).toContain(`Approved by <@${BOB}> and executed ✓`);
+    expect(settled).toContain(`Delete volume ${volume.label} (${volume.id})`);
+  });
+
+  it('a denied card keeps the state it showed, as the state when asked', async () => {
+    const { volumeId, card } = await requestDeletion();
+    await click(BOB, card, ActionId.deny);
+    const settled = e2e.textOf(cardNow(card));
+    expect(settled).toMatch(
+      new RegExp(`\\*When asked:\\* volume doomed-\\w+ \\(${volumeId}\\): status \\*active\\*`),
+    );
+    expect(settled).not.toContain('*Now:*');
+  });
+
+  it('regression: a change posted in the channel ("Volume: newcomer-vol") did not say who made it', async () => {
+    const label = `newcomer-${Math.random().toString(36).slice(2, 8)}`;
+    await e2e.command(ALICE, `volumes create --label ${label} --region us-east --size 20`);
+    const posted = e2e.stack.standIn.store
+      .messages(CHANNEL)
+      .filter((m) => !m.ephemeral && m.text.includes(`Volume: ${label}`))
+      .at(-1);
+    expect(e2e.textOf(posted)).toContain(`:bust_in_silhouette: <@${ALICE}> ran \`/cloud volumes create\``);
   });
 });
 

@@ -89,6 +89,52 @@ describe('a channel that allows only reads', () => {
     expect(lastCard(OPS)).toBeUndefined();
   });
 
+  it('lists rows and shows a volume without the Detach or Delete the channel would refuse', async () => {
+    const api = new ApiClient({ baseUrl: e2e.emulator.url, token: e2e.emulator.demoToken });
+    const volumes = (await api.listAll(getOperation('volumes.list'), {})).data as {
+      id: number;
+      label: string;
+      node_id: number | null;
+    }[];
+    const attached = volumes.find((v) => v.node_id !== null);
+    if (!attached) throw new Error('the demo data has no attached volume');
+    const offered = async (channel: string) => {
+      const row = JSON.stringify(
+        (await e2e.command(ALICE, `volumes list --label ${attached.label}`, channel)).message?.blocks,
+      );
+      const detail = JSON.stringify(
+        (await e2e.command(ALICE, `volumes view ${attached.id}`, channel)).message?.blocks,
+      );
+      return { row, detail };
+    };
+    // Where everything may run, the row's menu offers Detach and the detail Detach and Delete.
+    const everywhere = await offered(GENERAL);
+    expect(everywhere.row).toContain('"o\\":\\"volumes.detach');
+    expect(everywhere.detail).toContain('"o\\":\\"volumes.detach');
+    expect(everywhere.detail).toContain('"o\\":\\"volumes.delete');
+
+    await e2e.command(ADA, 'policy --allow read', OPS);
+    const readOnly = await offered(OPS);
+    expect(readOnly.row).toContain('"o\\":\\"volumes.view');
+    expect(readOnly.row).not.toContain('volumes.detach');
+    expect(readOnly.detail).not.toContain('volumes.detach');
+    expect(readOnly.detail).not.toContain('volumes.delete');
+    expect(readOnly.detail).not.toContain('"text":"Delete"');
+  });
+
+  it('offers a read-only token no buttons its scopes would refuse', async () => {
+    const READER = 'U0ROWREADER';
+    const { token } = e2e.emulator.control.createToken('demo', { scopes: 'volumes:read_only' });
+    await e2e.login(READER, token);
+    const volumeId = newVolume();
+    const detail = JSON.stringify(
+      (await e2e.command(READER, `volumes view ${volumeId}`, GENERAL)).message?.blocks,
+    );
+    expect(detail).toContain(`Volume:`);
+    expect(detail).not.toContain('volumes.attach');
+    expect(detail).not.toContain('volumes.delete');
+  });
+
   it('refuses a create (costs money) and a change, and still answers reads', async () => {
     await e2e.command(ADA, 'policy --allow read', OPS);
     const before = e2e.emulator.control.requestCount('volumes.create');
@@ -167,7 +213,7 @@ describe('the change preview on the approval card', () => {
     // When it was taken, in each reader's own zone (a Slack date token).
     const taken = Math.floor(Date.parse(`${backup.created}Z`) / 1000);
     expect(e2e.textOf(lastCard(OPS))).toContain(
-      `*Replaces* the current data with *${backup.label}* taken <!date^${taken}^{ago}|`,
+      `*Replaces* the current data with backup *${backup.label} (${String(input.backupId)})*, taken <!date^${taken}^{ago}|`,
     );
   });
 
@@ -218,10 +264,28 @@ describe('break-glass', () => {
       .messages(OPS)
       .filter((m) => !m.thread_ts && m.text.includes('BREAK-GLASS'))
       .at(-1);
-    expect(e2e.textOf(card)).toContain(REASON);
-    expect(e2e.textOf(card)).toContain('executed');
+    const shown = e2e.textOf(card);
+    expect(shown).toContain(`<@${ALICE}> used break-glass to delete volume *`);
+    expect(shown).toContain(`ran this without waiting for approvals. Reason: “${REASON}”`);
+    expect(shown).toContain(`*Break-glass* by <@${ALICE}> <!date^`);
+    expect(shown).toContain(`:white_check_mark: Run with break-glass by <@${ALICE}> and executed ✓`);
+    // Regression: it read "1 of 1 approval · approved by @Alice" and "Approved by @Alice and executed".
+    expect(shown).not.toMatch(/approved by|Approved by|1 of 1/);
     const announced = e2e.stack.standIn.store.messages(GENERAL).filter((m) => m.text.includes(REASON));
     expect(announced.length).toBe(1);
+    // The policy names no approvers: the alarm says where it went instead of mentioning nobody.
+    const alarm = e2e.stack.standIn.store
+      .thread(OPS, card?.ts ?? '')
+      .map((m) => m.text)
+      .find((t) => t.includes('used break-glass'));
+    expect(alarm).toBe(
+      `:rotating_light: <@${ALICE}> used break-glass. Reason: “${REASON}” No approvers are named in the ` +
+        `approval policy, so this is told to <#${OPS}> and the audit channel <#${GENERAL}>.`,
+    );
+    expect(announced[0]?.text).toContain(alarm);
+    expect(e2e.textOf(delivery.message)).toContain(
+      `No approvers are named in the approval policy, so <#${OPS}> and the audit channel <#${GENERAL}> have been told.`,
+    );
     const { entries } = await e2e.stack.store.audit.list(team());
     expect(entries.some((e) => e.result === 'break_glass' && e.detail === REASON && e.actor === ALICE)).toBe(
       true,
@@ -233,6 +297,19 @@ describe('break-glass', () => {
     const refused = await e2e.command(ALICE, `volumes delete ${third} --break-glass "${REASON}"`, OPS);
     expect(e2e.textOf(refused.message)).toContain('the most allowed');
     expect(e2e.emulator.control.requestCount('volumes.delete', { volumeId: third })).toBe(0);
+  });
+
+  it('mentions the approvers the policy names in its alarm, and never the person who used it', async () => {
+    await e2e.stack.store.approvalPolicy.put(team(), { approverUsers: [BOB, ADA] }, ADA);
+    await e2e.command(ADA, `policy --allow-break-glass on --break-glass-users ${ADA}`, OPS);
+    await e2e.login(ADA, e2e.emulator.demoToken);
+    const delivery = await e2e.command(ADA, `volumes delete ${newVolume()} --break-glass "${REASON}"`, OPS);
+    expect(e2e.textOf(delivery.message)).toContain(`The approvers (<@${BOB}>) and <#${OPS}> have been told.`);
+    const alarm = e2e.stack.standIn.store
+      .messages(OPS)
+      .filter((m) => m.thread_ts && m.text.includes('used break-glass'))
+      .at(-1);
+    expect(alarm?.text).toBe(`:rotating_light: <@${BOB}>: <@${ADA}> used break-glass. Reason: “${REASON}”`);
   });
 
   it('is refused for someone not on the list, and without a reason', async () => {

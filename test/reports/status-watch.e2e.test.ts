@@ -54,6 +54,8 @@ describe('a database created from Slack', () => {
     if (!watched) throw new Error('no channel message for the new database');
     const started = { ts: watched.ts };
     expect(messageAt(started.ts).all).toContain('Status `provisioning`');
+    const author = `:bust_in_silhouette: <@${ALICE}> ran \`/cloud databases mysql-create\``;
+    expect(messageAt(started.ts).all).toContain(author);
     const running = await harness.deps.store.statusWatches.running(50);
     const watch = running.find((w) => w.messageTs === watched.ts);
     if (!watch) throw new Error('the worker started no watch for the message');
@@ -71,12 +73,45 @@ describe('a database created from Slack', () => {
     expect(message.updatedAt).toBeDefined();
     expect(message.all).toContain(':white_check_mark: Status `active`, after 20 minutes.');
     expect(message.all).not.toContain('provisioning');
+    // Re-read from the API, the message still names who created the database.
+    expect(message.all).toContain(author);
     expect(await harness.deps.store.statusWatches.get(TEAM, watch.id)).toMatchObject({
       finished: true,
       outcome: 'final',
       lastStatus: 'active',
     });
     expect((await harness.tick()).watches.running).toBe(0);
+  });
+
+  it('offers, once re-read, only the buttons its channel allows: none that a read-only channel would refuse', async () => {
+    const db = await createDatabaseFromSlack('guarded');
+    const watched = harness.e2e.stack.standIn.store
+      .messages(CHANNEL)
+      .filter((m) => `${m.text}${JSON.stringify(m.blocks)}`.includes('guarded'))
+      .at(-1);
+    if (!watched) throw new Error('no channel message for the new database');
+    // Where everything may run, the message offers the database's changes.
+    expect(messageAt(watched.ts).all).toContain('databases.mysql-delete');
+    await harness.deps.store.channelPolicy.put(TEAM, CHANNEL, { allowedClasses: ['read'] }, ALICE);
+    try {
+      for (let minutes = 0; minutes <= 25; minutes += 5) {
+        await harness.tick();
+        harness.advance(5 * MINUTE);
+      }
+    } finally {
+      await harness.deps.store.channelPolicy.clear(TEAM, CHANNEL);
+    }
+    const message = messageAt(watched.ts);
+    expect(message.all).toContain(':white_check_mark: Status `active`');
+    expect(message.all).toContain('databases.mysql-backups-list');
+    for (const refused of [
+      'databases.mysql-delete',
+      'databases.mysql-creds-reset',
+      'databases.mysql-backup-snapshot',
+    ]) {
+      expect(message.all).not.toContain(refused);
+    }
+    expect(db.status).toBe('provisioning');
   });
 
   it('says so and stops when the database is deleted while provisioning', async () => {

@@ -4,6 +4,7 @@ import { findOperation } from '../../api/operations/index.js';
 import type { ApprovalOutcome, ApprovalStatus } from '../../store/approvals.js';
 import { ActionId } from '../interactions.js';
 import { truncate } from '../limits.js';
+import { NOW_LABEL } from '../preview.js';
 import {
   actionButton,
   actionsBlock,
@@ -91,7 +92,10 @@ export function renderApprovalCard({ approval }: ApprovalCardInput): RenderedMes
       : `${capitalizeFirst(phrase)} ${target}`;
 
   const blocks: KnownBlock[] = [headerBlock(heading)];
-  const asked = `${userMention(approval.requester)} asked to ${escapeMrkdwn(phrase)} ${bold(target)}.`;
+  // A break-glass run was nobody's request to approve: it says who used it, never "asked".
+  const asked = approval.breakGlass
+    ? `${userMention(approval.breakGlass.user)} used break-glass to ${escapeMrkdwn(phrase)} ${bold(target)}.`
+    : `${userMention(approval.requester)} asked to ${escapeMrkdwn(phrase)} ${bold(target)}.`;
   blocks.push(sectionBlock(consequence ? `${asked}\n:warning: ${escapeMrkdwn(consequence)}` : asked));
   if (approval.breakGlass) {
     blocks.push(
@@ -101,10 +105,9 @@ export function renderApprovalCard({ approval }: ApprovalCardInput): RenderedMes
       ),
     );
   }
-  if (approval.preview && approval.preview.length > 0) {
-    blocks.push(
-      sectionBlock(defuseMarkupKeepingDates(truncateMrkdwn(approval.preview.join('\n'), PREVIEW_MAX))),
-    );
+  const preview = previewAsItStands(approval, op);
+  if (preview.length > 0) {
+    blocks.push(sectionBlock(defuseMarkupKeepingDates(truncateMrkdwn(preview.join('\n'), PREVIEW_MAX))));
   }
   blocks.push(contextBlock(...progressLine(approval)));
 
@@ -138,6 +141,17 @@ export function renderApprovalCard({ approval }: ApprovalCardInput): RenderedMes
   };
 }
 
+/**
+ * The line a channel message that follows an approved run carries: what ran, on what (by label
+ * and id, as the card names it) and who let it run.
+ */
+export function approvedRunLine(approval: ApprovalCardView): string {
+  const op = findOperation(approval.operationId);
+  const phrase = op ? actionPhrase(op) : approval.operationId;
+  const target = approval.targetLabel ?? approval.summary;
+  return `:ballot_box_with_check: ${escapeMrkdwn(capitalizeFirst(phrase))} ${bold(target)} · ${whoLetItRun(approval)}`;
+}
+
 /** `delete volume`, `restore backup`, `reset credentials of database`; else the summary in lower case. */
 export function actionPhrase(op: AnyOperation): string {
   const match = kindOfRoute(routeOf(op.path));
@@ -159,7 +173,27 @@ function capitalizeFirst(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
+/**
+ * The preview lines, true as of now: the state line was read when the request was made, so once
+ * the request is settled it says so, and once a delete has run the target it described is gone.
+ */
+function previewAsItStands(approval: ApprovalCardView, op: AnyOperation | undefined): readonly string[] {
+  const lines = approval.preview ?? [];
+  if (approval.status === 'pending') return lines;
+  const deleted = approval.status === 'executed' && op?.method === 'DELETE';
+  return lines.flatMap((line) => {
+    if (!line.startsWith(NOW_LABEL)) return [line];
+    return deleted ? [] : [`*When asked:*${line.slice(NOW_LABEL.length)}`];
+  });
+}
+
 function progressLine(approval: ApprovalCardView): string[] {
+  if (approval.breakGlass) {
+    const { user } = approval.breakGlass;
+    // Its one recorded vote is the break-glass user's own: it is not an approval and is not shown as one.
+    const when = approval.approvals[0] ? ` ${slackDate(approval.approvals[0].at)}` : '';
+    return [`*Break-glass* by ${userMention(user)}${when} · no approvals were asked for`];
+  }
   const count = approval.approvals.length;
   const parts = [
     `*${count} of ${approval.requiredApprovals}* approval${approval.requiredApprovals === 1 ? '' : 's'}`,
@@ -172,30 +206,37 @@ function progressLine(approval: ApprovalCardView): string[] {
   return [parts.join(' · ')];
 }
 
-function finalStateLine(approval: ApprovalCardView): string {
+/** "Approved by @Bob", or for break-glass "Run with break-glass by @Alice": who let it run. */
+function whoLetItRun(approval: ApprovalCardView): string {
+  if (approval.breakGlass) return `Run with break-glass by ${userMention(approval.breakGlass.user)}`;
   const approvers = approval.approvals.map((v) => userMention(v.user)).join(', ');
+  return `Approved by ${approvers || 'the approvers'}`;
+}
+
+function finalStateLine(approval: ApprovalCardView): string {
+  const who = whoLetItRun(approval);
   // Details are mrkdwn the bot wrote, with outside text escaped; defusing again costs nothing.
   const detail = approval.result?.detail ? defuseMarkup(truncate(approval.result.detail, DETAIL_MAX)) : '';
   switch (approval.status) {
     case 'approved':
-      return `:white_check_mark: Approved by ${approvers || 'the approvers'}; starting now.`;
+      return `:white_check_mark: ${who}; starting now.`;
     case 'executing':
-      return `:hourglass_flowing_sand: Approved by ${approvers || 'the approvers'}; running…`;
+      return `:hourglass_flowing_sand: ${who}; running…`;
     case 'executed':
-      return `:white_check_mark: Approved by ${approvers || 'the approvers'} and executed ✓${detail ? `\n${detail}` : ''}`;
+      return `:white_check_mark: ${who} and executed ✓${detail ? `\n${detail}` : ''}`;
     case 'failed':
-      return `:x: Approved by ${approvers || 'the approvers'}, but it did not happen${detail ? `: ${detail}` : '.'}`;
+      return `:x: ${who}, but it did not happen${detail ? `: ${detail}` : '.'}`;
     case 'in_doubt': {
       const note = approval.doubtNote ? `\n${defuseMarkup(truncate(approval.doubtNote, DETAIL_MAX))}` : '';
       return (
-        `:grey_question: Approved by ${approvers || 'the approvers'}. The API did not answer clearly, so it may ` +
+        `:grey_question: ${who}. The API did not answer clearly, so it may ` +
         `or may not have happened; checking. Do not ask again until this card says how it ended.${note}`
       );
     }
     case 'unknown':
-      return `:warning: Approved by ${approvers || 'the approvers'}; whether it happened is still unknown${detail ? `: ${detail}` : '.'}`;
+      return `:warning: ${who}; whether it happened is still unknown${detail ? `: ${detail}` : '.'}`;
     case 'not_run':
-      return `:heavy_multiplication_x: Approved by ${approvers || 'the approvers'}, but it never started; nothing was run${detail ? `: ${detail}` : '.'}`;
+      return `:heavy_multiplication_x: ${who}, but it never started; nothing was run${detail ? `: ${detail}` : '.'}`;
     case 'denied':
       return `:no_entry: Denied${approval.deniedBy ? ` by ${userMention(approval.deniedBy.user)} ${slackDate(approval.deniedBy.at)}` : ''}.`;
     case 'cancelled':

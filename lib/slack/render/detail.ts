@@ -14,7 +14,7 @@ import {
 import { factLabel, fieldLabel, fieldValue, resourceHeading, sentenceField } from './field-words.js';
 import { type Item, idOf, isItem, isSecretField, stringAt, titleOf } from './items.js';
 import { listRow } from './list.js';
-import { itemRefOf, nextActionButton, nextActionsOf } from './next-actions.js';
+import { type AllowedHere, itemRefOf, nextActionButton, nextActionsOf } from './next-actions.js';
 import { type PathValue, pathValuesOf, routeOf } from './related-operations.js';
 import { type Field, isGenericKind, itemTitle, kindOfRoute } from './resource-kinds.js';
 import { capitalize, codeSpan, countOf, escapeMrkdwn, slackDate, statusText } from './text.js';
@@ -33,12 +33,13 @@ export function renderDetail(
   op: AnyOperation,
   input: Record<string, unknown>,
   output: Item,
+  allowed?: AllowedHere,
 ): RenderedMessage {
   const match = kindOfRoute(routeOf(op.path));
   const special = SINGLETON_VIEWS[match.kind.key];
   if (special) return special(output, op, input);
   if (match.kind.key === 'node-backup' && idOf(output) === undefined)
-    return renderNodeBackups(op, input, output);
+    return renderNodeBackups(op, input, output, allowed);
 
   const kind = match.kind;
   const title = isGenericKind(kind) ? (titleOf(output) ?? capitalize(op.summary)) : itemTitle(kind, output);
@@ -59,7 +60,9 @@ export function renderDetail(
   const ref = itemRefOf(match, collectionValues, output);
   if (ref) {
     const target = `${kind.noun} ${truncate(title, 40)}`;
-    const buttons = nextActionsOf(kind, output, ref).map((action) => nextActionButton(action, target));
+    const buttons = nextActionsOf(kind, output, ref, allowed).map((action) =>
+      nextActionButton(action, target),
+    );
     const actions = actionsBlock(buttons);
     if (actions) blocks.push(actions);
   }
@@ -325,7 +328,12 @@ const SINGLETON_VIEWS: Partial<Record<string, SingletonView>> = {
  * A node's backups come as one object, not a page: the automatic backups and the two snapshot
  * slots. Shown as rows like a list, each with View.
  */
-function renderNodeBackups(op: AnyOperation, input: Record<string, unknown>, output: Item): RenderedMessage {
+function renderNodeBackups(
+  op: AnyOperation,
+  input: Record<string, unknown>,
+  output: Item,
+  allowed: AllowedHere | undefined,
+): RenderedMessage {
   const match = kindOfRoute(routeOf(op.path));
   const parentValues = pathValuesOf(op, input);
   const node = parentValues[0];
@@ -343,7 +351,7 @@ function renderNodeBackups(op: AnyOperation, input: Record<string, unknown>, out
     blocks.push(contextBlock(`*${label}*`));
     for (const item of items) {
       if (rows >= 20) break;
-      blocks.push(listRow(match, parentValues, item));
+      blocks.push(listRow(match, parentValues, item, allowed));
       rows += 1;
     }
   }

@@ -18,7 +18,7 @@ import {
 } from './blocks.js';
 import { factLabel, fieldValue, titleNamesId } from './field-words.js';
 import { type Item, idOf, isItem } from './items.js';
-import { itemRefOf, rowAccessory } from './next-actions.js';
+import { type AllowedHere, itemRefOf, rowAccessory } from './next-actions.js';
 import { type PathValue, pathValuesOf, routeOf, viewOperationOf } from './related-operations.js';
 import { itemTitle, type KindMatch, kindOfRoute, type ResourceKind } from './resource-kinds.js';
 import { bold, capitalize, codeSpan, escapeMrkdwn } from './text.js';
@@ -28,6 +28,8 @@ export interface ListOptions {
   filter?: Record<string, unknown> | undefined;
   /** `--all`: one line per item, up to COMPACT_ROWS_MAX a message, Next for the rest. */
   compact?: boolean | undefined;
+  /** Which operations rows may offer here; all when left out. */
+  allowed?: AllowedHere | undefined;
 }
 
 /**
@@ -159,8 +161,9 @@ export class ListLayout {
     };
   }
 
+  /** A row as shown: its buttons and menu offer only what is allowed where the list is seen. */
   #row(item: unknown): SectionBlock {
-    return listRow(this.#match, this.#parentValues, item);
+    return listRow(this.#match, this.#parentValues, item, this.#options.allowed);
   }
 
   #fitRows(items: readonly unknown[]): number {
@@ -169,7 +172,9 @@ export class ListLayout {
     let rows = 0;
     for (const item of items) {
       if (rows >= maxRows) break;
-      const size = blocksLength([this.#row(item)]) + 1;
+      // Measured with every next step offered, so the packing (and so page N) is the same for
+      // whoever clicks Next, wherever; a row fitted to fewer steps is never larger.
+      const size = blocksLength([listRow(this.#match, this.#parentValues, item)]) + 1;
       if (rows > 0 && used + size > MESSAGE_BUDGET) break;
       used += size;
       rows += 1;
@@ -299,7 +304,12 @@ function contextLine(op: AnyOperation, options: ListOptions): string | undefined
 }
 
 /** One compact row: title and id, the kind's facts, and View or a menu of next steps. */
-export function listRow(match: KindMatch, parentValues: readonly PathValue[], entry: unknown): SectionBlock {
+export function listRow(
+  match: KindMatch,
+  parentValues: readonly PathValue[],
+  entry: unknown,
+  allowed?: AllowedHere,
+): SectionBlock {
   const kind = match.kind;
   if (!isItem(entry)) {
     return sectionBlock(truncate(fieldValue(entry) ?? escapeMrkdwn(JSON.stringify(entry)), FACTS_MAX));
@@ -310,7 +320,7 @@ export function listRow(match: KindMatch, parentValues: readonly PathValue[], en
   const head = `${bold(title)}${showId ? `  ${codeSpan(String(id))}` : ''}`;
   const facts = (kind.rowFacts ? kind.rowFacts(entry) : genericFacts(entry)).filter((f) => f !== '');
   const text = facts.length > 0 ? `${head}\n${truncateMrkdwn(facts.join(' · '), FACTS_MAX)}` : head;
-  return sectionBlock(text, rowAccessory(kind, entry, itemRefOf(match, parentValues, entry)));
+  return sectionBlock(text, rowAccessory(kind, entry, itemRefOf(match, parentValues, entry), allowed));
 }
 
 const TITLE_KEYS = new Set(['id', 'label', 'name', 'username']);

@@ -43,13 +43,25 @@ export interface ResolvedAction {
   readonly inMenu: boolean;
 }
 
-/** The next actions of a kind that apply to this item and exist in the operations table. */
-export function nextActionsOf(kind: ResourceKind, item: Item, ref: ResourceRef): ResolvedAction[] {
+/**
+ * Whether the person who will see a message may run `op` where they see it: the channel's policy
+ * and their token's scopes, as help is fitted (`helpFitFor`). Buttons they would be refused are
+ * not offered.
+ */
+export type AllowedHere = (op: AnyOperation) => boolean;
+
+/** The next actions of a kind that apply to this item, exist in the operations table and are allowed here. */
+export function nextActionsOf(
+  kind: ResourceKind,
+  item: Item,
+  ref: ResourceRef,
+  allowed?: AllowedHere,
+): ResolvedAction[] {
   const resolved: ResolvedAction[] = [];
   for (const action of kind.actions ?? []) {
     if (action.when && !action.when(item)) continue;
     const op = operationOfAction(action.operation, ref);
-    if (!op) continue;
+    if (!op || (allowed && !allowed(op))) continue;
     const values = action.values ? action.values(item, ref) : ref.values;
     const payload = runPayloadFor(op, values, action.extra?.(item, ref) ?? {});
     if (!payload) continue;
@@ -111,10 +123,11 @@ export function rowAccessory(
   kind: ResourceKind,
   item: Item,
   ref: ResourceRef | undefined,
+  allowed?: AllowedHere,
 ): SectionBlockAccessory | undefined {
   if (!ref) return undefined;
   const view = viewPayloadOf(ref);
-  const menu = nextActionsOf(kind, item, ref).filter((a) => a.inMenu);
+  const menu = nextActionsOf(kind, item, ref, allowed).filter((a) => a.inMenu);
   if (menu.length > 0) {
     const options = [
       ...(view ? [{ label: 'View', payload: view }] : []),

@@ -13,6 +13,7 @@ import { renderDetail } from './detail.js';
 import { isItem } from './items.js';
 import { renderJson } from './json.js';
 import { ListLayout } from './list.js';
+import type { AllowedHere } from './next-actions.js';
 import {
   findOperationByRoute,
   type PathValue,
@@ -33,6 +34,8 @@ export interface ResultOptions extends TwoFactorOptions {
   all?: boolean | undefined;
   /** Show the raw JSON (`--json`). */
   json?: boolean | undefined;
+  /** Which operations buttons and menus may offer where the reply is seen; all when left out. */
+  allowed?: AllowedHere | undefined;
 }
 
 /** A reply to an operation: sensitive results come back marked ephemeral-only. */
@@ -54,7 +57,11 @@ export function renderOperationResult(
   if (op.paginated && isPage(output)) {
     // One API page as it came (the runner reads lists through `list-reader.ts`): its items from
     // the first, and the note says when the list holds more than were handed over.
-    return new ListLayout(op, input, { filter: options.filter, compact: options.all }).render({
+    return new ListLayout(op, input, {
+      filter: options.filter,
+      compact: options.all,
+      allowed: options.allowed,
+    }).render({
       items: output.data,
       start: 0,
       page: 1,
@@ -64,7 +71,7 @@ export function renderOperationResult(
   }
   if (isItem(output) && Object.keys(output).length === 0 && op.method !== 'GET')
     return renderConfirmation(op, input);
-  if (isItem(output)) return renderDetail(op, input, output);
+  if (isItem(output)) return renderDetail(op, input, output, options.allowed);
   return renderJson(op, output);
 }
 

@@ -157,3 +157,81 @@ describe('renderApprovalCard preview times', () => {
     );
   });
 });
+
+describe('renderApprovalCard for break-glass', () => {
+  const glass: ApprovalCardView = {
+    ...pending,
+    requiredApprovals: 1,
+    // The store records the break-glass user's own vote; it is not an approval.
+    approvals: [{ user: 'U024BE7LH', at: '2024-05-01T10:00:00Z' }],
+    breakGlass: { user: 'U024BE7LH', reason: 'db is on fire' },
+    status: 'executed',
+    result: { outcome: 'executed', detail: 'Volume 12 deleted.' },
+  };
+
+  it('regression: read "1 of 1 approval · approved by" the requester; now says break-glass, by whom and why', () => {
+    const text = visibleText(renderApprovalCard({ approval: glass }));
+    expect(text).toContain('<@U024BE7LH> used break-glass to delete volume *db-data (12)*.');
+    expect(text).toContain('Reason: “db is on fire”');
+    expect(text).toContain('*Break-glass* by <@U024BE7LH> <!date^1714557600^');
+    expect(text).toContain('no approvals were asked for');
+    expect(text).toContain(':white_check_mark: Run with break-glass by <@U024BE7LH> and executed ✓');
+    expect(text).not.toMatch(/approved by|Approved by|1 of 1|asked to/);
+  });
+
+  it('says break-glass in every state it can end in', () => {
+    for (const status of ['executing', 'failed', 'in_doubt', 'unknown', 'not_run'] as const) {
+      const text = visibleText(renderApprovalCard({ approval: { ...glass, status } }));
+      expect(text).toContain('Run with break-glass by <@U024BE7LH>');
+      expect(text).not.toContain('Approved by');
+    }
+  });
+});
+
+describe('the state line of the preview once the request is settled', () => {
+  const state = '*Now:* volume db-data (12): status *active* · size *20*';
+  const withState: ApprovalCardView = { ...pending, preview: [state, '*Attached volumes:* none'] };
+
+  it('is shown as read while the request is pending', () => {
+    expect(visibleText(renderApprovalCard({ approval: withState }))).toContain(state);
+  });
+
+  it('regression: "Now: status active" stayed after the delete ran; the line is gone once deleted', () => {
+    const text = visibleText(
+      renderApprovalCard({
+        approval: {
+          ...withState,
+          status: 'executed',
+          result: { outcome: 'executed', detail: 'Volume 12 deleted.' },
+        },
+      }),
+    );
+    expect(text).not.toContain('*Now:*');
+    expect(text).not.toContain('status *active*');
+    expect(text).toContain('*Attached volumes:* none');
+  });
+
+  it('says it was the state when asked on a card that did not delete', () => {
+    for (const status of ['denied', 'failed', 'unknown'] as const) {
+      const text = visibleText(renderApprovalCard({ approval: { ...withState, status } }));
+      expect(text).toContain('*When asked:* volume db-data (12): status *active*');
+      expect(text).not.toContain('*Now:*');
+    }
+  });
+
+  it('lets Slack date tokens of the preview through and nothing else', () => {
+    const text = visibleText(
+      renderApprovalCard({
+        approval: {
+          ...pending,
+          preview: [
+            '*Replaces* with backup *b (9)*, taken <!date^1714557600^{ago}|2024-05-01 10:00 UTC>.',
+            'label <!channel> <@U0EVIL>',
+          ],
+        },
+      }),
+    );
+    expect(text).toContain('taken <!date^1714557600^{ago}|2024-05-01 10:00 UTC>.');
+    expect(text).toContain('label &lt;!channel&gt; &lt;@U0EVIL&gt;');
+  });
+});

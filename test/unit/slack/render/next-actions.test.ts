@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { AnyOperation } from '../../../../lib/api/operation.js';
 import { ENGINE_KINDS, isOperationId } from '../../../../lib/api/operations/index.js';
-import { operationOfAction } from '../../../../lib/slack/render/next-actions.js';
+import { nextActionsOf, operationOfAction, rowAccessory } from '../../../../lib/slack/render/next-actions.js';
 import { routeOf } from '../../../../lib/slack/render/related-operations.js';
 import { RESOURCE_KINDS, type ResourceKind } from '../../../../lib/slack/render/resource-kinds.js';
+import { volume } from './fixtures.js';
 
 /**
  * Next actions used to be found by route and an action whose route matched no operation was
@@ -50,3 +51,25 @@ function belongsToItem(op: AnyOperation, itemRoute: string): boolean {
   const route = routeOf(op.path);
   return route === itemRoute || route.startsWith(`${itemRoute}/`);
 }
+
+describe('next actions fitted to where they are shown', () => {
+  const volumeKind = RESOURCE_KINDS.find((kind) => kind.key === 'volume');
+  if (!volumeKind) throw new Error('no volume kind');
+  const ref = { route: '/volumes/{}', values: [12] };
+  const onlyReads = (op: AnyOperation) => op.class === 'read';
+
+  it('offers every action of the item where everything is allowed', () => {
+    expect(nextActionsOf(volumeKind, volume, ref).map((a) => a.op.id)).toEqual([
+      'volumes.detach',
+      'volumes.delete',
+    ]);
+    expect(JSON.stringify(rowAccessory(volumeKind, volume, ref))).toContain('volumes.detach');
+  });
+
+  it('offers none the channel or token would refuse: a read-only row keeps only View', () => {
+    expect(nextActionsOf(volumeKind, volume, ref, onlyReads)).toEqual([]);
+    const accessory = rowAccessory(volumeKind, volume, ref, onlyReads);
+    expect(accessory).toMatchObject({ type: 'button', text: { text: 'View' } });
+    expect(JSON.stringify(accessory)).not.toContain('volumes.detach');
+  });
+});
