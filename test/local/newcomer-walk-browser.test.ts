@@ -21,7 +21,7 @@ import { browserAvailability, CHROMIUM, failInCiWithoutBrowser } from '../suppor
  * its words.
  *
  * `UPDATE_SCREENSHOT=1` also saves `docs/sandbox.png` (after the approval),
- * `docs/report-in-sandbox.png` (the alert), `docs/newcomer-restore.png` and
+ * `docs/newcomer-alert.png` (the alert), `docs/newcomer-restore.png` and
  * `docs/newcomer-break-glass.png`.
  */
 
@@ -406,7 +406,7 @@ describe.skipIf(skipReason !== undefined)(
           .filter({ has: buttonsOf(ActionId.run) });
         await alert.last().waitFor();
         expect(await alert.last().locator(`[data-action-id^="${ActionId.run}"]`).count()).toBeGreaterThan(0);
-        await screenshot('report-in-sandbox.png');
+        await screenshot('newcomer-alert.png');
         expect(pageErrors).toEqual([]);
       },
       WALK_TIMEOUT_MS,
