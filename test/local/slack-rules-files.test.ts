@@ -1,4 +1,4 @@
-import { type Logger, LogLevel, WebClient } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_FILE_PROCESSING_MS } from '../../infra/local/slack/file-shares.js';
 import { SLACK_RULES } from '../../infra/local/slack/rules.js';
@@ -7,6 +7,7 @@ import {
   type SlackStandInOptions,
   startSlackStandIn,
 } from '../../infra/local/slack/server.js';
+import { quietLogger } from '../support/slack-client.js';
 
 /** The stand-in's rules on uploads and on history, each tested by itself (see `rules.ts`). */
 
@@ -14,16 +15,6 @@ const OPS = 'C0OPS';
 const GENERAL = 'C0GENERAL';
 const ALICE = 'U0ALICE';
 const PNG_BYTES = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x01]);
-
-const quietLogger: Logger = {
-  debug: () => {},
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  setLevel: () => {},
-  getLevel: () => LogLevel.ERROR,
-  setName: () => {},
-};
 
 let now = Date.parse('2026-11-26T09:00:00Z');
 let standIn: SlackStandIn;

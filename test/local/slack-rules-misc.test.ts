@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type Logger, LogLevel, WebClient } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appSettingsFromManifest } from '../../infra/local/slack/app-settings.js';
 import { SLACK_RULES } from '../../infra/local/slack/rules.js';
@@ -8,6 +8,7 @@ import {
   type SlackStandInOptions,
   startSlackStandIn,
 } from '../../infra/local/slack/server.js';
+import { quietLogger } from '../support/slack-client.js';
 
 /**
  * Rules of `infra/local/slack/rules.ts`, each tested on the stand-in by itself: one `describe`
@@ -17,16 +18,6 @@ import {
 const START = Date.parse('2025-01-15T09:00:00Z');
 const OPS = 'C0OPS';
 const ALICE = 'U0ALICE';
-
-const quietLogger: Logger = {
-  debug: () => {},
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  setLevel: () => {},
-  getLevel: () => LogLevel.ERROR,
-  setName: () => {},
-};
 
 let now = START;
 let standIn: SlackStandIn | undefined;

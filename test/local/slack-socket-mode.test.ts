@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { type Logger, LogLevel, SocketModeClient } from '@slack/socket-mode';
+import { SocketModeClient } from '@slack/socket-mode';
 import { request, WebSocket } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -17,6 +17,7 @@ import {
   STAND_IN_APP_ID,
 } from '../../infra/local/slack/socket-mode.js';
 import { SlackWorkspace } from '../../infra/local/slack/workspace.js';
+import { quietLogger } from '../support/slack-client.js';
 
 /**
  * The stand-in's Socket Mode by itself, one `describe` per rule of `rules.ts`: the app side is a
@@ -467,13 +468,3 @@ describe('socket-mode-disconnect', () => {
     }
   });
 });
-
-const quietLogger: Logger = {
-  debug: () => {},
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  setLevel: () => {},
-  getLevel: () => LogLevel.ERROR,
-  setName: () => {},
-};

@@ -1,4 +1,4 @@
-import { type Logger, LogLevel, WebClient } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_FILE_PROCESSING_MS } from '../../infra/local/slack/file-shares.js';
 import {
@@ -7,6 +7,7 @@ import {
   startSlackStandIn,
 } from '../../infra/local/slack/server.js';
 import type { StoreChange } from '../../infra/local/slack/store.js';
+import { quietLogger } from '../support/slack-client.js';
 
 const START = Date.parse('2025-01-15T09:00:00Z');
 const OPS = 'C0OPS';
@@ -14,15 +15,6 @@ const ALICE = 'U0ALICE';
 const BOB = 'U0BOB';
 
 /** The client logs Slack's `[ERROR]` explanations of refusals; the tests assert on them instead. */
-const quietLogger: Logger = {
-  debug: () => {},
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  setLevel: () => {},
-  getLevel: () => LogLevel.ERROR,
-  setName: () => {},
-};
 
 const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text } });
 const plain = (text: string) => ({ type: 'plain_text' as const, text });
