@@ -57,6 +57,8 @@ export interface ClientTeam {
   readonly name: string;
   /** Whether the app is installed there; without it Slack refuses to send the app anything. */
   readonly installed: boolean;
+  /** Where not installed: the bot's "Add to Slack" page for this workspace. */
+  readonly installUrl?: string;
 }
 
 /** `GET /api/state`. */

@@ -532,9 +532,10 @@ function startSandbox() {
         link.dataset.team = team.id;
         link.classList.toggle('active', team.id === state.teamId);
         row.append(link);
-        if (!team.installed && state.installUrl) {
+        if (!team.installed && team.installUrl) {
           const add = node('a', 'add-to-slack', 'Add to Slack');
-          add.href = state.installUrl;
+          // The bot's install page for this workspace: Slack's authorize page opens on it.
+          add.href = team.installUrl;
           add.dataset.testid = 'add-to-slack';
           add.dataset.team = team.id;
           row.append(add);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { PAGE_BASE_STYLE } from '../../../../lib/slack/page-style.js';
 
 /**
  * The sandbox page: one self-contained HTML document with its style and script inline, so it
@@ -13,17 +14,9 @@ export interface SandboxPage {
   readonly contentSecurityPolicy: string;
 }
 
-const STYLE = `
-:root {
-  --sidebar: #3f0e40; --sidebar-text: #cfc3cf; --sidebar-active: #1164a3; --border: #e2e2e2;
-  --text: #1d1c1d; --muted: #616061; --link: #1264a3; --primary: #007a5a; --danger: #e01e5a;
-  --ephemeral: #f8f8f8; --code: #f6f6f6; --code-text: #e01e5a;
-  font-family: -apple-system, BlinkMacSystemFont, "Segoe UI", Roboto, Helvetica, Arial, sans-serif;
-  font-size: 15px; color: var(--text);
-}
-* { box-sizing: border-box; }
+// The Slack client's own layout, on the colours, type and buttons the install pages share.
+const STYLE = `${PAGE_BASE_STYLE}
 body { margin: 0; height: 100vh; display: flex; }
-button, input, select, textarea { font: inherit; }
 .sidebar { width: 240px; background: var(--sidebar); color: var(--sidebar-text); display: flex; flex-direction: column; padding: 12px 0; flex-shrink: 0; }
 .workspace { color: #fff; font-weight: 700; font-size: 17px; padding: 0 16px 12px; border-bottom: 1px solid #5d2c5d; }
 .seat { padding: 12px 16px; border-bottom: 1px solid #5d2c5d; }
@@ -57,7 +50,6 @@ main { flex: 1; display: flex; flex-direction: column; min-width: 0; }
 .text { line-height: 1.46; overflow-wrap: anywhere; }
 .text a, .mrkdwn a { color: var(--link); text-decoration: none; }
 .text a:hover, .mrkdwn a:hover { text-decoration: underline; }
-code { font-family: Menlo, Consolas, monospace; font-size: 12px; background: var(--code); color: var(--code-text); border: 1px solid #ddd; border-radius: 3px; padding: 1px 3px; }
 pre { font-family: Menlo, Consolas, monospace; font-size: 12px; background: var(--code); border: 1px solid #ddd; border-radius: 4px; padding: 8px; white-space: pre-wrap; overflow-wrap: anywhere; margin: 4px 0; }
 blockquote { border-left: 4px solid #ddd; margin: 4px 0; padding-left: 10px; color: var(--muted); }
 .mention { background: #e8f5fa; color: var(--link); border-radius: 3px; padding: 0 2px; }
