@@ -113,6 +113,16 @@ export class StandInOAuth {
     return issued.expiresAt !== undefined && issued.expiresAt <= this.#now() ? 'expired' : 'valid';
   }
 
+  /**
+   * Whether the app is installed in `team` as Slack knows it: a token was issued there and not
+   * revoked (an expired rotating token still means installed). Slack's own record, whatever the
+   * app managed to store of the installation.
+   */
+  installedIn(team: string): boolean {
+    for (const issued of this.#tokens.values()) if (issued.team.id === team) return true;
+    return false;
+  }
+
   /** The workspace removed the app or revoked its tokens: they stop working, as Slack revokes them. */
   revoke(team: string): void {
     for (const [token, issued] of this.#tokens) if (issued.team.id === team) this.#tokens.delete(token);

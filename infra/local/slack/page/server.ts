@@ -42,6 +42,7 @@ export interface PageWorkspaces {
   readonly teams: readonly SlackTeam[];
   /** A person's side of Slack in `team`: its requests carry that team's id. */
   workspaceFor(team: SlackTeam): SlackWorkspace;
+  /** Whether the app is installed in `team`, as Slack knows it (not from the bot's storage). */
   installed(team: string): Promise<boolean>;
   /** The bot's "Add to Slack" page. */
   readonly installUrl: string;
