@@ -280,6 +280,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         installed: async (team) => stack.standIn.oauth.installedIn(team),
         installUrl,
       },
+      monitoring: {
+        read: () => emulator.control.managedMonitoring(),
+        raise: (service, summary) =>
+          emulator.control.createManagedIssue({
+            services: [service],
+            ...(summary ? { label: summary } : {}),
+          }),
+        resolve: (issue) => {
+          emulator.control.resolveManagedIssue(issue);
+        },
+      },
     }),
   );
   shutdown.add('the sandbox page', () => page.close());

@@ -248,16 +248,33 @@ describe.skipIf(skipReason !== undefined)(
         (await added.textContent()) ?? '',
       )?.[1];
       if (!id) throw new Error('the subscription reply names no ID');
-      const issue = sandbox.emulator.control.createManagedIssue({ label: 'checkout answers 502' });
+      // The page's own control raises the issue in the emulator, as a service would stop answering.
+      const monitoring = page.getByTestId('monitoring');
+      await monitoring.waitFor();
+      const shop = sandbox.emulator.control
+        .managedMonitoring()
+        .services.find((s) => s.label === 'shop-frontend');
+      await page.getByTestId('issue-service').selectOption(String(shop?.id));
+      await page.getByTestId('issue-summary').fill('checkout answers 502');
+      await page.getByTestId('issue-raise').click();
+      const raised = page.getByTestId('issue').filter({ hasText: 'checkout answers 502' });
+      await raised.waitFor();
+      const issueId = Number(await raised.getAttribute('data-issue'));
+      expect(sandbox.emulator.control.world.issues.get(issueId)?.services).toEqual([shop?.id]);
 
       await type(`/cloud reports run ${id}`, 'Posted');
-      const alert = newestMessage(`New managed issue ${issue.id}`);
+      const alert = newestMessage(`New managed issue ${issueId}`);
       await alert.waitFor();
       // Slack shows :rotating_light: as the emoji, not as its name.
       expect(await alert.textContent()).toContain('🚨');
       expect(await alert.textContent()).not.toContain(':rotating_light:');
       await alert.getByRole('button', { name: 'View issue' }).waitFor();
       await alert.getByRole('button', { name: 'Disable monitoring' }).waitFor();
+
+      // Resolving it from the page: the service checks out again.
+      await raised.getByTestId('issue-resolve').click();
+      await raised.locator('.resolved').waitFor();
+      expect(sandbox.emulator.control.world.services.get(shop?.id ?? 0)?.status).toBe('ok');
 
       const stats = await type('/cloud managed stats', 'Managed stats, last 24 hours');
       const chart = stats.getByTestId('block-image');

@@ -61,6 +61,19 @@ export interface ClientTeam {
   readonly installUrl?: string;
 }
 
+/** `GET /api/monitoring`: the emulator's managed services and issues, newest issue first. */
+export interface ClientMonitoring {
+  readonly services: readonly { readonly id: number; readonly label: string; readonly status: string }[];
+  readonly issues: readonly {
+    readonly id: number;
+    /** The ticket's summary. */
+    readonly label: string;
+    readonly services: readonly number[];
+    /** Whether the services' checks passed again; the API still lists it among recent issues. */
+    readonly resolved: boolean;
+  }[];
+}
+
 /** `GET /api/state`. */
 export interface ClientState {
   /** The workspace's name. */

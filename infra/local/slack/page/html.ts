@@ -28,6 +28,15 @@ body { margin: 0; height: 100vh; display: flex; }
 .channel-link.active { background: var(--sidebar-active); color: #fff; }
 .workspaces { padding: 8px 0; border-bottom: 1px solid #5d2c5d; }
 .add-to-slack { display: inline-block; margin: 2px 16px 6px; padding: 2px 8px; border-radius: 4px; background: #fff; color: var(--sidebar); font-size: 12px; font-weight: 700; text-decoration: none; }
+.monitoring { border-top: 1px solid #5d2c5d; margin-top: 12px; padding-bottom: 4px; }
+.monitoring .outside { font-weight: 400; font-size: 11px; opacity: .8; }
+.issue-form { display: flex; flex-direction: column; gap: 4px; padding: 0 16px; }
+.issue-form select, .issue-form input { width: 100%; padding: 4px; border-radius: 4px; border: 0; font-size: 13px; }
+.issue-form button, .issue-list button { align-self: flex-start; border: 0; border-radius: 4px; background: #fff; color: var(--sidebar); font-size: 12px; font-weight: 700; padding: 3px 8px; cursor: pointer; }
+.issue-list { list-style: none; margin: 6px 0 0; padding: 0 16px; font-size: 12px; }
+.issue-list li { display: flex; gap: 6px; align-items: center; padding: 2px 0; }
+.issue-list .issue-label { flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.issue-list .resolved { opacity: .6; text-decoration: line-through; }
 .sidebar .hint { margin-top: auto; padding: 12px 16px; font-size: 12px; line-height: 1.4; }
 .sidebar .hint code { background: #5d2c5d; color: #fff; }
 main { flex: 1; display: flex; flex-direction: column; min-width: 0; }
@@ -115,6 +124,15 @@ const BODY = `
   </div>
   <h2>Channels</h2>
   <nav data-testid="channel-list"></nav>
+  <section class="monitoring" data-testid="monitoring" hidden>
+    <h2>Cloud monitoring <span class="outside">emulator, not Slack</span></h2>
+    <form class="issue-form" data-testid="issue-form" autocomplete="off">
+      <select data-testid="issue-service" aria-label="Managed service"></select>
+      <input data-testid="issue-summary" maxlength="200" placeholder="Summary (optional)" aria-label="Issue summary">
+      <button type="submit" data-testid="issue-raise">Raise issue</button>
+    </form>
+    <ul class="issue-list" data-testid="issue-list"></ul>
+  </section>
   <p class="hint">Start with <code>/cloud login</code> and paste the demo token printed in the terminal. Switch who you are above to approve someone else's request.</p>
 </aside>
 <main>
