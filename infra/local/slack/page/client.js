@@ -581,7 +581,7 @@ function startSandbox() {
     if (result.ok) {
       els.issueSummary.value = '';
       setStatus(
-        'Issue raised. Channels subscribed with /cloud reports add alerts get it on the next report run (or /cloud reports run ID now).',
+        'Issue raised. Channels subscribed with /cloud reports add alerts get it when the subscription next runs (or now with /cloud reports run ID).',
       );
     } else setStatus(`Raise issue: ${result.error}`, 'error');
     loadMonitoring();
