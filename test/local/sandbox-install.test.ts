@@ -78,6 +78,12 @@ describe('the sandbox as a distributed app', () => {
     expect(page).toContain(PAGE_BASE_STYLE);
   });
 
+  it('passes only a workspace id on to Slack: anything else in team is left out of the authorize link', async () => {
+    const landing = await request(`${sandbox.stack.installUrl}?team=${encodeURIComponent('"><b>x')}`);
+    const authorizeUrl = new URL(attribute(await landing.body.text(), 'add-to-slack'));
+    expect(authorizeUrl.searchParams.has('team')).toBe(false);
+  });
+
   it('keeps the seeded workspace working as before: its login modal opens with its own token', async () => {
     const result = await command(SEEDED_TEAM, 'C0OPS', '/cloud login');
     expect(result).toMatchObject({ ok: true, status: 200 });
