@@ -276,8 +276,12 @@ describe.skipIf(skipReason !== undefined)(
       await raised.locator('.resolved').waitFor();
       expect(sandbox.emulator.control.world.services.get(shop?.id ?? 0)?.status).toBe('ok');
 
+      // The answer in the channel is private, and no ephemeral message can show a file: the chart
+      // goes to Alice's direct message with the app, where Slack posts it once processed.
       const stats = await type('/cloud managed stats', 'Managed stats, last 24 hours');
-      const chart = stats.getByTestId('block-image');
+      await stats.filter({ hasText: 'on its way to your direct messages' }).waitFor();
+      await page.locator('[data-testid="channel-link"][data-channel="DU0ALICE"]').click();
+      const chart = newestMessage('Managed stats, last 24 hours').getByTestId('file-image');
       await chart.waitFor();
       await expect
         .poll(() => chart.evaluate((image) => image.complete === true && (image.naturalWidth ?? 0) > 0))
@@ -286,7 +290,7 @@ describe.skipIf(skipReason !== undefined)(
 
       if (process.env.UPDATE_SCREENSHOT === '1') {
         mkdirSync(dirname(REPORT_SCREENSHOT), { recursive: true });
-        // Tall enough for the alert and the whole chart under it.
+        // Tall enough for the whole chart; it is in the direct message now, the alert in #ops.
         await page.setViewportSize({ width: 1280, height: 1240 });
         await page.screenshot({ path: REPORT_SCREENSHOT });
         await page.setViewportSize({ width: 1280, height: 860 });
