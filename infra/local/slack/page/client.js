@@ -555,8 +555,8 @@ function startSandbox() {
         row.dataset.testid = 'issue';
         row.dataset.issue = String(issue.id);
         const where = issue.services.map((id) => labels.get(id) ?? `service ${id}`).join(', ');
-        const label = node('span', 'issue-label', `${issue.id} · ${where}: ${issue.label}`);
-        label.title = label.textContent ?? '';
+        const label = node('span', 'issue-label', `${issue.id} ${issue.label}`);
+        label.title = `Issue ${issue.id} on ${where}: ${issue.label}${issue.resolved ? ' (resolved)' : ''}`;
         label.classList.toggle('resolved', issue.resolved);
         row.append(label);
         if (!issue.resolved) {
