@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LogLevel } from '@slack/bolt';
 import { InstallProvider, type InstallProviderOptions, type InstallURLOptions } from '@slack/oauth';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { z } from 'zod';
 import type { SlackAuth } from '../config.js';
 import type { Store } from '../store/index.js';
 import { BOT_SCOPES } from './app-scopes.js';
@@ -44,9 +43,10 @@ export function appRedirectUrlFor(
 
 /**
  * A workspace id as Slack writes it (`T…`). The install page passes one on to Slack's authorize
- * page as `team`, which opens it on that workspace; anything else is ignored, not echoed.
+ * page as `team`, which opens it on that workspace; anything else is ignored, not echoed. A plain
+ * pattern, not a zod schema: this module loads with the Slack function, before its first answer.
  */
-const TeamIdSchema = z.string().regex(/^T[A-Z0-9]{2,20}$/);
+const TEAM_ID = /^T[A-Z0-9]{2,20}$/;
 
 /**
  * Bolt's `InstallProvider`, able to send the person to Slack's authorize page for one workspace:
@@ -63,12 +63,12 @@ export class BotInstaller extends InstallProvider {
 
   /** The install page; its "Add to Slack" link names `team` when it is a workspace id. */
   handleInstallPathFor(request: IncomingMessage, response: ServerResponse, team: string | undefined) {
-    const teamId = TeamIdSchema.safeParse(team);
+    const teamId = team !== undefined && TEAM_ID.test(team) ? team : undefined;
     return this.handleInstallPath(
       request,
       response,
       undefined,
-      teamId.success ? { ...this.#installUrlOptions, teamId: teamId.data } : undefined,
+      teamId === undefined ? undefined : { ...this.#installUrlOptions, teamId },
     );
   }
 }
