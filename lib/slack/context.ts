@@ -1,7 +1,7 @@
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import type { InstallProvider } from '@slack/oauth';
 import type { WebClient } from '@slack/web-api';
 import type { Handoff } from './handoff.js';
+import type { BotInstaller } from './oauth.js';
 import type { RunnerDeps } from './runner.js';
 import type { BotTokens } from './web-client.js';
 
@@ -18,7 +18,7 @@ export interface BotDeps extends RunnerDeps {
   /** One workspace: its bot token. */
   readonly botToken?: string | undefined;
   /** Many workspaces: requests are authorised from their team's installation ("Add to Slack"). */
-  readonly installer?: InstallProvider | undefined;
+  readonly installer?: BotInstaller | undefined;
   /** The worker's and reporter's token cache, told when a workspace removes the app. */
   readonly botTokens?: BotTokens | undefined;
   /** Base URL of Slack's Web API (the local stand-in in tests and the local stack). */

@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LogLevel } from '@slack/bolt';
-import { InstallProvider } from '@slack/oauth';
+import { InstallProvider, type InstallProviderOptions, type InstallURLOptions } from '@slack/oauth';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { SlackAuth } from '../config.js';
 import type { Store } from '../store/index.js';
 import { BOT_SCOPES } from './app-scopes.js';
+import { documentPage, escapeHtml } from './page-style.js';
 
 /**
  * "Add to Slack" for a distributed app, with Bolt's `InstallProvider` doing the OAuth exchange:
@@ -40,12 +41,40 @@ export function appRedirectUrlFor(
   return url.toString();
 }
 
-export function createInstaller(
-  auth: MultiWorkspaceAuth,
-  store: Store,
-  slackApiUrl?: string,
-): InstallProvider {
-  return new InstallProvider({
+/**
+ * A workspace id as Slack writes it (`T…`). The install page passes one on to Slack's authorize
+ * page as `team`, which opens it on that workspace; anything else is ignored, not echoed. A plain
+ * pattern, not a zod schema: this module loads with the Slack function, before its first answer.
+ */
+const TEAM_ID = /^T[A-Z0-9]{2,20}$/;
+
+/**
+ * Bolt's `InstallProvider`, able to send the person to Slack's authorize page for one workspace:
+ * `GET /slack/install?team=T…` asks Slack to open that workspace (its `team` parameter), as a
+ * link beside a workspace's name should.
+ */
+export class BotInstaller extends InstallProvider {
+  readonly #installUrlOptions: InstallURLOptions;
+
+  constructor(options: InstallProviderOptions & { readonly installUrlOptions: InstallURLOptions }) {
+    super(options);
+    this.#installUrlOptions = options.installUrlOptions;
+  }
+
+  /** The install page; its "Add to Slack" link names `team` when it is a workspace id. */
+  handleInstallPathFor(request: IncomingMessage, response: ServerResponse, team: string | undefined) {
+    const teamId = team !== undefined && TEAM_ID.test(team) ? team : undefined;
+    return this.handleInstallPath(
+      request,
+      response,
+      undefined,
+      teamId === undefined ? undefined : { ...this.#installUrlOptions, teamId },
+    );
+  }
+}
+
+export function createInstaller(auth: MultiWorkspaceAuth, store: Store, slackApiUrl?: string): BotInstaller {
+  return new BotInstaller({
     clientId: auth.clientId,
     clientSecret: auth.clientSecret,
     stateSecret: auth.stateSecret,
@@ -65,18 +94,10 @@ export function createInstaller(
   });
 }
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
-}
-
 function installPage(authorizeUrl: string): string {
-  return page(
+  return documentPage(
     'Add the cloud bot to Slack',
-    `<p>Slack asks you to pick a workspace and approve what the bot may do.</p><p><a id="add-to-slack" href="${escapeHtml(authorizeUrl)}">Add to Slack</a></p>`,
+    `<p>Slack asks you to pick a workspace and approve what the bot may do.</p><p class="actions"><a class="button primary" id="add-to-slack" href="${escapeHtml(authorizeUrl)}">Add to Slack</a></p>`,
   );
 }
 
@@ -166,7 +187,7 @@ export interface OAuthRoutes {
 }
 
 export function oauthRoutes(
-  installer: InstallProvider,
+  installer: BotInstaller,
   onInstalled: (team: string | undefined, enterprise: string | undefined) => void,
   slackApiUrl?: string,
 ): OAuthRoutes {
@@ -176,7 +197,9 @@ export function oauthRoutes(
       if (!isOAuthPage(event)) return undefined;
       if (path.endsWith(INSTALL_PATH)) {
         const { request, response, result } = asNodeExchange(event);
-        return installer.handleInstallPath(request, response).then(result);
+        return installer
+          .handleInstallPathFor(request, response, event.queryStringParameters?.team)
+          .then(result);
       }
       if (path.endsWith(OAUTH_REDIRECT_PATH)) {
         const { request, response, result } = asNodeExchange(event);
@@ -187,12 +210,12 @@ export function oauthRoutes(
               const where = installation.team?.name ?? installation.enterprise?.name ?? 'your workspace';
               const team = installation.team?.id;
               const open = team
-                ? `<p><a id="open-slack" href="${escapeHtml(appRedirectUrlFor(slackApiUrl, team, installation.appId))}">Open Slack</a></p>`
+                ? `<p class="actions"><a class="button primary" id="open-slack" href="${escapeHtml(appRedirectUrlFor(slackApiUrl, team, installation.appId))}">Open Slack</a></p>`
                 : '';
               htmlResponse(
                 res,
                 200,
-                page(
+                documentPage(
                   'Installed',
                   `<p>The cloud bot is installed in ${escapeHtml(where)}. Type <code>/cloud help</code> in any channel, then <code>/cloud login</code>.</p>${open}`,
                 ),
@@ -202,9 +225,9 @@ export function oauthRoutes(
               htmlResponse(
                 res,
                 400,
-                page(
+                documentPage(
                   'Installation failed',
-                  `<p>${escapeHtml(failureText(error.code))}</p><p><a href="install">Install page</a></p>`,
+                  `<p>${escapeHtml(failureText(error.code))}</p><p class="actions"><a class="button" href="install">Install page</a></p>`,
                 ),
               );
             },

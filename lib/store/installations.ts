@@ -243,17 +243,23 @@ export class OAuthStateStore implements StateStore {
 
   async generateStateParam(installOptions: InstallURLOptions): Promise<string> {
     const state = randomBytes(24).toString('base64url');
-    await this.#ctx.table.put({
-      TableName: this.#ctx.tableName,
-      Item: {
-        pk: keys.oauthState(state),
-        sk: 'STATE',
-        kind: 'oauth_state',
-        install_options: JSON.parse(JSON.stringify(installOptions)) as Record<string, unknown>,
-        expires_at: epochSeconds(this.#ctx.now()) + OAUTH_STATE_SECONDS,
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    });
+    try {
+      await this.#ctx.table.put({
+        TableName: this.#ctx.tableName,
+        Item: {
+          pk: keys.oauthState(state),
+          sk: 'STATE',
+          kind: 'oauth_state',
+          install_options: JSON.parse(JSON.stringify(installOptions)) as Record<string, unknown>,
+          expires_at: epochSeconds(this.#ctx.now()) + OAUTH_STATE_SECONDS,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      });
+    } catch (error) {
+      // The state is 24 random bytes, so an item already under its key is this put's own first
+      // attempt: it landed, its answer was lost, and the client sent it again. The state stands.
+      if (!isConditionFailure(error)) throw error;
+    }
     return state;
   }
 

@@ -304,6 +304,13 @@ describe('the HTTP surface', () => {
     expect(counts['profile.view']).toBeGreaterThanOrEqual(1);
     const issue = await control('POST', '/managed/issues', { label: 'from http' });
     expect(issue.body).toMatchObject({ entity: { label: 'from http', type: 'ticket' } });
+    const [serviceId] = issue.body.services as number[];
+    expect(emulator.control.world.services.get(serviceId ?? 0)?.status).toBe('problem');
+    const resolved = await control('POST', `/managed/issues/${issue.body.id}/resolve`);
+    expect(resolved).toMatchObject({ status: 200, body: { id: issue.body.id } });
+    expect(emulator.control.world.services.get(serviceId ?? 0)?.status).toBe('ok');
+    expect((await control('POST', '/managed/issues/999999/resolve')).status).toBe(400);
+    expect((await control('POST', '/managed/issues', { services: [999999] })).status).toBe(400);
     expect((await control('POST', '/clock/advance', { ms: -1 })).status).toBe(400);
     expect((await control('POST', '/nothing-here')).status).toBe(404);
   });

@@ -11,11 +11,10 @@ import { browserAvailability, CHROMIUM, failInCiWithoutBrowser } from '../suppor
  * deletion, approve it as someone else, and see the volume gone. Skipped, saying why, where
  * playwright-core or chromium is missing; `page-server.test.ts` covers the same flow over HTTP.
  *
- * `UPDATE_SCREENSHOT=1` also saves the page as `docs/sandbox.png`, and a new-issue alert and the
- * stats chart as posted as `docs/report-in-sandbox.png`.
+ * `UPDATE_SCREENSHOT=1` also saves a new-issue alert and the stats report's chart under it as
+ * `docs/report-in-sandbox.png` (the newcomer walk saves `docs/sandbox.png`).
  */
 
-const SCREENSHOT = new URL('../../docs/sandbox.png', import.meta.url).pathname;
 const REPORT_SCREENSHOT = new URL('../../docs/report-in-sandbox.png', import.meta.url).pathname;
 const STEP_TIMEOUT_MS = 15_000;
 /** The heading of a volume list on one page, e.g. `Volumes (12)`. */
@@ -229,11 +228,6 @@ describe.skipIf(skipReason !== undefined)(
         .filter({ hasText: `Volume ${volumeId} deleted` })
         .waitFor();
 
-      if (process.env.UPDATE_SCREENSHOT === '1') {
-        mkdirSync(dirname(SCREENSHOT), { recursive: true });
-        await page.screenshot({ path: SCREENSHOT });
-      }
-
       // And Alice's list no longer has it.
       await actAs('U0ALICE', 'Alice Operator');
       const after = await type('/cloud volumes list', VOLUMES_HEADER);
@@ -248,10 +242,22 @@ describe.skipIf(skipReason !== undefined)(
         (await added.textContent()) ?? '',
       )?.[1];
       if (!id) throw new Error('the subscription reply names no ID');
-      const issue = sandbox.emulator.control.createManagedIssue({ label: 'checkout answers 502' });
+      // The page's own control raises the issue in the emulator, as a service would stop answering.
+      const monitoring = page.getByTestId('monitoring');
+      await monitoring.waitFor();
+      const shop = sandbox.emulator.control
+        .managedMonitoring()
+        .services.find((s) => s.label === 'shop-frontend');
+      await page.getByTestId('issue-service').selectOption(String(shop?.id));
+      await page.getByTestId('issue-summary').fill('checkout answers 502');
+      await page.getByTestId('issue-raise').click();
+      const raised = page.getByTestId('issue').filter({ hasText: 'checkout answers 502' });
+      await raised.waitFor();
+      const issueId = Number(await raised.getAttribute('data-issue'));
+      expect(sandbox.emulator.control.world.issues.get(issueId)?.services).toEqual([shop?.id]);
 
       await type(`/cloud reports run ${id}`, 'Posted');
-      const alert = newestMessage(`New managed issue ${issue.id}`);
+      const alert = newestMessage(`New managed issue ${issueId}`);
       await alert.waitFor();
       // Slack shows :rotating_light: as the emoji, not as its name.
       expect(await alert.textContent()).toContain('🚨');
@@ -275,11 +281,16 @@ describe.skipIf(skipReason !== undefined)(
 
       if (process.env.UPDATE_SCREENSHOT === '1') {
         mkdirSync(dirname(REPORT_SCREENSHOT), { recursive: true });
-        // Tall enough for the alert and the whole chart under it.
+        // Tall enough for the alert and the whole chart of the stats report under it.
         await page.setViewportSize({ width: 1280, height: 1240 });
         await page.screenshot({ path: REPORT_SCREENSHOT });
         await page.setViewportSize({ width: 1280, height: 860 });
       }
+
+      // Resolving it from the page: the service checks out again.
+      await raised.getByTestId('issue-resolve').click();
+      await raised.locator('.resolved').waitFor();
+      expect(sandbox.emulator.control.world.services.get(shop?.id ?? 0)?.status).toBe('ok');
 
       // Asked for privately, the chart goes to the asker's direct message with the app: Slack
       // shares a file only where a message can show it, and an ephemeral reply cannot.

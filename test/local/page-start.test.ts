@@ -27,6 +27,8 @@ function sandboxEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     PORT: '0',
     EMULATOR_PORT: '0',
     DYNAMODB_PORT: '0',
+    SLACK_PORT: '0',
+    BOT_PORT: '0',
     ...extra,
   };
   for (const key of [
@@ -100,20 +102,23 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-/** Java processes of DynamoDB Local listening on `port`, from /proc (Linux). */
-function dynamoProcessesOn(port: string): number[] {
+/** Command lines of the Java processes of DynamoDB Local listening on `port`, from /proc (Linux). */
+function dynamoCommandLinesOn(port: string): string[][] {
   return readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
+    .flatMap((pid) => {
       try {
         const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-        return args.some((arg) => arg.includes('DynamoDBLocal')) && args[args.indexOf('-port') + 1] === port;
+        const isDynamo =
+          args.some((arg) => arg.includes('DynamoDBLocal')) && args[args.indexOf('-port') + 1] === port;
+        return isDynamo ? [args] : [];
       } catch {
-        return false;
+        return [];
       }
-    })
-    .map(Number);
+    });
 }
+
+const dynamoProcessesOn = (port: string) => dynamoCommandLinesOn(port).length;
 
 /**
  * Processes of process group `pgid` that still run, from /proc (Linux), as "pid name". A zombie
@@ -151,6 +156,8 @@ describe('npm start', () => {
     const pageUrl = bannerValue(output(), 'Slack sandbox');
     const apiUrl = bannerValue(output(), 'Cloud API');
     const dynamoUrl = bannerValue(output(), 'DynamoDB Local');
+    const slackUrl = bannerValue(output(), 'Slack stand-in');
+    const botUrl = bannerValue(output(), 'Bot');
     const token = /press Link token:\s*\n\s*\n\s*(\S+)/.exec(output())?.[1] ?? '';
     expect(output()).toContain('type /cloud login');
 
@@ -160,7 +167,12 @@ describe('npm start', () => {
     const profile = await fetch(`${apiUrl}/profile`, { headers: { authorization: `Bearer ${token}` } });
     expect(profile.status).toBe(200);
     const dynamoPort = new URL(dynamoUrl).port;
-    expect(dynamoProcessesOn(dynamoPort)).toHaveLength(1);
+    expect(dynamoProcessesOn(dynamoPort)).toBe(1);
+    // Every part listens on this machine only: DynamoDB Local is asked for 127.0.0.1 too.
+    for (const url of [pageUrl, apiUrl, dynamoUrl, slackUrl, botUrl])
+      expect(new URL(url).hostname).toBe('127.0.0.1');
+    const [dynamoArgs = []] = dynamoCommandLinesOn(dynamoPort);
+    expect(dynamoArgs[dynamoArgs.indexOf('-host') + 1]).toBe('127.0.0.1');
 
     const pid = child.pid ?? 0;
     const exited = once(child, 'exit');
@@ -172,7 +184,9 @@ describe('npm start', () => {
     expect(await answers(pageUrl)).toBe(false);
     expect(await answers(apiUrl)).toBe(false);
     expect(await answers(dynamoUrl)).toBe(false);
-    expect(dynamoProcessesOn(dynamoPort)).toEqual([]);
+    expect(await answers(slackUrl)).toBe(false);
+    expect(await answers(botUrl)).toBe(false);
+    expect(dynamoProcessesOn(dynamoPort)).toBe(0);
     // Helpers of the script's group (tsx's esbuild service) exit when its pipe closes, a moment after
     // the script itself; they must all be gone shortly after.
     await waitFor(
@@ -195,7 +209,13 @@ describe('npm start', () => {
 describe('the environment of npm start', () => {
   it('needs nothing: fixed default ports and the local sandbox', () => {
     const env = loadLocalEnv({});
-    expect(env).toMatchObject({ PORT: 3000, EMULATOR_PORT: 3001, DYNAMODB_PORT: 8000 });
+    expect(env).toMatchObject({
+      PORT: 3000,
+      EMULATOR_PORT: 3001,
+      DYNAMODB_PORT: 8000,
+      SLACK_PORT: 3002,
+      BOT_PORT: 3003,
+    });
     expect(wantsRealWorkspace(env)).toBe(false);
   });
 

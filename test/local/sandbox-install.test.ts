@@ -4,6 +4,7 @@ import { SECOND_TEAM } from '../../infra/local/slack/oauth.js';
 import type { ActionResult } from '../../infra/local/slack/page/server.js';
 import type { PageState } from '../../infra/local/slack/page/state.js';
 import { type Sandbox, startSandbox } from '../../infra/local/start.js';
+import { DOCUMENT_PAGE_STYLE, PAGE_BASE_STYLE } from '../../lib/slack/page-style.js';
 
 /**
  * The sandbox of `npm start` as a distributed app: the seeded workspace works as it always did
@@ -58,15 +59,29 @@ function attribute(html: string, id: string): string {
 describe('the sandbox as a distributed app', () => {
   it('starts with the seeded workspace installed and the second one offering "Add to Slack"', async () => {
     const seen = await state(SEEDED_TEAM);
+    // Each workspace's "Add to Slack" names it, so Slack's authorize page opens on that workspace.
     expect(seen.teams).toEqual([
       { id: SEEDED_TEAM, name: 'Local workspace', installed: true },
-      { id: SECOND_TEAM.id, name: SECOND_TEAM.name, installed: false },
+      {
+        id: SECOND_TEAM.id,
+        name: SECOND_TEAM.name,
+        installed: false,
+        installUrl: `${sandbox.stack.installUrl}?team=${SECOND_TEAM.id}`,
+      },
     ]);
     expect(seen.installUrl).toBe(sandbox.stack.installUrl);
     // The second workspace's channels are not the seeded workspace's.
     expect(seen.channels.map((c) => c.id)).not.toContain(PLATFORM);
     const page = await (await fetch(sandbox.pageUrl)).text();
     expect(page).toContain('data-testid="workspace-list"');
+    // The same colours, type and buttons as the install and authorize pages.
+    expect(page).toContain(PAGE_BASE_STYLE);
+  });
+
+  it('passes only a workspace id on to Slack: anything else in team is left out of the authorize link', async () => {
+    const landing = await request(`${sandbox.stack.installUrl}?team=${encodeURIComponent('"><b>x')}`);
+    const authorizeUrl = new URL(attribute(await landing.body.text(), 'add-to-slack'));
+    expect(authorizeUrl.searchParams.has('team')).toBe(false);
   });
 
   it('keeps the seeded workspace working as before: its login modal opens with its own token', async () => {
@@ -82,21 +97,28 @@ describe('the sandbox as a distributed app', () => {
   });
 
   it('installs the second workspace from the page through the OAuth pages, and comes back to it', async () => {
-    const { installUrl } = await state(SECOND_TEAM.id);
+    const installUrl = (await state(SECOND_TEAM.id)).teams.find((t) => t.id === SECOND_TEAM.id)?.installUrl;
     if (!installUrl) throw new Error('the page offers no "Add to Slack"');
 
     const landing = await request(installUrl);
     expect(landing.statusCode).toBe(200);
     const cookie = String(landing.headers['set-cookie']).split(';')[0] ?? '';
-    const authorizeUrl = new URL(attribute(await landing.body.text(), 'add-to-slack'));
+    const landingHtml = await landing.body.text();
+    expect(landingHtml).toContain(`<style>${DOCUMENT_PAGE_STYLE}</style>`);
+    const authorizeUrl = new URL(attribute(landingHtml, 'add-to-slack'));
+    expect(authorizeUrl.searchParams.get('team')).toBe(SECOND_TEAM.id);
 
     const authorizePage = await request(authorizeUrl);
     const form = await authorizePage.body.text();
     expect(authorizePage.statusCode).toBe(200);
-    expect(form).toContain(`value="${SECOND_TEAM.id}"`);
+    // Reached from the second workspace's link, the page opens on it: Allow installs it there.
+    expect(form).toContain(`value="${SECOND_TEAM.id}" checked`);
+    expect(form).not.toContain('value="T0LOCAL" checked');
+    expect(form).toContain(`<style>${DOCUMENT_PAGE_STYLE}</style>`);
 
+    // The form as the browser sends it on Allow: the checked workspace, untouched.
     const fields = new URLSearchParams(authorizeUrl.searchParams);
-    fields.set('team', SECOND_TEAM.id);
+    fields.set('team', /name="team" value="([^"]+)" checked/.exec(form)?.[1] ?? '');
     fields.set('decision', 'allow');
     const allowed = await request(new URL('/oauth/v2/authorize', authorizeUrl), {
       method: 'POST',
@@ -110,6 +132,7 @@ describe('the sandbox as a distributed app', () => {
     const success = await done.body.text();
     expect(done.statusCode).toBe(200);
     expect(success).toContain(`is installed in ${SECOND_TEAM.name}`);
+    expect(success).toContain(`<style>${DOCUMENT_PAGE_STYLE}</style>`);
 
     const open = await request(attribute(success, 'open-slack'));
     await open.body.text();

@@ -129,6 +129,23 @@ describe('OAuth state', () => {
     await expect(states.verifyStateParam(table.clock.now(), state)).resolves.toEqual(options);
   });
 
+  it('issues the state when the put landed but its answer was lost and the client sent it again', async () => {
+    // The first attempt is written; the retry then finds it there (a condition failure).
+    const real = table.ctx.table;
+    const retried = new OAuthStateStore({
+      ...table.ctx,
+      table: {
+        ...real,
+        put: async (input) => {
+          await real.put(input);
+          return real.put(input);
+        },
+      },
+    });
+    const state = await retried.generateStateParam(options);
+    await expect(states.verifyStateParam(table.clock.now(), state)).resolves.toEqual(options);
+  });
+
   it('refuses a state used twice (a replayed redirect)', async () => {
     const state = await states.generateStateParam(options);
     await states.verifyStateParam(table.clock.now(), state);

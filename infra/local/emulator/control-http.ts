@@ -17,6 +17,7 @@ import type { GlobalGrants } from './world.js';
  *   DELETE /__control/tokens             {token} revokes it
  *   POST   /__control/grants             {username, kind, id, permission}
  *   POST   /__control/managed/issues     {services?, label?} → issue
+ *   POST   /__control/managed/issues/{id}/resolve   the services check out again → issue
  *   GET    /__control/requests           counts per operation id; DELETE resets them
  *   GET    /__control/process            {cpuMicros}: CPU time of the process the emulator runs in
  *   PUT    /__control/rate-limit         rate-limit options, or false
@@ -96,6 +97,8 @@ export function handleControl(
   const ok = (result: unknown = { ok: true }): ControlResponse => ({ status: 200, body: result });
   const route = `${method} ${path.replace(/\/+$/, '')}`;
   try {
+    const resolve = /^POST \/__control\/managed\/issues\/(\d+)\/resolve$/.exec(route);
+    if (resolve) return ok(control.resolveManagedIssue(Number(resolve[1])));
     switch (route) {
       case 'GET /__control/clock':
         return ok(control.describe());

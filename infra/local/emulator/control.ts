@@ -168,6 +168,8 @@ export class EmulatorControl {
   ): ReturnType<typeof renderIssue> {
     const world = this.#world;
     const services = spec.services ?? [...world.services.keys()].slice(0, 1);
+    const unknown = services.filter((serviceId) => !world.services.has(serviceId));
+    if (unknown.length > 0) throw new Error(`No managed service ${unknown.join(', ')}`);
     const id = world.nextId('issue', 823);
     const ticket = 98000 + id;
     const issue: ManagedIssueRecord = {
@@ -206,6 +208,50 @@ export class EmulatorControl {
     return {
       length: items.length,
       slice: (start, end) => items.slice(start, end).map((item) => ({ ...item })),
+    };
+  }
+
+  /**
+   * Monitoring sees the issue's services answer again: those reporting a problem return to `ok`
+   * (a disabled one stays disabled). The issue stays in `GET /managed/issues`, which lists
+   * "recent and ongoing issues"; the API's ManagedIssue has no field that says which.
+   */
+  resolveManagedIssue(id: number): ReturnType<typeof renderIssue> {
+    const world = this.#world;
+    const issue = world.issues.get(id);
+    if (!issue) throw new Error(`No managed issue ${id}`);
+    if (issue.resolved === undefined) {
+      issue.resolved = world.now();
+      for (const serviceId of issue.services) {
+        const service = world.services.get(serviceId);
+        if (service && service.status === 'problem') {
+          service.status = 'ok';
+          service.updated = world.now();
+        }
+      }
+    }
+    return renderIssue(issue);
+  }
+
+  /** The managed services and issues, newest issue first, with whether each issue is over. */
+  managedMonitoring(): {
+    services: { id: number; label: string; status: string }[];
+    issues: { id: number; label: string; services: number[]; resolved: boolean }[];
+  } {
+    const world = this.#world;
+    return {
+      services: [...world.services.values()].map((s) => ({ id: s.id, label: s.label, status: s.status })),
+      issues: [...world.issues.values()]
+        .sort((a, b) => b.created - a.created || b.id - a.id)
+        .map((issue) => ({
+          id: issue.id,
+          label: issue.entity.label,
+          services: [...issue.services],
+          // Resolved here, or its services no longer report a problem (the seeded older issue).
+          resolved:
+            issue.resolved !== undefined ||
+            issue.services.every((id) => world.services.get(id)?.status !== 'problem'),
+        })),
     };
   }
 

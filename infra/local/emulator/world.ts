@@ -390,6 +390,11 @@ export interface ManagedIssueRecord {
   created: number;
   services: number[];
   entity: { id: number; label: string; type: 'ticket'; url: string };
+  /**
+   * When the services' checks passed again (the control's resolve). Not part of the API's
+   * ManagedIssue, which has no state: a resolved issue stays listed among the recent ones.
+   */
+  resolved?: number;
 }
 
 export interface ManagedServiceRecord {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { documentPage, escapeHtml } from '../../../lib/slack/page-style.js';
 import type { SlackChannel } from './store.js';
 
 /**
@@ -69,10 +70,6 @@ export type AuthorizeAnswer =
   | { readonly kind: 'page'; readonly status: number; readonly html: string }
   | { readonly kind: 'redirect'; readonly location: string };
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
 export class StandInOAuth {
   readonly #teams: readonly SlackTeam[];
   readonly #now: () => number;
@@ -116,6 +113,16 @@ export class StandInOAuth {
     return issued.expiresAt !== undefined && issued.expiresAt <= this.#now() ? 'expired' : 'valid';
   }
 
+  /**
+   * Whether the app is installed in `team` as Slack knows it: a token was issued there and not
+   * revoked (an expired rotating token still means installed). Slack's own record, whatever the
+   * app managed to store of the installation.
+   */
+  installedIn(team: string): boolean {
+    for (const issued of this.#tokens.values()) if (issued.team.id === team) return true;
+    return false;
+  }
+
   /** The workspace removed the app or revoked its tokens: they stop working, as Slack revokes them. */
   revoke(team: string): void {
     for (const [token, issued] of this.#tokens) if (issued.team.id === team) this.#tokens.delete(token);
@@ -123,26 +130,38 @@ export class StandInOAuth {
       if (owner.team.id === team) this.#refreshTokens.delete(token);
   }
 
-  /** `GET /oauth/v2/authorize`: the page where the person picks a workspace and allows the app. */
+  /**
+   * `GET /oauth/v2/authorize`: the page where the person picks a workspace and allows the app. It
+   * opens on the workspace the request's `team` names (rule `authorize-team`), else the first.
+   */
   authorizePage(query: URLSearchParams): AuthorizeAnswer {
     const problem = this.#checkRequest(query);
     if (problem)
-      return { kind: 'page', status: 400, html: page('Cannot install', `<p>${escapeHtml(problem)}</p>`) };
+      return {
+        kind: 'page',
+        status: 400,
+        html: documentPage('Cannot install', `<p>${escapeHtml(problem)}</p>`),
+      };
     const hidden = ['client_id', 'scope', 'state', 'redirect_uri']
       .map((name) => `<input type="hidden" name="${name}" value="${escapeHtml(query.get(name) ?? '')}">`)
       .join('');
+    const named = this.#teams.find((team) => team.id === query.get('team'));
+    const selected = named ?? this.#teams[0];
     const choices = this.#teams
       .map(
-        (team, i) =>
-          `<label><input type="radio" name="team" value="${escapeHtml(team.id)}"${i === 0 ? ' checked' : ''}> ${escapeHtml(team.name)}</label><br>`,
+        (team) =>
+          `<label class="choice"><input type="radio" name="team" value="${escapeHtml(team.id)}"${team === selected ? ' checked' : ''}> ${escapeHtml(team.name)}</label>`,
       )
       .join('');
+    const scopes = scopeList(query.get('scope') ?? '')
+      .map((scope) => `<code>${escapeHtml(scope)}</code>`)
+      .join(' ');
     return {
       kind: 'page',
       status: 200,
-      html: page(
+      html: documentPage(
         'Install the app',
-        `<form method="post" action="/oauth/v2/authorize">${hidden}<p>It asks for: ${escapeHtml(query.get('scope') ?? '')}</p>${choices}<button type="submit" name="decision" value="allow">Allow</button> <button type="submit" name="decision" value="deny">Cancel</button></form>`,
+        `<form method="post" action="/oauth/v2/authorize">${hidden}<p>Pick the workspace to install it in.</p><div class="choices">${choices}</div><p class="muted">It asks for: ${scopes}</p><div class="actions"><button class="button primary" type="submit" name="decision" value="allow">Allow</button><button class="button" type="submit" name="decision" value="deny">Cancel</button></div></form>`,
       ),
     };
   }
@@ -151,7 +170,11 @@ export class StandInOAuth {
   decide(form: URLSearchParams, user = 'U0ADMIN'): AuthorizeAnswer {
     const problem = this.#checkRequest(form);
     if (problem)
-      return { kind: 'page', status: 400, html: page('Cannot install', `<p>${escapeHtml(problem)}</p>`) };
+      return {
+        kind: 'page',
+        status: 400,
+        html: documentPage('Cannot install', `<p>${escapeHtml(problem)}</p>`),
+      };
     const redirectUri = form.get('redirect_uri') || (this.#app?.redirectUri as string);
     const back = new URL(redirectUri);
     const state = form.get('state');
@@ -251,8 +274,4 @@ function scopeList(scope: string): string[] {
     .split(/[\s,]+/)
     .map((item) => item.trim())
     .filter((item) => item !== '');
-}
-
-function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 }

@@ -142,6 +142,14 @@ export const SLACK_RULES = [
       'https://api.slack.com/authentication/rotation ("expires every 12 hours"; "The refresh token is then revoked, and a new refresh token is used")',
   },
   {
+    id: 'authorize-team',
+    methods: ['oauth/v2/authorize'],
+    behaviour:
+      'the authorize page opens on the workspace its team parameter names (a workspace id the person belongs to); without one, or with an unknown one, on the first workspace; the person may still pick another before Allow',
+    source:
+      'https://api.slack.com/docs/oauth (authorize parameters: team, "Slack team ID of a workspace to attempt to restrict to"); @slack/oauth InstallURLOptions.teamId (sent as team on the authorize URL)',
+  },
+  {
     id: 'socket-mode-open',
     methods: ['apps.connections.open'],
     behaviour:

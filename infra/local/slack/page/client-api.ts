@@ -59,6 +59,21 @@ export interface ClientTeam {
   readonly name: string;
   /** Whether the app is installed there; without it Slack refuses to send the app anything. */
   readonly installed: boolean;
+  /** Where not installed: the bot's "Add to Slack" page for this workspace. */
+  readonly installUrl?: string;
+}
+
+/** `GET /api/monitoring`: the emulator's managed services and issues, newest issue first. */
+export interface ClientMonitoring {
+  readonly services: readonly { readonly id: number; readonly label: string; readonly status: string }[];
+  readonly issues: readonly {
+    readonly id: number;
+    /** The ticket's summary. */
+    readonly label: string;
+    readonly services: readonly number[];
+    /** Whether the services' checks passed again; the API still lists it among recent issues. */
+    readonly resolved: boolean;
+  }[];
 }
 
 /** `GET /api/state`. */

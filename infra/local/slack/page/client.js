@@ -10,6 +10,7 @@
 /** @typedef {import('./client-api.js').ClientCompletionData} ClientCompletionData */
 /** @typedef {import('./client-api.js').ClientFile} ClientFile */
 /** @typedef {import('./client-api.js').ClientMessage} ClientMessage */
+/** @typedef {import('./client-api.js').ClientMonitoring} ClientMonitoring */
 /** @typedef {import('./client-api.js').ClientRefusal} ClientRefusal */
 /** @typedef {import('./client-api.js').ClientState} ClientState */
 /** @typedef {import('./client-api.js').ClientView} ClientView */
@@ -480,6 +481,12 @@ function startSandbox() {
     usage: byTestId('usage', HTMLElement),
     status: byTestId('status', HTMLElement),
     modal: byTestId('modal-backdrop', HTMLElement),
+    monitoring: byTestId('monitoring', HTMLElement),
+    issueForm: byTestId('issue-form', HTMLFormElement),
+    issueService: byTestId('issue-service', HTMLSelectElement),
+    issueSummary: byTestId('issue-summary', HTMLInputElement),
+    issueRaise: byTestId('issue-raise', HTMLButtonElement),
+    issues: byTestId('issue-list', HTMLElement),
   };
   const params = new URLSearchParams(location.search);
   /** @type {SandboxUi} */
@@ -616,6 +623,8 @@ function startSandbox() {
     const address = new URLSearchParams({ team: ui.team, user: ui.user, channel: ui.channel });
     history.replaceState(null, '', `?${address}`);
     render();
+    // Services change with the bot's actions too (a "Disable monitoring" button).
+    if (!els.monitoring.hidden) loadMonitoring();
   }
 
   /** @type {number | undefined} */
@@ -653,6 +662,81 @@ function startSandbox() {
     }
   }
 
+  // The cloud side of the demo (the emulator's managed monitoring), outside Slack
+
+  async function loadMonitoring() {
+    /** @type {ClientMonitoring} */
+    let monitoring;
+    try {
+      const response = await fetch('/api/monitoring');
+      // A sandbox without the emulator has none: the section stays hidden.
+      if (!response.ok) return;
+      monitoring = await response.json();
+    } catch {
+      return;
+    }
+    renderMonitoring(monitoring);
+  }
+
+  /** @param {ClientMonitoring} monitoring */
+  function renderMonitoring(monitoring) {
+    els.monitoring.hidden = false;
+    const chosen = els.issueService.value;
+    els.issueService.replaceChildren(
+      ...monitoring.services.map((service) => {
+        const option = node('option', '', `${service.label} (${service.status})`);
+        option.value = String(service.id);
+        option.selected = option.value === chosen;
+        return option;
+      }),
+    );
+    const labels = new Map(monitoring.services.map((service) => [service.id, service.label]));
+    els.issues.replaceChildren(
+      ...monitoring.issues.slice(0, 5).map((issue) => {
+        const row = node('li');
+        row.dataset.testid = 'issue';
+        row.dataset.issue = String(issue.id);
+        const where = issue.services.map((id) => labels.get(id) ?? `service ${id}`).join(', ');
+        const label = node('span', 'issue-label', `${issue.id} ${issue.label}`);
+        label.title = `Issue ${issue.id} on ${where}: ${issue.label}${issue.resolved ? ' (resolved)' : ''}`;
+        label.classList.toggle('resolved', issue.resolved);
+        row.append(label);
+        if (!issue.resolved) {
+          const resolve = node('button', '', 'Resolve');
+          resolve.type = 'button';
+          resolve.dataset.testid = 'issue-resolve';
+          resolve.addEventListener('click', () => resolveIssue(issue.id));
+          row.append(resolve);
+        }
+        return row;
+      }),
+    );
+  }
+
+  async function raiseIssue() {
+    const service = Number(els.issueService.value);
+    if (!Number.isInteger(service) || service <= 0) return;
+    els.issueRaise.disabled = true;
+    const summary = els.issueSummary.value.trim();
+    const result = await post('/api/monitoring/issue', summary ? { service, summary } : { service });
+    els.issueRaise.disabled = false;
+    if (result.ok) {
+      els.issueSummary.value = '';
+      setStatus(
+        'Issue raised. Channels subscribed with /cloud reports add alerts get it when the subscription next runs (or now with /cloud reports run ID).',
+      );
+    } else setStatus(`Raise issue: ${result.error}`, 'error');
+    loadMonitoring();
+  }
+
+  /** @param {number} issue */
+  async function resolveIssue(issue) {
+    const result = await post('/api/monitoring/resolve', { issue });
+    if (result.ok) setStatus(`Issue ${issue} resolved: its services check out again.`);
+    else setStatus(`Resolve issue ${issue}: ${result.error}`, 'error');
+    loadMonitoring();
+  }
+
   // Rendering
 
   function render() {
@@ -674,9 +758,10 @@ function startSandbox() {
         link.dataset.team = team.id;
         link.classList.toggle('active', team.id === state.teamId);
         row.append(link);
-        if (!team.installed && state.installUrl) {
+        if (!team.installed && team.installUrl) {
           const add = node('a', 'add-to-slack', 'Add to Slack');
-          add.href = state.installUrl;
+          // The bot's install page for this workspace: Slack's authorize page opens on it.
+          add.href = team.installUrl;
           add.dataset.testid = 'add-to-slack';
           add.dataset.team = team.id;
           row.append(add);
@@ -1312,6 +1397,10 @@ function startSandbox() {
     event.preventDefault();
     sendCommand();
   });
+  els.issueForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    raiseIssue();
+  });
   els.input.addEventListener('input', updateCompletions);
   els.input.addEventListener('focus', updateCompletions);
   els.input.addEventListener('blur', hideCompletions);
@@ -1364,6 +1453,7 @@ function startSandbox() {
 
   connectEvents();
   loadCommands();
+  loadMonitoring();
   refresh();
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { PAGE_BASE_STYLE } from '../../../../lib/slack/page-style.js';
 
 /**
  * The sandbox page: one self-contained HTML document with its style and script inline, so it
@@ -13,17 +14,9 @@ export interface SandboxPage {
   readonly contentSecurityPolicy: string;
 }
 
-const STYLE = `
-:root {
-  --sidebar: #3f0e40; --sidebar-text: #cfc3cf; --sidebar-active: #1164a3; --border: #e2e2e2;
-  --text: #1d1c1d; --muted: #616061; --link: #1264a3; --primary: #007a5a; --danger: #e01e5a;
-  --ephemeral: #f8f8f8; --code: #f6f6f6; --code-text: #e01e5a;
-  font-family: -apple-system, BlinkMacSystemFont, "Segoe UI", Roboto, Helvetica, Arial, sans-serif;
-  font-size: 15px; color: var(--text);
-}
-* { box-sizing: border-box; }
+// The Slack client's own layout, on the colours, type and buttons the install pages share.
+const STYLE = `${PAGE_BASE_STYLE}
 body { margin: 0; height: 100vh; display: flex; }
-button, input, select, textarea { font: inherit; }
 .sidebar { width: 240px; background: var(--sidebar); color: var(--sidebar-text); display: flex; flex-direction: column; padding: 12px 0; flex-shrink: 0; }
 .workspace { color: #fff; font-weight: 700; font-size: 17px; padding: 0 16px 12px; border-bottom: 1px solid #5d2c5d; }
 .seat { padding: 12px 16px; border-bottom: 1px solid #5d2c5d; }
@@ -35,6 +28,15 @@ button, input, select, textarea { font: inherit; }
 .channel-link.active { background: var(--sidebar-active); color: #fff; }
 .workspaces { padding: 8px 0; border-bottom: 1px solid #5d2c5d; }
 .add-to-slack { display: inline-block; margin: 2px 16px 6px; padding: 2px 8px; border-radius: 4px; background: #fff; color: var(--sidebar); font-size: 12px; font-weight: 700; text-decoration: none; }
+.monitoring { border-top: 1px solid #5d2c5d; margin-top: 12px; padding-bottom: 4px; }
+.monitoring .outside { font-weight: 400; font-size: 11px; opacity: .8; }
+.issue-form { display: flex; flex-direction: column; gap: 4px; padding: 0 16px; }
+.issue-form select, .issue-form input { width: 100%; padding: 4px; border-radius: 4px; border: 0; font-size: 13px; }
+.issue-form button, .issue-list button { align-self: flex-start; border: 0; border-radius: 4px; background: #fff; color: var(--sidebar); font-size: 12px; font-weight: 700; padding: 3px 8px; cursor: pointer; }
+.issue-list { list-style: none; margin: 6px 0 0; padding: 0 16px; font-size: 12px; }
+.issue-list li { display: flex; gap: 6px; align-items: center; padding: 2px 0; }
+.issue-list .issue-label { flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.issue-list .resolved { opacity: .6; text-decoration: line-through; }
 .sidebar .hint { margin-top: auto; padding: 12px 16px; font-size: 12px; line-height: 1.4; }
 .sidebar .hint code { background: #5d2c5d; color: #fff; }
 main { flex: 1; display: flex; flex-direction: column; min-width: 0; }
@@ -57,7 +59,6 @@ main { flex: 1; display: flex; flex-direction: column; min-width: 0; }
 .text { line-height: 1.46; overflow-wrap: anywhere; }
 .text a, .mrkdwn a { color: var(--link); text-decoration: none; }
 .text a:hover, .mrkdwn a:hover { text-decoration: underline; }
-code { font-family: Menlo, Consolas, monospace; font-size: 12px; background: var(--code); color: var(--code-text); border: 1px solid #ddd; border-radius: 3px; padding: 1px 3px; }
 pre { font-family: Menlo, Consolas, monospace; font-size: 12px; background: var(--code); border: 1px solid #ddd; border-radius: 4px; padding: 8px; white-space: pre-wrap; overflow-wrap: anywhere; margin: 4px 0; }
 blockquote { border-left: 4px solid #ddd; margin: 4px 0; padding-left: 10px; color: var(--muted); }
 .mention { background: #e8f5fa; color: var(--link); border-radius: 3px; padding: 0 2px; }
@@ -123,6 +124,15 @@ const BODY = `
   </div>
   <h2>Channels</h2>
   <nav data-testid="channel-list"></nav>
+  <section class="monitoring" data-testid="monitoring" hidden>
+    <h2>Cloud monitoring <span class="outside">emulator, not Slack</span></h2>
+    <form class="issue-form" data-testid="issue-form" autocomplete="off">
+      <select data-testid="issue-service" aria-label="Managed service"></select>
+      <input data-testid="issue-summary" maxlength="200" placeholder="Summary (optional)" aria-label="Issue summary">
+      <button type="submit" data-testid="issue-raise">Raise issue</button>
+    </form>
+    <ul class="issue-list" data-testid="issue-list"></ul>
+  </section>
   <p class="hint">Start with <code>/cloud login</code> and paste the demo token printed in the terminal. Switch who you are above to approve someone else's request.</p>
 </aside>
 <main>

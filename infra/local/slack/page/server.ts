@@ -6,6 +6,7 @@ import { escapeCommandText } from '../escaping.js';
 import type { SlackTeam } from '../oauth.js';
 import type { StoreChange } from '../store.js';
 import type { Delivery, SlackWorkspace } from '../workspace.js';
+import type { ClientMonitoring } from './client-api.js';
 import { completionData } from './commands.js';
 import { sandboxPage } from './html.js';
 import { openViewFor, PageLookupError, type PageScope, pageState, resolveSeat } from './state.js';
@@ -19,7 +20,8 @@ import { openViewFor, PageLookupError, type PageScope, pageState, resolveSeat } 
  * Routes: `GET /` the page, `GET /events` change notifications, `GET /api/state?user=&channel=`,
  * `GET /api/commands`, `POST /api/command`, `POST /api/click`, `POST /api/view`,
  * `POST /api/view/close`. Each takes the workspace the page acts in as `team` (the seeded one by
- * default).
+ * default). Outside Slack, the demo's cloud side: `GET /api/monitoring`, `POST
+ * /api/monitoring/issue` and `POST /api/monitoring/resolve` (see `PageMonitoring`).
  */
 
 export interface PageServerOptions {
@@ -31,6 +33,19 @@ export interface PageServerOptions {
   readonly fallbackToFreePort?: boolean;
   readonly completionFit?: PageHandlerOptions['completionFit'];
   readonly workspaces?: PageWorkspaces;
+  readonly monitoring?: PageMonitoring;
+}
+
+/**
+ * The cloud side of the demo, outside Slack: managed monitoring raises an issue on a service (as
+ * the provider's checks would when it stops answering) and resolves it, so a channel subscribed
+ * with `/cloud reports add alerts` gets its alert. The API's issues carry services and a ticket
+ * summary only: no severity, and the entity is always a ticket.
+ */
+export interface PageMonitoring {
+  read(): ClientMonitoring;
+  raise(service: number, summary: string | undefined): { readonly id: number };
+  resolve(issue: number): void;
 }
 
 /**
@@ -42,6 +57,7 @@ export interface PageWorkspaces {
   readonly teams: readonly SlackTeam[];
   /** A person's side of Slack in `team`: its requests carry that team's id. */
   workspaceFor(team: SlackTeam): SlackWorkspace;
+  /** Whether the app is installed in `team`, as Slack knows it (not from the bot's storage). */
   installed(team: string): Promise<boolean>;
   /** The bot's "Add to Slack" page. */
   readonly installUrl: string;
@@ -81,6 +97,13 @@ const ViewSubmitRequestSchema = z.object({
 });
 
 const ViewCloseRequestSchema = z.object({ ...SeatFields, viewId: z.string().min(1).max(64) });
+
+const RaiseIssueRequestSchema = z.object({
+  service: z.number().int().positive(),
+  summary: z.string().trim().max(200).optional(),
+});
+
+const ResolveIssueRequestSchema = z.object({ issue: z.number().int().positive() });
 
 /** What every action answers: whether the bot took it, and if not, why, in words. */
 export interface ActionResult {
@@ -244,6 +267,7 @@ export interface PageHandlerOptions {
     team: string,
   ) => Promise<((op: AnyOperation) => boolean) | undefined>;
   readonly workspaces?: PageWorkspaces;
+  readonly monitoring?: PageMonitoring;
 }
 
 export function createPageHandler(workspace: SlackWorkspace, options: PageHandlerOptions = {}): PageHandler {
@@ -416,6 +440,30 @@ export function createPageHandler(workspace: SlackWorkspace, options: PageHandle
     return { ok: true };
   }
 
+  function monitoringOrRefuse(): PageMonitoring {
+    if (!options.monitoring)
+      throw new HttpError(404, 'This sandbox has no cloud emulator to raise issues in.');
+    return options.monitoring;
+  }
+
+  function raiseIssue(body: unknown): ActionResult {
+    const input = parseRequest(RaiseIssueRequestSchema, body);
+    const monitoring = monitoringOrRefuse();
+    if (!monitoring.read().services.some((service) => service.id === input.service))
+      throw new HttpError(404, `There is no managed service ${input.service}.`);
+    monitoring.raise(input.service, input.summary || undefined);
+    return { ok: true };
+  }
+
+  function resolveIssue(body: unknown): ActionResult {
+    const input = parseRequest(ResolveIssueRequestSchema, body);
+    const monitoring = monitoringOrRefuse();
+    const issue = monitoring.read().issues.find((known) => known.id === input.issue);
+    if (!issue) throw new HttpError(404, `There is no managed issue ${input.issue}.`);
+    if (!issue.resolved) monitoring.resolve(issue.id);
+    return { ok: true };
+  }
+
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (loopbackOnly) assertLoopbackHost(request);
     const url = new URL(request.url ?? '/', 'http://localhost');
@@ -439,6 +487,8 @@ export function createPageHandler(workspace: SlackWorkspace, options: PageHandle
           return serveState(url, response);
         case '/api/commands':
           return serveCommands(url, response);
+        case '/api/monitoring':
+          return sendJson(response, 200, monitoringOrRefuse().read());
         case '/favicon.ico':
           response.writeHead(204).end();
           return;
@@ -451,6 +501,8 @@ export function createPageHandler(workspace: SlackWorkspace, options: PageHandle
         '/api/click': click,
         '/api/view': submitView,
         '/api/view/close': closeView,
+        '/api/monitoring/issue': raiseIssue,
+        '/api/monitoring/resolve': resolveIssue,
       };
       const action = actions[url.pathname];
       if (action) {
@@ -513,6 +565,7 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
     loopbackOnly: LOOPBACK_HOSTNAMES.has(hostForUrl(host)),
     ...(options.completionFit && { completionFit: options.completionFit }),
     ...(options.workspaces && { workspaces: options.workspaces }),
+    ...(options.monitoring && { monitoring: options.monitoring }),
   });
   const server = createServer((request, response) => {
     void handler.handle(request, response);

@@ -217,6 +217,16 @@ function referencedFiles(store: SlackStore, baseUrl: string): Record<string, Pag
   return files;
 }
 
+/**
+ * The bot's install page for one workspace: the bot passes `team` on to Slack's authorize page,
+ * which then opens on that workspace, not the first one the person belongs to.
+ */
+export function installUrlFor(installUrl: string, team: string): string {
+  const url = new URL(installUrl);
+  url.searchParams.set('team', team);
+  return url.toString();
+}
+
 export function pageState(
   store: SlackStore,
   baseUrl: string,
@@ -230,11 +240,11 @@ export function pageState(
   return {
     team: team.name,
     teamId: team.id,
-    teams: (scope?.teams ?? [team]).map((t) => ({
-      id: t.id,
-      name: t.name,
-      installed: scope ? scope.installed.has(t.id) : true,
-    })),
+    teams: (scope?.teams ?? [team]).map((t) => {
+      const installed = scope ? scope.installed.has(t.id) : true;
+      const installUrl = !installed && scope?.installUrl ? installUrlFor(scope.installUrl, t.id) : undefined;
+      return { id: t.id, name: t.name, installed, ...(installUrl === undefined ? {} : { installUrl }) };
+    }),
     ...(scope?.installUrl === undefined ? {} : { installUrl: scope.installUrl }),
     user,
     channel,
