@@ -832,12 +832,19 @@ function startSandbox() {
     const meta = node('div', 'meta');
     meta.append(node('span', 'author', message.author.realName));
     if (message.author.isBot) meta.append(node('span', 'app-badge', 'APP'));
+    // In the acting person's own zone, like the dates in messages: one clock for what they see.
+    const zone = ui.state?.users.find((user) => user.id === ui.state?.user)?.tz;
+    const at = new Date(message.postedAt);
     const time = node(
       'span',
       'time',
-      new Date(message.postedAt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }),
+      at.toLocaleTimeString('en-US', {
+        hour: 'numeric',
+        minute: '2-digit',
+        ...(zone ? { timeZone: zone } : {}),
+      }),
     );
-    time.title = new Date(message.postedAt).toLocaleString();
+    time.title = at.toLocaleString('en-US', zone ? { timeZone: zone } : {});
     meta.append(time);
     if (message.edited) meta.append(node('span', 'edited', '(edited)'));
     body.append(meta);
