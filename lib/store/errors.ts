@@ -66,6 +66,9 @@ const UNAVAILABLE_NAMES = new Set([
   'RequestLimitExceeded',
   'InternalServerError',
   'ServiceUnavailable',
+  // The table is not there (a wrong TABLE_NAME, DynamoDB Local restarted in memory): nothing can
+  // be stored until an operator fixes it, which to the people using the bot is an outage.
+  'ResourceNotFoundException',
 ]);
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
