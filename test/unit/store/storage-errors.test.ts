@@ -38,6 +38,10 @@ describe('errors that mean storage is unavailable', () => {
     ],
     ['an internal server error', sdkError('InternalServerError', { $metadata: { httpStatusCode: 500 } })],
     [
+      'a missing table (a wrong TABLE_NAME; nothing can be stored until an operator fixes it)',
+      sdkError('ResourceNotFoundException', { $metadata: { httpStatusCode: 400 } }),
+    ],
+    [
       'an unmodelled 503 from the front door',
       sdkError('UnknownError', { $metadata: { httpStatusCode: 503 } }),
     ],
@@ -65,10 +69,6 @@ describe('errors that are not an outage pass through unchanged', () => {
       sdkError('TransactionCanceledException', { $metadata: { httpStatusCode: 400 } }),
     ],
     ['a malformed request (a bug)', sdkError('ValidationException', { $metadata: { httpStatusCode: 400 } })],
-    [
-      'a missing table (configuration)',
-      sdkError('ResourceNotFoundException', { $metadata: { httpStatusCode: 400 } }),
-    ],
     ['a plain bug', new TypeError('cannot read properties of undefined')],
     ['a malformed item', new StoreError('malformed_item', 'A stored link item is malformed (status).')],
     ['an aggregate of bugs', new AggregateError([new TypeError('x')], 'several')],
