@@ -1,10 +1,9 @@
 import type { WebClient } from '@slack/web-api';
-import { z } from 'zod';
 import { type ManagedStats, ManagedStatsSchema } from '../api/operations/managed.js';
+import { shareFile } from '../slack/file-share.js';
 import { contextBlock, mrkdwnFallback, sectionBlock } from '../slack/render/blocks.js';
 import type { Reply } from '../slack/runner.js';
 import { renderStatsChart } from './chart.js';
-import { certainlyNotPosted } from './pacer.js';
 import { statsSummary, statsUnavailableText } from './render.js';
 import { summarizeSeries } from './stats-series.js';
 
@@ -23,8 +22,6 @@ import { summarizeSeries } from './stats-series.js';
  * and the libraries that model it disagree on the points a series may hold (20 in one) and on
  * blocks per message, while this chart is three panels with their own axes over 24 hours of points.
  */
-
-const ConversationOpenSchema = z.object({ channel: z.object({ id: z.string().min(1) }) });
 
 const ZONE = 'UTC';
 const TITLE = 'Managed stats, last 24 hours';
@@ -76,47 +73,28 @@ async function shareChart(
   asker: ChartAsker,
   privately: boolean,
 ): Promise<string> {
-  let channel = asker.channel;
-  if (privately) {
-    try {
-      channel = ConversationOpenSchema.parse(await slack.conversations.open({ users: asker.user })).channel
-        .id;
-    } catch (error) {
-      return `:warning: The chart could not be sent to you: your direct message with the app did not open (${errorCode(error)}).`;
-    }
-  }
-  try {
-    await slack.files.uploadV2({
-      channel_id: channel,
-      initial_comment: summary,
+  const share = await shareFile(
+    slack,
+    privately ? { directMessageWith: asker.user } : { channel: asker.channel },
+    {
       file: png,
       filename: `managed-stats-${now.toISOString().slice(0, 16).replace(':', '')}.png`,
       title: TITLE,
-    });
-  } catch (error) {
-    if (certainlyNotShared(error))
-      return `:warning: The chart could not be uploaded (${errorCode(error)}); the numbers above are complete.`;
-    const where = privately ? 'your direct messages with the app' : 'this channel';
-    return `:hourglass_flowing_sand: Slack did not confirm the chart's upload (${errorCode(error)}), so it may still appear in ${where}. Ask again only if it has not arrived in a minute; the numbers above are complete.`;
+      comment: summary,
+    },
+  );
+  switch (share.kind) {
+    case 'no_direct_message':
+      return `:warning: The chart could not be sent to you: your direct message with the app did not open (${share.code}).`;
+    case 'refused':
+      return `:warning: The chart could not be uploaded (${share.code}); the numbers above are complete.`;
+    case 'in_doubt': {
+      const where = privately ? 'your direct messages with the app' : 'this channel';
+      return `:hourglass_flowing_sand: Slack did not confirm the chart's upload (${share.code}), so it may still appear in ${where}. Ask again only if it has not arrived in a minute; the numbers above are complete.`;
+    }
+    case 'on_its_way':
+      return privately
+        ? ':envelope: The chart is on its way to your direct messages with the app; Slack shows it there once it has processed the picture.'
+        : ':bar_chart: The chart is on its way to this channel; Slack shows it once it has processed the picture.';
   }
-  return privately
-    ? ':envelope: The chart is on its way to your direct messages with the app; Slack shows it there once it has processed the picture.'
-    : ':bar_chart: The chart is on its way to this channel; Slack shows it once it has processed the picture.';
-}
-
-/**
- * Whether Slack certainly did not share the file: it refused a step. A lost answer to the final
- * step may hide a share that happened, and the client's retry of that step is then refused with
- * `file_not_found` (the file was already completed), so neither counts as not shared.
- */
-function certainlyNotShared(error: unknown): boolean {
-  return certainlyNotPosted(error) && errorCode(error) !== 'file_not_found';
-}
-
-/** Slack's error code, or the error's code; never a message that could carry a token or a body. */
-function errorCode(error: unknown): string {
-  const data = (error as { data?: { error?: unknown } } | null)?.data;
-  if (typeof data?.error === 'string') return data.error;
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : 'unknown error';
 }

@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import { slackErrorOf } from './slack-refusals.js';
 
 /**
  * Whether the bot can post in a channel, asked before anything is stored for that channel (a
@@ -20,13 +21,6 @@ export type ChannelAccess =
   | { readonly kind: 'unknown'; readonly reason: string }
   | { readonly kind: 'refused'; readonly refusal: ChannelRefusal };
 
-/** Slack's error code of a refused Web API call, if that is what `error` is. */
-export function slackErrorCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const data = (error as { data?: { error?: unknown } }).data;
-  return typeof data?.error === 'string' ? data.error : undefined;
-}
-
 /** The answers that mean the bot can no longer post in the channel, whatever it retries. */
 const REFUSALS: Readonly<Record<string, ChannelRefusal>> = {
   not_in_channel: 'not_in_channel',
@@ -36,7 +30,7 @@ const REFUSALS: Readonly<Record<string, ChannelRefusal>> = {
 
 /** The channel refusal a failed post carries, or undefined for any other failure. */
 export function channelRefusalOf(error: unknown): ChannelRefusal | undefined {
-  const code = slackErrorCode(error);
+  const code = slackErrorOf(error);
   return code === undefined ? undefined : REFUSALS[code];
 }
 
@@ -54,7 +48,7 @@ export async function ensureBotCanPost(client: WebClient, channel: string): Prom
     const answer = await client.conversations.info({ channel });
     info = (answer.channel ?? {}) as ChannelInfo;
   } catch (error) {
-    const code = slackErrorCode(error);
+    const code = slackErrorOf(error);
     // A private channel the bot is not in does not exist for it.
     if (code === 'channel_not_found') return { kind: 'refused', refusal: 'private' };
     return { kind: 'unknown', reason: code ?? 'no_answer' };

@@ -1,7 +1,7 @@
 import type { WebClient } from '@slack/web-api';
-import { z } from 'zod';
 import { createApiClient } from '../api/client-factory.js';
 import type { Filter } from '../api/filter.js';
+import { shareFile } from './file-share.js';
 import { LIST_READ_PAGE_SIZE } from './list-reader.js';
 import { withoutSecretFields } from './render/items.js';
 import { codeSpan } from './render/text.js';
@@ -19,8 +19,6 @@ export type ListFileFormat = 'csv' | 'json';
 
 /** Items a file holds at most: ten reads of the API's largest page. */
 export const LIST_FILE_MAX_ITEMS = 10 * LIST_READ_PAGE_SIZE;
-
-const ConversationOpenSchema = z.object({ channel: z.object({ id: z.string().min(1) }) });
 
 export interface ListFileDeps extends RunnerDeps {
   readonly slack: WebClient;
@@ -53,26 +51,26 @@ export async function sendListFile(
       : '';
   const comment = `${codeSpan(command)}: ${count} as ${format.toUpperCase()}.${cut}`;
 
-  let channel: string;
-  try {
-    channel = ConversationOpenSchema.parse(await deps.slack.conversations.open({ users: user })).channel.id;
-  } catch (error) {
-    return notice(
-      `:warning: The file could not be sent to you: your direct message with the app did not open (${errorCode(error)}).`,
-    );
-  }
   const stamp = now.toISOString().slice(0, 16).replace(':', '');
-  try {
-    await deps.slack.files.uploadV2({
-      channel_id: channel,
-      initial_comment: comment,
+  const share = await shareFile(
+    deps.slack,
+    { directMessageWith: user },
+    {
       file: Buffer.from(format === 'csv' ? toCsv(items) : `${JSON.stringify(items, null, 2)}\n`, 'utf8'),
       filename: `${op.group}-${op.action}-${stamp}.${format}`,
       title: `${op.group} ${op.action} (${items.length.toLocaleString('en-US')})`,
-    });
-  } catch (error) {
-    return notice(`:warning: The file could not be uploaded (${errorCode(error)}).`);
-  }
+      comment,
+    },
+  );
+  if (share.kind === 'no_direct_message')
+    return notice(
+      `:warning: The file could not be sent to you: your direct message with the app did not open (${share.code}).`,
+    );
+  if (share.kind === 'refused') return notice(`:warning: The file could not be uploaded (${share.code}).`);
+  if (share.kind === 'in_doubt')
+    return notice(
+      `:hourglass_flowing_sand: Slack did not confirm the file's upload (${share.code}), so it may still appear in your direct messages with the app. Ask again only if it has not arrived in a minute.`,
+    );
   return notice(
     `:envelope: ${count} as ${format.toUpperCase()} are on their way to your direct messages with the app; Slack shows the file there once it has processed it.${cut}`,
   );
@@ -108,12 +106,4 @@ function csvField(value: unknown): string {
   let text = typeof value === 'object' ? JSON.stringify(value) : String(value);
   if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-/** Slack's error code, or the error's code; never a message that could carry a token or a body. */
-function errorCode(error: unknown): string {
-  const data = (error as { data?: { error?: unknown } } | null)?.data;
-  if (typeof data?.error === 'string') return data.error;
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : 'unknown error';
 }
