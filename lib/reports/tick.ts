@@ -17,6 +17,7 @@ import { ChannelPacer } from './pacer.js';
 import { nextRunAfter } from './schedule.js';
 import { runStatusWatches, type WatchTickSummary } from './status-watch.js';
 import {
+  type NoticeDeps,
   pauseForTokenProblem,
   remindOfExpiry,
   type TokenAccount,
@@ -117,6 +118,8 @@ interface Claimed {
   readonly next: Date;
 }
 
+type PausedAccount = TickSummary['paused'][number];
+
 export function accountKey(account: TokenAccount): string {
   return `${account.team}/${account.owner}/${account.profile}`;
 }
@@ -126,30 +129,108 @@ function pastDeadline(options: TickOptions): boolean {
   return options.deadline !== undefined && Date.now() >= options.deadline;
 }
 
+/**
+ * What one run did so far. Each phase adds what it saw here; failures are logged as they are
+ * recorded, so a run that dies later still leaves its warnings behind.
+ */
+class TickTally {
+  readonly apiCalls: Record<string, Record<string, number>> = {};
+  readonly failures: SubscriptionFailure[] = [];
+  readonly paused: PausedAccount[] = [];
+  messagesPosted = 0;
+  filesUploaded = 0;
+  alertsPosted = 0;
+  expiryReminders = 0;
+  leftDue = 0;
+  channelPauses = 0;
+
+  constructor(private readonly logger: Logger) {}
+
+  fail(sub: ReportSubscription, error: unknown, step: FailureStep = 'run'): void {
+    const failure = failureOf(sub, step, error);
+    this.failures.push(failure);
+    this.logger.warn(step === 'run' ? 'report failed' : 'report progress not saved', { ...failure });
+  }
+
+  countApiCall(account: string, operationId: string): void {
+    const calls = this.apiCalls[account] ?? {};
+    calls[operationId] = (calls[operationId] ?? 0) + 1;
+    this.apiCalls[account] = calls;
+  }
+
+  /** A report that ran: what it posted, and whatever it could not do or save. */
+  delivered(sub: ReportSubscription, result: DeliveryResult): void {
+    this.messagesPosted += result.messages;
+    this.filesUploaded += result.files;
+    this.alertsPosted += result.alerted?.length ?? 0;
+    if (result.error !== undefined) this.fail(sub, result.error);
+    for (const unsaved of result.notSaved ?? []) this.fail(sub, unsaved.error, unsaved.step);
+  }
+}
+
+/** One run's shared state: its dependencies, its clock, its pacing and allowances, its tally. */
+interface TickRun {
+  readonly deps: ReporterDeps;
+  readonly now: Date;
+  readonly options: TickOptions;
+  readonly pacer: ChannelPacer;
+  /** One allowance per run, shared by the subscriptions of each workspace. */
+  readonly history: HistoryBudget;
+  readonly notices: NoticeDeps;
+  readonly tally: TickTally;
+  /** Each account's posting, started once its data is in. */
+  readonly deliveries: Promise<void>[];
+}
+
 export async function runReporterTick(
   deps: ReporterDeps,
   now: Date,
   options: TickOptions = {},
 ): Promise<TickSummary> {
   const pacer = deps.pacer ?? new ChannelPacer();
-  // One allowance per run, shared by the subscriptions of each workspace.
-  const history = new HistoryBudget(deps.slackInstall ?? 'distributed');
   const rateLimitedBefore = pacer.rateLimitedCount;
-  const apiCalls: Record<string, Record<string, number>> = {};
-  const failures: SubscriptionFailure[] = [];
-  const paused: TickSummary['paused'][number][] = [];
-  let messagesPosted = 0;
-  let filesUploaded = 0;
-  let alertsPosted = 0;
-  let expiryReminders = 0;
-  let leftDue = 0;
-  let channelPauses = 0;
-  const fail = (sub: ReportSubscription, error: unknown, step: FailureStep = 'run') => {
-    const failure = failureOf(sub, step, error);
-    failures.push(failure);
-    deps.logger.warn(step === 'run' ? 'report failed' : 'report progress not saved', { ...failure });
+  const tally = new TickTally(deps.logger);
+  const run: TickRun = {
+    deps,
+    now,
+    options,
+    pacer,
+    history: new HistoryBudget(deps.slackInstall ?? 'distributed'),
+    notices: { store: deps.store, slack: deps.slack, pacer, logger: deps.logger },
+    tally,
+    deliveries: [],
   };
 
+  const { due, claimed } = await claimDueSubscriptions(run);
+  await runAccounts(run, byAccount(claimed));
+  const watches = await checkStatusWatches(run);
+
+  return {
+    at: now.toISOString(),
+    due: due.length,
+    run: claimed.length,
+    leftDue: tally.leftDue,
+    apiCalls: tally.apiCalls,
+    messagesPosted: tally.messagesPosted,
+    filesUploaded: tally.filesUploaded,
+    alertsPosted: tally.alertsPosted,
+    failures: tally.failures,
+    paused: tally.paused,
+    channelPauses: tally.channelPauses,
+    expiryReminders: tally.expiryReminders,
+    slackRateLimited: pacer.rateLimitedCount - rateLimitedBefore,
+    watches,
+  };
+}
+
+/**
+ * Claims the due subscriptions: the store's conditional `advance` moves each to its next run, so of
+ * two overlapping ticks only one runs a subscription. A claim that failed is a failed run.
+ */
+async function claimDueSubscriptions(
+  run: TickRun,
+): Promise<{ due: readonly ReportSubscription[]; claimed: Claimed[] }> {
+  const { deps, now } = run;
   const due = await deps.store.reports.dueSubscriptions(
     now,
     deps.maxSubscriptionsPerTick ?? DEFAULT_MAX_SUBSCRIPTIONS_PER_TICK,
@@ -167,188 +248,198 @@ export async function runReporterTick(
     if (claim.status === 'fulfilled') {
       if (claim.value) claimed.push(claim.value);
     } else if (due[index]) {
-      fail(due[index], claim.reason);
+      run.tally.fail(due[index], claim.reason);
     }
   });
+  return { due, claimed };
+}
 
+/** The claimed subscriptions by the token that runs them (`accountKey`), in the order claimed. */
+function byAccount(claimed: readonly Claimed[]): Map<string, Claimed[]> {
   const accounts = new Map<string, Claimed[]>();
   for (const item of claimed) {
     const key = accountKey({ team: item.sub.team, owner: item.sub.owner, profile: item.sub.profile });
     accounts.set(key, [...(accounts.get(key) ?? []), item]);
   }
-  const noticeDeps = { store: deps.store, slack: deps.slack, pacer, logger: deps.logger };
-  /** Each account's posting, started once its data is in. */
-  const deliveries: Promise<void>[] = [];
+  return accounts;
+}
 
-  /**
-   * Stores how the run went. The schedule moved when the subscription was claimed; a run cut off by
-   * the deadline moves it back to when it was due, so the next run picks it up again.
-   */
-  const record = async (item: Claimed, status: 'ok' | 'failed', result?: DeliveryResult) => {
-    if (result?.unfinished) leftDue += 1;
-    const saved = await recordRun(deps, item.sub, item.next, now, status, result);
-    if (saved !== true) fail(item.sub, saved.error, saved.step);
-  };
-
-  /** Claimed but not started before the deadline: due again at once, nothing else recorded. */
-  const leaveDue = async (item: Claimed) => {
-    leftDue += 1;
-    try {
-      if (!(await deps.store.reports.advance({ ...item.sub, nextRunAt: item.next }, item.sub.nextRunAt))) {
-        fail(item.sub, new SubscriptionChangedError(), 'run_record');
-      }
-    } catch (error) {
-      fail(item.sub, error, 'run_record');
-    }
-  };
-
-  const runAccount = async (key: string, items: Claimed[]) => {
-    const first = items[0];
-    if (!first) return;
-    if (pastDeadline(options)) {
-      await Promise.all(items.map(leaveDue));
-      return;
-    }
-    const account: TokenAccount = {
-      team: first.sub.team,
-      owner: first.sub.owner,
-      profile: first.sub.profile,
-    };
-    const pause = async (problem: TokenProblem) => {
-      const affected = await pauseForTokenProblem(noticeDeps, account, problem);
-      paused.push({ ...account, problem, subscriptions: affected.length });
-    };
-
-    const lookup = await deps.store.tokenLinks.getToken(account.team, account.owner, account.profile);
-    if (lookup.status !== 'found') return pause(lookup.status === 'invalid' ? 'rejected' : 'unlinked');
-
-    const client = createApiClient(deps.api, lookup.token, {
-      observe: (event) => {
-        const calls = apiCalls[key] ?? {};
-        calls[event.operationId] = (calls[event.operationId] ?? 0) + 1;
-        apiCalls[key] = calls;
-        deps.onApiCall?.(key, event);
-      },
-    });
-    const feed = new AccountFeed(client);
-    const reads = new Set(items.flatMap((item) => reportKindOf(item.sub.kind).prefetch));
-    const [issues, stats] = await Promise.allSettled([
-      reads.has('issues') ? feed.issues() : undefined,
-      reads.has('stats') ? feed.stats() : undefined,
-      reads.has('services') ? feed.services() : undefined,
-    ]);
-    if (
-      [issues, stats].some((read) => read?.status === 'rejected' && isApiError(read.reason, 'unauthorized'))
-    ) {
-      return pause('rejected');
-    }
-    // Service labels name the affected services of a digest, and of alerts when there is news.
-    const hasNews =
-      issues.status === 'fulfilled' &&
-      items.some(
-        ({ sub }) =>
-          reportKindOf(sub.kind).servicesWhenNewIssues &&
-          sub.lastRun !== null &&
-          issues.value?.some((i) => !sub.seenIssueIds.has(i.id)),
-      );
-    if (reads.has('services') || hasNews) await feed.services();
-
-    // The account's slot is free once its data is in: posting is paced per channel, not per account.
-    deliveries.push(deliverAccount(key, items, feed, lookup.link));
-  };
-
-  /** A channel that refuses the bot's posts pauses the subscription (see `channel-notices.ts`). */
-  const pauseIfChannelRefused = async (sub: ReportSubscription, error: unknown) => {
-    const refusal = channelRefusalOf(error);
-    if (refusal === undefined) return;
-    try {
-      if (await pauseForChannelProblem(noticeDeps, sub, refusal)) channelPauses += 1;
-    } catch (pauseError) {
-      fail(sub, pauseError, 'run_record');
-    }
-  };
-
-  const deliverAccount = async (key: string, items: Claimed[], feed: AccountFeed, link: TokenLink) => {
-    const context: DeliveryContext = {
-      slack: deps.slack,
-      pacer,
-      feed,
-      now,
-      charts: new Map<string, Buffer>(),
-      claims: deps.store.alertClaims,
-      history,
-      deadline: options.deadline,
-    };
-    await Promise.all(
-      items.map(async (item) => {
-        let result: DeliveryResult;
-        try {
-          result = await deliverReport(context, item.sub);
-        } catch (error) {
-          fail(item.sub, error);
-          await record(item, 'failed');
-          // Recorded first: the pause takes the subscription off the schedule the record moves.
-          return pauseIfChannelRefused(item.sub, error);
-        }
-        messagesPosted += result.messages;
-        filesUploaded += result.files;
-        alertsPosted += result.alerted?.length ?? 0;
-        if (result.error !== undefined) fail(item.sub, result.error);
-        for (const unsaved of result.notSaved ?? []) fail(item.sub, unsaved.error, unsaved.step);
-        await record(item, result.error === undefined ? 'ok' : 'failed', result);
-        await pauseIfChannelRefused(item.sub, result.error);
-      }),
-    );
-    try {
-      if (await remindOfExpiry(noticeDeps, link, now)) expiryReminders += 1;
-    } catch (error) {
-      // The reports went out; a reminder that could not be claimed is tried again next run.
-      deps.logger.warn('expiry reminder failed', { account: key, reason: failureReason(error) });
-    }
-  };
-
+/**
+ * Fetches each account's data, at most `accountConcurrency` accounts at a time, and waits for the
+ * postings they started. An account that failed outside a single report (the token lookup, the
+ * store) has every one of its reports marked failed.
+ */
+async function runAccounts(run: TickRun, accounts: Map<string, Claimed[]>): Promise<void> {
   const outcomes = await settleWithConcurrency(
     [...accounts],
-    deps.accountConcurrency ?? DEFAULT_ACCOUNT_CONCURRENCY,
+    run.deps.accountConcurrency ?? DEFAULT_ACCOUNT_CONCURRENCY,
     // Slack calls made for an account's reports carry its team's bot token.
-    ([key, items]) => inSlackTeam(items[0]?.sub.team, () => runAccount(key, items)),
+    ([key, items]) => inSlackTeam(items[0]?.sub.team, () => fetchAccount(run, key, items)),
   );
   const accountItems = [...accounts.values()];
   const unrecorded: Promise<void>[] = [];
   outcomes.forEach((outcome, index) => {
     if (outcome.status === 'fulfilled') return;
-    // Something outside a single report failed (the token lookup, the store): every report of the account is marked.
     for (const item of accountItems[index] ?? []) {
-      fail(item.sub, outcome.reason);
-      unrecorded.push(record(item, 'failed'));
+      run.tally.fail(item.sub, outcome.reason);
+      unrecorded.push(recordOutcome(run, item, 'failed'));
     }
   });
-  await Promise.all([...unrecorded, ...deliveries]);
+  await Promise.all([...unrecorded, ...run.deliveries]);
+}
 
-  // Watches are checked again next run; past the deadline they would only eat the final margin.
-  const watches = pastDeadline(options)
-    ? { running: 0, checked: 0, updated: 0, finished: 0, failures: 0 }
-    : await runStatusWatches({ ...deps, pacer }, now).catch((error: unknown): WatchTickSummary => {
-        deps.logger.error('status watches failed', { reason: failureReason(error) });
-        return { running: 0, checked: 0, updated: 0, finished: 0, failures: 1 };
-      });
-
-  return {
-    at: now.toISOString(),
-    due: due.length,
-    run: claimed.length,
-    leftDue,
-    apiCalls,
-    messagesPosted,
-    filesUploaded,
-    alertsPosted,
-    failures,
-    paused,
-    channelPauses,
-    expiryReminders,
-    slackRateLimited: pacer.rateLimitedCount - rateLimitedBefore,
-    watches,
+/**
+ * Reads what the account's reports need (issues, stats, services) once, then starts their posting.
+ * Past the deadline the reports are left due; a token that is missing or that the API rejects
+ * pauses the account's subscriptions instead.
+ */
+async function fetchAccount(run: TickRun, key: string, items: Claimed[]): Promise<void> {
+  const { deps, tally } = run;
+  const first = items[0];
+  if (!first) return;
+  if (pastDeadline(run.options)) {
+    await Promise.all(items.map((item) => leaveDue(run, item)));
+    return;
+  }
+  const account: TokenAccount = { team: first.sub.team, owner: first.sub.owner, profile: first.sub.profile };
+  const pause = async (problem: TokenProblem) => {
+    const affected = await pauseForTokenProblem(run.notices, account, problem);
+    tally.paused.push({ ...account, problem, subscriptions: affected.length });
   };
+
+  const lookup = await deps.store.tokenLinks.getToken(account.team, account.owner, account.profile);
+  if (lookup.status !== 'found') return pause(lookup.status === 'invalid' ? 'rejected' : 'unlinked');
+
+  const client = createApiClient(deps.api, lookup.token, {
+    observe: (event) => {
+      tally.countApiCall(key, event.operationId);
+      deps.onApiCall?.(key, event);
+    },
+  });
+  const feed = new AccountFeed(client);
+  const reads = new Set(items.flatMap((item) => reportKindOf(item.sub.kind).prefetch));
+  const [issues, stats] = await Promise.allSettled([
+    reads.has('issues') ? feed.issues() : undefined,
+    reads.has('stats') ? feed.stats() : undefined,
+    reads.has('services') ? feed.services() : undefined,
+  ]);
+  if (
+    [issues, stats].some((read) => read?.status === 'rejected' && isApiError(read.reason, 'unauthorized'))
+  ) {
+    return pause('rejected');
+  }
+  // Service labels name the affected services of a digest, and of alerts when there is news.
+  const hasNews =
+    issues.status === 'fulfilled' &&
+    items.some(
+      ({ sub }) =>
+        reportKindOf(sub.kind).servicesWhenNewIssues &&
+        sub.lastRun !== null &&
+        issues.value?.some((i) => !sub.seenIssueIds.has(i.id)),
+    );
+  if (reads.has('services') || hasNews) await feed.services();
+
+  // The account's slot is free once its data is in: posting is paced per channel, not per account.
+  run.deliveries.push(deliverAccount(run, key, items, feed, lookup.link));
+}
+
+/** Posts each of the account's reports to its channel, then reminds the owner of a token expiring soon. */
+async function deliverAccount(
+  run: TickRun,
+  key: string,
+  items: Claimed[],
+  feed: AccountFeed,
+  link: TokenLink,
+): Promise<void> {
+  const context: DeliveryContext = {
+    slack: run.deps.slack,
+    pacer: run.pacer,
+    feed,
+    now: run.now,
+    charts: new Map<string, Buffer>(),
+    claims: run.deps.store.alertClaims,
+    history: run.history,
+    deadline: run.options.deadline,
+  };
+  await Promise.all(items.map((item) => deliverToChannel(run, context, item)));
+  await remindOfTokenExpiry(run, key, link);
+}
+
+/** One subscription's report: posted, recorded, and its subscription paused if the channel refused it. */
+async function deliverToChannel(run: TickRun, context: DeliveryContext, item: Claimed): Promise<void> {
+  let result: DeliveryResult;
+  try {
+    result = await deliverReport(context, item.sub);
+  } catch (error) {
+    run.tally.fail(item.sub, error);
+    await recordOutcome(run, item, 'failed');
+    // Recorded first: the pause takes the subscription off the schedule the record moves.
+    return pauseIfChannelRefused(run, item.sub, error);
+  }
+  run.tally.delivered(item.sub, result);
+  await recordOutcome(run, item, result.error === undefined ? 'ok' : 'failed', result);
+  await pauseIfChannelRefused(run, item.sub, result.error);
+}
+
+async function remindOfTokenExpiry(run: TickRun, key: string, link: TokenLink): Promise<void> {
+  try {
+    if (await remindOfExpiry(run.notices, link, run.now)) run.tally.expiryReminders += 1;
+  } catch (error) {
+    // The reports went out; a reminder that could not be claimed is tried again next run.
+    run.deps.logger.warn('expiry reminder failed', { account: key, reason: failureReason(error) });
+  }
+}
+
+/**
+ * Stores how the run went. The schedule moved when the subscription was claimed; a run cut off by
+ * the deadline moves it back to when it was due, so the next run picks it up again.
+ */
+async function recordOutcome(
+  run: TickRun,
+  item: Claimed,
+  status: 'ok' | 'failed',
+  result?: DeliveryResult,
+): Promise<void> {
+  if (result?.unfinished) run.tally.leftDue += 1;
+  const saved = await recordRun(run.deps, item.sub, item.next, run.now, status, result);
+  if (saved !== true) run.tally.fail(item.sub, saved.error, saved.step);
+}
+
+/** Claimed but not started before the deadline: due again at once, nothing else recorded. */
+async function leaveDue(run: TickRun, item: Claimed): Promise<void> {
+  run.tally.leftDue += 1;
+  try {
+    if (!(await run.deps.store.reports.advance({ ...item.sub, nextRunAt: item.next }, item.sub.nextRunAt))) {
+      run.tally.fail(item.sub, new SubscriptionChangedError(), 'run_record');
+    }
+  } catch (error) {
+    run.tally.fail(item.sub, error, 'run_record');
+  }
+}
+
+/** A channel that refuses the bot's posts pauses the subscription (see `channel-notices.ts`). */
+async function pauseIfChannelRefused(run: TickRun, sub: ReportSubscription, error: unknown): Promise<void> {
+  const refusal = channelRefusalOf(error);
+  if (refusal === undefined) return;
+  try {
+    if (await pauseForChannelProblem(run.notices, sub, refusal)) run.tally.channelPauses += 1;
+  } catch (pauseError) {
+    run.tally.fail(sub, pauseError, 'run_record');
+  }
+}
+
+const NO_WATCHES_CHECKED: WatchTickSummary = { running: 0, checked: 0, updated: 0, finished: 0, failures: 0 };
+
+/** The status watches, after the reports; one that fails to run at all counts as one failure. */
+async function checkStatusWatches(run: TickRun): Promise<WatchTickSummary> {
+  // Watches are checked again next run; past the deadline they would only eat the final margin.
+  if (pastDeadline(run.options)) return { ...NO_WATCHES_CHECKED };
+  return runStatusWatches({ ...run.deps, pacer: run.pacer }, run.now).catch(
+    (error: unknown): WatchTickSummary => {
+      run.deps.logger.error('status watches failed', { reason: failureReason(error) });
+      return { ...NO_WATCHES_CHECKED, failures: 1 };
+    },
+  );
 }
 
 export function failureOf(sub: ReportSubscription, step: FailureStep, error: unknown): SubscriptionFailure {
