@@ -2,6 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import type { ManagedIssue } from '../api/operations/managed.js';
 import type { RenderedMessage } from '../slack/render/blocks.js';
+import { rateLimitedFor } from '../slack/slack-refusals.js';
 import { withoutRetries } from '../slack/web-client.js';
 import type { AlertClaim, AlertClaimRepository } from '../store/alert-claims.js';
 import type { OnFirstUse } from '../store/lazy.js';
@@ -283,10 +284,6 @@ function slackTs(ms: number): string {
   return (ms / 1000).toFixed(6);
 }
 
-function isRateLimited(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === 'slack_webapi_rate_limited_error';
-}
-
 /**
  * Looks for the alert's message in the window where any holder of the claim could have posted it:
  * from the first claim of the chain (`doubtSince`) to the end of the last holder's lease, each
@@ -315,7 +312,7 @@ async function findAlertMessage(
         include_all_metadata: true,
       });
     } catch (error) {
-      if (isRateLimited(error)) return { kind: 'unfinished', checkedBefore };
+      if (rateLimitedFor(error) !== undefined) return { kind: 'unfinished', checkedBefore };
       throw error;
     }
     const answer = HistoryPageSchema.parse(raw);

@@ -1,11 +1,12 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
+import { rateLimitedFor } from '../slack/slack-refusals.js';
 
 /**
  * Keeps the reporter within Slack's posting limits: about one message per second per channel, and
  * a bounded number of Slack calls in flight overall. Calls to one channel run one after another,
- * spaced by `minIntervalMs`; different channels run side by side. A rate-limited answer (HTTP 429,
- * which the Web API client raises as `slack_webapi_rate_limited_error` with `retryAfter` seconds)
- * holds the channel for as long as Slack asked and then tries again, a few times at most.
+ * spaced by `minIntervalMs`; different channels run side by side. A rate-limited answer (HTTP 429
+ * with Retry-After, in whichever error the Web API client raises it: see `rateLimitedFor`) holds
+ * the channel for as long as Slack asked and then tries again, a few times at most.
  *
  * A call may carry the deadline of its run: the pacer does not start it (nor wait for a turn or
  * a Retry-After) past the deadline, and stops waiting for an answer at the deadline. Which of the
@@ -27,7 +28,7 @@ export class RunDeadlineError extends Error {
 export function certainlyNotPosted(error: unknown): boolean {
   if (error instanceof RunDeadlineError) return !error.started;
   const code = (error as { code?: unknown } | null)?.code;
-  return code === 'slack_webapi_platform_error' || code === 'slack_webapi_rate_limited_error';
+  return code === 'slack_webapi_platform_error' || rateLimitedFor(error) !== undefined;
 }
 
 export interface SendOptions {
@@ -54,16 +55,6 @@ export const DEFAULT_PACER_OPTIONS = {
   maxRetries: 3,
   maxWaitMs: 30_000,
 } as const;
-
-/** How long Slack asked us to wait, when `error` is its rate-limit answer. */
-export function retryAfterMsOf(error: unknown): number | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const { code, retryAfter } = error as { code?: unknown; retryAfter?: unknown };
-  if (code !== 'slack_webapi_rate_limited_error') return undefined;
-  return typeof retryAfter === 'number' && Number.isFinite(retryAfter)
-    ? Math.max(0, retryAfter) * 1000
-    : 1000;
-}
 
 export class ChannelPacer {
   readonly #minIntervalMs: number;
@@ -126,11 +117,12 @@ export class ChannelPacer {
         return result;
       } catch (error) {
         if (error instanceof RunDeadlineError) throw error;
-        const retryAfter = retryAfterMsOf(error);
-        if (retryAfter === undefined) {
+        const retryAfterSeconds = rateLimitedFor(error);
+        if (retryAfterSeconds === undefined) {
           this.#nextAt.set(channel, this.#now() + this.#minIntervalMs);
           throw error;
         }
+        const retryAfter = retryAfterSeconds * 1000;
         this.#rateLimited += 1;
         this.#nextAt.set(channel, this.#now() + Math.max(retryAfter, this.#minIntervalMs));
         if (attempt >= this.#maxRetries || retryAfter > this.#maxWaitMs) throw error;

@@ -1,5 +1,6 @@
+import { WebAPIHTTPError, WebAPIPlatformError } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
-import { ChannelPacer, retryAfterMsOf } from '../../lib/reports/pacer.js';
+import { ChannelPacer } from '../../lib/reports/pacer.js';
 
 /** A clock that only moves when the pacer sleeps, so timings are exact and tests do not wait. */
 function fakeTime() {
@@ -55,6 +56,22 @@ describe('ChannelPacer', () => {
     expect(result).toBe(7000);
     expect(attempts).toBe(2);
     expect(pacer.rateLimitedCount).toBe(1);
+  });
+
+  it("waits out a rate limit that reached it as a refusal `ratelimited` or a bare HTTP 429, like the client's own", async () => {
+    const time = fakeTime();
+    const pacer = new ChannelPacer({ minIntervalMs: 1000, ...time });
+    const refusals = [
+      new WebAPIPlatformError({ ok: false, error: 'ratelimited', response_metadata: { retryAfter: 4 } }),
+      new WebAPIHTTPError(429, 'Too Many Requests', { 'retry-after': '6' }, ''),
+    ];
+    const result = await pacer.send('C1', async () => {
+      const refusal = refusals.shift();
+      if (refusal) throw refusal;
+      return time.now();
+    });
+    expect(result).toBe(10_000);
+    expect(pacer.rateLimitedCount).toBe(2);
   });
 
   it('holds the whole channel during a Retry-After, not just the call that got it', async () => {
@@ -118,13 +135,5 @@ describe('ChannelPacer', () => {
       ),
     );
     expect(most).toBe(2);
-  });
-});
-
-describe('retryAfterMsOf', () => {
-  it("reads the Web API client's rate-limit error and nothing else", () => {
-    expect(retryAfterMsOf(rateLimited(3))).toBe(3000);
-    expect(retryAfterMsOf(new Error('ratelimited'))).toBeUndefined();
-    expect(retryAfterMsOf({ code: 'slack_webapi_platform_error' })).toBeUndefined();
   });
 });
