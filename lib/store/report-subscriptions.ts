@@ -305,16 +305,25 @@ export class ReportSubscriptionRepository {
   /**
    * Claims the one expiry reminder of a token: true the first time for this owner, profile and
    * expiry, false ever after. A relinked token has a new expiry and so gets its own reminder.
+   * Every reporter run in the reminder's week asks; once the reminder is claimed, the answer is
+   * read, not written, so those runs write nothing.
    */
   async claimExpiryReminder(team: string, owner: string, profile: string, expiry: Date): Promise<boolean> {
-    // The reminder lives in the owner's partition, which a workspace's removal finds by member.
+    const key = { pk: keys.user(team, owner), sk: keys.expiryReminder(profile, expiry) };
+    const claimed = await this.#ctx.table.get({
+      TableName: this.#ctx.tableName,
+      Key: key,
+      ConsistentRead: true,
+    });
+    if (claimed.Item !== undefined) return false;
+    // The reminder lives in the owner's partition, which a workspace's removal finds by member:
+    // the member item goes first, so no reminder is ever left where the removal cannot find it.
     await recordTeamMember(this.#ctx, team, owner);
     try {
       await this.#ctx.table.put({
         TableName: this.#ctx.tableName,
         Item: {
-          pk: keys.user(team, owner),
-          sk: keys.expiryReminder(profile, expiry),
+          ...key,
           kind: 'expiry_reminder',
           reminded_at: this.#ctx.now().toISOString(),
           // Of no use once the token has expired; a day later TTL may take it.
