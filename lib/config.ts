@@ -89,8 +89,11 @@ type Env = Readonly<Record<string, string | undefined>>;
 /**
  * Checked by hand rather than with a schema library: every function reads its configuration
  * before its first answer, so whatever this module loads is paid on each cold start, and zod
- * alone took about 20 ms to load. The rules are the ones the
- * zod schema applied, pinned input by input in `test/unit/config-rules.test.ts`.
+ * alone took about 20 ms to load. `zod/mini` costs less but still more than these checks: the
+ * same rules and messages as a `zod/mini` schema (`bench/config-check/zod-mini-config.ts`) add
+ * about 14 ms to a fresh process's load and first check, the hand checks about nothing (see
+ * `bench/config-check/RESULTS.md`). The rules are the ones the zod schema applied, pinned input
+ * by input in `test/unit/config-rules.test.ts`.
  */
 export function loadConfig(env: Env = process.env): Config {
   const read = new EnvReader(env);
