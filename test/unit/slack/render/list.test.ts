@@ -392,3 +392,34 @@ describe('renderList: items of an unknown shape', () => {
     expectSendable(message);
   });
 });
+
+describe('ListLayout: each item is measured once', () => {
+  /** Items like `node` that count every read of their fields. */
+  function countedNodes(count: number) {
+    const reads = { count: 0 };
+    const items = many(node, count).map(
+      (item) =>
+        new Proxy(item, {
+          get(target, key, receiver) {
+            reads.count += 1;
+            return Reflect.get(target, key, receiver);
+          },
+        }),
+    );
+    return { items, reads };
+  }
+
+  it.each([
+    ['rows', false],
+    ['--all lines', true],
+  ])('%s: packing the list again, or fitting a page of it, reads no item again', (_mode, compact) => {
+    const layout = new ListLayout(getOperation('nodes.list'), {}, { compact });
+    const { items, reads } = countedNodes(250);
+    const starts = layout.pageStarts(items);
+    expect(reads.count).toBeGreaterThan(0);
+    const afterFirst = reads.count;
+    expect(layout.pageStarts(items)).toEqual(starts);
+    expect(layout.fit(items.slice(starts[1] ?? 0))).toBe((starts[2] ?? items.length) - (starts[1] ?? 0));
+    expect(reads.count).toBe(afterFirst);
+  });
+});
