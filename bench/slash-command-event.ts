@@ -114,7 +114,7 @@ export function approveClickEvent(click: ApproveClick): APIGatewayProxyEventV2 {
         type: 'button',
         action_id: ActionId.approve,
         block_id: 'approval',
-        value: encodeActionValue({ a: click.approvalId }),
+        value: encodeActionValue({ approvalId: click.approvalId }),
         text: { type: 'plain_text', text: 'Approve' },
         action_ts: `${Math.floor(Date.now() / 1000)}.${randomUUID().slice(0, 6)}`,
       },

@@ -93,7 +93,7 @@ export interface OperationSpec<
   readonly queryParams: readonly string[];
   /** The flat request (path + query + body), with the documents' rules. */
   readonly request: Req;
-  /** The success body (for paginated operations: the item; the envelope is added by `responseSchema`). */
+  /** The success body (for paginated operations: the item; the envelope is added by `responseSchemaOf`). */
   readonly response: Res;
   /** An example invocation for help, without the `/cloud` prefix. */
   readonly example: string;

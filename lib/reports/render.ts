@@ -195,7 +195,7 @@ function runButton(
   return actionButton({
     label,
     actionId: ActionId.run,
-    payload: { o: op.id, i: input },
+    payload: { operationId: op.id, input },
     ...(style ? { style } : {}),
     ...(confirm ? { confirm } : {}),
   });

@@ -2,7 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import { type ManagedStats, ManagedStatsSchema } from '../api/operations/managed.js';
 import { shareFile } from '../slack/file-share.js';
 import { contextBlock, mrkdwnFallback, sectionBlock } from '../slack/render/blocks.js';
-import type { Reply } from '../slack/runner.js';
+import type { Reply } from '../slack/reply.js';
 import { renderStatsChart } from './chart.js';
 import { statsSummary, statsUnavailableText } from './render.js';
 import { summarizeSeries } from './stats-series.js';

@@ -19,6 +19,7 @@ import { channelRefusalHint, channelRefusalOf, ensureBotCanPost } from './channe
 import type { BotCommandContext, BotDeps, RequestContext } from './context.js';
 import { effectiveApprovalPolicy } from './guardrails.js';
 import type { ApprovalJob, Handoff } from './handoff.js';
+import type { RunnerDeps } from './operation-runner.js';
 import {
   attemptChange,
   type ChangeAttempt,
@@ -35,8 +36,9 @@ import { approvedRunLine, renderApprovalCard } from './render/approval.js';
 import { contextBlock, sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
 import { bold, codeSpan, defuseMarkup, escapeMrkdwn, slackDate } from './render/text.js';
-import { notice, type Reply, type RunnerDeps, resolveToken } from './runner.js';
+import { notice, type Reply } from './reply.js';
 import { rateLimitedFor, slackErrorOf } from './slack-refusals.js';
+import { resolveToken } from './token-resolution.js';
 
 /**
  * The two-person rule in front of destructive operations. A request becomes an approval record

@@ -1,4 +1,5 @@
 import type { ViewOutput } from '@slack/bolt';
+import type { SectionBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { createApiClient } from '../api/client-factory.js';
@@ -14,7 +15,7 @@ import { truncate } from './limits.js';
 import { openModal } from './modals.js';
 import { auditLine } from './render/audit.js';
 import { bold, codeSpan, slackDate } from './render/text.js';
-import { notice, type Reply } from './runner.js';
+import { notice, type Reply } from './reply.js';
 
 /**
  * The bot's own commands: linking tokens (login, logout, whoami, use) and the audit log live
@@ -326,7 +327,7 @@ async function auditLog({ deps, ctx }: BotCommandContext, parsed: BotParsed): Pr
   const { entries } = await deps.store.audit.list(ctx.team, { limit });
   if (entries.length === 0) return notice('Nothing has been changed through the bot in this workspace yet.');
   const lines = entries.map(auditLine);
-  const sections = [];
+  const sections: SectionBlock[] = [];
   for (let i = 0; i < lines.length; i += AUDIT_LINES_PER_SECTION) {
     sections.push({
       type: 'section',

@@ -113,7 +113,7 @@ function authorizeFor(deps: BotDeps): Authorize<boolean> {
   return async (source) => {
     let result: AuthorizeResult;
     try {
-      result = await installer.authorize(source as never);
+      result = await installer.authorize(source);
     } catch (error) {
       // The installation could not be read because storage is down, not because there is none:
       // the request is Slack's (its signature checked), so the listeners run without a bot token

@@ -2,7 +2,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { WebClient } from '@slack/web-api';
 import type { Handoff } from './handoff.js';
 import type { BotInstaller } from './oauth.js';
-import type { RunnerDeps } from './runner.js';
+import type { RunnerDeps } from './operation-runner.js';
 import type { BotTokens } from './web-client.js';
 
 /**

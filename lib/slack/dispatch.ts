@@ -4,7 +4,8 @@ import type { BotDeps, RequestContext } from './context.js';
 import { channelGuard } from './guardrails.js';
 import type { OperationJob } from './handoff.js';
 import { ModalNotOpenedError } from './modals.js';
-import type { OperationRequest, Reply } from './runner.js';
+import type { OperationRequest } from './operation-runner.js';
+import { notice, type Reply } from './reply.js';
 import { rateLimitedFor } from './slack-refusals.js';
 
 /**
@@ -18,16 +19,12 @@ import { rateLimitedFor } from './slack-refusals.js';
 // API client and undici, approvals their cards and store calls; what an outcome in doubt is and
 // which operations answer with a chart are read from the operations table.
 const approvals = () => import('./approvals.js');
-const runner = () => import('./runner.js');
+const runner = () => import('./operation-runner.js');
 // Only a failure needs them: the API's error type and the error replies (with the operations table).
 const apiErrors = () => import('../api/errors.js');
 const errorReplies = () => import('./render/errors.js');
 const outcome = () => import('../api/outcome.js');
 const chartOperations = () => import('../reports/chart-operations.js');
-
-export function notice(text: string): Reply {
-  return { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }], visibility: 'ephemeral' };
-}
 
 /** What a listener asks to run; who asks and where come from the request's context. */
 export type OperationAsk = Pick<OperationRequest, 'op' | 'input' | 'options'>;
@@ -168,7 +165,7 @@ export async function safely(
 }
 
 export function ackBody(reply: Reply) {
-  return { response_type: reply.visibility, text: reply.text, blocks: reply.blocks } as never;
+  return { response_type: reply.visibility, text: reply.text, blocks: reply.blocks };
 }
 
 export function responseBody(reply: Reply, replaceOriginal: boolean) {
@@ -176,6 +173,6 @@ export function responseBody(reply: Reply, replaceOriginal: boolean) {
     response_type: reply.visibility,
     replace_original: replaceOriginal,
     text: reply.text,
-    blocks: reply.blocks as never[],
+    blocks: reply.blocks,
   };
 }

@@ -1,8 +1,8 @@
 /**
- * The ids of the bot's interactive elements, shared by the renderers and the listeners
- * (`interactions.ts` holds the payload contract), and the encoding of a payload. Apart from the
- * payload schemas so the listeners and renderers load without them (and zod) before a cold
- * start's first answer.
+ * The ids of the bot's interactive elements, shared by the renderers and the listeners, the
+ * payloads their values carry and the encoding of a payload (`interactions.ts` holds the schemas
+ * that decode it). Apart from the schemas so the listeners and renderers load without them (and
+ * zod) before a cold start's first answer.
  */
 export const ActionId = {
   /** Run an operation with the given input (view a row, next step buttons). */
@@ -30,7 +30,72 @@ export function actionIdPattern(actionId: string): RegExp {
   return new RegExp(`^${actionId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?::\\d+)?$`);
 }
 
-/** A payload of `interactions.ts` (typed there, by its schemas) as a button's value. */
-export function encodeActionValue(payload: object): string {
-  return JSON.stringify(payload);
+/** Run an operation with the given input. */
+export interface RunPayload {
+  readonly operationId: string;
+  readonly input: Record<string, unknown>;
+}
+
+/** Show a page of a list (see `PagePayloadSchema` for what the positions may be). */
+export interface PagePayload extends RunPayload {
+  /** The page the person will see (1-based). */
+  readonly page: number;
+  /** Where that page starts in the whole list; without it the page is found by packing from the top. */
+  readonly start?: number;
+  /** Where the page before it starts. */
+  readonly previousStart?: number;
+  /** The `X-Filter` the list was read with. */
+  readonly filter?: Record<string, unknown>;
+  /** The one-line-an-item `--all` view. */
+  readonly compact?: true;
+}
+
+/** Send a whole list as a file. */
+export interface ExportPayload extends RunPayload {
+  readonly filter?: Record<string, unknown>;
+  readonly format: 'csv' | 'json';
+}
+
+/** Approve, deny or cancel one approval request. */
+export interface ApprovalPayload {
+  readonly approvalId: string;
+}
+
+export type ActionPayload = RunPayload | PagePayload | ExportPayload | ApprovalPayload;
+
+type PayloadField = keyof RunPayload | keyof PagePayload | keyof ExportPayload | keyof ApprovalPayload;
+
+/**
+ * Each payload field and the key that carries it in a button's or option's value. Slack caps a
+ * button value at 2,000 characters and an overflow option's at 150 (`SLACK_LIMITS`), and an
+ * operation's input shares that room, so the wire spells every field with one letter; the code on
+ * either side sees only the names. Cards already in channels carry these letters: changing one
+ * breaks their buttons.
+ */
+export const PAYLOAD_WIRE_KEYS = {
+  operationId: 'o',
+  input: 'i',
+  page: 'p',
+  start: 'k',
+  previousStart: 'b',
+  filter: 'f',
+  compact: 'c',
+  format: 'x',
+  approvalId: 'a',
+} as const satisfies Record<PayloadField, string>;
+
+/**
+ * A payload as a button's or option's value (decoded by `decodeActionValue` with the schemas of
+ * `interactions.ts`). `compact` goes as `1`, the shortest JSON that says yes.
+ */
+export function encodeActionValue(payload: ActionPayload): string {
+  const wire: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(payload)) {
+    if (value === undefined) continue;
+    const key: string | undefined = PAYLOAD_WIRE_KEYS[field as PayloadField];
+    // Only a spread of something else into a payload gets here; sent on, it would break the value.
+    if (key === undefined) throw new TypeError(`no wire key for the payload field "${field}"`);
+    wire[key] = field === 'compact' ? 1 : value;
+  }
+  return JSON.stringify(wire);
 }

@@ -1,11 +1,15 @@
 import type { WebClient } from '@slack/web-api';
 import { createApiClient } from '../api/client-factory.js';
 import type { Filter } from '../api/filter.js';
+import { SLASH_COMMAND } from '../commands/registry.js';
+import { commandNameOf } from '../commands/usage.js';
 import { shareFile } from './file-share.js';
 import { LIST_READ_PAGE_SIZE } from './list-reader.js';
+import type { OperationRequest, RunnerDeps } from './operation-runner.js';
 import { withoutSecretFields } from './render/items.js';
 import { codeSpan } from './render/text.js';
-import { notice, type OperationRequest, type Reply, type RunnerDeps, resolveToken } from './runner.js';
+import { notice, type Reply } from './reply.js';
+import { resolveToken } from './token-resolution.js';
 
 /**
  * The whole of a list as a file (the `--all` message's CSV and JSON buttons), as `linode-cli`
@@ -36,13 +40,13 @@ export async function sendListFile(
   const client = createApiClient(deps.api, resolution.token);
   const { page: _page, page_size: _pageSize, ...input } = request.input;
   const filter = request.options.filter as Filter | undefined;
-  const read = await client.listAll(op, input as never, {
+  const read = await client.listAll(op, input, {
     ...(filter && { filter }),
     ...(op.pageParams ? { pageSize: LIST_READ_PAGE_SIZE } : {}),
     maxPages: LIST_FILE_MAX_ITEMS / LIST_READ_PAGE_SIZE,
   });
   const items = withoutSecretFields(read.data) as unknown[];
-  const command = `/cloud ${op.group} ${op.action}`;
+  const command = `${SLASH_COMMAND} ${commandNameOf(op)}`;
   if (items.length === 0) return notice(`${codeSpan(command)} has nothing to list now, so no file was sent.`);
   const count = `${items.length.toLocaleString('en-US')} of ${read.results.toLocaleString('en-US')}`;
   const cut =
@@ -58,7 +62,7 @@ export async function sendListFile(
     {
       file: Buffer.from(format === 'csv' ? toCsv(items) : `${JSON.stringify(items, null, 2)}\n`, 'utf8'),
       filename: `${op.group}-${op.action}-${stamp}.${format}`,
-      title: `${op.group} ${op.action} (${items.length.toLocaleString('en-US')})`,
+      title: `${commandNameOf(op)} (${items.length.toLocaleString('en-US')})`,
       comment,
     },
   );

@@ -174,12 +174,12 @@ class ListReader {
     const known = this.#pages.get(page);
     if (known) return known;
     const read = this.op.pageParams
-      ? await this.client.paginate(this.op, this.input as never, {
+      ? await this.client.paginate(this.op, this.input, {
           ...this.callOptions,
           page,
           pageSize: LIST_READ_PAGE_SIZE,
         })
-      : await this.client.paginate(this.op, this.input as never, this.callOptions);
+      : await this.client.paginate(this.op, this.input, this.callOptions);
     this.#calls += 1;
     this.#pages.set(page, read);
     this.#results = read.results;

@@ -1,3 +1,4 @@
+import type { View } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { rateLimitedFor, slackErrorOf } from './slack-refusals.js';
 
@@ -40,11 +41,11 @@ export class ModalNotOpenedError extends Error {
 export async function openModal(
   client: WebClient,
   triggerId: string,
-  view: unknown,
+  view: View,
   again: string,
 ): Promise<void> {
   try {
-    await client.views.open({ trigger_id: triggerId, view: view as never });
+    await client.views.open({ trigger_id: triggerId, view });
   } catch (error) {
     const slackError = slackErrorOf(error);
     if (slackError !== undefined && SPENT_TRIGGER_ERRORS.has(slackError)) {

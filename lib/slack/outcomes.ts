@@ -13,8 +13,10 @@ import {
   readBaseline,
   settleOutcome,
 } from '../api/outcome.js';
+import { type OperationRequest, type RunnerDeps, runOperation } from './operation-runner.js';
 import { codeSpan } from './render/text.js';
-import { notice, type OperationRequest, type RunnerDeps, resolveToken, runOperation } from './runner.js';
+import { notice } from './reply.js';
+import { resolveToken } from './token-resolution.js';
 
 /**
  * Running a change so that its result is told truthfully. A change either answers (done, or

@@ -7,7 +7,7 @@ import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
 import type { BotCommandContext } from './context.js';
 import { CLASS_WORDS } from './guardrails.js';
 import { codeSpan, escapeMrkdwn, slackDate } from './render/text.js';
-import { notice, type Reply } from './runner.js';
+import { notice, type Reply } from './reply.js';
 
 /**
  * `/cloud policy`: the guardrails of this channel. Anyone sees them; workspace admins (or the

@@ -18,7 +18,8 @@ import type { BotCommandContext } from './context.js';
 import type { ReportRunJob } from './handoff.js';
 import { mrkdwnFallback, sectionBlock } from './render/blocks.js';
 import { codeSpan, countOf, escapeMrkdwn, slackDate, userMention } from './render/text.js';
-import { loginPrompt, notice, type Reply } from './runner.js';
+import { notice, type Reply } from './reply.js';
+import { loginPrompt } from './token-resolution.js';
 
 /**
  * `/cloud reports add|list|remove|pause|resume|run`: channel subscriptions to the managed issues

@@ -8,7 +8,9 @@ import { answersWithChart } from '../reports/chart-operations.js';
 import type { SlackInstallKind } from '../reports/history-budget.js';
 import { startStatusWatch, watchPlanFor } from '../reports/status-watch.js';
 import { executeApproval } from './approvals.js';
+import { recordChange } from './change-audit.js';
 import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
+import { type RunnerDeps, runOperation } from './operation-runner.js';
 import {
   attemptChange,
   type ChangeAttempt,
@@ -22,7 +24,7 @@ import {
 import { sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
 import { codeSpan } from './render/text.js';
-import { notice, type Reply, type RunnerDeps, recordChange, runOperation, visibilityOf } from './runner.js';
+import { notice, type Reply, visibilityOf } from './reply.js';
 import { type OperationJob, type WorkerJob, WorkerJobSchema } from './worker-jobs.js';
 
 /**

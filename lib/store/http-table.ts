@@ -11,7 +11,9 @@ import type { ItemPage, Table, TableItem } from './table.js';
  *
  * Why not the AWS SDK's document client: every function's first answer waits for its first storage
  * call, and loading the SDK's client and middleware stack and making its first request cost the
- * Slack function's cold start about 35 ms of its 3 s (bench/RESULTS.md, "floor, light claim").
+ * Slack function's cold start about 23 ms of its 3 s (bench/RESULTS.md, cold start, spawn → answer:
+ * "floor, SDK claim" against "floor: minimal Bolt + config + claim", which claims through this
+ * table).
  * What the repositories need of it is small and stable: eight item operations, the document
  * client's marshalling (`@aws-sdk/util-dynamodb`, the same code it uses, with its defaults: a
  * stray `undefined` still fails), and the standard retry strategy, kept below.
@@ -191,6 +193,8 @@ export function createHttpTable(options: HttpTableOptions): HttpTable {
       if (!isRecord(unprocessed) || Object.keys(unprocessed).length === 0) return {};
       return {
         UnprocessedItems: mapRequests(unprocessed as WriteRequests, (item) =>
+          // DynamoDB JSON as it came over the wire; the SDK types an attribute map as a union with
+          // a `$unknown` member that no JSON object declares, so no plain record is assignable.
           unmarshall(item as never),
         ) as BatchWriteCommandInput['RequestItems'],
       };
@@ -277,6 +281,7 @@ function toWire(input: object): Record<string, unknown> {
 }
 
 function itemOf(value: unknown): TableItem | undefined {
+  // DynamoDB JSON from the answer: see the `$unknown` note in `batchWrite`.
   return isRecord(value) ? unmarshall(value as never) : undefined;
 }
 

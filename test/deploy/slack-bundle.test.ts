@@ -49,7 +49,7 @@ describe('the Slack function bundle', () => {
   it.each([
     'lib/slack/approvals.ts',
     'lib/slack/forms.ts',
-    'lib/slack/runner.ts',
+    'lib/slack/operation-runner.ts',
     'lib/slack/bot-commands.ts',
     'lib/slack/reports-command.ts',
     'lib/api/client.ts',

@@ -67,7 +67,7 @@ function positionOf(value: string | undefined): ListPosition | undefined {
   if (value === undefined) return undefined;
   const payload = decodeActionValue(PagePayloadSchema, value);
   expect(payload, `a Next payload the listener accepts: ${value}`).toBeDefined();
-  return payload && { page: payload.p, start: payload.k, previousStart: payload.b };
+  return payload && { page: payload.page, start: payload.start, previousStart: payload.previousStart };
 }
 
 async function show(

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
-import { operations } from '../../lib/api/operations/index.js';
+import { operations, requireOperation } from '../../lib/api/operations/index.js';
 import { actionNamesOf } from '../../lib/commands/registry.js';
+import { commandNameOf } from '../../lib/commands/usage.js';
 import { signedHeaders } from '../../lib/slack/signing.js';
 import { ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 
@@ -298,6 +299,15 @@ describe('list paging', () => {
     expect(nodeIds(second.message)).toEqual(allNodeIds.slice(firstIds.length));
     const third = await e2e.command(ALICE, 'nodes list --page 3');
     expect(e2e.textOf(third.message)).toContain('past the end of the list: it has 2 pages');
+  });
+
+  it('a page past the end of a nested list names the command as help writes it', async () => {
+    const op = requireOperation('nodes.configs-list');
+    const reply = await e2e.command(ALICE, `nodes configs-list ${allNodeIds[0]} --page 40`);
+    const text = e2e.textOf(reply.message);
+    expect(text).toContain('past the end of the list');
+    expect(text).toContain(`Run \`/cloud ${commandNameOf(op)} ${allNodeIds[0]}\` for the first page.`);
+    expect(text).not.toContain('configs-list');
   });
 
   it('--all lists all 30 nodes in one message, one a line', async () => {

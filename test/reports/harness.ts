@@ -14,8 +14,8 @@ import {
   type TickSummary,
 } from '../../lib/reports/tick.js';
 import type { BotDeps } from '../../lib/slack/context.js';
+import type { Reply } from '../../lib/slack/reply.js';
 import { handleReportsCommand } from '../../lib/slack/reports-command.js';
-import type { Reply } from '../../lib/slack/runner.js';
 import { createSlackWebClient } from '../../lib/slack/web-client.js';
 import { runWorkerJob } from '../../lib/slack/worker.js';
 import type { ReportSubscription } from '../../lib/store/index.js';

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { BotDeps, RequestContext } from '../context.js';
-import { answerOperation, notice, responseBody, safely } from '../dispatch.js';
+import { answerOperation, responseBody, safely } from '../dispatch.js';
 import { ActionId, actionIdPattern } from '../interaction-ids.js';
 import type { ApprovalPayload, ExportPayload, PagePayload, RunPayload } from '../interactions.js';
-import type { OperationRequest, Reply } from '../runner.js';
+import type { OperationRequest } from '../operation-runner.js';
+import { notice, type Reply } from '../reply.js';
 import { isFirstClick } from './deliveries.js';
 
 // Loaded on first use, so a cold start answers `/cloud help` without them: the payload schemas
@@ -23,7 +24,9 @@ export function registerActions(app: App, deps: BotDeps): void {
     const ctx = actionContext(body);
     if (!ctx || action.type !== 'button' || !(await isFirstClick(deps, ctx, action))) return;
     const payload = await decodeRun(action.value);
-    const reply = await safely(deps, ctx, payload?.o, () => answerRun(deps, ctx, client, payload, false));
+    const reply = await safely(deps, ctx, payload?.operationId, () =>
+      answerRun(deps, ctx, client, payload, false),
+    );
     if (reply) await respond(responseBody(reply, false));
   });
 
@@ -32,7 +35,7 @@ export function registerActions(app: App, deps: BotDeps): void {
     const ctx = actionContext(body);
     if (!ctx || action.type !== 'button' || !(await isFirstClick(deps, ctx, action))) return;
     const payload = await decodePage(action.value);
-    const reply = await safely(deps, ctx, payload?.o, () =>
+    const reply = await safely(deps, ctx, payload?.operationId, () =>
       answerRun(
         deps,
         ctx,
@@ -40,11 +43,11 @@ export function registerActions(app: App, deps: BotDeps): void {
         payload && {
           ...payload,
           options: {
-            page: payload.p,
-            start: payload.k,
-            previousStart: payload.b,
-            all: payload.c === 1,
-            filter: payload.f,
+            page: payload.page,
+            start: payload.start,
+            previousStart: payload.previousStart,
+            all: payload.compact === true,
+            filter: payload.filter,
           },
         },
         true,
@@ -61,12 +64,12 @@ export function registerActions(app: App, deps: BotDeps): void {
     // The worker's answer must not take the list's place, which is what an answer through this
     // click's response_url does: it comes as a message of its own (or in the DM with the file).
     const { responseUrl: _listMessage, ...apart } = ctx;
-    const reply = await safely(deps, ctx, payload?.o, () =>
+    const reply = await safely(deps, ctx, payload?.operationId, () =>
       answerRun(
         deps,
         apart,
         client,
-        payload && { ...payload, options: { export: payload.x, filter: payload.f } },
+        payload && { ...payload, options: { export: payload.format, filter: payload.filter } },
         false,
       ),
     );
@@ -74,7 +77,7 @@ export function registerActions(app: App, deps: BotDeps): void {
     const told =
       reply.outcome === 'handed_off' && payload
         ? notice(
-            `:outbox_tray: Reading the whole list for a ${payload.x.toUpperCase()} file to your direct messages with the app…`,
+            `:outbox_tray: Reading the whole list for a ${payload.format.toUpperCase()} file to your direct messages with the app…`,
           )
         : reply;
     await respond({ ...responseBody(told, false), response_type: 'ephemeral' });
@@ -85,7 +88,9 @@ export function registerActions(app: App, deps: BotDeps): void {
     const ctx = actionContext(body);
     if (!ctx || action.type !== 'overflow' || !(await isFirstClick(deps, ctx, action))) return;
     const payload = await decodeRun(action.selected_option.value);
-    const reply = await safely(deps, ctx, payload?.o, () => answerRun(deps, ctx, client, payload, false));
+    const reply = await safely(deps, ctx, payload?.operationId, () =>
+      answerRun(deps, ctx, client, payload, false),
+    );
     if (reply) await respond(responseBody(reply, false));
   });
 
@@ -101,7 +106,7 @@ export function registerActions(app: App, deps: BotDeps): void {
       const payload = await decodeApproval(action.value);
       const reply = await safely(deps, ctx, undefined, async () =>
         payload
-          ? (await approvals()).decide(deps, client, ctx, payload.a, decision)
+          ? (await approvals()).decide(deps, client, ctx, payload.approvalId, decision)
           : notice('That button is out of date.'),
       );
       // What the clicker alone is told: a new ephemeral message, the card stays as it is.
@@ -171,17 +176,17 @@ async function answerRun(
   payload: (RunPayload & { options?: OperationRequest['options'] }) | undefined,
   replace: boolean,
 ): Promise<Reply | undefined> {
-  const op = payload && (await operations()).findOperation(payload.o);
+  const op = payload && (await operations()).findOperation(payload.operationId);
   // A paging or file button names a list; one naming anything else was not made by the bot.
   if (!payload || !op || (payload.options !== undefined && !op.paginated)) {
     return notice('That button is out of date. Run the command again.');
   }
-  const parsed = op.request.safeParse(payload.i);
+  const parsed = op.request.safeParse(payload.input);
   if (!parsed.success) {
     // A button for an action that needs more input (Attach asks for the node): ask in a form.
     if (!ctx.triggerId) return notice('That button is out of date. Run the command again.');
     const again = 'Click the button again.';
-    await (await forms()).openOperationForm(client, ctx.triggerId, op, payload.i, ctx.channel, again);
+    await (await forms()).openOperationForm(client, ctx.triggerId, op, payload.input, ctx.channel, again);
     return undefined;
   }
   const input = parsed.data as Record<string, unknown>;

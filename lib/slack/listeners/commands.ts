@@ -9,10 +9,10 @@ import type { ParsedCommand } from '../../commands/parse/result.js';
 import { SLASH_COMMAND } from '../../commands/registry.js';
 import { recordCommand } from '../../observability/metrics.js';
 import type { BotDeps, RequestContext } from '../context.js';
-import { ackBody, answerOperation, notice, safely } from '../dispatch.js';
+import { ackBody, answerOperation, safely } from '../dispatch.js';
 import { helpFitFor } from '../guardrails.js';
 import { renderHelp } from '../render/help.js';
-import type { Reply } from '../runner.js';
+import { notice, type Reply } from '../reply.js';
 import { isFirstCommandDelivery } from './deliveries.js';
 
 // Loaded on first use, so a cold start answers `/cloud help` without them: the bot's own commands

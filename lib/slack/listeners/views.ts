@@ -4,7 +4,7 @@ import type { WebClient } from '@slack/web-api';
 import type { BotDeps, RequestContext } from '../context.js';
 import { answerOperation, safely } from '../dispatch.js';
 import { CallbackId } from '../interaction-ids.js';
-import type { Reply } from '../runner.js';
+import type { Reply } from '../reply.js';
 
 // Loaded on first use: a cold start that answers a command needs neither.
 const botCommands = () => import('../bot-commands.js');

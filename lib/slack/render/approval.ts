@@ -112,7 +112,7 @@ export function renderApprovalCard({ approval }: ApprovalCardInput): RenderedMes
   blocks.push(contextBlock(...progressLine(approval)));
 
   if (pending) {
-    const payload = { a: approval.id };
+    const payload = { approvalId: approval.id };
     const actions = actionsBlock([
       actionButton({
         label: 'Approve',

@@ -11,8 +11,7 @@ import type {
   SectionBlock,
   SectionBlockAccessory,
 } from '@slack/types';
-import { encodeActionValue } from '../interaction-ids.js';
-import type { ExportPayload, PagePayload, RunPayload } from '../interactions.js';
+import { type ActionPayload, encodeActionValue, type RunPayload } from '../interaction-ids.js';
 import { SLACK_LIMITS, serializedBlocksLength, truncate } from '../limits.js';
 import { escapeMrkdwn } from './text.js';
 
@@ -132,21 +131,22 @@ export function confirmDialog(input: ConfirmInput): ConfirmationDialog {
 export interface ButtonInput {
   label: string;
   actionId: string;
-  payload: RunPayload | PagePayload | ExportPayload | { a: string };
+  /** What a click hands its listener; none when the action id says it all (Log in). */
+  payload?: ActionPayload;
   style?: 'primary' | 'danger';
   confirm?: ConfirmationDialog;
 }
 
 /** A button carrying an encoded payload; undefined when the payload would not fit in a value. */
 export function actionButton(input: ButtonInput): Button | undefined {
-  const value = encodeActionValue(input.payload);
-  if (value.length > SLACK_LIMITS.buttonValue) return undefined;
+  const value = input.payload === undefined ? undefined : encodeActionValue(input.payload);
+  if (value !== undefined && value.length > SLACK_LIMITS.buttonValue) return undefined;
   const button: Button = {
     type: 'button',
     action_id: input.actionId,
     text: plainText(input.label, SLACK_LIMITS.buttonText),
-    value,
   };
+  if (value !== undefined) button.value = value;
   if (input.style) button.style = input.style;
   if (input.confirm) button.confirm = input.confirm;
   return button;

@@ -23,11 +23,15 @@ import { type PathValue, pathValuesOf, routeOf, viewOperationOf } from './relate
 import { itemTitle, type KindMatch, kindOfRoute, type ResourceKind } from './resource-kinds.js';
 import { bold, capitalize, codeSpan, escapeMrkdwn } from './text.js';
 
-export interface ListOptions {
+/** What decides how rows pack into messages: the same for everyone who sees the list. */
+export interface ListLayoutOptions {
   /** The `X-Filter` that was sent; kept by the Previous/Next buttons. */
   filter?: Record<string, unknown> | undefined;
   /** `--all`: one line per item, up to COMPACT_ROWS_MAX a message, Next for the rest. */
   compact?: boolean | undefined;
+}
+
+export interface ListOptions extends ListLayoutOptions {
   /** Which operations rows may offer here; all when left out. */
   allowed?: AllowedHere | undefined;
 }
@@ -72,19 +76,22 @@ const LONGEST_PAGE = 9_999_999;
 
 /**
  * How a list request packs its rows into messages. It depends only on the operation, its input,
- * the filter and the mode, never on the page being shown, so the pages found by walking from the
- * top are the same ones Next walks through.
+ * the filter and the mode, never on the page being shown or who sees it, so the pages found by
+ * walking from the top are the same ones Next walks through. Each item is measured once per
+ * layout: reading the list and rendering it share the measurements.
  */
 export class ListLayout {
   readonly #op: AnyOperation;
   readonly #input: Record<string, unknown>;
-  readonly #options: ListOptions;
+  readonly #options: ListLayoutOptions;
   readonly #match: KindMatch;
   readonly #parentValues: readonly PathValue[];
   readonly #chrome: number;
   readonly #chromeBlocks: number;
+  /** Serialized size of each item's row (or its `--all` line), by item. */
+  readonly #measured = new Map<unknown, { readonly size: number; readonly line: string }>();
 
-  constructor(op: AnyOperation, input: Record<string, unknown>, options: ListOptions = {}) {
+  constructor(op: AnyOperation, input: Record<string, unknown>, options: ListLayoutOptions = {}) {
     this.#op = op;
     this.#input = input;
     this.#options = options;
@@ -116,7 +123,9 @@ export class ListLayout {
 
   /** How many of `items` (from the first) one message has room for; at least one when there are any. */
   fit(items: readonly unknown[]): number {
-    return this.compact ? this.#fitLines(items) : this.#fitRows(items);
+    return this.compact
+      ? this.#packLines(items).reduce((sum, lines) => sum + lines.length, 0)
+      : this.#fitRows(items);
   }
 
   /** Where each page starts, packing `items` (the whole list, from its first item). */
@@ -129,8 +138,8 @@ export class ListLayout {
     return starts;
   }
 
-  /** The message for one window of the list. */
-  render(shownWindow: ListWindow): RenderedMessage {
+  /** The message for one window of the list; its rows offer only what `allowed` lets run where it is seen. */
+  render(shownWindow: ListWindow, allowed?: AllowedHere): RenderedMessage {
     const kind = this.#match.kind;
     // A window that holds every item it can reach from the first one counts its pages itself.
     const whole = shownWindow.start === 0 && shownWindow.items.length >= shownWindow.reachable;
@@ -152,7 +161,9 @@ export class ListLayout {
       };
     }
     const items = window.items.slice(0, shown);
-    const body = this.compact ? this.#lineSections(items) : items.map((item) => this.#row(item));
+    const body = this.compact
+      ? this.#packLines(items).map((lines) => sectionBlock(lines.join('\n')))
+      : items.map((item) => listRow(this.#match, this.#parentValues, item, allowed));
     const nav = blocks[blocks.length - 1]?.type === 'actions' ? blocks.pop() : undefined;
     const note = blocks.pop();
     return {
@@ -161,20 +172,13 @@ export class ListLayout {
     };
   }
 
-  /** A row as shown: its buttons and menu offer only what is allowed where the list is seen. */
-  #row(item: unknown): SectionBlock {
-    return listRow(this.#match, this.#parentValues, item, this.#options.allowed);
-  }
-
   #fitRows(items: readonly unknown[]): number {
     const maxRows = Math.min(DEFAULT_MAX_ROWS, SLACK_LIMITS.blocksPerMessage - this.#chromeBlocks);
     let used = this.#chrome;
     let rows = 0;
     for (const item of items) {
       if (rows >= maxRows) break;
-      // Measured with every next step offered, so the packing (and so page N) is the same for
-      // whoever clicks Next, wherever; a row fitted to fewer steps is never larger.
-      const size = blocksLength([listRow(this.#match, this.#parentValues, item)]) + 1;
+      const size = this.#measure(item).size;
       if (rows > 0 && used + size > MESSAGE_BUDGET) break;
       used += size;
       rows += 1;
@@ -182,42 +186,50 @@ export class ListLayout {
     return rows;
   }
 
-  #fitLines(items: readonly unknown[]): number {
+  /**
+   * `--all` lines from the first item, as many lines to a section as its 3,000 characters take and
+   * as many as one message has room for (at least one when there are any).
+   */
+  #packLines(items: readonly unknown[]): string[][] {
     const sectionSize = blocksLength([sectionBlock('')]) + 1;
+    const sections: string[][] = [];
     let used = this.#chrome;
     let lines = 0;
-    let sections = 0;
-    let sectionText: number = SLACK_LIMITS.sectionText;
+    let sectionText = 0;
     for (const item of items) {
       if (lines >= COMPACT_ROWS_MAX) break;
-      const line = compactLine(this.#match, item);
-      const opensSection = sectionText + line.length + 1 > SLACK_LIMITS.sectionText;
+      const { line } = this.#measure(item);
+      const current = sections[sections.length - 1];
+      const opensSection = current === undefined || sectionText + line.length + 1 > SLACK_LIMITS.sectionText;
       const size = JSON.stringify(line).length + (opensSection ? sectionSize : 0);
-      if (opensSection && this.#chromeBlocks + sections + 1 > SLACK_LIMITS.blocksPerMessage) break;
+      if (opensSection && this.#chromeBlocks + sections.length + 1 > SLACK_LIMITS.blocksPerMessage) break;
       if (lines > 0 && used + size > MESSAGE_BUDGET) break;
       used += size;
       lines += 1;
       if (opensSection) {
-        sections += 1;
+        sections.push([line]);
         sectionText = line.length;
-      } else sectionText += line.length + 1;
+      } else {
+        current.push(line);
+        sectionText += line.length + 1;
+      }
     }
-    return lines;
+    return sections;
   }
 
-  /** One item a line, as many lines to a section as its 3,000 characters take. */
-  #lineSections(items: readonly unknown[]): SectionBlock[] {
-    const sections: SectionBlock[] = [];
-    let current = '';
-    for (const item of items) {
-      const line = compactLine(this.#match, item);
-      if (current !== '' && current.length + line.length + 1 > SLACK_LIMITS.sectionText) {
-        sections.push(sectionBlock(current));
-        current = line;
-      } else current = current === '' ? line : `${current}\n${line}`;
-    }
-    if (current !== '') sections.push(sectionBlock(current));
-    return sections;
+  /**
+   * An item's row size, or its `--all` line. A row is measured with every next step offered, so
+   * the packing (and so page N) is the same for whoever clicks Next, wherever; a row fitted to
+   * fewer steps is never larger.
+   */
+  #measure(item: unknown): { readonly size: number; readonly line: string } {
+    const known = this.#measured.get(item);
+    if (known) return known;
+    const measured = this.compact
+      ? { size: 0, line: compactLine(this.#match, item) }
+      : { size: blocksLength([listRow(this.#match, this.#parentValues, item)]) + 1, line: '' };
+    this.#measured.set(item, measured);
+    return measured;
   }
 
   /** Header, context, note and buttons: everything but the rows (the note last but one). */
@@ -243,7 +255,8 @@ export function renderList(
   window: ListWindow,
   options: ListOptions = {},
 ): RenderedMessage {
-  return new ListLayout(op, input, options).render(window);
+  const { allowed, ...layout } = options;
+  return new ListLayout(op, input, layout).render(window, allowed);
 }
 
 /** One `--all` line: title, id and the kind's first facts. */
@@ -370,26 +383,31 @@ function pageButtons(
   const { page: _page, page_size: _size, ...rest } = input;
   if (window.results === 0) return undefined;
   const base = {
-    o: op.id,
-    i: rest,
-    ...(options.filter ? { f: options.filter } : {}),
-    ...(options.compact ? { c: 1 as const } : {}),
+    operationId: op.id,
+    input: rest,
+    ...(options.filter ? { filter: options.filter } : {}),
+    ...(options.compact ? { compact: true as const } : {}),
   };
   const end = window.start + shown;
-  const next: PagePayload = { ...base, p: window.page + 1, k: end, b: window.start };
+  const next: PagePayload = { ...base, page: window.page + 1, start: end, previousStart: window.start };
   const previous: PagePayload = {
     ...base,
-    p: Math.max(1, window.page - 1),
-    ...(window.previousStart === undefined ? {} : { k: window.previousStart }),
+    page: Math.max(1, window.page - 1),
+    ...(window.previousStart === undefined ? {} : { start: window.previousStart }),
   };
   // With `--all`, the whole list as a file too: it goes to the clicker's DM, the one place a
   // private file can be shared.
-  const file = (format: ExportPayload['x'], label: string) =>
+  const file = (format: ExportPayload['format'], label: string) =>
     options.compact
       ? actionButton({
           label,
           actionId: ActionId.exportList,
-          payload: { o: op.id, i: rest, ...(options.filter ? { f: options.filter } : {}), x: format },
+          payload: {
+            operationId: op.id,
+            input: rest,
+            ...(options.filter ? { filter: options.filter } : {}),
+            format,
+          },
         })
       : undefined;
   return actionsBlock([

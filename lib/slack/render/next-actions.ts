@@ -65,7 +65,7 @@ export function nextActionsOf(
     const values = action.values ? action.values(item, ref) : ref.values;
     const payload = runPayloadFor(op, values, action.extra?.(item, ref) ?? {});
     if (!payload) continue;
-    if (!action.form && !isCompleteInput(op, payload.i)) continue;
+    if (!action.form && !isCompleteInput(op, payload.input)) continue;
     resolved.push({ label: action.label, op, payload, inMenu: action.inMenu === true && !op.destructive });
   }
   return resolved;

@@ -44,7 +44,7 @@ export function runPayloadFor(
   op.pathParams.forEach((name, index) => {
     input[name] = values[index];
   });
-  return { o: op.id, i: { ...input, ...extra } };
+  return { operationId: op.id, input: { ...input, ...extra } };
 }
 
 /** Whether the operation can run with this input as it is, without asking for more. */

@@ -57,17 +57,10 @@ export function renderOperationResult(
   if (op.paginated && isPage(output)) {
     // One API page as it came (the runner reads lists through `list-reader.ts`): its items from
     // the first, and the note says when the list holds more than were handed over.
-    return new ListLayout(op, input, {
-      filter: options.filter,
-      compact: options.all,
-      allowed: options.allowed,
-    }).render({
-      items: output.data,
-      start: 0,
-      page: 1,
-      results: output.results,
-      reachable: output.data.length,
-    });
+    return new ListLayout(op, input, { filter: options.filter, compact: options.all }).render(
+      { items: output.data, start: 0, page: 1, results: output.results, reachable: output.data.length },
+      options.allowed,
+    );
   }
   if (isItem(output) && Object.keys(output).length === 0 && op.method !== 'GET')
     return renderConfirmation(op, input);

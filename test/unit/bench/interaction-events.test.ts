@@ -86,7 +86,9 @@ describe('approveClickEvent', () => {
     const payload = payloadOf(click());
     expect(payload.type).toBe('block_actions');
     expect(payload.actions[0]).toMatchObject({ type: 'button', action_id: ActionId.approve });
-    expect(decodeActionValue(ApprovalPayloadSchema, payload.actions[0].value)).toEqual({ a: 'ap-123' });
+    expect(decodeActionValue(ApprovalPayloadSchema, payload.actions[0].value)).toEqual({
+      approvalId: 'ap-123',
+    });
     expect(payload.container).toMatchObject({ message_ts: '1700000000.000100', channel_id: BENCH_CHANNEL });
     expect(payload.user.id).toBe('U0APPROVE');
   });

@@ -7,7 +7,7 @@ import { BUNDLE_OPTIONS } from '../../../infra/build.js';
  * What the Slack function loads before its first answer, read from the deployed build (esbuild's
  * metafile: the entry and the chunks it imports statically; lazily imported chunks load on first
  * use). On Lambda all of it is paid on the first command after every idle period, inside Slack's
- * 3 s: zod costs about 25 ms of that and building the 122-row operations table about 20 ms
+ * 3 s: zod costs about 25 ms of that and building the operations table about 20 ms
  * (bench/RESULTS.md), and `/cloud help` needs neither — the command catalog answers it.
  */
 

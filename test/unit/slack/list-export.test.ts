@@ -43,15 +43,15 @@ describe('the --all message offers the whole list as a file', () => {
     expect(
       decodeActionValue(ExportPayloadSchema, buttonLabeled(message, 'CSV file to my DMs')?.value),
     ).toEqual({
-      o: 'nodes.list',
-      i: {},
-      f: filter,
-      x: 'csv',
+      operationId: 'nodes.list',
+      input: {},
+      filter,
+      format: 'csv',
     });
     expect(
       decodeActionValue(ExportPayloadSchema, buttonLabeled(message, 'JSON file to my DMs')?.value),
     ).toMatchObject({
-      x: 'json',
+      format: 'json',
     });
   });
 

@@ -51,7 +51,7 @@ describe('renderApprovalCard while pending', () => {
     expect(deny?.style).toBe('danger');
     expect(approve?.confirm?.text.text).toContain('Deletes the volume');
     for (const button of [approve, deny, cancel]) {
-      expect(decodeActionValue(ApprovalPayloadSchema, button?.value)).toEqual({ a: 'a1b2c3' });
+      expect(decodeActionValue(ApprovalPayloadSchema, button?.value)).toEqual({ approvalId: 'a1b2c3' });
     }
   });
 

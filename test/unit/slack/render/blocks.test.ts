@@ -14,7 +14,7 @@ import { expectSendable } from './message-checks.js';
 describe('actionsBlock', () => {
   it('suffixes repeated action ids so Slack accepts the block, and the pattern matches them all', () => {
     const run = (label: string) =>
-      actionButton({ label, actionId: ActionId.run, payload: { o: 'volumes.view', i: {} } });
+      actionButton({ label, actionId: ActionId.run, payload: { operationId: 'volumes.view', input: {} } });
     const block = actionsBlock([run('A'), run('B'), run('C')]);
     const ids = block?.elements.map((e) => ('action_id' in e ? e.action_id : undefined));
     expect(ids).toEqual(['op:run', 'op:run:2', 'op:run:3']);
@@ -30,7 +30,7 @@ describe('actionsBlock', () => {
 
 describe('element builders', () => {
   it('leave out a button whose payload would pass the value limit', () => {
-    const payload = { o: 'volumes.list', i: { label: 'x'.repeat(SLACK_LIMITS.buttonValue) } };
+    const payload = { operationId: 'volumes.list', input: { label: 'x'.repeat(SLACK_LIMITS.buttonValue) } };
     expect(actionButton({ label: 'Next', actionId: ActionId.page, payload })).toBeUndefined();
   });
 
@@ -48,8 +48,8 @@ describe('element builders', () => {
   });
 
   it('make an overflow menu only with at least two options that fit', () => {
-    const small = { o: 'volumes.view', i: { volumeId: 1 } };
-    const big = { o: 'volumes.view', i: { label: 'x'.repeat(200) } };
+    const small = { operationId: 'volumes.view', input: { volumeId: 1 } };
+    const big = { operationId: 'volumes.view', input: { label: 'x'.repeat(200) } };
     expect(
       overflowMenu(ActionId.menu, [
         { label: 'View', payload: small },

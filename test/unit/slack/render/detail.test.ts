@@ -40,10 +40,10 @@ describe('renderDetail: volumes', () => {
   it('offers Detach when attached, and Attach (which asks for the node) when not', () => {
     const attached = renderDetail(view, { volumeId: 12 }, volume);
     expect(labels(attached)).toEqual(['Detach', 'Delete']);
-    expect(payloadOf(attached, 'Detach')).toEqual({ o: 'volumes.detach', i: { volumeId: 12 } });
+    expect(payloadOf(attached, 'Detach')).toEqual({ operationId: 'volumes.detach', input: { volumeId: 12 } });
     const detached = renderDetail(view, { volumeId: 13 }, detachedVolume);
     expect(labels(detached)).toEqual(['Attach', 'Delete']);
-    expect(payloadOf(detached, 'Attach')).toEqual({ o: 'volumes.attach', i: { volumeId: 13 } });
+    expect(payloadOf(detached, 'Attach')).toEqual({ operationId: 'volumes.attach', input: { volumeId: 13 } });
   });
 
   it('styles Delete as danger with a confirm dialog from the consequence, within limits', () => {
@@ -54,7 +54,7 @@ describe('renderDetail: volumes', () => {
     expect(remove?.confirm?.title?.text.length).toBeLessThanOrEqual(SLACK_LIMITS.confirmTitle);
     expect(remove?.confirm?.text.text.length).toBeLessThanOrEqual(SLACK_LIMITS.confirmText);
     expect(remove?.confirm?.confirm?.text.length).toBeLessThanOrEqual(SLACK_LIMITS.confirmButton);
-    expect(payloadOf(message, 'Delete')).toEqual({ o: 'volumes.delete', i: { volumeId: 12 } });
+    expect(payloadOf(message, 'Delete')).toEqual({ operationId: 'volumes.delete', input: { volumeId: 12 } });
     expectSendable(message);
   });
 
@@ -64,7 +64,7 @@ describe('renderDetail: volumes', () => {
       { volumeId: 12, label: 'copy' },
       { ...detachedVolume, id: 99, label: 'copy' },
     );
-    expect(payloadOf(message, 'Delete')).toEqual({ o: 'volumes.delete', i: { volumeId: 99 } });
+    expect(payloadOf(message, 'Delete')).toEqual({ operationId: 'volumes.delete', input: { volumeId: 99 } });
   });
 
   it('gives every button of the actions block its own action id, all matching the contract id', () => {
@@ -85,7 +85,10 @@ describe('renderDetail: nodes', () => {
     expect(text).toContain('*Specs*\n2 vCPUs · 4 GB RAM · 80 GB disk');
     expect(text).toContain('*Backups*\nenabled, last <!date^1514764861^{ago}|2018-01-01 00:01 UTC>');
     expect(labels(message)).toEqual(['Backups', 'Configs', 'Snapshot', 'Delete']);
-    expect(payloadOf(message, 'Configs')).toEqual({ o: 'nodes.configs-list', i: { nodeId: 123 } });
+    expect(payloadOf(message, 'Configs')).toEqual({
+      operationId: 'nodes.configs-list',
+      input: { nodeId: 123 },
+    });
     expectSendable(message);
   });
 
@@ -96,13 +99,16 @@ describe('renderDetail: nodes', () => {
       { ...node, status: 'offline', backups: { ...node.backups, enabled: false } },
     );
     expect(labels(message)).toEqual(['Boot', 'Backups', 'Configs', 'Snapshot', 'Enable backups', 'Delete']);
-    expect(payloadOf(message, 'Enable backups')).toEqual({ o: 'nodes.backups-enable', i: { nodeId: 123 } });
+    expect(payloadOf(message, 'Enable backups')).toEqual({
+      operationId: 'nodes.backups-enable',
+      input: { nodeId: 123 },
+    });
   });
 
   it('marks every destructive action danger with a confirm dialog', () => {
     const message = renderDetail(view, { nodeId: 123 }, node);
     for (const button of buttons(message)) {
-      const op = requireOperation(decodeActionValue(RunPayloadSchema, button.value)?.o ?? '');
+      const op = requireOperation(decodeActionValue(RunPayloadSchema, button.value)?.operationId ?? '');
       expect(button.style === 'danger', op.id).toBe(op.destructive !== undefined);
       expect(button.confirm !== undefined, op.id).toBe(op.destructive !== undefined);
     }
@@ -119,8 +125,8 @@ describe('renderDetail: nodes', () => {
     expect(text).toContain('Current snapshot');
     expect(text).toContain('Automatic backups');
     expect(payloadOf(message, 'View')).toEqual({
-      o: 'nodes.backups-view',
-      i: { nodeId: 123, backupId: 123456 },
+      operationId: 'nodes.backups-view',
+      input: { nodeId: 123, backupId: 123456 },
     });
     expectSendable(message);
   });
@@ -132,8 +138,8 @@ describe('renderDetail: nodes', () => {
       nodeBackup,
     );
     expect(payloadOf(message, 'Restore to this node')).toEqual({
-      o: 'nodes.backups-restore',
-      i: { nodeId: 123, backupId: 123456, node_id: 123 },
+      operationId: 'nodes.backups-restore',
+      input: { nodeId: 123, backupId: 123456, node_id: 123 },
     });
   });
 });
@@ -149,7 +155,10 @@ describe('renderDetail: other kinds', () => {
       'Reset credentials',
       'Delete',
     ]);
-    expect(payloadOf(message, 'SSL cert')).toEqual({ o: 'databases.mysql-ssl-cert', i: { instanceId: 5 } });
+    expect(payloadOf(message, 'SSL cert')).toEqual({
+      operationId: 'databases.mysql-ssl-cert',
+      input: { instanceId: 5 },
+    });
     expect(buttonLabeled(message, 'Reset credentials')?.style).toBe('danger');
     expect(visibleText(message)).toContain('*Engine*\nmysql 8.0.26');
     expectSendable(message);

@@ -70,8 +70,15 @@ describe('renderList: header and paging', () => {
     );
     const previous = decodeActionValue(PagePayloadSchema, buttonLabeled(message, '◀ Previous')?.value);
     const next = decodeActionValue(PagePayloadSchema, buttonLabeled(message, 'Next ▶')?.value);
-    expect(previous).toEqual({ o: 'volumes.list', i: {}, p: 1, k: 0, f: filter });
-    expect(next).toEqual({ o: 'volumes.list', i: {}, p: 3, k: 40, b: 20, f: filter });
+    expect(previous).toEqual({ operationId: 'volumes.list', input: {}, page: 1, start: 0, filter });
+    expect(next).toEqual({
+      operationId: 'volumes.list',
+      input: {},
+      page: 3,
+      start: 40,
+      previousStart: 20,
+      filter,
+    });
     const pageButtons = buttons(message).filter((b) => b.action_id?.startsWith(ActionId.page));
     expect(pageButtons).toHaveLength(2);
   });
@@ -117,7 +124,7 @@ describe('renderList: rows that do not fit continue on the next page', () => {
     expect(rows.length).toBeLessThanOrEqual(20);
     expect(visibleText(message)).toContain(`Items 1–${rows.length} of 500.`);
     const next = decodeActionValue(PagePayloadSchema, buttonLabeled(message, 'Next ▶')?.value);
-    expect(next).toMatchObject({ p: 2, k: rows.length, b: 0 });
+    expect(next).toMatchObject({ page: 2, start: rows.length, previousStart: 0 });
   });
 
   it('regression: 30 nodes on one API page are not cut at 18 with a hint to use --page-size', () => {
@@ -127,8 +134,8 @@ describe('renderList: rows that do not fit continue on the next page', () => {
     expect(visibleText(message)).not.toContain('--page-size');
     expect(visibleText(message)).toContain('`--page 2`');
     expect(decodeActionValue(PagePayloadSchema, buttonLabeled(message, 'Next ▶')?.value)).toMatchObject({
-      p: 2,
-      k: shown,
+      page: 2,
+      start: shown,
     });
   });
 
@@ -181,8 +188,8 @@ describe('renderList: --all, one line an item', () => {
     expect(lines).toHaveLength(100);
     expect(visibleText(message)).toContain('Up to 100 a message with `--all`: Next ▶ for the 500 more');
     expect(decodeActionValue(PagePayloadSchema, buttonLabeled(message, 'Next ▶')?.value)).toMatchObject({
-      k: 100,
-      c: 1,
+      start: 100,
+      compact: true,
     });
   });
 
@@ -212,8 +219,8 @@ describe('renderList: rows per kind', () => {
       o.text.text,
       decodeActionValue(RunPayloadSchema, o.value),
     ]);
-    expect(options).toContainEqual(['View', { o: 'nodes.view', i: { nodeId: 123 } }]);
-    expect(options).toContainEqual(['Boot', { o: 'nodes.boot', i: { nodeId: 123 } }]);
+    expect(options).toContainEqual(['View', { operationId: 'nodes.view', input: { nodeId: 123 } }]);
+    expect(options).toContainEqual(['Boot', { operationId: 'nodes.boot', input: { nodeId: 123 } }]);
     expectSendable(message);
   });
 
@@ -226,7 +233,10 @@ describe('renderList: rows per kind', () => {
         for (const option of element.options ?? []) {
           const payload = decodeActionValue(RunPayloadSchema, option.value);
           expect(payload, option.value).toBeDefined();
-          expect(requireOperation(payload?.o ?? '').destructive, payload?.o).toBeUndefined();
+          expect(
+            requireOperation(payload?.operationId ?? '').destructive,
+            payload?.operationId,
+          ).toBeUndefined();
         }
       }
     });
@@ -242,8 +252,8 @@ describe('renderList: rows per kind', () => {
     expect(attached?.options?.map((o) => o.text.text)).toEqual(['View', 'Detach']);
     expect(detached?.type).toBe('button');
     expect(decodeActionValue(RunPayloadSchema, detached?.value)).toEqual({
-      o: 'volumes.view',
-      i: { volumeId: 13 },
+      operationId: 'volumes.view',
+      input: { volumeId: 13 },
     });
   });
 
@@ -254,7 +264,7 @@ describe('renderList: rows per kind', () => {
     expect(text).toContain(':large_green_circle: available · 2,500 MB · public');
     expect(text).toContain('private');
     const view = decodeActionValue(RunPayloadSchema, buttons(message)[1]?.value);
-    expect(view).toEqual({ o: 'images.view', i: { imageId: 'private/15' } });
+    expect(view).toEqual({ operationId: 'images.view', input: { imageId: 'private/15' } });
   });
 
   it('databases of every engine: View goes to the engine kind of each row', () => {
@@ -264,8 +274,8 @@ describe('renderList: rows per kind', () => {
       return decodeActionValue(RunPayloadSchema, value);
     });
     expect(views).toEqual([
-      { o: 'databases.mysql-view', i: { instanceId: 5 } },
-      { o: 'databases.postgresql-view', i: { instanceId: 6 } },
+      { operationId: 'databases.mysql-view', input: { instanceId: 5 } },
+      { operationId: 'databases.postgresql-view', input: { instanceId: 6 } },
     ]);
     expect(visibleText(message)).toContain('mysql 8.0.26 · us-east · 3 nodes');
   });
@@ -275,8 +285,11 @@ describe('renderList: rows per kind', () => {
     expect(message.blocks[0]).toMatchObject({ text: { text: 'Configs of node 34 (1)' } });
     const [menu] = interactiveElements(message);
     const values = (menu?.options ?? []).map((o) => decodeActionValue(RunPayloadSchema, o.value));
-    expect(values).toContainEqual({ o: 'nodes.configs-view', i: { nodeId: 34, configId: 23456 } });
-    expect(values).toContainEqual({ o: 'nodes.boot', i: { nodeId: 34, config_id: 23456 } });
+    expect(values).toContainEqual({
+      operationId: 'nodes.configs-view',
+      input: { nodeId: 34, configId: 23456 },
+    });
+    expect(values).toContainEqual({ operationId: 'nodes.boot', input: { nodeId: 34, config_id: 23456 } });
   });
 
   it('tokens: label, scopes and expiry, never the token', () => {
@@ -377,5 +390,36 @@ describe('renderList: items of an unknown shape', () => {
     expect(text).not.toContain('hunter2');
     expect(text).not.toContain('age');
     expectSendable(message);
+  });
+});
+
+describe('ListLayout: each item is measured once', () => {
+  /** Items like `node` that count every read of their fields. */
+  function countedNodes(count: number) {
+    const reads = { count: 0 };
+    const items = many(node, count).map(
+      (item) =>
+        new Proxy(item, {
+          get(target, key, receiver) {
+            reads.count += 1;
+            return Reflect.get(target, key, receiver);
+          },
+        }),
+    );
+    return { items, reads };
+  }
+
+  it.each([
+    ['rows', false],
+    ['--all lines', true],
+  ])('%s: packing the list again, or fitting a page of it, reads no item again', (_mode, compact) => {
+    const layout = new ListLayout(getOperation('nodes.list'), {}, { compact });
+    const { items, reads } = countedNodes(250);
+    const starts = layout.pageStarts(items);
+    expect(reads.count).toBeGreaterThan(0);
+    const afterFirst = reads.count;
+    expect(layout.pageStarts(items)).toEqual(starts);
+    expect(layout.fit(items.slice(starts[1] ?? 0))).toBe((starts[2] ?? items.length) - (starts[1] ?? 0));
+    expect(reads.count).toBe(afterFirst);
   });
 });

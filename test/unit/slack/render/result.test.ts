@@ -39,8 +39,8 @@ describe('renderOperationResult: dispatch', () => {
     const [view] = buttons(message);
     expect(view?.text?.text).toBe('View volume');
     expect(decodeActionValue(RunPayloadSchema, view?.value)).toEqual({
-      o: 'volumes.view',
-      i: { volumeId: 12 },
+      operationId: 'volumes.view',
+      input: { volumeId: 12 },
     });
   });
 
@@ -143,8 +143,8 @@ describe('renderOperationResult: every operation of the table', () => {
         const payload = decodeActionValue(RunPayloadSchema, button.value);
         if (payload)
           expect(
-            operations.some((o) => o.id === payload.o),
-            `${op.id} → ${payload.o}`,
+            operations.some((o) => o.id === payload.operationId),
+            `${op.id} → ${payload.operationId}`,
           ).toBe(true);
       }
     }

@@ -6,14 +6,16 @@ import type { Filter } from '../api/filter.js';
 import type { AnyOperation } from '../api/operation.js';
 import { isOutcomeInDoubt } from '../api/outcome.js';
 import { SLASH_COMMAND } from '../commands/registry.js';
-import type { AuditResult, Store } from '../store/index.js';
+import { commandNameOf } from '../commands/usage.js';
+import type { Store } from '../store/index.js';
+import { recordChange } from './change-audit.js';
 import { helpFitFor } from './guardrails.js';
-import { ActionId } from './interactions.js';
 import { type ListRead, readListWindow } from './list-reader.js';
-import { actionButton, actionsBlock, mrkdwnFallback, sectionBlock } from './render/blocks.js';
 import { withChangeAuthor } from './render/change-author.js';
 import { ListLayout } from './render/list.js';
 import { renderOperationResult } from './render/result.js';
+import { notice, type Reply, visibilityOf } from './reply.js';
+import { resolveToken } from './token-resolution.js';
 
 /**
  * Runs one API operation for one Slack user with that user's linked token, and turns the result
@@ -50,69 +52,6 @@ export interface OperationRequest {
   };
   /** Set when the operation runs because an approval request was approved. */
   readonly approvalId?: string | undefined;
-}
-
-export interface Reply {
-  readonly text: string;
-  readonly blocks: readonly unknown[];
-  /** Ephemeral replies are seen only by the person who asked. */
-  readonly visibility: 'ephemeral' | 'in_channel';
-  /** How the request ended, for metrics: answered unless handed to the worker or failed. */
-  readonly outcome?: 'answered' | 'handed_off' | 'failed' | undefined;
-}
-
-/** Reads stay with the person who asked; changes are announced to the channel. */
-export function visibilityOf(op: AnyOperation): Reply['visibility'] {
-  if (op.sensitive || op.method === 'GET') return 'ephemeral';
-  return 'in_channel';
-}
-
-export function notice(text: string, extra: readonly unknown[] = []): Reply {
-  return { text: mrkdwnFallback(text), blocks: [sectionBlock(text), ...extra], visibility: 'ephemeral' };
-}
-
-export function loginPrompt(text: string): Reply {
-  const button = actionButton({
-    label: 'Log in',
-    actionId: ActionId.login,
-    payload: { a: 'login' },
-    style: 'primary',
-  });
-  const actions = button ? actionsBlock([button]) : undefined;
-  return notice(text, actions ? [actions] : []);
-}
-
-export type TokenResolution =
-  | { readonly ok: true; readonly token: string | undefined; readonly profile: string | undefined }
-  | { readonly ok: false; readonly reply: Reply };
-
-/** The caller's token for `op`: none is needed for public operations. */
-export async function resolveToken(
-  store: Store,
-  team: string,
-  user: string,
-  op: AnyOperation | undefined,
-): Promise<TokenResolution> {
-  const lookup = await store.tokenLinks.getToken(team, user);
-  if (lookup.status === 'found') return { ok: true, token: lookup.token, profile: lookup.link.profile };
-  if (op?.access === 'public') return { ok: true, token: undefined, profile: undefined };
-  if (lookup.status === 'invalid') {
-    return {
-      ok: false,
-      reply: loginPrompt(
-        `The API no longer accepts the token of your profile *${lookup.link.profile}* (revoked or expired). ` +
-          'Run `/cloud login` with a new token.',
-      ),
-    };
-  }
-  return {
-    ok: false,
-    reply: loginPrompt(
-      lookup.profile === 'default'
-        ? 'You have not linked a token yet. Run `/cloud login` and paste a personal access token.'
-        : `You have no token for profile *${lookup.profile}*. Run \`/cloud login --profile ${lookup.profile}\`.`,
-    ),
-  };
 }
 
 export interface RunControl {
@@ -197,9 +136,12 @@ async function answerList(
   fit: ReturnType<typeof helpFitFor>,
 ): Promise<Reply> {
   const { op, input, options } = request;
-  const layoutOptions = { filter: options.filter ? { ...options.filter } : undefined, compact: options.all };
   // Pages are packed the same for everyone; only the rows' buttons follow what may run here.
-  const layout = new ListLayout(op, { ...input }, layoutOptions);
+  const layout = new ListLayout(
+    op,
+    { ...input },
+    { filter: options.filter ? { ...options.filter } : undefined, compact: options.all },
+  );
   const position = { page: options.page, start: options.start, previousStart: options.previousStart };
   const read = await readListWindow(client, op, input, layout, position, callOptions);
   if (!read.ok) return notice(listReadRefusal(op, input, read));
@@ -211,7 +153,7 @@ async function answerList(
     results: window.results,
   });
   const allowed = (await fit)?.allows;
-  const rendered = new ListLayout(op, { ...input }, { ...layoutOptions, allowed }).render(window);
+  const rendered = layout.render(window, allowed);
   return { text: rendered.text, blocks: rendered.blocks, visibility: visibilityOf(op) };
 }
 
@@ -221,7 +163,7 @@ function listReadRefusal(
   read: Exclude<ListRead, { ok: true }>,
 ): string {
   const ids = op.pathParams.map((name) => ` ${String(input[name])}`).join('');
-  const command = `\`${SLASH_COMMAND} ${op.group} ${op.action}${ids}\``;
+  const command = `\`${SLASH_COMMAND} ${commandNameOf(op)}${ids}\``;
   if (read.reason === 'not-a-page-start') {
     return `That button is out of date: the list changed since it was shown. Run ${command} again.`;
   }
@@ -230,32 +172,4 @@ function listReadRefusal(
       ? `it has ${read.results.toLocaleString('en-US')} ${read.results === 1 ? 'item' : 'items'}`
       : `it has ${read.pages.toLocaleString('en-US')} ${read.pages === 1 ? 'page' : 'pages'}`;
   return `That page is past the end of the list: ${size}. Run ${command} for the first page.`;
-}
-
-export async function recordChange(
-  deps: RunnerDeps,
-  request: Pick<OperationRequest, 'team' | 'user' | 'op' | 'input' | 'approvalId'>,
-  result: AuditResult,
-  detail: string | undefined,
-) {
-  try {
-    await deps.store.audit.append({
-      team: request.team,
-      actor: request.user,
-      action: request.op.id,
-      target: targetOf(request.op, request.input),
-      ...(request.approvalId ? { approvalId: request.approvalId } : {}),
-      result,
-      ...(detail ? { detail } : {}),
-    });
-  } catch (error) {
-    // The change itself happened (or failed) already; a lost audit line must not hide that.
-    deps.logger.error('audit entry not written', { operationId: request.op.id, error });
-  }
-}
-
-/** "volumeId=12" style description of what an operation acted on. */
-export function targetOf(op: AnyOperation, input: Readonly<Record<string, unknown>>): string {
-  const ids = op.pathParams.map((name) => `${name}=${String(input[name])}`);
-  return ids.length > 0 ? ids.join(' ') : op.path;
 }

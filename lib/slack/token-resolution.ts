@@ -1,0 +1,50 @@
+import type { AnyOperation } from '../api/operation.js';
+import type { Store } from '../store/index.js';
+import { ActionId } from './interaction-ids.js';
+import { actionButton, actionsBlock } from './render/blocks.js';
+import { notice, type Reply } from './reply.js';
+
+/**
+ * Which token a person's call goes out with: the one linked to their profile, none for a public
+ * operation, or a reply asking them to log in.
+ */
+
+export type TokenResolution =
+  | { readonly ok: true; readonly token: string | undefined; readonly profile: string | undefined }
+  | { readonly ok: false; readonly reply: Reply };
+
+/** `text` with a Log in button under it (the button opens the login form). */
+export function loginPrompt(text: string): Reply {
+  const button = actionButton({ label: 'Log in', actionId: ActionId.login, style: 'primary' });
+  const actions = button ? actionsBlock([button]) : undefined;
+  return notice(text, actions ? [actions] : []);
+}
+
+/** The caller's token for `op`: none is needed for public operations. */
+export async function resolveToken(
+  store: Store,
+  team: string,
+  user: string,
+  op: AnyOperation | undefined,
+): Promise<TokenResolution> {
+  const lookup = await store.tokenLinks.getToken(team, user);
+  if (lookup.status === 'found') return { ok: true, token: lookup.token, profile: lookup.link.profile };
+  if (op?.access === 'public') return { ok: true, token: undefined, profile: undefined };
+  if (lookup.status === 'invalid') {
+    return {
+      ok: false,
+      reply: loginPrompt(
+        `The API no longer accepts the token of your profile *${lookup.link.profile}* (revoked or expired). ` +
+          'Run `/cloud login` with a new token.',
+      ),
+    };
+  }
+  return {
+    ok: false,
+    reply: loginPrompt(
+      lookup.profile === 'default'
+        ? 'You have not linked a token yet. Run `/cloud login` and paste a personal access token.'
+        : `You have no token for profile *${lookup.profile}*. Run \`/cloud login --profile ${lookup.profile}\`.`,
+    ),
+  };
+}
