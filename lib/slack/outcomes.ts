@@ -193,8 +193,8 @@ export function notDeletedText(
 ): string {
   return (
     `${whatWentWrong(error)} to every attempt of ${codeSpan(`${op.group} ${op.action}`)}, and read back ` +
-    'it is still there as the approvers saw it, not being deleted: it was not deleted. ' +
-    `Nothing changed, so it can be asked for again. Check with ${codeSpan(checkCommandFor(op, input))}.`
+    'just now it is still there as the approvers saw it and not being deleted, so it was not deleted. ' +
+    `Nothing changed: it can be asked for again. Check with ${codeSpan(checkCommandFor(op, input))}.`
   );
 }
 
