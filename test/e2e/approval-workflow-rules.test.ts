@@ -122,6 +122,8 @@ describe('an approved image delete', () => {
     expect(e2e.emulator.control.requestCount('images.delete', { imageId })).toBe(1);
     expect(await status()).toBe('executed');
     const final = e2e.textOf(cardNow(card));
+    expect(final).toContain('executed ✓');
+    expect(final).toMatch(/deleted/i);
     expect(final).not.toContain('changed');
     expect(threadText(card)).toContain(':white_check_mark: Done.');
   });
@@ -152,11 +154,15 @@ describe('an approved delete whose every attempt got a server error', () => {
     const card = await request(`volumes delete ${volumeId}`);
     const status = await statusOf(card);
     e2e.emulator.control.injectFault({ kind: 'status', status: 500, operations: ['volumes.delete'] });
+    const reads = () => e2e.emulator.control.requestCount('volumes.view', { volumeId });
+    const readsBefore = reads();
 
     await approve(card);
 
     // Every attempt the client made was answered 500 and did nothing.
     expect(e2e.emulator.control.requestCount('volumes.delete', { volumeId })).toBeGreaterThan(1);
+    // At once: the check that the target is unchanged, then one read back (no window of reads).
+    expect(reads() - readsBefore).toBe(2);
     expect(e2e.emulator.control.volumeExists(volumeId)).toBe(true);
     expect(await status()).toBe('failed');
     const final = e2e.textOf(cardNow(card));
