@@ -172,12 +172,16 @@ export async function currentFingerprint(
 /** The kind of what `op` acts on, by its single-resource read: what its decided fields are. */
 export function targetKindOf(op: AnyOperation): string | undefined {
   const view = viewOperationFor(op);
-  return view ? kindOfRoute(routeOf(view.path)).kind.key : undefined;
+  return view ? kindOfView(view) : undefined;
+}
+
+function kindOfView(view: AnyOperation): string {
+  return kindOfRoute(routeOf(view.path)).kind.key;
 }
 
 /** What the approver decided on (`lib/api/decided-fields.ts`), kept to compare at the vote. */
 function fingerprintOf(view: AnyOperation, resource: Resource): string {
-  return decidedFingerprint(kindOfRoute(routeOf(view.path)).kind.key, resource);
+  return decidedFingerprint(kindOfView(view), resource);
 }
 
 async function read(

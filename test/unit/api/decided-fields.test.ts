@@ -9,9 +9,7 @@ import {
   judgeUnansweredDelete,
 } from '../../../lib/api/decided-fields.js';
 import { operations } from '../../../lib/api/operations/index.js';
-import { viewOperationFor } from '../../../lib/api/outcome.js';
-import { routeOf } from '../../../lib/slack/render/related-operations.js';
-import { kindOfRoute } from '../../../lib/slack/render/resource-kinds.js';
+import { targetKindOf } from '../../../lib/slack/preview.js';
 
 const IMAGE_CREATING = {
   id: 'private/7',
@@ -35,10 +33,8 @@ describe('the decided-fields table', () => {
   it('names every kind a change can target (a change operation whose target kind has no row fails here)', () => {
     const unlisted = operations
       .filter((op) => op.method !== 'GET')
-      .map((op) => ({ op: op.id, view: viewOperationFor(op) }))
-      .filter((entry) => entry.view !== undefined)
-      .map(({ op, view }) => ({ op, kind: kindOfRoute(routeOf(view?.path ?? '')).kind.key }))
-      .filter(({ kind }) => !isDecidedKind(kind));
+      .map((op) => ({ op: op.id, kind: targetKindOf(op) }))
+      .filter(({ kind }) => kind !== undefined && !isDecidedKind(kind));
     expect(unlisted).toEqual([]);
   });
 
