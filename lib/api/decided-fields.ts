@@ -19,8 +19,11 @@
 /** One field a person decided on: a top-level or dotted path, and what people call it. */
 export interface DecidedField {
   readonly path: string;
-  /** A noun phrase for "… changed": `label`, `visibility (public or private)`. */
-  readonly words: string;
+  /**
+   * A noun phrase for "… changed" where the field's own name says it badly (`is_public`:
+   * `visibility (public or private)`); otherwise the surface words the name as it words every field.
+   */
+  readonly words?: string;
 }
 
 export interface DecidedFields {
@@ -51,7 +54,8 @@ export type DecidedKind =
   | 'service'
   | 'node-settings';
 
-const field = (path: string, words: string = path.replace(/_/g, ' ')): DecidedField => ({ path, words });
+const field = (path: string, words?: string): DecidedField =>
+  words === undefined ? { path } : { path, words };
 const LABEL = field('label');
 const STATUS = field('status');
 
@@ -89,12 +93,7 @@ export const DECIDED_FIELDS: Readonly<Record<DecidedKind, DecidedFields>> = {
   },
   // A config profile has no status; what it boots is its kernel, root device and disks.
   config: {
-    fields: [
-      LABEL,
-      field('kernel'),
-      field('root_device', 'root device'),
-      field('devices', 'disks and volumes'),
-    ],
+    fields: [LABEL, field('kernel'), field('root_device'), field('devices', 'disks and volumes')],
   },
   // Volume statuses creating, active, resizing; `active` is the settled one. A finished resize
   // shows in `size`, so resizing → active needs no second look. Being attached to a node since
@@ -125,7 +124,7 @@ export const DECIDED_FIELDS: Readonly<Record<DecidedKind, DecidedFields>> = {
       field('version'),
       field('region'),
       field('type', 'plan (type)'),
-      field('cluster_size', 'cluster size'),
+      field('cluster_size'),
       STATUS,
     ],
     settles: {
@@ -149,7 +148,7 @@ export const DECIDED_FIELDS: Readonly<Record<DecidedKind, DecidedFields>> = {
   // Service statuses disabled, pending, ok, problem; transitions not shown. A new service's first
   // check (pending → ok) is its own path; a service now with a problem, or disabled, is news.
   service: {
-    fields: [LABEL, field('service_type', 'service type'), field('address'), field('region'), STATUS],
+    fields: [LABEL, field('service_type'), field('address'), field('region'), STATUS],
     settles: { pending: ['ok'] },
   },
   'node-settings': { fields: [LABEL, field('ssh', 'SSH access settings')] },
@@ -192,8 +191,8 @@ export function decidedFingerprint(kind: string, resource: Resource): string {
 
 export type DecidedComparison =
   | { readonly changed: false }
-  /** `fields` in people's words; empty when the recorded fingerprint could not be read. */
-  | { readonly changed: true; readonly fields: readonly string[] };
+  /** Empty when the recorded fingerprint could not be read. */
+  | { readonly changed: true; readonly fields: readonly DecidedField[] };
 
 function parseFingerprint(text: string): Resource | undefined {
   try {
@@ -229,8 +228,7 @@ export function compareDecided(kind: string, recorded: string, now: string): Dec
       path === STATUS.path
         ? !settlesBy(rules, before[path], after[path])
         : JSON.stringify(before[path]) !== JSON.stringify(after[path] ?? null),
-    )
-    .map(({ words }) => words);
+    );
   return fields.length > 0 ? { changed: true, fields } : { changed: false };
 }
 

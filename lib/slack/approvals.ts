@@ -36,6 +36,7 @@ import { currentFingerprint, previewTarget, type TargetPreview, targetKindOf } f
 import { approvedRunLine, renderApprovalCard } from './render/approval.js';
 import { contextBlock, sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
+import { factLabel } from './render/field-words.js';
 import { bold, codeSpan, defuseMarkup, escapeMrkdwn, slackDate } from './render/text.js';
 import { notice, type Reply, type RunnerDeps, resolveToken } from './runner.js';
 import { rateLimitedFor, slackErrorOf } from './slack-refusals.js';
@@ -649,8 +650,8 @@ async function targetChangedSincePreview(
   if (now === null || now === 'not_found' || now === approval.fingerprint) return undefined;
   const comparison = compareDecided(targetKindOf(op) ?? '', approval.fingerprint, now);
   if (!comparison.changed) return undefined;
-  const which =
-    comparison.fields.length > 0 ? ` (${escapeMrkdwn(fieldsInWords(comparison.fields))} changed)` : '';
+  const words = comparison.fields.map((field) => field.words ?? factLabel(field.path));
+  const which = words.length > 0 ? ` (${escapeMrkdwn(fieldsInWords(words))} changed)` : '';
   return `The target changed after the approvers saw it${which}, so nothing was run. Ask again to see what it is now.`;
 }
 

@@ -10,6 +10,7 @@ import {
 } from '../../../lib/api/decided-fields.js';
 import { operations } from '../../../lib/api/operations/index.js';
 import { targetKindOf } from '../../../lib/slack/preview.js';
+import { factLabel } from '../../../lib/slack/render/field-words.js';
 
 const IMAGE_CREATING = {
   id: 'private/7',
@@ -26,7 +27,7 @@ const fingerprint = (kind: string, resource: Record<string, unknown>) => decided
 
 function changedFields(kind: string, before: Record<string, unknown>, after: Record<string, unknown>) {
   const comparison = compareDecided(kind, fingerprint(kind, before), fingerprint(kind, after));
-  return comparison.changed ? comparison.fields : [];
+  return comparison.changed ? comparison.fields.map((f) => f.words ?? factLabel(f.path)) : [];
 }
 
 describe('the decided-fields table', () => {
