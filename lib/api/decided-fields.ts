@@ -60,10 +60,11 @@ const LABEL = field('label');
 const STATUS = field('status');
 
 export const DECIDED_FIELDS: Readonly<Record<DecidedKind, DecidedFields>> = {
-  // Node statuses (API-FACTS §2.1). The spec: a node created runs after provisioning unless
-  // `booted` is false, an empty one stays offline; booting, rebooting and shutting down end in
-  // running or offline. Those are the node finishing what the approver saw it doing. Running →
-  // offline, anything → deleting, migrating, rebuilding, restoring: someone acted on it since.
+  // Node statuses (API-FACTS §2.1). The spec shows no transitions but says a node created runs
+  // after provisioning unless `booted` is false, and an empty one stays offline. Booting,
+  // rebooting and shutting down name their own ends (the spec does not list them); reaching them
+  // is the node finishing what the approver saw it doing. Running → offline, anything →
+  // deleting, migrating, rebuilding, restoring: someone acted on it since.
   node: {
     fields: [LABEL, field('region'), field('type', 'plan (type)'), field('image'), STATUS],
     settles: {
@@ -114,9 +115,10 @@ export const DECIDED_FIELDS: Readonly<Record<DecidedKind, DecidedFields>> = {
     ],
     settles: { creating: ['available'], pending_upload: ['available'] },
   },
-  // Database: provisioning (15 to 30 minutes after create) → active is documented; backing up,
-  // applying updates, resuming and restoring are work under way that returns to active. Failed,
-  // degraded, suspended: the approver would want to know.
+  // Database: provisioning (15 to 30 minutes after create) → active is documented. Backing up,
+  // updating, resuming and restoring name work under way whose end is active (transitions are
+  // not shown; taken from the names and the operations that start them). Failed, degraded,
+  // suspending, suspended: the approver would want to know.
   database: {
     fields: [
       LABEL,
