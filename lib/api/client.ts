@@ -26,6 +26,7 @@ import {
   type BackoffPolicy,
   DEFAULT_BACKOFF,
   isRetryable,
+  mayHaveActed,
   parseRateLimit,
   type ResponseHeaders,
   retryAfterMs,
@@ -292,6 +293,9 @@ export class ApiClient {
     const deadline = Math.min(options.deadline ?? Number.POSITIVE_INFINITY, this.#now() + budget);
     const callerSignal = options.signal;
 
+    // An earlier attempt that may have been carried out: a repeated DELETE then finds nothing to
+    // delete, and its 404 says "gone", not "never there". The caller hears the earlier doubt.
+    let mayHaveDeleted: ApiError | undefined;
     for (let attempt = 1; ; attempt++) {
       if (callerSignal?.aborted) throw abortedError(op, callerSignal.reason);
       const remainingMs = deadline - this.#now();
@@ -329,7 +333,8 @@ export class ApiClient {
         outcome: retry ? 'retry' : 'error',
         errorCode: error.code,
       });
-      if (!retry) throw error;
+      if (!retry) throw error.code === 'not_found' && mayHaveDeleted ? mayHaveDeleted : error;
+      if (request.method === 'DELETE' && mayHaveActed(error)) mayHaveDeleted ??= error;
       try {
         await this.#sleep(delayMs, callerSignal);
       } catch (sleepError) {

@@ -45,6 +45,16 @@ export function requestNeverSent(error: ApiError): boolean {
   return error.code === 'network' && errorCodesOf(error.cause).some((code) => NEVER_SENT_CODES.has(code));
 }
 
+/**
+ * Whether a failed attempt may still have been carried out: a server error, or no answer after the
+ * request was sent. A 4xx is the API saying no; a connection that never opened carried nothing.
+ */
+export function mayHaveActed(error: ApiError): boolean {
+  if (error.status !== undefined) return error.status >= 500;
+  if (error.code === 'network') return !requestNeverSent(error);
+  return error.code === 'timeout';
+}
+
 function saysBusy(error: ApiError): boolean {
   return error.status !== undefined && error.errors.some((e) => BUSY_REASON.test(e.reason));
 }

@@ -1,5 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import { createApiClient } from '../api/client-factory.js';
+import { compareDecided, fieldsInWords, judgeUnansweredDelete } from '../api/decided-fields.js';
 import { ApiError, describeFieldErrors } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
 import { findOperation } from '../api/operations/index.js';
@@ -26,15 +27,17 @@ import {
   checkingText,
   DEFAULT_OUTCOME_CHECKS,
   durationText,
+  notDeletedText,
   type OutcomeCheckSettings,
   settle,
   verdictFor,
   whatWentWrong,
 } from './outcomes.js';
-import { changedFields, currentFingerprint, previewTarget, type TargetPreview } from './preview.js';
+import { currentFingerprint, previewTarget, type TargetPreview, targetKindOf } from './preview.js';
 import { approvedRunLine, renderApprovalCard } from './render/approval.js';
 import { contextBlock, sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
+import { factLabel } from './render/field-words.js';
 import { bold, codeSpan, defuseMarkup, escapeMrkdwn, slackDate } from './render/text.js';
 import { notice, type Reply } from './reply.js';
 import { rateLimitedFor, slackErrorOf } from './slack-refusals.js';
@@ -647,8 +650,10 @@ async function targetChangedSincePreview(
   if (!token.ok) return undefined;
   const now = await currentFingerprint(createApiClient(deps.api, token.token), op, input).catch(() => null);
   if (now === null || now === 'not_found' || now === approval.fingerprint) return undefined;
-  const fields = changedFields(approval.fingerprint, now);
-  const which = fields.length > 0 ? ` (${escapeMrkdwn(fields.join(', '))} changed)` : '';
+  const comparison = compareDecided(targetKindOf(op) ?? '', approval.fingerprint, now);
+  if (!comparison.changed) return undefined;
+  const words = comparison.fields.map((field) => field.words ?? factLabel(field.path));
+  const which = words.length > 0 ? ` (${escapeMrkdwn(fieldsInWords(words))} changed)` : '';
   return `The target changed after the approvers saw it${which}, so nothing was run. Ask again to see what it is now.`;
 }
 
@@ -690,6 +695,7 @@ async function settleApprovalInDoubt(
   await updateCard(deps, deps.slack, shown);
   await thread(deps, deps.slack, shown, checkingText(op, attempt.error));
 
+  if (await concludedByReadBack(deps, approval, op, input, attempt)) return;
   const check = await settle(settings, attempt);
   if (check === 'not_seen') {
     // Not there yet: the request may still be in flight on the API's side. The sweep goes on.
@@ -703,6 +709,31 @@ async function settleApprovalInDoubt(
   }
   const verdict = verdictFor(op, input, check, durationText(settings.windowMs));
   await closeAs(deps, approval, verdict.outcome, verdict.text);
+}
+
+/**
+ * A delete that every attempt of got a server error is settled by one read: nothing is left
+ * running that could still delete it (`judgeUnansweredDelete`). True when it was closed.
+ */
+async function concludedByReadBack(
+  deps: ExecutionDeps,
+  approval: Approval,
+  op: AnyOperation,
+  input: Record<string, unknown>,
+  attempt: Extract<ChangeAttempt, { kind: 'in_doubt' }>,
+): Promise<boolean> {
+  if (op.method !== 'DELETE' || !attempt.everyAttemptAnswered) return false;
+  const now = await currentFingerprint(attempt.client, op, input).catch(() => null);
+  switch (judgeUnansweredDelete(targetKindOf(op) ?? '', approval.fingerprint, now)) {
+    case 'deleted':
+      await closeAs(deps, approval, 'executed', verdictFor(op, input, 'done', '').text);
+      return true;
+    case 'not_deleted':
+      await closeAs(deps, approval, 'failed', notDeletedText(op, input, attempt.error));
+      return true;
+    case 'in_doubt':
+      return false;
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
-import type { ApiClient } from '../api/client.js';
-import { createApiClient } from '../api/client-factory.js';
+import type { ApiCallEvent, ApiClient } from '../api/client.js';
+import { type ApiSettings, createApiClient } from '../api/client-factory.js';
 import { ApiError } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
 import {
@@ -62,7 +62,20 @@ export type ChangeAttempt =
       readonly client: ApiClient;
       readonly plan: OutcomePlan | undefined;
       readonly baseline: OutcomeBaseline | undefined;
+      /**
+       * Every attempt was answered with a server error, so none of them is still under way on
+       * the API's side: what the target shows now is what the attempts left.
+       */
+      readonly everyAttemptAnswered: boolean;
     };
+
+/**
+ * A server error that the API sent when it was done with the request. A 504 is a gateway that
+ * stopped waiting: the API behind it may still be working on the request.
+ */
+function answeredWithServerError(event: ApiCallEvent): boolean {
+  return event.status !== undefined && event.status >= 500 && event.status !== 504;
+}
 
 /**
  * Runs `request` once. A create first reads its list (the baseline that later tells a new item
@@ -77,8 +90,17 @@ export async function attemptChange(
   let client: ApiClient | undefined;
   let baseline: OutcomeBaseline | undefined;
   let output: unknown;
+  const attempts: ApiCallEvent[] = [];
+  const onCall = deps.api.onCall;
+  const api: ApiSettings = {
+    ...deps.api,
+    onCall: (event) => {
+      if (event.operationId === request.op.id) attempts.push(event);
+      onCall?.(event);
+    },
+  };
   try {
-    const reply = await runOperation(deps, request, {
+    const reply = await runOperation({ ...deps, api }, request, {
       onOutput: (value) => (output = value),
       beforeCall: async (caller) => {
         client = caller;
@@ -88,7 +110,8 @@ export async function attemptChange(
     return { kind: 'answered', reply, output };
   } catch (error) {
     if (client && isOutcomeInDoubt(request.op, error)) {
-      return { kind: 'in_doubt', error, client, plan, baseline };
+      const everyAttemptAnswered = attempts.length > 0 && attempts.every(answeredWithServerError);
+      return { kind: 'in_doubt', error, client, plan, baseline, everyAttemptAnswered };
     }
     // The API answered and only showing the answer failed: it happened.
     if (output !== undefined && !(error instanceof ApiError)) {
@@ -159,6 +182,22 @@ export interface Verdict {
   /** `executed`: it happened; `unknown`: the bot could not tell. */
   readonly outcome: 'executed' | 'unknown';
   readonly text: string;
+}
+
+/**
+ * A delete proven not to have happened: every attempt was answered with a server error and the
+ * target, read back, is there as the approvers saw it. Nothing is left that could still delete it.
+ */
+export function notDeletedText(
+  op: AnyOperation,
+  input: Readonly<Record<string, unknown>>,
+  error: ApiError,
+): string {
+  return (
+    `${whatWentWrong(error)} to every attempt of ${codeSpan(`${op.group} ${op.action}`)}, and read back ` +
+    'just now it is still there as the approvers saw it and not being deleted, so it was not deleted. ' +
+    `Nothing changed: it can be asked for again. Check with ${codeSpan(checkCommandFor(op, input))}.`
+  );
 }
 
 /** What to say once the checks are over. `not_seen` here means the checks gave up. */

@@ -1,4 +1,5 @@
 import type { ApiClient } from '../api/client.js';
+import { decidedFingerprint } from '../api/decided-fields.js';
 import { ApiError } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
 import { findOperation, getOperation, operations } from '../api/operations/index.js';
@@ -78,7 +79,7 @@ export async function previewTarget(
   if (!resource) return { summary, lines: extra, fingerprint: null };
   const lines =
     op.method === 'PUT' ? fieldDiff(op, resource, input) : [...currentState(op, own, resource), ...extra];
-  return { summary, lines, fingerprint: fingerprintOf(resource) };
+  return { summary, lines, fingerprint: fingerprintOf(view, resource) };
 }
 
 /** One thing a target names: the backup, or the database the backup belongs to. */
@@ -165,25 +166,22 @@ export async function currentFingerprint(
   if (!view) return null;
   const resource = await read(client, view, input);
   if (resource === 'not_found') return 'not_found';
-  return resource ? fingerprintOf(resource) : null;
+  return resource ? fingerprintOf(view, resource) : null;
 }
 
-/** The fields an approver was shown, with the label and the API's `updated` time. */
-function fingerprintOf(resource: Resource): string {
-  const fields = ['label', 'updated', ...KEY_FIELDS].filter((field) => Object.hasOwn(resource, field));
-  return JSON.stringify(Object.fromEntries(fields.map((field) => [field, resource[field] ?? null])));
+/** The kind of what `op` acts on, by its single-resource read: what its decided fields are. */
+export function targetKindOf(op: AnyOperation): string | undefined {
+  const view = viewOperationFor(op);
+  return view ? kindOfView(view) : undefined;
 }
 
-/** "label, size": which fingerprinted fields differ between two fingerprints. */
-export function changedFields(before: string, after: string): string[] {
-  try {
-    const a = JSON.parse(before) as Record<string, unknown>;
-    const b = JSON.parse(after) as Record<string, unknown>;
-    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
-    return keys.filter((key) => JSON.stringify(a[key]) !== JSON.stringify(b[key]));
-  } catch {
-    return [];
-  }
+function kindOfView(view: AnyOperation): string {
+  return kindOfRoute(routeOf(view.path)).kind.key;
+}
+
+/** What the approver decided on (`lib/api/decided-fields.ts`), kept to compare at the vote. */
+function fingerprintOf(view: AnyOperation, resource: Resource): string {
+  return decidedFingerprint(kindOfView(view), resource);
 }
 
 async function read(

@@ -335,3 +335,28 @@ describe('retry policy', () => {
     expect(retryAfterMs({ 'x-ratelimit-reset': '900' }, 1_000_000)).toBe(0);
   });
 });
+
+describe('a DELETE repeated after an attempt that may have acted', () => {
+  it('regression: a 404 on the repeat after a 500 was reported as "not found" though the first attempt may have deleted it — now the caller hears the 500', async () => {
+    api().intercept({ path: '/v4/volumes/12', method: 'DELETE' }).reply(500, SERVER_ERROR);
+    api()
+      .intercept({ path: '/v4/volumes/12', method: 'DELETE' })
+      .reply(404, { errors: [{ reason: 'Not found' }] });
+
+    const error = await failure(client().call(volumesDelete, { volumeId: 12 }));
+
+    expect(error.code).toBe('server_error');
+    expect(error.status).toBe(500);
+    expect(requestCount()).toBe(2);
+  });
+
+  it('a 404 on the first attempt is "not found": nothing before it could have deleted anything', async () => {
+    api()
+      .intercept({ path: '/v4/volumes/12', method: 'DELETE' })
+      .reply(404, { errors: [{ reason: 'Not found' }] });
+
+    const error = await failure(client().call(volumesDelete, { volumeId: 12 }));
+
+    expect(error.code).toBe('not_found');
+  });
+});
