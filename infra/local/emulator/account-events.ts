@@ -45,9 +45,11 @@ export function recordEvent(
     status?: EventStatus;
     message?: string | null;
     secondaryEntity?: EventRecord['secondaryEntity'];
+    /** When it happened, for seeded history; default now. */
+    at?: number;
   },
 ): EventRecord {
-  const now = world.now();
+  const now = spec.at ?? world.now();
   const status = spec.status ?? 'finished';
   const event: EventRecord = {
     id: world.nextId('event', 500001),
