@@ -94,3 +94,24 @@ describe('a node rebooted from Slack', () => {
     expect(reboots().at(-1)).toMatchObject({ status: 'finished', percentComplete: 100 });
   });
 });
+
+describe('a disk added from Slack', () => {
+  it('has its message followed from not ready until the disk is ready', async () => {
+    const node = runningNode();
+    // Room for another disk: the seeded disks fill the node's type.
+    const [root] = [...node.disks.values()].filter((d) => d.filesystem !== 'swap');
+    if (!root) throw new Error('the node has no root disk');
+    root.size -= 2048;
+    const delivery = await harness.e2e.command(
+      ALICE,
+      `nodes disks-create ${node.id} --size 1024 --label scratch`,
+    );
+    expect(delivery.status).toBe(200);
+    const watched = channelMessageOf('/cloud nodes disks-create');
+    expect(messageAt(watched.ts).all).toContain('Status `not ready`');
+    harness.advance(MINUTE);
+    // The reboot of the test before is still watched too: only this message is looked at.
+    await harness.tick();
+    expect(messageAt(watched.ts).all).toContain(':white_check_mark: Status `ready`');
+  });
+});

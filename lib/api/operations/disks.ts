@@ -80,6 +80,8 @@ export const diskOperations = [
     paginated: false,
     request: DiskCreateRequestSchema,
     response: DiskSchema,
+    // `not ready` until it is written (§3.4).
+    watch: { statusField: 'status', final: ['ready'], view: 'nodes.disks-view' },
     example: 'nodes disks-create 123 --size 2048 --label scratch --filesystem ext4',
   }),
   defineOperation({
