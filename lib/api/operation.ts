@@ -8,17 +8,25 @@ import { z } from 'zod';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-export const SCOPE_AREAS = ['account', 'databases', 'volumes', 'images', 'nodes'] as const;
+export const SCOPE_AREAS = ['account', 'databases', 'volumes', 'images', 'nodes', 'events'] as const;
 export type ScopeArea = (typeof SCOPE_AREAS)[number];
 export type ScopeLevel = 'read_only' | 'read_write';
 export type Scope = `${ScopeArea}:${ScopeLevel}`;
 
 /** Command groups, following the provider's CLI. */
-export type Group = 'profile' | 'managed' | 'databases' | 'volumes' | 'images' | 'nodes';
+export type Group =
+  | 'profile'
+  | 'managed'
+  | 'databases'
+  | 'volumes'
+  | 'images'
+  | 'nodes'
+  | 'regions'
+  | 'events';
 
 /**
  * Who may call the operation beyond the token scope:
- * - `public`: works without a token (engines, types; public images).
+ * - `public`: works without a token (engines, types, kernels, regions; public images).
  * - `any-token`: any valid token, whatever its scopes.
  * - `scoped`: the listed scopes are required.
  */

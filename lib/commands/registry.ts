@@ -31,8 +31,14 @@ const GROUP_INFO: Readonly<Record<Group, GroupInfo>> = {
   },
   images: { summary: 'Machine images: list, capture from a disk, upload, update', aliases: ['image', 'img'] },
   nodes: {
-    summary: 'Compute nodes, their backups, boot, clone and configuration profiles',
+    summary:
+      'Compute nodes: reboot, shut down, resize, rebuild, rescue; their disks, backups, configuration profiles; node types and kernels',
     aliases: ['node', 'instances', 'instance'],
+  },
+  regions: { summary: 'Regions: where nodes, volumes and databases can be placed', aliases: ['region'] },
+  events: {
+    summary: 'Account events: what happened on the account, and marking them seen',
+    aliases: ['event'],
   },
 };
 

@@ -7,6 +7,7 @@ import {
   databaseCatalogTour,
   databaseKindTour,
   imageTour,
+  incidentTour,
   managedTour,
   nodeTour,
   profileTour,
@@ -51,6 +52,7 @@ describe('the client drives every operation', () => {
   it('volumes', () => volumeTour(clientTour()));
   it('images', () => imageTour(clientTour()));
   it('nodes', () => nodeTour(clientTour()));
+  it('node actions, disks, types, kernels, regions and events', () => incidentTour(clientTour()));
 
   it('covered every documented operation of the table', () => {
     const all = operations.map((o) => `${o.method} ${o.path}`);

@@ -262,3 +262,82 @@ export async function nodeTour({ emulator, send }: Tour): Promise<void> {
   await send('DELETE /node/instances/{nodeId}/configs/{configId}', { nodeId: 1010, configId });
   await send('DELETE /node/instances/{nodeId}', { nodeId });
 }
+
+/**
+ * The second published document: a node taken through reboot, shutdown, password reset, resize,
+ * disks, rescue and a data centre migration (the clock moved past each action), a legacy node
+ * mutated, then rebuilt; the catalogues; the events all of that wrote.
+ */
+export async function incidentTour({ emulator, send }: Tour): Promise<void> {
+  const settle = (ms: number) => emulator.control.advance(ms);
+  const nodeId = idOf(
+    await send('POST /node/instances', {
+      region: 'us-east',
+      type: 'g6-standard-1',
+      image: 'node/debian12',
+      root_pass: STRONG_PASSWORD,
+      label: 'incident-1',
+    }),
+  );
+  settle(MINUTE);
+  await send('POST /node/instances/{nodeId}/reboot', { nodeId });
+  settle(MINUTE);
+  await send('GET /node/instances/{nodeId}/ips', { nodeId });
+  await send('GET /node/instances/{nodeId}/stats', { nodeId });
+  await send('GET /node/instances/{nodeId}/transfer', { nodeId });
+  await send('GET /node/instances/{nodeId}/volumes', { nodeId });
+  const rootDiskId = dataOf(await send('GET /node/instances/{nodeId}/disks', { nodeId }))[0]?.id as number;
+  await send('GET /node/instances/{nodeId}/disks/{diskId}', { nodeId, diskId: rootDiskId });
+
+  await send('POST /node/instances/{nodeId}/shutdown', { nodeId });
+  settle(MINUTE);
+  await send('POST /node/instances/{nodeId}/password', { nodeId, root_pass: STRONG_PASSWORD });
+  // A bigger type without growing the disks leaves room for another disk.
+  await send('POST /node/instances/{nodeId}/resize', {
+    nodeId,
+    type: 'g6-standard-2',
+    allow_auto_disk_resize: false,
+  });
+  settle(10 * MINUTE);
+  const diskId = idOf(
+    await send('POST /node/instances/{nodeId}/disks', { nodeId, size: 1024, label: 'scratch' }),
+  );
+  settle(MINUTE);
+  await send('PUT /node/instances/{nodeId}/disks/{diskId}', { nodeId, diskId, label: 'scratch-2' });
+  await send('POST /node/instances/{nodeId}/disks/{diskId}/resize', { nodeId, diskId, size: 2048 });
+  settle(MINUTE);
+  await send('DELETE /node/instances/{nodeId}/disks/{diskId}', { nodeId, diskId });
+
+  await send('POST /node/instances/{nodeId}/rescue', { nodeId, devices: { sda: { disk_id: rootDiskId } } });
+  settle(MINUTE);
+  await send('POST /node/instances/{nodeId}/migrate', { nodeId, region: 'eu-west' });
+  settle(15 * MINUTE);
+  await send('POST /node/instances/{nodeId}/rebuild', {
+    nodeId,
+    image: 'node/ubuntu24.04',
+    root_pass: STRONG_PASSWORD,
+  });
+
+  const legacyId = idOf(
+    await send('POST /node/instances', {
+      region: 'us-east',
+      type: 'g5-standard-1',
+      image: 'node/debian12',
+      root_pass: STRONG_PASSWORD,
+      label: 'incident-legacy',
+    }),
+  );
+  settle(MINUTE);
+  await send('POST /node/instances/{nodeId}/mutate', { nodeId: legacyId });
+
+  await send('GET /node/types');
+  await send('GET /node/types/{typeId}', { typeId: 'g6-standard-2' });
+  await send('GET /node/kernels');
+  await send('GET /node/kernels/{kernelId}', { kernelId: 'node/latest-64bit' });
+  await send('GET /regions');
+  await send('GET /regions/{regionId}', { regionId: 'us-east' });
+
+  const eventId = dataOf(await send('GET /account/events'))[0]?.id as number;
+  await send('GET /account/events/{eventId}', { eventId });
+  await send('POST /account/events/{eventId}/seen', { eventId });
+}

@@ -13,6 +13,7 @@ import {
   databaseCatalogTour,
   databaseKindTour,
   imageTour,
+  incidentTour,
   managedTour,
   nodeTour,
   profileTour,
@@ -31,15 +32,35 @@ import { DOCUMENTED_OPERATIONS } from '../support/documented-operations.js';
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 type Json = Record<string, unknown>;
 
-const document = JSON.parse(
-  readFileSync(new URL('../../../shared/reference/cloud-api.openapi.json', import.meta.url), 'utf8'),
-) as { paths: Record<string, Record<string, Json>>; components: { schemas: Record<string, Json> } };
+interface OpenApiDocument {
+  paths: Record<string, Record<string, Json>>;
+  components: { schemas: Record<string, Json> };
+}
 
-function schemaAt(path: string): Json {
-  let node: unknown = document;
-  for (const part of path.split('/').filter(Boolean)) node = (node as Json)[part];
-  if (!node || typeof node !== 'object') throw new Error(`No schema at ${path}`);
-  return node as Json;
+function readDocument(name: string): OpenApiDocument {
+  return JSON.parse(
+    readFileSync(new URL(`../../../shared/reference/${name}`, import.meta.url), 'utf8'),
+  ) as OpenApiDocument;
+}
+
+/** Both published documents; each stands alone, with its own copy of the schemas they share. */
+const documents = [readDocument('cloud-api.openapi.json'), readDocument('cloud-api-more.openapi.json')];
+
+function documentOf(path: string): OpenApiDocument {
+  const document = documents.find((d) => d.paths[path] !== undefined);
+  if (!document) throw new Error(`No published document has ${path}`);
+  return document;
+}
+
+/** The schema at `path` in every document that has it (shared schemas are fixed in both). */
+function schemasAt(path: string): Json[] {
+  const found = documents.flatMap((document) => {
+    let node: unknown = document;
+    for (const part of path.split('/').filter(Boolean)) node = (node as Json | undefined)?.[part];
+    return node && typeof node === 'object' ? [node as Json] : [];
+  });
+  if (found.length === 0) throw new Error(`No schema at ${path}`);
+  return found;
 }
 
 interface SchemaFix {
@@ -117,6 +138,10 @@ const PUBLISHED_SCHEMA_FIXES: SchemaFix[] = [
     '/components/schemas/ManagedService/properties/region',
     'managed document, rule 4: a region only for a private-IP address; the published example is null',
   ),
+  nullable(
+    '/components/schemas/IPAddress/properties/vpc_nat_1_1',
+    "API-FACTS-MORE §3.1 and the schema's prose: null when the address has no 1:1 NAT",
+  ),
   fromOverride('/components/schemas/Node/properties/label', 'PUT /node/instances/{nodeId}', 'label'),
   fromOverride(
     '/components/schemas/NodeConfig/properties/root_device',
@@ -180,20 +205,27 @@ function requireNullable(node: unknown, components: Json): void {
 }
 
 function buildValidators() {
-  for (const { path, fix } of PUBLISHED_SCHEMA_FIXES) fix(schemaAt(path));
+  for (const { path, fix } of PUBLISHED_SCHEMA_FIXES) for (const schema of schemasAt(path)) fix(schema);
   const ajv = new Ajv({ strict: false, allErrors: true, logger: false });
   addFormats(ajv);
   // The documents: times are UTC "with no zone suffix in samples".
   ajv.addFormat('date-time', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?$/i);
   // Managed rule 4 monitors private-IP addresses, which ajv-formats' `url` rejects: any absolute URI.
   ajv.addFormat('url', /^[a-z][a-z0-9+.-]*:\/\/\S+$/i);
-  const components = convertNullable(document.components) as Json;
-  requireNullable(components, components);
+  const componentsOf = new Map(
+    documents.map((document) => {
+      const components = convertNullable(document.components) as Json;
+      requireNullable(components, components);
+      return [document, components] as const;
+    }),
+  );
   const cache = new Map<string, ValidateFunction>();
   return (method: string, path: string, status: number): ValidateFunction => {
     const key = `${method} ${path} ${status}`;
     let validate = cache.get(key);
     if (!validate) {
+      const document = documentOf(path);
+      const components = componentsOf.get(document) as Json;
       const operation = document.paths[path]?.[method.toLowerCase()] as Json | undefined;
       const response = (operation?.responses as Record<string, Json> | undefined)?.[String(status)];
       const schema = (response?.content as Record<string, { schema: Json }> | undefined)?.['application/json']
@@ -260,6 +292,7 @@ describe('every operation answers as published', () => {
   it('volumes', () => volumeTour(conformingTour()));
   it('images', () => imageTour(conformingTour()));
   it('nodes', () => nodeTour(conformingTour()));
+  it('node actions, disks, types, kernels, regions and events', () => incidentTour(conformingTour()));
 
   it('answers the grants of an unrestricted user with 204 and no body', async () => {
     const response = await raw(emulator, 'GET /profile/grants', { token: emulator.control.tokens.demo });
@@ -309,6 +342,32 @@ describe('the schema check itself', () => {
         ok({ ...config, devices: withoutEmptySlot }),
       ),
     ).toEqual([expect.stringContaining("/devices must have required property 'sdh'")]);
+  });
+});
+
+describe('the schema check of the second document', () => {
+  it('reads its schemas: a node type without its (nullable) successor, or an unknown event status, is refused', () => {
+    const type = {
+      id: 'g6-standard-2',
+      label: 'Standard 4GB',
+      class: 'standard',
+      price: { hourly: 0.036, monthly: 26.28 },
+    };
+    expect(problemsOf('GET /node/types/{typeId}', ok(type))).toEqual([
+      expect.stringContaining("required property 'successor'"),
+    ]);
+    expect(problemsOf('GET /node/types/{typeId}', ok({ ...type, successor: null }))).toEqual([]);
+    const event = {
+      id: 1,
+      action: 'node_reboot',
+      status: 'rebooting',
+      time_remaining: null,
+      username: null,
+      message: null,
+    };
+    expect(problemsOf('GET /account/events/{eventId}', ok(event))).toEqual([
+      expect.stringContaining('/status must be equal to one of the allowed values'),
+    ]);
   });
 });
 

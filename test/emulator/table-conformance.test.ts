@@ -145,6 +145,8 @@ function validValue(schema: unknown): unknown {
 /** Requests the generic filler cannot build, for the documents' rules that tie fields together. */
 const VALID_INPUTS: Record<string, Json> = {
   'POST /node/instances/{nodeId}/clone': { nodeId: 1, node_id: 2 },
+  // API-FACTS-MORE §4.1: an empty disk needs a label (a document rule the schema does not state).
+  'POST /node/instances/{nodeId}/disks': { nodeId: 1, size: 1, label: 'abc' },
   'POST /volumes': { label: 'abc', region: 'us-east' },
   'POST /profile/phone-number': { iso_code: 'us', phone_number: '555-555-5555' },
   'POST /managed/services': {

@@ -628,9 +628,104 @@ const managed: DocumentedValue[] = [
 ];
 
 // ---------------------------------------------------------------------------------------------
+// The second published document (reference/API-FACTS-MORE.md)
+
+const MORE = 'API-FACTS-MORE';
+
+const incidentActions: DocumentedValue[] = [
+  ...variants(
+    'POST /node/instances/{nodeId}/reboot',
+    { nodeId: 1 },
+    `${MORE} §2.1: config_id optional; null or omitted reboots into the last booted profile`,
+    [{}, { config_id: null }, { config_id: 30001 }],
+  ),
+  ...variants(
+    'POST /node/instances/{nodeId}/resize',
+    { nodeId: 1, type: 'g6-standard-2' },
+    `${MORE} §2.3: type required; allow_auto_disk_resize default true; migration_type warm or cold, default cold`,
+    [{}, { allow_auto_disk_resize: false }, { migration_type: 'warm' }, { migration_type: 'cold' }],
+  ),
+  ...variants(
+    'POST /node/instances/{nodeId}/rebuild',
+    { nodeId: 1, image: 'node/debian12', root_pass: ROOT_PASS },
+    `${MORE} §2.4: image and root_pass required; authorized_keys, authorized_users, stackscript_id/data, booted, metadata.user_data, type optional`,
+    [
+      {},
+      { booted: false },
+      { authorized_keys: [SSH_KEY], authorized_users: ['demo'] },
+      { stackscript_id: 402, stackscript_data: {} },
+      { metadata: { user_data: 'I2Nsb3VkLWNvbmZpZw==' } },
+      { type: 'g6-standard-2' },
+    ],
+  ),
+  ...variants(
+    'POST /node/instances/{nodeId}/rescue',
+    { nodeId: 1 },
+    `${MORE} §2.5: devices sda..sdg, each a disk or a volume, one kind per slot, may be null`,
+    [
+      {},
+      { devices: {} },
+      { devices: { sda: { disk_id: 20001 }, sdb: { volume_id: 1 } } },
+      { devices: { sda: { disk_id: 20001, volume_id: null }, sdc: null } },
+    ],
+  ),
+  ...variants(
+    'POST /node/instances/{nodeId}/migrate',
+    { nodeId: 1 },
+    `${MORE} §2.6: region optional (omitted: a pending host migration); upgrade default false; type warm or cold, default cold`,
+    [{}, { region: 'eu-west' }, { region: 'eu-west', upgrade: false }, { type: 'warm' }, { type: 'cold' }],
+  ),
+  ...variants(
+    'POST /node/instances/{nodeId}/mutate',
+    { nodeId: 1 },
+    `${MORE} §2.7: allow_auto_disk_resize, default true`,
+    [{}, { allow_auto_disk_resize: false }],
+  ),
+  ...variants('POST /node/instances/{nodeId}/password', { nodeId: 1 }, `${MORE} §2.8: root_pass required`, [
+    { root_pass: ROOT_PASS },
+  ]),
+  ...variants(
+    'POST /node/instances/{nodeId}/disks',
+    { nodeId: 1 },
+    `${MORE} §4.1: size required (MB); label 1..48 for an empty disk; filesystem raw, swap, ext3, ext4, initrd; image with root_pass 7..128`,
+    [
+      { size: 1, label: 'a' },
+      { size: 2048, label: 'a'.repeat(48), filesystem: 'raw' },
+      ...['swap', 'ext3', 'ext4', 'initrd'].map((filesystem) => ({
+        size: 512,
+        label: 'scratch',
+        filesystem,
+      })),
+      { size: 2048, image: 'node/debian12', root_pass: ROOT_PASS },
+      { size: 2048, image: 'node/debian12', root_pass: 'a'.repeat(7) },
+      { size: 2048, image: 'node/debian12', root_pass: 'a'.repeat(128), authorized_keys: [SSH_KEY] },
+    ],
+  ),
+  ...variants(
+    'PUT /node/instances/{nodeId}/disks/{diskId}',
+    { nodeId: 1, diskId: 1 },
+    `${MORE} §4.2: body {label} only, 1..48`,
+    [{}, { label: 'a' }, { label: 'a'.repeat(48) }],
+  ),
+  ...variants(
+    'POST /node/instances/{nodeId}/disks/{diskId}/resize',
+    { nodeId: 1, diskId: 1 },
+    `${MORE} §4.2: size required, integer of at least 1 (MB)`,
+    [{ size: 1 }, { size: 81920 }],
+  ),
+];
+
+// ---------------------------------------------------------------------------------------------
 // List parameters
 
-const LISTS = ['GET /volumes', 'GET /node/instances', 'GET /databases/instances', 'GET /profile/sshkeys'];
+const LISTS = [
+  'GET /volumes',
+  'GET /node/instances',
+  'GET /databases/instances',
+  'GET /profile/sshkeys',
+  'GET /node/kernels',
+  'GET /account/events',
+];
 
 const listing: DocumentedValue[] = LISTS.flatMap((at) =>
   variants(at, {}, `${COMPUTE}, conventions: page minimum 1; page_size 25..500, default 100`, [
@@ -651,5 +746,6 @@ export const DOCUMENTED_VALUES: readonly DocumentedValue[] = [
   ...configs,
   ...profile,
   ...managed,
+  ...incidentActions,
   ...listing,
 ];

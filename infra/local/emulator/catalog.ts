@@ -11,6 +11,11 @@ export interface Region {
   capabilities: readonly string[];
   /** Volumes in next-generation data centres are NVMe-backed. */
   volumeHardware: 'nvme' | 'hdd';
+  country: string;
+  /** `ok` or `outage` (API-FACTS-MORE §7). */
+  status: 'ok' | 'outage';
+  /** DNS resolvers as comma-separated addresses. */
+  resolvers: { ipv4: string; ipv6: string };
 }
 
 export const REGIONS: readonly Region[] = [
@@ -19,20 +24,35 @@ export const REGIONS: readonly Region[] = [
     label: 'Newark, NJ',
     capabilities: ['Nodes', 'Block Storage', 'Metadata', 'Vlans', 'VPCs', 'Managed Databases'],
     volumeHardware: 'nvme',
+    country: 'us',
+    status: 'ok',
+    resolvers: resolvers(5),
   },
   {
     id: 'eu-west',
     label: 'London, UK',
     capabilities: ['Nodes', 'Block Storage', 'Vlans', 'Managed Databases'],
     volumeHardware: 'nvme',
+    country: 'gb',
+    status: 'ok',
+    resolvers: resolvers(7),
   },
   {
     id: 'ap-south',
     label: 'Singapore, SG',
     capabilities: ['Nodes', 'Block Storage', 'Managed Databases'],
     volumeHardware: 'hdd',
+    country: 'sg',
+    status: 'ok',
+    resolvers: resolvers(9),
   },
 ];
+
+function resolvers(site: number): Region['resolvers'] {
+  const v4 = [5, 6, 7].map((host) => `139.144.${site}.${host}`).join(',');
+  const v6 = [5, 6, 7].map((host) => `2600:3c0${site % 10}::${host}`).join(',');
+  return { ipv4: v4, ipv6: v6 };
+}
 
 export function findRegion(id: string): Region | undefined {
   return REGIONS.find((r) => r.id === id);
@@ -51,8 +71,22 @@ export interface NodeType {
   /** GB per month */
   transfer: number;
   hourly: number;
+  /** US dollars a month: what a resize's price change is read from. */
+  monthly: number;
+  /** Outbound bandwidth, Mbit/s. */
+  networkOut: number;
   deprecated: boolean;
+  /** The type a mutate moves to; null when it cannot be mutated (API-FACTS-MORE §2.7, §5). */
+  successor: string | null;
 }
+
+/**
+ * Regions whose prices differ from a type's default (API-FACTS-MORE §5): here one region, dearer
+ * by a fifth, so a resize card can show that the region decides the price.
+ */
+export const REGION_PRICE_FACTORS: ReadonlyMap<string, number> = new Map([['ap-south', 1.2]]);
+/** The backup add-on costs a quarter of the type's price. */
+export const BACKUP_PRICE_FACTOR = 0.25;
 
 export const NODE_TYPES: readonly NodeType[] = [
   nodeType('g6-nanode-1', 'Nanode 1GB', 'nano', 1, 25, 1, 1000, 0.0075),
@@ -68,6 +102,7 @@ export const NODE_TYPES: readonly NodeType[] = [
   {
     ...nodeType('g5-standard-1', 'Linode 2GB (legacy)', 'standard', 2, 30, 1, 2000, 0.015),
     deprecated: true,
+    successor: 'g6-standard-1',
   },
 ];
 
@@ -91,7 +126,11 @@ function nodeType(
     gpus: 0,
     transfer,
     hourly,
+    // A month of hours at the hourly rate, as database types are priced.
+    monthly: Math.round(hourly * 730 * 100) / 100,
+    networkOut: Math.min(1000 * vcpus, 12000),
     deprecated: false,
+    successor: null,
   };
 }
 
@@ -238,6 +277,52 @@ export const SECURITY_QUESTIONS: readonly { id: number; question: string }[] = [
   { id: 9, question: 'What is your favourite book?' },
   { id: 10, question: 'What was your first job?' },
 ];
+
+export interface Kernel {
+  id: string;
+  label: string;
+  version: string;
+  kvm: boolean;
+  architecture: 'x86_64' | 'i386';
+  pvops: boolean;
+  deprecated: boolean;
+  built: string;
+}
+
+/** Kernels a configuration profile can name (API-FACTS-MORE §6; ids as the profiles use them). */
+export const KERNELS: readonly Kernel[] = [
+  kernel(
+    'node/latest-64bit',
+    'Latest 64 bit (6.8.9-x86_64-node166)',
+    '6.8.9',
+    'x86_64',
+    '2024-05-06T18:21:00',
+  ),
+  kernel('node/latest-32bit', 'Latest 32 bit (6.8.9-x86-node166)', '6.8.9', 'i386', '2024-05-06T18:21:00'),
+  kernel('node/grub2', 'GRUB 2', '2.06', 'x86_64', '2022-08-29T14:00:00'),
+  kernel('node/direct-disk', 'Direct Disk', '', 'x86_64', '2015-05-04T21:51:00'),
+  kernel('node/grub-legacy', 'GRUB (Legacy)', '2.0.0', 'x86_64', '2015-04-29T15:32:30'),
+  {
+    ...kernel(
+      'node/4.14.296-x86_64-node157',
+      '4.14.296-x86_64-node157',
+      '4.14.296',
+      'x86_64',
+      '2022-11-01T14:11:00',
+    ),
+    deprecated: true,
+  },
+];
+
+function kernel(
+  id: string,
+  label: string,
+  version: string,
+  architecture: Kernel['architecture'],
+  built: string,
+): Kernel {
+  return { id, label, version, kvm: true, architecture, pvops: true, deprecated: false, built };
+}
 
 /** Firewalls that exist on the account (node create may attach one). */
 export const FIREWALL_IDS: readonly number[] = [7001, 7002];

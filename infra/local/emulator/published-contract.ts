@@ -37,12 +37,26 @@ export interface PublishedOperation {
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const METHODS = ['get', 'post', 'put', 'delete'] as const;
 
-const document = JSON.parse(readFileSync(new URL('./cloud-api.openapi.json', import.meta.url), 'utf8')) as {
+interface OpenApiDocument {
   paths: Record<string, Json>;
   components: Record<string, Record<string, Json>>;
-};
+}
 
-function refTarget(ref: string): Json {
+function readDocument(name: string): OpenApiDocument {
+  return JSON.parse(readFileSync(new URL(name, import.meta.url), 'utf8')) as OpenApiDocument;
+}
+
+/**
+ * The two published documents: the first (`cloud-api.openapi.json`) and the second, with the
+ * operations people reach for in an incident (`cloud-api-more.openapi.json`, a copy of
+ * `shared/reference/cloud-api-more.openapi.json`). Each stands alone: its `$ref`s point into itself.
+ */
+const DOCUMENTS: readonly OpenApiDocument[] = [
+  readDocument('./cloud-api.openapi.json'),
+  readDocument('./cloud-api-more.openapi.json'),
+];
+
+function refTarget(document: OpenApiDocument, ref: string): Json {
   let node: unknown = document;
   for (const part of ref.replace(/^#\//, '').split('/')) node = (node as Json)[part];
   if (!node || typeof node !== 'object') throw new Error(`Unresolvable $ref ${ref}`);
@@ -57,21 +71,21 @@ function isObject(value: unknown): value is Json {
  * Inlines `$ref`s, merges object `allOf`s, turns OpenAPI `nullable` into JSON Schema and drops
  * `readOnly` properties: the provider ignores them in requests, so they are no rule at all.
  */
-function requestSide(node: unknown, depth = 0): unknown {
+function requestSide(document: OpenApiDocument, node: unknown, depth = 0): unknown {
   if (depth > 40) throw new Error('The published schema nests too deeply');
-  if (Array.isArray(node)) return node.map((n) => requestSide(n, depth + 1));
+  if (Array.isArray(node)) return node.map((n) => requestSide(document, n, depth + 1));
   if (!isObject(node)) return node;
   if (typeof node.$ref === 'string') {
     const { $ref, ...rest } = node;
-    return requestSide({ ...refTarget($ref), ...rest }, depth + 1);
+    return requestSide(document, { ...refTarget(document, $ref), ...rest }, depth + 1);
   }
   let out: Json = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === 'example' || key === 'description' || key === 'x-filterable') continue;
     out[key] =
       key === 'properties'
-        ? mapValues(value, (v) => requestSide(v, depth + 1))
-        : requestSide(value, depth + 1);
+        ? mapValues(value, (v) => requestSide(document, v, depth + 1))
+        : requestSide(document, value, depth + 1);
   }
   if (Array.isArray(out.allOf) && out.allOf.every(isObject)) {
     const branches = out.allOf as Json[];
@@ -116,11 +130,15 @@ function mergeObjects(a: Json, b: Json): Json {
   return { ...a, ...b, type: 'object', properties, required };
 }
 
-function parameterOf(raw: Json): Json {
-  return typeof raw.$ref === 'string' ? refTarget(raw.$ref) : raw;
+function parameterOf(document: OpenApiDocument, raw: Json): Json {
+  return typeof raw.$ref === 'string' ? refTarget(document, raw.$ref) : raw;
 }
 
-function readOperation(path: string, method: (typeof METHODS)[number]): PublishedOperation | undefined {
+function readOperation(
+  document: OpenApiDocument,
+  path: string,
+  method: (typeof METHODS)[number],
+): PublishedOperation | undefined {
   const item = document.paths[path];
   const operation = item?.[method];
   if (!isObject(item) || !isObject(operation)) return undefined;
@@ -132,9 +150,9 @@ function readOperation(path: string, method: (typeof METHODS)[number]): Publishe
     ...(Array.isArray(operation.parameters) ? operation.parameters : []),
   ] as Json[];
   for (const raw of declared) {
-    const parameter = parameterOf(raw);
+    const parameter = parameterOf(document, raw);
     const name = String(parameter.name);
-    const schema = requestSide(parameter.schema ?? {}) as Json;
+    const schema = requestSide(document, parameter.schema ?? {}) as Json;
     parameters.set(name, {
       in: parameter.in === 'path' ? 'path' : 'query',
       type: typeof schema.type === 'string' ? schema.type : undefined,
@@ -143,7 +161,8 @@ function readOperation(path: string, method: (typeof METHODS)[number]): Publishe
     if (parameter.required === true) required.push(name);
   }
   const body = isObject(operation.requestBody)
-    ? (requestSide((operation.requestBody.content as Json)['application/json']) as Json | undefined)?.schema
+    ? (requestSide(document, (operation.requestBody.content as Json)['application/json']) as Json | undefined)
+        ?.schema
     : undefined;
   let input: PublishedOperation['input'] = { type: 'object', properties, required };
   if (isObject(body)) {
@@ -277,6 +296,8 @@ const INTERFACE_WRITES = [
 ];
 
 const DEVICE_SLOTS = ['sda', 'sdb', 'sdc', 'sdd', 'sde', 'sdf', 'sdg', 'sdh'] as const;
+/** `sdh` is reserved during rescue (API-FACTS-MORE §2.5): RescueDevices has sda..sdg. */
+const RESCUE_SLOTS = DEVICE_SLOTS.filter((slot) => slot !== 'sdh');
 const CONFIG_WRITES = [
   'POST /node/instances/{nodeId}/configs',
   'PUT /node/instances/{nodeId}/configs/{configId}',
@@ -478,6 +499,33 @@ export const DOCUMENT_OVERRIDES: readonly DocumentOverride[] = [
     why: 'compute document: a snapshot needs a label; the published request body is optional as a whole',
     apply: requireField('label'),
   }),
+  ...['POST /node/instances/{nodeId}/rebuild', 'POST /node/instances/{nodeId}/disks'].map((at) => ({
+    at,
+    field: 'stackscript_data',
+    why: 'API-FACTS-MORE §2.4 and §4.1: at most 65535 characters as JSON (a document rule); the schema puts maxLength, a string keyword, on an object',
+    apply: dropKeyword('stackscript_data', 'maxLength'),
+  })),
+  {
+    at: 'POST /node/instances/{nodeId}/reboot',
+    field: 'config_id',
+    why: 'API-FACTS-MORE §2.1: config_id "null or omitted" reboots into the last booted profile (the published example is null; its type allows only integers)',
+    apply: allowNull('config_id'),
+  },
+  // The ids first: a slot made nullable is wrapped in `anyOf`, and its ids are inside that.
+  ...RESCUE_SLOTS.flatMap((slot) =>
+    ['disk_id', 'volume_id'].map((id) => ({
+      at: 'POST /node/instances/{nodeId}/rescue',
+      field: `devices.${slot}.${id}`,
+      why: 'API-FACTS-MORE §2.5: a rescue slot holds a Device, one kind per slot, so the other id is null',
+      apply: allowNull(`devices.${slot}.${id}`),
+    })),
+  ),
+  ...RESCUE_SLOTS.map((slot) => ({
+    at: 'POST /node/instances/{nodeId}/rescue',
+    field: `devices.${slot}`,
+    why: 'API-FACTS-MORE §2.5: each rescue slot sda..sdg "may be null"; the schema allows only the object',
+    apply: allowNull(`devices.${slot}`),
+  })),
 ];
 
 /**
@@ -529,10 +577,14 @@ function clone<T>(value: T): T {
 
 function buildContract(): Map<string, PublishedOperation> {
   const contract = new Map<string, PublishedOperation>();
-  for (const path of Object.keys(document.paths)) {
-    for (const method of METHODS) {
-      const op = readOperation(path, method);
-      if (op) contract.set(op.signature, op);
+  for (const document of DOCUMENTS) {
+    for (const path of Object.keys(document.paths)) {
+      for (const method of METHODS) {
+        const op = readOperation(document, path, method);
+        if (!op) continue;
+        if (contract.has(op.signature)) throw new Error(`Both documents publish ${op.signature}`);
+        contract.set(op.signature, op);
+      }
     }
   }
   for (const { signature, like, why } of DOCUMENT_ONLY) {

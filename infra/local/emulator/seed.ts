@@ -1,3 +1,4 @@
+import { nodeEntity, recordEvent } from './account-events.js';
 import { createUser, issueToken } from './accounts.js';
 import { PUBLIC_IMAGES, REGIONS } from './catalog.js';
 import type { Clock } from './clock.js';
@@ -93,6 +94,7 @@ export function seedWorld(clock: Clock, options: SeedOptions = {}): SeededWorld 
   seedVolumes(world, nodes, options.volumes ?? 12, now);
   seedDatabases(world, now);
   seedManaged(world, nodes, now);
+  seedEvents(world, nodes, now);
 
   // The restricted user sees a few entities.
   const [first, second] = nodes;
@@ -443,4 +445,29 @@ function seedManaged(world: World, nodes: NodeRecord[], now: number): void {
       port: 2222,
       user: 'support',
     });
+}
+
+/**
+ * Recent history on the account's events (API-FACTS-MORE §8): boots by the demo user over the
+ * last hours, and a host reboot the provider made by itself (no username), so an events list
+ * has something to page through from the start.
+ */
+function seedEvents(world: World, nodes: readonly NodeRecord[], now: number): void {
+  nodes.slice(0, 10).forEach((node, index) => {
+    recordEvent(world, {
+      action: 'node_boot',
+      entity: nodeEntity(node),
+      username: 'demo',
+      at: now - (10 - index) * HOUR,
+    });
+  });
+  const [rebooted] = nodes;
+  if (rebooted) {
+    recordEvent(world, {
+      action: 'host_reboot',
+      entity: nodeEntity(rebooted),
+      username: null,
+      at: now - 30 * MINUTE,
+    });
+  }
 }

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AnyOperation } from '../../../lib/api/operation.js';
 import { operations as allOperations, isOperationId } from '../../../lib/api/operations/index.js';
+import { recordOperationEvent } from './account-events.js';
 import {
   authenticate,
   type Caller,
@@ -17,10 +18,13 @@ import { handleControl } from './control-http.js';
 import { EmulatorError, type FieldError, notFound } from './errors.js';
 import { type ActiveFault, FaultInjector } from './faults.js';
 import { databaseHandlers } from './handlers/databases.js';
+import { eventHandlers } from './handlers/events.js';
 import { imageHandlers, receiveUpload, UPLOAD_PATH_PREFIX } from './handlers/images.js';
 import { managedHandlers } from './handlers/managed.js';
+import { nodeActionHandlers } from './handlers/node-actions.js';
 import { nodeHandlers } from './handlers/nodes.js';
 import { profileHandlers } from './handlers/profile.js';
+import { regionHandlers } from './handlers/regions.js';
 import { type Handler, HandlerContext, type HandlerTable, type Outcome } from './handlers/types.js';
 import { volumeHandlers } from './handlers/volumes.js';
 import { applyFilter, pageOf } from './listing.js';
@@ -48,6 +52,9 @@ export const HANDLERS: HandlerTable = {
   ...volumeHandlers,
   ...imageHandlers,
   ...nodeHandlers,
+  ...nodeActionHandlers,
+  ...regionHandlers,
+  ...eventHandlers,
 };
 
 export interface EmulatorOptions {
@@ -258,6 +265,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       if (!handler) throw notFound();
       const ctx = new HandlerContext({ world, op, input: new RequestFields(input), caller, origin });
       const outcome: Outcome = handler(ctx);
+      // Whoever made the change (the bot, a script, a person with curl), the account's events show it.
+      if (method !== 'GET' && outcome.kind === 'json' && outcome.status < 300) {
+        recordOperationEvent(world, op, input, outcome.body, caller);
+      }
       return {
         ...render(op, outcome, input, req.headers['x-filter']),
         headers: { ...headers },

@@ -145,7 +145,11 @@ export interface DiskRecord {
   uuid: string;
   /** Public keys placed on the disk at deployment; they stay when profile keys are removed. */
   authorizedKeys: string[];
+  /** `not ready` while it is created or resized (API-FACTS-MORE §3.4); absent means ready. */
+  status?: DiskStatus;
 }
+
+export type DiskStatus = 'ready' | 'not ready' | 'deleting';
 
 export interface InterfaceRecord {
   id: number;
@@ -221,6 +225,7 @@ export type NodeStatus =
   | 'provisioning'
   | 'deleting'
   | 'migrating'
+  | 'resizing'
   | 'rebuilding'
   | 'cloning'
   | 'restoring'
@@ -257,6 +262,11 @@ export interface NodeRecord {
   clonesRunning: number[];
   /** Busy with an action (boot, clone target, restore): other actions wait. */
   busyUntil: number;
+  /**
+   * A host migration the provider scheduled, which `migrate` without a region starts
+   * (API-FACTS-MORE §2.6); set through the control interface.
+   */
+  hostMigrationPending?: boolean;
 }
 
 export interface VolumeRecord {
@@ -420,6 +430,27 @@ export interface ManagedSshSettings {
   user: string | null;
 }
 
+/** An account event (API-FACTS-MORE §8). */
+export type EventStatus = 'failed' | 'finished' | 'notification' | 'scheduled' | 'started';
+
+export interface EventRecord {
+  id: number;
+  action: string;
+  created: number;
+  status: EventStatus;
+  percentComplete: number;
+  /** When it finished or failed; the duration runs from `created`. */
+  ended: number | null;
+  /** Who caused it; null for what the provider did by itself. */
+  username: string | null;
+  message: string | null;
+  /** `disks` and `backups` events carry the node's id; profile events carry none. */
+  entity: { id: number | null; label: string; type: string; url: string };
+  secondaryEntity: { id: string; label: string; type: string; url: string } | null;
+  read: boolean;
+  seen: boolean;
+}
+
 interface TimelineEntry {
   at: number;
   order: number;
@@ -453,6 +484,8 @@ export class World {
   readonly nodeSettings = new Map<number, ManagedSshSettings>();
   /** Backups of deleted nodes are gone; this finds a backup's node quickly. */
   readonly nodeBackups = new Map<number, NodeBackupRecord>();
+  /** Account events, oldest first; the API lists those of the last 90 days. */
+  readonly events = new Map<number, EventRecord>();
   readonly #counters = new Map<string, number>();
   #timeline: TimelineEntry[] = [];
   #order = 0;

@@ -1,9 +1,14 @@
 import type { AnyOperation } from '../operation.js';
 import { databaseOperations } from './databases.js';
+import { diskOperations } from './disks.js';
+import { eventOperations } from './events.js';
 import { imageOperations } from './images.js';
 import { managedOperations } from './managed.js';
+import { nodeActionOperations } from './node-actions.js';
+import { nodeTypeOperations } from './node-types.js';
 import { nodeOperations } from './nodes.js';
 import { profileOperations } from './profile.js';
+import { regionOperations } from './regions.js';
 import { volumeOperations } from './volumes.js';
 
 // Each row keeps its own type (its literal id, request and response schemas), so a lookup by a
@@ -15,6 +20,11 @@ const table = [
   ...volumeOperations,
   ...imageOperations,
   ...nodeOperations,
+  ...nodeActionOperations,
+  ...diskOperations,
+  ...nodeTypeOperations,
+  ...regionOperations,
+  ...eventOperations,
 ] as const;
 
 /** Any row of the table, with its precise type. */
@@ -24,7 +34,11 @@ export type OperationId = Operation['id'];
 /** The row declared under `Id`. */
 export type OperationById<Id extends OperationId> = Extract<Operation, { readonly id: Id }>;
 
-/** Every operation of the API, area by area, in the order of the documents' endpoint tables. */
+/**
+ * Every operation of the API, area by area, in the order of the documents' endpoint tables; then
+ * the operations of the second published document (node actions and reads, disks, types and
+ * kernels, regions, account events) in the order of its inventory.
+ */
 export const operations: readonly AnyOperation[] = table;
 
 const byId = new Map<string, AnyOperation>(operations.map((op) => [op.id, op]));

@@ -111,6 +111,57 @@ const COMPLETIONS: readonly Completion[] = [
     sentence: ([node], input) =>
       `Node ${node} is booting${typeof input.config_id === 'number' ? ` with config ${input.config_id}` : ''}.`,
   },
+  // The second document's node actions answer "… started." (API-FACTS-MORE §2): the work runs on.
+  {
+    method: 'POST',
+    route: /^\/node\/instances\/\{\}\/reboot$/,
+    sentence: ([node], input) =>
+      `Node ${node} is rebooting${typeof input.config_id === 'number' ? ` into config ${input.config_id}` : ''}.`,
+  },
+  {
+    method: 'POST',
+    route: /^\/node\/instances\/\{\}\/shutdown$/,
+    sentence: ([node]) => `Node ${node} is shutting down.`,
+  },
+  {
+    method: 'POST',
+    route: /^\/node\/instances\/\{\}\/resize$/,
+    sentence: ([node], input) =>
+      `Resize of node ${node}${typeof input.type === 'string' ? ` to ${input.type}` : ''} started.`,
+  },
+  {
+    method: 'POST',
+    route: /^\/node\/instances\/\{\}\/rescue$/,
+    sentence: ([node]) => `Node ${node} is booting into rescue mode.`,
+  },
+  {
+    method: 'POST',
+    route: /^\/node\/instances\/\{\}\/migrate$/,
+    sentence: ([node], input) =>
+      `Migration of node ${node}${typeof input.region === 'string' ? ` to ${input.region}` : ''} started.`,
+  },
+  {
+    method: 'POST',
+    route: /^\/node\/instances\/\{\}\/mutate$/,
+    sentence: ([node]) => `Upgrade of node ${node} started.`,
+  },
+  {
+    method: 'POST',
+    route: /^\/node\/instances\/\{\}\/password$/,
+    sentence: ([node]) => `Root password of node ${node} reset.`,
+  },
+  {
+    method: 'POST',
+    route: /^\/node\/instances\/\{\}\/disks\/\{\}\/resize$/,
+    // §4.2: accepted even when the disk is in use; the resize then fails, as its event tells.
+    sentence: ([node, disk]) =>
+      `Resize of disk ${disk} of node ${node} started; it fails if the running node uses the disk (\`/cloud events list\` tells).`,
+  },
+  {
+    method: 'POST',
+    route: /^\/account\/events\/\{\}\/seen$/,
+    sentence: ([event]) => `Events up to ${event} marked as seen.`,
+  },
   {
     method: 'POST',
     route: /^\/databases\/\w+\/instances\/\{\}\/backups$/,

@@ -53,6 +53,10 @@ describe('the operations table', () => {
     expect(DOCUMENTED.filter((signature) => !table.includes(signature))).toEqual([]);
   });
 
+  it('holds every operation of the further published document', () => {
+    expect(FURTHER.filter((signature) => !table.includes(signature))).toEqual([]);
+  });
+
   it('holds nothing beyond them but operations of the further published document', () => {
     expect(further.filter((signature) => !FURTHER.includes(signature))).toEqual([]);
     expect(table).toHaveLength(DOCUMENTED.length + further.length);

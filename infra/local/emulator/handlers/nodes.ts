@@ -45,7 +45,7 @@ import {
   usedDiskMb,
   uuidFrom,
 } from './node-model.js';
-import { empty, type GroupHandlers, type HandlerContext, json, list } from './types.js';
+import { empty, type GroupHandlers, type HandlerContext, json, list, type NodeActionId } from './types.js';
 
 /**
  * Nodes, first part (documents: node create rules 1-7, delete, snapshot, backups cancel, restore,
@@ -126,14 +126,18 @@ function settleNode(world: World, node: NodeRecord, ms: number, boot: boolean): 
   });
 }
 
-function markBooted(node: NodeRecord, config: ConfigRecord): void {
+export function markBooted(node: NodeRecord, config: ConfigRecord): void {
   node.lastBootedConfigId = config.id;
   for (const other of node.configs.values()) {
     for (const iface of other.interfaces) iface.active = other === config;
   }
 }
 
-function nodeFor(ctx: HandlerContext, permission: 'read_only' | 'read_write', field = 'nodeId'): NodeRecord {
+export function nodeFor(
+  ctx: HandlerContext,
+  permission: 'read_only' | 'read_write',
+  field = 'nodeId',
+): NodeRecord {
   const id = ctx.input.int(field);
   const node = ctx.world.nodes.get(id);
   if (!node) {
@@ -237,7 +241,7 @@ function devicesFrom(
 }
 
 /** Authorized users' profile keys (node create rule 4: each must already have one). */
-function keysOfUsers(world: World, usernames: string[] | undefined): string[] {
+export function keysOfUsers(world: World, usernames: string[] | undefined): string[] {
   return (usernames ?? []).flatMap((username, index) => {
     const user = world.userByName(username);
     const keys = user ? [...user.sshKeys.values()].map((k) => k.ssh_key) : [];
@@ -730,7 +734,8 @@ function applyConfigFields(ctx: HandlerContext, node: NodeRecord, config: Config
   config.updated = ctx.now;
 }
 
-export const nodeHandlers: GroupHandlers<'nodes'> = {
+/** The first document's node operations; the second's are in `node-actions.ts`. */
+export const nodeHandlers: Omit<GroupHandlers<'nodes'>, NodeActionId> = {
   'nodes.list': (ctx) =>
     list(
       byId(ctx.world.nodes.values()).filter((node) => canView(ctx.user, 'node', node.id)),

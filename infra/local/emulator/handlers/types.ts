@@ -1,5 +1,8 @@
 import type { AnyOperation, Group } from '../../../../lib/api/operation.js';
+import type { diskOperations } from '../../../../lib/api/operations/disks.js';
 import type { OperationId } from '../../../../lib/api/operations/index.js';
+import type { nodeActionOperations } from '../../../../lib/api/operations/node-actions.js';
+import type { nodeTypeOperations } from '../../../../lib/api/operations/node-types.js';
 import type { Caller } from '../auth.js';
 import { unauthorized } from '../errors.js';
 import type { ListItems } from '../listing.js';
@@ -59,6 +62,13 @@ export type HandlerTable = { readonly [Id in OperationId]: Handler };
 export type GroupHandlers<G extends Group> = {
   readonly [Id in OperationId as Id extends `${G}.${string}` ? Id : never]: Handler;
 };
+
+/** The node operations of the second published document (actions, reads, disks, types, kernels). */
+export type NodeActionId = (
+  | typeof nodeActionOperations
+  | typeof diskOperations
+  | typeof nodeTypeOperations
+)[number]['id'];
 
 export function json(body: unknown, status = 200): Outcome {
   return { kind: 'json', status, body };
