@@ -1,4 +1,5 @@
 import type { Context } from 'aws-lambda';
+import { type SweepSummary, sweepApprovals } from '../../lib/changes/sweep.js';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import {
@@ -9,7 +10,6 @@ import {
 } from '../../lib/reports/tick.js';
 import { createCoreDeps, createSlackAccess } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
-import { type SweepSummary, sweepApprovals } from '../../lib/slack/approval-sweep.js';
 
 /**
  * The scheduled reporter (EventBridge, every few minutes): due report subscriptions and status

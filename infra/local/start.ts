@@ -7,11 +7,11 @@ import { type App, LogLevel, type ReceiverEvent, SocketModeReceiver } from '@sla
 import { request } from 'undici';
 import { z } from 'zod';
 import { runReports } from '../../functions/reporter/handler.js';
+import { helpFitFor } from '../../lib/changes/guardrails.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import type { ReporterDeps } from '../../lib/reports/tick.js';
 import { openTable } from '../../lib/runtime.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
-import { helpFitFor } from '../../lib/slack/guardrails.js';
 import { signedHeaders } from '../../lib/slack/signing.js';
 import { createSlackWebClient } from '../../lib/slack/web-client.js';
 import { runWorkerJob } from '../../lib/slack/worker.js';

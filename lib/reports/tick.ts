@@ -3,6 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import type { ApiCallEvent } from '../api/client.js';
 import { type ApiSettings, createApiClient } from '../api/client-factory.js';
 import { isApiError } from '../api/errors.js';
+import { runStatusWatches, type WatchTickSummary } from '../changes/status-watch.js';
 import { channelRefusalOf } from '../slack/channel-access.js';
 import { inSlackTeam } from '../slack/web-client.js';
 import type { ReportSubscription, Store, TokenLink } from '../store/index.js';
@@ -15,7 +16,6 @@ import { HistoryBudget, type SlackInstallKind } from './history-budget.js';
 import { reportKindOf } from './kinds.js';
 import { ChannelPacer } from './pacer.js';
 import { nextRunAfter } from './schedule.js';
-import { runStatusWatches, type WatchTickSummary } from './status-watch.js';
 import {
   pauseForTokenProblem,
   remindOfExpiry,

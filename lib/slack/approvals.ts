@@ -4,8 +4,20 @@ import { ApiError, describeFieldErrors } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
 import { findOperation } from '../api/operations/index.js';
 import { listOperationFor, viewOperationFor } from '../api/outcome.js';
+import { effectiveApprovalPolicy } from '../changes/guardrails.js';
+import {
+  attemptChange,
+  type ChangeAttempt,
+  checkingText,
+  DEFAULT_OUTCOME_CHECKS,
+  durationText,
+  type OutcomeCheckSettings,
+  settle,
+  verdictFor,
+  whatWentWrong,
+} from '../changes/outcomes.js';
+import { startStatusWatch, watchPlanFor } from '../changes/status-watch.js';
 import type { ParsedCommand } from '../commands/parse.js';
-import { startStatusWatch, watchPlanFor } from '../reports/status-watch.js';
 import { isStorageUnavailable } from '../store/errors.js';
 import {
   type Approval,
@@ -17,19 +29,7 @@ import {
 } from '../store/index.js';
 import { channelRefusalHint, channelRefusalOf, ensureBotCanPost } from './channel-access.js';
 import type { BotCommandContext, BotDeps, RequestContext } from './context.js';
-import { effectiveApprovalPolicy } from './guardrails.js';
 import type { ApprovalJob, Handoff } from './handoff.js';
-import {
-  attemptChange,
-  type ChangeAttempt,
-  checkingText,
-  DEFAULT_OUTCOME_CHECKS,
-  durationText,
-  type OutcomeCheckSettings,
-  settle,
-  verdictFor,
-  whatWentWrong,
-} from './outcomes.js';
 import { changedFields, currentFingerprint, previewTarget, type TargetPreview } from './preview.js';
 import { approvedRunLine, renderApprovalCard } from './render/approval.js';
 import { contextBlock, sectionBlock } from './render/blocks.js';

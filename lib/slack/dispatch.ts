@@ -1,7 +1,7 @@
 import type { WebClient } from '@slack/web-api';
+import { channelGuard } from '../changes/guardrails.js';
 import { isStorageUnavailable } from '../store/errors.js';
 import type { BotDeps, RequestContext } from './context.js';
-import { channelGuard } from './guardrails.js';
 import type { OperationJob } from './handoff.js';
 import { ModalNotOpenedError } from './modals.js';
 import type { OperationRequest, Reply } from './runner.js';

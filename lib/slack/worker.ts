@@ -4,11 +4,6 @@ import { ApiError } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
 import { findOperation } from '../api/operations/index.js';
 import { checkCommandFor } from '../api/outcome.js';
-import { answersWithChart } from '../reports/chart-operations.js';
-import type { SlackInstallKind } from '../reports/history-budget.js';
-import { startStatusWatch, watchPlanFor } from '../reports/status-watch.js';
-import { executeApproval } from './approvals.js';
-import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
 import {
   attemptChange,
   type ChangeAttempt,
@@ -18,7 +13,12 @@ import {
   type OutcomeCheckSettings,
   settle,
   verdictFor,
-} from './outcomes.js';
+} from '../changes/outcomes.js';
+import { startStatusWatch, watchPlanFor } from '../changes/status-watch.js';
+import { answersWithChart } from '../reports/chart-operations.js';
+import type { SlackInstallKind } from '../reports/history-budget.js';
+import { executeApproval } from './approvals.js';
+import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
 import { sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
 import { codeSpan } from './render/text.js';

@@ -2,9 +2,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { ApiClient } from '../../lib/api/client.js';
 import { getOperation, requireOperation } from '../../lib/api/operations/index.js';
-import { sweepApprovals } from '../../lib/slack/approval-sweep.js';
+import type { OutcomeCheckSettings } from '../../lib/changes/outcomes.js';
+import { sweepApprovals } from '../../lib/changes/sweep.js';
 import { ActionId } from '../../lib/slack/interactions.js';
-import type { OutcomeCheckSettings } from '../../lib/slack/outcomes.js';
 import { runWorkerJob } from '../../lib/slack/worker.js';
 import { ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 import { commandTextFor, existingInputFor } from '../support/sample-inputs.js';

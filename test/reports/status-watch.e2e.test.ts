@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getOperation } from '../../lib/api/operations/index.js';
-import { startStatusWatch, watchPlanFor } from '../../lib/reports/status-watch.js';
+import { startStatusWatch, watchPlanFor } from '../../lib/changes/status-watch.js';
 import { ALICE, CHANNEL } from '../support/e2e.js';
 import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
 

@@ -1,8 +1,8 @@
 import { findOperation } from '../api/operations/index.js';
+import { audit, closeAs, type ExecutionDeps, thread, updateCard } from '../slack/approvals.js';
+import { inSlackTeam } from '../slack/web-client.js';
 import type { Approval } from '../store/index.js';
-import { audit, closeAs, type ExecutionDeps, thread, updateCard } from './approvals.js';
 import { checkOnce, DEFAULT_OUTCOME_CHECKS, durationText, verdictFor } from './outcomes.js';
-import { inSlackTeam } from './web-client.js';
 
 /**
  * The way out of every waiting state of an approval request, run by the reporter on each tick:

@@ -13,8 +13,14 @@ import {
   readBaseline,
   settleOutcome,
 } from '../api/outcome.js';
-import { codeSpan } from './render/text.js';
-import { notice, type OperationRequest, type RunnerDeps, resolveToken, runOperation } from './runner.js';
+import { codeSpan } from '../slack/render/text.js';
+import {
+  notice,
+  type OperationRequest,
+  type RunnerDeps,
+  resolveToken,
+  runOperation,
+} from '../slack/runner.js';
 
 /**
  * Running a change so that its result is told truthfully. A change either answers (done, or

@@ -1,8 +1,8 @@
 import type { AnyOperation, OperationClass, Scope } from '../api/operation.js';
 import type { HelpFit } from '../commands/help-topics.js';
 import type { CommandOperation } from '../commands/registry.js';
+import { codeSpan, escapeMrkdwn, slackDate } from '../slack/render/text.js';
 import type { ApprovalPolicy, ApprovalRule, Store, StoredChannelPolicy } from '../store/index.js';
-import { codeSpan, escapeMrkdwn, slackDate } from './render/text.js';
 
 /**
  * Channel guardrails: what may run in a channel and who must approve it there. The rule for an

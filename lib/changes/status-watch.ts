@@ -6,8 +6,9 @@ import { type ApiSettings, createApiClient } from '../api/client-factory.js';
 import { isApiError } from '../api/errors.js';
 import type { AnyOperation, WatchSpec } from '../api/operation.js';
 import { findOperation, requireOperation } from '../api/operations/index.js';
+import { settleWithConcurrency } from '../reports/concurrency.js';
+import { ChannelPacer } from '../reports/pacer.js';
 import { channelRefusalOf } from '../slack/channel-access.js';
-import { helpFitFor } from '../slack/guardrails.js';
 import {
   contextBlock,
   fallbackText,
@@ -22,8 +23,7 @@ import { codeSpan, escapeMrkdwn, userMention } from '../slack/render/text.js';
 import { inSlackTeam } from '../slack/web-client.js';
 import type { StatusWatch, Store, TokenLookup, WatchOutcome } from '../store/index.js';
 import { DEFAULT_PROFILE } from '../store/keys.js';
-import { settleWithConcurrency } from './concurrency.js';
-import { ChannelPacer } from './pacer.js';
+import { helpFitFor } from './guardrails.js';
 
 /**
  * Long operations started from Slack (a database provisioning for 15-30 minutes, an image being
