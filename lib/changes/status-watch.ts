@@ -1,29 +1,13 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { KnownBlock } from '@slack/types';
-import type { WebClient } from '@slack/web-api';
 import type { ApiCallEvent } from '../api/client.js';
 import { type ApiSettings, createApiClient } from '../api/client-factory.js';
 import { isApiError } from '../api/errors.js';
 import type { AnyOperation, WatchSpec } from '../api/operation.js';
 import { findOperation, requireOperation } from '../api/operations/index.js';
 import { settleWithConcurrency } from '../reports/concurrency.js';
-import { ChannelPacer } from '../reports/pacer.js';
-import { channelRefusalOf } from '../slack/channel-access.js';
-import {
-  contextBlock,
-  fallbackText,
-  mrkdwnFallback,
-  type RenderedMessage,
-  sectionBlock,
-} from '../slack/render/blocks.js';
-import { withChangeAuthor } from '../slack/render/change-author.js';
-import type { AllowedHere } from '../slack/render/next-actions.js';
-import { renderOperationResult } from '../slack/render/result.js';
-import { codeSpan, escapeMrkdwn, userMention } from '../slack/render/text.js';
-import { inSlackTeam } from '../slack/web-client.js';
 import type { StatusWatch, Store, TokenLookup, WatchOutcome } from '../store/index.js';
 import { DEFAULT_PROFILE } from '../store/keys.js';
-import { helpFitFor } from './guardrails.js';
+import type { RenderedAnswer } from './ports.js';
 
 /**
  * Long operations started from Slack (a database provisioning for 15-30 minutes, an image being
@@ -94,86 +78,56 @@ export function watchPlanFor(
 }
 
 // ---------------------------------------------------------------------------------------------
-// messages
-
-function viewCommand(watch: {
-  viewOperationId: string;
-  viewInput: Readonly<Record<string, string | number>>;
-}) {
-  const view = findOperation(watch.viewOperationId);
-  if (!view) return '';
-  return codeSpan(
-    `/cloud ${view.group} ${view.action} ${view.pathParams.map((p) => watch.viewInput[p]).join(' ')}`,
-  );
-}
-
-function minutesBetween(from: Date, to: Date): string {
-  const minutes = Math.max(0, Math.round((to.getTime() - from.getTime()) / 60_000));
-  return minutes < 1 ? 'under a minute' : minutes === 1 ? '1 minute' : `${minutes} minutes`;
-}
+// the surface
 
 export type WatchState =
   | { readonly kind: 'watching'; readonly status: string | null; readonly final: readonly string[] }
   | { readonly kind: 'ended'; readonly outcome: WatchOutcome; readonly status: string | null };
 
-/** The line under the resource that says where the operation stands. */
-export function statusLine(
-  watch: Pick<StatusWatch, 'user' | 'startedAt' | 'viewOperationId' | 'viewInput'>,
-  state: WatchState,
-  now: Date,
-): string {
-  const status = state.status === null ? 'unknown' : codeSpan(state.status);
-  if (state.kind === 'watching') {
-    return `:hourglass_flowing_sand: Status ${status}. This message is updated until it is ${state.final.join(', ')}.`;
-  }
-  const after = minutesBetween(watch.startedAt, now);
-  switch (state.outcome) {
-    case 'final':
-      return `:white_check_mark: Status ${status}, after ${after}.`;
-    case 'failed':
-      return `:x: Status ${status}, after ${after}. ${viewCommand(watch)} shows the details.`;
-    case 'gone':
-      return `:grey_question: It no longer exists (last status ${status}).`;
-    case 'timed_out':
-      return `:hourglass: Stopped watching after ${after}; last status ${status}. Check with ${viewCommand(watch)}.`;
-    case 'token_rejected':
-      return `:warning: Stopped watching: the API no longer accepts ${userMention(watch.user)}'s token (last status ${status}).`;
-  }
+/** What a watch's message shows: the resource as last read (when it was), and where it stands. */
+export interface WatchView {
+  readonly state: WatchState;
+  readonly resource: Record<string, unknown> | undefined;
+  readonly now: Date;
 }
 
-/** What the message says when the resource cannot be read any more: the operation and how to look. */
-function startedOperationMessage(
-  watch: Pick<StatusWatch, 'operationId' | 'viewOperationId' | 'viewInput'>,
-): RenderedMessage {
-  const summary = findOperation(watch.operationId)?.summary ?? watch.operationId;
-  return {
-    text: fallbackText(summary),
-    blocks: [sectionBlock(`*${escapeMrkdwn(summary)}* · ${viewCommand(watch)}`)],
-  };
+/** The first message of a watch: the operation's result, and its status when it is not final yet. */
+export interface FirstWatchMessage {
+  readonly team: string;
+  readonly user: string;
+  readonly channel: string;
+  readonly op: AnyOperation;
+  readonly input: Readonly<Record<string, unknown>>;
+  readonly result: unknown;
+  /** The message to post as it is (a command's answer); by default the result is rendered. */
+  readonly message: RenderedAnswer | undefined;
+  /** Where the operation stands, with what the watch will read; undefined when nothing will follow. */
+  readonly watching:
+    | {
+        readonly state: Extract<WatchState, { kind: 'watching' }>;
+        readonly startedAt: Date;
+        readonly viewOperationId: string;
+        readonly viewInput: Readonly<Record<string, string | number>>;
+      }
+    | undefined;
 }
 
-/** The watch's message re-read, still naming who ran the operation it follows. */
-function authored(watch: Pick<StatusWatch, 'user' | 'operationId'>, message: WatchMessage): WatchMessage {
-  const op = findOperation(watch.operationId);
-  return op ? withChangeAuthor(message, watch.user, op) : message;
-}
+export type WatchShown = 'updated' | 'not_updated' | 'channel_closed';
 
-/** A message to post or update: a renderer's output, or a command's `Reply`. */
-export interface WatchMessage {
-  readonly text: string;
-  readonly blocks: readonly unknown[];
-}
-
-/** The renderers (`RenderedMessage`, `Reply`) build nothing but Block Kit blocks. */
-function knownBlocks(message: WatchMessage): KnownBlock[] {
-  return [...(message.blocks as readonly KnownBlock[])];
-}
-
-function withStatus(message: WatchMessage, line: string): { text: string; blocks: KnownBlock[] } {
-  return {
-    text: mrkdwnFallback(`${message.text} ${line}`),
-    blocks: [...knownBlocks(message), contextBlock(line)],
-  };
+/** Where a watch's message is shown (Slack: a channel message, updated in place). */
+export interface StatusWatchSurface {
+  postFirst(
+    message: FirstWatchMessage,
+  ): Promise<
+    | { readonly kind: 'posted'; readonly ts: string }
+    | { readonly kind: 'not_posted'; readonly error: unknown }
+  >;
+  /** Updates the watch's message; `channel_closed` when the channel no longer takes it. */
+  show(watch: StatusWatch, view: WatchView): Promise<WatchShown>;
+  /** How it ended, to the person who ran it, when the channel no longer takes the message. */
+  tellDirectly(watch: StatusWatch, view: WatchView): Promise<void>;
+  /** Runs `work` as the watch's workspace. */
+  withinTeam<T>(team: string, work: () => Promise<T>): Promise<T>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -182,10 +136,8 @@ function withStatus(message: WatchMessage, line: string): { text: string; blocks
 export interface StatusWatchDeps {
   readonly store: Store;
   readonly api: ApiSettings;
-  readonly slack: WebClient;
   readonly logger: Logger;
-  readonly pacer?: ChannelPacer;
-  readonly onApiCall?: (account: string, event: ApiCallEvent) => void;
+  readonly onApiCall?: ((account: string, event: ApiCallEvent) => void) | undefined;
 }
 
 export interface StartStatusWatchInput {
@@ -200,7 +152,7 @@ export interface StartStatusWatchInput {
   /** The operation's result as the API client returned it. */
   readonly result: unknown;
   /** The message to post (the command's `Reply` will do); by default the result rendered as any command's is. */
-  readonly message?: WatchMessage | undefined;
+  readonly message?: RenderedAnswer | undefined;
   readonly giveUpAfterMs?: number | undefined;
   readonly now?: Date | undefined;
 }
@@ -219,48 +171,32 @@ export type StartedWatch =
  */
 export async function startStatusWatch(
   deps: StatusWatchDeps,
+  surface: StatusWatchSurface,
   input: StartStatusWatchInput,
 ): Promise<StartedWatch> {
   const now = input.now ?? deps.store.now();
   const plan = watchPlanFor(input.op, input.input, input.result);
-  // A command's reply names its author and fits its buttons already; a result rendered here does not yet.
-  const base =
-    input.message ??
-    withChangeAuthor(
-      renderOperationResult(input.op, { ...input.input }, input.result, {
-        allowed: (await helpFitFor(deps.store, input.team, input.user, input.channel))?.allows,
-      }),
-      input.user,
-      input.op,
-    );
   const settled = !plan || (plan.status !== null && plan.spec.final.includes(plan.status));
-  const pending = {
+  const posted = await surface.postFirst({
+    team: input.team,
     user: input.user,
-    startedAt: now,
-    viewOperationId: plan?.view.id ?? '',
-    viewInput: plan?.viewInput ?? {},
-  };
-  const message =
-    plan && !settled
-      ? withStatus(
-          base,
-          statusLine(pending, { kind: 'watching', status: plan.status, final: plan.spec.final }, now),
-        )
-      : { text: base.text, blocks: knownBlocks(base) };
-
-  let ts: string | undefined;
-  try {
-    const posted = await deps.slack.chat.postMessage({
-      channel: input.channel,
-      text: message.text,
-      blocks: message.blocks,
-      unfurl_links: false,
-    });
-    ts = posted.ts;
-  } catch (error) {
-    return { status: 'not_posted', error };
-  }
-  if (!ts) return { status: 'not_posted', error: new Error('Slack returned no message ts') };
+    channel: input.channel,
+    op: input.op,
+    input: input.input,
+    result: input.result,
+    message: input.message,
+    watching:
+      plan && !settled
+        ? {
+            state: { kind: 'watching', status: plan.status, final: plan.spec.final },
+            startedAt: now,
+            viewOperationId: plan.view.id,
+            viewInput: plan.viewInput,
+          }
+        : undefined,
+  });
+  if (posted.kind === 'not_posted') return { status: 'not_posted', error: posted.error };
+  const { ts } = posted;
   if (!plan || settled) return { status: 'posted', ts };
 
   const profile =
@@ -306,159 +242,122 @@ type CheckOutcome =
   | { readonly kind: 'ended'; readonly outcome: WatchOutcome }
   | { readonly kind: 'retry' };
 
-export async function runStatusWatches(deps: StatusWatchDeps, now: Date): Promise<WatchTickSummary> {
-  const pacer = deps.pacer ?? new ChannelPacer();
+/** One tick over the running watches: what it needs, and what it counted. */
+interface WatchTick {
+  readonly deps: StatusWatchDeps;
+  readonly surface: StatusWatchSurface;
+  readonly now: Date;
+  readonly counts: { checked: number; updated: number; finished: number; failures: number };
+  /** Token lookups of this tick, one per person and profile. */
+  readonly tokens: Map<string, Promise<TokenLookup>>;
+}
+
+export async function runStatusWatches(
+  deps: StatusWatchDeps,
+  surface: StatusWatchSurface,
+  now: Date,
+): Promise<WatchTickSummary> {
   const watches = await deps.store.statusWatches.running(WATCHES_PER_TICK);
-  const tokens = new Map<string, Promise<TokenLookup>>();
-  const counts = { checked: 0, updated: 0, finished: 0, failures: 0 };
-
-  // The buttons of a re-read message offer only what its channel and the person's token allow.
-  const fits = new Map<string, Promise<AllowedHere | undefined>>();
-  const allowedFor = (watch: StatusWatch) => {
-    const key = `${watch.team}/${watch.user}/${watch.channel}`;
-    let fit = fits.get(key);
-    if (!fit) {
-      fit = helpFitFor(deps.store, watch.team, watch.user, watch.channel).then((found) => found?.allows);
-      fits.set(key, fit);
-    }
-    return fit;
+  const tick: WatchTick = {
+    deps,
+    surface,
+    now,
+    counts: { checked: 0, updated: 0, finished: 0, failures: 0 },
+    tokens: new Map(),
   };
-
-  const tokenOf = (watch: StatusWatch) => {
-    const key = `${watch.team}/${watch.user}/${watch.profile}`;
-    let lookup = tokens.get(key);
-    if (!lookup) {
-      lookup = deps.store.tokenLinks.getToken(watch.team, watch.user, watch.profile);
-      tokens.set(key, lookup);
-    }
-    return { key, lookup };
-  };
-
-  const check = async (watch: StatusWatch): Promise<CheckOutcome> => {
-    const { key, lookup } = tokenOf(watch);
-    const token = await lookup;
-    if (token.status !== 'found') return { kind: 'ended', outcome: 'token_rejected' };
-    const client = createApiClient(deps.api, token.token, {
-      observe: deps.onApiCall ? (event) => deps.onApiCall?.(key, event) : undefined,
-    });
-    try {
-      counts.checked += 1;
-      const resource = await client.call(requireOperation(watch.viewOperationId), { ...watch.viewInput });
-      if (!isRecord(resource)) return { kind: 'retry' };
-      const status = resource[watch.statusField];
-      return { kind: 'status', status: typeof status === 'string' ? status : null, resource };
-    } catch (error) {
-      if (isApiError(error, 'not_found')) return { kind: 'ended', outcome: 'gone' };
-      if (isApiError(error, 'unauthorized')) {
-        await deps.store.tokenLinks.markInvalid(watch.team, watch.user, watch.profile);
-        return { kind: 'ended', outcome: 'token_rejected' };
-      }
-      return { kind: 'retry' };
-    }
-  };
-
-  /** Updates the watch's message; false when the channel no longer takes the bot's messages. */
-  const update = async (
-    watch: StatusWatch,
-    message: { text: string; blocks: KnownBlock[] },
-  ): Promise<boolean> => {
-    try {
-      await pacer.send(watch.channel, () =>
-        deps.slack.chat.update({
-          channel: watch.channel,
-          ts: watch.messageTs,
-          text: message.text,
-          blocks: message.blocks,
-        }),
-      );
-      counts.updated += 1;
-      return true;
-    } catch (error) {
-      deps.logger.warn('status message not updated', { watch: watch.id, channel: watch.channel, error });
-      return channelRefusalOf(error) === undefined;
-    }
-  };
-
-  /**
-   * The outcome to the person who ran the operation, by direct message: the bot was removed
-   * from the channel or it was archived, and they would not learn it otherwise.
-   */
-  const tellDirectly = async (watch: StatusWatch, message: { text: string; blocks: KnownBlock[] }) => {
-    const note = `The message in <#${watch.channel}> that followed this could not be updated (I am no longer able to post there), so here is how it ended:`;
-    await pacer
-      .send(watch.user, () =>
-        deps.slack.chat.postMessage({
-          channel: watch.user,
-          text: `${note}\n${message.text}`,
-          blocks: [{ type: 'section', text: { type: 'mrkdwn', text: note } }, ...message.blocks],
-        }),
-      )
-      .catch((error: unknown) => deps.logger.warn('status outcome not sent', { watch: watch.id, error }));
-  };
-
-  /** Ends a watch and says so under the message as it last was. */
-  const end = async (
-    watch: StatusWatch,
-    outcome: WatchOutcome,
-    status: string | null,
-    resource?: unknown,
-  ) => {
-    if (!(await deps.store.statusWatches.finish(watch, outcome, status))) return;
-    counts.finished += 1;
-    const base = resource
-      ? renderOperationResult(requireOperation(watch.viewOperationId), { ...watch.viewInput }, resource, {
-          allowed: await allowedFor(watch),
-        })
-      : startedOperationMessage(watch);
-    const final = withStatus(
-      authored(watch, base),
-      statusLine(watch, { kind: 'ended', outcome, status }, now),
-    );
-    if (!(await update(watch, final))) await tellDirectly(watch, final);
-  };
-
-  const checkWatch = async (watch: StatusWatch) => {
-    try {
-      const outcome = await check(watch);
-      if (outcome.kind === 'retry') {
-        counts.failures += 1;
-        if (now.getTime() >= watch.giveUpAt.getTime()) await end(watch, 'timed_out', watch.lastStatus);
-        return;
-      }
-      if (outcome.kind === 'ended') {
-        await end(watch, outcome.outcome, watch.lastStatus);
-        return;
-      }
-      const { status, resource } = outcome;
-      if (status !== null && watch.finalStatuses.includes(status)) {
-        const result = watch.failedStatuses.includes(status) ? 'failed' : 'final';
-        await end(watch, result, status, resource);
-        return;
-      }
-      if (now.getTime() >= watch.giveUpAt.getTime()) {
-        await end(watch, 'timed_out', status, resource);
-        return;
-      }
-      if (status === watch.lastStatus) return;
-      if (!(await deps.store.statusWatches.recordStatus(watch, status))) return;
-      const view = requireOperation(watch.viewOperationId);
-      const message = authored(
-        watch,
-        renderOperationResult(view, { ...watch.viewInput }, resource, { allowed: await allowedFor(watch) }),
-      );
-      await update(
-        watch,
-        withStatus(message, statusLine(watch, { kind: 'watching', status, final: watch.finalStatuses }, now)),
-      );
-    } catch (error) {
-      counts.failures += 1;
-      deps.logger.warn('status watch check failed', { watch: watch.id, error });
-    }
-  };
-  // A watch's Slack calls carry its team's bot token.
+  // A watch's surface calls carry its team's credentials.
   await settleWithConcurrency(watches, WATCH_CONCURRENCY, (watch) =>
-    inSlackTeam(watch.team, () => checkWatch(watch)),
+    surface.withinTeam(watch.team, () => checkWatch(tick, watch)),
   );
+  return { running: watches.length, ...tick.counts };
+}
 
-  return { running: watches.length, ...counts };
+async function checkWatch(tick: WatchTick, watch: StatusWatch): Promise<void> {
+  const { now } = tick;
+  try {
+    const outcome = await readWatched(tick, watch);
+    if (outcome.kind === 'retry') {
+      tick.counts.failures += 1;
+      if (now.getTime() >= watch.giveUpAt.getTime()) await end(tick, watch, 'timed_out', watch.lastStatus);
+      return;
+    }
+    if (outcome.kind === 'ended') {
+      await end(tick, watch, outcome.outcome, watch.lastStatus);
+      return;
+    }
+    const { status, resource } = outcome;
+    if (status !== null && watch.finalStatuses.includes(status)) {
+      const result = watch.failedStatuses.includes(status) ? 'failed' : 'final';
+      await end(tick, watch, result, status, resource);
+      return;
+    }
+    if (now.getTime() >= watch.giveUpAt.getTime()) {
+      await end(tick, watch, 'timed_out', status, resource);
+      return;
+    }
+    if (status === watch.lastStatus) return;
+    if (!(await tick.deps.store.statusWatches.recordStatus(watch, status))) return;
+    await show(tick, watch, {
+      state: { kind: 'watching', status, final: watch.finalStatuses },
+      resource,
+      now,
+    });
+  } catch (error) {
+    tick.counts.failures += 1;
+    tick.deps.logger.warn('status watch check failed', { watch: watch.id, error });
+  }
+}
+
+/** Reads the watched resource with its person's token. */
+async function readWatched(tick: WatchTick, watch: StatusWatch): Promise<CheckOutcome> {
+  const { deps } = tick;
+  const key = `${watch.team}/${watch.user}/${watch.profile}`;
+  let lookup = tick.tokens.get(key);
+  if (!lookup) {
+    lookup = deps.store.tokenLinks.getToken(watch.team, watch.user, watch.profile);
+    tick.tokens.set(key, lookup);
+  }
+  const token = await lookup;
+  if (token.status !== 'found') return { kind: 'ended', outcome: 'token_rejected' };
+  const client = createApiClient(deps.api, token.token, {
+    observe: deps.onApiCall ? (event) => deps.onApiCall?.(key, event) : undefined,
+  });
+  try {
+    tick.counts.checked += 1;
+    const resource = await client.call(requireOperation(watch.viewOperationId), { ...watch.viewInput });
+    if (!isRecord(resource)) return { kind: 'retry' };
+    const status = resource[watch.statusField];
+    return { kind: 'status', status: typeof status === 'string' ? status : null, resource };
+  } catch (error) {
+    if (isApiError(error, 'not_found')) return { kind: 'ended', outcome: 'gone' };
+    if (isApiError(error, 'unauthorized')) {
+      await deps.store.tokenLinks.markInvalid(watch.team, watch.user, watch.profile);
+      return { kind: 'ended', outcome: 'token_rejected' };
+    }
+    return { kind: 'retry' };
+  }
+}
+
+async function show(tick: WatchTick, watch: StatusWatch, view: WatchView): Promise<WatchShown> {
+  const shown = await tick.surface.show(watch, view);
+  if (shown === 'updated') tick.counts.updated += 1;
+  return shown;
+}
+
+/**
+ * Ends a watch and says so under the message as it last was. When the channel no longer takes
+ * the message (the bot was removed, the channel archived), the person who ran the operation is
+ * told directly: they would not learn it otherwise.
+ */
+async function end(
+  tick: WatchTick,
+  watch: StatusWatch,
+  outcome: WatchOutcome,
+  status: string | null,
+  resource?: Record<string, unknown>,
+): Promise<void> {
+  if (!(await tick.deps.store.statusWatches.finish(watch, outcome, status))) return;
+  tick.counts.finished += 1;
+  const view: WatchView = { state: { kind: 'ended', outcome, status }, resource, now: tick.now };
+  if ((await show(tick, watch, view)) === 'channel_closed') await tick.surface.tellDirectly(watch, view);
 }

@@ -3,7 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import type { ApiCallEvent } from '../api/client.js';
 import { type ApiSettings, createApiClient } from '../api/client-factory.js';
 import { isApiError } from '../api/errors.js';
-import { runStatusWatches, type WatchTickSummary } from '../changes/status-watch.js';
+import { runStatusWatches, type StatusWatchSurface, type WatchTickSummary } from '../changes/status-watch.js';
 import { channelRefusalOf } from '../slack/channel-access.js';
 import { inSlackTeam } from '../slack/web-client.js';
 import type { ReportSubscription, Store, TokenLink } from '../store/index.js';
@@ -59,6 +59,8 @@ export interface ReporterDeps {
   readonly pacer?: ChannelPacer;
   /** Sees every API attempt with the account it was made for (metrics, tests). */
   readonly onApiCall?: (account: string, event: ApiCallEvent) => void;
+  /** Where status watches are shown, pacing its posts with this tick's pacer. */
+  readonly statusWatchSurface: (pacer: ChannelPacer) => StatusWatchSurface;
 }
 
 export const DEFAULT_ACCOUNT_CONCURRENCY = 8;
@@ -328,10 +330,12 @@ export async function runReporterTick(
   // Watches are checked again next run; past the deadline they would only eat the final margin.
   const watches = pastDeadline(options)
     ? { running: 0, checked: 0, updated: 0, finished: 0, failures: 0 }
-    : await runStatusWatches({ ...deps, pacer }, now).catch((error: unknown): WatchTickSummary => {
-        deps.logger.error('status watches failed', { reason: failureReason(error) });
-        return { running: 0, checked: 0, updated: 0, finished: 0, failures: 1 };
-      });
+    : await runStatusWatches(deps, deps.statusWatchSurface(pacer), now).catch(
+        (error: unknown): WatchTickSummary => {
+          deps.logger.error('status watches failed', { reason: failureReason(error) });
+          return { running: 0, checked: 0, updated: 0, finished: 0, failures: 1 };
+        },
+      );
 
   return {
     at: now.toISOString(),

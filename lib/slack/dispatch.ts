@@ -4,6 +4,7 @@ import { isStorageUnavailable } from '../store/errors.js';
 import type { BotDeps, RequestContext } from './context.js';
 import type { OperationJob } from './handoff.js';
 import { ModalNotOpenedError } from './modals.js';
+import { guardrailRefusalText } from './render/guardrails.js';
 import type { OperationRequest, Reply } from './runner.js';
 import { rateLimitedFor } from './slack-refusals.js';
 
@@ -48,7 +49,7 @@ export async function answerOperation(
   const request: OperationRequest = { ...ask, team: ctx.team, user: ctx.user, channel: ctx.channel };
   const { op } = request;
   const guard = await channelGuard(deps.store, ctx.team, ctx.channel, op);
-  if (guard.refusal) return notice(guard.refusal);
+  if (guard.refusal) return notice(guardrailRefusalText(guard.refusal));
   if (breakGlassReason !== undefined) {
     if (!guard.approvalRequired) {
       return notice(

@@ -5,9 +5,10 @@ import { ApiError } from '../api/errors.js';
 import type { Filter } from '../api/filter.js';
 import type { AnyOperation } from '../api/operation.js';
 import { isOutcomeInDoubt } from '../api/outcome.js';
+import { recordChange } from '../changes/audit.js';
 import { helpFitFor } from '../changes/guardrails.js';
 import { SLASH_COMMAND } from '../commands/registry.js';
-import type { AuditResult, Store } from '../store/index.js';
+import type { Store } from '../store/index.js';
 import { ActionId } from './interactions.js';
 import { type ListRead, readListWindow } from './list-reader.js';
 import { actionButton, actionsBlock, mrkdwnFallback, sectionBlock } from './render/blocks.js';
@@ -230,32 +231,4 @@ function listReadRefusal(
       ? `it has ${read.results.toLocaleString('en-US')} ${read.results === 1 ? 'item' : 'items'}`
       : `it has ${read.pages.toLocaleString('en-US')} ${read.pages === 1 ? 'page' : 'pages'}`;
   return `That page is past the end of the list: ${size}. Run ${command} for the first page.`;
-}
-
-export async function recordChange(
-  deps: RunnerDeps,
-  request: Pick<OperationRequest, 'team' | 'user' | 'op' | 'input' | 'approvalId'>,
-  result: AuditResult,
-  detail: string | undefined,
-) {
-  try {
-    await deps.store.audit.append({
-      team: request.team,
-      actor: request.user,
-      action: request.op.id,
-      target: targetOf(request.op, request.input),
-      ...(request.approvalId ? { approvalId: request.approvalId } : {}),
-      result,
-      ...(detail ? { detail } : {}),
-    });
-  } catch (error) {
-    // The change itself happened (or failed) already; a lost audit line must not hide that.
-    deps.logger.error('audit entry not written', { operationId: request.op.id, error });
-  }
-}
-
-/** "volumeId=12" style description of what an operation acted on. */
-export function targetOf(op: AnyOperation, input: Readonly<Record<string, unknown>>): string {
-  const ids = op.pathParams.map((name) => `${name}=${String(input[name])}`);
-  return ids.length > 0 ? ids.join(' ') : op.path;
 }

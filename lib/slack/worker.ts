@@ -4,25 +4,27 @@ import { ApiError } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
 import { findOperation } from '../api/operations/index.js';
 import { checkCommandFor } from '../api/outcome.js';
-import {
-  attemptChange,
-  type ChangeAttempt,
-  checkingText,
-  DEFAULT_OUTCOME_CHECKS,
-  durationText,
-  type OutcomeCheckSettings,
-  settle,
-  verdictFor,
-} from '../changes/outcomes.js';
-import { startStatusWatch, watchPlanFor } from '../changes/status-watch.js';
+import { attemptChange, type ChangeAttempt, type OutcomeCheckSettings } from '../changes/outcomes.js';
+import type { OperationRunner } from '../changes/ports.js';
+import { watchPlanFor } from '../changes/status-watch.js';
+import { concludeJobInDoubt, firstDelivery, plainJobRefusal } from '../changes/worker-checks.js';
 import { answersWithChart } from '../reports/chart-operations.js';
 import type { SlackInstallKind } from '../reports/history-budget.js';
 import { executeApproval } from './approvals.js';
 import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
 import { sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
+import { checkingText, verdictText } from './render/outcome.js';
 import { codeSpan } from './render/text.js';
-import { notice, type Reply, type RunnerDeps, recordChange, runOperation, visibilityOf } from './runner.js';
+import {
+  notice,
+  type OperationRequest,
+  type Reply,
+  type RunnerDeps,
+  runOperation,
+  visibilityOf,
+} from './runner.js';
+import { postStatusWatch } from './status-watch.js';
 import { type OperationJob, type WorkerJob, WorkerJobSchema } from './worker-jobs.js';
 
 /**
@@ -71,12 +73,7 @@ export async function runWorkerJob(deps: WorkerDeps, event: unknown): Promise<vo
 async function runOperationJob(deps: WorkerDeps, job: OperationJob): Promise<void> {
   const op = findOperation(job.operationId);
   if (!op) return deliverSafely(deps, job, notice('That command is no longer available.'));
-  if (op.destructive) {
-    // Only an approval record the worker reads itself may run a destructive operation.
-    deps.logger.error('worker job dropped: destructive operation without approval', {
-      correlationId: job.correlationId,
-      operationId: op.id,
-    });
+  if (plainJobRefusal(deps, job, op) === 'needs_approval') {
     return deliverSafely(
       deps,
       job,
@@ -87,16 +84,7 @@ async function runOperationJob(deps: WorkerDeps, job: OperationJob): Promise<voi
   }
   let reply: Reply;
   try {
-    if (
-      op.method !== 'GET' &&
-      !(await deps.store.deliveries.claimOnce(`job:${job.team}:${job.correlationId}`))
-    ) {
-      // The same job again (an asynchronous invoke is delivered at least once): its request
-      // was sent already, perhaps with no answer. Sending it twice could create two of a thing.
-      deps.logger.warn('worker job repeated: not sent again', {
-        correlationId: job.correlationId,
-        operationId: op.id,
-      });
+    if (!(await firstDelivery(deps, job, op))) {
       return deliverSafely(
         deps,
         job,
@@ -114,7 +102,10 @@ async function runOperationJob(deps: WorkerDeps, job: OperationJob): Promise<voi
       input: job.input,
       options: job.options,
     };
-    const attempt = op.method === 'GET' ? await readOnly(deps, request) : await attemptChange(deps, request);
+    const attempt =
+      op.method === 'GET'
+        ? await readOnly(deps, request)
+        : await attemptChange(deps, plainRunner(deps), request);
     if (attempt.kind === 'in_doubt') return settleJobInDoubt(deps, job, op, attempt);
     reply = attempt.reply;
     if (await followStatus(deps, job, op, attempt.output, reply)) return;
@@ -158,6 +149,14 @@ async function readOnly(deps: WorkerDeps, request: Parameters<typeof runOperatio
   return { kind: 'answered' as const, reply, output };
 }
 
+/** A handed-off change runs as it would have inline: the same runner, the same answer. */
+function plainRunner(deps: RunnerDeps): OperationRunner<OperationRequest, Reply> {
+  return {
+    run: (request, hooks) => runOperation(deps, request, hooks),
+    wentThrough: (op) => notice(`Done: ${codeSpan(`${op.group} ${op.action}`)} went through.`),
+  };
+}
+
 /** Says "may have happened; checking", reads the target back, then says how it ended. */
 async function settleJobInDoubt(
   deps: WorkerDeps,
@@ -165,18 +164,11 @@ async function settleJobInDoubt(
   op: AnyOperation,
   attempt: Extract<ChangeAttempt, { kind: 'in_doubt' }>,
 ): Promise<void> {
-  const settings = deps.outcomeChecks ?? DEFAULT_OUTCOME_CHECKS;
   await deliverSafely(deps, job, notice(checkingText(op, attempt.error)));
-  const check = await settle(settings, attempt);
-  const verdict = verdictFor(op, job.input, check, durationText(settings.windowMs));
-  await recordChange(
-    deps,
-    { team: job.team, user: job.user, op, input: job.input },
-    verdict.outcome === 'executed' ? 'succeeded' : 'unknown',
-    verdict.text.slice(0, 500),
-  );
+  const request = { team: job.team, user: job.user, op, input: job.input };
+  const verdict = await concludeJobInDoubt(deps, request, attempt, (v) => verdictText(op, job.input, v));
   const icon = verdict.outcome === 'executed' ? ':white_check_mark:' : ':warning:';
-  const text = `${icon} ${verdict.text}`;
+  const text = `${icon} ${verdictText(op, job.input, verdict)}`;
   await deliverSafely(deps, job, { ...notice(text), visibility: visibilityOf(op) });
 }
 
@@ -205,7 +197,7 @@ async function followStatus(
     });
     return true;
   }
-  const started = await startStatusWatch(deps, {
+  const started = await postStatusWatch(deps, {
     team: job.team,
     user: job.user,
     channel: job.channel,
