@@ -3,6 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import type { ApprovedRunSurface } from '../changes/execution.js';
 import type {
   ApprovalSurface,
+  BreakGlassAnnouncement,
   CardAccess,
   ChangeRequest,
   GroupMembers,
@@ -32,20 +33,7 @@ export function slackApprovalSurface(client: WebClient, logger: Logger): Approva
       return access.kind === 'refused' ? access : { kind: 'open' };
     },
 
-    async postCard(approval: Approval): Promise<PostedCard> {
-      const card = renderApprovalCard({ approval });
-      try {
-        const posted = await client.chat.postMessage({
-          channel: approval.channel,
-          text: card.text,
-          blocks: card.blocks,
-        });
-        return { kind: 'posted', ts: posted.ts };
-      } catch (error) {
-        logger.warn('approval card not posted', { approvalId: approval.id, error });
-        return { kind: 'not_posted', certain: slackRefused(error), refusal: channelRefusalOf(error) };
-      }
-    },
+    postCard: (approval) => postCard(client, logger, approval),
 
     async markCardUnsaved(channel: string, ts: string): Promise<void> {
       await client.chat
@@ -89,27 +77,50 @@ export function slackApprovalSurface(client: WebClient, logger: Logger): Approva
         );
     },
 
-    async announceBreakGlass(approval, announcement): Promise<void> {
-      const loud = breakGlassAlarm(approval.channel, announcement);
-      if (approval.messageTs) {
-        await client.chat
-          .postMessage({ channel: approval.channel, thread_ts: approval.messageTs, text: loud })
-          .catch(() => undefined);
-      }
-      if (!announcement.auditChannel) return;
-      const card = renderApprovalCard({ approval });
-      await client.chat
-        .postMessage({
-          channel: announcement.auditChannel,
-          text: `${loud} — in <#${approval.channel}>: ${card.text}`,
-          blocks: card.blocks,
-        })
-        .catch((error: unknown) => logger.warn('break-glass not posted to the audit channel', { error }));
-    },
-
+    announceBreakGlass: (approval, announcement) =>
+      announceBreakGlass(client, logger, approval, announcement),
     approverGroupMembers: (group) => approverGroupMembers(client, group),
     withinTeam: inSlackTeam,
   };
+}
+
+async function postCard(client: WebClient, logger: Logger, approval: Approval): Promise<PostedCard> {
+  const card = renderApprovalCard({ approval });
+  try {
+    const posted = await client.chat.postMessage({
+      channel: approval.channel,
+      text: card.text,
+      blocks: card.blocks,
+    });
+    return { kind: 'posted', ts: posted.ts };
+  } catch (error) {
+    logger.warn('approval card not posted', { approvalId: approval.id, error });
+    return { kind: 'not_posted', certain: slackRefused(error), refusal: channelRefusalOf(error) };
+  }
+}
+
+/** Break-glass is loud: the alarm in the card's thread, and the card with it in the audit channel. */
+async function announceBreakGlass(
+  client: WebClient,
+  logger: Logger,
+  approval: Approval,
+  announcement: BreakGlassAnnouncement,
+): Promise<void> {
+  const loud = breakGlassAlarm(approval.channel, announcement);
+  if (approval.messageTs) {
+    await client.chat
+      .postMessage({ channel: approval.channel, thread_ts: approval.messageTs, text: loud })
+      .catch(() => undefined);
+  }
+  if (!announcement.auditChannel) return;
+  const card = renderApprovalCard({ approval });
+  await client.chat
+    .postMessage({
+      channel: announcement.auditChannel,
+      text: `${loud} — in <#${approval.channel}>: ${card.text}`,
+      blocks: card.blocks,
+    })
+    .catch((error: unknown) => logger.warn('break-glass not posted to the audit channel', { error }));
 }
 
 /** Slack answered with a refusal (or a rate limit): the message was certainly not posted. */
