@@ -1,7 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { type RunningEmulator, startEmulator } from '../infra/local/emulator/server.js';
 import { startSlackStandIn } from '../infra/local/slack/server.js';
-import { settleWithConcurrency } from '../lib/reports/concurrency.js';
+import { settleWithConcurrency } from '../lib/concurrency.js';
 import { DEFAULT_PACER_OPTIONS } from '../lib/reports/pacer.js';
 import { DEFAULT_ACCOUNT_CONCURRENCY, runReporterTick, type TickSummary } from '../lib/reports/tick.js';
 import { slackStatusWatches } from '../lib/slack/status-watch.js';

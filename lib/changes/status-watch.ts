@@ -4,7 +4,7 @@ import { type ApiSettings, createApiClient } from '../api/client-factory.js';
 import { isApiError } from '../api/errors.js';
 import type { AnyOperation, WatchSpec } from '../api/operation.js';
 import { findOperation, requireOperation } from '../api/operations/index.js';
-import { settleWithConcurrency } from '../reports/concurrency.js';
+import { settleWithConcurrency } from '../concurrency.js';
 import type { StatusWatch, Store, TokenLookup, WatchOutcome } from '../store/index.js';
 import { DEFAULT_PROFILE } from '../store/keys.js';
 import type { RenderedAnswer } from './ports.js';
