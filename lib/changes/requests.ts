@@ -1,3 +1,4 @@
+import type { ApiClient } from '../api/client.js';
 import { createApiClient } from '../api/client-factory.js';
 import type { AnyOperation } from '../api/operation.js';
 import type { Approval, ApprovalPolicy } from '../store/index.js';
@@ -22,7 +23,7 @@ export interface ChangeAsk {
 
 /** Reads the target as the approvers will see it, with the requester's token. */
 export type TargetPreviewer = (
-  client: ReturnType<typeof createApiClient>,
+  client: ApiClient,
   op: AnyOperation,
   input: Readonly<Record<string, unknown>>,
 ) => Promise<TargetPreview | 'not_found'>;
