@@ -1,9 +1,10 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { type RunningEmulator, startEmulator } from '../infra/local/emulator/server.js';
 import { startSlackStandIn } from '../infra/local/slack/server.js';
-import { settleWithConcurrency } from '../lib/reports/concurrency.js';
+import { settleWithConcurrency } from '../lib/concurrency.js';
 import { DEFAULT_PACER_OPTIONS } from '../lib/reports/pacer.js';
 import { DEFAULT_ACCOUNT_CONCURRENCY, runReporterTick, type TickSummary } from '../lib/reports/tick.js';
+import { slackStatusWatches } from '../lib/slack/status-watch.js';
 import { createSlackWebClient } from '../lib/slack/web-client.js';
 import { createBenchTable } from './bench-table.js';
 import type { BenchmarkResult, Row } from './benchmark.js';
@@ -131,12 +132,15 @@ async function runOnce(
 
     emulator.control.resetRequestCounts();
     const started = performance.now();
+    const reporterSlack = createSlackWebClient(slack.botToken, slack.apiUrl);
+    const logger = new Logger({ serviceName: 'bench', logLevel: 'SILENT' });
     const summary = await runReporterTick(
       {
         store,
         api: { baseUrl: emulator.url, timeoutMs: 10_000 },
-        slack: createSlackWebClient(slack.botToken, slack.apiUrl),
-        logger: new Logger({ serviceName: 'bench', logLevel: 'SILENT' }),
+        slack: reporterSlack,
+        logger,
+        statusWatchSurface: slackStatusWatches({ store, slack: reporterSlack, logger }),
       },
       now,
     );

@@ -1,4 +1,5 @@
 import type { Context } from 'aws-lambda';
+import { type SweepSummary, sweepApprovals } from '../../lib/changes/sweep.js';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import {
@@ -9,7 +10,8 @@ import {
 } from '../../lib/reports/tick.js';
 import { createCoreDeps, createSlackAccess } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
-import { type SweepSummary, sweepApprovals } from '../../lib/slack/approval-sweep.js';
+import { slackExecutionSurface } from '../../lib/slack/approval-surface.js';
+import { slackStatusWatches } from '../../lib/slack/status-watch.js';
 
 /**
  * The scheduled reporter (EventBridge, every few minutes): due report subscriptions and status
@@ -68,10 +70,12 @@ export async function runReports(
   options: ReporterRunOptions = {},
 ): Promise<TickSummary> {
   // Approvals first: a stuck request is a person waiting on a card, and the sweep is short.
-  const approvals: ApprovalSweepOutcome = await sweepApprovals(deps).catch((error: unknown) => {
-    deps.logger.error('approval sweep failed', { error });
-    return { failed: true } as const;
-  });
+  const approvals: ApprovalSweepOutcome = await sweepApprovals(deps, slackExecutionSurface(deps)).catch(
+    (error: unknown) => {
+      deps.logger.error('approval sweep failed', { error });
+      return { failed: true } as const;
+    },
+  );
   const { quietWhenIdle, ...tickOptions } = options;
   const summary = await runReporterTick(deps, now, tickOptions);
   if (quietWhenIdle && isIdleRun(summary, approvals)) return summary;
@@ -106,7 +110,12 @@ async function wire(): Promise<ReporterDeps> {
   const core = createCoreDeps(config, logger, { role: 'background' });
   // Each subscription, watch and approval posts with its own team's bot token (see `inSlackTeam`).
   const slack = createSlackAccess(config.slackAuth, core.store, config.SLACK_API_URL);
-  return { ...core, slack: slack.client, slackInstall: slack.install };
+  return {
+    ...core,
+    slack: slack.client,
+    slackInstall: slack.install,
+    statusWatchSurface: slackStatusWatches({ store: core.store, slack: slack.client, logger }),
+  };
 }
 
 export const handler = async (_event: unknown, context: Pick<Context, 'getRemainingTimeInMillis'>) => {

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type Dispatcher, request } from 'undici';
+import type { OutcomeCheckSettings } from '../../lib/changes/outcomes.js';
 import type { Config, SlackAuth } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import { createSlackAccess, openTable } from '../../lib/runtime.js';
 import type { SlackHandler } from '../../lib/slack/bot.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
 import { INSTALL_PATH, OAUTH_REDIRECT_PATH } from '../../lib/slack/oauth.js';
-import type { OutcomeCheckSettings } from '../../lib/slack/outcomes.js';
 import { inSlackTeam } from '../../lib/slack/web-client.js';
 import { runWorkerJob, type WorkerDeps } from '../../lib/slack/worker.js';
 import { createStore, type Store } from '../../lib/store/index.js';

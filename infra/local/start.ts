@@ -7,12 +7,13 @@ import { type App, LogLevel, type ReceiverEvent, SocketModeReceiver } from '@sla
 import { request } from 'undici';
 import { z } from 'zod';
 import { runReports } from '../../functions/reporter/handler.js';
+import { helpFitFor } from '../../lib/changes/guardrails.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import type { ReporterDeps } from '../../lib/reports/tick.js';
 import { openTable } from '../../lib/runtime.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
-import { helpFitFor } from '../../lib/slack/guardrails.js';
 import { signedHeaders } from '../../lib/slack/signing.js';
+import { slackStatusWatches } from '../../lib/slack/status-watch.js';
 import { createSlackWebClient } from '../../lib/slack/web-client.js';
 import { runWorkerJob } from '../../lib/slack/worker.js';
 import { createStore } from '../../lib/store/index.js';
@@ -317,6 +318,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   // "Open Slack" on the bot's success page comes back to this page, in the installed workspace.
   stack.standIn.openClientAt(page.url);
 
+  const reporterLogger = createLogger('reporter');
   shutdown.add(
     'the reporter',
     startReporter(
@@ -326,7 +328,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         // Routed per team: each account's reports go out with its workspace's installed token.
         slack: stack.worker.slack,
         slackInstall: stack.worker.slackInstall,
-        logger: createLogger('reporter'),
+        logger: reporterLogger,
+        statusWatchSurface: slackStatusWatches({
+          store: stack.store,
+          slack: stack.worker.slack,
+          logger: reporterLogger,
+        }),
       },
       options.reportIntervalMs ?? (progressSpeed > 1 ? FAST_REPORT_INTERVAL_MS : REPORT_INTERVAL_MS),
     ),
@@ -459,10 +466,17 @@ export async function startRealWorkspace(
     );
     shutdown.add('the worker', () => handoff.drain());
     drainWorker = () => handoff.drain();
+    const reporterLogger = createLogger('reporter');
     shutdown.add(
       'the reporter',
       startReporter(
-        { ...core, slack, slackInstall: 'internal', logger: createLogger('reporter') },
+        {
+          ...core,
+          slack,
+          slackInstall: 'internal',
+          logger: reporterLogger,
+          statusWatchSurface: slackStatusWatches({ store: core.store, slack, logger: reporterLogger }),
+        },
         REPORT_INTERVAL_MS,
       ),
     );

@@ -1,3 +1,6 @@
+import type { AnyOperation } from './operation.js';
+import type { OperationId } from './operations/index.js';
+
 /**
  * What an approver decides on, per kind of target: the fields whose change makes an approved
  * request a different request, so it is not run. Fields the provider moves by itself (an `updated`
@@ -7,9 +10,9 @@
  * chose to delete. Any other status move (a running node now `offline`, a database now `failed`)
  * is a change.
  *
- * Kinds are the keys of `RESOURCE_KINDS` (`lib/slack/render/resource-kinds.ts`) that a change can
- * target: the kind of the single-resource read of the operation. A test checks that every
- * operation other than a read targets a kind listed here.
+ * A target's kind is found from the single-resource read of the operation (`KIND_OF_VIEW`), named
+ * as in `RESOURCE_KINDS` (`lib/slack/render/resource-kinds.ts`) where that has the kind; a test
+ * checks that every operation other than a read, whose target can be read, targets a kind here.
  *
  * Statuses and their paths come from `../shared/spec/compute-storage-images-databases.md`
  * ("States and transitions") and `../shared/spec/account-profile-and-managed-monitoring.md`, and the
@@ -52,7 +55,9 @@ export type DecidedKind =
   | 'contact'
   | 'credential'
   | 'service'
-  | 'node-settings';
+  | 'node-settings'
+  | 'disk'
+  | 'event';
 
 const field = (path: string, words?: string): DecidedField =>
   words === undefined ? { path } : { path, words };
@@ -154,7 +159,46 @@ export const DECIDED_FIELDS: Readonly<Record<DecidedKind, DecidedFields>> = {
     settles: { pending: ['ok'] },
   },
   'node-settings': { fields: [LABEL, field('ssh', 'SSH access settings')] },
+  // Disk statuses `ready`, `not ready`, `deleting` (API-FACTS-MORE.md §6); a new disk being made
+  // ready is its own path.
+  disk: {
+    fields: [LABEL, field('size'), field('filesystem'), STATUS],
+    settles: { 'not ready': ['ready'] },
+    deleting: ['deleting'],
+  },
+  // An account event changes only by being marked seen, which is what marking it seen asks for.
+  event: { fields: [field('action'), field('entity.id', 'what it is about'), field('seen')] },
 };
+
+/** The kind each single-resource read returns: how a change's target finds its row above. */
+const KIND_OF_VIEW: Readonly<Partial<Record<OperationId, DecidedKind>>> = {
+  'nodes.view': 'node',
+  'nodes.backups-view': 'node-backup',
+  // Taking a snapshot or switching backups on or off acts on the node's backups as a whole.
+  'nodes.backups-list': 'node-backup',
+  'nodes.configs-view': 'config',
+  'nodes.disks-view': 'disk',
+  'volumes.view': 'volume',
+  'images.view': 'image',
+  'databases.mysql-view': 'database',
+  'databases.postgresql-view': 'database',
+  'databases.mysql-backup-view': 'database-backup',
+  'databases.postgresql-backup-view': 'database-backup',
+  'profile.tokens-view': 'token',
+  'profile.sshkeys-view': 'ssh-key',
+  'profile.apps-view': 'app',
+  'profile.devices-view': 'device',
+  'managed.contacts-view': 'contact',
+  'managed.credentials-view': 'credential',
+  'managed.services-view': 'service',
+  'managed.node-settings-view': 'node-settings',
+  'events.view': 'event',
+};
+
+/** The kind of what a single-resource read returns; `generic` for a read no row names. */
+export function decidedKindOf(view: Pick<AnyOperation, 'id'>): string {
+  return KIND_OF_VIEW[view.id as OperationId] ?? 'generic';
+}
 
 /** For a kind no row names yet: the label and the status, compared strictly. */
 const UNLISTED: DecidedFields = { fields: [LABEL, STATUS], settles: {} };

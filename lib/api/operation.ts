@@ -109,7 +109,7 @@ export interface OperationSpec<
 
 export type AnyOperation = OperationSpec<z.ZodType, z.ZodType, boolean, string>;
 
-/** How to follow a long operation until its resource settles (see `lib/reports/status-watch.ts`). */
+/** How to follow a long operation until its resource settles (see `lib/changes/status-watch.ts`). */
 export interface WatchSpec {
   readonly statusField: string;
   readonly final: readonly string[];

@@ -3,19 +3,19 @@ import type { WebClient } from '@slack/web-api';
 import type { ApiCallEvent } from '../api/client.js';
 import { type ApiSettings, createApiClient } from '../api/client-factory.js';
 import { isApiError } from '../api/errors.js';
+import { runStatusWatches, type StatusWatchSurface, type WatchTickSummary } from '../changes/status-watch.js';
+import { settleWithConcurrency } from '../concurrency.js';
 import { channelRefusalOf } from '../slack/channel-access.js';
 import { inSlackTeam } from '../slack/web-client.js';
 import type { ReportSubscription, Store, TokenLink } from '../store/index.js';
 import { AccountFeed } from './account-feed.js';
 import { pauseForChannelProblem } from './channel-notices.js';
-import { settleWithConcurrency } from './concurrency.js';
 import { type DeliveryContext, type DeliveryResult, deliverReport } from './deliver.js';
 import { failureReason } from './failures.js';
 import { HistoryBudget, type SlackInstallKind } from './history-budget.js';
 import { reportKindOf } from './kinds.js';
 import { ChannelPacer } from './pacer.js';
 import { nextRunAfter } from './schedule.js';
-import { runStatusWatches, type WatchTickSummary } from './status-watch.js';
 import {
   type NoticeDeps,
   pauseForTokenProblem,
@@ -60,6 +60,8 @@ export interface ReporterDeps {
   readonly pacer?: ChannelPacer;
   /** Sees every API attempt with the account it was made for (metrics, tests). */
   readonly onApiCall?: (account: string, event: ApiCallEvent) => void;
+  /** Where status watches are shown, pacing its posts with this tick's pacer. */
+  readonly statusWatchSurface: (pacer: ChannelPacer) => StatusWatchSurface;
 }
 
 export const DEFAULT_ACCOUNT_CONCURRENCY = 8;
@@ -434,7 +436,7 @@ const NO_WATCHES_CHECKED: WatchTickSummary = { running: 0, checked: 0, updated: 
 async function checkStatusWatches(run: TickRun): Promise<WatchTickSummary> {
   // Watches are checked again next run; past the deadline they would only eat the final margin.
   if (pastDeadline(run.options)) return { ...NO_WATCHES_CHECKED };
-  return runStatusWatches({ ...run.deps, pacer: run.pacer }, run.now).catch(
+  return runStatusWatches(run.deps, run.deps.statusWatchSurface(run.pacer), run.now).catch(
     (error: unknown): WatchTickSummary => {
       run.deps.logger.error('status watches failed', { reason: failureReason(error) });
       return { ...NO_WATCHES_CHECKED, failures: 1 };

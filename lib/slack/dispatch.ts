@@ -1,10 +1,11 @@
 import type { WebClient } from '@slack/web-api';
+import { channelGuard } from '../changes/guardrails.js';
 import { isStorageUnavailable } from '../store/errors.js';
 import type { BotDeps, RequestContext } from './context.js';
-import { channelGuard } from './guardrails.js';
 import type { OperationJob } from './handoff.js';
 import { ModalNotOpenedError } from './modals.js';
 import type { OperationRequest } from './operation-runner.js';
+import { guardrailRefusalText } from './render/guardrails.js';
 import { notice, type Reply } from './reply.js';
 import { rateLimitedFor } from './slack-refusals.js';
 
@@ -45,7 +46,7 @@ export async function answerOperation(
   const request: OperationRequest = { ...ask, team: ctx.team, user: ctx.user, channel: ctx.channel };
   const { op } = request;
   const guard = await channelGuard(deps.store, ctx.team, ctx.channel, op);
-  if (guard.refusal) return notice(guard.refusal);
+  if (guard.refusal) return notice(guardrailRefusalText(guard.refusal));
   if (breakGlassReason !== undefined) {
     if (!guard.approvalRequired) {
       return notice(

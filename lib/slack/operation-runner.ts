@@ -1,15 +1,15 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { ApiClient } from '../api/client.js';
+import type { ApiCallEvent, ApiClient } from '../api/client.js';
 import { type ApiSettings, createApiClient } from '../api/client-factory.js';
 import { ApiError } from '../api/errors.js';
 import type { Filter } from '../api/filter.js';
 import type { AnyOperation } from '../api/operation.js';
 import { isOutcomeInDoubt } from '../api/outcome.js';
+import { recordChange } from '../changes/audit.js';
+import { helpFitFor } from '../changes/guardrails.js';
 import { SLASH_COMMAND } from '../commands/registry.js';
 import { commandNameOf } from '../commands/usage.js';
 import type { Store } from '../store/index.js';
-import { recordChange } from './change-audit.js';
-import { helpFitFor } from './guardrails.js';
 import { type ListRead, readListWindow } from './list-reader.js';
 import { withChangeAuthor } from './render/change-author.js';
 import { ListLayout } from './render/list.js';
@@ -61,6 +61,8 @@ export interface RunControl {
   readonly onOutput?: ((output: unknown) => void) | undefined;
   /** Runs with the caller's client just before the call (a create reads its list's baseline). */
   readonly beforeCall?: ((client: ApiClient) => Promise<void>) | undefined;
+  /** Sees every call the run makes to the API, retries included, besides the settings' own hook. */
+  readonly onApiCall?: ((event: ApiCallEvent) => void) | undefined;
 }
 
 /**
@@ -74,7 +76,7 @@ export async function runOperation(deps: RunnerDeps, request: OperationRequest, 
 
   // Read while the API answers: the buttons of the reply offer only what may run here.
   const fit = helpFitFor(deps.store, team, user, request.channel);
-  const client = createApiClient(deps.api, resolution.token);
+  const client = createApiClient(withCallHook(deps.api, control.onApiCall), resolution.token);
   const filter = options.filter as Filter | undefined;
   const callOptions = {
     signal: control.signal,
@@ -172,4 +174,16 @@ function listReadRefusal(
       ? `it has ${read.results.toLocaleString('en-US')} ${read.results === 1 ? 'item' : 'items'}`
       : `it has ${read.pages.toLocaleString('en-US')} ${read.pages === 1 ? 'page' : 'pages'}`;
   return `That page is past the end of the list: ${size}. Run ${command} for the first page.`;
+}
+
+function withCallHook(api: ApiSettings, hook: ((event: ApiCallEvent) => void) | undefined): ApiSettings {
+  if (!hook) return api;
+  const own = api.onCall;
+  return {
+    ...api,
+    onCall: (event) => {
+      hook(event);
+      own?.(event);
+    },
+  };
 }

@@ -1,11 +1,11 @@
 import { OPERATION_CLASSES, type OperationClass } from '../api/operation.js';
 import { findOperation } from '../api/operations/index.js';
+import { CLASS_WORDS } from '../changes/guardrails.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import type { ApprovalRule, ChannelPolicy, StoredChannelPolicy } from '../store/index.js';
 import { describePolicy, isPolicyAdmin, policyChanges, unusableApproverGroup } from './approvals.js';
 import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
 import type { BotCommandContext } from './context.js';
-import { CLASS_WORDS } from './guardrails.js';
 import { codeSpan, escapeMrkdwn, slackDate } from './render/text.js';
 import { notice, type Reply } from './reply.js';
 

@@ -1,9 +1,16 @@
 import type { ApiClient } from '../api/client.js';
-import { decidedFingerprint } from '../api/decided-fields.js';
-import { ApiError } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
 import { findOperation, getOperation, operations } from '../api/operations/index.js';
 import { viewOperationFor } from '../api/outcome.js';
+import {
+  fingerprintOf,
+  isResource,
+  KEY_FIELDS,
+  PREVIEW_READ_MS,
+  type Resource,
+  readResource as read,
+  type TargetPreview,
+} from '../changes/preview.js';
 import { factLabel, quantityWords } from './render/field-words.js';
 import { routeOf, viewOperationOf } from './render/related-operations.js';
 import { kindOfRoute } from './render/resource-kinds.js';
@@ -17,32 +24,6 @@ import { bold, codeSpan, escapeMrkdwn, formatAbsoluteDate, parseApiDate, slackDa
  * a changed target is not acted on.
  */
 
-export interface TargetPreview {
-  /**
-   * The target by label and id, then what it belongs to: "db-data (12)", "before_migration (8001)
-   * of database orders (41)". A label that could not be read is said to be so, beside the id.
-   */
-  readonly summary: string;
-  /** mrkdwn lines, outside values escaped. */
-  readonly lines: readonly string[];
-  /** What must be unchanged at execution time; null when the target cannot be read. */
-  readonly fingerprint: string | null;
-}
-
-const READ_MS = 800;
-/** Fields worth an approver's look, in this order, when the target has them. */
-const KEY_FIELDS = [
-  'status',
-  'region',
-  'type',
-  'size',
-  'engine',
-  'version',
-  'cluster_size',
-  'node_label',
-] as const;
-const LIST_PAGES = 3;
-
 /**
  * Starts the line that shows the target as it was read. A settled card relabels it (it was true
  * when asked) or drops it (the target is gone), so it is found by this label.
@@ -50,13 +31,7 @@ const LIST_PAGES = 3;
 export const NOW_LABEL = '*Now:*';
 /** Said beside an id whose label the requester's token could not read. */
 const LABEL_UNREADABLE = 'label not readable';
-
-type Resource = Record<string, unknown>;
-
-// Previews read rows chosen at run time, so their results are checked here rather than typed.
-function isResource(value: unknown): value is Resource {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+const LIST_PAGES = 3;
 
 /** The preview, or `not_found` when the API says there is no such target. */
 export async function previewTarget(
@@ -154,49 +129,6 @@ function describePart(part: TargetPart, index: number): string {
         ? part.id
         : `${part.label} (${part.id})`;
   return index === 0 ? named : `${part.noun} ${named}`;
-}
-
-/** The target's fingerprint now: null when unreadable, `not_found` when it is gone. */
-export async function currentFingerprint(
-  client: ApiClient,
-  op: AnyOperation,
-  input: Readonly<Record<string, unknown>>,
-): Promise<string | null | 'not_found'> {
-  const view = viewOperationFor(op);
-  if (!view) return null;
-  const resource = await read(client, view, input);
-  if (resource === 'not_found') return 'not_found';
-  return resource ? fingerprintOf(view, resource) : null;
-}
-
-/** The kind of what `op` acts on, by its single-resource read: what its decided fields are. */
-export function targetKindOf(op: AnyOperation): string | undefined {
-  const view = viewOperationFor(op);
-  return view ? kindOfView(view) : undefined;
-}
-
-function kindOfView(view: AnyOperation): string {
-  return kindOfRoute(routeOf(view.path)).kind.key;
-}
-
-/** What the approver decided on (`lib/api/decided-fields.ts`), kept to compare at the vote. */
-function fingerprintOf(view: AnyOperation, resource: Resource): string {
-  return decidedFingerprint(kindOfView(view), resource);
-}
-
-async function read(
-  client: ApiClient,
-  op: AnyOperation,
-  input: Readonly<Record<string, unknown>>,
-): Promise<Resource | 'not_found' | undefined> {
-  try {
-    const viewInput = Object.fromEntries(op.pathParams.map((name) => [name, input[name]]));
-    const value = await client.call(op, viewInput, { timeoutMs: READ_MS });
-    return isResource(value) ? value : undefined;
-  } catch (error) {
-    if (error instanceof ApiError && error.code === 'not_found') return 'not_found';
-    return undefined;
-  }
 }
 
 /** `*Now:* backup before_migration (8001): type *snapshot*`: which thing, then its key fields. */
@@ -325,7 +257,7 @@ async function listAll(
   const op = findOperation(id);
   if (!op) return [];
   const listInput = Object.fromEntries(op.pathParams.map((name) => [name, input[name]]));
-  const all = await client.listAll(op, listInput, { timeoutMs: READ_MS, maxPages: LIST_PAGES });
+  const all = await client.listAll(op, listInput, { timeoutMs: PREVIEW_READ_MS, maxPages: LIST_PAGES });
   return all.data.filter(isResource);
 }
 

@@ -4,27 +4,21 @@ import { ApiError } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
 import { findOperation } from '../api/operations/index.js';
 import { checkCommandFor } from '../api/outcome.js';
+import { attemptChange, type ChangeAttempt, type OutcomeCheckSettings } from '../changes/outcomes.js';
+import type { OperationRunner } from '../changes/ports.js';
+import { watchPlanFor } from '../changes/status-watch.js';
+import { concludeJobInDoubt, firstDelivery, plainJobRefusal } from '../changes/worker-checks.js';
 import { answersWithChart } from '../reports/chart-operations.js';
 import type { SlackInstallKind } from '../reports/history-budget.js';
-import { startStatusWatch, watchPlanFor } from '../reports/status-watch.js';
 import { executeApproval } from './approvals.js';
-import { recordChange } from './change-audit.js';
 import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
-import { type RunnerDeps, runOperation } from './operation-runner.js';
-import {
-  attemptChange,
-  type ChangeAttempt,
-  checkingText,
-  DEFAULT_OUTCOME_CHECKS,
-  durationText,
-  type OutcomeCheckSettings,
-  settle,
-  verdictFor,
-} from './outcomes.js';
+import { type OperationRequest, type RunnerDeps, runOperation } from './operation-runner.js';
 import { sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
+import { checkingText, verdictText } from './render/outcome.js';
 import { codeSpan } from './render/text.js';
 import { notice, type Reply, visibilityOf } from './reply.js';
+import { postStatusWatch } from './status-watch.js';
 import { type OperationJob, type WorkerJob, WorkerJobSchema } from './worker-jobs.js';
 
 /**
@@ -73,12 +67,7 @@ export async function runWorkerJob(deps: WorkerDeps, event: unknown): Promise<vo
 async function runOperationJob(deps: WorkerDeps, job: OperationJob): Promise<void> {
   const op = findOperation(job.operationId);
   if (!op) return deliverSafely(deps, job, notice('That command is no longer available.'));
-  if (op.destructive) {
-    // Only an approval record the worker reads itself may run a destructive operation.
-    deps.logger.error('worker job dropped: destructive operation without approval', {
-      correlationId: job.correlationId,
-      operationId: op.id,
-    });
+  if (plainJobRefusal(deps, job, op) === 'needs_approval') {
     return deliverSafely(
       deps,
       job,
@@ -89,16 +78,7 @@ async function runOperationJob(deps: WorkerDeps, job: OperationJob): Promise<voi
   }
   let reply: Reply;
   try {
-    if (
-      op.method !== 'GET' &&
-      !(await deps.store.deliveries.claimOnce(`job:${job.team}:${job.correlationId}`))
-    ) {
-      // The same job again (an asynchronous invoke is delivered at least once): its request
-      // was sent already, perhaps with no answer. Sending it twice could create two of a thing.
-      deps.logger.warn('worker job repeated: not sent again', {
-        correlationId: job.correlationId,
-        operationId: op.id,
-      });
+    if (!(await firstDelivery(deps, job, op))) {
       return deliverSafely(
         deps,
         job,
@@ -116,7 +96,10 @@ async function runOperationJob(deps: WorkerDeps, job: OperationJob): Promise<voi
       input: job.input,
       options: job.options,
     };
-    const attempt = op.method === 'GET' ? await readOnly(deps, request) : await attemptChange(deps, request);
+    const attempt =
+      op.method === 'GET'
+        ? await readOnly(deps, request)
+        : await attemptChange(deps, plainRunner(deps), request);
     if (attempt.kind === 'in_doubt') return settleJobInDoubt(deps, job, op, attempt);
     reply = attempt.reply;
     if (await followStatus(deps, job, op, attempt.output, reply)) return;
@@ -160,6 +143,14 @@ async function readOnly(deps: WorkerDeps, request: Parameters<typeof runOperatio
   return { kind: 'answered' as const, reply, output };
 }
 
+/** A handed-off change runs as it would have inline: the same runner, the same answer. */
+function plainRunner(deps: RunnerDeps): OperationRunner<OperationRequest, Reply> {
+  return {
+    run: (request, hooks) => runOperation(deps, request, hooks),
+    wentThrough: (op) => notice(`Done: ${codeSpan(`${op.group} ${op.action}`)} went through.`),
+  };
+}
+
 /** Says "may have happened; checking", reads the target back, then says how it ended. */
 async function settleJobInDoubt(
   deps: WorkerDeps,
@@ -167,18 +158,11 @@ async function settleJobInDoubt(
   op: AnyOperation,
   attempt: Extract<ChangeAttempt, { kind: 'in_doubt' }>,
 ): Promise<void> {
-  const settings = deps.outcomeChecks ?? DEFAULT_OUTCOME_CHECKS;
   await deliverSafely(deps, job, notice(checkingText(op, attempt.error)));
-  const check = await settle(settings, attempt);
-  const verdict = verdictFor(op, job.input, check, durationText(settings.windowMs));
-  await recordChange(
-    deps,
-    { team: job.team, user: job.user, op, input: job.input },
-    verdict.outcome === 'executed' ? 'succeeded' : 'unknown',
-    verdict.text.slice(0, 500),
-  );
+  const request = { team: job.team, user: job.user, op, input: job.input };
+  const verdict = await concludeJobInDoubt(deps, request, attempt, (v) => verdictText(op, job.input, v));
   const icon = verdict.outcome === 'executed' ? ':white_check_mark:' : ':warning:';
-  const text = `${icon} ${verdict.text}`;
+  const text = `${icon} ${verdictText(op, job.input, verdict)}`;
   await deliverSafely(deps, job, { ...notice(text), visibility: visibilityOf(op) });
 }
 
@@ -207,7 +191,7 @@ async function followStatus(
     });
     return true;
   }
-  const started = await startStatusWatch(deps, {
+  const started = await postStatusWatch(deps, {
     team: job.team,
     user: job.user,
     channel: job.channel,
@@ -248,7 +232,7 @@ export async function deliverReply(
     });
     return;
   }
-  const message = { channel: target.channel, text: reply.text, blocks: reply.blocks as never[] };
+  const message = { channel: target.channel, text: reply.text, blocks: reply.blocks };
   if (reply.visibility === 'ephemeral')
     await deps.slack.chat.postEphemeral({ ...message, user: target.user });
   else await deps.slack.chat.postMessage(message);
@@ -282,7 +266,7 @@ export async function deliverSafely(
     await deps.slack.chat.postMessage({
       channel: target.user,
       text: reply.text,
-      blocks: reply.blocks as never[],
+      blocks: reply.blocks,
     });
   } catch (error) {
     deps.logger.error('reply lost: no way to reach the user', { error });

@@ -2,9 +2,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { ApiClient } from '../../lib/api/client.js';
 import { getOperation, requireOperation } from '../../lib/api/operations/index.js';
-import { sweepApprovals } from '../../lib/slack/approval-sweep.js';
+import type { OutcomeCheckSettings } from '../../lib/changes/outcomes.js';
+import { sweepApprovals } from '../../lib/changes/sweep.js';
+import { slackExecutionSurface } from '../../lib/slack/approval-surface.js';
 import { ActionId } from '../../lib/slack/interactions.js';
-import type { OutcomeCheckSettings } from '../../lib/slack/outcomes.js';
 import { runWorkerJob } from '../../lib/slack/worker.js';
 import { ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 import { commandTextFor, existingInputFor } from '../support/sample-inputs.js';
@@ -327,11 +328,11 @@ describe('the approval sweep', () => {
     );
 
     // Within its lease the worker is taken to be alive: the sweep leaves it alone.
-    expect((await sweepApprovals(e2e.stack.worker)).settled).toBe(0);
+    expect((await sweepApprovals(e2e.stack.worker, slackExecutionSurface(e2e.stack.worker))).settled).toBe(0);
     expect((await e2e.stack.store.approvals.get(team(), approval.id))?.status).toBe('executing');
 
     clock.advance(4 * 60_000);
-    const summary = await sweepApprovals(e2e.stack.worker);
+    const summary = await sweepApprovals(e2e.stack.worker, slackExecutionSurface(e2e.stack.worker));
     expect(summary.settled).toBe(1);
     expect((await e2e.stack.store.approvals.get(team(), approval.id))?.status).toBe('executed');
     expect(e2e.textOf(cardNow(card))).toContain('went through after all');
@@ -346,15 +347,19 @@ describe('the approval sweep', () => {
     await e2e.stack.store.approvals.claimExecution(team(), approval.id);
 
     clock.advance(4 * 60_000);
-    expect((await sweepApprovals(e2e.stack.worker)).stillInDoubt).toBe(1);
+    expect(
+      (await sweepApprovals(e2e.stack.worker, slackExecutionSurface(e2e.stack.worker))).stillInDoubt,
+    ).toBe(1);
     expect(e2e.textOf(cardNow(card))).toContain('may or may not have happened');
     // Not due again before the next check.
     clock.advance(60_000);
-    expect((await sweepApprovals(e2e.stack.worker)).stillInDoubt).toBe(0);
+    expect(
+      (await sweepApprovals(e2e.stack.worker, slackExecutionSurface(e2e.stack.worker))).stillInDoubt,
+    ).toBe(0);
 
     for (let minutes = 0; minutes < 30; minutes += 5) {
       clock.advance(5 * 60_000);
-      await sweepApprovals(e2e.stack.worker);
+      await sweepApprovals(e2e.stack.worker, slackExecutionSurface(e2e.stack.worker));
     }
     const final = await e2e.stack.store.approvals.get(team(), approval.id);
     expect(final?.status).toBe('unknown');
@@ -378,7 +383,9 @@ describe('the approval sweep', () => {
     const card = await requestDeletion(volumeId);
     const approval = await approvalOf(card);
     clock.advance(16 * 60_000);
-    expect((await sweepApprovals(e2e.stack.worker)).expired).toBeGreaterThanOrEqual(1);
+    expect(
+      (await sweepApprovals(e2e.stack.worker, slackExecutionSurface(e2e.stack.worker))).expired,
+    ).toBeGreaterThanOrEqual(1);
     const updated = cardNow(card);
     expect(JSON.stringify(updated.blocks)).not.toContain(ActionId.approve);
     expect(e2e.textOf(updated)).toContain('Expired');
@@ -392,7 +399,7 @@ describe('the approval sweep', () => {
     const approval = await approvalOf(card);
     await e2e.stack.store.approvals.recordDecision(team(), approval.id, BOB, 'approve');
     clock.advance(6 * 60_000);
-    expect((await sweepApprovals(e2e.stack.worker)).notRun).toBe(1);
+    expect((await sweepApprovals(e2e.stack.worker, slackExecutionSurface(e2e.stack.worker))).notRun).toBe(1);
     expect((await e2e.stack.store.approvals.get(team(), approval.id))?.status).toBe('not_run');
     expect(e2e.textOf(cardNow(card))).toContain('never started; nothing was run');
     expect(e2e.emulator.control.requestCount('volumes.delete', { volumeId })).toBe(0);

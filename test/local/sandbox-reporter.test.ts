@@ -4,6 +4,7 @@ import type { PageState } from '../../infra/local/slack/page/state.js';
 import { type Sandbox, startSandbox } from '../../infra/local/start.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import type { ReporterDeps } from '../../lib/reports/tick.js';
+import { slackStatusWatches } from '../../lib/slack/status-watch.js';
 
 /**
  * The reporter as `npm start` runs it every 10 s: a run that found nothing to do prints nothing,
@@ -41,6 +42,11 @@ function reporter() {
     slack: sandbox.stack.worker.slack,
     slackInstall: sandbox.stack.worker.slackInstall,
     logger,
+    statusWatchSurface: slackStatusWatches({
+      store: sandbox.stack.store,
+      slack: sandbox.stack.worker.slack,
+      logger,
+    }),
   };
   const summaries = () => info.mock.calls.filter(([message]) => message === 'reporter run').length;
   return { deps, summaries };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { settleWithConcurrency } from '../../lib/reports/concurrency.js';
+import { settleWithConcurrency } from '../../lib/concurrency.js';
 
 describe('settleWithConcurrency', () => {
   it('runs at most `limit` tasks at once', async () => {

@@ -16,6 +16,7 @@ import {
 import type { BotDeps } from '../../lib/slack/context.js';
 import type { Reply } from '../../lib/slack/reply.js';
 import { handleReportsCommand } from '../../lib/slack/reports-command.js';
+import { slackStatusWatches } from '../../lib/slack/status-watch.js';
 import { createSlackWebClient } from '../../lib/slack/web-client.js';
 import { runWorkerJob } from '../../lib/slack/worker.js';
 import type { ReportSubscription } from '../../lib/store/index.js';
@@ -82,7 +83,14 @@ export async function startReporterHarness(
   const api = { baseUrl: emulator.url, timeoutMs: 10_000 };
   // The stand-in's own token is an internal app unless the test makes it a distributed one.
   const slackInstall = options.stack?.slack?.botTokenInstall ?? 'internal';
-  const deps: ReporterDeps = { store: stack.store, api, slack, logger, slackInstall };
+  const deps: ReporterDeps = {
+    store: stack.store,
+    api,
+    slack,
+    logger,
+    slackInstall,
+    statusWatchSurface: slackStatusWatches({ store: stack.store, slack, logger }),
+  };
   const handoff = new InProcessHandoff((job) => runWorkerJob(deps, job));
   const botDeps: BotDeps = {
     store: stack.store,

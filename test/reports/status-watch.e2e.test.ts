@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getOperation } from '../../lib/api/operations/index.js';
-import { startStatusWatch, watchPlanFor } from '../../lib/reports/status-watch.js';
+import { watchPlanFor } from '../../lib/changes/status-watch.js';
+import { postStatusWatch } from '../../lib/slack/status-watch.js';
 import { ALICE, CHANNEL } from '../support/e2e.js';
 import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
 
@@ -116,7 +117,7 @@ describe('a database created from Slack', () => {
 
   it('says so and stops when the database is deleted while provisioning', async () => {
     const db = await createDatabaseFromSlack('scratch');
-    const started = await startStatusWatch(harness.deps, {
+    const started = await postStatusWatch(harness.deps, {
       team: TEAM,
       user: ALICE,
       channel: CHANNEL,
@@ -135,7 +136,7 @@ describe('a database created from Slack', () => {
 
   it('tells the person directly how it ended when the bot was removed from the channel meanwhile', async () => {
     const db = await createDatabaseFromSlack('orphan');
-    const started = await startStatusWatch(harness.deps, {
+    const started = await postStatusWatch(harness.deps, {
       team: TEAM,
       user: ALICE,
       channel: CHANNEL,
@@ -164,7 +165,7 @@ describe('a database created from Slack', () => {
 
   it('gives up after its time limit and says how to check', async () => {
     const db = await createDatabaseFromSlack('slowpoke');
-    const started = await startStatusWatch(harness.deps, {
+    const started = await postStatusWatch(harness.deps, {
       team: TEAM,
       user: ALICE,
       channel: CHANNEL,
@@ -183,7 +184,7 @@ describe('a database created from Slack', () => {
   });
 
   it('posts a result that has already settled without watching it', async () => {
-    const started = await startStatusWatch(harness.deps, {
+    const started = await postStatusWatch(harness.deps, {
       team: TEAM,
       user: ALICE,
       channel: CHANNEL,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { helpFitFor } from '../../changes/guardrails.js';
 import { extractBreakGlass } from '../../commands/break-glass.js';
 import { catalog } from '../../commands/catalog.js';
 import { topicHelp } from '../../commands/help-topics.js';
@@ -10,7 +11,6 @@ import { SLASH_COMMAND } from '../../commands/registry.js';
 import { recordCommand } from '../../observability/metrics.js';
 import type { BotDeps, RequestContext } from '../context.js';
 import { ackBody, answerOperation, safely } from '../dispatch.js';
-import { helpFitFor } from '../guardrails.js';
 import { renderHelp } from '../render/help.js';
 import { notice, type Reply } from '../reply.js';
 import { isFirstCommandDelivery } from './deliveries.js';

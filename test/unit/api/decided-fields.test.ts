@@ -9,7 +9,8 @@ import {
   judgeUnansweredDelete,
 } from '../../../lib/api/decided-fields.js';
 import { operations } from '../../../lib/api/operations/index.js';
-import { targetKindOf } from '../../../lib/slack/preview.js';
+import { viewOperationFor } from '../../../lib/api/outcome.js';
+import { targetKindOf } from '../../../lib/changes/preview.js';
 import { factLabel } from '../../../lib/slack/render/field-words.js';
 
 const IMAGE_CREATING = {
@@ -34,8 +35,9 @@ describe('the decided-fields table', () => {
   it('names every kind a change can target (a change operation whose target kind has no row fails here)', () => {
     const unlisted = operations
       .filter((op) => op.method !== 'GET')
+      .filter((op) => viewOperationFor(op) !== undefined)
       .map((op) => ({ op: op.id, kind: targetKindOf(op) }))
-      .filter(({ kind }) => kind !== undefined && !isDecidedKind(kind));
+      .filter(({ kind }) => !isDecidedKind(kind));
     expect(unlisted).toEqual([]);
   });
 
@@ -80,6 +82,8 @@ describe('the decided-fields table', () => {
         'backing_up',
       ],
       service: ['disabled', 'pending', 'ok', 'problem'],
+      // API-FACTS-MORE.md §6 (`Disk`).
+      disk: ['ready', 'not ready', 'deleting'],
     };
     for (const [kind, rules] of Object.entries(DECIDED_FIELDS) as [
       DecidedKind,

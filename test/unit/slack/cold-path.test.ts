@@ -27,7 +27,7 @@ const SCHEMA_SIDE = [
 
 /** Modules of the command side: parsing, help, and the listener that answers `/cloud …`. */
 const COMMAND_SIDE =
-  /^lib\/commands\/|^lib\/slack\/listeners\/(commands|deliveries)\.ts$|^lib\/slack\/render\/help\.ts$|^lib\/slack\/guardrails\.ts$/;
+  /^lib\/commands\/|^lib\/slack\/listeners\/(commands|deliveries)\.ts$|^lib\/slack\/render\/help\.ts$|^lib\/changes\/guardrails\.ts$/;
 
 const ZOD = /^node_modules\/zod\//;
 const TABLE = /^lib\/api\/operations\//;

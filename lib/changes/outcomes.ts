@@ -1,9 +1,8 @@
 import type { ApiCallEvent, ApiClient } from '../api/client.js';
-import { type ApiSettings, createApiClient } from '../api/client-factory.js';
+import { createApiClient } from '../api/client-factory.js';
 import { ApiError } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
 import {
-  checkCommandFor,
   checkOutcome,
   isOutcomeInDoubt,
   type OutcomeBaseline,
@@ -13,10 +12,8 @@ import {
   readBaseline,
   settleOutcome,
 } from '../api/outcome.js';
-import { type OperationRequest, type RunnerDeps, runOperation } from './operation-runner.js';
-import { codeSpan } from './render/text.js';
-import { notice } from './reply.js';
-import { resolveToken } from './token-resolution.js';
+import type { ChangeDeps, ChangeRequest, OperationRunner, RenderedAnswer } from './ports.js';
+import { requesterToken } from './tokens.js';
 
 /**
  * Running a change so that its result is told truthfully. A change either answers (done, or
@@ -50,10 +47,10 @@ export const DEFAULT_OUTCOME_CHECKS: OutcomeCheckSettings = {
   recheckEveryMs: 5 * 60_000,
 };
 
-export type ChangeAttempt =
+export type ChangeAttempt<Answer extends RenderedAnswer = RenderedAnswer> =
   | {
       readonly kind: 'answered';
-      readonly reply: Awaited<ReturnType<typeof runOperation>>;
+      readonly reply: Answer;
       readonly output: unknown;
     }
   | {
@@ -81,26 +78,22 @@ function answeredWithServerError(event: ApiCallEvent): boolean {
  * Runs `request` once. A create first reads its list (the baseline that later tells a new item
  * from an old one with the same label). API refusals and unexpected errors are thrown as before.
  */
-export async function attemptChange(
-  deps: RunnerDeps & { readonly outcomeChecks?: OutcomeCheckSettings | undefined },
-  request: OperationRequest,
-): Promise<ChangeAttempt> {
+export async function attemptChange<Request extends ChangeRequest, Answer extends RenderedAnswer>(
+  deps: ChangeDeps & { readonly outcomeChecks?: OutcomeCheckSettings | undefined },
+  runner: OperationRunner<Request, Answer>,
+  request: Request,
+): Promise<ChangeAttempt<Answer>> {
   const settings = deps.outcomeChecks ?? DEFAULT_OUTCOME_CHECKS;
   const plan = outcomePlanFor(request.op, request.input);
   let client: ApiClient | undefined;
   let baseline: OutcomeBaseline | undefined;
   let output: unknown;
   const attempts: ApiCallEvent[] = [];
-  const onCall = deps.api.onCall;
-  const api: ApiSettings = {
-    ...deps.api,
-    onCall: (event) => {
-      if (event.operationId === request.op.id) attempts.push(event);
-      onCall?.(event);
-    },
-  };
   try {
-    const reply = await runOperation({ ...deps, api }, request, {
+    const reply = await runner.run(request, {
+      onApiCall: (event) => {
+        if (event.operationId === request.op.id) attempts.push(event);
+      },
       onOutput: (value) => (output = value),
       beforeCall: async (caller) => {
         client = caller;
@@ -116,11 +109,7 @@ export async function attemptChange(
     // The API answered and only showing the answer failed: it happened.
     if (output !== undefined && !(error instanceof ApiError)) {
       deps.logger.error('result of a change not rendered', { operationId: request.op.id, error });
-      return {
-        kind: 'answered',
-        reply: notice(`Done: ${codeSpan(`${request.op.group} ${request.op.action}`)} went through.`),
-        output,
-      };
+      return { kind: 'answered', reply: runner.wentThrough(request.op), output };
     }
     throw error;
   }
@@ -141,14 +130,14 @@ export async function settle(
 
 /** One read of the target with the requester's token, for the sweep. */
 export async function checkOnce(
-  deps: RunnerDeps,
+  deps: ChangeDeps,
   settings: OutcomeCheckSettings,
-  request: Pick<OperationRequest, 'team' | 'user' | 'op' | 'input'>,
+  request: Pick<ChangeRequest, 'team' | 'user' | 'op' | 'input'>,
 ): Promise<OutcomeCheck> {
   const plan = outcomePlanFor(request.op, request.input);
   // A create's baseline was in the worker's memory only; without it a new item cannot be told apart.
   if (!plan || plan.strategy === 'appears') return 'unknowable';
-  const token = await resolveToken(deps.store, request.team, request.user, request.op);
+  const token = await requesterToken(deps.store, request.team, request.user, request.op);
   if (!token.ok) return 'not_seen';
   return checkOutcome(createApiClient(deps.api, token.token), plan, undefined, {
     timeoutMs: settings.readTimeoutMs,
@@ -170,78 +159,26 @@ export function whatWentWrong(error: ApiError): string {
   }
 }
 
-/** The note shown while the bot finds out. */
-export function checkingText(op: AnyOperation, error: ApiError): string {
-  return (
-    `:grey_question: ${whatWentWrong(error)}, so ${codeSpan(`${op.group} ${op.action}`)} may or may not ` +
-    'have happened. I am reading it back to find out; do not run it again until I say how it ended.'
-  );
-}
-
 export interface Verdict {
   /** `executed`: it happened; `unknown`: the bot could not tell. */
   readonly outcome: 'executed' | 'unknown';
-  readonly text: string;
+  /** What the last read showed: `not_seen` here means the checks gave up. */
+  readonly check: OutcomeCheck;
+  /** How the change shows when read back, when it can be read back at all. */
+  readonly strategy: OutcomePlan['strategy'] | undefined;
+  /** How long the checks went on ("30 minutes"). */
+  readonly waited: string;
 }
 
-/**
- * A delete proven not to have happened: every attempt was answered with a server error and the
- * target, read back, is there as the approvers saw it. Nothing is left that could still delete it.
- */
-export function notDeletedText(
-  op: AnyOperation,
-  input: Readonly<Record<string, unknown>>,
-  error: ApiError,
-): string {
-  return (
-    `${whatWentWrong(error)} to every attempt of ${codeSpan(`${op.group} ${op.action}`)}, and read back ` +
-    'just now it is still there as the approvers saw it and not being deleted, so it was not deleted. ' +
-    `Nothing changed: it can be asked for again. Check with ${codeSpan(checkCommandFor(op, input))}.`
-  );
-}
-
-/** What to say once the checks are over. `not_seen` here means the checks gave up. */
+/** What the checks concluded. `not_seen` here means the checks gave up. */
 export function verdictFor(
   op: AnyOperation,
   input: Readonly<Record<string, unknown>>,
   check: OutcomeCheck,
   waited: string,
 ): Verdict {
-  const command = codeSpan(checkCommandFor(op, input));
-  const name = codeSpan(`${op.group} ${op.action}`);
-  const plan = outcomePlanFor(op, input);
-  if (check === 'done') {
-    const seen =
-      plan?.strategy === 'gone'
-        ? 'it is gone now'
-        : plan?.strategy === 'appears'
-          ? 'a new one matching the request is there now'
-          : 'it shows the requested values now';
-    return {
-      outcome: 'executed',
-      text: `${name} went through after all: read back, ${seen}. Check with ${command}.`,
-    };
-  }
-  if (check === 'unknowable') {
-    return {
-      outcome: 'unknown',
-      text:
-        `Whether ${name} happened is unknown: the bot cannot read it back. ` +
-        `Check with ${command} before running it again.`,
-    };
-  }
-  const still =
-    plan?.strategy === 'gone'
-      ? 'it is still there'
-      : plan?.strategy === 'appears'
-        ? 'no new one has appeared'
-        : 'it does not show the requested values';
-  return {
-    outcome: 'unknown',
-    text:
-      `Still unknown after ${waited}: ${still}, so it most likely did not happen, but the API never said so. ` +
-      `Check with ${command} before running it again.`,
-  };
+  const strategy = outcomePlanFor(op, input)?.strategy;
+  return { outcome: check === 'done' ? 'executed' : 'unknown', check, strategy, waited };
 }
 
 /** "4 seconds", "1 minute", "30 minutes". */

@@ -1,8 +1,8 @@
 import { findOperation } from '../api/operations/index.js';
 import type { Approval } from '../store/index.js';
-import { audit, closeAs, type ExecutionDeps, thread, updateCard } from './approvals.js';
+import { auditApproval } from './audit.js';
+import { announce, closeAs, type ExecutionDeps, type ExecutionSurface } from './closing.js';
 import { checkOnce, DEFAULT_OUTCOME_CHECKS, durationText, verdictFor } from './outcomes.js';
-import { inSlackTeam } from './web-client.js';
 
 /**
  * The way out of every waiting state of an approval request, run by the reporter on each tick:
@@ -30,7 +30,7 @@ export interface SweepSummary {
 
 const SWEEP_LIMIT = 100;
 
-export async function sweepApprovals(deps: ExecutionDeps): Promise<SweepSummary> {
+export async function sweepApprovals(deps: ExecutionDeps, surface: ExecutionSurface): Promise<SweepSummary> {
   const summary = {
     expired: 0,
     notRun: 0,
@@ -43,8 +43,8 @@ export async function sweepApprovals(deps: ExecutionDeps): Promise<SweepSummary>
     try {
       const approval = await deps.store.approvals.get(team, id);
       if (!approval) continue;
-      // The card and thread updates go out with the approval's team's bot token.
-      const result = await inSlackTeam(team, () => sweepOne(deps, approval));
+      // The card and thread updates go out with the approval's team's credentials.
+      const result = await surface.withinTeam(team, () => sweepOne(deps, surface, approval));
       if (result) summary[result]++;
     } catch (error) {
       deps.logger.error('approval sweep failed for one request', { approvalId: id, error });
@@ -56,20 +56,15 @@ export async function sweepApprovals(deps: ExecutionDeps): Promise<SweepSummary>
 
 async function sweepOne(
   deps: ExecutionDeps,
+  surface: ExecutionSurface,
   approval: Approval,
 ): Promise<'expired' | 'notRun' | 'settled' | 'stillInDoubt' | undefined> {
   switch (approval.status) {
     case 'expired': {
       if (!(await deps.store.approvals.expire(approval.team, approval.id))) return undefined;
       const expired = (await deps.store.approvals.get(approval.team, approval.id)) ?? approval;
-      await updateCard(deps, deps.slack, expired);
-      await thread(
-        deps,
-        deps.slack,
-        expired,
-        ':hourglass: The request expired before it was approved; nothing was run.',
-      );
-      await audit(deps, expired, expired.requester, 'expired');
+      await announce(surface, expired, { kind: 'expired' });
+      await auditApproval(deps, expired, expired.requester, 'expired');
       return 'expired';
     }
     case 'approved': {
@@ -79,41 +74,29 @@ async function sweepOne(
         'No worker picked it up after it was approved; ask again if it is still needed.',
       );
       if (!closed) return undefined;
-      await closeAnnounced(deps, closed);
+      await closeAnnounced(deps, surface, closed);
       return 'notRun';
     }
     case 'executing':
     case 'in_doubt':
-      return checkInDoubt(deps, approval);
+      return checkInDoubt(deps, surface, approval);
     default:
       return undefined;
   }
 }
 
-async function closeAnnounced(deps: ExecutionDeps, closed: Approval) {
-  await updateCard(deps, deps.slack, closed);
-  await thread(
-    deps,
-    deps.slack,
-    closed,
-    `:heavy_multiplication_x: ${closed.result?.detail ?? 'Nothing was run.'}`,
-  );
-  await deps.store.audit
-    .append({
-      team: closed.team,
-      actor: closed.requester,
-      action: closed.operationId,
-      target: closed.summary,
-      approvalId: closed.id,
-      result: 'not_run',
-    })
-    .catch((error: unknown) =>
-      deps.logger.error('audit entry not written', { approvalId: closed.id, error }),
-    );
+async function closeAnnounced(deps: ExecutionDeps, surface: ExecutionSurface, closed: Approval) {
+  await announce(surface, closed, {
+    kind: 'closed',
+    outcome: 'not_run',
+    detail: closed.result?.detail ?? 'Nothing was run.',
+  });
+  await auditApproval(deps, closed, closed.requester, 'not_run');
 }
 
 async function checkInDoubt(
   deps: ExecutionDeps,
+  surface: ExecutionSurface,
   approval: Approval,
 ): Promise<'settled' | 'stillInDoubt' | undefined> {
   const settings = deps.outcomeChecks ?? DEFAULT_OUTCOME_CHECKS;
@@ -130,25 +113,11 @@ async function checkInDoubt(
     { takeOverExpired: true },
   );
   if (!held) return undefined;
-  if (workerDied) {
-    await updateCard(deps, deps.slack, held);
-    await thread(
-      deps,
-      deps.slack,
-      held,
-      ':grey_question: The worker stopped before it recorded how this ended, so it may or may not have happened. ' +
-        'I am reading it back to find out; do not ask again until this card says how it ended.',
-    );
-  }
+  if (workerDied) await announce(surface, held, { kind: 'worker_stopped' });
   const op = findOperation(held.operationId);
   const input = await deps.store.approvals.readInput(held.team, held.id);
   if (!op || !input) {
-    await closeAs(
-      deps,
-      held,
-      'unknown',
-      'The request can no longer be read back; check the target before asking again.',
-    );
+    await closeAs(deps, surface, held, 'unknown', { kind: 'unreadable' });
     return 'settled';
   }
   const check = await checkOnce(deps, settings, { team: held.team, user: held.requester, op, input });
@@ -163,9 +132,11 @@ async function checkInDoubt(
       new Date(now.getTime() + settings.recheckEveryMs),
       note.trim(),
     );
-    if (waiting) await updateCard(deps, deps.slack, waiting);
+    if (waiting) await surface.showCard(waiting);
     return 'stillInDoubt';
   }
   const verdict = verdictFor(op, input, check, durationText(waitedMs));
-  return (await closeAs(deps, held, verdict.outcome, verdict.text)) ? 'settled' : undefined;
+  return (await closeAs(deps, surface, held, verdict.outcome, { kind: 'verdict', verdict, op, input }))
+    ? 'settled'
+    : undefined;
 }

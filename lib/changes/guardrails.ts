@@ -2,7 +2,6 @@ import type { AnyOperation, OperationClass, Scope } from '../api/operation.js';
 import type { HelpFit } from '../commands/help-topics.js';
 import type { CommandOperation } from '../commands/registry.js';
 import type { ApprovalPolicy, ApprovalRule, Store, StoredChannelPolicy } from '../store/index.js';
-import { codeSpan, escapeMrkdwn, slackDate } from './render/text.js';
 
 /**
  * Channel guardrails: what may run in a channel and who must approve it there. The rule for an
@@ -17,10 +16,16 @@ export const CLASS_WORDS: Record<OperationClass, string> = {
   destructive: 'destructive',
 };
 
+/** Where the policy in force comes from. */
+export type PolicySource =
+  | { readonly kind: 'workspace' }
+  | { readonly kind: 'operation_rule'; readonly operationId: string; readonly setBy: string }
+  | { readonly kind: 'class_rule'; readonly opClass: OperationClass; readonly setBy: string };
+
 export interface EffectivePolicy {
   readonly policy: ApprovalPolicy;
   /** Where the policy comes from, for the card and `/cloud policy`. */
-  readonly source: string;
+  readonly source: PolicySource;
 }
 
 /** The approval policy in force for `op` in `channel`. */
@@ -42,20 +47,31 @@ export function applyRules(
   channelPolicy: StoredChannelPolicy | undefined,
   op: AnyOperation,
 ): EffectivePolicy {
-  if (!channelPolicy) return { policy: workspace, source: 'the workspace policy' };
+  if (!channelPolicy) return { policy: workspace, source: { kind: 'workspace' } };
   const byClass = ownRule(channelPolicy.rules, op.class);
   const byOperation = ownRule(channelPolicy.rules, op.id);
-  if (!byClass && !byOperation) return { policy: workspace, source: 'the workspace policy' };
+  if (!byClass && !byOperation) return { policy: workspace, source: { kind: 'workspace' } };
   const policy = { ...workspace, ...defined(byClass), ...defined(byOperation) };
-  const which = byOperation
-    ? `the rule for ${codeSpan(op.id)}`
-    : `the rule for ${CLASS_WORDS[op.class]} operations`;
-  return { policy, source: `${which} in this channel, set by <@${channelPolicy.updatedBy}>` };
+  const setBy = channelPolicy.updatedBy;
+  const source: PolicySource = byOperation
+    ? { kind: 'operation_rule', operationId: op.id, setBy }
+    : { kind: 'class_rule', opClass: op.class, setBy };
+  return { policy, source };
+}
+
+/** Why `op` may not run in a channel: the class it is, what the channel allows, and where it may run. */
+export interface GuardrailRefusal {
+  readonly op: AnyOperation;
+  readonly allowedClasses: readonly OperationClass[];
+  readonly setBy: string;
+  readonly setAt: Date;
+  /** Channels whose policy allows it, the first few. */
+  readonly allowedIn: readonly string[];
 }
 
 export interface ChannelGuard {
   /** Why `op` may not run here, naming the rule and where it is allowed. */
-  readonly refusal?: string;
+  readonly refusal?: GuardrailRefusal;
   /** A channel rule asks for approval of this change although it is not destructive. */
   readonly approvalRequired: boolean;
 }
@@ -80,23 +96,26 @@ export async function channelGuard(
   return { ...(refusal && { refusal }), approvalRequired: op.destructive !== undefined || ruled };
 }
 
+/** Channels a refusal names as allowing the operation; more would not help anyone read it. */
+const ALLOWED_ELSEWHERE_SHOWN = 8;
+
 async function guardrailRefusal(
   store: Store,
   team: string,
   op: AnyOperation,
   policy: StoredChannelPolicy | undefined,
-): Promise<string | undefined> {
+): Promise<GuardrailRefusal | undefined> {
   if (!policy || policy.allowedClasses.includes(op.class)) return undefined;
-  const allowed = policy.allowedClasses.map((c) => CLASS_WORDS[c]).join(', ') || 'nothing';
-  const elsewhere = (await store.channelPolicy.list(team))
+  const allowedIn = (await store.channelPolicy.list(team))
     .filter((p) => p.allowedClasses.includes(op.class))
-    .map((p) => `<#${p.channel}>`);
-  const where = [...elsewhere.slice(0, 8), 'channels without a policy of their own'].join(', ');
-  return (
-    `:no_entry: ${codeSpan(`${op.group} ${op.action}`)} is a *${CLASS_WORDS[op.class]}* operation, and this ` +
-    `channel allows only ${allowed} operations (channel policy set by <@${escapeMrkdwn(policy.updatedBy)}> ` +
-    `${slackDate(policy.updatedAt)}). Nothing was sent to the API. It is allowed in ${where}.`
-  );
+    .map((p) => p.channel);
+  return {
+    op,
+    allowedClasses: policy.allowedClasses,
+    setBy: policy.updatedBy,
+    setAt: policy.updatedAt,
+    allowedIn: allowedIn.slice(0, ALLOWED_ELSEWHERE_SHOWN),
+  };
 }
 
 function ownRule(rules: Readonly<Record<string, ApprovalRule>>, key: string): ApprovalRule | undefined {

@@ -1,0 +1,196 @@
+import { findOperation } from '../api/operations/index.js';
+import type { Approval, ApprovalPolicy } from '../store/index.js';
+import { auditApproval } from './audit.js';
+import { effectiveApprovalPolicy } from './guardrails.js';
+import type { ApprovalHandoff, ApprovalSurface, ChangeDeps, GroupMembers } from './ports.js';
+
+/**
+ * A click on Approve, Deny or Cancel. Clicks move the record with conditional writes (see
+ * `lib/store/approvals.ts`), so two people clicking at once each get a true answer; the card, its
+ * thread and the audit follow the record.
+ */
+
+export type Decision = 'approve' | 'deny' | 'cancel';
+
+export interface DecisionDeps extends Pick<ChangeDeps, 'store' | 'logger'> {
+  readonly handoff: ApprovalHandoff;
+}
+
+export interface Click {
+  readonly team: string;
+  readonly user: string;
+  readonly correlationId: string;
+}
+
+/** Why someone may not approve or deny a request. */
+export type Ineligibility =
+  | { readonly kind: 'own_request' }
+  | { readonly kind: 'not_an_approver' }
+  /** The approver group could not be read, so it cannot be told whether they are in it. */
+  | {
+      readonly kind: 'group_unreadable';
+      readonly group: string;
+      readonly members: Exclude<GroupMembers, { kind: 'members' }>;
+    };
+
+/** What came of a click; only the clicker is told a refusal (the card shows the rest). */
+export type DecisionOutcome =
+  | { readonly kind: 'refused'; readonly reason: 'no_such_request' }
+  /** Past its deadline when clicked: it is closed as expired now (if nobody did already). */
+  | { readonly kind: 'refused'; readonly reason: 'expired' }
+  /** It expired between reading it and recording the vote. */
+  | { readonly kind: 'refused'; readonly reason: 'expired_meanwhile' }
+  | { readonly kind: 'refused'; readonly reason: 'not_requester' }
+  /** Cancel of a request that is decided (`approval`) or gone (undefined). */
+  | { readonly kind: 'refused'; readonly reason: 'already_closed'; readonly approval: Approval | undefined }
+  | { readonly kind: 'refused'; readonly reason: 'too_late'; readonly approval: Approval }
+  | { readonly kind: 'refused'; readonly reason: 'duplicate_vote' }
+  | { readonly kind: 'refused'; readonly reason: 'not_eligible'; readonly why: Ineligibility }
+  /** `cardShown` false: the decision counts, but the card could not show it yet. */
+  | { readonly kind: 'cancelled'; readonly cardShown: boolean }
+  | { readonly kind: 'denied'; readonly cardShown: boolean }
+  | {
+      readonly kind: 'vote_counted';
+      readonly count: number;
+      readonly required: number;
+      readonly cardShown: boolean;
+    }
+  /** Approved and handed to the worker. */
+  | { readonly kind: 'approved' };
+
+export async function decide(
+  deps: DecisionDeps,
+  surface: ApprovalSurface,
+  click: Click,
+  approvalId: string,
+  decision: Decision,
+): Promise<DecisionOutcome> {
+  const approval = await deps.store.approvals.get(click.team, approvalId);
+  if (!approval) return { kind: 'refused', reason: 'no_such_request' };
+  if (approval.status === 'expired') return expireOnClick(deps, surface, approval, click.user);
+  if (decision === 'cancel') return cancelRequest(deps, surface, approval, click.user);
+  const why = await mayDecide(surface, await policyInForce(deps, approval), approval, click.user);
+  if (why) return { kind: 'refused', reason: 'not_eligible', why };
+  return recordVote(deps, surface, click, approval, decision);
+}
+
+/** A click on a card past its deadline closes it as expired, if nothing has closed it yet. */
+async function expireOnClick(
+  deps: DecisionDeps,
+  surface: ApprovalSurface,
+  approval: Approval,
+  user: string,
+): Promise<DecisionOutcome> {
+  if (await deps.store.approvals.expire(approval.team, approval.id)) {
+    const expired = (await deps.store.approvals.get(approval.team, approval.id)) ?? approval;
+    await surface.showCard(expired);
+    await surface.tell(expired, { kind: 'expired' });
+    await auditApproval(deps, expired, user, 'expired');
+  }
+  return { kind: 'refused', reason: 'expired' };
+}
+
+/** Only the requester may cancel, and only while it waits. */
+async function cancelRequest(
+  deps: DecisionDeps,
+  surface: ApprovalSurface,
+  approval: Approval,
+  user: string,
+): Promise<DecisionOutcome> {
+  const result = await deps.store.approvals.cancel(approval.team, approval.id, user);
+  if (result.outcome === 'cancelled') {
+    const cardShown = await surface.showCard(result.approval);
+    await surface.tell(result.approval, { kind: 'cancelled', by: user });
+    await auditApproval(deps, result.approval, user, 'cancelled');
+    return { kind: 'cancelled', cardShown };
+  }
+  if (result.outcome === 'not_requester') return { kind: 'refused', reason: 'not_requester' };
+  return {
+    kind: 'refused',
+    reason: 'already_closed',
+    approval: result.outcome === 'not_found' ? undefined : approval,
+  };
+}
+
+/** The rule in force where the request was made, as it stands now. */
+async function policyInForce(deps: DecisionDeps, approval: Approval): Promise<ApprovalPolicy> {
+  const op = findOperation(approval.operationId);
+  return op
+    ? (await effectiveApprovalPolicy(deps.store, approval.team, approval.channel, op)).policy
+    : deps.store.approvalPolicy.get(approval.team);
+}
+
+/** Why `user` may not decide, or undefined when they may. */
+async function mayDecide(
+  surface: Pick<ApprovalSurface, 'approverGroupMembers'>,
+  policy: ApprovalPolicy,
+  approval: Approval,
+  user: string,
+): Promise<Ineligibility | undefined> {
+  if (user === approval.requester && !policy.allowSelfApproval) return { kind: 'own_request' };
+  const listed = policy.approverUsers.length > 0 || policy.approverGroup !== null;
+  if (!listed || policy.approverUsers.includes(user)) return undefined;
+  if (policy.approverGroup) {
+    const members = await surface.approverGroupMembers(policy.approverGroup);
+    if (members.kind !== 'members') return { kind: 'group_unreadable', group: policy.approverGroup, members };
+    if (members.users.includes(user)) return undefined;
+  }
+  return { kind: 'not_an_approver' };
+}
+
+/** Records an approval or a denial, and tells the card, the thread and the audit. */
+async function recordVote(
+  deps: DecisionDeps,
+  surface: ApprovalSurface,
+  click: Click,
+  approval: Approval,
+  decision: Exclude<Decision, 'cancel'>,
+): Promise<DecisionOutcome> {
+  const result = await deps.store.approvals.recordDecision(click.team, approval.id, click.user, decision);
+  switch (result.outcome) {
+    case 'not_found':
+      return { kind: 'refused', reason: 'no_such_request' };
+    case 'duplicate_vote':
+      return { kind: 'refused', reason: 'duplicate_vote' };
+    case 'expired':
+      return { kind: 'refused', reason: 'expired_meanwhile' };
+    case 'lost':
+    case 'already_decided':
+      return { kind: 'refused', reason: 'too_late', approval: result.approval };
+    case 'denied': {
+      // Card, thread and audit are independent and none of them throws: told together.
+      const [cardShown] = await Promise.all([
+        surface.showCard(result.approval),
+        surface.tell(result.approval, { kind: 'denied', by: click.user }),
+        auditApproval(deps, result.approval, click.user, 'denied'),
+      ]);
+      return { kind: 'denied', cardShown };
+    }
+    case 'recorded': {
+      const { approvals, requiredApprovals } = result.approval;
+      const cardShown = await surface.showCard(result.approval);
+      await surface.tell(result.approval, {
+        kind: 'vote_counted',
+        by: click.user,
+        count: approvals.length,
+        required: requiredApprovals,
+      });
+      return { kind: 'vote_counted', count: approvals.length, required: requiredApprovals, cardShown };
+    }
+    case 'approved': {
+      // Together, but all before the hand-off: the worker's result must follow "running it now".
+      await Promise.all([
+        surface.showCard(result.approval),
+        surface.tell(result.approval, { kind: 'approved', by: click.user }),
+        auditApproval(deps, result.approval, click.user, 'approved'),
+      ]);
+      await deps.handoff.dispatch({
+        kind: 'approval',
+        correlationId: click.correlationId,
+        team: click.team,
+        approvalId: approval.id,
+      });
+      return { kind: 'approved' };
+    }
+  }
+}

@@ -1,0 +1,118 @@
+import type { ApiClient } from '../api/client.js';
+import { createApiClient } from '../api/client-factory.js';
+import type { AnyOperation } from '../api/operation.js';
+import type { Approval, ApprovalPolicy } from '../store/index.js';
+import { auditApproval } from './audit.js';
+import { effectiveApprovalPolicy } from './guardrails.js';
+import type { ApprovalSurface, ChangeDeps, ChannelRefusal } from './ports.js';
+import type { TargetPreview } from './preview.js';
+
+/**
+ * Asking for a change: a request becomes an approval record and a card in the channel. The card
+ * is the request: where it cannot be posted, nothing is stored, and a card whose request cannot
+ * find it does not keep live buttons.
+ */
+
+export interface ChangeAsk {
+  readonly team: string;
+  readonly user: string;
+  readonly channel: string;
+  readonly op: AnyOperation;
+  readonly input: Readonly<Record<string, unknown>>;
+}
+
+/** Reads the target as the approvers will see it, with the requester's token. */
+export type TargetPreviewer = (
+  client: ApiClient,
+  op: AnyOperation,
+  input: Readonly<Record<string, unknown>>,
+) => Promise<TargetPreview | 'not_found'>;
+
+export type RequestOutcome =
+  | { readonly kind: 'requested'; readonly approval: Approval; readonly policy: ApprovalPolicy }
+  /** The API says there is no such target: nothing to approve. */
+  | { readonly kind: 'refused'; readonly reason: 'target_not_found' }
+  /** The card cannot go in this channel: nothing was stored. */
+  | { readonly kind: 'refused'; readonly reason: 'channel_closed'; readonly refusal: ChannelRefusal }
+  /**
+   * The card was not posted. `discarded`: its request was taken away again; otherwise it stays
+   * until it expires, unusable without its card.
+   */
+  | {
+      readonly kind: 'card_not_posted';
+      readonly approvalId: string;
+      readonly discarded: boolean;
+      readonly refusal: ChannelRefusal | undefined;
+    }
+  /** The card is up but its request could not be linked to it; it says so and nothing will run. */
+  | { readonly kind: 'not_saved' };
+
+export async function requestApproval(
+  deps: ChangeDeps & { readonly previewTarget: TargetPreviewer },
+  surface: ApprovalSurface,
+  ask: ChangeAsk,
+  token: string | undefined,
+): Promise<RequestOutcome> {
+  const { policy } = await effectiveApprovalPolicy(deps.store, ask.team, ask.channel, ask.op);
+  const target = await deps.previewTarget(createApiClient(deps.api, token), ask.op, ask.input);
+  if (target === 'not_found') return { kind: 'refused', reason: 'target_not_found' };
+  const access = await surface.canPostCard(ask.channel);
+  if (access.kind === 'refused')
+    return { kind: 'refused', reason: 'channel_closed', refusal: access.refusal };
+  // Stored before the card is posted, so a click on the card always finds its request; a card
+  // that cannot be posted takes its request away again. A redelivered command never gets here
+  // (its delivery was claimed), so one command makes at most one request.
+  const approval = await createRequest(deps, ask, target, policy);
+  const posted = await surface.postCard(approval);
+  if (posted.kind === 'not_posted') {
+    // Only a card the surface refused is certainly not on screen; one whose answer was lost may be.
+    const discarded = posted.certain && (await discardUnposted(deps, approval));
+    return { kind: 'card_not_posted', approvalId: approval.id, discarded, refusal: posted.refusal };
+  }
+  await auditApproval(deps, approval, ask.user, 'requested');
+  if (posted.ts && !(await linkCard(deps, approval, posted.ts))) {
+    // The card is up but its request cannot find it: the clicks would work, the card would
+    // never change. Say so on the card rather than leave live buttons that lie.
+    await surface.markCardUnsaved(ask.channel, posted.ts);
+    return { kind: 'not_saved' };
+  }
+  return { kind: 'requested', approval, policy };
+}
+
+/** The approval record of a request, with what its card previews. */
+export function createRequest(
+  deps: Pick<ChangeDeps, 'store'>,
+  ask: ChangeAsk,
+  target: TargetPreview,
+  policy: Pick<ApprovalPolicy, 'requiredApprovals' | 'expiryMinutes'>,
+): Promise<Approval> {
+  return deps.store.approvals.create({
+    team: ask.team,
+    requester: ask.user,
+    operationId: ask.op.id,
+    input: ask.input,
+    summary: target.summary,
+    preview: target.lines,
+    fingerprint: target.fingerprint,
+    channel: ask.channel,
+    requiredApprovals: policy.requiredApprovals,
+    expiryMinutes: policy.expiryMinutes,
+  });
+}
+
+function discardUnposted(deps: ChangeDeps, approval: Approval): Promise<boolean> {
+  return deps.store.approvals.discardUnposted(approval.team, approval.id).catch((error: unknown) => {
+    deps.logger.error('unposted approval request not removed', { approvalId: approval.id, error });
+    return false;
+  });
+}
+
+/** Links the request to its card; false when storage did not take it. */
+export function linkCard(deps: ChangeDeps, approval: Approval, ts: string): Promise<boolean> {
+  return deps.store.approvals
+    .setMessage(approval.team, approval.id, approval.channel, ts)
+    .catch((error: unknown) => {
+      deps.logger.error('approval card not linked to its request', { approvalId: approval.id, error });
+      return false;
+    });
+}

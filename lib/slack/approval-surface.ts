@@ -1,0 +1,168 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { WebClient } from '@slack/web-api';
+import type { ApprovedRunSurface } from '../changes/execution.js';
+import type {
+  ApprovalSurface,
+  BreakGlassAnnouncement,
+  CardAccess,
+  ChangeRequest,
+  GroupMembers,
+  OperationRunner,
+  PostedCard,
+} from '../changes/ports.js';
+import type { Approval } from '../store/index.js';
+import { channelRefusalOf, ensureBotCanPost } from './channel-access.js';
+import { type RunnerDeps, runOperation } from './operation-runner.js';
+import { approvedRunLine, renderApprovalCard } from './render/approval.js';
+import { approvalEventText, breakGlassAlarm, closingDetailText } from './render/approval-events.js';
+import { contextBlock, sectionBlock } from './render/blocks.js';
+import { codeSpan } from './render/text.js';
+import { notice, type Reply } from './reply.js';
+import { rateLimitedFor, slackErrorOf } from './slack-refusals.js';
+import { slackStatusWatchSurface } from './status-watch.js';
+import { inSlackTeam } from './web-client.js';
+
+/**
+ * Approval requests as Slack shows them: a card in the channel, updated in place, whose thread
+ * keeps the trail. Implements the workflow's ports (`lib/changes/ports.ts`) on a Web API client.
+ */
+
+export function slackApprovalSurface(client: WebClient, logger: Logger): ApprovalSurface {
+  return {
+    async canPostCard(channel: string): Promise<CardAccess> {
+      const access = await ensureBotCanPost(client, channel);
+      return access.kind === 'refused' ? access : { kind: 'open' };
+    },
+
+    postCard: (approval) => postCard(client, logger, approval),
+
+    async markCardUnsaved(channel: string, ts: string): Promise<void> {
+      await client.chat
+        .update({
+          channel,
+          ts,
+          text: 'This approval request could not be saved; ask again.',
+          blocks: [
+            sectionBlock(
+              ':heavy_multiplication_x: This approval request could not be saved; nothing will run. Ask again.',
+            ),
+          ],
+        })
+        .catch(() => undefined);
+    },
+
+    async showCard(approval: Approval): Promise<boolean> {
+      if (!approval.messageTs) return true;
+      const card = renderApprovalCard({ approval });
+      return client.chat
+        .update({ channel: approval.channel, ts: approval.messageTs, text: card.text, blocks: card.blocks })
+        .then(
+          () => true,
+          (error: unknown) => {
+            logger.warn('approval card not updated', { approvalId: approval.id, error });
+            return false;
+          },
+        );
+    },
+
+    async tell(approval, event): Promise<void> {
+      if (!approval.messageTs) return;
+      await client.chat
+        .postMessage({
+          channel: approval.channel,
+          thread_ts: approval.messageTs,
+          text: approvalEventText(event),
+        })
+        .catch((error: unknown) =>
+          logger.warn('approval thread not updated', { approvalId: approval.id, error }),
+        );
+    },
+
+    announceBreakGlass: (approval, announcement) =>
+      announceBreakGlass(client, logger, approval, announcement),
+    approverGroupMembers: (group) => approverGroupMembers(client, group),
+    withinTeam: inSlackTeam,
+  };
+}
+
+async function postCard(client: WebClient, logger: Logger, approval: Approval): Promise<PostedCard> {
+  const card = renderApprovalCard({ approval });
+  try {
+    const posted = await client.chat.postMessage({
+      channel: approval.channel,
+      text: card.text,
+      blocks: card.blocks,
+    });
+    return { kind: 'posted', ts: posted.ts };
+  } catch (error) {
+    logger.warn('approval card not posted', { approvalId: approval.id, error });
+    return { kind: 'not_posted', certain: slackRefused(error), refusal: channelRefusalOf(error) };
+  }
+}
+
+/** Break-glass is loud: the alarm in the card's thread, and the card with it in the audit channel. */
+async function announceBreakGlass(
+  client: WebClient,
+  logger: Logger,
+  approval: Approval,
+  announcement: BreakGlassAnnouncement,
+): Promise<void> {
+  const loud = breakGlassAlarm(approval.channel, announcement);
+  if (approval.messageTs) {
+    await client.chat
+      .postMessage({ channel: approval.channel, thread_ts: approval.messageTs, text: loud })
+      .catch(() => undefined);
+  }
+  if (!announcement.auditChannel) return;
+  const card = renderApprovalCard({ approval });
+  await client.chat
+    .postMessage({
+      channel: announcement.auditChannel,
+      text: `${loud} — in <#${approval.channel}>: ${card.text}`,
+      blocks: card.blocks,
+    })
+    .catch((error: unknown) => logger.warn('break-glass not posted to the audit channel', { error }));
+}
+
+/** Slack answered with a refusal (or a rate limit): the message was certainly not posted. */
+function slackRefused(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'slack_webapi_platform_error' || code === 'slack_webapi_rate_limited_error';
+}
+
+/** Who is in the approver group, as far as Slack says. */
+export async function approverGroupMembers(client: WebClient, group: string): Promise<GroupMembers> {
+  try {
+    const answer = await client.usergroups.users.list({ usergroup: group });
+    return { kind: 'members', users: answer.users ?? [] };
+  } catch (error) {
+    const retryAfterSeconds = rateLimitedFor(error);
+    if (retryAfterSeconds !== undefined) return { kind: 'rate_limited', retryAfterSeconds };
+    const slackError = slackErrorOf(error);
+    if (slackError === 'plan_upgrade_required') return { kind: 'plan' };
+    if (slackError === 'no_such_subteam') return { kind: 'no_such_group' };
+    return { kind: 'unreadable' };
+  }
+}
+
+/** An approved change runs as the command would have: the same runner, the same answer. */
+export function slackChangeRunner(deps: RunnerDeps): OperationRunner<ChangeRequest, Reply> {
+  return {
+    run: (request, hooks) => runOperation(deps, { ...request, options: {} }, hooks),
+    wentThrough: (op) => notice(`Done: ${codeSpan(`${op.group} ${op.action}`)} went through.`),
+  };
+}
+
+/** Everything running and settling an approved request shows in Slack, on the worker's client. */
+export function slackExecutionSurface(deps: RunnerDeps & { readonly slack: WebClient }): ApprovedRunSurface {
+  return {
+    ...slackApprovalSurface(deps.slack, deps.logger),
+    runner: slackChangeRunner(deps),
+    closingDetail: closingDetailText,
+    approvedRunMessage: (approval, answer) => ({
+      text: answer.text,
+      blocks: [...answer.blocks, contextBlock(approvedRunLine(approval))],
+    }),
+    watches: slackStatusWatchSurface(deps),
+  };
+}
