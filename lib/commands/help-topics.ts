@@ -1,4 +1,4 @@
-import type { BotCommand } from './bot-commands.js';
+import type { BotCommand } from './bot-command-specs.js';
 import { positionalName } from './names.js';
 import type { HelpTopic } from './parse/result.js';
 import {

@@ -1,5 +1,5 @@
 import type { AnyOperation } from '../api/operation.js';
-import type { BotCommand } from './bot-commands.js';
+import type { BotCommand } from './bot-command-specs.js';
 import { requestShapeOf } from './field-shapes.js';
 import { accessLines, listOptionLines } from './help.js';
 import { positionalName } from './names.js';

@@ -1,4 +1,4 @@
-import type { BotCommand, BotFlag } from '../bot-commands.js';
+import type { BotCommand, BotFlag } from '../bot-command-specs.js';
 import { convertText, isBooleanWord } from '../field-values.js';
 import { normalizeName } from '../names.js';
 import { SLASH_COMMAND } from '../registry.js';
@@ -9,7 +9,7 @@ import { type BotFlagValue, clip, failure, given, type ParsedCommand } from './r
 
 /**
  * The bot's own commands (`login`, `whoami`, `use`, `reports`, `policy`, …): a subcommand when
- * the command has them, then the words and flags it declares in `bot-commands.ts`.
+ * the command has them, then the words and flags it declares in `bot-command-specs.ts`.
  */
 
 export function parseBotCommand(

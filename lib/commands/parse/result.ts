@@ -1,5 +1,5 @@
 import type { AnyOperation } from '../../api/operation.js';
-import type { BotCommandName } from '../bot-commands.js';
+import type { BotCommandName } from '../bot-command-specs.js';
 
 /** What `/cloud …` text parses to, and the wording shared by every part of the parser. */
 

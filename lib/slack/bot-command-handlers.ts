@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { createApiClient } from '../api/client-factory.js';
 import { ApiError } from '../api/errors.js';
 import { getOperation } from '../api/operations/index.js';
-import type { BotCommandName } from '../commands/bot-commands.js';
+import type { BotCommandName } from '../commands/bot-command-specs.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import { PROFILE_NAME_PATTERN } from '../store/keys.js';
 import { handleApprovalsCommand } from './approvals.js';
@@ -30,7 +30,7 @@ export type BotHandler = (context: BotCommandContext, parsed: BotParsed) => Prom
 export type HandledBotCommand = Exclude<BotCommandName, 'help'>;
 
 /**
- * Keyed by the declared names, so a command declared in `bot-commands.ts` without a handler, or
+ * Keyed by the declared names, so a command declared in `bot-command-specs.ts` without a handler, or
  * a handler for a name that is not declared, is a type error rather than a reply saying the
  * command is not available.
  */
