@@ -231,7 +231,7 @@ function botCommandHelp(command: BotCommand): HelpDoc {
       heading: 'Flags',
       lines: flags.map(({ flag, where }) => {
         const written =
-          flag.value === 'boolean' ? `--${flag.name}` : `--${flag.name} ${flag.placeholder ?? 'VALUE'}`;
+          flag.kind.type === 'switch' ? `--${flag.name}` : `--${flag.name} ${flag.placeholder ?? 'VALUE'}`;
         return `\`${written}\`${where} — ${flag.summary}`;
       }),
     });

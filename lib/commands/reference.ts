@@ -58,7 +58,7 @@ function renderBotCommand(command: BotCommand): string[] {
     ...(command.subcommands ?? []).map((sub) => `- \`${command.name} ${sub.name}\` — ${sub.summary}`),
     ...flags.map(({ flag, where }) => {
       const written =
-        flag.value === 'boolean' ? `--${flag.name}` : `--${flag.name} ${flag.placeholder ?? 'VALUE'}`;
+        flag.kind.type === 'switch' ? `--${flag.name}` : `--${flag.name} ${flag.placeholder ?? 'VALUE'}`;
       return `- \`${written}\`${where} — ${flag.summary}`;
     }),
     ...command.examples.map((example) => `- Example: \`${SLASH_COMMAND} ${example}\``),

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { extractBreakGlass } from '../../commands/break-glass.js';
 import { catalog } from '../../commands/catalog.js';
 import { topicHelp } from '../../commands/help-topics.js';
 import { parseFront } from '../../commands/parse/front.js';
@@ -24,7 +23,6 @@ const errorReplies = () => import('../render/errors.js');
 const forms = () => import('../forms.js');
 const fullParser = () => import('../../commands/parse.js');
 const operationHelp = () => import('../../commands/help.js');
-const operationRegistry = () => import('../../commands/operation-registry.js');
 
 /** `/cloud …`: answered in the ack when it can be, within the inline budget. */
 export function registerCommands(app: App, deps: BotDeps): void {
@@ -66,30 +64,11 @@ async function answerCommand(
   text: string,
   client: WebClient,
 ): Promise<Reply | undefined> {
-  const form = FORM_FLAG.test(text)
-    ? await answerWithForm(ctx, text.replace(FORM_FLAG, ' '), client)
-    : undefined;
-  if (form !== undefined) return form ?? undefined;
-  if (/^\s*login\s+(?!-)\S/.test(text)) {
-    return notice(
-      ':lock: A token never goes into a command. Run `/cloud login` alone: it opens a private form for it. ' +
-        'If you typed a real token, consider revoking it and creating a new one.',
-    );
-  }
-  const breakGlass = extractBreakGlass(text);
-  if (breakGlass.present && 'problem' in breakGlass) return notice(breakGlass.problem);
-  const parsed = await parseCommand(breakGlass.text);
-  if (breakGlass.present && parsed.kind !== 'operation' && parsed.kind !== 'error') {
-    return notice(
-      '`--break-glass` goes with a command that needs approval, e.g. `/cloud volumes delete 12 --break-glass "why"`.',
-    );
-  }
+  const parsed = await parseCommand(text);
   switch (parsed.kind) {
     case 'help': {
       // Fitted to the caller's token and this channel, unless they ask for everything.
-      const fit = ALL_FLAG.test(text)
-        ? undefined
-        : await helpFitFor(deps.store, ctx.team, ctx.user, ctx.channel);
+      const fit = parsed.all ? undefined : await helpFitFor(deps.store, ctx.team, ctx.user, ctx.channel);
       const answer = topicHelp(parsed.topic, catalog, fit);
       const doc =
         'doc' in answer ? answer.doc : (await operationHelp()).helpFor(parsed.topic, undefined, fit);
@@ -102,6 +81,8 @@ async function answerCommand(
       };
     case 'bot':
       return (await botCommands()).handleBotCommand({ deps, ctx, client }, parsed);
+    case 'form':
+      return answerWithForm(ctx, parsed, client);
     case 'operation':
       return answerOperation(
         deps,
@@ -119,7 +100,7 @@ async function answerCommand(
           },
         },
         false,
-        breakGlass.present ? breakGlass.reason : undefined,
+        parsed.breakGlass,
       );
   }
 }
@@ -131,38 +112,27 @@ async function parseCommand(text: string): Promise<ParsedCommand> {
   return (await fullParser()).parseCommand(text);
 }
 
-const FORM_FLAG = /(?:^|\s)--form(?=\s|$)/;
-const ALL_FLAG = /(?:^|\s)--all(?=\s|$)/;
-
 /**
  * `/cloud volumes create --form`: a modal with the operation's fields, prefilled with whatever the
- * rest of the command already says. `null` when the modal opened (nothing else to say).
+ * rest of the command already says. Nothing to say once the modal opened.
  */
-async function answerWithForm(ctx: RequestContext, text: string, client: WebClient): Promise<Reply | null> {
-  const [{ registry }, { parseCommand }] = await Promise.all([operationRegistry(), fullParser()]);
-  const [groupName = '', actionName = ''] = text.trim().split(/\s+/);
-  const group = registry.findGroup(groupName);
-  const action = group.found ? registry.findAction(group.value, actionName) : undefined;
-  if (!action?.found) {
-    return notice(
-      '`--form` goes with an action, e.g. `/cloud volumes create --form`. `/cloud help` lists them.',
-    );
-  }
+async function answerWithForm(
+  ctx: RequestContext,
+  form: Extract<ParsedCommand, { kind: 'form' }>,
+  client: WebClient,
+): Promise<Reply | undefined> {
   if (!ctx.triggerId) return notice('Forms open only from a slash command or a button.');
-  const parsed = parseCommand(text);
-  const known = parsed.kind === 'operation' ? parsed.input : {};
-  // The names matched the registry, so they are safe to show as typed.
-  const again = `Run \`${SLASH_COMMAND} ${groupName} ${actionName} --form\` again.`;
+  const again = `Run \`${SLASH_COMMAND} ${form.op.group} ${form.op.action} --form\` again.`;
   await (await forms()).openOperationForm(
     client,
     ctx.triggerId,
-    action.value,
-    known,
+    form.op,
+    form.input,
     ctx.channel,
     again,
     ctx.responseUrl,
   );
-  return null;
+  return undefined;
 }
 
 function filterOf(options: {

@@ -53,7 +53,7 @@ describe('the bot command handler table (checked by tsc)', () => {
   it('a parsed bot command names a declared command, not any string', () => {
     expectTypeOf<BotParsed['command']>().toEqualTypeOf<BotCommandName>();
     const parsed = parseCommand('audit --limit 5');
-    expect(parsed).toMatchObject({ kind: 'bot', command: 'audit', flags: { limit: '5' } });
+    expect(parsed).toMatchObject({ kind: 'bot', command: 'audit', flags: { limit: 5 } });
   });
 });
 
