@@ -55,6 +55,23 @@ export function parseFront<Op extends CommandOperation>(
   return withGlobals(parseWords(read.rest, read.globals.help, commands), read.globals);
 }
 
+/**
+ * `volumes list`, `reports add`, `help`: what a command names, for metrics. Only names the
+ * registry knows, never typed words: a token pasted after `login` must not become a metric.
+ */
+export function namedCommand<Op extends CommandOperation>(front: FrontParse<Op>): string {
+  switch (front.kind) {
+    case 'operation-args':
+      return `${front.op.group} ${front.op.action}`;
+    case 'bot':
+      return front.subcommand === undefined ? front.command : `${front.command} ${front.subcommand}`;
+    case 'help':
+      return 'help';
+    case 'error':
+      return 'unknown';
+  }
+}
+
 /** `--form` and `--break-glass` go with an operation only; `--all` widens help. */
 function withGlobals<Op extends CommandOperation>(
   parsed: WordsParse<Op>,

@@ -3,9 +3,9 @@ import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { catalog } from '../../commands/catalog.js';
 import { topicHelp } from '../../commands/help-topics.js';
-import { parseFront } from '../../commands/parse/front.js';
+import { type FrontParse, namedCommand, parseFront } from '../../commands/parse/front.js';
 import type { ParsedCommand } from '../../commands/parse/result.js';
-import { SLASH_COMMAND } from '../../commands/registry.js';
+import { type CommandOperation, SLASH_COMMAND } from '../../commands/registry.js';
 import { recordCommand } from '../../observability/metrics.js';
 import type { BotDeps, RequestContext } from '../context.js';
 import { ackBody, answerOperation, notice, safely } from '../dispatch.js';
@@ -36,24 +36,27 @@ export function registerCommands(app: App, deps: BotDeps): void {
       correlationId: randomUUID(),
     };
     const started = performance.now();
+    let name = 'unknown';
     const reply = await safely(deps, ctx, undefined, async () => {
+      const front = parseFront(command.text, catalog);
+      name = namedCommand(front);
       // Help changes nothing, so its reads (the caller's token, the channel's policy) go out with
       // the claim instead of after it: one storage round trip less before the answer.
-      if (parseFront(command.text, catalog).kind === 'help') {
+      if (front.kind === 'help') {
         const [first, answer] = await Promise.all([
           isFirstCommandDelivery(deps, ctx, command),
-          answerCommand(deps, ctx, command.text, client),
+          answerCommand(deps, ctx, front, command.text, client),
         ]);
         return first ? answer : undefined;
       }
       return (await isFirstCommandDelivery(deps, ctx, command))
-        ? answerCommand(deps, ctx, command.text, client)
+        ? answerCommand(deps, ctx, front, command.text, client)
         : undefined;
     });
     await ack(reply ? ackBody(reply) : undefined);
     if (deps.metrics) {
       const outcome = reply?.outcome ?? 'answered';
-      recordCommand(deps.metrics, commandName(command.text), outcome, performance.now() - started);
+      recordCommand(deps.metrics, name, outcome, performance.now() - started);
     }
   });
 }
@@ -61,10 +64,13 @@ export function registerCommands(app: App, deps: BotDeps): void {
 async function answerCommand(
   deps: BotDeps,
   ctx: RequestContext,
+  front: CatalogFront,
   text: string,
   client: WebClient,
 ): Promise<Reply | undefined> {
-  const parsed = await parseCommand(text);
+  // The catalog answers help, bot commands and unknown names; an operation's arguments need its
+  // schema, which the full parser reads.
+  const parsed = front.kind === 'operation-args' ? (await fullParser()).parseCommand(text) : front;
   switch (parsed.kind) {
     case 'help': {
       // Fitted to the caller's token and this channel, unless they ask for everything.
@@ -105,13 +111,6 @@ async function answerCommand(
   }
 }
 
-/** The catalog answers help, bot commands and unknown names; an operation's arguments need its schema. */
-async function parseCommand(text: string): Promise<ParsedCommand> {
-  const front = parseFront(text, catalog);
-  if (front.kind !== 'operation-args') return front;
-  return (await fullParser()).parseCommand(text);
-}
-
 /**
  * `/cloud volumes create --form`: a modal with the operation's fields, prefilled with whatever the
  * rest of the command already says. Nothing to say once the modal opened.
@@ -147,8 +146,4 @@ function filterOf(options: {
   };
 }
 
-/** `volumes list`, `login`: the first two words, for metrics (never the arguments, which may be secret). */
-function commandName(text: string): string {
-  const words = text.trim().split(/\s+/).slice(0, 2);
-  return words.filter((w) => /^[a-z][a-z0-9-]*$/.test(w)).join(' ') || 'help';
-}
+type CatalogFront = FrontParse<CommandOperation>;

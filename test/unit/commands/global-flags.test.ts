@@ -3,6 +3,7 @@ import { BOT_COMMANDS } from '../../../lib/commands/bot-command-specs.js';
 import { helpFor } from '../../../lib/commands/help.js';
 import { helpToText } from '../../../lib/commands/help-topics.js';
 import { registry } from '../../../lib/commands/operation-registry.js';
+import { namedCommand, parseFront } from '../../../lib/commands/parse/front.js';
 import { MAX_BREAK_GLASS_REASON } from '../../../lib/commands/parse/global-flags.js';
 import { type ParsedCommand, parseCommand } from '../../../lib/commands/parse.js';
 import { REPORT_KIND_SPECS } from '../../../lib/reports/kinds.js';
@@ -131,4 +132,16 @@ describe('reports usage and help come from the report-kind registry', () => {
       expect(parse(`reports add ${kind}`)).toMatchObject({ kind: 'bot', args: [kind] });
     },
   );
+});
+
+describe('the name a command is counted under', () => {
+  it('is what the registry names, never a typed word', () => {
+    const named = (text: string) => namedCommand(parseFront(text, registry));
+    expect(named('vol ls --page 2')).toBe('volumes list');
+    expect(named('reports add issues')).toBe('reports add');
+    expect(named('help volumes')).toBe('help');
+    // Regression: the first two lower-case words were the name, so this token became a metric.
+    expect(named('login xoxp-1234-typed-in-the-channel')).toBe('unknown');
+    expect(named('nosuch secret')).toBe('unknown');
+  });
 });
