@@ -4,8 +4,8 @@ import { normalizeName } from '../names.js';
 import { SLASH_COMMAND } from '../registry.js';
 import { didYouMean, suggest } from '../suggest.js';
 import { type FlagToken, type Token, walkTokens } from '../tokenize.js';
-import { type BotValue, readBotValue } from './bot-values.js';
-import { clip, failure, given, type ParsedCommand } from './result.js';
+import { readBotValue } from './bot-values.js';
+import { type BotValue, clip, failure, given, type ParsedCommand } from './result.js';
 
 /**
  * The bot's own commands (`login`, `whoami`, `use`, `reports`, `policy`, …): a subcommand when

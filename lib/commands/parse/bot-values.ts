@@ -4,16 +4,13 @@ import type { BotValueKind } from '../bot-command-specs.js';
 import { convertText } from '../field-values.js';
 import { BOOLEAN_SHAPE } from '../shape.js';
 import { exampleOf, MAX_LISTED_PEOPLE, readSlackId } from '../slack-ids.js';
-import { clip } from './result.js';
+import { type BotValue, clip } from './result.js';
 
 /**
  * Typed text of bot-command flags and words: each kind reads its text into the value the handler
  * uses (ids, numbers, on/off), or says what is wrong and how to write it. The text itself is only
  * ever repeated clipped: it may be long, or a token pasted in the wrong place.
  */
-
-/** What a handler receives for one flag or word. `null` is `none` where a flag clears a setting. */
-export type BotValue = string | number | boolean | null | readonly string[];
 
 export type ValueReading =
   | { readonly ok: true; readonly value: BotValue }

@@ -1,6 +1,5 @@
 import type { AnyOperation } from '../../api/operation.js';
 import type { BotCommandName } from '../bot-command-specs.js';
-import type { BotValue } from './bot-values.js';
 
 /** What `/cloud …` text parses to, and the wording shared by every part of the parser. */
 
@@ -24,6 +23,12 @@ export interface OperationOptions {
   readonly orderBy?: string;
   readonly order?: SortOrder;
 }
+
+/**
+ * What a bot-command handler receives for one flag or word, read as its declared kind
+ * (`parse/bot-values.ts`). `null` is `none` where a flag clears a setting.
+ */
+export type BotValue = string | number | boolean | null | readonly string[];
 
 export type ParsedCommand =
   /** `all`: `--all` asks for every action, not only those the caller's token and channel allow. */
