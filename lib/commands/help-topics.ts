@@ -1,4 +1,4 @@
-import type { BotCommand } from './bot-commands.js';
+import type { BotCommand } from './bot-command-specs.js';
 import { positionalName } from './names.js';
 import type { HelpTopic } from './parse/result.js';
 import {
@@ -231,7 +231,7 @@ function botCommandHelp(command: BotCommand): HelpDoc {
       heading: 'Flags',
       lines: flags.map(({ flag, where }) => {
         const written =
-          flag.value === 'boolean' ? `--${flag.name}` : `--${flag.name} ${flag.placeholder ?? 'VALUE'}`;
+          flag.kind.type === 'switch' ? `--${flag.name}` : `--${flag.name} ${flag.placeholder ?? 'VALUE'}`;
         return `\`${written}\`${where} — ${flag.summary}`;
       }),
     });

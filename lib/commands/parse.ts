@@ -22,7 +22,12 @@ export type { ParsedCommand } from './parse/result.js';
 
 export function parseCommand(text: string, commands: CommandRegistry = registry): ParsedCommand {
   const front = parseFront(text, commands);
-  return front.kind === 'operation-args' ? parseOperation(front.op, front.args) : front;
+  if (front.kind !== 'operation-args') return front;
+  const parsed = parseOperation(front.op, front.args);
+  if (front.form)
+    return { kind: 'form', op: front.op, input: parsed.kind === 'operation' ? parsed.input : {} };
+  if (parsed.kind !== 'operation' || front.breakGlass === undefined) return parsed;
+  return { ...parsed, breakGlass: front.breakGlass };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import type { AnyOperation } from '../api/operation.js';
-import type { BotCommand } from './bot-commands.js';
+import type { BotCommand } from './bot-command-specs.js';
 import { requestShapeOf } from './field-shapes.js';
 import { accessLines, listOptionLines } from './help.js';
 import { positionalName } from './names.js';
@@ -58,7 +58,7 @@ function renderBotCommand(command: BotCommand): string[] {
     ...(command.subcommands ?? []).map((sub) => `- \`${command.name} ${sub.name}\` — ${sub.summary}`),
     ...flags.map(({ flag, where }) => {
       const written =
-        flag.value === 'boolean' ? `--${flag.name}` : `--${flag.name} ${flag.placeholder ?? 'VALUE'}`;
+        flag.kind.type === 'switch' ? `--${flag.name}` : `--${flag.name} ${flag.placeholder ?? 'VALUE'}`;
       return `- \`${written}\`${where} — ${flag.summary}`;
     }),
     ...command.examples.map((example) => `- Example: \`${SLASH_COMMAND} ${example}\``),

@@ -1,6 +1,6 @@
 import type { AnyOperation, Group } from '../api/operation.js';
 import { type ActionWords, readActionWords, spokenActionOf } from './action-words.js';
-import { BOT_COMMANDS, type BotCommand } from './bot-commands.js';
+import { BOT_COMMANDS, type BotCommand } from './bot-command-specs.js';
 import { suggest } from './suggest.js';
 
 /** The slash command the bot is installed under; help and usage lines start with it. */

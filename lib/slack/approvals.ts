@@ -335,15 +335,14 @@ export async function handleApprovalsCommand(context: BotCommandContext, parsed:
   }
   const policy = await deps.store.approvalPolicy.get(ctx.team);
   const changes = policyChanges(parsed.flags);
-  if (!changes.ok) return notice(changes.message);
-  if (Object.keys(changes.value).length === 0) return notice(describePolicy(policy));
+  if (Object.keys(changes).length === 0) return notice(describePolicy(policy));
   if (!(await isPolicyAdmin(context, policy))) {
     return notice(
       'Only workspace admins (or the admins named in the policy) can change the approval policy.',
     );
   }
-  const next = { ...policy, ...changes.value };
-  const groupProblem = await unusableApproverGroup(context.client, changes.value.approverGroup);
+  const next = { ...policy, ...changes };
+  const groupProblem = await unusableApproverGroup(context.client, changes.approverGroup);
   if (groupProblem) return notice(groupProblem);
   // Requesters never approve their own requests (unless allowed), so a list shorter than the
   // count could never approve anything.
@@ -373,60 +372,22 @@ export async function handleApprovalsCommand(context: BotCommandContext, parsed:
   }
 }
 
-type PolicyChanges = { ok: true; value: Partial<ApprovalPolicy> } | { ok: false; message: string };
-
-export function policyChanges(flags: BotParsed['flags']): PolicyChanges {
+/**
+ * What the approval flags set. The parser has read each as its declared kind (`bot-command-specs.ts`):
+ * people and groups as ids of Slack's shape and length (`none` as an empty list or `null`),
+ * counts and minutes as whole numbers in range.
+ */
+export function policyChanges(flags: BotParsed['flags']): Partial<ApprovalPolicy> {
   const value: Partial<ApprovalPolicy> = {};
-  const approvers = flags.approvers;
-  if (approvers !== undefined) {
-    const texts = (Array.isArray(approvers) ? approvers : [String(approvers)]).flatMap((t) => t.split(','));
-    const none = texts.length === 1 && texts[0]?.trim() === 'none';
-    const ids = (none ? [] : texts)
-      .map((t) => t.trim())
-      .filter(Boolean)
-      .map(
-        (t) =>
-          /^<@([UW][A-Z0-9]+)(\|[^>]*)?>$/.exec(t)?.[1] ?? (/^[UW][A-Z0-9]{2,}$/.test(t) ? t : undefined),
-      );
-    if (ids.some((id) => id === undefined)) {
-      return {
-        ok: false,
-        message: '`--approvers` takes people as mentions, e.g. `--approvers @alice,@bob` (or `none`).',
-      };
-    }
-    value.approverUsers = ids as string[];
-  }
+  const { approvers, required, expiry } = flags;
   const group = flags['approver-group'];
-  if (typeof group === 'string') {
-    const id =
-      /^<!subteam\^(S[A-Z0-9]+)(\|[^>]*)?>$/.exec(group.trim())?.[1] ??
-      (/^S[A-Z0-9]{2,}$/.test(group) ? group : undefined);
-    if (group.trim() === 'none') value.approverGroup = null;
-    else if (!id)
-      return {
-        ok: false,
-        message: '`--approver-group` takes a user group mention, e.g. `--approver-group @sre`.',
-      };
-    else value.approverGroup = id;
-  }
-  const required = flags.required;
-  if (typeof required === 'string') {
-    const n = Number(required);
-    if (!Number.isInteger(n) || n < 1 || n > 10)
-      return { ok: false, message: '`--required` must be a whole number from 1 to 10.' };
-    value.requiredApprovals = n;
-  }
-  const expiry = flags.expiry;
-  if (typeof expiry === 'string') {
-    const n = Number(expiry);
-    if (!Number.isInteger(n) || n < 1 || n > 1440) {
-      return { ok: false, message: '`--expiry` is in minutes, a whole number from 1 to 1440.' };
-    }
-    value.expiryMinutes = n;
-  }
   const self = flags['allow-self-approval'];
+  if (Array.isArray(approvers)) value.approverUsers = [...approvers];
+  if (typeof group === 'string' || group === null) value.approverGroup = group;
+  if (typeof required === 'number') value.requiredApprovals = required;
+  if (typeof expiry === 'number') value.expiryMinutes = expiry;
   if (typeof self === 'boolean') value.allowSelfApproval = self;
-  return { ok: true, value };
+  return value;
 }
 
 /**

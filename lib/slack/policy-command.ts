@@ -16,8 +16,6 @@ import { notice, type Reply } from './reply.js';
 
 type BotParsed = Extract<ParsedCommand, { kind: 'bot' }>;
 
-const CHANNEL_MENTION = /^<#([CG][A-Z0-9]{2,})(\|[^>]*)?>$|^([CG][A-Z0-9]{2,})$/;
-
 export async function handlePolicyCommand(context: BotCommandContext, parsed: BotParsed): Promise<Reply> {
   const { deps, ctx } = context;
   const current = await deps.store.channelPolicy.get(ctx.team, ctx.channel);
@@ -40,10 +38,7 @@ export async function handlePolicyCommand(context: BotCommandContext, parsed: Bo
   }
   const next = applyFlags(current, flags);
   if (!next.ok) return notice(next.message);
-  const named = policyChanges(flags);
-  const groupProblem = named.ok
-    ? await unusableApproverGroup(context.client, named.value.approverGroup)
-    : undefined;
+  const groupProblem = await unusableApproverGroup(context.client, policyChanges(flags).approverGroup);
   if (groupProblem) return notice(groupProblem);
   const audit = next.value.auditChannel;
   if (audit && audit !== current?.auditChannel) {
@@ -60,106 +55,110 @@ export async function handlePolicyCommand(context: BotCommandContext, parsed: Bo
 }
 
 type Applied = { ok: true; value: ChannelPolicy } | { ok: false; message: string };
+type Flags = BotParsed['flags'];
 
-function applyFlags(current: StoredChannelPolicy | undefined, flags: BotParsed['flags']): Applied {
-  const value: ChannelPolicy = {
+/**
+ * The channel policy the flags make of the current one. The parser has read each flag as its
+ * declared kind (ids of Slack's shape and length, on/off, counts, minutes); what is checked here
+ * is what needs the policy or the operations table.
+ */
+function applyFlags(current: StoredChannelPolicy | undefined, flags: Flags): Applied {
+  let value: ChannelPolicy = {
     allowedClasses: [...(current?.allowedClasses ?? OPERATION_CLASSES)],
     rules: { ...current?.rules },
     breakGlass: { ...(current?.breakGlass ?? { enabled: false, users: [] }) },
     auditChannel: current?.auditChannel ?? null,
   };
-  const allow = flags.allow;
-  if (typeof allow === 'string') {
-    const words = allow
-      .split(',')
-      .map((w) => w.trim().toLowerCase())
-      .filter(Boolean);
-    const classes = words.includes('all') ? [...OPERATION_CLASSES] : words;
-    const unknown = classes.filter((w) => !(OPERATION_CLASSES as readonly string[]).includes(w));
-    if (unknown.length > 0 || classes.length === 0) {
-      return {
-        ok: false,
-        message: `\`--allow\` takes classes from ${OPERATION_CLASSES.map((c) => `\`${c}\``).join(', ')} (or \`all\`), comma-separated, e.g. \`--allow read,change\`.`,
-      };
-    }
-    value.allowedClasses = [...new Set(classes)] as OperationClass[];
+  for (const step of [applyAllow, applyRule, applyClearRule, applyBreakGlass]) {
+    const applied = step(value, flags);
+    if (!applied.ok) return applied;
+    value = applied.value;
   }
+  return { ok: true, value };
+}
 
-  const ruleChanges = policyChanges(flags);
-  if (!ruleChanges.ok) return ruleChanges;
-  const ruleFields = Object.keys(ruleChanges.value).length > 0;
-  const ruleFlag = flags.rule;
-  if (ruleFields && typeof ruleFlag !== 'string') {
+function applyAllow(value: ChannelPolicy, flags: Flags): Applied {
+  const allow = flags.allow;
+  if (typeof allow !== 'string') return { ok: true, value };
+  const words = allow
+    .split(',')
+    .map((w) => w.trim().toLowerCase())
+    .filter(Boolean);
+  const classes = words.includes('all') ? [...OPERATION_CLASSES] : words;
+  const unknown = classes.filter((w) => !(OPERATION_CLASSES as readonly string[]).includes(w));
+  if (unknown.length > 0 || classes.length === 0) {
     return {
       ok: false,
-      message: 'Name the rule the settings are for, e.g. `--rule destructive --required 2`.',
+      message: `\`--allow\` takes classes from ${OPERATION_CLASSES.map((c) => `\`${c}\``).join(', ')} (or \`all\`), comma-separated, e.g. \`--allow read,change\`.`,
     };
   }
-  if (typeof ruleFlag === 'string') {
-    const key = ruleKey(ruleFlag);
-    if (!key) return { ok: false, message: ruleKeyHelp(ruleFlag) };
-    if (!ruleFields)
-      return { ok: false, message: 'Say what the rule sets, e.g. `--required 2` or `--approvers @alice`.' };
-    const { approverUsers, approverGroup, requiredApprovals, expiryMinutes, allowSelfApproval } =
-      ruleChanges.value;
-    const previous = Object.hasOwn(value.rules, key) ? value.rules[key] : undefined;
-    const rule: ApprovalRule = {
-      ...previous,
-      ...(approverUsers !== undefined && { approverUsers }),
-      ...(approverGroup !== undefined && { approverGroup }),
-      ...(requiredApprovals !== undefined && { requiredApprovals }),
-      ...(expiryMinutes !== undefined && { expiryMinutes }),
-      ...(allowSelfApproval !== undefined && { allowSelfApproval }),
-    };
-    if (
-      rule.approverUsers &&
-      rule.approverGroup == null &&
-      rule.approverUsers.length > 0 &&
-      rule.approverUsers.length < (rule.requiredApprovals ?? 1)
-    ) {
-      return {
-        ok: false,
-        message: `The rule would need ${rule.requiredApprovals} approvals but names only ${rule.approverUsers.length} approver(s).`,
-      };
-    }
-    value.rules = { ...value.rules, [key]: rule };
-  }
-  const clear = flags['clear-rule'];
-  if (typeof clear === 'string') {
-    const key = ruleKey(clear);
-    if (!key) return { ok: false, message: ruleKeyHelp(clear) };
-    value.rules = Object.fromEntries(Object.entries(value.rules).filter(([k]) => k !== key));
-  }
+  return { ok: true, value: { ...value, allowedClasses: [...new Set(classes)] as OperationClass[] } };
+}
 
-  const breakGlass = flags['allow-break-glass'];
-  if (typeof breakGlass === 'string') {
-    if (breakGlass !== 'on' && breakGlass !== 'off') {
-      return { ok: false, message: '`--allow-break-glass` is `on` or `off`.' };
-    }
-    value.breakGlass = { ...value.breakGlass, enabled: breakGlass === 'on' };
+function applyRule(value: ChannelPolicy, flags: Flags): Applied {
+  const changes = policyChanges(flags);
+  const ruleFields = Object.keys(changes).length > 0;
+  const ruleFlag = flags.rule;
+  if (typeof ruleFlag !== 'string') {
+    return ruleFields
+      ? { ok: false, message: 'Name the rule the settings are for, e.g. `--rule destructive --required 2`.' }
+      : { ok: true, value };
   }
+  const key = ruleKey(ruleFlag);
+  if (!key) return { ok: false, message: ruleKeyHelp(ruleFlag) };
+  if (!ruleFields)
+    return { ok: false, message: 'Say what the rule sets, e.g. `--required 2` or `--approvers @alice`.' };
+  const { approverUsers, approverGroup, requiredApprovals, expiryMinutes, allowSelfApproval } = changes;
+  const previous = Object.hasOwn(value.rules, key) ? value.rules[key] : undefined;
+  const rule: ApprovalRule = {
+    ...previous,
+    ...(approverUsers !== undefined && { approverUsers }),
+    ...(approverGroup !== undefined && { approverGroup }),
+    ...(requiredApprovals !== undefined && { requiredApprovals }),
+    ...(expiryMinutes !== undefined && { expiryMinutes }),
+    ...(allowSelfApproval !== undefined && { allowSelfApproval }),
+  };
+  if (
+    rule.approverUsers &&
+    rule.approverGroup == null &&
+    rule.approverUsers.length > 0 &&
+    rule.approverUsers.length < (rule.requiredApprovals ?? 1)
+  ) {
+    return {
+      ok: false,
+      message: `The rule would need ${rule.requiredApprovals} approvals but names only ${rule.approverUsers.length} approver(s).`,
+    };
+  }
+  return { ok: true, value: { ...value, rules: { ...value.rules, [key]: rule } } };
+}
+
+function applyClearRule(value: ChannelPolicy, flags: Flags): Applied {
+  const clear = flags['clear-rule'];
+  if (typeof clear !== 'string') return { ok: true, value };
+  const key = ruleKey(clear);
+  if (!key) return { ok: false, message: ruleKeyHelp(clear) };
+  return {
+    ok: true,
+    value: { ...value, rules: Object.fromEntries(Object.entries(value.rules).filter(([k]) => k !== key)) },
+  };
+}
+
+function applyBreakGlass(value: ChannelPolicy, flags: Flags): Applied {
+  const enabled = flags['allow-break-glass'];
   const users = flags['break-glass-users'];
-  if (users !== undefined) {
-    const listed = policyChanges({ approvers: users });
-    if (!listed.ok)
-      return { ok: false, message: listed.message.replace('--approvers', '--break-glass-users') };
-    value.breakGlass = { ...value.breakGlass, users: listed.value.approverUsers ?? [] };
-  }
-  if (value.breakGlass.enabled && value.breakGlass.users.length === 0) {
+  const audit = flags['audit-channel'];
+  const breakGlass = {
+    enabled: typeof enabled === 'boolean' ? enabled : value.breakGlass.enabled,
+    users: Array.isArray(users) ? [...users] : value.breakGlass.users,
+  };
+  if (breakGlass.enabled && breakGlass.users.length === 0) {
     return {
       ok: false,
       message: 'Break-glass needs the people who may use it: add `--break-glass-users @alice,@bob`.',
     };
   }
-  const audit = flags['audit-channel'];
-  if (typeof audit === 'string') {
-    const match = CHANNEL_MENTION.exec(audit.trim());
-    if (audit.trim() === 'none') value.auditChannel = null;
-    else if (!match)
-      return { ok: false, message: '`--audit-channel` takes a channel, e.g. `--audit-channel #audit`.' };
-    else value.auditChannel = match[1] ?? match[3] ?? null;
-  }
-  return { ok: true, value };
+  const auditChannel = typeof audit === 'string' || audit === null ? audit : value.auditChannel;
+  return { ok: true, value: { ...value, breakGlass, auditChannel } };
 }
 
 /** A class name, or an operation id written `volumes.delete` or `volumes-delete`. */

@@ -75,14 +75,9 @@ export function scopesCoverReports(scopes: string, kind: ReportKind): boolean {
 
 async function addReport(context: BotCommandContext, parsed: BotParsed): Promise<Reply> {
   const { deps, ctx } = context;
-  const kind = (parsed.args[0] ?? '').toLowerCase();
-  if (!isReportKind(kind)) {
-    const choices = REPORT_KIND_SPECS.map((spec) => `\`${spec.kind}\` (${spec.usage})`);
-    return notice(
-      `\`${escapeMrkdwn(kind)}\` is not a report. Choose ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}, ` +
-        'e.g. `/cloud reports add issues --daily 09:00 --tz Europe/Berlin`.',
-    );
-  }
+  // Read as a report kind by the parser (`KIND` is of kind `report-kind`); this only narrows it.
+  const kind = parsed.args[0] ?? '';
+  if (!isReportKind(kind)) return notice(`Usage: \`/cloud reports add ${KIND_NAMES}\`.`);
   const reportKind = kind;
   const spec = reportKindOf(reportKind);
   const schedule = scheduleFromFlags(reportKind, {

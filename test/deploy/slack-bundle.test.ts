@@ -50,7 +50,7 @@ describe('the Slack function bundle', () => {
     'lib/slack/approvals.ts',
     'lib/slack/forms.ts',
     'lib/slack/operation-runner.ts',
-    'lib/slack/bot-commands.ts',
+    'lib/slack/bot-command-handlers.ts',
     'lib/slack/reports-command.ts',
     'lib/api/client.ts',
   ])('loads %s on first use, not at start', (file) => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOT_COMMANDS } from '../../lib/commands/bot-commands.js';
+import { BOT_COMMANDS } from '../../lib/commands/bot-command-specs.js';
 import { CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 
 /**

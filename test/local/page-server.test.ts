@@ -366,6 +366,6 @@ describe('what a person types, escaped as Slack escapes it (should_escape)', () 
 
   it('leaves a name Slack does not know as typed, so the bot says it is no mention', async () => {
     await command(ADA, 'approvals policy --approvers @nobody');
-    expect(textOf(await lastMessage(ADA))).toContain('takes people as mentions');
+    expect(textOf(await lastMessage(ADA))).toContain('Name people as mentions');
   });
 });

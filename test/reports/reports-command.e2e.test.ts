@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseCommand } from '../../lib/commands/parse.js';
 import { scopesCoverReports } from '../../lib/slack/reports-command.js';
 import { slackFixtures } from '../support/slack-fixtures.js';
 import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
@@ -64,13 +65,18 @@ describe('reports add', () => {
     ['reports add issues --every 1m', 'every 5 minutes'],
     ['reports add issues --daily 25:00', 'HH:MM'],
     ['reports add issues --daily 09:00 --tz Moon/Base', 'IANA'],
-    ['reports add weather', '`issues`'],
   ])('answers %j with what to type instead', async (text, hint) => {
     await harness.link('U0ALICE', 'alice');
     const reply = await harness.reports('U0ALICE', CHANNEL, text);
     expect(reply.visibility).toBe('ephemeral');
     expect(reply.text).toContain(hint);
     expect(await harness.subscriptions()).toEqual([]);
+  });
+
+  it('refuses a kind that is not in the report-kind registry while parsing, listing the kinds', () => {
+    const parsed = parseCommand('reports add weather');
+    expect(parsed.kind).toBe('error');
+    if (parsed.kind === 'error') expect(parsed.message).toContain('`issues` (digest of open issues)');
   });
 
   it('subscribes the channel with the owner, profile and schedule, announced in the channel', async () => {

@@ -1,109 +1,45 @@
-import type { BotCommand, BotFlag } from '../bot-commands.js';
-import { convertText, isBooleanWord } from '../field-values.js';
+import type { BotArg, BotCommand, BotFlag } from '../bot-command-specs.js';
+import { isBooleanWord } from '../field-values.js';
 import { normalizeName } from '../names.js';
 import { SLASH_COMMAND } from '../registry.js';
-import { BOOLEAN_SHAPE } from '../shape.js';
 import { didYouMean, suggest } from '../suggest.js';
 import { type FlagToken, type Token, walkTokens } from '../tokenize.js';
-import { type BotFlagValue, clip, failure, given, type ParsedCommand } from './result.js';
+import { readBotValue } from './bot-values.js';
+import { type BotValue, clip, failure, given, type ParsedCommand } from './result.js';
 
 /**
  * The bot's own commands (`login`, `whoami`, `use`, `reports`, `policy`, …): a subcommand when
- * the command has them, then the words and flags it declares in `bot-commands.ts`.
+ * the command has them, then the words and flags it declares in `bot-command-specs.ts`, each read
+ * as its declared kind.
  */
 
-export function parseBotCommand(
-  command: BotCommand,
-  tokens: readonly Token[],
-): Extract<ParsedCommand, { readonly kind: 'bot' | 'error' }> {
-  const usage = command.usage.map((line) => `${SLASH_COMMAND} ${line}`).join('\n');
-  let rest = tokens;
-  let subcommand: string | undefined;
-  let declared = command.flags ?? [];
-  let expectedArgs = command.args ?? [];
-  if (command.subcommands !== undefined) {
-    const names = command.subcommands.map((s) => s.name);
-    const [first, ...after] = tokens;
-    if (first?.kind !== 'word') {
-      return failure(`\`${command.name}\` needs one of: ${names.join(', ')}.`, { usage });
-    }
-    const found = command.subcommands.find((s) => s.name === first.text.toLowerCase());
-    if (found === undefined) {
-      const suggestions = suggest(first.text, names).map((name) => `${command.name} ${name}`);
-      return failure(
-        `\`${command.name}\` has no \`${clip(first.text)}\`; use one of: ${names.join(', ')}.${didYouMean(suggestions)}`,
-        { usage, suggestions },
-      );
-    }
-    subcommand = found.name;
-    declared = found.flags ?? [];
-    expectedArgs = found.args ?? [];
-    rest = after;
-  }
+type BotParse = Extract<ParsedCommand, { readonly kind: 'bot' | 'error' }>;
 
+/** What one command or subcommand takes after its name. */
+interface Accepts {
+  /** `reports add`, for problems. */
+  readonly name: string;
+  readonly args: readonly BotArg[];
+  readonly flags: readonly BotFlag[];
+}
+
+export function parseBotCommand(command: BotCommand, tokens: readonly Token[]): BotParse {
+  const usage = command.usage.map((line) => `${SLASH_COMMAND} ${line}`).join('\n');
+  const chosen = chooseSubcommand(command, tokens, usage);
+  if (chosen.kind === 'error') return chosen;
+  const { accepts, subcommand, rest } = chosen;
   const problems: string[] = [];
-  const args: string[] = [];
-  const flags: Record<string, BotFlagValue> = {};
-  // Answers whether the flag took the next word as its value.
-  const takeFlag = (token: FlagToken, next: Token | undefined): boolean => {
-    const lookup = findBotFlag(declared, token.name);
-    if (lookup === undefined) {
-      const candidates = declared.map((f) => `--${f.name}`);
-      const hint = didYouMean(suggest(`--${token.name}`, candidates));
-      const known = candidates.length > 0 ? ` Its flags: ${candidates.join(', ')}.` : ' It takes no flags.';
-      problems.push(
-        `--${clip(token.name)}: \`${[command.name, subcommand].filter(Boolean).join(' ')}\` has no such flag.${known}${hint}`,
-      );
-      return token.value === undefined && next?.kind === 'word';
-    }
-    const { flag, negated } = lookup;
-    let value: BotFlagValue | undefined;
-    let consumed = false;
-    if (flag.value === 'boolean') {
-      const text = token.value ?? (next?.kind === 'word' && isBooleanWord(next.text) ? next.text : undefined);
-      consumed = text !== undefined && token.value === undefined;
-      const converted =
-        text === undefined
-          ? { ok: true as const, value: true }
-          : convertText(text, BOOLEAN_SHAPE, { secret: false });
-      if (!converted.ok) problems.push(`--${flag.name}: ${converted.reason}`);
-      else value = negated ? converted.value !== true : converted.value === true;
-    } else if (negated) {
-      problems.push(`--${clip(token.name)}: only switches have a --no- form`);
-    } else if (token.value !== undefined) {
-      value = token.value;
-    } else if (next?.kind === 'word') {
-      value = next.text;
-      consumed = true;
-    } else {
-      problems.push(`--${flag.name}: needs a value`);
-    }
-    if (value === undefined) return consumed;
-    const previous = flags[flag.name];
-    if (flag.repeatable === true && typeof value === 'string') {
-      const pieces = value
-        .split(',')
-        .map((p) => p.trim())
-        .filter((p) => p.length > 0);
-      flags[flag.name] = [...(Array.isArray(previous) ? previous : []), ...pieces];
-    } else if (previous !== undefined) {
-      problems.push(`--${flag.name}: given more than once`);
-    } else {
-      flags[flag.name] = value;
-    }
-    return consumed;
-  };
-  walkTokens(rest, (text) => args.push(text), takeFlag);
-  const name = `\`${[command.name, subcommand].filter(Boolean).join(' ')}\``;
-  if (args.length < expectedArgs.length) {
-    problems.push(
-      `Missing ${expectedArgs.slice(args.length).join(' and ')}: ${name} needs ${expectedArgs.join(' ')}.`,
-    );
-  } else if (args.length > expectedArgs.length) {
-    // The extra words are not repeated: someone may have pasted a token after `login`.
-    const takes = expectedArgs.length === 0 ? 'takes no arguments' : `takes ${expectedArgs.join(' ')} only`;
-    problems.push(`Too many arguments: ${name} ${takes}, but ${given(args.length)}.`);
-  }
+  const words: string[] = [];
+  const flags: Record<string, BotValue> = {};
+  walkTokens(
+    rest,
+    (text) => words.push(text),
+    (token, next) => takeFlag(accepts, token, next, flags, problems),
+  );
+  // Only this answer, without usage: the words may be a token, and are not repeated.
+  if (command.strayWords !== undefined && words.length > accepts.args.length)
+    return failure(command.strayWords);
+  const args = readArgs(accepts, words, problems);
   if (problems.length > 0) return failure(problems.join('\n'), { usage });
   return {
     kind: 'bot',
@@ -112,6 +48,115 @@ export function parseBotCommand(
     args,
     flags,
   };
+}
+
+type Chosen =
+  | {
+      readonly kind: 'chosen';
+      readonly accepts: Accepts;
+      readonly subcommand?: string;
+      readonly rest: readonly Token[];
+    }
+  | Extract<ParsedCommand, { readonly kind: 'error' }>;
+
+function chooseSubcommand(command: BotCommand, tokens: readonly Token[], usage: string): Chosen {
+  if (command.subcommands === undefined) {
+    return {
+      kind: 'chosen',
+      accepts: { name: command.name, args: command.args ?? [], flags: command.flags ?? [] },
+      rest: tokens,
+    };
+  }
+  const names = command.subcommands.map((s) => s.name);
+  const [first, ...after] = tokens;
+  if (first?.kind !== 'word') {
+    return failure(`\`${command.name}\` needs one of: ${names.join(', ')}.`, { usage });
+  }
+  const found = command.subcommands.find((s) => s.name === first.text.toLowerCase());
+  if (found === undefined) {
+    const suggestions = suggest(first.text, names).map((name) => `${command.name} ${name}`);
+    return failure(
+      `\`${command.name}\` has no \`${clip(first.text)}\`; use one of: ${names.join(', ')}.${didYouMean(suggestions)}`,
+      { usage, suggestions },
+    );
+  }
+  return {
+    kind: 'chosen',
+    accepts: { name: `${command.name} ${found.name}`, args: found.args ?? [], flags: found.flags ?? [] },
+    subcommand: found.name,
+    rest: after,
+  };
+}
+
+/**
+ * Reads one flag into `flags` (or a problem into `problems`), and answers whether it took the
+ * next word as its value, so that word is not also a positional argument.
+ */
+function takeFlag(
+  accepts: Accepts,
+  token: FlagToken,
+  next: Token | undefined,
+  flags: Record<string, BotValue>,
+  problems: string[],
+): boolean {
+  const lookup = findBotFlag(accepts.flags, token.name);
+  if (lookup === undefined) {
+    const candidates = accepts.flags.map((f) => `--${f.name}`);
+    const hint = didYouMean(suggest(`--${token.name}`, candidates));
+    const known = candidates.length > 0 ? ` Its flags: ${candidates.join(', ')}.` : ' It takes no flags.';
+    problems.push(`--${clip(token.name)}: \`${accepts.name}\` has no such flag.${known}${hint}`);
+    return token.value === undefined && next?.kind === 'word';
+  }
+  const { flag, negated } = lookup;
+  const isSwitch = flag.kind.type === 'switch';
+  if (negated && !isSwitch) {
+    problems.push(`--${clip(token.name)}: only switches have a --no- form`);
+    return false;
+  }
+  const nextWord = next?.kind === 'word' ? next.text : undefined;
+  const takesNext =
+    token.value === undefined && nextWord !== undefined && (!isSwitch || isBooleanWord(nextWord));
+  const text = token.value ?? (takesNext ? nextWord : undefined);
+  if (text === undefined && !isSwitch) {
+    problems.push(`--${flag.name}: needs a value`);
+    return false;
+  }
+  const previous = flags[flag.name];
+  if (previous !== undefined && flag.kind.type !== 'people') {
+    problems.push(`--${flag.name}: given more than once`);
+    return takesNext;
+  }
+  const read =
+    text === undefined
+      ? { ok: true as const, value: true }
+      : readBotValue(flag.kind, text, `--${flag.name}`, previous);
+  if (!read.ok) problems.push(read.problem);
+  else flags[flag.name] = negated ? read.value !== true : read.value;
+  return takesNext;
+}
+
+/** The positional words, each read as its declared kind; too few or too many is a problem. */
+function readArgs(accepts: Accepts, words: readonly string[], problems: string[]): string[] {
+  const expected = accepts.args;
+  const names = expected.map((arg) => arg.name);
+  const name = `\`${accepts.name}\``;
+  if (words.length > expected.length) {
+    // The extra words are not repeated: someone may have pasted a token after `login`.
+    const takes = expected.length === 0 ? 'takes no arguments' : `takes ${names.join(' ')} only`;
+    problems.push(`Too many arguments: ${name} ${takes}, but ${given(words.length)}.`);
+    return [];
+  }
+  if (words.length < expected.length) {
+    problems.push(`Missing ${names.slice(words.length).join(' and ')}: ${name} needs ${names.join(' ')}.`);
+    return [];
+  }
+  const args: string[] = [];
+  expected.forEach((arg, index) => {
+    const read = readBotValue(arg.kind, words[index] ?? '', arg.name);
+    if (!read.ok) problems.push(read.problem);
+    else args.push(String(read.value));
+  });
+  return args;
 }
 
 function findBotFlag(

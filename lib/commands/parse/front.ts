@@ -1,4 +1,4 @@
-import { normalizeName, positionalName } from '../names.js';
+import { positionalName } from '../names.js';
 import {
   type CommandGroup,
   type CommandOperation,
@@ -9,6 +9,12 @@ import {
 import { didYouMean } from '../suggest.js';
 import { type Token, tokenize } from '../tokenize.js';
 import { parseBotCommand } from './bot-command.js';
+import {
+  BREAK_GLASS_ONLY_WITH_OPERATIONS,
+  FORM_ONLY_WITH_ACTIONS,
+  type GlobalFlags,
+  takeGlobalFlags,
+} from './global-flags.js';
 import { clip, failure, type ParsedCommand } from './result.js';
 
 /**
@@ -19,14 +25,24 @@ import { clip, failure, type ParsedCommand } from './result.js';
  * (`parse.ts`), which reads them against the operation's request schema.
  */
 
-/** What the front makes of a command: an answer, or an operation and the words after its name. */
+/**
+ * What the front makes of a command: an answer, or an operation and the words after its name,
+ * with what the global flags said about it (`--form`, `--break-glass`).
+ */
 export type FrontParse<Op extends CommandOperation> =
-  | Exclude<ParsedCommand, { readonly kind: 'operation' }>
-  | { readonly kind: 'operation-args'; readonly op: Op; readonly args: readonly Token[] };
+  | Exclude<ParsedCommand, { readonly kind: 'operation' | 'form' }>
+  | {
+      readonly kind: 'operation-args';
+      readonly op: Op;
+      readonly args: readonly Token[];
+      readonly form: boolean;
+      readonly breakGlass?: string;
+    };
 
-function isHelpFlag(token: Token | undefined): boolean {
-  return token?.kind === 'flag' && normalizeName(token.name) === 'help';
-}
+/** What the words name, before the global flags are applied to it. */
+type WordsParse<Op extends CommandOperation> =
+  | Exclude<FrontParse<Op>, { readonly kind: 'operation-args' }>
+  | { readonly kind: 'operation-args'; readonly op: Op; readonly args: readonly Token[] };
 
 export function parseFront<Op extends CommandOperation>(
   text: string,
@@ -34,10 +50,62 @@ export function parseFront<Op extends CommandOperation>(
 ): FrontParse<Op> {
   const tokenized = tokenize(text);
   if (!tokenized.ok) return failure(tokenized.message);
-  const [first, ...rest] = tokenized.tokens;
+  const read = takeGlobalFlags(tokenized.tokens);
+  if (!read.ok) return failure(read.message);
+  return withGlobals(parseWords(read.rest, read.globals.help, commands), read.globals);
+}
+
+/**
+ * `volumes list`, `reports add`, `help`: what a command names, for metrics. Only names the
+ * registry knows, never typed words: a token pasted after `login` must not become a metric.
+ */
+export function namedCommand<Op extends CommandOperation>(front: FrontParse<Op>): string {
+  switch (front.kind) {
+    case 'operation-args':
+      return `${front.op.group} ${front.op.action}`;
+    case 'bot':
+      return front.subcommand === undefined ? front.command : `${front.command} ${front.subcommand}`;
+    case 'help':
+      return 'help';
+    case 'error':
+      return 'unknown';
+  }
+}
+
+/** `--form` and `--break-glass` go with an operation only; `--all` widens help. */
+function withGlobals<Op extends CommandOperation>(
+  parsed: WordsParse<Op>,
+  globals: GlobalFlags,
+): FrontParse<Op> {
+  switch (parsed.kind) {
+    case 'operation-args':
+      return {
+        ...parsed,
+        form: globals.form,
+        ...(globals.breakGlass === undefined ? {} : { breakGlass: globals.breakGlass }),
+      };
+    case 'error':
+      return parsed;
+    case 'help':
+      if (globals.breakGlass !== undefined) return failure(BREAK_GLASS_ONLY_WITH_OPERATIONS);
+      // `volumes create --form --help` is the action's help; `volumes --form` names no action.
+      if (globals.form && parsed.topic?.action === undefined) return failure(FORM_ONLY_WITH_ACTIONS);
+      return globals.all ? { ...parsed, all: true } : parsed;
+    case 'bot':
+      if (globals.breakGlass !== undefined) return failure(BREAK_GLASS_ONLY_WITH_OPERATIONS);
+      if (globals.form) return failure(FORM_ONLY_WITH_ACTIONS);
+      return parsed;
+  }
+}
+
+function parseWords<Op extends CommandOperation>(
+  tokens: readonly Token[],
+  help: boolean,
+  commands: CommandRegistry<Op>,
+): WordsParse<Op> {
+  const [first, ...rest] = tokens;
   if (first === undefined) return { kind: 'help' };
   if (first.kind !== 'word') {
-    if (isHelpFlag(first)) return { kind: 'help' };
     return failure(
       `Start with a group or a command, e.g. \`${SLASH_COMMAND} volumes list\`; \`${SLASH_COMMAND} help\` lists them.`,
     );
@@ -52,10 +120,10 @@ export function parseFront<Op extends CommandOperation>(
     );
   }
   if (isBotCommand(topic.value)) {
-    if (rest.some(isHelpFlag)) return { kind: 'help', topic: { group: topic.value.name } };
+    if (help) return { kind: 'help', topic: { group: topic.value.name } };
     return parseBotCommand(topic.value, rest);
   }
-  return parseGroupCommand(topic.value, rest, commands);
+  return parseGroupCommand(topic.value, rest, help, commands);
 }
 
 function helpCommand<Op extends CommandOperation>(
@@ -82,10 +150,11 @@ function helpCommand<Op extends CommandOperation>(
 function parseGroupCommand<Op extends CommandOperation>(
   group: CommandGroup<Op>,
   tokens: readonly Token[],
+  help: boolean,
   commands: CommandRegistry<Op>,
-): FrontParse<Op> {
+): WordsParse<Op> {
   const [actionToken] = tokens;
-  if (actionToken === undefined || isHelpFlag(actionToken))
+  if (actionToken === undefined || (help && actionToken.kind !== 'word'))
     return { kind: 'help', topic: { group: group.name } };
   if (actionToken.kind !== 'word') {
     return failure(
@@ -115,7 +184,7 @@ function parseGroupCommand<Op extends CommandOperation>(
     );
   }
   const args = tokens.slice(read.wordCount);
-  if (args.some(isHelpFlag)) return { kind: 'help', topic: { group: group.name, action: read.op.action } };
+  if (help) return { kind: 'help', topic: { group: group.name, action: read.op.action } };
   return { kind: 'operation-args', op: read.op, args };
 }
 

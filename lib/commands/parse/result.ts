@@ -1,5 +1,5 @@
 import type { AnyOperation } from '../../api/operation.js';
-import type { BotCommandName } from '../bot-commands.js';
+import type { BotCommandName } from '../bot-command-specs.js';
 
 /** What `/cloud …` text parses to, and the wording shared by every part of the parser. */
 
@@ -24,16 +24,23 @@ export interface OperationOptions {
   readonly order?: SortOrder;
 }
 
-export type BotFlagValue = string | boolean | readonly string[];
+/**
+ * What a bot-command handler receives for one flag or word, read as its declared kind
+ * (`parse/bot-values.ts`). `null` is `none` where a flag clears a setting.
+ */
+export type BotValue = string | number | boolean | null | readonly string[];
 
 export type ParsedCommand =
-  | { readonly kind: 'help'; readonly topic?: HelpTopic }
+  /** `all`: `--all` asks for every action, not only those the caller's token and channel allow. */
+  | { readonly kind: 'help'; readonly topic?: HelpTopic; readonly all?: true }
   | {
       readonly kind: 'bot';
       readonly command: BotCommandName;
       readonly subcommand?: string;
+      /** The positional words, each read as its declared kind (a profile name, a report kind…). */
       readonly args: readonly string[];
-      readonly flags: Readonly<Record<string, BotFlagValue>>;
+      /** Each flag given, read as its declared kind: ids, numbers, switches, never text to re-check. */
+      readonly flags: Readonly<Record<string, BotValue>>;
     }
   | {
       readonly kind: 'operation';
@@ -41,7 +48,11 @@ export type ParsedCommand =
       /** The request as `op.request` parsed it: path, query and body fields side by side. */
       readonly input: Readonly<Record<string, unknown>>;
       readonly options: OperationOptions;
+      /** The reason given with `--break-glass`. */
+      readonly breakGlass?: string;
     }
+  /** `--form`: the action's form, prefilled with what the rest of the command said (when it parsed). */
+  | { readonly kind: 'form'; readonly op: AnyOperation; readonly input: Readonly<Record<string, unknown>> }
   | {
       readonly kind: 'error';
       /** One problem per line, ready to show. */

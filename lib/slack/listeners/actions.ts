@@ -14,7 +14,7 @@ import { isFirstClick } from './deliveries.js';
 const interactions = () => import('../interactions.js');
 const operations = () => import('../../api/operations/index.js');
 const approvals = () => import('../approvals.js');
-const botCommands = () => import('../bot-commands.js');
+const botCommands = () => import('../bot-command-handlers.js');
 const forms = () => import('../forms.js');
 
 /** Buttons and menus: run an operation, page a listing, decide an approval, log in. */

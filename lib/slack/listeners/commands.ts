@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { helpFitFor } from '../../changes/guardrails.js';
-import { extractBreakGlass } from '../../commands/break-glass.js';
 import { catalog } from '../../commands/catalog.js';
 import { topicHelp } from '../../commands/help-topics.js';
-import { parseFront } from '../../commands/parse/front.js';
+import { type FrontParse, namedCommand, parseFront } from '../../commands/parse/front.js';
 import type { ParsedCommand } from '../../commands/parse/result.js';
-import { SLASH_COMMAND } from '../../commands/registry.js';
+import { type CommandOperation, SLASH_COMMAND } from '../../commands/registry.js';
 import { recordCommand } from '../../observability/metrics.js';
 import type { BotDeps, RequestContext } from '../context.js';
 import { ackBody, answerOperation, safely } from '../dispatch.js';
@@ -19,12 +18,11 @@ import { isFirstCommandDelivery } from './deliveries.js';
 // bring login and approvals, forms their field shapes; an operation's arguments, its help with
 // flags and its form need the operations table and zod, which the command catalog stands in for
 // until a command names an operation.
-const botCommands = () => import('../bot-commands.js');
+const botCommands = () => import('../bot-command-handlers.js');
 const errorReplies = () => import('../render/errors.js');
 const forms = () => import('../forms.js');
 const fullParser = () => import('../../commands/parse.js');
 const operationHelp = () => import('../../commands/help.js');
-const operationRegistry = () => import('../../commands/operation-registry.js');
 
 /** `/cloud …`: answered in the ack when it can be, within the inline budget. */
 export function registerCommands(app: App, deps: BotDeps): void {
@@ -38,24 +36,27 @@ export function registerCommands(app: App, deps: BotDeps): void {
       correlationId: randomUUID(),
     };
     const started = performance.now();
+    let name = 'unknown';
     const reply = await safely(deps, ctx, undefined, async () => {
+      const front = parseFront(command.text, catalog);
+      name = namedCommand(front);
       // Help changes nothing, so its reads (the caller's token, the channel's policy) go out with
       // the claim instead of after it: one storage round trip less before the answer.
-      if (parseFront(command.text, catalog).kind === 'help') {
+      if (front.kind === 'help') {
         const [first, answer] = await Promise.all([
           isFirstCommandDelivery(deps, ctx, command),
-          answerCommand(deps, ctx, command.text, client),
+          answerCommand(deps, ctx, front, command.text, client),
         ]);
         return first ? answer : undefined;
       }
       return (await isFirstCommandDelivery(deps, ctx, command))
-        ? answerCommand(deps, ctx, command.text, client)
+        ? answerCommand(deps, ctx, front, command.text, client)
         : undefined;
     });
     await ack(reply ? ackBody(reply) : undefined);
     if (deps.metrics) {
       const outcome = reply?.outcome ?? 'answered';
-      recordCommand(deps.metrics, commandName(command.text), outcome, performance.now() - started);
+      recordCommand(deps.metrics, name, outcome, performance.now() - started);
     }
   });
 }
@@ -63,33 +64,17 @@ export function registerCommands(app: App, deps: BotDeps): void {
 async function answerCommand(
   deps: BotDeps,
   ctx: RequestContext,
+  front: CatalogFront,
   text: string,
   client: WebClient,
 ): Promise<Reply | undefined> {
-  const form = FORM_FLAG.test(text)
-    ? await answerWithForm(ctx, text.replace(FORM_FLAG, ' '), client)
-    : undefined;
-  if (form !== undefined) return form ?? undefined;
-  if (/^\s*login\s+(?!-)\S/.test(text)) {
-    return notice(
-      ':lock: A token never goes into a command. Run `/cloud login` alone: it opens a private form for it. ' +
-        'If you typed a real token, consider revoking it and creating a new one.',
-    );
-  }
-  const breakGlass = extractBreakGlass(text);
-  if (breakGlass.present && 'problem' in breakGlass) return notice(breakGlass.problem);
-  const parsed = await parseCommand(breakGlass.text);
-  if (breakGlass.present && parsed.kind !== 'operation' && parsed.kind !== 'error') {
-    return notice(
-      '`--break-glass` goes with a command that needs approval, e.g. `/cloud volumes delete 12 --break-glass "why"`.',
-    );
-  }
+  // The catalog answers help, bot commands and unknown names; an operation's arguments need its
+  // schema, which the full parser reads.
+  const parsed = front.kind === 'operation-args' ? (await fullParser()).parseCommand(text) : front;
   switch (parsed.kind) {
     case 'help': {
       // Fitted to the caller's token and this channel, unless they ask for everything.
-      const fit = ALL_FLAG.test(text)
-        ? undefined
-        : await helpFitFor(deps.store, ctx.team, ctx.user, ctx.channel);
+      const fit = parsed.all ? undefined : await helpFitFor(deps.store, ctx.team, ctx.user, ctx.channel);
       const answer = topicHelp(parsed.topic, catalog, fit);
       const doc =
         'doc' in answer ? answer.doc : (await operationHelp()).helpFor(parsed.topic, undefined, fit);
@@ -102,6 +87,8 @@ async function answerCommand(
       };
     case 'bot':
       return (await botCommands()).handleBotCommand({ deps, ctx, client }, parsed);
+    case 'form':
+      return answerWithForm(ctx, parsed, client);
     case 'operation':
       return answerOperation(
         deps,
@@ -119,50 +106,32 @@ async function answerCommand(
           },
         },
         false,
-        breakGlass.present ? breakGlass.reason : undefined,
+        parsed.breakGlass,
       );
   }
 }
 
-/** The catalog answers help, bot commands and unknown names; an operation's arguments need its schema. */
-async function parseCommand(text: string): Promise<ParsedCommand> {
-  const front = parseFront(text, catalog);
-  if (front.kind !== 'operation-args') return front;
-  return (await fullParser()).parseCommand(text);
-}
-
-const FORM_FLAG = /(?:^|\s)--form(?=\s|$)/;
-const ALL_FLAG = /(?:^|\s)--all(?=\s|$)/;
-
 /**
  * `/cloud volumes create --form`: a modal with the operation's fields, prefilled with whatever the
- * rest of the command already says. `null` when the modal opened (nothing else to say).
+ * rest of the command already says. Nothing to say once the modal opened.
  */
-async function answerWithForm(ctx: RequestContext, text: string, client: WebClient): Promise<Reply | null> {
-  const [{ registry }, { parseCommand }] = await Promise.all([operationRegistry(), fullParser()]);
-  const [groupName = '', actionName = ''] = text.trim().split(/\s+/);
-  const group = registry.findGroup(groupName);
-  const action = group.found ? registry.findAction(group.value, actionName) : undefined;
-  if (!action?.found) {
-    return notice(
-      '`--form` goes with an action, e.g. `/cloud volumes create --form`. `/cloud help` lists them.',
-    );
-  }
+async function answerWithForm(
+  ctx: RequestContext,
+  form: Extract<ParsedCommand, { kind: 'form' }>,
+  client: WebClient,
+): Promise<Reply | undefined> {
   if (!ctx.triggerId) return notice('Forms open only from a slash command or a button.');
-  const parsed = parseCommand(text);
-  const known = parsed.kind === 'operation' ? parsed.input : {};
-  // The names matched the registry, so they are safe to show as typed.
-  const again = `Run \`${SLASH_COMMAND} ${groupName} ${actionName} --form\` again.`;
+  const again = `Run \`${SLASH_COMMAND} ${form.op.group} ${form.op.action} --form\` again.`;
   await (await forms()).openOperationForm(
     client,
     ctx.triggerId,
-    action.value,
-    known,
+    form.op,
+    form.input,
     ctx.channel,
     again,
     ctx.responseUrl,
   );
-  return null;
+  return undefined;
 }
 
 function filterOf(options: {
@@ -177,8 +146,4 @@ function filterOf(options: {
   };
 }
 
-/** `volumes list`, `login`: the first two words, for metrics (never the arguments, which may be secret). */
-function commandName(text: string): string {
-  const words = text.trim().split(/\s+/).slice(0, 2);
-  return words.filter((w) => /^[a-z][a-z0-9-]*$/.test(w)).join(' ') || 'help';
-}
+type CatalogFront = FrontParse<CommandOperation>;

@@ -7,7 +7,7 @@ import { CallbackId } from '../interaction-ids.js';
 import type { Reply } from '../reply.js';
 
 // Loaded on first use: a cold start that answers a command needs neither.
-const botCommands = () => import('../bot-commands.js');
+const botCommands = () => import('../bot-command-handlers.js');
 const forms = () => import('../forms.js');
 const errorReplies = () => import('../render/errors.js');
 const worker = () => import('../worker.js');

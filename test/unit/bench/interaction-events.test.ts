@@ -6,7 +6,7 @@ import {
   loginSubmissionEvent,
   slashCommandEvent,
 } from '../../../bench/slash-command-event.js';
-import { TOKEN_BLOCK } from '../../../lib/slack/bot-commands.js';
+import { TOKEN_BLOCK } from '../../../lib/slack/bot-command-handlers.js';
 import {
   ActionId,
   ApprovalPayloadSchema,

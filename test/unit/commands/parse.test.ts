@@ -499,8 +499,9 @@ describe('bot commands', () => {
 
   it('refuses words after login without repeating them (a pasted token)', () => {
     const parsed = error('login abcdef0123456789');
-    expect(parsed.message).toBe('Too many arguments: `login` takes no arguments, but 1 was given.');
-    expect(parsed.usage).toBe('/cloud login [--profile NAME]');
+    expect(parsed.message).toContain('A token never goes into a command');
+    expect(parsed.message).not.toContain('abcdef');
+    expect(parsed.usage).toBeUndefined();
   });
 
   it('parses subcommands, their arguments and flags', () => {
@@ -522,7 +523,7 @@ describe('bot commands', () => {
   it('collects repeatable flags and reads switches', () => {
     expect(
       parseCommand(
-        'approvals policy --approvers <@U1>,<@U2> --approvers <@U3> --no-allow-self-approval',
+        'approvals policy --approvers <@U01>,<@U02> --approvers <@U03> --no-allow-self-approval',
         fixtureRegistry,
       ),
     ).toEqual({
@@ -530,7 +531,7 @@ describe('bot commands', () => {
       command: 'approvals',
       subcommand: 'policy',
       args: [],
-      flags: { approvers: ['<@U1>', '<@U2>', '<@U3>'], 'allow-self-approval': false },
+      flags: { approvers: ['U01', 'U02', 'U03'], 'allow-self-approval': false },
     });
   });
 

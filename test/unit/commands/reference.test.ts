@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../../lib/api/operations/index.js';
-import { BOT_COMMANDS } from '../../../lib/commands/bot-commands.js';
+import { BOT_COMMANDS } from '../../../lib/commands/bot-command-specs.js';
 import { renderCommandReference } from '../../../lib/commands/reference.js';
 import { commandNameOf, exampleOf, usageOf } from '../../../lib/commands/usage.js';
 import { fixtureRegistry, rebuildServer } from './fixture-operations.js';

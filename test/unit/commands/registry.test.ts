@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BOT_COMMANDS } from '../../../lib/commands/bot-commands.js';
+import { BOT_COMMANDS } from '../../../lib/commands/bot-command-specs.js';
 import { isBotCommand } from '../../../lib/commands/registry.js';
 import { didYouMean, editDistance, suggest } from '../../../lib/commands/suggest.js';
 import { fixtureRegistry, listServers, rebuildServer, restoreBackup } from './fixture-operations.js';

@@ -1,16 +1,16 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { BOT_COMMANDS, type BotCommandName } from '../../../lib/commands/bot-commands.js';
+import { BOT_COMMANDS, type BotCommandName } from '../../../lib/commands/bot-command-specs.js';
 import { type ParsedCommand, parseCommand } from '../../../lib/commands/parse.js';
 import {
   type BotHandler,
   type BotHandlers,
   type HandledBotCommand,
   handleBotCommand,
-} from '../../../lib/slack/bot-commands.js';
+} from '../../../lib/slack/bot-command-handlers.js';
 import type { BotCommandContext } from '../../../lib/slack/context.js';
 
 /**
- * The bot's own commands are a closed set declared once (`lib/commands/bot-commands.ts`), and the
+ * The bot's own commands are a closed set declared once (`lib/commands/bot-command-specs.ts`), and the
  * Slack handler table is typed by it. `audit` was once declared, listed in help and documented
  * while its handler still answered "not available yet"; these checks make that a compile error.
  * The `@ts-expect-error` lines are checked by `tsc --noEmit` (part of `npm test`): were the table's
@@ -53,7 +53,7 @@ describe('the bot command handler table (checked by tsc)', () => {
   it('a parsed bot command names a declared command, not any string', () => {
     expectTypeOf<BotParsed['command']>().toEqualTypeOf<BotCommandName>();
     const parsed = parseCommand('audit --limit 5');
-    expect(parsed).toMatchObject({ kind: 'bot', command: 'audit', flags: { limit: '5' } });
+    expect(parsed).toMatchObject({ kind: 'bot', command: 'audit', flags: { limit: 5 } });
   });
 });
 

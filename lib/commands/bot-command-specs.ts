@@ -1,19 +1,43 @@
+import { REPORT_KIND_SPECS } from '../reports/kinds.js';
+
 /**
  * Commands of the bot itself, which are not API operations. They are declared here so that the
- * parser can check their subcommands and flags and help can list them; what they do is
- * implemented with the Slack handlers.
+ * parser can check their subcommands, words and flags and help can list them; what they do is
+ * implemented with the Slack handlers (`lib/slack/bot-command-handlers.ts`). Every flag and word
+ * has a kind, and the parser reads its text into that kind's value (`parse/bot-values.ts`), so a
+ * handler receives ids, numbers and switches, never text to check again.
  */
+
+/**
+ * What a flag or word holds. `people` is a list (repeat the flag or separate with commas);
+ * `channel` and `usergroup` take a mention or id, or `none` (read as `null`).
+ */
+export type BotValueKind =
+  | { readonly type: 'switch' }
+  | { readonly type: 'text' }
+  | { readonly type: 'on-off' }
+  | { readonly type: 'count'; readonly min: number; readonly max: number }
+  | { readonly type: 'minutes'; readonly min: number; readonly max: number }
+  | { readonly type: 'profile' }
+  | { readonly type: 'report-kind' }
+  | { readonly type: 'people' }
+  | { readonly type: 'channel' }
+  | { readonly type: 'usergroup' };
 
 export interface BotFlag {
   /** Flag name as typed, without the dashes (`profile` for `--profile`). */
   readonly name: string;
-  /** `text` flags take a value; `boolean` flags are switches (`--allow-self-approval`, `--no-…`). */
-  readonly value: 'text' | 'boolean';
+  /** `switch` flags take no value (`--allow-self-approval`, `--no-…`); the others one each. */
+  readonly kind: BotValueKind;
   /** Placeholder shown in help, e.g. `NAME`. */
   readonly placeholder?: string;
-  /** May be given more than once; the values are collected in a list. */
-  readonly repeatable?: boolean;
   readonly summary: string;
+}
+
+/** A positional word, required: its name as help shows it (`PROFILE`) and its kind. */
+export interface BotArg {
+  readonly name: string;
+  readonly kind: BotValueKind;
 }
 
 export interface BotSubcommand {
@@ -21,7 +45,7 @@ export interface BotSubcommand {
   readonly summary: string;
   readonly usage: string;
   /** Positional arguments, all required (e.g. `REPORT_ID`); none when absent. */
-  readonly args?: readonly string[];
+  readonly args?: readonly BotArg[];
   readonly flags?: readonly BotFlag[];
 }
 
@@ -39,18 +63,34 @@ export interface BotCommand<Name extends string = BotCommandName> {
   /** When present, the first word after the command must name one of them. */
   readonly subcommands?: readonly BotSubcommand[];
   /** Positional arguments of a command without subcommands, all required; none when absent. */
-  readonly args?: readonly string[];
+  readonly args?: readonly BotArg[];
   readonly flags?: readonly BotFlag[];
+  /**
+   * The answer to any word where none is expected, instead of "too many arguments": `login`
+   * refuses a token typed into the command without repeating it.
+   */
+  readonly strayWords?: string;
 }
+
+const TEXT = { type: 'text' } as const;
+const SWITCH = { type: 'switch' } as const;
+const PEOPLE = { type: 'people' } as const;
 
 const PROFILE_FLAG: BotFlag = {
   name: 'profile',
-  value: 'text',
+  kind: { type: 'profile' },
   placeholder: 'NAME',
   summary: 'Name of the linked token (default: `default`)',
 };
 
-const REPORT_ID = 'REPORT_ID';
+const REQUIRED_APPROVALS = { type: 'count', min: 1, max: 10 } as const;
+const EXPIRY_MINUTES = { type: 'minutes', min: 1, max: 1440 } as const;
+
+const REPORT_ID: BotArg = { name: 'REPORT_ID', kind: TEXT };
+/** `issues|alerts|stats`: from the report-kind registry, so a new kind is in usage and help. */
+const REPORT_KIND_WORDS = REPORT_KIND_SPECS.map((spec) => spec.kind).join('|');
+const REPORT_KIND_LIST = REPORT_KIND_SPECS.map((spec) => `\`${spec.kind}\` (${spec.usage})`).join(', ');
+const REPORTS_ADD_USAGE = `reports add ${REPORT_KIND_WORDS} [--every INTERVAL | --daily HH:MM] [--tz ZONE]`;
 
 const DECLARED_BOT_COMMANDS = [
   {
@@ -65,6 +105,9 @@ const DECLARED_BOT_COMMANDS = [
     usage: ['login [--profile NAME]'],
     examples: ['login', 'login --profile staging'],
     flags: [PROFILE_FLAG],
+    strayWords:
+      ':lock: A token never goes into a command. Run `/cloud login` alone: it opens a private form for it. ' +
+      'If you typed a real token, consider revoking it and creating a new one.',
   },
   {
     name: 'logout',
@@ -84,7 +127,7 @@ const DECLARED_BOT_COMMANDS = [
     summary: 'Choose which linked token your commands run with',
     usage: ['use PROFILE'],
     examples: ['use staging'],
-    args: ['PROFILE'],
+    args: [{ name: 'PROFILE', kind: { type: 'profile' } }],
   },
   {
     name: 'approvals',
@@ -108,31 +151,30 @@ const DECLARED_BOT_COMMANDS = [
         flags: [
           {
             name: 'approvers',
-            value: 'text',
+            kind: PEOPLE,
             placeholder: '@USER',
-            repeatable: true,
             summary: 'People who may approve (repeat the flag or separate with commas)',
           },
           {
             name: 'approver-group',
-            value: 'text',
+            kind: { type: 'usergroup' },
             placeholder: '@GROUP',
             summary: 'A user group whose members may approve',
           },
           {
             name: 'required',
-            value: 'text',
+            kind: REQUIRED_APPROVALS,
             placeholder: 'N',
             summary: 'Approvals needed (1 or more; default 1)',
           },
           {
             name: 'allow-self-approval',
-            value: 'boolean',
+            kind: SWITCH,
             summary: 'Whether requesters may approve their own requests (default no)',
           },
           {
             name: 'expiry',
-            value: 'text',
+            kind: EXPIRY_MINUTES,
             placeholder: 'MINUTES',
             summary: 'Minutes before an unanswered request expires (default 15)',
           },
@@ -161,72 +203,76 @@ const DECLARED_BOT_COMMANDS = [
     flags: [
       {
         name: 'allow',
-        value: 'text',
+        kind: TEXT,
         placeholder: 'CLASSES',
         summary:
           'Classes of operations this channel allows: read, change, costs, destructive (comma-separated, or `all`)',
       },
       {
         name: 'rule',
-        value: 'text',
+        kind: TEXT,
         placeholder: 'CLASS|OPERATION',
         summary: 'The approval rule to set: a class or an operation id such as `volumes.delete`',
       },
-      { name: 'clear-rule', value: 'text', placeholder: 'CLASS|OPERATION', summary: 'Remove a rule' },
-      { name: 'required', value: 'text', placeholder: 'N', summary: 'Approvals needed under the rule' },
+      { name: 'clear-rule', kind: TEXT, placeholder: 'CLASS|OPERATION', summary: 'Remove a rule' },
+      {
+        name: 'required',
+        kind: REQUIRED_APPROVALS,
+        placeholder: 'N',
+        summary: 'Approvals needed under the rule',
+      },
       {
         name: 'approvers',
-        value: 'text',
+        kind: PEOPLE,
         placeholder: '@USER',
-        repeatable: true,
         summary: 'People who may approve under the rule',
       },
       {
         name: 'approver-group',
-        value: 'text',
+        kind: { type: 'usergroup' },
         placeholder: '@GROUP',
         summary: 'A user group that may approve',
       },
       {
         name: 'allow-self-approval',
-        value: 'boolean',
+        kind: SWITCH,
         summary: 'Whether requesters may approve their own requests',
       },
-      { name: 'expiry', value: 'text', placeholder: 'MINUTES', summary: 'Minutes before a request expires' },
+      {
+        name: 'expiry',
+        kind: EXPIRY_MINUTES,
+        placeholder: 'MINUTES',
+        summary: 'Minutes before a request expires',
+      },
       {
         name: 'allow-break-glass',
-        value: 'text',
+        kind: { type: 'on-off' },
         placeholder: 'on|off',
         summary: 'Allow break-glass in this channel',
       },
       {
         name: 'break-glass-users',
-        value: 'text',
+        kind: PEOPLE,
         placeholder: '@USER',
-        repeatable: true,
         summary: 'Who may use break-glass here',
       },
       {
         name: 'audit-channel',
-        value: 'text',
+        kind: { type: 'channel' },
         placeholder: '#CHANNEL',
         summary: 'Where break-glass runs are announced too',
       },
       {
         name: 'reset',
-        value: 'boolean',
+        kind: SWITCH,
         summary: "Remove this channel's policy (the workspace policy applies)",
       },
     ],
   },
   {
     name: 'reports',
-    summary: 'Subscribe this channel to managed-monitoring issues, alerts or stats',
-    usage: [
-      'reports add issues|alerts|stats [--every INTERVAL | --daily HH:MM] [--tz ZONE]',
-      'reports list',
-      `reports remove|pause|resume|run ${REPORT_ID}`,
-    ],
+    summary: `Subscribe this channel to managed-monitoring reports: ${REPORT_KIND_SPECS.map((spec) => spec.kind).join(', ')}`,
+    usage: [REPORTS_ADD_USAGE, 'reports list', `reports remove|pause|resume|run ${REPORT_ID.name}`],
     examples: [
       'reports add issues --daily 09:00 --tz Europe/Berlin',
       'reports add stats --every 6h',
@@ -235,20 +281,20 @@ const DECLARED_BOT_COMMANDS = [
     subcommands: [
       {
         name: 'add',
-        summary: 'Subscribe this channel to a report, run with your linked token',
-        usage: 'reports add issues|alerts|stats [--every INTERVAL | --daily HH:MM] [--tz ZONE]',
-        args: ['KIND'],
+        summary: `Subscribe this channel to a report, run with your linked token: ${REPORT_KIND_LIST}`,
+        usage: REPORTS_ADD_USAGE,
+        args: [{ name: 'KIND', kind: { type: 'report-kind' } }],
         flags: [
           {
             name: 'every',
-            value: 'text',
+            kind: TEXT,
             placeholder: 'INTERVAL',
             summary: 'Run every interval, e.g. `30m`, `1h`, `6h`',
           },
-          { name: 'daily', value: 'text', placeholder: 'HH:MM', summary: 'Run once a day at this time' },
+          { name: 'daily', kind: TEXT, placeholder: 'HH:MM', summary: 'Run once a day at this time' },
           {
             name: 'tz',
-            value: 'text',
+            kind: TEXT,
             placeholder: 'ZONE',
             summary: 'Time zone of `--daily`, e.g. `Europe/Berlin` (default UTC)',
           },
@@ -258,25 +304,25 @@ const DECLARED_BOT_COMMANDS = [
       {
         name: 'remove',
         summary: 'Delete a subscription',
-        usage: `reports remove ${REPORT_ID}`,
+        usage: `reports remove ${REPORT_ID.name}`,
         args: [REPORT_ID],
       },
       {
         name: 'pause',
         summary: 'Stop a subscription from running for now',
-        usage: `reports pause ${REPORT_ID}`,
+        usage: `reports pause ${REPORT_ID.name}`,
         args: [REPORT_ID],
       },
       {
         name: 'resume',
         summary: 'Resume a paused subscription',
-        usage: `reports resume ${REPORT_ID}`,
+        usage: `reports resume ${REPORT_ID.name}`,
         args: [REPORT_ID],
       },
       {
         name: 'run',
         summary: 'Run a subscription now, outside its schedule',
-        usage: `reports run ${REPORT_ID}`,
+        usage: `reports run ${REPORT_ID.name}`,
         args: [REPORT_ID],
       },
     ],
@@ -287,7 +333,12 @@ const DECLARED_BOT_COMMANDS = [
     usage: ['audit [--limit N]'],
     examples: ['audit', 'audit --limit 50'],
     flags: [
-      { name: 'limit', value: 'text', placeholder: 'N', summary: 'How many entries to show (default 20)' },
+      {
+        name: 'limit',
+        kind: { type: 'count', min: 1, max: 50 },
+        placeholder: 'N',
+        summary: 'How many entries to show (default 20)',
+      },
     ],
   },
 ] as const satisfies readonly BotCommand<string>[];

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { createApiClient } from '../api/client-factory.js';
 import { ApiError } from '../api/errors.js';
 import { getOperation } from '../api/operations/index.js';
-import type { BotCommandName } from '../commands/bot-commands.js';
+import type { BotCommandName } from '../commands/bot-command-specs.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import { PROFILE_NAME_PATTERN } from '../store/keys.js';
 import { handleApprovalsCommand } from './approvals.js';
@@ -31,7 +31,7 @@ export type BotHandler = (context: BotCommandContext, parsed: BotParsed) => Prom
 export type HandledBotCommand = Exclude<BotCommandName, 'help'>;
 
 /**
- * Keyed by the declared names, so a command declared in `bot-commands.ts` without a handler, or
+ * Keyed by the declared names, so a command declared in `bot-command-specs.ts` without a handler, or
  * a handler for a name that is not declared, is a type error rather than a reply saying the
  * command is not available.
  */
@@ -134,12 +134,8 @@ export function loginModal(channel: string, profile: string) {
   };
 }
 
+/** `profile` was read as a profile name by the parser (`--profile` is of kind `profile`). */
 async function openLogin({ ctx, client }: BotCommandContext, profile: string): Promise<Reply | undefined> {
-  if (!PROFILE_NAME.test(profile)) {
-    return notice(
-      'A profile name is 1 to 32 letters, digits, `.`, `-` or `_`, starting with a letter or digit, e.g. `/cloud login --profile staging`.',
-    );
-  }
   if (!ctx.triggerId) return notice('Run `/cloud login` to link a token.');
   const again = `Run ${codeSpan(`/cloud login${profile === 'default' ? '' : ` --profile ${profile}`}`)} again.`;
   await openModal(client, ctx.triggerId, loginModal(ctx.channel, profile), again);
@@ -274,11 +270,6 @@ function safeJson(text: string | undefined): unknown {
 // logout, whoami, use
 
 async function logout({ deps, ctx }: BotCommandContext, profile: string | undefined): Promise<Reply> {
-  if (profile !== undefined && !PROFILE_NAME.test(profile)) {
-    return notice(
-      'Usage: `/cloud logout [--profile NAME]`, e.g. `/cloud logout --profile staging`. A profile name is 1 to 32 letters, digits, `.`, `-` or `_`, starting with a letter or digit.',
-    );
-  }
   const name = profile ?? (await deps.store.tokenLinks.getActiveProfile(ctx.team, ctx.user)) ?? 'default';
   const deleted = await deps.store.tokenLinks.deleteLink(ctx.team, ctx.user, name);
   return notice(
@@ -301,7 +292,6 @@ async function whoami({ deps, ctx }: BotCommandContext): Promise<Reply> {
 }
 
 async function useProfile({ deps, ctx }: BotCommandContext, profile: string): Promise<Reply> {
-  if (!PROFILE_NAME.test(profile)) return notice('Usage: `/cloud use PROFILE`, e.g. `/cloud use staging`.');
   const switched = await deps.store.tokenLinks.setActiveProfile(ctx.team, ctx.user, profile);
   return notice(
     switched
@@ -314,16 +304,12 @@ async function useProfile({ deps, ctx }: BotCommandContext, profile: string): Pr
 // audit
 
 const AUDIT_DEFAULT = 20;
-const AUDIT_MAX = 50;
 /** Lines per section: a section holds 3,000 characters. */
 const AUDIT_LINES_PER_SECTION = 10;
 
 async function auditLog({ deps, ctx }: BotCommandContext, parsed: BotParsed): Promise<Reply> {
-  const limitText = parsed.flags.limit;
-  const limit = typeof limitText === 'string' ? Number(limitText) : AUDIT_DEFAULT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_MAX) {
-    return notice(`\`--limit\` is a whole number from 1 to ${AUDIT_MAX}, e.g. \`/cloud audit --limit 50\`.`);
-  }
+  // `--limit` is a count from 1 to 50, read by the parser.
+  const limit = typeof parsed.flags.limit === 'number' ? parsed.flags.limit : AUDIT_DEFAULT;
   const { entries } = await deps.store.audit.list(ctx.team, { limit });
   if (entries.length === 0) return notice('Nothing has been changed through the bot in this workspace yet.');
   const lines = entries.map(auditLine);
