@@ -9,7 +9,7 @@ import { responseSchemaOf } from '../lib/api/operation.js';
 import { getOperation } from '../lib/api/operations/index.js';
 import type { BenchmarkResult, Row } from './benchmark.js';
 import { spawnTsx, stopChild } from './child-processes.js';
-import { ratio, summarize } from './stats.js';
+import { ratio, speedupPerRun, summarize } from './stats.js';
 import { formatDuration, formatRatio } from './table.js';
 
 /**
@@ -363,7 +363,7 @@ async function measureWith(
   // listAll once, so each run gives one speed-up of its own, and the least of them is what counts.
   const headlineTimes = times.get(headline.variant.name) ?? [];
   const baselineTimes = times.get(baselineName(LIST_ALL_PAGE_SIZE, workers, workers)) ?? [];
-  const perRun = headlineTimes.map((time, run) => ratio(baselineTimes[run] ?? Number.NaN, time));
+  const perRun = speedupPerRun(baselineTimes, headlineTimes);
   const leastPerRun = Math.min(...perRun);
   const oneProcess = headlineOf(1);
   const describe = (s: Speedup) =>

@@ -9,7 +9,7 @@ import type { ParsedCommand } from '../../commands/parse/result.js';
 import { SLASH_COMMAND } from '../../commands/registry.js';
 import { recordCommand } from '../../observability/metrics.js';
 import type { BotDeps, RequestContext } from '../context.js';
-import { ackBody, answerOperation, notice, safely } from '../dispatch.js';
+import { ackBody, answerOperation, notice, preloadInlineAnswer, safely } from '../dispatch.js';
 import { helpFitFor } from '../guardrails.js';
 import { renderHelp } from '../render/help.js';
 import type { Reply } from '../runner.js';
@@ -41,16 +41,21 @@ export function registerCommands(app: App, deps: BotDeps): void {
     const reply = await safely(deps, ctx, undefined, async () => {
       // Help changes nothing, so its reads (the caller's token, the channel's policy) go out with
       // the claim instead of after it: one storage round trip less before the answer.
-      if (parseFront(command.text, catalog).kind === 'help') {
+      const front = parseFront(command.text, catalog).kind;
+      if (front === 'help') {
         const [first, answer] = await Promise.all([
           isFirstCommandDelivery(deps, ctx, command),
           answerCommand(deps, ctx, command.text, client),
         ]);
         return first ? answer : undefined;
       }
-      return (await isFirstCommandDelivery(deps, ctx, command))
-        ? answerCommand(deps, ctx, command.text, client)
-        : undefined;
+      const claim = isFirstCommandDelivery(deps, ctx, command);
+      // An operation's answer needs the full parser (the operations table and zod) and the runner
+      // (the API client): on a cold start their loading takes longer than the claim's round trip,
+      // so they load while the claim is in flight instead of after it. A repeated delivery only
+      // loads modules it would have loaded anyway.
+      if (front === 'operation-args') preloadOperationAnswer();
+      return (await claim) ? answerCommand(deps, ctx, command.text, client) : undefined;
     });
     await ack(reply ? ackBody(reply) : undefined);
     if (deps.metrics) {
@@ -122,6 +127,15 @@ async function answerCommand(
         breakGlass.present ? breakGlass.reason : undefined,
       );
   }
+}
+
+/**
+ * Starts loading what answering an operation loads, without waiting for it. A failed load is not
+ * reported here: the same import fails again where it is awaited, and `safely` answers it there.
+ */
+function preloadOperationAnswer(): void {
+  fullParser().catch(() => undefined);
+  preloadInlineAnswer();
 }
 
 /** The catalog answers help, bot commands and unknown names; an operation's arguments need its schema. */
