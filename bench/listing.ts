@@ -9,7 +9,7 @@ import { responseSchemaOf } from '../lib/api/operation.js';
 import { getOperation } from '../lib/api/operations/index.js';
 import type { BenchmarkResult, Row } from './benchmark.js';
 import { spawnTsx, stopChild } from './child-processes.js';
-import { ratio, summarize } from './stats.js';
+import { ratio, speedupPerRun, summarize } from './stats.js';
 import { formatDuration, formatRatio } from './table.js';
 
 /**
@@ -359,6 +359,12 @@ async function measureWith(
     );
   const headline = headlineOf(workers);
   if (!headline) throw new Error('The default listing setting was not measured');
+  // The target holds in every run, not only in the medians: each run measures the baseline and
+  // listAll once, so each run gives one speed-up of its own, and the least of them is what counts.
+  const headlineTimes = times.get(headline.variant.name) ?? [];
+  const baselineTimes = times.get(baselineName(LIST_ALL_PAGE_SIZE, workers, workers)) ?? [];
+  const perRun = speedupPerRun(baselineTimes, headlineTimes);
+  const leastPerRun = Math.min(...perRun);
   const oneProcess = headlineOf(1);
   const describe = (s: Speedup) =>
     `page_size ${s.variant.pageSize}, ${s.variant.concurrency} at a time${processesLabel(s.variant.processes, workers)}: ${formatRatio(s.measured)} measured, ${formatRatio(s.bound)} at most`;
@@ -384,18 +390,20 @@ async function measureWith(
       '`nodes.list` through `ApiClient`: ours is `listAll` (page 1, then the remaining pages in parallel, a bounded number at a time); the baseline fetches the same pages one after another with `paginate`, the same client and page size.',
       `${options.runs} runs; each run rotates which variant goes first. Every listing is checked for all ${options.nodes} distinct nodes and for the number of calls the emulator processes saw together (one per page).`,
       '"× baseline" is the time against the baseline with the same page size and the same emulator processes (below 1 is faster).',
+      `The target counts each run on its own: the run's baseline time over its listAll time (the headline setting), ${options.runs} independent measurements in one \`npm run bench\`; it is met only if every one of them is at least 4×. This run's: ${perRun.map(formatRatio).join(', ')}.`,
       `Per page, besides latency: ${perPage}`,
     ],
     rows,
     targets: [
       {
         name: 'Listing everything',
-        requirement: `≥ 4× faster than page by page (listAll as \`nodes list --all --json\` runs it: page_size ${LIST_ALL_PAGE_SIZE}, ${DEFAULT_LIST_CONCURRENCY} at a time)`,
-        measured: headline.measured,
+        requirement: `≥ 4× faster than page by page in each of the ${options.runs} runs (listAll as \`nodes list --all --json\` runs it: page_size ${LIST_ALL_PAGE_SIZE}, ${DEFAULT_LIST_CONCURRENCY} at a time; the least of the runs' speed-ups)`,
+        measured: leastPerRun,
         limit: 4,
         direction: 'at-least',
         format: formatRatio,
         whyMissed:
+          `Speed-up of each run: ${perRun.map(formatRatio).join(', ')} (of the medians: ${formatRatio(headline.measured)}). ` +
           listingMiss(headline, workPerPage(headline.variant)) +
           ` ${perPage} With ${workers} emulator processes on this machine's ${availableParallelism()} processors (shared with the client, DynamoDB Local's idle JVM and anything else running), the pages' rendering overlaps only as far as free processors allow. Measured for each setting: ${speedups.map(describe).join('; ')}.`,
       },

@@ -94,7 +94,15 @@ async function runOnce(
 ): Promise<RunMeasurement> {
   const perAccount = options.subscriptions / options.accounts;
   const table = await createBenchTable(options.dynamoEndpoint);
-  const slack = await startSlackStandIn({ rateLimit: true });
+  // The spread's channels exist with the bot in them, as the reporter's do in a real workspace
+  // (which refuses a post to a channel that does not exist).
+  const channels = [...channelLoad(spread, options.accounts, perAccount).keys()].map((id) => ({
+    id,
+    name: id.toLowerCase(),
+    is_private: false,
+    is_im: false,
+  }));
+  const slack = await startSlackStandIn({ rateLimit: true, channels });
   try {
     const { store } = table;
     const now = new Date();

@@ -53,3 +53,15 @@ export function ratio(value: number, reference: number): number {
   if (!(reference > 0)) throw new RangeError('The reference of a ratio must be above 0');
   return value / reference;
 }
+
+/**
+ * The speed-up of each run: run i's reference time over its measured time. A target that must
+ * hold in every run is judged by the least of them, not by the ratio of the medians, which can
+ * meet a limit that one run missed.
+ */
+export function speedupPerRun(reference: readonly number[], measured: readonly number[]): number[] {
+  if (reference.length === 0 || reference.length !== measured.length) {
+    throw new RangeError('Each run needs one reference time and one measured time');
+  }
+  return measured.map((time, run) => ratio(reference[run] as number, time));
+}

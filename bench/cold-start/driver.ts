@@ -17,18 +17,27 @@ const event = process.env.BENCH_EVENT;
 if (!bundle || !event) throw new Error('usage: node driver.mjs <bundle> with BENCH_EVENT set');
 const parsedEvent: unknown = JSON.parse(event);
 
+const cpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
 const importStart = performance.now();
+const importCpuStart = cpuMs();
 const loaded = (await import(pathToFileURL(bundle).href)) as { handler?: Handler };
 const imported = performance.now();
+const importedCpu = cpuMs();
 if (typeof loaded.handler !== 'function') throw new Error(`${bundle} exports no handler`);
 const context = { awsRequestId: 'bench', functionName: 'bench', getRemainingTimeInMillis: () => 3000 };
 const result = await loaded.handler(parsedEvent, context, () => undefined);
 const answered = performance.now();
+const answeredCpu = cpuMs();
 
 const report: DriverResult = {
   bootMs: importStart,
   importMs: imported - importStart,
   answerMs: answered - imported,
+  importCpuMs: importedCpu - importCpuStart,
+  answerCpuMs: answeredCpu - importedCpu,
   result,
 };
 process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(report)}\n`);

@@ -27,6 +27,16 @@ const errorReplies = () => import('./render/errors.js');
 const outcome = () => import('../api/outcome.js');
 const chartOperations = () => import('../reports/chart-operations.js');
 
+/**
+ * Starts loading what an inline answer loads (the runner with the API client, and the table of
+ * operations that answer with a chart) without waiting, so a listener can overlap it with a round
+ * trip it makes first. A failed load surfaces where the module is awaited, not here.
+ */
+export function preloadInlineAnswer(): void {
+  runner().catch(() => undefined);
+  chartOperations().catch(() => undefined);
+}
+
 /** What a listener asks to run; who asks and where come from the request's context. */
 export type OperationAsk = Pick<OperationRequest, 'op' | 'input' | 'options'>;
 

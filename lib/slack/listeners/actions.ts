@@ -102,7 +102,14 @@ export function registerActions(app: App, deps: BotDeps): void {
     app.action(actionIdPattern(actionId), async ({ ack, body, action, respond, client }) => {
       await ack();
       const ctx = actionContext(body);
-      if (!ctx || action.type !== 'button' || !(await isFirstClick(deps, ctx, action))) return;
+      if (!ctx || action.type !== 'button') return;
+      const claim = isFirstClick(deps, ctx, action);
+      // On a cold start the payload's schema and the approvals module take longer to load than
+      // the click's claim takes to answer: they load while it is in flight. A repeated click only
+      // loads modules it would have loaded anyway; a failed load surfaces where it is awaited.
+      interactions().catch(() => undefined);
+      approvals().catch(() => undefined);
+      if (!(await claim)) return;
       const payload = await decodeApproval(action.value);
       const reply = await safely(deps, ctx, undefined, async () =>
         payload

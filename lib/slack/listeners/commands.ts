@@ -9,7 +9,7 @@ import type { ParsedCommand } from '../../commands/parse/result.js';
 import { type CommandOperation, SLASH_COMMAND } from '../../commands/registry.js';
 import { recordCommand } from '../../observability/metrics.js';
 import type { BotDeps, RequestContext } from '../context.js';
-import { ackBody, answerOperation, safely } from '../dispatch.js';
+import { ackBody, answerOperation, preloadInlineAnswer, safely } from '../dispatch.js';
 import { renderHelp } from '../render/help.js';
 import { notice, type Reply } from '../reply.js';
 import { isFirstCommandDelivery } from './deliveries.js';
@@ -49,9 +49,13 @@ export function registerCommands(app: App, deps: BotDeps): void {
         ]);
         return first ? answer : undefined;
       }
-      return (await isFirstCommandDelivery(deps, ctx, command))
-        ? answerCommand(deps, ctx, front, command.text, client)
-        : undefined;
+      const claim = isFirstCommandDelivery(deps, ctx, command);
+      // An operation's answer needs the full parser (the operations table and zod) and the runner
+      // (the API client): on a cold start their loading takes longer than the claim's round trip,
+      // so they load while the claim is in flight instead of after it. A repeated delivery only
+      // loads modules it would have loaded anyway.
+      if (front.kind === 'operation-args') preloadOperationAnswer();
+      return (await claim) ? answerCommand(deps, ctx, front, command.text, client) : undefined;
     });
     await ack(reply ? ackBody(reply) : undefined);
     if (deps.metrics) {
@@ -109,6 +113,15 @@ async function answerCommand(
         parsed.breakGlass,
       );
   }
+}
+
+/**
+ * Starts loading what answering an operation loads, without waiting for it. A failed load is not
+ * reported here: the same import fails again where it is awaited, and `safely` answers it there.
+ */
+function preloadOperationAnswer(): void {
+  fullParser().catch(() => undefined);
+  preloadInlineAnswer();
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { median, percentile, ratio, summarize } from '../../../bench/stats.js';
+import { median, percentile, ratio, speedupPerRun, summarize } from '../../../bench/stats.js';
 import {
   formatBytes,
   formatChange,
@@ -62,6 +62,21 @@ describe('ratio', () => {
   });
   it('refuses a reference of 0', () => {
     expect(() => ratio(1, 0)).toThrow(RangeError);
+  });
+});
+
+describe('speedupPerRun', () => {
+  it("gives each run's reference over its own measured time, in run order", () => {
+    expect(speedupPerRun([400, 600, 500], [100, 200, 100])).toEqual([4, 3, 5]);
+  });
+  it('lets one slow run show although the medians would meet the limit', () => {
+    const perRun = speedupPerRun([565, 565, 565], [140, 141, 150]);
+    expect(Math.min(...perRun)).toBeLessThan(4);
+    expect(median([565, 565, 565]) / median([140, 141, 150])).toBeGreaterThanOrEqual(4);
+  });
+  it('refuses runs without a pair of times', () => {
+    expect(() => speedupPerRun([], [])).toThrow(RangeError);
+    expect(() => speedupPerRun([1, 2], [1])).toThrow(RangeError);
   });
 });
 
