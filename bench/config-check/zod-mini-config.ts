@@ -53,7 +53,7 @@ function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
   );
 }
 
-const ConfigSchema = z.object({
+const CONFIG_SHAPE = {
   SLACK_SIGNING_SECRET: requiredText(),
   SLACK_BOT_TOKEN: text(),
   SLACK_CLIENT_ID: text(),
@@ -85,12 +85,13 @@ const ConfigSchema = z.object({
   DYNAMODB_REQUEST_TIMEOUT_MS: wholeNumber(1),
   DYNAMODB_MAX_ATTEMPTS: wholeNumber(1, 10),
   SLACK_STORAGE_BUDGET_MS: z._default(wholeNumber(1, 1500), DEFAULT_SLACK_STORAGE_BUDGET_MS),
-});
+};
+const ConfigSchema = z.object(CONFIG_SHAPE);
 
 export function loadConfig(env: Env = process.env): Config {
   // Only the environment's own properties count: a key inherited from a prototype was never set.
   const own: Record<string, unknown> = Object.create(null);
-  for (const key of Object.keys(ConfigSchema.def.shape)) if (Object.hasOwn(env, key)) own[key] = env[key];
+  for (const key of Object.keys(CONFIG_SHAPE)) if (Object.hasOwn(env, key)) own[key] = env[key];
   const isSet = (key: string) => own[key] !== undefined;
   const parsed = z.safeParse(ConfigSchema, own);
   // One problem per key, as a person fixes it: a number past 2^53 is both not whole and too big.
