@@ -189,7 +189,7 @@ describe('login while DynamoDB is frozen', () => {
 
 describe('DynamoDB stopped (connections refused)', () => {
   // Refused connections fail at once: nothing stalls to order the answers against. What keeps these
-  // answers in time is the Slack function's bounded attempts, checked in test/store/storage-guard.test.ts.
+  // answers in time is the Slack function's bounded attempts, checked in test/unit/store/storage-guard.test.ts.
   it('answers with the storage message (help still answers help), never a generic error', async () => {
     await dynamo.stop();
     const sent = await sendAll(mix(20));

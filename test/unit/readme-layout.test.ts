@@ -43,6 +43,10 @@ describe("the README's layout table", () => {
     expect(expected.filter((folder) => !paths.includes(folder))).toEqual([]);
   });
 
+  it('names every group of test/, so tests stay grouped one way', () => {
+    expect(folders('test').filter((folder) => !paths.includes(folder))).toEqual([]);
+  });
+
   it('names every top-level file of lib/', () => {
     const files = readdirSync(join(root, 'lib')).filter((name) => name.endsWith('.ts'));
     expect(files.map((name) => `lib/${name}`).filter((file) => !paths.includes(file))).toEqual([]);

@@ -1,0 +1,40 @@
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { DELIVERERS } from '../../../lib/reports/deliver.js';
+import { isReportKind, REPORT_KIND_SPECS, REPORT_KINDS } from '../../../lib/reports/kinds.js';
+import { scheduleFromFlags } from '../../../lib/reports/schedule.js';
+import type { ReportKind } from '../../../lib/store/index.js';
+
+/**
+ * Report kinds used to be string switches over eight files, and a kind could be declared and
+ * documented while its handler was missing. Each kind is now one registry entry; these tests keep
+ * every entry complete.
+ */
+describe('the report-kind registry', () => {
+  it('has one entry per stored kind, under its own value', () => {
+    expectTypeOf<keyof typeof REPORT_KINDS>().toEqualTypeOf<ReportKind>();
+    for (const [key, spec] of Object.entries(REPORT_KINDS)) expect(spec.kind).toBe(key);
+    expect(isReportKind('constructor')).toBe(false);
+  });
+
+  it.each(REPORT_KIND_SPECS.map((spec) => [spec.kind, spec] as const))(
+    '%s has every part: title, usage, scopes, schedule, prefetch and its own deliverer',
+    (kind, spec) => {
+      expect(spec.title.trim(), 'title').not.toBe('');
+      expect(spec.usage.trim(), 'usage').not.toBe('');
+      expect(spec.scopes.length, 'scopes').toBeGreaterThan(0);
+      expect(spec.prefetch.length, 'prefetch').toBeGreaterThan(0);
+      expect(Object.hasOwn(DELIVERERS, spec.deliverer), 'deliverer').toBe(true);
+      const fallback = scheduleFromFlags(kind, {});
+      expect(fallback.ok && fallback.value.type).toBe(
+        spec.schedule.defaultRun === 'daily' ? 'daily' : 'every',
+      );
+      const daily = scheduleFromFlags(kind, { daily: '09:00' });
+      expect(daily.ok).toBe(spec.schedule.whyNotDaily === undefined);
+    },
+  );
+
+  it('gives each kind its own deliverer', () => {
+    const chosen = REPORT_KIND_SPECS.map((spec) => DELIVERERS[spec.deliverer]);
+    expect(new Set(chosen).size).toBe(chosen.length);
+  });
+});

@@ -1,0 +1,106 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { openTable } from '../../../lib/runtime.js';
+import { DeliveryClaims } from '../../../lib/store/delivery-claims.js';
+import type { HttpTable } from '../../../lib/store/http-table.js';
+import { putNew } from '../../../lib/store/items.js';
+import type { StoreContext } from '../../../lib/store/store-context.js';
+import { createTestTable, type TestTable } from '../../support/store.js';
+
+/**
+ * A write that reached DynamoDB but whose answer was lost on the way back (a dropped connection):
+ * the client retries, and the retry's condition fails because the first attempt landed. That
+ * failure is the bot's own write, not someone else's: a first delivery must still count as first
+ * (or the command is dropped in silence), and a new item must still count as written.
+ */
+
+/** Forwards to DynamoDB Local; drops the connection after the next matching write has been done. */
+async function startLossyProxy(upstream: string): Promise<{
+  server: Server;
+  endpoint: string;
+  loseNextAnswer: (target: string) => void;
+  lost: () => number;
+}> {
+  let losing: string | undefined;
+  let lost = 0;
+  const server = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).filter(
+        (entry): entry is [string, string] =>
+          typeof entry[1] === 'string' && !['host', 'connection', 'content-length'].includes(entry[0]),
+      ),
+    );
+    const answer = await fetch(upstream, { method: 'POST', headers, body: Buffer.concat(chunks) });
+    const body = Buffer.from(await answer.arrayBuffer());
+    if (losing !== undefined && request.headers['x-amz-target'] === `DynamoDB_20120810.${losing}`) {
+      losing = undefined;
+      lost++;
+      request.socket.destroy();
+      return;
+    }
+    response.writeHead(answer.status, { 'content-type': 'application/x-amz-json-1.0' });
+    response.end(body);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return {
+    server,
+    endpoint: `http://127.0.0.1:${address.port}`,
+    loseNextAnswer: (target) => {
+      losing = target;
+    },
+    lost: () => lost,
+  };
+}
+
+let test: TestTable;
+let proxy: Awaited<ReturnType<typeof startLossyProxy>>;
+let table: HttpTable;
+let ctx: StoreContext;
+
+beforeAll(async () => {
+  test = await createTestTable();
+  proxy = await startLossyProxy(inject('dynamoEndpoint'));
+  // The Slack function's two attempts, with room for the proxy's extra hop on a busy machine.
+  table = openTable({ DYNAMODB_ENDPOINT: proxy.endpoint, DYNAMODB_REQUEST_TIMEOUT_MS: 5000 }, 'slack');
+  ctx = { ...test.ctx, table };
+});
+afterEach(() => {
+  expect(proxy.lost()).toBeGreaterThan(0);
+});
+afterAll(async () => {
+  table?.destroy();
+  proxy?.server.close();
+  await test?.dispose();
+});
+
+describe('a write whose answer was lost', () => {
+  it('still counts a delivery claim as the first, and a repeat after it as a repeat', async () => {
+    const claims = new DeliveryClaims(ctx);
+    proxy.loseNextAnswer('PutItem');
+    expect(await claims.claimOnce('command:T0LOST:trigger-1')).toBe(true);
+    expect(await claims.claimOnce('command:T0LOST:trigger-1')).toBe(false);
+  });
+
+  it('still counts a new item as written, once, and a different item at its key as a collision', async () => {
+    const item = { pk: 'TEAM#T0LOST', sk: 'NEW#1', kind: 'test', count: 3, tags: ['a'] };
+    proxy.loseNextAnswer('PutItem');
+    await putNew(ctx, item);
+    const { Items } = await test.table.query({
+      TableName: test.ctx.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': 'TEAM#T0LOST' },
+    });
+    expect(Items).toEqual([item]);
+    proxy.loseNextAnswer('PutItem');
+    await putNew(ctx, { pk: 'TEAM#T0LOST', sk: 'NEW#2', kind: 'test' });
+    await expect(putNew(ctx, { ...item, count: 4 })).rejects.toMatchObject({
+      name: 'ConditionalCheckFailedException',
+    });
+  });
+});

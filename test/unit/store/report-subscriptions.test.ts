@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type NewReportSubscription,
+  ReportSubscriptionRepository,
+} from '../../../lib/store/report-subscriptions.js';
+import { createTestTable, type TestTable } from '../../support/store.js';
+
+let table: TestTable;
+let reports: ReportSubscriptionRepository;
+beforeAll(async () => {
+  table = await createTestTable();
+  reports = new ReportSubscriptionRepository(table.ctx);
+});
+afterAll(() => table.dispose());
+
+const NOW = new Date('2030-01-15T09:00:00.000Z');
+const minutes = (n: number) => new Date(NOW.getTime() + n * 60_000);
+
+function subscription(overrides: Partial<NewReportSubscription> = {}): NewReportSubscription {
+  return {
+    team: 'T0001',
+    kind: 'issues',
+    channel: 'C0OPS',
+    owner: 'U0OWNER',
+    profile: 'default',
+    schedule: { type: 'every', minutes: 60 },
+    nextRunAt: NOW,
+    ...overrides,
+  };
+}
+
+describe('dueSubscriptions', () => {
+  // The due index spans all teams of a table: this test counts on seeing only its own items.
+  let own: TestTable;
+  let reports: ReportSubscriptionRepository;
+  beforeAll(async () => {
+    own = await createTestTable();
+    reports = new ReportSubscriptionRepository(own.ctx);
+  });
+  afterAll(() => own.dispose());
+
+  it('returns only subscriptions due by now, earliest first, across teams, never paused ones', async () => {
+    const overdue = await reports.create(subscription({ team: 'T0002', nextRunAt: minutes(-30) }));
+    const dueNow = await reports.create(subscription({ nextRunAt: NOW }));
+    await reports.create(subscription({ nextRunAt: minutes(1) }));
+    await reports.create(subscription({ nextRunAt: minutes(24 * 60) }));
+    const paused = await reports.create(subscription({ nextRunAt: minutes(-10) }));
+    await reports.pause('T0001', paused.id, 'token revoked');
+
+    const due = await reports.dueSubscriptions(NOW, 10);
+    expect(due.map((s) => s.id)).toEqual([overdue.id, dueNow.id]);
+
+    expect((await reports.dueSubscriptions(NOW, 1)).map((s) => s.id)).toEqual([overdue.id]);
+    expect(await reports.dueSubscriptions(minutes(-60), 10)).toEqual([]);
+  });
+});
+
+describe('advance', () => {
+  it('moves a subscription to its next run once: a second reporter holding the same read loses', async () => {
+    const sub = await reports.create(subscription({ team: 'T0010', nextRunAt: minutes(-1) }));
+    const run = { lastRunAt: NOW, lastRunStatus: 'ok' as const };
+    const results = await Promise.all([
+      reports.advance(sub, minutes(59), run),
+      reports.advance(sub, minutes(59), run),
+      reports.advance(sub, minutes(59), run),
+    ]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await reports.get('T0010', sub.id)).toMatchObject({
+      nextRunAt: minutes(59),
+      lastRun: { at: NOW, status: 'ok' },
+    });
+    expect((await reports.dueSubscriptions(NOW, 50)).map((s) => s.id)).not.toContain(sub.id);
+    expect((await reports.dueSubscriptions(minutes(59), 50)).map((s) => s.id)).toContain(sub.id);
+  });
+
+  it('does not run a subscription paused after it was read', async () => {
+    const sub = await reports.create(subscription({ team: 'T0011', nextRunAt: minutes(-1) }));
+    await reports.pause('T0011', sub.id, 'channel archived');
+    expect(await reports.advance(sub, minutes(59))).toBe(false);
+  });
+
+  it('replaces the seen issue ids when told to, and removes them when the replacement is empty', async () => {
+    const sub = await reports.create(subscription({ team: 'T0012', kind: 'alerts' }));
+    await reports.addSeenIssues('T0012', sub.id, [1, 2, 3]);
+    expect(
+      await reports.advance(sub, minutes(5), { lastRunAt: NOW, lastRunStatus: 'ok', seenIssueIds: [3, 4] }),
+    ).toBe(true);
+    const advanced = await reports.get('T0012', sub.id);
+    expect([...(advanced?.seenIssueIds ?? [])].sort()).toEqual([3, 4]);
+    if (!advanced) throw new Error('subscription vanished');
+    await reports.advance(advanced, minutes(10), {
+      lastRunAt: minutes(5),
+      lastRunStatus: 'ok',
+      seenIssueIds: [],
+    });
+    expect((await reports.get('T0012', sub.id))?.seenIssueIds.size).toBe(0);
+  });
+});
+
+describe('seen issues', () => {
+  it('adds issue ids without duplicates', async () => {
+    const sub = await reports.create(subscription({ team: 'T0013', kind: 'alerts' }));
+    expect(await reports.addSeenIssues('T0013', sub.id, [10, 11])).toBe(true);
+    await reports.addSeenIssues('T0013', sub.id, [11, 12]);
+    expect([...((await reports.get('T0013', sub.id))?.seenIssueIds ?? [])].sort()).toEqual([10, 11, 12]);
+    expect(await reports.addSeenIssues('T0013', 'missing', [1])).toBe(false);
+  });
+});
+
+describe('pause and resume', () => {
+  it('resumes a paused subscription at a new time, back in the due index', async () => {
+    const sub = await reports.create(subscription({ team: 'T0014', nextRunAt: minutes(-5) }));
+    await reports.pause('T0014', sub.id, 'token revoked');
+    expect(await reports.get('T0014', sub.id)).toMatchObject({ paused: true, pauseReason: 'token revoked' });
+    expect(await reports.resume('T0014', sub.id, minutes(-1))).toBe(true);
+    expect(await reports.get('T0014', sub.id)).toMatchObject({ paused: false, pauseReason: null });
+    expect((await reports.dueSubscriptions(NOW, 50)).map((s) => s.id)).toContain(sub.id);
+  });
+});
+
+describe('list and pauseOwnedBy', () => {
+  it("lists a team's subscriptions by channel or owner, and pauses only one user's profile's", async () => {
+    const mine = await reports.create(subscription({ team: 'T0015', owner: 'U0A', profile: 'work' }));
+    const myOther = await reports.create(subscription({ team: 'T0015', owner: 'U0A', profile: 'lab' }));
+    const theirs = await reports.create(subscription({ team: 'T0015', owner: 'U0B', channel: 'C0DEV' }));
+
+    expect((await reports.list('T0015')).map((s) => s.id).sort()).toEqual(
+      [mine.id, myOther.id, theirs.id].sort(),
+    );
+    expect((await reports.list('T0015', { channel: 'C0DEV' })).map((s) => s.id)).toEqual([theirs.id]);
+    expect((await reports.list('T0015', { owner: 'U0A' })).map((s) => s.id).sort()).toEqual(
+      [mine.id, myOther.id].sort(),
+    );
+
+    expect(await reports.pauseOwnedBy('T0015', 'U0A', 'work', 'token revoked')).toBe(1);
+    const after = await reports.list('T0015');
+    expect(after.filter((s) => s.paused).map((s) => s.id)).toEqual([mine.id]);
+  });
+
+  it('deletes a subscription', async () => {
+    const sub = await reports.create(subscription({ team: 'T0016' }));
+    expect(await reports.delete('T0016', sub.id)).toBe(true);
+    expect(await reports.get('T0016', sub.id)).toBeUndefined();
+    expect(await reports.delete('T0016', sub.id)).toBe(false);
+  });
+
+  it('rejects a schedule it cannot run', async () => {
+    await expect(
+      reports.create(subscription({ schedule: { type: 'daily', time: '25:00', tz: 'Europe/Berlin' } })),
+    ).rejects.toThrow();
+  });
+});
