@@ -9,7 +9,7 @@ import {
   text,
   textList,
 } from '../operation.js';
-import { NodeSchema } from './nodes.js';
+import { DeviceRequestSchema, NodeSchema } from './nodes.js';
 import { VolumeSchema } from './volumes.js';
 
 /**
@@ -183,34 +183,16 @@ const RebuildRequestSchema = z
     }
   });
 
-/** A rescue slot holds one disk or one volume, or nothing (§2.5). */
-const RescueDeviceSchema = z
-  .strictObject(
-    {
-      disk_id: IdSchema.nullable().optional(),
-      volume_id: IdSchema.nullable().optional(),
-    },
-    asObject,
-  )
-  .superRefine((device, ctx) => {
-    const given = [device.disk_id, device.volume_id].filter((id) => id !== undefined && id !== null);
-    if (given.length !== 1) {
-      ctx.addIssue({ code: 'custom', message: 'must name exactly one of disk_id or volume_id' });
-    }
-  })
-  .nullable()
-  .optional();
-
 /** sda..sdg: `sdh` is reserved during rescue (§2.5). */
 const RescueDevicesSchema = z.strictObject(
   {
-    sda: RescueDeviceSchema,
-    sdb: RescueDeviceSchema,
-    sdc: RescueDeviceSchema,
-    sdd: RescueDeviceSchema,
-    sde: RescueDeviceSchema,
-    sdf: RescueDeviceSchema,
-    sdg: RescueDeviceSchema,
+    sda: DeviceRequestSchema,
+    sdb: DeviceRequestSchema,
+    sdc: DeviceRequestSchema,
+    sdd: DeviceRequestSchema,
+    sde: DeviceRequestSchema,
+    sdf: DeviceRequestSchema,
+    sdg: DeviceRequestSchema,
   },
   asObject,
 );

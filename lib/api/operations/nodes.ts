@@ -473,8 +473,8 @@ const NodeCloneRequestSchema = z
     }
   });
 
-/** A device slot holds one disk or one volume. */
-const DeviceRequestSchema = z
+/** A device slot holds one disk or one volume (a config's, and rescue's, §2.5 of API-FACTS-MORE.md). */
+export const DeviceRequestSchema = z
   .strictObject(
     {
       disk_id: IdSchema.nullable().optional(),
