@@ -9,7 +9,8 @@ import { REPORT_KIND_SPECS } from '../reports/kinds.js';
  */
 
 /**
- * What a flag or word holds. `people` is a list (repeat the flag or separate with commas);
+ * What a flag or word holds. `words` is a list of lowercase words (`node_reboot,volume_delete`);
+ * `people` is a list (repeat the flag or separate with commas);
  * `channel` and `usergroup` take a mention or id, or `none` (read as `null`).
  */
 export type BotValueKind =
@@ -20,6 +21,7 @@ export type BotValueKind =
   | { readonly type: 'minutes'; readonly min: number; readonly max: number }
   | { readonly type: 'profile' }
   | { readonly type: 'report-kind' }
+  | { readonly type: 'words' }
   | { readonly type: 'people' }
   | { readonly type: 'channel' }
   | { readonly type: 'usergroup' };
@@ -90,7 +92,21 @@ const REPORT_ID: BotArg = { name: 'REPORT_ID', kind: TEXT };
 /** `issues|alerts|stats`: from the report-kind registry, so a new kind is in usage and help. */
 const REPORT_KIND_WORDS = REPORT_KIND_SPECS.map((spec) => spec.kind).join('|');
 const REPORT_KIND_LIST = REPORT_KIND_SPECS.map((spec) => `\`${spec.kind}\` (${spec.usage})`).join(', ');
-const REPORTS_ADD_USAGE = `reports add ${REPORT_KIND_WORDS} [--every INTERVAL | --daily HH:MM] [--tz ZONE]`;
+/** Filter flags of the kinds that take them (`--action`, `--entity` of `events`), from the registry. */
+const REPORT_FILTER_FLAGS: readonly BotFlag[] = [
+  ...new Map(
+    REPORT_KIND_SPECS.flatMap((spec) => spec.filterFlags ?? []).map((flag) => [
+      flag.name,
+      {
+        name: flag.name,
+        kind: { type: 'words' },
+        placeholder: flag.placeholder,
+        summary: flag.summary,
+      } satisfies BotFlag,
+    ]),
+  ).values(),
+];
+const REPORTS_ADD_USAGE = `reports add ${REPORT_KIND_WORDS} [--every INTERVAL | --daily HH:MM] [--tz ZONE]${REPORT_FILTER_FLAGS.map((flag) => ` [--${flag.name} ${flag.placeholder}]`).join('')}`;
 
 const DECLARED_BOT_COMMANDS = [
   {
@@ -298,6 +314,7 @@ const DECLARED_BOT_COMMANDS = [
             placeholder: 'ZONE',
             summary: 'Time zone of `--daily`, e.g. `Europe/Berlin` (default UTC)',
           },
+          ...REPORT_FILTER_FLAGS,
         ],
       },
       { name: 'list', summary: "This channel's report subscriptions", usage: 'reports list' },

@@ -1,4 +1,5 @@
 import type { ApiClient, CallOptions } from '../api/client.js';
+import type { AccountEvent } from '../api/operations/events.js';
 import { getOperation } from '../api/operations/index.js';
 import type { ManagedIssue, ManagedStats } from '../api/operations/managed.js';
 import type { KnownServices } from './render.js';
@@ -13,6 +14,7 @@ export class AccountFeed {
   #issues: Promise<ManagedIssue[]> | undefined;
   #services: Promise<KnownServices> | undefined;
   #stats: Promise<ManagedStats> | undefined;
+  #events: Promise<AccountEvent[]> | undefined;
 
   constructor(client: ApiClient, options: CallOptions = {}) {
     this.#client = client;
@@ -40,6 +42,17 @@ export class AccountFeed {
       )
       .catch(() => new Map());
     return this.#services;
+  }
+
+  /**
+   * The account's events, every page (the API keeps 90 days). Read whole rather than after each
+   * subscription's newest: one read serves every events report of the account.
+   */
+  events(): Promise<AccountEvent[]> {
+    this.#events ??= this.#client
+      .listAll(getOperation('events.list'), {}, this.#options)
+      .then((all) => all.data);
+    return this.#events;
   }
 
   stats(): Promise<ManagedStats> {

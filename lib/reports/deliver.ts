@@ -5,10 +5,12 @@ import type { RenderedMessage } from '../slack/render/blocks.js';
 import { rateLimitedFor } from '../slack/slack-refusals.js';
 import { withoutRetries } from '../slack/web-client.js';
 import type { AlertClaim, AlertClaimRepository } from '../store/alert-claims.js';
+import type { AuditLogRepository } from '../store/audit-log.js';
 import type { OnFirstUse } from '../store/lazy.js';
 import type { ReportSubscription } from '../store/report-subscriptions.js';
 import type { AccountFeed } from './account-feed.js';
 import { renderStatsChart } from './chart.js';
+import { botChangesFor, eventPassesFilter, renderAccountEvent } from './events-report.js';
 import type { HistoryBudget } from './history-budget.js';
 import { type DelivererName, reportKindOf } from './kinds.js';
 import { type ChannelPacer, certainlyNotPosted, RunDeadlineError, type SendOptions } from './pacer.js';
@@ -28,6 +30,8 @@ export interface DeliveryContext {
   /** Charts of this account by time zone: subscriptions in the same zone share one picture. */
   readonly charts: Map<string, Buffer>;
   readonly claims: OnFirstUse<AlertClaimRepository>;
+  /** What the bot ran, to tell events it made from those made outside it. */
+  readonly audit: Pick<AuditLogRepository, 'list'>;
   /** The run's allowance of channel-history reads, for the in-doubt checks (Slack's limits by install). */
   readonly history: HistoryBudget;
   /** Epoch ms (wall clock) by which the run stops posting; what is left waits for the next run. */
@@ -42,7 +46,7 @@ export interface DeliveryResult {
    * posted. Digests: the issues this digest listed, so the next one marks what is new.
    */
   readonly seenIssueIds?: readonly number[];
-  /** Alerts: the issues posted by this run. */
+  /** Alerts and events: the issues or events posted by this run. */
   readonly alerted?: readonly number[];
   /** Set when the run failed part-way: what was posted before is still counted above. */
   readonly error?: unknown;
@@ -108,36 +112,114 @@ async function deliverAlerts(ctx: DeliveryContext, sub: ReportSubscription): Pro
 
   const stillOpenSeen = openIds.filter((id) => sub.seenIssueIds.has(id));
   const fresh = open.filter((issue) => !sub.seenIssueIds.has(issue.id)).sort(byCreation);
+  if (fresh.length === 0) return { messages: 0, files: 0, seenIssueIds: stillOpenSeen, alerted: [] };
+  const services = await ctx.feed.services();
+  const run = await postEachOnce(
+    ctx,
+    sub,
+    ISSUE_ALERT_MARKER,
+    fresh.map((issue) => ({ id: issue.id, message: () => renderIssueAlert(sub, issue, services) })),
+  );
+  return { ...run, seenIssueIds: [...stillOpenSeen, ...run.done] };
+}
+
+/**
+ * Account events after the newest one the subscription has seen, oldest first, each posted once
+ * under its own claim exactly as alerts are (see `deliverAlerts`); events the filter leaves out
+ * are passed over as seen. The first run only learns the newest event. What is remembered is the
+ * newest event id done: posted, posted before, or left out; a run that stops part-way remembers
+ * up to the last one done in order, so the next run carries on from there.
+ */
+async function deliverEvents(ctx: DeliveryContext, sub: ReportSubscription): Promise<DeliveryResult> {
+  const events = await ctx.feed.events();
+  const seenThrough = Math.max(0, ...sub.seenIssueIds);
+  if (sub.lastRun === null) {
+    return {
+      messages: 0,
+      files: 0,
+      seenIssueIds: [Math.max(seenThrough, ...events.map((e) => e.id))],
+      alerted: [],
+    };
+  }
+  const fresh = events.filter((event) => event.id > seenThrough).sort((a, b) => a.id - b.id);
+  const wanted = fresh.filter((event) => eventPassesFilter(event, sub.filter));
+  if (wanted.length === 0) {
+    return {
+      messages: 0,
+      files: 0,
+      seenIssueIds: [Math.max(seenThrough, ...fresh.map((e) => e.id))],
+      alerted: [],
+    };
+  }
+  const madeBy = await botChangesFor(ctx.audit, sub.team, wanted);
+  const run = await postEachOnce(
+    ctx,
+    sub,
+    ACCOUNT_EVENT_MARKER,
+    wanted.map((event) => ({ id: event.id, message: () => renderAccountEvent(event, madeBy(event)) })),
+  );
+  // Done in order up to the first event not done: those after it wait for the next run.
+  const done = new Set(run.done);
+  const firstLeft = wanted.find((event) => !done.has(event.id));
+  const through = fresh.filter((event) => firstLeft === undefined || event.id < firstLeft.id);
+  return { ...run, seenIssueIds: [Math.max(seenThrough, ...through.map((e) => e.id))] };
+}
+
+/** What a message posted once is found by in the channel, for the in-doubt check. */
+interface PostMarker {
+  /** Slack message metadata's `event_type`. */
+  readonly eventType: string;
+  /** The payload field that holds the item's id. */
+  readonly idField: string;
+}
+
+const ISSUE_ALERT_MARKER: PostMarker = { eventType: 'managed_issue_alert', idField: 'issue' };
+const ACCOUNT_EVENT_MARKER: PostMarker = { eventType: 'account_event', idField: 'event' };
+
+type PostRun = Omit<DeliveryResult, 'seenIssueIds'> & {
+  /** Ids posted by this run or before it, in the order tried. */
+  readonly done: readonly number[];
+};
+
+/**
+ * Posts each item once, in order, under its own claim, stopping at the first it cannot settle
+ * (see `deliverAlerts` for the steps). Messages are drawn only when about to be posted.
+ */
+async function postEachOnce(
+  ctx: DeliveryContext,
+  sub: ReportSubscription,
+  marker: PostMarker,
+  items: readonly { readonly id: number; readonly message: () => RenderedMessage }[],
+): Promise<PostRun> {
   const alerted: number[] = [];
-  const postedBefore: number[] = [];
+  const done: number[] = [];
   const notSaved: UnsavedWrite[] = [];
-  const result = (extra: Partial<DeliveryResult> = {}): DeliveryResult => ({
+  const result = (extra: Partial<DeliveryResult> = {}): PostRun => ({
     messages: alerted.length,
     files: 0,
-    seenIssueIds: [...stillOpenSeen, ...postedBefore, ...alerted],
+    done,
     alerted,
     ...(notSaved.length > 0 ? { notSaved } : {}),
     ...extra,
   });
-  if (fresh.length === 0) return result();
-  const services = await ctx.feed.services();
-  for (const issue of fresh) {
+  for (const item of items) {
     if (ctx.deadline !== undefined && Date.now() >= ctx.deadline) return result({ unfinished: true });
     let outcome: AlertOutcome;
     try {
-      outcome = await alertOnce(ctx, sub, issue, renderIssueAlert(sub, issue, services), notSaved);
+      outcome = await alertOnce(ctx, sub, marker, item.id, item.message(), notSaved);
     } catch (error) {
-      // The claim or the history read failed: this alert was not posted.
+      // The claim or the history read failed: this one was not posted.
       return result({ error });
     }
     switch (outcome.kind) {
       case 'posted':
-        alerted.push(issue.id);
+        alerted.push(item.id);
+        done.push(item.id);
         // Without the mark the next claim would be unsaved too: stop rather than pile up doubt.
         if (!outcome.marked) return result({ error: notSaved.at(-1)?.error });
         break;
       case 'posted_before':
-        postedBefore.push(issue.id);
+        done.push(item.id);
         break;
       case 'busy':
         break;
@@ -175,16 +257,18 @@ export interface UnsavedWrite {
 }
 
 /** What identifies an alert's message in the channel, for the in-doubt check. */
-export const ALERT_EVENT_TYPE = 'managed_issue_alert';
+export const ALERT_EVENT_TYPE = ISSUE_ALERT_MARKER.eventType;
 
 async function alertOnce(
   ctx: DeliveryContext,
   sub: ReportSubscription,
-  issue: ManagedIssue,
+  marker: PostMarker,
+  itemId: number,
   message: RenderedMessage,
   notSaved: UnsavedWrite[],
 ): Promise<AlertOutcome> {
-  const attempt = await ctx.claims.claim({ team: sub.team, subscription: sub.id, issue: issue.id });
+  // A subscription is of one kind: its claims are all alerts, or all events.
+  const attempt = await ctx.claims.claim({ team: sub.team, subscription: sub.id, issue: itemId });
   if (attempt.status === 'held') return { kind: attempt.by.status === 'posted' ? 'posted_before' : 'busy' };
   const { claim } = attempt;
   const mark = async (ts: string): Promise<boolean> => {
@@ -198,7 +282,7 @@ async function alertOnce(
   };
 
   if (attempt.inDoubt) {
-    const check = await findAlertMessage(ctx, sub, issue.id, claim, attempt.inDoubt);
+    const check = await findAlertMessage(ctx, sub, marker, itemId, claim, attempt.inDoubt);
     if (check.kind === 'found') {
       await mark(check.ts);
       return { kind: 'posted_before' };
@@ -227,8 +311,8 @@ async function alertOnce(
           blocks: message.blocks,
           unfurl_links: false,
           metadata: {
-            event_type: ALERT_EVENT_TYPE,
-            event_payload: { subscription: sub.id, issue: issue.id },
+            event_type: marker.eventType,
+            event_payload: { subscription: sub.id, [marker.idField]: itemId },
           },
         }),
       deadlineOption(ctx),
@@ -262,7 +346,7 @@ const HistoryPageSchema = z.object({
         metadata: z
           .object({
             event_type: z.string(),
-            event_payload: z.object({ subscription: z.unknown(), issue: z.unknown() }).partial(),
+            event_payload: z.record(z.string(), z.unknown()),
           })
           .optional(),
       }),
@@ -293,7 +377,8 @@ function slackTs(ms: number): string {
 async function findAlertMessage(
   ctx: DeliveryContext,
   sub: ReportSubscription,
-  issue: number,
+  marker: PostMarker,
+  itemId: number,
   claim: AlertClaim,
   inDoubt: AlertClaim,
 ): Promise<HistoryCheck> {
@@ -318,9 +403,9 @@ async function findAlertMessage(
     const answer = HistoryPageSchema.parse(raw);
     const found = answer.messages.find(
       (m) =>
-        m.metadata?.event_type === ALERT_EVENT_TYPE &&
+        m.metadata?.event_type === marker.eventType &&
         m.metadata.event_payload.subscription === sub.id &&
-        Number(m.metadata.event_payload.issue) === issue,
+        Number(m.metadata.event_payload[marker.idField]) === itemId,
     );
     if (found) return { kind: 'found', ts: found.ts };
     const last = answer.messages.at(-1)?.ts;
@@ -383,4 +468,5 @@ export const DELIVERERS = {
   digest: deliverDigest,
   alerts: deliverAlerts,
   stats: deliverStats,
+  events: deliverEvents,
 } as const satisfies { readonly [N in DelivererName]: Deliverer };

@@ -1,18 +1,35 @@
 import type { ReportKind } from '../store/report-subscriptions.js';
+import type { AccountFeed } from './account-feed.js';
 
 /**
- * Every report kind, one entry each: the Slack command, the schedule rules, the reporter's tick
- * and delivery read their kind's parts from here instead of switching on the kind's name. Adding
- * a kind is one entry here, its deliverer and renderer in `deliver.ts`/`render.ts` (a new deliverer name
- * also in `DelivererName`), and its value
- * in the store's list (`ReportKind`), which this table must cover.
+ * Every report kind, one entry each: the Slack command (its usage, flags and checks), the schedule
+ * rules, the reporter's tick and delivery read their kind's parts from here instead of switching
+ * on the kind's name. Adding a kind is one entry here, its value in the store's list
+ * (`REPORT_KIND_NAMES`), which this table must cover, and its deliverer (a module of its own, like
+ * `events-report.ts`, named in `DelivererName` and mapped in `deliver.ts`). A kind that reads
+ * something new from the API adds that read to `account-feed.ts`.
  */
 
 /** What the tick reads from the API for a kind before delivering, once per account. */
-export type FeedRead = 'issues' | 'services' | 'stats';
+export type FeedRead = 'issues' | 'services' | 'stats' | 'events';
 
-/** The ways a report is posted: a digest of open issues, one alert per new issue, a chart. */
-export type DelivererName = 'digest' | 'alerts' | 'stats';
+/**
+ * The ways a report is posted: a digest of open issues, one alert per new issue, a chart, one
+ * message per new account event.
+ */
+export type DelivererName = 'digest' | 'alerts' | 'stats' | 'events';
+
+/**
+ * A filter flag of `/cloud reports add KIND`: comma-separated words stored under the flag's name
+ * in the subscription's filter (`ReportFilter`), which the kind's deliverer reads.
+ */
+export interface ReportFilterFlag {
+  /** As typed, without the dashes: `action` for `--action`. */
+  readonly name: string;
+  /** Help's placeholder, e.g. `ACTION,...`. */
+  readonly placeholder: string;
+  readonly summary: string;
+}
 
 export interface ReportKindSpec<K extends ReportKind = ReportKind> {
   /** The value stored in the subscription (and typed after `/cloud reports add`). */
@@ -21,8 +38,21 @@ export interface ReportKindSpec<K extends ReportKind = ReportKind> {
   readonly title: string;
   /** What it is, in the usage text of `/cloud reports add`. */
   readonly usage: string;
-  /** Token scopes, any one of which lets the report read what it needs. */
-  readonly scopes: readonly string[];
+  /** Token scopes, any one of which lets the report read what it needs; the first is the one to ask for. */
+  readonly scopes: readonly [string, ...string[]];
+  /** What it reads, in "reads *managed monitoring*, which needs …". */
+  readonly reads: string;
+  /** Why the API may refuse a token that has the scope, told when it does (empty when nothing more is known). */
+  readonly refusedWhy: string;
+  /**
+   * The read `reports add` makes before subscribing: it proves the token may read the report and
+   * answers the ids a first run learns without posting (see `learnsOpenIssuesFirst`).
+   */
+  readonly probe: (feed: AccountFeed) => Promise<readonly number[]>;
+  /** What the subscription's reply says about what is not posted (kinds that learn first only). */
+  readonly learnedNote?: (primed: readonly number[] | undefined) => string;
+  /** Filter flags this kind takes (`--action`, `--entity`); other kinds refuse them. */
+  readonly filterFlags?: readonly ReportFilterFlag[];
   /** Default schedule; a kind `--daily` makes no sense for says why. */
   readonly schedule: { readonly defaultRun: 'every-tick' | 'daily'; readonly whyNotDaily?: string };
   /** Reads fetched ahead of delivery (shared by every report of the account in one tick). */
@@ -30,8 +60,9 @@ export interface ReportKindSpec<K extends ReportKind = ReportKind> {
   /** Service labels are read only when the run has new issues to name (alerts). */
   readonly servicesWhenNewIssues: boolean;
   /**
-   * The first run only learns the issues already open; subscribing records them at once, and a
-   * failed first run is not recorded (it would make the next one post every open issue).
+   * The first run only learns what is already there (open issues, past events); subscribing
+   * records it at once, and a failed first run is not recorded (it would make the next one post
+   * everything as new).
    */
   readonly learnsOpenIssuesFirst: boolean;
   /**
@@ -44,13 +75,21 @@ export interface ReportKindSpec<K extends ReportKind = ReportKind> {
 
 /** Every report reads `/managed/...`, which needs account read access (read-write includes it). */
 const MANAGED_READ_SCOPES = ['account:read_only', 'account:read_write', '*'] as const;
+const MANAGED_READ = {
+  scopes: MANAGED_READ_SCOPES,
+  reads: 'managed monitoring',
+  refusedWhy: 'restricted users cannot read managed issues or stats, so it needs an unrestricted user',
+  probe: async (feed: AccountFeed) => (await feed.issues()).map((issue) => issue.id),
+} as const;
+
+const isOrAre = (count: number) => (count === 1 ? 'is' : 'are');
 
 export const REPORT_KINDS: { readonly [K in ReportKind]: ReportKindSpec<K> } = {
   issues: {
     kind: 'issues',
     title: 'managed issues digest',
     usage: 'digest of open issues',
-    scopes: MANAGED_READ_SCOPES,
+    ...MANAGED_READ,
     schedule: { defaultRun: 'daily' },
     // A digest always names services: their labels are fetched alongside the issues, not after.
     prefetch: ['issues', 'services'],
@@ -62,7 +101,7 @@ export const REPORT_KINDS: { readonly [K in ReportKind]: ReportKindSpec<K> } = {
     kind: 'alerts',
     title: 'new managed issue alerts',
     usage: 'each new issue once',
-    scopes: MANAGED_READ_SCOPES,
+    ...MANAGED_READ,
     // Alerts are only useful when prompt: every tick. Digests and charts are a morning read.
     schedule: {
       defaultRun: 'every-tick',
@@ -72,18 +111,61 @@ export const REPORT_KINDS: { readonly [K in ReportKind]: ReportKindSpec<K> } = {
     prefetch: ['issues'],
     servicesWhenNewIssues: true,
     learnsOpenIssuesFirst: true,
+    learnedNote: (primed) =>
+      primed === undefined
+        ? 'Issues already open when the first check runs are not posted; each issue that appears after that is posted here once.'
+        : `The ${primed.length === 1 ? 'issue' : `${primed.length} issues`} open now ${isOrAre(primed.length)} not posted; each new issue is posted here once, as soon as a check sees it.`,
     deliverer: 'alerts',
   },
   stats: {
     kind: 'stats',
     title: 'managed stats chart',
     usage: 'chart of the last 24 hours',
-    scopes: MANAGED_READ_SCOPES,
+    ...MANAGED_READ,
     schedule: { defaultRun: 'daily' },
     prefetch: ['stats'],
     servicesWhenNewIssues: false,
     learnsOpenIssuesFirst: false,
     deliverer: 'stats',
+  },
+  events: {
+    kind: 'events',
+    title: 'account events',
+    usage: 'each new account event once, made through the bot or not',
+    scopes: ['events:read_only', 'events:read_write', '*'],
+    reads: 'account events',
+    refusedWhy: '',
+    // The newest event there is: every later one is new (event ids only grow).
+    probe: async (feed) => {
+      const newest = Math.max(0, ...(await feed.events()).map((event) => event.id));
+      return [newest];
+    },
+    learnedNote: (primed) =>
+      primed === undefined
+        ? 'Events that happened before the first check runs are not posted; each one after that is posted here once.'
+        : 'Events that happened before now are not posted; each new one is posted here once, as soon as a check sees it.',
+    filterFlags: [
+      {
+        name: 'action',
+        placeholder: 'ACTION,...',
+        summary: 'Events only of these actions, e.g. `node_reboot,volume_delete` (default: every action)',
+      },
+      {
+        name: 'entity',
+        placeholder: 'TYPE,...',
+        summary: 'Events only on these kinds of entity, e.g. `node,volume` (default: every kind)',
+      },
+    ],
+    // Like alerts, worth reading only when prompt.
+    schedule: {
+      defaultRun: 'every-tick',
+      whyNotDaily:
+        'Events are posted as soon as they are seen, so they run with `--every` (default `5m`), not `--daily`.',
+    },
+    prefetch: ['events'],
+    servicesWhenNewIssues: false,
+    learnsOpenIssuesFirst: true,
+    deliverer: 'events',
   },
 };
 

@@ -320,13 +320,16 @@ async function fetchAccount(run: TickRun, key: string, items: Claimed[]): Promis
   });
   const feed = new AccountFeed(client);
   const reads = new Set(items.flatMap((item) => reportKindOf(item.sub.kind).prefetch));
-  const [issues, stats] = await Promise.allSettled([
+  const [issues, stats, events] = await Promise.allSettled([
     reads.has('issues') ? feed.issues() : undefined,
     reads.has('stats') ? feed.stats() : undefined,
+    reads.has('events') ? feed.events() : undefined,
     reads.has('services') ? feed.services() : undefined,
   ]);
   if (
-    [issues, stats].some((read) => read?.status === 'rejected' && isApiError(read.reason, 'unauthorized'))
+    [issues, stats, events].some(
+      (read) => read?.status === 'rejected' && isApiError(read.reason, 'unauthorized'),
+    )
   ) {
     return pause('rejected');
   }
@@ -360,6 +363,7 @@ async function deliverAccount(
     now: run.now,
     charts: new Map<string, Buffer>(),
     claims: run.deps.store.alertClaims,
+    audit: run.deps.store.audit,
     history: run.history,
     deadline: run.options.deadline,
   };

@@ -2,8 +2,6 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { WebClient } from '@slack/web-api';
 import { type ApiSettings, createApiClient } from '../api/client-factory.js';
 import { isApiError } from '../api/errors.js';
-import { getOperation } from '../api/operations/index.js';
-import type { ManagedIssue } from '../api/operations/managed.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import { AccountFeed } from '../reports/account-feed.js';
 import { failureReason } from '../reports/failures.js';
@@ -13,6 +11,7 @@ import { ChannelPacer } from '../reports/pacer.js';
 import { describeSchedule, firstRunAt, nextRunAfter, scheduleFromFlags } from '../reports/schedule.js';
 import { pauseForTokenProblem } from '../reports/token-notices.js';
 import type { ReportKind, ReportSubscription, Store, TokenLink } from '../store/index.js';
+import type { ReportFilter } from '../store/report-subscriptions.js';
 import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
 import type { BotCommandContext } from './context.js';
 import type { ReportRunJob } from './handoff.js';
@@ -86,11 +85,13 @@ async function addReport(context: BotCommandContext, parsed: BotParsed): Promise
     tz: textFlag(parsed, 'tz'),
   });
   if (!schedule.ok) return notice(schedule.message);
+  const filter = filterFromFlags(reportKind, parsed);
+  if (!filter.ok) return notice(filter.message);
 
   const lookup = await deps.store.tokenLinks.getToken(ctx.team, ctx.user);
   if (lookup.status === 'missing') {
     return loginPrompt(
-      'Reports run with your linked token, and you have none yet. Run `/cloud login` with a token that has `account:read_only`, then add the report again.',
+      `Reports run with your linked token, and you have none yet. Run \`/cloud login\` with a token that has \`${spec.scopes[0]}\`, then add the report again.`,
     );
   }
   if (lookup.status === 'invalid') {
@@ -102,8 +103,8 @@ async function addReport(context: BotCommandContext, parsed: BotParsed): Promise
   if (link.scopes !== 'unknown' && !scopesCoverReports(link.scopes, reportKind)) {
     return notice(
       `Reports run with your token of profile \`${escapeMrkdwn(link.profile)}\`, whose scopes are \`${escapeMrkdwn(link.scopes)}\`. ` +
-        `The ${spec.title} reads managed monitoring, which needs \`account:read_only\` (or \`account:read_write\`, or \`*\`); ` +
-        'that scope is missing. Create a token with `account:read_only` and link it with `/cloud login`, then add the report again.',
+        `The ${spec.title} reads ${spec.reads}, which needs ${spec.scopes.map((scope) => `\`${scope}\``).join(' or ')}; ` +
+        `that scope is missing. Create a token with \`${spec.scopes[0]}\` and link it with \`/cloud login\`, then add the report again.`,
     );
   }
   const inChannelCount = (await deps.store.reports.list(ctx.team, { channel: ctx.channel })).length;
@@ -113,9 +114,9 @@ async function addReport(context: BotCommandContext, parsed: BotParsed): Promise
     );
   }
 
-  // One read now: it proves the token may read managed monitoring (unrestricted users only) before
-  // anything is stored, and gives alerts the issues that are already open.
-  const probe = await probeIssues(context, token, link.profile);
+  // One read now: it proves the token may read what the report reads before anything is stored,
+  // and gives kinds that learn first what is already there (open issues, the newest event).
+  const probe = await probeReport(context, reportKind, token, link.profile);
   if (probe.kind === 'refused') return probe.reply;
 
   // Reports are the bot's own posts: a channel it cannot post in would only collect failed runs.
@@ -132,17 +133,18 @@ async function addReport(context: BotCommandContext, parsed: BotParsed): Promise
     profile: link.profile,
     schedule: schedule.value,
     nextRunAt: firstRunAt(schedule.value, now),
+    filter: filter.value,
   });
   let primed: readonly number[] | undefined;
   if (spec.learnsOpenIssuesFirst && probe.kind === 'read') {
     const next = nextRunAfter(created.schedule, created.nextRunAt, now);
-    const seenIssueIds = probe.issues.map((issue) => issue.id);
+    const seenIssueIds = probe.seen;
     // The subscription exists now: a failed priming write must not turn into "nothing changed".
     // Unprimed, the first run takes the open issues as seen instead.
     const saved = await deps.store.reports
       .advance(created, next, { lastRunAt: now, lastRunStatus: 'ok', seenIssueIds })
       .catch((error: unknown) => {
-        deps.logger.warn('open issues not recorded for a new alerts subscription', { error });
+        deps.logger.warn('what is there already not recorded for a new subscription', { kind, error });
         return false;
       });
     if (saved) primed = seenIssueIds;
@@ -158,28 +160,59 @@ async function addReport(context: BotCommandContext, parsed: BotParsed): Promise
       `\`/cloud reports pause|resume|run|remove ${created.id.slice(0, 8)}\`.`,
   ];
   if (access.kind === 'joined') lines.push('I joined this channel to post the report here.');
-  if (spec.learnsOpenIssuesFirst) {
-    lines.push(
-      primed === undefined
-        ? 'Issues already open when the first check runs are not posted; each issue that appears after that is posted here once.'
-        : `The ${countOf(primed.length, 'issue')} open now ${primed.length === 1 ? 'is' : 'are'} not posted; each new issue is posted here once, as soon as a check sees it.`,
-    );
-  }
+  const filtered = describeFilter(filter.value);
+  if (filtered) lines.push(`Only events ${filtered}.`);
+  if (spec.learnedNote) lines.push(spec.learnedNote(primed));
   return inChannel(lines.join('\n'));
 }
 
+/** The words of each filter flag the kind takes; a filter flag of another kind is refused. */
+function filterFromFlags(
+  kind: ReportKind,
+  parsed: BotParsed,
+): { ok: true; value: ReportFilter } | { ok: false; message: string } {
+  const taken = reportKindOf(kind).filterFlags ?? [];
+  const value: Record<string, readonly string[]> = {};
+  for (const other of REPORT_KIND_SPECS.flatMap((spec) => spec.filterFlags ?? [])) {
+    const words = parsed.flags[other.name];
+    if (words === undefined) continue;
+    if (!taken.some((flag) => flag.name === other.name)) {
+      const takers = REPORT_KIND_SPECS.filter((spec) => spec.filterFlags?.some((f) => f.name === other.name));
+      return {
+        ok: false,
+        message: `\`--${other.name}\` filters ${takers.map((spec) => `\`${spec.kind}\``).join(', ')} reports, not \`${kind}\`. Nothing was subscribed.`,
+      };
+    }
+    if (Array.isArray(words) && words.length > 0) value[other.name] = words;
+  }
+  return { ok: true, value };
+}
+
+/** `of actions a, b on entities c`: the filter as the subscription's reply states it. */
+function describeFilter(filter: ReportFilter): string {
+  return Object.entries(filter)
+    .map(([name, words]) => `with ${name} ${words.map(codeSpan).join(' or ')}`)
+    .join(' and ');
+}
+
 type Probe =
-  | { readonly kind: 'read'; readonly issues: ManagedIssue[] }
+  /** `seen`: what a first run would learn without posting (see the kind's `probe`). */
+  | { readonly kind: 'read'; readonly seen: readonly number[] }
   /** The API did not answer in time: subscribe anyway, the first run will tell. */
   | { readonly kind: 'unknown' }
   | { readonly kind: 'refused'; readonly reply: Reply };
 
-async function probeIssues(context: BotCommandContext, token: string, profile: string): Promise<Probe> {
+async function probeReport(
+  context: BotCommandContext,
+  kind: ReportKind,
+  token: string,
+  profile: string,
+): Promise<Probe> {
   const { deps, ctx } = context;
+  const spec = reportKindOf(kind);
   const client = createApiClient(deps.api, token, { timeoutMs: deps.inlineBudgetMs, maxRetries: 0 });
   try {
-    const all = await client.listAll(getOperation('managed.issues-list'), {});
-    return { kind: 'read', issues: all.data };
+    return { kind: 'read', seen: await spec.probe(new AccountFeed(client)) };
   } catch (error) {
     if (isApiError(error, 'unauthorized')) {
       await deps.store.tokenLinks.markInvalid(ctx.team, ctx.user, profile);
@@ -191,11 +224,11 @@ async function probeIssues(context: BotCommandContext, token: string, profile: s
       };
     }
     if (isApiError(error, 'forbidden')) {
+      const why = spec.refusedWhy === '' ? '' : ` (${spec.refusedWhy})`;
       return {
         kind: 'refused',
         reply: notice(
-          'The API refused to show managed monitoring to your token: it needs `account:read_only` and an unrestricted user ' +
-            '(restricted users cannot read managed issues or stats). Nothing was subscribed.',
+          `The API refused to show ${spec.reads} to your token: it needs \`${spec.scopes[0]}\`${why}. Nothing was subscribed.`,
         ),
       };
     }
@@ -338,7 +371,7 @@ async function tokenProblem(
     return `The API rejected ${userMention(sub.owner)}'s token of profile ${codeSpan(sub.profile)}, which report ${shortId(sub)} runs with. ${userMention(sub.owner)} has to run ${codeSpan(relink)} with a new token first.`;
   }
   if (link.scopes !== 'unknown' && !scopesCoverReports(link.scopes, sub.kind)) {
-    return `The token report ${shortId(sub)} runs with has scopes ${codeSpan(link.scopes)}, without \`account:read_only\`; link one that has it.`;
+    return `The token report ${shortId(sub)} runs with has scopes ${codeSpan(link.scopes)}, without \`${reportKindOf(sub.kind).scopes[0]}\`; link one that has it.`;
   }
   return undefined;
 }
@@ -423,6 +456,7 @@ async function runReport(deps: ReportRunDeps, job: ReportRunJob, sub: ReportSubs
         now,
         charts: new Map(),
         claims: deps.store.alertClaims,
+        audit: deps.store.audit,
         history: new HistoryBudget(deps.slackInstall ?? 'distributed'),
         deadline: Date.now() + RUN_NOW_BUDGET_MS,
       },

@@ -20,7 +20,19 @@ import { recordTeamMember } from './team-data.js';
  * out of the index, resuming puts it back.
  */
 
-export type ReportKind = 'issues' | 'alerts' | 'stats';
+/** Every report kind the store keeps; what each one is and does is `lib/reports/kinds.ts`. */
+export const REPORT_KIND_NAMES = ['issues', 'alerts', 'stats', 'events'] as const;
+export type ReportKind = (typeof REPORT_KIND_NAMES)[number];
+
+/**
+ * A subscription's filter, by the name of the flag that set it (`action`, `entity`), each a list of
+ * words any one of which an item must match; a name that is absent does not filter. Kept as plain
+ * word lists so that a kind's filter needs nothing of the store (`lib/reports/kinds.ts` says which
+ * flags a kind takes and what they mean).
+ */
+export type ReportFilter = Readonly<Record<string, readonly string[]>>;
+
+const ReportFilterSchema = z.record(z.string().min(1).max(40), z.array(z.string().min(1).max(100)).max(50));
 
 export const ReportScheduleSchema = z.discriminatedUnion('type', [
   z.object({
@@ -53,8 +65,13 @@ export interface ReportSubscription {
   readonly nextRunAt: Date;
   readonly paused: boolean;
   readonly pauseReason: string | null;
-  /** Managed-monitoring issues already posted (alerts post each new issue once). */
+  /**
+   * Ids already seen: for alerts, the managed-monitoring issues posted (each new issue once); for
+   * events, the newest account event seen (the largest id of the set), after which every event is new.
+   */
   readonly seenIssueIds: ReadonlySet<number>;
+  /** What the report posts of what it reads; empty when it takes everything. */
+  readonly filter: ReportFilter;
   readonly lastRun: { readonly at: Date; readonly status: 'ok' | 'failed' } | null;
   readonly createdAt: Date;
 }
@@ -67,6 +84,7 @@ export interface NewReportSubscription {
   readonly profile: string;
   readonly schedule: ReportSchedule;
   readonly nextRunAt: Date;
+  readonly filter?: ReportFilter;
 }
 
 export interface RunRecord {
@@ -80,11 +98,12 @@ const ReportItemSchema = z.object({
   kind: z.literal('report_subscription'),
   id: z.string(),
   team_id: z.string(),
-  report_kind: z.enum(['issues', 'alerts', 'stats']),
+  report_kind: z.enum(REPORT_KIND_NAMES),
   channel_id: z.string(),
   owner_user: z.string(),
   profile: z.string(),
   schedule: ReportScheduleSchema,
+  report_filter: ReportFilterSchema.optional(),
   next_run_at: z.iso.datetime(),
   paused: z.boolean(),
   pause_reason: z.string().optional(),
@@ -125,6 +144,9 @@ export class ReportSubscriptionRepository {
       owner_user: input.owner,
       profile: input.profile,
       schedule: ReportScheduleSchema.parse(input.schedule),
+      ...(input.filter !== undefined && Object.keys(input.filter).length > 0
+        ? { report_filter: ReportFilterSchema.parse(input.filter) }
+        : {}),
       next_run_at: input.nextRunAt.toISOString(),
       paused: false,
       created_at: this.#ctx.now().toISOString(),
@@ -363,6 +385,7 @@ function toSubscription(item: ReportItem): ReportSubscription {
     owner: item.owner_user,
     profile: item.profile,
     schedule: item.schedule,
+    filter: item.report_filter ?? {},
     nextRunAt: new Date(item.next_run_at),
     paused: item.paused,
     pauseReason: item.pause_reason ?? null,

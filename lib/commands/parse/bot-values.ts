@@ -60,6 +60,8 @@ export function readBotValue(
         `\`${clip(text)}\` is not a report. Choose ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}, e.g. \`reports add issues --daily 09:00 --tz Europe/Berlin\`.`,
       );
     }
+    case 'words':
+      return readWords(text, flag);
     case 'people':
       return readPeople(text, flag, previous);
     case 'channel':
@@ -100,6 +102,25 @@ function readPeople(text: string, flag: string, previous: BotValue | undefined):
     );
   }
   return ok(ids);
+}
+
+/** At most this many words in one list: a filter of more is more likely a mistake. */
+const MAX_WORDS = 20;
+
+/** `node_reboot,volume_delete`: comma-separated words of letters, digits and `_`, lowercased. */
+function readWords(text: string, flag: string): ValueReading {
+  const words = text
+    .split(',')
+    .map((word) => word.trim().toLowerCase())
+    .filter((word) => word.length > 0);
+  const how = `e.g. \`${flag} node_reboot,volume_delete\``;
+  const bad = words.find((word) => !/^[a-z0-9_]{1,64}$/.test(word));
+  if (bad !== undefined)
+    return problem(`\`${flag}\`: \`${clip(bad)}\` is not a word of letters, digits and \`_\`; ${how}.`);
+  if (words.length === 0) return problem(`\`${flag}\` needs at least one word, ${how}.`);
+  if (words.length > MAX_WORDS)
+    return problem(`\`${flag}\` takes at most ${MAX_WORDS} words, ${words.length} were given.`);
+  return ok([...new Set(words)]);
 }
 
 function readOneId(kind: 'channel' | 'usergroup', text: string, flag: string): ValueReading {

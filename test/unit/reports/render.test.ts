@@ -22,6 +22,7 @@ const sub: ReportSubscription = {
   paused: false,
   pauseReason: null,
   seenIssueIds: new Set(),
+  filter: {},
   lastRun: null,
   createdAt: new Date('2030-01-01T00:00:00Z'),
 };

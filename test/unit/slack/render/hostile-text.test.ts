@@ -137,6 +137,7 @@ const subscription: ReportSubscription = {
   paused: false,
   pauseReason: null,
   seenIssueIds: new Set(),
+  filter: {},
   lastRun: null,
   createdAt: new Date('2026-01-01T00:00:00Z'),
 };

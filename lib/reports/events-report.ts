@@ -1,0 +1,159 @@
+import type { AccountEvent } from '../api/operations/events.js';
+import { contextBlock, mrkdwnFallback, type RenderedMessage, sectionBlock } from '../slack/render/blocks.js';
+import { codeSpan, escapeMrkdwn, parseApiDate, slackDate, userMention } from '../slack/render/text.js';
+import type { AuditEntry, AuditLogRepository } from '../store/audit-log.js';
+import type { ReportFilter } from '../store/report-subscriptions.js';
+
+/**
+ * The events report's own parts: which events a subscription's filter keeps, which of them the
+ * bot made (and for whom), and the message for one event. Its deliverer is `deliverEvents` in
+ * `deliver.ts`, which posts each event once under the alerts' claims.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Filter
+
+/** Whether the subscription's `--action` and `--entity` lists (each absent: any) keep the event. */
+export function eventPassesFilter(event: AccountEvent, filter: ReportFilter): boolean {
+  const actions = filter.action;
+  const entities = filter.entity;
+  if (actions !== undefined && actions.length > 0 && !actions.includes(event.action)) return false;
+  if (entities !== undefined && entities.length > 0) {
+    const type = event.entity?.type;
+    if (type === undefined || !entities.includes(type)) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Made through the bot?
+
+/**
+ * How far apart the bot's audit entry and the API's event may be. The bot writes its entry right
+ * after the API answers, and the API dates the event when it takes the call: seconds apart, plus
+ * retries and the two clocks' difference.
+ */
+export const BOT_CHANGE_WINDOW_MS = 5 * 60_000;
+
+/** Audit results of a change that went to the API and may have happened. */
+const SENT_RESULTS: ReadonlySet<string> = new Set(['succeeded', 'in_doubt', 'unknown']);
+
+/** Audit pages read back at most per run: a busy team's older entries are past the window anyway. */
+const MAX_AUDIT_PAGES = 10;
+const AUDIT_PAGE_SIZE = 100;
+
+/**
+ * Whether an audit entry may be the bot's record of the event. The rule:
+ * - the entry is of a change sent to the API (succeeded, in doubt or unknown), named by its
+ *   operation id (`nodes.reboot`) and target (`nodeId=12`, as `targetOf` writes it);
+ * - one of the target's ids is the event's entity id;
+ * - the operation's action (its last word: `reboot` of `nodes.reboot`, `enable` of
+ *   `nodes.backups-enable`) is a word of the event's action (`node_reboot`, `backups_enable`);
+ * - the two are at most `BOT_CHANGE_WINDOW_MS` apart.
+ * Account-wide events (no entity id) never match: nothing ties them to one of the bot's changes.
+ */
+export function auditEntryMatches(event: AccountEvent, entry: AuditEntry): boolean {
+  if (!SENT_RESULTS.has(entry.result) || entry.target === null) return false;
+  const entityId = event.entity?.id;
+  if (entityId === undefined || entityId === null) return false;
+  const created = parseApiDate(event.created);
+  if (!created || Math.abs(entry.at.getTime() - created.getTime()) > BOT_CHANGE_WINDOW_MS) return false;
+  const ids = entry.target
+    .split(/\s+/)
+    .map((pair) => pair.split('=')[1])
+    .filter((value): value is string => value !== undefined);
+  if (!ids.includes(String(entityId))) return false;
+  const operationAction = entry.action.split('.').at(-1) ?? '';
+  const verb = operationAction.split('-').at(-1) ?? '';
+  return verb !== '' && event.action.split('_').includes(verb);
+}
+
+/**
+ * The bot's audit entries for `events`, as a lookup: each event gets the matching entry closest in
+ * time, and each entry accounts for one event at most (two reboots of one node a minute apart,
+ * one through the bot, are not both the bot's).
+ */
+export async function botChangesFor(
+  audit: Pick<AuditLogRepository, 'list'>,
+  team: string,
+  events: readonly AccountEvent[],
+): Promise<(event: AccountEvent) => AuditEntry | undefined> {
+  const times = events
+    .map((event) => parseApiDate(event.created)?.getTime())
+    .filter((ms): ms is number => ms !== undefined);
+  if (times.length === 0) return () => undefined;
+  const oldest = Math.min(...times) - BOT_CHANGE_WINDOW_MS;
+  const entries: AuditEntry[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_AUDIT_PAGES; page += 1) {
+    const read = await audit.list(team, {
+      limit: AUDIT_PAGE_SIZE,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+    entries.push(...read.entries);
+    cursor = read.nextCursor;
+    const last = read.entries.at(-1);
+    // Newest first: once past the oldest event's window, nothing older can match.
+    if (cursor === undefined || (last !== undefined && last.at.getTime() < oldest)) break;
+  }
+  const taken = new Set<string>();
+  const byEvent = new Map<number, AuditEntry>();
+  for (const event of [...events].sort((a, b) => a.id - b.id)) {
+    const created = parseApiDate(event.created)?.getTime() ?? 0;
+    const best = entries
+      .filter((entry) => !taken.has(entry.id) && auditEntryMatches(event, entry))
+      .sort((a, b) => Math.abs(a.at.getTime() - created) - Math.abs(b.at.getTime() - created))[0];
+    if (best) {
+      taken.add(best.id);
+      byEvent.set(event.id, best);
+    }
+  }
+  return (event) => byEvent.get(event.id);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Message
+
+const STATUS_EMOJI: Readonly<Record<string, string>> = {
+  failed: ':x:',
+  finished: ':white_check_mark:',
+  started: ':arrows_counterclockwise:',
+  scheduled: ':calendar:',
+  notification: ':bell:',
+};
+
+/** `node web-1 (12)`, the entity as the event names it; account-wide events have none. */
+function entityWords(event: AccountEvent): { plain: string; mrkdwn: string } {
+  const entity = event.entity;
+  if (!entity) return { plain: 'the account', mrkdwn: 'the account' };
+  const label = entity.label ?? '';
+  const id = entity.id === undefined || entity.id === null ? '' : String(entity.id);
+  const idPart = id !== '' && id !== label ? ` (${id})` : '';
+  return {
+    plain: `${entity.type}${label ? ` ${label}` : ''}${idPart}`,
+    mrkdwn: `${escapeMrkdwn(entity.type)}${label ? ` *${escapeMrkdwn(label)}*` : ''}${idPart ? ` (${codeSpan(id)})` : ''}`,
+  };
+}
+
+/**
+ * One account event: its action, what it acted on, its status and time, and who made it — through
+ * the bot by a Slack user (from the audit log), or outside the bot (the API user the event names).
+ */
+export function renderAccountEvent(event: AccountEvent, byBot: AuditEntry | undefined): RenderedMessage {
+  const entity = entityWords(event);
+  const who = byBot
+    ? `through the bot by ${userMention(byBot.actor)}`
+    : `outside the bot${event.username ? ` (${codeSpan(event.username)})` : ''}`;
+  const emoji = STATUS_EMOJI[event.status] ?? ':information_source:';
+  const lines = [
+    `${emoji} *${escapeMrkdwn(event.action)}* on ${entity.mrkdwn}: ${escapeMrkdwn(event.status)}`,
+    `${slackDate(event.created)}, ${who}`,
+  ];
+  if (event.message) lines.push(`> ${escapeMrkdwn(event.message.slice(0, 500))}`);
+  return {
+    text: mrkdwnFallback(
+      `Event ${event.id}: ${escapeMrkdwn(`${event.action} on ${entity.plain}, ${event.status}`)}, ${who}`,
+    ),
+    blocks: [sectionBlock(lines.join('\n')), contextBlock(`Event ${codeSpan(String(event.id))}`)],
+  };
+}

@@ -1,0 +1,140 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { getOperation } from '../../../lib/api/operations/index.js';
+import { runOperation } from '../../../lib/slack/operation-runner.js';
+import { slackFixtures } from '../../support/slack-fixtures.js';
+import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
+
+/**
+ * The events report end to end: DynamoDB Local, the emulator over HTTP and the Slack stand-in. A
+ * change made straight through the emulator's API (no Slack, no bot) is posted once, as made
+ * outside the bot; the same change made through the bot's runner names the Slack user.
+ */
+
+const SCOPES = 'events:read_only volumes:read_write';
+let harness: ReporterHarness;
+
+beforeAll(async () => {
+  harness = await startReporterHarness({
+    stack: { slack: slackFixtures({ channels: ['C0EVENTS', 'C0FILTER'] }) },
+  });
+});
+
+afterAll(async () => {
+  await harness?.close();
+});
+
+afterEach(async () => {
+  await harness.clearSubscriptions();
+});
+
+async function subscribeEvents(user: string, channel: string, flags = ''): Promise<void> {
+  await harness.link(user, user.toLowerCase(), { scopes: SCOPES });
+  const reply = await harness.reports(user, channel, `reports add events${flags}`);
+  expect(reply.text).toContain('subscribed this channel');
+}
+
+async function aVolumeId(): Promise<number> {
+  const volumes = await harness.api().listAll(getOperation('volumes.list'), {});
+  const volume = volumes.data[0];
+  if (!volume) throw new Error('the demo account has no volume');
+  return volume.id;
+}
+
+/** Renames a volume with a plain HTTP call to the emulator, as a script outside the bot would. */
+async function renameDirectly(volumeId: number, label: string): Promise<void> {
+  const response = await fetch(`${harness.e2e.emulator.url}/volumes/${volumeId}`, {
+    method: 'PUT',
+    headers: {
+      authorization: `Bearer ${harness.e2e.emulator.demoToken}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({ label }),
+  });
+  expect(response.status).toBe(200);
+}
+
+function eventTexts(channel: string): string[] {
+  return harness
+    .posted(channel)
+    .map((m) => m.text)
+    .filter((text) => text.startsWith('Event '));
+}
+
+/** Ticks once the subscription is due again (every 5 minutes by default). */
+async function tickLater() {
+  harness.advance(5 * 60_000);
+  return harness.tick();
+}
+
+describe('events report', () => {
+  it('posts a change made directly through the API once, as made outside the bot, over two runs', async () => {
+    const channel = 'C0EVENTS';
+    const volumeId = await aVolumeId();
+    await renameDirectly(volumeId, 'before-subscribing');
+    await subscribeEvents('U0EVA', channel);
+
+    await renameDirectly(volumeId, 'renamed-outside');
+    await tickLater();
+    await tickLater();
+
+    const texts = eventTexts(channel);
+    const updates = texts.filter((text) => text.includes('volume_update'));
+    expect(updates).toHaveLength(1);
+    expect(updates[0]).toContain(`renamed-outside (${volumeId})`);
+    expect(updates[0]).toContain('outside the bot');
+    expect(updates[0]).not.toContain('through the bot');
+    // The event of before subscribing was learned, not posted.
+    expect(texts.join('\n')).not.toContain('before-subscribing');
+  });
+
+  it('says who made a change through the bot', async () => {
+    const channel = 'C0EVENTS';
+    const volumeId = await aVolumeId();
+    await subscribeEvents('U0EVA', channel);
+    await harness.link('U0BOTUSER', 'botuser', { scopes: SCOPES });
+
+    await runOperation(
+      { store: harness.e2e.stack.store, api: harness.deps.api, logger: new Logger({ logLevel: 'SILENT' }) },
+      {
+        team: TEAM,
+        user: 'U0BOTUSER',
+        channel,
+        op: getOperation('volumes.update'),
+        input: { volumeId, label: 'renamed-by-bot' },
+        options: {},
+      },
+    );
+    await tickLater();
+    await tickLater();
+
+    const updates = eventTexts(channel).filter((text) => text.includes('renamed-by-bot'));
+    expect(updates).toHaveLength(1);
+    expect(updates[0]).toContain('through the bot by <@U0BOTUSER>');
+  });
+
+  it('posts only the actions and entities its filter names', async () => {
+    const channel = 'C0FILTER';
+    const volumeId = await aVolumeId();
+    await subscribeEvents('U0FIL', channel, ' --action volume_delete,node_reboot --entity volume');
+
+    await renameDirectly(volumeId, 'not-in-the-filter');
+    await tickLater();
+    expect(eventTexts(channel)).toEqual([]);
+    const [sub] = await harness.subscriptions();
+    expect(sub?.filter).toEqual({ action: ['volume_delete', 'node_reboot'], entity: ['volume'] });
+
+    await harness.clearSubscriptions();
+    await subscribeEvents('U0FIL', channel, ' --action volume_update --entity volume');
+    await renameDirectly(volumeId, 'in-the-filter');
+    await tickLater();
+    expect(eventTexts(channel).filter((text) => text.includes('in-the-filter'))).toHaveLength(1);
+  });
+
+  it('refuses a filter flag on a report kind that has none', async () => {
+    await harness.link('U0FIL', 'u0fil', { scopes: 'account:read_only' });
+    const reply = await harness.reports('U0FIL', 'C0FILTER', 'reports add alerts --action node_reboot');
+    expect(reply.text).toContain('Nothing was subscribed');
+    expect(await harness.subscriptions()).toEqual([]);
+  });
+});
