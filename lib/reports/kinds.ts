@@ -65,6 +65,15 @@ export interface ReportKindSpec<K extends ReportKind = ReportKind> {
    * everything as new).
    */
   readonly learnsOpenIssuesFirst: boolean;
+  /** How a run that posts each new item once is told (`/cloud reports run`): what it posts. */
+  readonly eachNew?: {
+    /** "new issue": counted as "Posted 3 new issues." */
+    readonly noun: string;
+    /** What there was none of: "No new managed issues to post". */
+    readonly none: string;
+    /** What a first run did instead of posting: "noted the issues open now". */
+    readonly learned: string;
+  };
   /**
    * Which deliverer posts it (and so which renderer draws it), by name: `deliver.ts` maps every
    * name to its function, so a name without one does not compile, and this file needs nothing
@@ -111,6 +120,11 @@ export const REPORT_KINDS: { readonly [K in ReportKind]: ReportKindSpec<K> } = {
     prefetch: ['issues'],
     servicesWhenNewIssues: true,
     learnsOpenIssuesFirst: true,
+    eachNew: {
+      noun: 'new issue',
+      none: 'No new managed issues to post',
+      learned: 'noted the issues open now',
+    },
     learnedNote: (primed) =>
       primed === undefined
         ? 'Issues already open when the first check runs are not posted; each issue that appears after that is posted here once.'
@@ -165,6 +179,11 @@ export const REPORT_KINDS: { readonly [K in ReportKind]: ReportKindSpec<K> } = {
     prefetch: ['events'],
     servicesWhenNewIssues: false,
     learnsOpenIssuesFirst: true,
+    eachNew: {
+      noun: 'new event',
+      none: 'No new account events to post',
+      learned: 'noted the newest account event',
+    },
     deliverer: 'events',
   },
 };

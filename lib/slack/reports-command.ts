@@ -473,15 +473,15 @@ async function runReport(deps: ReportRunDeps, job: ReportRunJob, sub: ReportSubs
         : `\n:warning: ${countOf(notSaved.length, 'record')} of this run could not be saved (${escapeMrkdwn(
             [...new Set(notSaved.map((f) => `${f.step}: ${f.reason}`))].join(', '),
           )}); the next run checks the channel before posting anything again.`;
-    if (!reportKindOf(sub.kind).learnsOpenIssuesFirst)
-      return notice(`Posted report ${shortId(sub)}.${unsaved}`);
+    const { eachNew } = reportKindOf(sub.kind);
+    if (!eachNew) return notice(`Posted report ${shortId(sub)}.${unsaved}`);
     const count = result.alerted?.length ?? 0;
     const text =
       sub.lastRun === null
-        ? `Report ${shortId(sub)} noted the issues open now; new ones will be posted as they appear.`
+        ? `Report ${shortId(sub)} ${eachNew.learned}; new ones will be posted as they appear.`
         : count === 0
-          ? `No new managed issues to post for report ${shortId(sub)}.`
-          : `Posted ${countOf(count, 'new issue')}.`;
+          ? `${eachNew.none} for report ${shortId(sub)}.`
+          : `Posted ${countOf(count, eachNew.noun)}.`;
     const rest = result.unfinished ? ' The rest follow with the next scheduled run.' : '';
     return notice(`${text}${rest}${unsaved}`);
   } catch (error) {

@@ -33,6 +33,15 @@ describe('the report-kind registry', () => {
     },
   );
 
+  it('gives every kind that posts each new item once the words for what it posts', () => {
+    // `/cloud reports run` on an events report once said "No new managed issues to post".
+    const eachOnce = REPORT_KIND_SPECS.filter((spec) => spec.learnsOpenIssuesFirst);
+    expect(eachOnce.map((spec) => spec.kind)).toEqual(['alerts', 'events']);
+    for (const spec of eachOnce) expect(spec.eachNew, spec.kind).toBeDefined();
+    expect(REPORT_KINDS.events.eachNew?.none).toBe('No new account events to post');
+    expect(REPORT_KINDS.events.eachNew?.noun).toBe('new event');
+  });
+
   it('gives each kind its own deliverer', () => {
     const chosen = REPORT_KIND_SPECS.map((spec) => DELIVERERS[spec.deliverer]);
     expect(new Set(chosen).size).toBe(chosen.length);
