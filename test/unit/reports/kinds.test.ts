@@ -36,7 +36,6 @@ describe('the report-kind registry', () => {
   it('gives every kind that posts each new item once the words for what it posts', () => {
     // `/cloud reports run` on an events report once said "No new managed issues to post".
     const eachOnce = REPORT_KIND_SPECS.filter((spec) => spec.learnsOpenIssuesFirst);
-    expect(eachOnce.map((spec) => spec.kind)).toEqual(['alerts', 'events']);
     for (const spec of eachOnce) expect(spec.eachNew, spec.kind).toBeDefined();
     expect(REPORT_KINDS.events.eachNew?.none).toBe('No new account events to post');
     expect(REPORT_KINDS.events.eachNew?.noun).toBe('new event');
