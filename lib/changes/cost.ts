@@ -121,7 +121,10 @@ async function databaseCreate(
   if (!type) return { kind: 'unknown', why: `there is no database type ${typeId}` };
   const entry = type.engines?.[engine]?.find((e) => e.quantity === clusterSize);
   if (!entry)
-    return { kind: 'unknown', why: `type ${typeId} lists no ${engine} price for ${clusterSize} nodes` };
+    return {
+      kind: 'unknown',
+      why: `type ${typeId} lists no ${engine} price for a cluster of ${clusterSize}`,
+    };
   return { kind: 'known', after: entry.price, delta: entry.price, currency: CURRENCY };
 }
 

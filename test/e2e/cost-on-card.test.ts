@@ -26,7 +26,12 @@ afterAll(async () => {
 
 beforeEach(async () => {
   await e2e.stack.store.approvalPolicy.put(team(), {}, ADA);
-  await e2e.stack.store.channelPolicy.put(team(), CHANNEL, { rules: { costs: { requiredApprovals: 1 } } }, ADA);
+  await e2e.stack.store.channelPolicy.put(
+    team(),
+    CHANNEL,
+    { rules: { costs: { requiredApprovals: 1 } } },
+    ADA,
+  );
 });
 
 afterEach(async () => {
