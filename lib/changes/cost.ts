@@ -167,11 +167,13 @@ function stringOf(value: unknown): string | undefined {
  * made, so the read overlaps the target's own. Database types are read one by one, when asked for.
  */
 export function apiTypeReader(client: ApiClient, op: Pick<AnyOperation, 'id'>): TypeReader {
-  let nodeTypes: Promise<NodeType[]> | undefined;
+  let nodeTypes: Promise<{ readonly data: NodeType[]; readonly complete: boolean }> | undefined;
   const readNodeTypes = () => {
-    nodeTypes ??= client
-      .listAll(getOperation('nodes.types'), {}, { timeoutMs: PREVIEW_READ_MS, maxPages: 1 })
-      .then((list) => list.data);
+    nodeTypes ??= client.listAll(
+      getOperation('nodes.types'),
+      {},
+      { timeoutMs: PREVIEW_READ_MS, maxPages: 1 },
+    );
     return nodeTypes;
   };
   if (pricesOf(op) && databaseCreateKind(op) === undefined) {
@@ -179,7 +181,13 @@ export function apiTypeReader(client: ApiClient, op: Pick<AnyOperation, 'id'>): 
     readNodeTypes().catch(() => undefined);
   }
   return {
-    nodeType: async (id) => (await readNodeTypes()).find((type) => type.id === id),
+    nodeType: async (id) => {
+      const list = await readNodeTypes();
+      const type = list.data.find((t) => t.id === id);
+      // Not on a page that was read is not "no such type": then the price is unknown.
+      if (!type && !list.complete) throw new Error(`node type ${id} is not on the page read`);
+      return type;
+    },
     databaseType: async (id) => {
       try {
         return await client.call(

@@ -70,3 +70,26 @@ describe('a node resize that needs approval', () => {
     expect(e2e.emulator.control.requestCount('nodes.resize', { nodeId: 1002 })).toBe(1);
   });
 });
+
+describe('creates that need approval', () => {
+  it('a node: the type’s price in the requested region, where it has its own', async () => {
+    await e2e.command(
+      ALICE,
+      "nodes create --region ap-south --type g6-standard-2 --image node/debian12 --root-pass 'Correct-Horse-9-Battery' --label priced",
+    );
+    // ap-south prices are a fifth dearer: $31.54 a month, $0.043 an hour.
+    const text = e2e.textOf(lastCard());
+    expect(text).toContain('*Cost:* new, $31.54/month ($0.043/hour) at ap-south prices');
+    expect(text).not.toContain('Correct-Horse');
+    expect(e2e.emulator.control.requestCount('nodes.create')).toBe(0);
+  });
+
+  it('a database: the database type’s price for the cluster size asked for', async () => {
+    await e2e.command(
+      ALICE,
+      'databases mysql-create --label priced --region us-east --type g6-dedicated-2 --engine mysql/8.0.30 --cluster-size 3',
+    );
+    // Three g6-dedicated-2 members of a MySQL cluster, as the emulator's database types price them.
+    expect(e2e.textOf(lastCard())).toContain('*Cost:* new, $177.39/month ($0.243/hour)');
+  });
+});
