@@ -2,6 +2,7 @@ import type { ApiClient } from '../api/client.js';
 import type { AnyOperation } from '../api/operation.js';
 import { findOperation, getOperation, operations } from '../api/operations/index.js';
 import { viewOperationFor } from '../api/outcome.js';
+import { apiTypeReader, priceChangeOf, pricesOf, type TypeReader } from '../changes/cost.js';
 import {
   fingerprintOf,
   isResource,
@@ -11,6 +12,7 @@ import {
   readResource as read,
   type TargetPreview,
 } from '../changes/preview.js';
+import { costLine } from './render/cost.js';
 import { factLabel, quantityWords } from './render/field-words.js';
 import { routeOf, viewOperationOf } from './render/related-operations.js';
 import { kindOfRoute } from './render/resource-kinds.js';
@@ -41,8 +43,11 @@ export async function previewTarget(
 ): Promise<TargetPreview | 'not_found'> {
   const ids = op.pathParams.map((name) => String(input[name]));
   const fallback = ids.length > 0 ? ids.join('/') : 'of their own profile';
+  // Started before the target is read, so that the types' read overlaps the target's.
+  const types = pricesOf(op) ? apiTypeReader(client, op) : undefined;
   const view = viewOperationFor(op);
-  if (!view) return { summary: fallback, lines: [], fingerprint: null };
+  if (!view)
+    return { summary: fallback, lines: await costLines(op, input, undefined, types), fingerprint: null };
   const [resource, parents, extra] = await Promise.all([
     read(client, view, input),
     parentsOf(client, view, input),
@@ -51,10 +56,25 @@ export async function previewTarget(
   if (resource === 'not_found') return 'not_found';
   const own = ownPart(view, input, resource);
   const summary = own ? [own, ...parents].map(describePart).join(' of ') : fallback;
-  if (!resource) return { summary, lines: extra, fingerprint: null };
+  const cost = await costLines(op, input, resource, types);
+  if (!resource) return { summary, lines: [...extra, ...cost], fingerprint: null };
   const lines =
-    op.method === 'PUT' ? fieldDiff(op, resource, input) : [...currentState(op, own, resource), ...extra];
+    op.method === 'PUT'
+      ? fieldDiff(op, resource, input)
+      : [...currentState(op, own, resource), ...extra, ...cost];
   return { summary, lines, fingerprint: fingerprintOf(view, resource) };
+}
+
+/** The price change of a create, resize or upgrade, or that it is unknown; nothing for the rest. */
+async function costLines(
+  op: AnyOperation,
+  input: Readonly<Record<string, unknown>>,
+  target: Resource | undefined,
+  types: TypeReader | undefined,
+): Promise<string[]> {
+  if (!types) return [];
+  const change = await priceChangeOf(op, input, target, types);
+  return change ? [costLine(change)] : [];
 }
 
 /** One thing a target names: the backup, or the database the backup belongs to. */

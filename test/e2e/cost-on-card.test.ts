@@ -1,0 +1,95 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { StoredMessage } from '../../infra/local/slack/store.js';
+import { ActionId } from '../../lib/slack/interactions.js';
+import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
+
+/**
+ * The price change on an approval card, end to end: signed commands and clicks, DynamoDB Local,
+ * the emulator with its seeded types. A resize costs money, so it asks for approval where the
+ * channel has a rule for the `costs` class.
+ *
+ * Seeded: node 1001 is a g6-nanode-1 in us-east (no region price there); g6-nanode-1 costs
+ * $5.48 a month ($0.0075 an hour), g6-standard-2 $26.28 ($0.036).
+ */
+
+let e2e: E2E;
+const team = () => e2e.stack.workspace.teamId;
+
+beforeAll(async () => {
+  e2e = await startE2E();
+  await e2e.login(ALICE, e2e.emulator.demoToken);
+});
+
+afterAll(async () => {
+  await e2e?.close();
+});
+
+beforeEach(async () => {
+  await e2e.stack.store.approvalPolicy.put(team(), {}, ADA);
+  await e2e.stack.store.channelPolicy.put(
+    team(),
+    CHANNEL,
+    { rules: { costs: { requiredApprovals: 1 } } },
+    ADA,
+  );
+});
+
+afterEach(async () => {
+  e2e.emulator.control.clearFaults();
+  await e2e.stack.store.channelPolicy.clear(team(), CHANNEL);
+});
+
+function lastCard(): StoredMessage {
+  const card = e2e.stack.standIn.store
+    .messages(CHANNEL)
+    .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
+    .at(-1);
+  if (!card) throw new Error('no approval card');
+  return card;
+}
+
+describe('a node resize that needs approval', () => {
+  it('posts a card with the monthly and hourly price change from the types', async () => {
+    const delivery = await e2e.command(ALICE, 'nodes resize 1001 --type g6-standard-2');
+    expect(e2e.textOf(delivery.message)).toContain('needs 1 approval');
+    const text = e2e.textOf(lastCard());
+    expect(text).toContain('*Cost:* $5.48/month → $26.28/month (+$20.80/month, +$0.0285/hour)');
+    expect(e2e.emulator.control.requestCount('nodes.resize', { nodeId: 1001 })).toBe(0);
+  });
+
+  it('when the types cannot be read, says the price is unknown, and the card still works', async () => {
+    e2e.emulator.control.injectFault({ kind: 'status', status: 500, operations: ['nodes.types'] });
+    await e2e.command(ALICE, 'nodes resize 1002 --type g6-standard-2');
+    const card = lastCard();
+    const text = e2e.textOf(card);
+    expect(text).toContain('*Cost:* price unknown');
+    expect(text).not.toMatch(/\$\d/);
+
+    await e2e.stack.workspace.click(BOB, card, { actionId: ActionId.approve });
+    await e2e.stack.drain();
+    expect(e2e.emulator.control.requestCount('nodes.resize', { nodeId: 1002 })).toBe(1);
+  });
+});
+
+describe('creates that need approval', () => {
+  it('a node: the type’s price in the requested region, where it has its own', async () => {
+    await e2e.command(
+      ALICE,
+      "nodes create --region ap-south --type g6-standard-2 --image node/debian12 --root-pass 'Correct-Horse-9-Battery' --label priced",
+    );
+    // ap-south prices are a fifth dearer: $31.54 a month, $0.043 an hour.
+    const text = e2e.textOf(lastCard());
+    expect(text).toContain('*Cost:* new, $31.54/month ($0.043/hour) at ap-south prices');
+    expect(text).not.toContain('Correct-Horse');
+    expect(e2e.emulator.control.requestCount('nodes.create')).toBe(0);
+  });
+
+  it('a database: the database type’s price for the cluster size asked for', async () => {
+    await e2e.command(
+      ALICE,
+      'databases mysql-create --label priced --region us-east --type g6-dedicated-2 --engine mysql/8.0.30 --cluster-size 3',
+    );
+    // Three g6-dedicated-2 members of a MySQL cluster, as the emulator's database types price them.
+    expect(e2e.textOf(lastCard())).toContain('*Cost:* new, $177.39/month ($0.243/hour)');
+  });
+});
