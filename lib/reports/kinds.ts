@@ -1,5 +1,4 @@
 import type { ReportKind } from '../store/report-subscriptions.js';
-import type { AccountFeed } from './account-feed.js';
 
 /**
  * Every report kind, one entry each: the Slack command (its usage, flags and checks), the schedule
@@ -9,6 +8,15 @@ import type { AccountFeed } from './account-feed.js';
  * `events-report.ts`, named in `DelivererName` and mapped in `deliver.ts`). A kind that reads
  * something new from the API adds that read to `account-feed.ts`.
  */
+
+/**
+ * The reads a probe makes: the part of `AccountFeed` (`account-feed.ts`) it uses, named here so
+ * this table imports nothing of the delivery code, which reads it.
+ */
+export interface ProbeFeed {
+  issues(): Promise<readonly { readonly id: number }[]>;
+  events(): Promise<readonly { readonly id: number }[]>;
+}
 
 /** What the tick reads from the API for a kind before delivering, once per account. */
 export type FeedRead = 'issues' | 'services' | 'stats' | 'events';
@@ -48,7 +56,7 @@ export interface ReportKindSpec<K extends ReportKind = ReportKind> {
    * The read `reports add` makes before subscribing: it proves the token may read the report and
    * answers the ids a first run learns without posting (see `learnsOpenIssuesFirst`).
    */
-  readonly probe: (feed: AccountFeed) => Promise<readonly number[]>;
+  readonly probe: (feed: ProbeFeed) => Promise<readonly number[]>;
   /** What the subscription's reply says about what is not posted (kinds that learn first only). */
   readonly learnedNote?: (primed: readonly number[] | undefined) => string;
   /** Filter flags this kind takes (`--action`, `--entity`); other kinds refuse them. */
@@ -88,7 +96,7 @@ const MANAGED_READ = {
   scopes: MANAGED_READ_SCOPES,
   reads: 'managed monitoring',
   refusedWhy: 'restricted users cannot read managed issues or stats, so it needs an unrestricted user',
-  probe: async (feed: AccountFeed) => (await feed.issues()).map((issue) => issue.id),
+  probe: async (feed: ProbeFeed) => (await feed.issues()).map((issue) => issue.id),
 } as const;
 
 const isOrAre = (count: number) => (count === 1 ? 'is' : 'are');
