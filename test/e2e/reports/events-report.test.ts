@@ -1,9 +1,7 @@
-import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getOperation } from '../../../lib/api/operations/index.js';
-import { runOperation } from '../../../lib/slack/operation-runner.js';
 import { slackFixtures } from '../../support/slack-fixtures.js';
-import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
+import { type ReporterHarness, startReporterHarness } from './harness.js';
 
 /**
  * The events report end to end: DynamoDB Local, the emulator over HTTP and the Slack stand-in. A
@@ -94,16 +92,16 @@ describe('events report', () => {
     await subscribeEvents('U0EVA', channel);
     await harness.link('U0BOTUSER', 'botuser', { scopes: SCOPES });
 
-    await runOperation(
-      { store: harness.e2e.stack.store, api: harness.deps.api, logger: new Logger({ logLevel: 'SILENT' }) },
-      {
-        team: TEAM,
-        user: 'U0BOTUSER',
-        channel,
-        op: getOperation('volumes.update'),
-        input: { volumeId, label: 'renamed-by-bot' },
-        options: {},
-      },
+    // A signed slash command, as the person types it in the channel.
+    const command = await harness.e2e.stack.workspace.command(
+      'U0BOTUSER',
+      channel,
+      `volumes update ${volumeId} --label renamed-by-bot`,
+    );
+    expect(command.status).toBe(200);
+    await harness.e2e.stack.drain();
+    expect((await harness.api().call(getOperation('volumes.view'), { volumeId })).label).toBe(
+      'renamed-by-bot',
     );
     await tickLater();
     await tickLater();
