@@ -9,7 +9,7 @@ import {
   text,
   textList,
 } from '../operation.js';
-import { DeviceRequestSchema, NodeSchema } from './nodes.js';
+import { DeviceRequestSchema, NodeSchema, UserDataSchema } from './nodes.js';
 import { VolumeSchema } from './volumes.js';
 
 /**
@@ -127,20 +127,7 @@ const NodeRef = { nodeId: IdSchema };
 /** Resize's `migration_type` and migrate's `type`: cold powers the node down, warm keeps it running. */
 const MIGRATION_TYPES = ['warm', 'cold'] as const;
 
-const MAX_USER_DATA_BYTES = 65535;
 const MAX_STACKSCRIPT_DATA_CHARS = 65535;
-
-/** Base64 cloud-config text of at most 65535 bytes before encoding (§2.4). */
-const UserDataSchema = text().superRefine((encoded, ctx) => {
-  if (encoded.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) {
-    ctx.addIssue({ code: 'custom', message: 'must be base64-encoded' });
-    return;
-  }
-  const padding = encoded.endsWith('==') ? 2 : encoded.endsWith('=') ? 1 : 0;
-  if ((encoded.length / 4) * 3 - padding > MAX_USER_DATA_BYTES) {
-    ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_USER_DATA_BYTES} bytes before encoding` });
-  }
-});
 
 const asObject = {
   error: (issue: z.core.$ZodRawIssue) => {

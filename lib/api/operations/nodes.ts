@@ -290,8 +290,8 @@ const InterfacesSchema = z
 
 const MAX_USER_DATA_BYTES = 65535;
 
-/** Base64 cloud-config text of at most 65535 bytes before encoding. */
-const UserDataSchema = text().superRefine((encoded, ctx) => {
+/** Base64 cloud-config text of at most 65535 bytes before encoding (a create's and a rebuild's, §2.4). */
+export const UserDataSchema = text().superRefine((encoded, ctx) => {
   if (encoded.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) {
     ctx.addIssue({ code: 'custom', message: 'must be base64-encoded' });
     return;
