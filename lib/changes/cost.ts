@@ -54,6 +54,7 @@ export function pricesOf(op: Pick<AnyOperation, 'id'>): boolean {
     op.id === 'nodes.resize' ||
     op.id === 'nodes.mutate' ||
     op.id === 'nodes.create' ||
+    op.id === 'nodes.clone' ||
     databaseCreateKind(op) !== undefined
   );
 }
@@ -66,6 +67,8 @@ export async function priceChangeOf(
   types: TypeReader,
 ): Promise<PriceChange | undefined> {
   if (!pricesOf(op)) return undefined;
+  // A clone onto an existing node (`node_id`) replaces its disks and keeps its type and price.
+  if (op.id === 'nodes.clone' && input.node_id !== undefined) return undefined;
   try {
     return await priceChange(op, input, target, types);
   } catch {
@@ -81,7 +84,8 @@ async function priceChange(
 ): Promise<PriceChange> {
   const engine = databaseCreateKind(op);
   if (engine) return databaseCreate(engine, input, types);
-  if (op.id === 'nodes.create') {
+  // A clone without `node_id` is a new node of the type and region it names, priced as a create.
+  if (op.id === 'nodes.create' || op.id === 'nodes.clone') {
     const typeId = stringOf(input.type);
     const region = stringOf(input.region);
     if (!typeId || !region) return { kind: 'unknown', why: 'the request names no type or region' };

@@ -84,6 +84,12 @@ describe('creates that need approval', () => {
     expect(e2e.emulator.control.requestCount('nodes.create')).toBe(0);
   });
 
+  it('a clone to a new node: priced as a new node of its type in its region', async () => {
+    await e2e.command(ALICE, 'nodes clone 1001 --region ap-south --type g6-standard-2 --label priced-clone');
+    expect(e2e.textOf(lastCard())).toContain('*Cost:* new, $31.54/month ($0.043/hour) at ap-south prices');
+    expect(e2e.emulator.control.requestCount('nodes.clone')).toBe(0);
+  });
+
   it('a database: the database type’s price for the cluster size asked for', async () => {
     await e2e.command(
       ALICE,

@@ -171,6 +171,24 @@ describe('nodes.mutate', () => {
   });
 });
 
+describe('nodes.clone', () => {
+  const clone = { id: 'nodes.clone' };
+
+  it('to a new node costs its type’s price in its region, from nothing', async () => {
+    const change = known(
+      await priceChangeOf(clone, { nodeId: 1, type: 'g6-standard-2', region: 'ap-south' }, undefined, TYPES),
+    );
+    expect(change.before).toBeUndefined();
+    expect(change.after).toEqual({ hourly: 0.043, monthly: 31.54 });
+  });
+
+  it('onto an existing node changes no price, and reads no types', async () => {
+    const types = reader([NANODE, STANDARD_2]);
+    expect(await priceChangeOf(clone, { nodeId: 1, node_id: 2 }, undefined, types)).toBeUndefined();
+    expect(types.reads).toEqual([]);
+  });
+});
+
 describe('nodes.create', () => {
   it('costs the type’s price in the requested region, from nothing', async () => {
     const change = known(
