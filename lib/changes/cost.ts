@@ -48,8 +48,12 @@ export interface TypeReader {
   databaseType(id: string): Promise<DatabaseType | undefined>;
 }
 
-/** The operations whose price change a preview shows; the others change no price we can read. */
-export function pricesOf(op: Pick<AnyOperation, 'id'>): boolean {
+/**
+ * Whether a preview of `op` with `input` shows a price change; the others change no price we can
+ * read. A clone onto an existing node (`node_id`) replaces its disks and keeps its type and price.
+ */
+export function pricesOf(op: Pick<AnyOperation, 'id'>, input: Readonly<Record<string, unknown>>): boolean {
+  if (op.id === 'nodes.clone' && input.node_id !== undefined) return false;
   return (
     op.id === 'nodes.resize' ||
     op.id === 'nodes.mutate' ||
@@ -66,9 +70,7 @@ export async function priceChangeOf(
   target: PricedTarget | undefined,
   types: TypeReader,
 ): Promise<PriceChange | undefined> {
-  if (!pricesOf(op)) return undefined;
-  // A clone onto an existing node (`node_id`) replaces its disks and keeps its type and price.
-  if (op.id === 'nodes.clone' && input.node_id !== undefined) return undefined;
+  if (!pricesOf(op, input)) return undefined;
   try {
     return await priceChange(op, input, target, types);
   } catch {
@@ -170,7 +172,11 @@ function stringOf(value: unknown): string | undefined {
  * list (`GET /node/types`, a single page); for a node operation it is read as soon as this is
  * made, so the read overlaps the target's own. Database types are read one by one, when asked for.
  */
-export function apiTypeReader(client: ApiClient, op: Pick<AnyOperation, 'id'>): TypeReader {
+export function apiTypeReader(
+  client: ApiClient,
+  op: Pick<AnyOperation, 'id'>,
+  input: Readonly<Record<string, unknown>>,
+): TypeReader {
   let nodeTypes: Promise<{ readonly data: NodeType[]; readonly complete: boolean }> | undefined;
   const readNodeTypes = () => {
     nodeTypes ??= client.listAll(
@@ -180,7 +186,7 @@ export function apiTypeReader(client: ApiClient, op: Pick<AnyOperation, 'id'>): 
     );
     return nodeTypes;
   };
-  if (pricesOf(op) && databaseCreateKind(op) === undefined) {
+  if (pricesOf(op, input) && databaseCreateKind(op) === undefined) {
     // Awaited later by `nodeType`; caught here so that a failure read before then is not unhandled.
     readNodeTypes().catch(() => undefined);
   }

@@ -44,7 +44,7 @@ export async function previewTarget(
   const ids = op.pathParams.map((name) => String(input[name]));
   const fallback = ids.length > 0 ? ids.join('/') : 'of their own profile';
   // Started before the target is read, so that the types' read overlaps the target's.
-  const types = pricesOf(op) ? apiTypeReader(client, op) : undefined;
+  const types = pricesOf(op, input) ? apiTypeReader(client, op, input) : undefined;
   const view = viewOperationFor(op);
   if (!view)
     return { summary: fallback, lines: await costLines(op, input, undefined, types), fingerprint: null };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DatabaseType } from '../../../lib/api/operations/databases.js';
 import type { NodeType } from '../../../lib/api/operations/node-types.js';
-import { type PriceChange, priceChangeOf, type TypeReader } from '../../../lib/changes/cost.js';
+import { type PriceChange, priceChangeOf, pricesOf, type TypeReader } from '../../../lib/changes/cost.js';
 
 /**
  * A change's price, from the types as the API returns them (API-FACTS-MORE.md §5): a region's own
@@ -186,6 +186,9 @@ describe('nodes.clone', () => {
     const types = reader([NANODE, STANDARD_2]);
     expect(await priceChangeOf(clone, { nodeId: 1, node_id: 2 }, undefined, types)).toBeUndefined();
     expect(types.reads).toEqual([]);
+    // The preview starts no types read for it either.
+    expect(pricesOf(clone, { nodeId: 1, node_id: 2 })).toBe(false);
+    expect(pricesOf(clone, { nodeId: 1, type: 'g6-standard-2', region: 'ap-south' })).toBe(true);
   });
 });
 
