@@ -1,5 +1,5 @@
 import type { AnyOperation } from '../api/operation.js';
-import type { Approval, AuditResult } from '../store/index.js';
+import type { Approval, AuditResult, VoteMethod } from '../store/index.js';
 import type { ChangeDeps, ChangeRequest } from './ports.js';
 
 /**
@@ -56,4 +56,16 @@ export async function recordChange(
 export function targetOf(op: AnyOperation, input: Readonly<Record<string, unknown>>): string {
   const ids = op.pathParams.map((name) => `${name}=${String(input[name])}`);
   return ids.length > 0 ? ids.join(' ') : op.path;
+}
+
+/** How a vote was proved, in words: "with a code", "with a passkey", "without step-up". */
+export function voteWords(method: VoteMethod): string {
+  switch (method) {
+    case 'code':
+      return 'with a code';
+    case 'passkey':
+      return 'with a passkey';
+    case 'none':
+      return 'without step-up';
+  }
 }

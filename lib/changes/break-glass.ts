@@ -1,9 +1,11 @@
 import { createApiClient } from '../api/client-factory.js';
-import type { Approval, ApprovalPolicy, StoredChannelPolicy } from '../store/index.js';
-import { auditApproval } from './audit.js';
+import { findOperation } from '../api/operations/index.js';
+import type { Approval, ApprovalPolicy, StoredChannelPolicy, VoteMethod } from '../store/index.js';
+import { auditApproval, voteWords } from './audit.js';
 import { effectiveApprovalPolicy } from './guardrails.js';
 import type { ApprovalHandoff, ApprovalSurface, ChangeDeps, ChannelRefusal } from './ports.js';
 import { type ChangeAsk, createRequest, linkCard, type TargetPreviewer } from './requests.js';
+import { askForStepUp, type StepUpNeed, stepUpRequirement } from './step-up.js';
 
 /**
  * `--break-glass "reason"`: a destructive (or otherwise approval-bound) operation runs at once,
@@ -41,7 +43,14 @@ export type BreakGlassOutcome =
   /** Break-glass is loud or it does not happen: the channel must be able to see its card. */
   | { readonly kind: 'refused'; readonly reason: 'channel_closed'; readonly refusal: ChannelRefusal }
   | { readonly kind: 'refused'; readonly reason: 'hourly_limit'; readonly perHour: number }
-  | { readonly kind: 'refused'; readonly reason: 'target_not_found' | 'not_recorded' };
+  | { readonly kind: 'refused'; readonly reason: 'target_not_found' | 'not_recorded' }
+  /** The channel's rule no longer lets this person break glass (checked again after a step-up). */
+  | { readonly kind: 'refused'; readonly reason: 'not_enabled' | 'not_listed' }
+  /**
+   * The rule asks for step-up: nothing ran. With a challenge, the request waits (without a card)
+   * for its proof, and `finishBreakGlass` runs it; otherwise nothing was kept.
+   */
+  | { readonly kind: 'step_up'; readonly need: StepUpNeed };
 
 export interface BreakGlassDeps extends ChangeDeps {
   readonly previewTarget: TargetPreviewer;
@@ -59,50 +68,97 @@ export async function breakGlass(
   const access = await surface.canPostCard(request.channel);
   if (access.kind === 'refused')
     return { kind: 'refused', reason: 'channel_closed', refusal: access.refusal };
-  if (!(await deps.store.channelPolicy.useBreakGlass(request.team, request.user, BREAK_GLASS_PER_HOUR))) {
+  const { policy } = await effectiveApprovalPolicy(deps.store, request.team, request.channel, request.op);
+  const requirement = stepUpRequirement(policy);
+  if (requirement === 'none' && !(await useOneBreakGlass(deps, request))) {
     return { kind: 'refused', reason: 'hourly_limit', perHour: BREAK_GLASS_PER_HOUR };
   }
-  const recorded = await recordBreakGlass(deps, request, token);
-  if (recorded.kind === 'refused') return recorded;
-  const { approval, policy } = recorded;
-  const auditChannel = auditChannelOf(permission.channelPolicy, request.channel);
-  await postBreakGlassCard(deps, surface, approval, {
-    by: request.user,
-    reason: request.reason,
-    policy,
-    auditChannel,
+  const target = await deps.previewTarget(createApiClient(deps.api, token), request.op, request.input);
+  if (target === 'not_found') return { kind: 'refused', reason: 'target_not_found' };
+  // The reason is the request's too: a step-up's later run, the card and the audit read it there.
+  const created = await createRequest(deps, request, target, { ...policy, requiredApprovals: 1 });
+  if (requirement !== 'none') {
+    const need = await askForStepUp(deps.store, {
+      team: request.team,
+      user: request.user,
+      approval: created,
+      decision: 'break_glass',
+      requirement,
+    });
+    if (need.kind !== 'code' && need.kind !== 'passkey') {
+      await deps.store.approvals.discardUnposted(request.team, created.id).catch(() => false);
+    }
+    return { kind: 'step_up', need };
+  }
+  return runBrokenGlass(deps, surface, created, policy, permission.channelPolicy, {
+    user: request.user,
+    correlationId: request.correlationId,
+    method: 'none',
   });
+}
+
+/**
+ * Runs a break-glass request that waited for its requester's step-up, once the proof checked
+ * out: whether they may still break glass here, and the hourly limit, are asked now.
+ */
+export async function finishBreakGlass(
+  deps: Omit<BreakGlassDeps, 'previewTarget'>,
+  surface: ApprovalSurface,
+  click: { readonly team: string; readonly user: string; readonly correlationId: string },
+  approvalId: string,
+  method: VoteMethod,
+): Promise<Exclude<BreakGlassOutcome, { kind: 'step_up' }>> {
+  const approval = await deps.store.approvals.get(click.team, approvalId);
+  const op = approval && findOperation(approval.operationId);
+  if (!approval || !op || approval.status !== 'pending' || approval.requester !== click.user) {
+    return { kind: 'refused', reason: 'not_recorded' };
+  }
+  const ask = { team: click.team, user: click.user, channel: approval.channel };
+  const permission = await breakGlassPermission(deps, ask);
+  if (permission.kind === 'refused') return permission;
+  if (!(await useOneBreakGlass(deps, ask))) {
+    return { kind: 'refused', reason: 'hourly_limit', perHour: BREAK_GLASS_PER_HOUR };
+  }
+  const { policy } = await effectiveApprovalPolicy(deps.store, click.team, approval.channel, op);
+  return runBrokenGlass(deps, surface, approval, policy, permission.channelPolicy, {
+    user: click.user,
+    correlationId: click.correlationId,
+    method,
+  });
+}
+
+function useOneBreakGlass(deps: Pick<ChangeDeps, 'store'>, ask: Pick<ChangeAsk, 'team' | 'user'>) {
+  return deps.store.channelPolicy.useBreakGlass(ask.team, ask.user, BREAK_GLASS_PER_HOUR);
+}
+
+/** Approves the stored request by broken glass, says so loudly, and hands it to the worker. */
+async function runBrokenGlass(
+  deps: Omit<BreakGlassDeps, 'previewTarget'>,
+  surface: ApprovalSurface,
+  created: Approval,
+  policy: ApprovalPolicy,
+  channelPolicy: StoredChannelPolicy,
+  by: { readonly user: string; readonly correlationId: string; readonly method: VoteMethod },
+): Promise<Exclude<BreakGlassOutcome, { kind: 'step_up' }>> {
+  const reason = created.reason ?? '';
+  const approval = await deps.store.approvals.approveBreakGlass(
+    created.team,
+    created.id,
+    by.user,
+    reason,
+    by.method,
+  );
+  if (!approval) return { kind: 'refused', reason: 'not_recorded' };
+  await auditApproval(deps, approval, by.user, 'break_glass', `${reason} (${voteWords(by.method)})`);
+  const auditChannel = auditChannelOf(channelPolicy, approval.channel);
+  await postBreakGlassCard(deps, surface, approval, { by: by.user, reason, policy, auditChannel });
   await deps.handoff.dispatch({
     kind: 'approval',
-    correlationId: request.correlationId,
-    team: request.team,
+    correlationId: by.correlationId,
+    team: approval.team,
     approvalId: approval.id,
   });
   return { kind: 'running', approval, policy, auditChannel };
-}
-
-/** The request, approved by its requester's broken glass, and the audit entry naming the reason. */
-async function recordBreakGlass(
-  deps: BreakGlassDeps,
-  request: ChangeAsk & { readonly reason: string },
-  token: string | undefined,
-): Promise<
-  | { readonly kind: 'recorded'; readonly approval: Approval; readonly policy: ApprovalPolicy }
-  | { readonly kind: 'refused'; readonly reason: 'target_not_found' | 'not_recorded' }
-> {
-  const target = await deps.previewTarget(createApiClient(deps.api, token), request.op, request.input);
-  if (target === 'not_found') return { kind: 'refused', reason: 'target_not_found' };
-  const { policy } = await effectiveApprovalPolicy(deps.store, request.team, request.channel, request.op);
-  const created = await createRequest(deps, request, target, { ...policy, requiredApprovals: 1 });
-  const approval = await deps.store.approvals.approveBreakGlass(
-    request.team,
-    created.id,
-    request.user,
-    request.reason,
-  );
-  if (!approval) return { kind: 'refused', reason: 'not_recorded' };
-  await auditApproval(deps, approval, request.user, 'break_glass', request.reason);
-  return { kind: 'recorded', approval, policy };
 }
 
 /** The channel's audit channel, when it is another channel than the one the glass broke in. */

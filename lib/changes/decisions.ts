@@ -1,8 +1,17 @@
 import { findOperation } from '../api/operations/index.js';
-import type { Approval, ApprovalPolicy } from '../store/index.js';
-import { auditApproval } from './audit.js';
+import type { Approval, ApprovalPolicy, VoteMethod } from '../store/index.js';
+import { auditApproval, voteWords } from './audit.js';
+import { type BreakGlassOutcome, finishBreakGlass } from './break-glass.js';
 import { effectiveApprovalPolicy } from './guardrails.js';
 import type { ApprovalHandoff, ApprovalSurface, ChangeDeps, GroupMembers } from './ports.js';
+import {
+  askForStepUp,
+  type ProofCheck,
+  proveStepUp,
+  type StepUpNeed,
+  type StepUpProof,
+  stepUpRequirement,
+} from './step-up.js';
 
 /**
  * A click on Approve, Deny or Cancel. Clicks move the record with conditional writes (see
@@ -56,7 +65,9 @@ export type DecisionOutcome =
       readonly cardShown: boolean;
     }
   /** Approved and handed to the worker. */
-  | { readonly kind: 'approved' };
+  | { readonly kind: 'approved' }
+  /** The rule asks for step-up: nothing counted yet; the vote waits for a proof (or why it cannot). */
+  | { readonly kind: 'step_up'; readonly need: StepUpNeed };
 
 export async function decide(
   deps: DecisionDeps,
@@ -69,9 +80,67 @@ export async function decide(
   if (!approval) return { kind: 'refused', reason: 'no_such_request' };
   if (approval.status === 'expired') return expireOnClick(deps, surface, approval, click.user);
   if (decision === 'cancel') return cancelRequest(deps, surface, approval, click.user);
-  const why = await mayDecide(surface, await policyInForce(deps, approval), approval, click.user);
+  const policy = await policyInForce(deps, approval);
+  const why = await mayDecide(surface, policy, approval, click.user);
   if (why) return { kind: 'refused', reason: 'not_eligible', why };
-  return recordVote(deps, surface, click, approval, decision);
+  const requirement = stepUpRequirement(policy);
+  if (requirement === 'none') return recordVote(deps, surface, click, approval, decision, 'none');
+  // What a proof could not change is said now, not after the person has found their phone.
+  if (approval.status !== 'pending') return { kind: 'refused', reason: 'too_late', approval };
+  if (decision === 'approve' && approval.approvals.some((vote) => vote.user === click.user))
+    return { kind: 'refused', reason: 'duplicate_vote' };
+  const need = await askForStepUp(deps.store, {
+    team: click.team,
+    user: click.user,
+    approval,
+    decision,
+    requirement,
+  });
+  return { kind: 'step_up', need };
+}
+
+/** What a click without step-up, or a proved one, comes to. */
+export type CountedOutcome = Exclude<DecisionOutcome, { kind: 'step_up' }>;
+
+/** What came of a proof offered for a step-up challenge. */
+export type StepUpCompletion =
+  /** The proof did not check out, or the challenge cannot be used: nothing counted. */
+  | { readonly kind: 'not_proved'; readonly check: Exclude<ProofCheck, { kind: 'proved' }> }
+  /** Proved: the vote went the way a click without step-up goes. */
+  | { readonly kind: 'decided'; readonly outcome: CountedOutcome }
+  | { readonly kind: 'broke_glass'; readonly outcome: Exclude<BreakGlassOutcome, { kind: 'step_up' }> };
+
+export interface StepUpDeps extends DecisionDeps, Pick<ChangeDeps, 'api'> {}
+
+/**
+ * Completes a step-up challenge with a proof: a code from the code modal, or a passkey assertion
+ * that `lib/passkeys/` has verified. The challenge is bound to `user` and used once; only then is
+ * the vote recorded (or the glass broken), with the proof's method, exactly as a click without
+ * step-up would record it.
+ */
+export async function completeStepUp(
+  deps: StepUpDeps,
+  surface: ApprovalSurface,
+  click: Click,
+  challengeId: string,
+  proof: StepUpProof,
+): Promise<StepUpCompletion> {
+  const check = await proveStepUp(deps.store, click.team, click.user, challengeId, proof);
+  if (check.kind !== 'proved') return { kind: 'not_proved', check };
+  const { challenge } = check;
+  if (challenge.decision === 'break_glass') {
+    const outcome = await finishBreakGlass(deps, surface, click, challenge.approvalId, proof.method);
+    return { kind: 'broke_glass', outcome };
+  }
+  const approval = await deps.store.approvals.get(click.team, challenge.approvalId);
+  if (!approval) return { kind: 'decided', outcome: { kind: 'refused', reason: 'no_such_request' } };
+  if (approval.status === 'expired')
+    return { kind: 'decided', outcome: await expireOnClick(deps, surface, approval, click.user) };
+  // The rule or the approvers may have changed while the person found their code.
+  const why = await mayDecide(surface, await policyInForce(deps, approval), approval, click.user);
+  if (why) return { kind: 'decided', outcome: { kind: 'refused', reason: 'not_eligible', why } };
+  const outcome = await recordVote(deps, surface, click, approval, challenge.decision, proof.method);
+  return { kind: 'decided', outcome };
 }
 
 /** A click on a card past its deadline closes it as expired, if nothing has closed it yet. */
@@ -80,7 +149,7 @@ async function expireOnClick(
   surface: ApprovalSurface,
   approval: Approval,
   user: string,
-): Promise<DecisionOutcome> {
+): Promise<CountedOutcome> {
   if (await deps.store.approvals.expire(approval.team, approval.id)) {
     const expired = (await deps.store.approvals.get(approval.team, approval.id)) ?? approval;
     await surface.showCard(expired);
@@ -96,7 +165,7 @@ async function cancelRequest(
   surface: ApprovalSurface,
   approval: Approval,
   user: string,
-): Promise<DecisionOutcome> {
+): Promise<CountedOutcome> {
   const result = await deps.store.approvals.cancel(approval.team, approval.id, user);
   if (result.outcome === 'cancelled') {
     const cardShown = await surface.showCard(result.approval);
@@ -145,8 +214,17 @@ async function recordVote(
   click: Click,
   approval: Approval,
   decision: Exclude<Decision, 'cancel'>,
-): Promise<DecisionOutcome> {
-  const result = await deps.store.approvals.recordDecision(click.team, approval.id, click.user, decision);
+  method: VoteMethod,
+): Promise<CountedOutcome> {
+  const result = await deps.store.approvals.recordDecision(
+    click.team,
+    approval.id,
+    click.user,
+    decision,
+    method,
+  );
+  const at = deps.store.now();
+  const how = voteWords(method);
   switch (result.outcome) {
     case 'not_found':
       return { kind: 'refused', reason: 'no_such_request' };
@@ -161,8 +239,8 @@ async function recordVote(
       // Card, thread and audit are independent and none of them throws: told together.
       const [cardShown] = await Promise.all([
         surface.showCard(result.approval),
-        surface.tell(result.approval, { kind: 'denied', by: click.user }),
-        auditApproval(deps, result.approval, click.user, 'denied'),
+        surface.tell(result.approval, { kind: 'denied', by: click.user, method, at }),
+        auditApproval(deps, result.approval, click.user, 'denied', how),
       ]);
       return { kind: 'denied', cardShown };
     }
@@ -172,17 +250,26 @@ async function recordVote(
       await surface.tell(result.approval, {
         kind: 'vote_counted',
         by: click.user,
+        method,
+        at,
         count: approvals.length,
         required: requiredApprovals,
       });
+      await auditApproval(
+        deps,
+        result.approval,
+        click.user,
+        'approved',
+        `${how}; ${approvals.length} of ${requiredApprovals}`,
+      );
       return { kind: 'vote_counted', count: approvals.length, required: requiredApprovals, cardShown };
     }
     case 'approved': {
       // Together, but all before the hand-off: the worker's result must follow "running it now".
       await Promise.all([
         surface.showCard(result.approval),
-        surface.tell(result.approval, { kind: 'approved', by: click.user }),
-        auditApproval(deps, result.approval, click.user, 'approved'),
+        surface.tell(result.approval, { kind: 'approved', by: click.user, method, at }),
+        auditApproval(deps, result.approval, click.user, 'approved', how),
       ]);
       await deps.handoff.dispatch({
         kind: 'approval',

@@ -3,7 +3,7 @@ import type { ApiCallEvent, ApiClient } from '../api/client.js';
 import type { ApiSettings } from '../api/client-factory.js';
 import type { ApiError } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
-import type { Approval, ApprovalOutcome, ApprovalPolicy, Store } from '../store/index.js';
+import type { Approval, ApprovalOutcome, ApprovalPolicy, Store, VoteMethod } from '../store/index.js';
 
 /**
  * What the change workflow needs from the place it is shown (Slack today), as interfaces the
@@ -57,9 +57,16 @@ export type GroupMembers =
 export type ApprovalEvent =
   | { readonly kind: 'expired' }
   | { readonly kind: 'cancelled'; readonly by: string }
-  | { readonly kind: 'denied'; readonly by: string }
-  | { readonly kind: 'vote_counted'; readonly by: string; readonly count: number; readonly required: number }
-  | { readonly kind: 'approved'; readonly by: string }
+  | { readonly kind: 'denied'; readonly by: string; readonly method: VoteMethod; readonly at: Date }
+  | {
+      readonly kind: 'vote_counted';
+      readonly by: string;
+      readonly method: VoteMethod;
+      readonly at: Date;
+      readonly count: number;
+      readonly required: number;
+    }
+  | { readonly kind: 'approved'; readonly by: string; readonly method: VoteMethod; readonly at: Date }
   /** The run's answer was unclear: the target is being read back. */
   | { readonly kind: 'checking'; readonly op: AnyOperation; readonly error: ApiError }
   /** The sweep found a run whose worker stopped before writing how it ended. */

@@ -19,6 +19,8 @@ export interface ChangeAsk {
   readonly channel: string;
   readonly op: AnyOperation;
   readonly input: Readonly<Record<string, unknown>>;
+  /** Why, as the requester said it (`--reason`); a rule may require one. */
+  readonly reason?: string | undefined;
 }
 
 /** Reads the target as the approvers will see it, with the requester's token. */
@@ -32,6 +34,8 @@ export type RequestOutcome =
   | { readonly kind: 'requested'; readonly approval: Approval; readonly policy: ApprovalPolicy }
   /** The API says there is no such target: nothing to approve. */
   | { readonly kind: 'refused'; readonly reason: 'target_not_found' }
+  /** The rule in force requires a reason and none was given: nothing was asked. */
+  | { readonly kind: 'refused'; readonly reason: 'reason_required' }
   /** The card cannot go in this channel: nothing was stored. */
   | { readonly kind: 'refused'; readonly reason: 'channel_closed'; readonly refusal: ChannelRefusal }
   /**
@@ -54,6 +58,7 @@ export async function requestApproval(
   token: string | undefined,
 ): Promise<RequestOutcome> {
   const { policy } = await effectiveApprovalPolicy(deps.store, ask.team, ask.channel, ask.op);
+  if (policy.requireReason && !ask.reason) return { kind: 'refused', reason: 'reason_required' };
   const target = await deps.previewTarget(createApiClient(deps.api, token), ask.op, ask.input);
   if (target === 'not_found') return { kind: 'refused', reason: 'target_not_found' };
   const access = await surface.canPostCard(ask.channel);
@@ -69,7 +74,7 @@ export async function requestApproval(
     const discarded = posted.certain && (await discardUnposted(deps, approval));
     return { kind: 'card_not_posted', approvalId: approval.id, discarded, refusal: posted.refusal };
   }
-  await auditApproval(deps, approval, ask.user, 'requested');
+  await auditApproval(deps, approval, ask.user, 'requested', ask.reason && `Reason: ${ask.reason}`);
   if (posted.ts && !(await linkCard(deps, approval, posted.ts))) {
     // The card is up but its request cannot find it: the clicks would work, the card would
     // never change. Say so on the card rather than leave live buttons that lie.
@@ -94,6 +99,7 @@ export function createRequest(
     summary: target.summary,
     preview: target.lines,
     fingerprint: target.fingerprint,
+    reason: ask.reason,
     channel: ask.channel,
     requiredApprovals: policy.requiredApprovals,
     expiryMinutes: policy.expiryMinutes,

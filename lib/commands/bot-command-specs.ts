@@ -36,10 +36,12 @@ export interface BotFlag {
   readonly summary: string;
 }
 
-/** A positional word, required: its name as help shows it (`PROFILE`) and its kind. */
+/** A positional word: its name as help shows it (`PROFILE`) and its kind; required unless `optional`. */
 export interface BotArg {
   readonly name: string;
   readonly kind: BotValueKind;
+  /** May be left out; only the last arguments may be. */
+  readonly optional?: true;
 }
 
 export interface BotSubcommand {
@@ -87,6 +89,20 @@ const PROFILE_FLAG: BotFlag = {
 
 const REQUIRED_APPROVALS = { type: 'count', min: 1, max: 10 } as const;
 const EXPIRY_MINUTES = { type: 'minutes', min: 1, max: 1440 } as const;
+
+const STEP_UP_FLAG: BotFlag = {
+  name: 'step-up',
+  kind: TEXT,
+  placeholder: 'passkey|code|any|none',
+  summary:
+    'What Approve, Deny and break-glass need besides the click: a passkey, an authenticator code, either, or nothing',
+};
+const REQUIRE_REASON_FLAG: BotFlag = {
+  name: 'require-reason',
+  kind: { type: 'on-off' },
+  placeholder: 'on|off',
+  summary: 'Whether a request must say why (`--reason "…"`)',
+};
 
 const REPORT_ID: BotArg = { name: 'REPORT_ID', kind: TEXT };
 /** `issues|alerts|stats`: from the report-kind registry, so a new kind is in usage and help. */
@@ -194,7 +210,36 @@ const DECLARED_BOT_COMMANDS = [
             placeholder: 'MINUTES',
             summary: 'Minutes before an unanswered request expires (default 15)',
           },
+          STEP_UP_FLAG,
+          REQUIRE_REASON_FLAG,
         ],
+      },
+    ],
+  },
+  {
+    name: 'mfa',
+    summary: 'Enroll an authenticator app (or a passkey) for step-up approvals; see or reset it',
+    usage: ['mfa enroll [code|passkey]', 'mfa confirm CODE', 'mfa status', 'mfa reset [@USER]'],
+    examples: ['mfa enroll', 'mfa confirm 123456', 'mfa status', 'mfa reset', 'mfa reset @bob'],
+    subcommands: [
+      {
+        name: 'enroll',
+        summary: 'Start enrolling: shows a secret for your authenticator app, only to you',
+        usage: 'mfa enroll [code|passkey]',
+        args: [{ name: 'METHOD', kind: TEXT, optional: true }],
+      },
+      {
+        name: 'confirm',
+        summary: 'Confirm the enrollment with the first code your app shows',
+        usage: 'mfa confirm CODE',
+        args: [{ name: 'CODE', kind: TEXT }],
+      },
+      { name: 'status', summary: 'Whether you are enrolled', usage: 'mfa status' },
+      {
+        name: 'reset',
+        summary: "Remove your enrollment; admins may remove someone else's (audited)",
+        usage: 'mfa reset [@USER]',
+        args: [{ name: '@USER', kind: PEOPLE, optional: true }],
       },
     ],
   },
@@ -204,7 +249,7 @@ const DECLARED_BOT_COMMANDS = [
     usage: [
       'policy',
       'policy --allow CLASSES',
-      'policy --rule CLASS|OPERATION [--required N] [--approvers @USER ...] [--approver-group @GROUP] [--allow-self-approval] [--expiry MINUTES]',
+      'policy --rule CLASS|OPERATION [--required N] [--approvers @USER ...] [--approver-group @GROUP] [--allow-self-approval] [--expiry MINUTES] [--step-up passkey|code|any|none] [--require-reason on|off]',
       'policy --clear-rule CLASS|OPERATION',
       'policy --allow-break-glass on|off [--break-glass-users @USER ...] [--audit-channel #CHANNEL]',
       'policy --reset',
@@ -214,6 +259,7 @@ const DECLARED_BOT_COMMANDS = [
       'policy --allow read,change',
       'policy --rule destructive --required 2 --approver-group @sre',
       'policy --rule volumes.delete --required 1',
+      'policy --rule destructive --step-up code --require-reason on',
       'policy --allow-break-glass on --break-glass-users @oncall --audit-channel #audit',
     ],
     flags: [
@@ -260,6 +306,8 @@ const DECLARED_BOT_COMMANDS = [
         placeholder: 'MINUTES',
         summary: 'Minutes before a request expires',
       },
+      STEP_UP_FLAG,
+      REQUIRE_REASON_FLAG,
       {
         name: 'allow-break-glass',
         kind: { type: 'on-off' },

@@ -26,8 +26,12 @@ export function parseCommand(text: string, commands: CommandRegistry = registry)
   const parsed = parseOperation(front.op, front.args);
   if (front.form)
     return { kind: 'form', op: front.op, input: parsed.kind === 'operation' ? parsed.input : {} };
-  if (parsed.kind !== 'operation' || front.breakGlass === undefined) return parsed;
-  return { ...parsed, breakGlass: front.breakGlass };
+  if (parsed.kind !== 'operation') return parsed;
+  return {
+    ...parsed,
+    ...(front.breakGlass === undefined ? {} : { breakGlass: front.breakGlass }),
+    ...(front.reason === undefined ? {} : { reason: front.reason }),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

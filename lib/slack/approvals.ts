@@ -15,7 +15,8 @@ import type { OutcomeCheckSettings } from '../changes/outcomes.js';
 import type { GroupMembers } from '../changes/ports.js';
 import { type RequestOutcome, requestApproval as requestInDomain } from '../changes/requests.js';
 import type { ParsedCommand } from '../commands/parse.js';
-import type { Approval, ApprovalPolicy } from '../store/index.js';
+import { STEP_UP_REQUIREMENTS } from '../store/approval-policy.js';
+import type { Approval, ApprovalPolicy, StepUpRequirement } from '../store/index.js';
 import { approverGroupMembers, slackApprovalSurface, slackExecutionSurface } from './approval-surface.js';
 import { channelRefusalHint } from './channel-access.js';
 import type { BotCommandContext, BotDeps, RequestContext } from './context.js';
@@ -26,6 +27,7 @@ import { breakGlassAudience } from './render/approval-events.js';
 import { renderError } from './render/errors.js';
 import { bold, codeSpan, slackDate } from './render/text.js';
 import { notice, type Reply } from './reply.js';
+import { answerStepUpNeed } from './step-up.js';
 import { resolveToken } from './token-resolution.js';
 
 /**
@@ -47,13 +49,14 @@ export async function requestApproval(
   client: WebClient,
   op: AnyOperation,
   input: Readonly<Record<string, unknown>>,
+  reason?: string,
 ): Promise<Reply> {
   const token = await resolveToken(deps.store, ctx.team, ctx.user, op);
   if (!token.ok) return token.reply;
   const outcome = await requestInDomain(
     { ...deps, previewTarget },
     slackApprovalSurface(client, deps.logger),
-    { team: ctx.team, user: ctx.user, channel: ctx.channel, op, input },
+    { team: ctx.team, user: ctx.user, channel: ctx.channel, op, input, reason },
     token.token,
   );
   return requestReply(outcome, ctx.user, op, input);
@@ -73,6 +76,12 @@ function requestReply(
         const hint = list ? ` Check the id with \`/cloud ${list.group} ${list.action}\`.` : '';
         return notice(
           `There is no ${nounOf(op)} ${ids} that you can see, so there is nothing to approve.${hint}`,
+        );
+      }
+      if (outcome.reason === 'reason_required') {
+        return notice(
+          `Nothing was requested: this channel's rule asks every request to say why. Run it again with a reason, e.g. ` +
+            `${codeSpan(`/cloud ${op.group} ${op.action} … --reason "restoring last night's backup"`)}.`,
         );
       }
       return notice(
@@ -160,18 +169,34 @@ export async function runBreakGlass(
     permission,
     token.token,
   );
-  return breakGlassReply(outcome, ctx, op);
+  if (outcome.kind === 'step_up') {
+    const again = 'Run the command again.';
+    const told = await answerStepUpNeed(client, outcome.need, ctx, again);
+    return (
+      told ??
+      notice(':lock: Break-glass here needs a code: enter it in the window that opened. Nothing has run yet.')
+    );
+  }
+  return breakGlassReply(outcome, ctx);
 }
 
-function breakGlassReply(outcome: BreakGlassOutcome, ctx: RequestContext, op: AnyOperation): Reply {
+/** What the person who broke glass is told (also after a step-up completed it). */
+export function breakGlassReply(
+  outcome: Exclude<BreakGlassOutcome, { kind: 'step_up' }>,
+  ctx: { readonly user: string; readonly channel: string },
+): Reply {
   if (outcome.kind === 'running') {
     const told = breakGlassAudience(outcome.policy, ctx.user, ctx.channel, outcome.auditChannel);
     return notice(
-      `:rotating_light: Break-glass: running ${codeSpan(`${op.group} ${op.action}`)} now. ${told.summary} ` +
+      `:rotating_light: Break-glass: running ${codeSpan(outcome.approval.operationId)} now. ${told.summary} ` +
         'The card shows how it ends.',
     );
   }
   switch (outcome.reason) {
+    case 'not_enabled':
+      return notice('Break-glass is no longer enabled in this channel, so nothing was run.');
+    case 'not_listed':
+      return notice('You are no longer on this channel’s break-glass list, so nothing was run.');
     case 'channel_closed':
       return notice(
         `Nothing was run: break-glass posts its card in this channel. ${channelRefusalHint(outcome.refusal)}`,
@@ -197,7 +222,13 @@ export type { Decision, DecisionDeps };
 export async function decide(
   deps: DecisionDeps,
   client: WebClient,
-  ctx: { team: string; user: string; correlationId: string },
+  ctx: {
+    team: string;
+    user: string;
+    channel: string;
+    correlationId: string;
+    triggerId?: string | undefined;
+  },
   approvalId: string,
   decision: Decision,
 ): Promise<Reply | undefined> {
@@ -208,10 +239,13 @@ export async function decide(
     approvalId,
     decision,
   );
+  if (outcome.kind === 'step_up')
+    return answerStepUpNeed(client, outcome.need, ctx, 'Click the button again.');
   return decisionReply(outcome);
 }
 
-function decisionReply(outcome: DecisionOutcome): Reply | undefined {
+/** What the clicker alone is told of a decision (also after a step-up completed it). */
+export function decisionReply(outcome: Exclude<DecisionOutcome, { kind: 'step_up' }>): Reply | undefined {
   switch (outcome.kind) {
     case 'approved':
       return undefined;
@@ -334,6 +368,8 @@ export async function handleApprovalsCommand(context: BotCommandContext, parsed:
     return notice(`*Waiting for approval* (newest first):\n${lines.join('\n')}${tail}`);
   }
   const policy = await deps.store.approvalPolicy.get(ctx.team);
+  const flagProblem = stepUpFlagProblem(parsed.flags);
+  if (flagProblem) return notice(flagProblem);
   const changes = policyChanges(parsed.flags);
   if (Object.keys(changes).length === 0) return notice(describePolicy(policy));
   if (!(await isPolicyAdmin(context, policy))) {
@@ -387,7 +423,23 @@ export function policyChanges(flags: BotParsed['flags']): Partial<ApprovalPolicy
   if (typeof required === 'number') value.requiredApprovals = required;
   if (typeof expiry === 'number') value.expiryMinutes = expiry;
   if (typeof self === 'boolean') value.allowSelfApproval = self;
+  const stepUp = flags['step-up'];
+  if (typeof stepUp === 'string' && isStepUpRequirement(stepUp.trim().toLowerCase()))
+    value.stepUp = stepUp.trim().toLowerCase() as StepUpRequirement;
+  const reason = flags['require-reason'];
+  if (typeof reason === 'boolean') value.requireReason = reason;
   return value;
+}
+
+function isStepUpRequirement(word: string): boolean {
+  return (STEP_UP_REQUIREMENTS as readonly string[]).includes(word);
+}
+
+/** Why `--step-up` cannot be read, or undefined when it can (or is not given). */
+export function stepUpFlagProblem(flags: BotParsed['flags']): string | undefined {
+  const stepUp = flags['step-up'];
+  if (typeof stepUp !== 'string' || isStepUpRequirement(stepUp.trim().toLowerCase())) return undefined;
+  return '`--step-up` is `passkey`, `code`, `any` (either) or `none`, e.g. `--step-up code`.';
 }
 
 /**
@@ -433,5 +485,21 @@ export function describePolicy(policy: ApprovalPolicy): string {
     `*Approvals needed:* ${policy.requiredApprovals}`,
     `*Requester may approve own request:* ${policy.allowSelfApproval ? 'yes' : 'no'}`,
     `*Requests expire after:* ${policy.expiryMinutes} minutes`,
+    `*Step-up on Approve, Deny and break-glass:* ${stepUpWords(policy.stepUp)}`,
+    `*Reason required:* ${policy.requireReason ? 'yes' : 'no'}`,
   ].join('\n');
+}
+
+/** A step-up requirement in words, for policies and rules. */
+export function stepUpWords(requirement: StepUpRequirement): string {
+  switch (requirement) {
+    case 'none':
+      return 'none (the click counts)';
+    case 'code':
+      return 'an authenticator code';
+    case 'passkey':
+      return 'a passkey';
+    case 'any':
+      return 'a passkey or an authenticator code';
+  }
 }

@@ -60,6 +60,10 @@ const handlers = {
     return handlePolicyCommand(context, parsed);
   },
   audit: (context, parsed) => auditLog(context, parsed),
+  mfa: async (context, parsed) => {
+    const { handleMfaCommand } = await import('./step-up.js');
+    return handleMfaCommand(context, parsed);
+  },
 } satisfies BotHandlers;
 
 // A Map, not an index into the object: the name reached here from user input, and `constructor`

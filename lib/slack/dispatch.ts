@@ -52,6 +52,7 @@ export async function answerOperation(
   ask: OperationAsk,
   replaceOriginal = false,
   breakGlassReason?: string,
+  reason?: string,
 ): Promise<Reply> {
   const request: OperationRequest = { ...ask, team: ctx.team, user: ctx.user, channel: ctx.channel };
   const { op } = request;
@@ -66,7 +67,13 @@ export async function answerOperation(
     return (await approvals()).runBreakGlass(deps, ctx, client, op, request.input, breakGlassReason);
   }
   if (guard.approvalRequired)
-    return (await approvals()).requestApproval(deps, ctx, client, op, request.input);
+    return (await approvals()).requestApproval(deps, ctx, client, op, request.input, reason);
+  if (reason !== undefined) {
+    // Only a request that waits for approval keeps its reason; saying nothing would lose it.
+    return notice(
+      '`--reason` is for commands that need approval; this one runs without it. Run it again without `--reason`.',
+    );
+  }
   // A chart is drawn only in the worker: the rasteriser is not in this function's bundle.
   // So is a file: reading a whole list and uploading it takes longer than Slack waits.
   if (op.method === 'POST' || request.options.export || (await chartOperations()).answersWithChart(op))

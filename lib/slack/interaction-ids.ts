@@ -23,6 +23,8 @@ export const ActionId = {
 export const CallbackId = {
   login: 'login',
   operationForm: 'op:form',
+  /** The modal asking for an authenticator code before a vote counts (step-up). */
+  stepUpCode: 'stepup:code',
 } as const;
 
 /** Matches a contract action id with or without the suffix `actionsBlock` adds (`op:run`, `op:run:2`). */

@@ -3,7 +3,14 @@ import { findOperation } from '../api/operations/index.js';
 import { CLASS_WORDS } from '../changes/guardrails.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import type { ApprovalRule, ChannelPolicy, StoredChannelPolicy } from '../store/index.js';
-import { describePolicy, isPolicyAdmin, policyChanges, unusableApproverGroup } from './approvals.js';
+import {
+  describePolicy,
+  isPolicyAdmin,
+  policyChanges,
+  stepUpFlagProblem,
+  stepUpWords,
+  unusableApproverGroup,
+} from './approvals.js';
 import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
 import type { BotCommandContext } from './context.js';
 import { codeSpan, escapeMrkdwn, slackDate } from './render/text.js';
@@ -36,6 +43,8 @@ export async function handlePolicyCommand(context: BotCommandContext, parsed: Bo
       'This channel has no policy of its own now: everything may run here under the workspace policy.',
     );
   }
+  const flagProblem = stepUpFlagProblem(flags);
+  if (flagProblem) return notice(flagProblem);
   const next = applyFlags(current, flags);
   if (!next.ok) return notice(next.message);
   const groupProblem = await unusableApproverGroup(context.client, policyChanges(flags).approverGroup);
@@ -108,7 +117,15 @@ function applyRule(value: ChannelPolicy, flags: Flags): Applied {
   if (!key) return { ok: false, message: ruleKeyHelp(ruleFlag) };
   if (!ruleFields)
     return { ok: false, message: 'Say what the rule sets, e.g. `--required 2` or `--approvers @alice`.' };
-  const { approverUsers, approverGroup, requiredApprovals, expiryMinutes, allowSelfApproval } = changes;
+  const {
+    approverUsers,
+    approverGroup,
+    requiredApprovals,
+    expiryMinutes,
+    allowSelfApproval,
+    stepUp,
+    requireReason,
+  } = changes;
   const previous = Object.hasOwn(value.rules, key) ? value.rules[key] : undefined;
   const rule: ApprovalRule = {
     ...previous,
@@ -117,6 +134,8 @@ function applyRule(value: ChannelPolicy, flags: Flags): Applied {
     ...(requiredApprovals !== undefined && { requiredApprovals }),
     ...(expiryMinutes !== undefined && { expiryMinutes }),
     ...(allowSelfApproval !== undefined && { allowSelfApproval }),
+    ...(stepUp !== undefined && { stepUp }),
+    ...(requireReason !== undefined && { requireReason }),
   };
   if (
     rule.approverUsers &&
@@ -208,6 +227,9 @@ function describeRule(rule: ApprovalRule): string {
   if (rule.allowSelfApproval !== undefined)
     parts.push(rule.allowSelfApproval ? 'self-approval allowed' : 'no self-approval');
   if (rule.expiryMinutes !== undefined) parts.push(`expires after ${rule.expiryMinutes} min`);
+  if (rule.stepUp !== undefined) parts.push(`step-up: ${stepUpWords(rule.stepUp)}`);
+  if (rule.requireReason !== undefined)
+    parts.push(rule.requireReason ? 'reason required' : 'no reason required');
   return parts.join(', ') || 'as the workspace policy';
 }
 

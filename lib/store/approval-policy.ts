@@ -9,6 +9,13 @@ import type { StoreContext } from './store-context.js';
  * A workspace that never set one gets the defaults.
  */
 
+/**
+ * Step-up a rule can ask for: `code` an authenticator-app code, `passkey` a passkey, `any`
+ * either; `none` the click alone.
+ */
+export const STEP_UP_REQUIREMENTS = ['none', 'passkey', 'code', 'any'] as const;
+export type StepUpRequirement = (typeof STEP_UP_REQUIREMENTS)[number];
+
 const SlackUserIdSchema = z.string().regex(/^[UW][A-Z0-9]{2,}$/, 'a Slack user id (U… or W…)');
 
 export const ApprovalPolicySchema = z.object({
@@ -30,6 +37,10 @@ export const ApprovalPolicySchema = z.object({
     .default(15),
   /** Users who may change this policy, besides the deployment's configured admins. */
   admins: z.array(SlackUserIdSchema).max(100).default([]),
+  /** What proof a click on Approve, Deny or break-glass needs besides the click itself. */
+  stepUp: z.enum(STEP_UP_REQUIREMENTS).default('none'),
+  /** Whether a request must say why (`--reason`). */
+  requireReason: z.boolean().default(false),
 });
 export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
 
@@ -43,6 +54,8 @@ const PolicyItemSchema = z.object({
   allow_self_approval: z.boolean(),
   expiry_minutes: z.number(),
   admins: z.array(z.string()),
+  step_up: z.enum(STEP_UP_REQUIREMENTS).optional(),
+  require_reason: z.boolean().optional(),
   updated_at: z.iso.datetime(),
   updated_by: z.string(),
 });
@@ -71,6 +84,8 @@ export class ApprovalPolicyRepository {
         allowSelfApproval: item.allow_self_approval,
         expiryMinutes: item.expiry_minutes,
         admins: item.admins,
+        stepUp: item.step_up ?? 'none',
+        requireReason: item.require_reason ?? false,
       },
       'approval policy',
     );
@@ -95,6 +110,8 @@ export class ApprovalPolicyRepository {
         allow_self_approval: valid.allowSelfApproval,
         expiry_minutes: valid.expiryMinutes,
         admins: valid.admins,
+        step_up: valid.stepUp,
+        require_reason: valid.requireReason,
         updated_at: this.#ctx.now().toISOString(),
         updated_by: updatedBy,
       },

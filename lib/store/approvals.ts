@@ -58,9 +58,15 @@ export const APPROVAL_STATUSES = [
   'not_run',
 ] as const satisfies readonly ApprovalStatus[];
 
+/** How a vote was proved besides the click: a passkey, an authenticator code, or not at all. */
+export const VOTE_METHODS = ['passkey', 'code', 'none'] as const;
+export type VoteMethod = (typeof VOTE_METHODS)[number];
+
 export interface ApprovalVote {
   readonly user: string;
   readonly at: Date;
+  /** `none` also for votes recorded before step-up existed. */
+  readonly method: VoteMethod;
 }
 
 export interface Approval {
@@ -76,6 +82,8 @@ export interface Approval {
   readonly fingerprint: string | null;
   /** Run without waiting for approvals, by whom and why. */
   readonly breakGlass: { readonly user: string; readonly reason: string } | null;
+  /** Why the requester asked (`--reason`), as they typed it (escaped where shown). */
+  readonly reason: string | null;
   readonly channel: string;
   /** The card's message, once posted (also the thread of the audit trail). */
   readonly messageTs: string | null;
@@ -114,6 +122,7 @@ export interface NewApproval {
   readonly summary: string;
   readonly preview?: readonly string[];
   readonly fingerprint?: string | null;
+  readonly reason?: string | undefined;
   readonly channel: string;
   readonly requiredApprovals: number;
   readonly expiryMinutes: number;
@@ -150,7 +159,11 @@ export type ExecutionClaim =
   | { readonly claimed: true; readonly approval: Approval; readonly input: Record<string, unknown> }
   | { readonly claimed: false; readonly approval: Approval | undefined };
 
-const VoteSchema = z.object({ user: z.string(), at: z.iso.datetime() });
+const VoteSchema = z.object({
+  user: z.string(),
+  at: z.iso.datetime(),
+  method: z.enum(VOTE_METHODS).optional(),
+});
 
 const ApprovalItemSchema = z.object({
   kind: z.literal('approval'),
@@ -162,6 +175,7 @@ const ApprovalItemSchema = z.object({
   preview: z.array(z.string()).optional(),
   fingerprint: z.string().nullable().optional(),
   break_glass: z.object({ user: z.string(), reason: z.string() }).optional(),
+  reason: z.string().optional(),
   input_ciphertext: EnvelopeSchema,
   channel_id: z.string(),
   message_ts: z.string().nullable(),
@@ -247,6 +261,7 @@ export class ApprovalRepository {
       summary: input.summary,
       preview: [...(input.preview ?? [])],
       fingerprint: input.fingerprint ?? null,
+      ...(input.reason === undefined ? {} : { reason: input.reason }),
       input_ciphertext: await this.#cipher.encrypt(JSON.stringify(input.input), {
         team: input.team,
         user: input.requester,
@@ -342,6 +357,7 @@ export class ApprovalRepository {
     id: string,
     user: string,
     decision: 'approve' | 'deny',
+    method: VoteMethod = 'none',
   ): Promise<DecisionResult> {
     for (let attempt = 0; attempt < MAX_VOTE_ATTEMPTS; attempt++) {
       const item = await this.#getItem(team, id);
@@ -353,7 +369,7 @@ export class ApprovalRepository {
 
       const nowDate = this.#ctx.now();
       const now = nowDate.toISOString();
-      const vote = { user, at: now };
+      const vote = { user, at: now, method };
       const completes = item.vote_count + 1 >= item.required_approvals;
       const result =
         decision === 'deny'
@@ -423,6 +439,7 @@ export class ApprovalRepository {
     id: string,
     user: string,
     reason: string,
+    method: VoteMethod = 'none',
   ): Promise<Approval | undefined> {
     const nowDate = this.#ctx.now();
     const now = nowDate.toISOString();
@@ -441,7 +458,7 @@ export class ApprovalRepository {
         ':pending': 'pending',
         ':now': now,
         ':one': 1,
-        ':votes': [{ user, at: now }],
+        ':votes': [{ user, at: now, method }],
         ':breakGlass': { user, reason },
         ':user': user,
         ':due': keys.approvalDueSort(new Date(nowDate.getTime() + this.#claimGraceMs), team, id),
@@ -755,8 +772,8 @@ export class ApprovalRepository {
   #toApproval(item: ApprovalItem): Approval {
     const decideBy = new Date(item.decide_by);
     const lapsed = item.status === 'pending' && decideBy.getTime() <= this.#ctx.now().getTime();
-    const vote = (v: { user: string; at: string } | undefined) =>
-      v ? { user: v.user, at: new Date(v.at) } : null;
+    const vote = (v: z.infer<typeof VoteSchema> | undefined) =>
+      v ? { user: v.user, at: new Date(v.at), method: v.method ?? 'none' } : null;
     return {
       id: item.id,
       team: item.team_id,
@@ -766,11 +783,16 @@ export class ApprovalRepository {
       preview: item.preview ?? [],
       fingerprint: item.fingerprint ?? null,
       breakGlass: item.break_glass ?? null,
+      reason: item.reason ?? null,
       channel: item.channel_id,
       messageTs: item.message_ts,
       status: lapsed ? 'expired' : item.status,
       requiredApprovals: item.required_approvals,
-      approvals: item.approvals.map((v) => ({ user: v.user, at: new Date(v.at) })),
+      approvals: item.approvals.map((v) => ({
+        user: v.user,
+        at: new Date(v.at),
+        method: v.method ?? 'none',
+      })),
       deniedBy: vote(item.denied_by),
       cancelledBy: vote(item.cancelled_by),
       decideBy,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { OPERATION_CLASSES } from '../api/operation.js';
+import { STEP_UP_REQUIREMENTS } from './approval-policy.js';
 import { getParsed, isConditionFailure, parseListedItem } from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
@@ -23,6 +24,8 @@ export const ApprovalRuleSchema = z.object({
     .optional(),
   allowSelfApproval: z.boolean().optional(),
   expiryMinutes: z.number().int().min(1).max(1440).optional(),
+  stepUp: z.enum(STEP_UP_REQUIREMENTS).optional(),
+  requireReason: z.boolean().optional(),
 });
 export type ApprovalRule = z.infer<typeof ApprovalRuleSchema>;
 

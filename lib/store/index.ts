@@ -10,21 +10,24 @@ import type { InstallationRepository, OAuthStateStore } from './installations.js
 import { type OnFirstUse, onFirstUse } from './lazy.js';
 import type { ReportSubscriptionRepository } from './report-subscriptions.js';
 import type { StatusWatchRepository } from './status-watches.js';
+import type { StepUpRepository } from './step-up.js';
 import type { StoreContext } from './store-context.js';
 import type { TeamUserData } from './team-data.js';
 import type { TokenCipher } from './token-cipher.js';
 import type { TokenLinkRepository } from './token-links.js';
 
 export type { AlertClaim, ClaimResult } from './alert-claims.js';
-export type { ApprovalPolicy } from './approval-policy.js';
+export type { ApprovalPolicy, StepUpRequirement } from './approval-policy.js';
 export type {
   Approval,
   ApprovalOutcome,
   ApprovalStatus,
+  ApprovalVote,
   DecisionOutcome,
   DecisionResult,
   DueApproval,
   ExecutionClaim,
+  VoteMethod,
 } from './approvals.js';
 export type { AuditEntry, AuditResult, NewAuditEntry } from './audit-log.js';
 export type { ApprovalRule, ChannelPolicy, StoredChannelPolicy } from './channel-policy.js';
@@ -39,6 +42,13 @@ export type {
 } from './installations.js';
 export type { ReportKind, ReportSchedule, ReportSubscription } from './report-subscriptions.js';
 export type { NewStatusWatch, StatusWatch, WatchOutcome } from './status-watches.js';
+export type {
+  ChallengeDecision,
+  ChallengeMethods,
+  ChallengeUse,
+  CodeEnrollment,
+  StepUpChallenge,
+} from './step-up.js';
 export type { StoreContext } from './store-context.js';
 export type { CipherContext, Envelope, TokenCipher } from './token-cipher.js';
 export type { TokenLink, TokenLookup } from './token-links.js';
@@ -61,6 +71,7 @@ export interface Store {
   readonly installations: OnFirstUse<InstallationRepository>;
   readonly oauthStates: OnFirstUse<OAuthStateStore>;
   readonly teamUserData: OnFirstUse<TeamUserData>;
+  readonly stepUp: OnFirstUse<StepUpRepository>;
   /** The store's clock (the tests move it). */
   readonly now: () => Date;
   /** What `/cloud help` is fitted to, read without loading the repositories (`help-scope.ts`). */
@@ -93,6 +104,7 @@ export function createStore(ctx: StoreContext, cipher: TokenCipher | OnFirstUse<
     ),
     oauthStates: onFirstUse(async () => new (await import('./installations.js')).OAuthStateStore(ctx)),
     teamUserData: onFirstUse(async () => new (await import('./team-data.js')).TeamUserData(ctx)),
+    stepUp: onFirstUse(async () => new (await import('./step-up.js')).StepUpRepository(ctx, cipher)),
     now: ctx.now,
     helpScope: (team, user, channel) => readHelpScope(ctx, team, user, channel),
   };

@@ -70,6 +70,13 @@ export const keys = {
   oauthState: (state: string) => `OAUTH_STATE#${checkedId('OAuth state', state)}`,
   activeWatches: 'WATCH',
   activeWatchSort: (startedAt: Date, id: string) => `${startedAt.toISOString()}#${id}`,
+  /** A person's authenticator-app enrollment for step-up approvals (under `team`). */
+  stepUpCode: (user: string) => `STEPUP#CODE#${checkedId('user', user)}`,
+  /** A person's wrong step-up codes in one lockout window. */
+  stepUpFailures: (user: string, windowStart: string) =>
+    `STEPUP#FAILURES#${checkedId('user', user)}#${windowStart}`,
+  /** One step-up challenge, until a proof uses it or it expires. */
+  stepUpChallenge: (id: string) => `STEPUP#CHALLENGE#${checkedId('challenge', id)}`,
 } as const;
 
 /** A team and one of its users, as a user partition or a member item names them. */

@@ -146,12 +146,15 @@ function readArgs(accepts: Accepts, words: readonly string[], problems: string[]
     problems.push(`Too many arguments: ${name} ${takes}, but ${given(words.length)}.`);
     return [];
   }
-  if (words.length < expected.length) {
-    problems.push(`Missing ${names.slice(words.length).join(' and ')}: ${name} needs ${names.join(' ')}.`);
+  const required = expected.filter((arg) => !arg.optional).length;
+  if (words.length < required) {
+    problems.push(
+      `Missing ${names.slice(words.length, required).join(' and ')}: ${name} needs ${names.slice(0, required).join(' ')}.`,
+    );
     return [];
   }
   const args: string[] = [];
-  expected.forEach((arg, index) => {
+  expected.slice(0, words.length).forEach((arg, index) => {
     const read = readBotValue(arg.kind, words[index] ?? '', arg.name);
     if (!read.ok) problems.push(read.problem);
     else args.push(String(read.value));

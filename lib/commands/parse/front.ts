@@ -13,6 +13,7 @@ import {
   BREAK_GLASS_ONLY_WITH_OPERATIONS,
   FORM_ONLY_WITH_ACTIONS,
   type GlobalFlags,
+  REASON_ONLY_WITH_OPERATIONS,
   takeGlobalFlags,
 } from './global-flags.js';
 import { clip, failure, type ParsedCommand } from './result.js';
@@ -37,6 +38,7 @@ export type FrontParse<Op extends CommandOperation> =
       readonly args: readonly Token[];
       readonly form: boolean;
       readonly breakGlass?: string;
+      readonly reason?: string;
     };
 
 /** What the words name, before the global flags are applied to it. */
@@ -83,16 +85,19 @@ function withGlobals<Op extends CommandOperation>(
         ...parsed,
         form: globals.form,
         ...(globals.breakGlass === undefined ? {} : { breakGlass: globals.breakGlass }),
+        ...(globals.reason === undefined ? {} : { reason: globals.reason }),
       };
     case 'error':
       return parsed;
     case 'help':
       if (globals.breakGlass !== undefined) return failure(BREAK_GLASS_ONLY_WITH_OPERATIONS);
+      if (globals.reason !== undefined) return failure(REASON_ONLY_WITH_OPERATIONS);
       // `volumes create --form --help` is the action's help; `volumes --form` names no action.
       if (globals.form && parsed.topic?.action === undefined) return failure(FORM_ONLY_WITH_ACTIONS);
       return globals.all ? { ...parsed, all: true } : parsed;
     case 'bot':
       if (globals.breakGlass !== undefined) return failure(BREAK_GLASS_ONLY_WITH_OPERATIONS);
+      if (globals.reason !== undefined) return failure(REASON_ONLY_WITH_OPERATIONS);
       if (globals.form) return failure(FORM_ONLY_WITH_ACTIONS);
       return parsed;
   }

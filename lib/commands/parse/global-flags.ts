@@ -15,6 +15,8 @@ import type { Token } from '../tokenize.js';
  */
 
 export const MAX_BREAK_GLASS_REASON = 500;
+/** `--reason`: why a change is asked for, shown on its card and in the audit. */
+export const MAX_REQUEST_REASON = 500;
 
 export interface GlobalFlags {
   readonly help: boolean;
@@ -22,6 +24,8 @@ export interface GlobalFlags {
   readonly all: boolean;
   /** The reason given with `--break-glass`, trimmed and not empty. */
   readonly breakGlass?: string;
+  /** `--reason "…"`: why the change is asked for, trimmed and not empty. */
+  readonly reason?: string;
 }
 
 export type GlobalFlagsReading =
@@ -30,10 +34,18 @@ export type GlobalFlagsReading =
 
 const NEEDS_REASON = `Break-glass needs a reason, e.g. \`${SLASH_COMMAND} volumes delete 12 --break-glass "db down, restoring last night's backup"\`.`;
 export const BREAK_GLASS_ONLY_WITH_OPERATIONS = `\`--break-glass\` goes with a command that needs approval, e.g. \`${SLASH_COMMAND} volumes delete 12 --break-glass "why"\`.`;
+const NEEDS_REQUEST_REASON = `\`--reason\` needs the reason itself, e.g. \`${SLASH_COMMAND} volumes delete 12 --reason "replaced by vol-2"\`.`;
+export const REASON_ONLY_WITH_OPERATIONS = `\`--reason\` goes with a command that asks for a change, e.g. \`${SLASH_COMMAND} volumes delete 12 --reason "why"\`.`;
 export const FORM_ONLY_WITH_ACTIONS = `\`--form\` goes with an action, e.g. \`${SLASH_COMMAND} volumes create --form\`. \`${SLASH_COMMAND} help\` lists them.`;
 
-type GlobalName = 'help' | 'form' | 'all' | 'break_glass';
-const GLOBAL_NAMES: ReadonlySet<string> = new Set<GlobalName>(['help', 'form', 'all', 'break_glass']);
+type GlobalName = 'help' | 'form' | 'all' | 'break_glass' | 'reason';
+const GLOBAL_NAMES: ReadonlySet<string> = new Set<GlobalName>([
+  'help',
+  'form',
+  'all',
+  'break_glass',
+  'reason',
+]);
 
 function globalNameOf(token: Token): GlobalName | undefined {
   if (token.kind !== 'flag') return undefined;
@@ -48,6 +60,7 @@ export function takeGlobalFlags(tokens: readonly Token[]): GlobalFlagsReading {
   let form = false;
   let all = false;
   let breakGlass: string | undefined;
+  let reason: string | undefined;
   for (let index = 0; index < tokens.length; index++) {
     const token = tokens[index] as Token;
     const name = globalNameOf(token);
@@ -62,16 +75,26 @@ export function takeGlobalFlags(tokens: readonly Token[]): GlobalFlagsReading {
     else if (name === 'form') form = true;
     else {
       const next = tokens[index + 1];
-      const reason = token.value ?? (next?.kind === 'word' ? next.text : undefined);
+      const text = token.value ?? (next?.kind === 'word' ? next.text : undefined);
       if (token.value === undefined && next?.kind === 'word') index++;
-      const read = readReason(reason);
+      const read =
+        name === 'reason'
+          ? readReason(text, NEEDS_REQUEST_REASON, 'The reason', MAX_REQUEST_REASON)
+          : readReason(text, NEEDS_REASON, 'The break-glass reason', MAX_BREAK_GLASS_REASON);
       if (!read.ok) return read;
-      breakGlass = read.reason;
+      if (name === 'reason') reason = read.reason;
+      else breakGlass = read.reason;
     }
   }
   return {
     ok: true,
-    globals: { help, form, all, ...(breakGlass === undefined ? {} : { breakGlass }) },
+    globals: {
+      help,
+      form,
+      all,
+      ...(breakGlass === undefined ? {} : { breakGlass }),
+      ...(reason === undefined ? {} : { reason }),
+    },
     rest,
   };
 }
@@ -83,11 +106,14 @@ function isFalseWord(text: string): boolean {
 
 function readReason(
   text: string | undefined,
+  needed: string,
+  what: string,
+  max: number,
 ): { readonly ok: true; readonly reason: string } | { readonly ok: false; readonly message: string } {
   const reason = text?.trim() ?? '';
-  if (reason === '') return { ok: false, message: NEEDS_REASON };
-  if (reason.length > MAX_BREAK_GLASS_REASON) {
-    return { ok: false, message: `The break-glass reason is at most ${MAX_BREAK_GLASS_REASON} characters.` };
+  if (reason === '') return { ok: false, message: needed };
+  if (reason.length > max) {
+    return { ok: false, message: `${what} is at most ${max} characters.` };
   }
   return { ok: true, reason };
 }

@@ -50,6 +50,8 @@ export type ParsedCommand =
       readonly options: OperationOptions;
       /** The reason given with `--break-glass`. */
       readonly breakGlass?: string;
+      /** `--reason "…"`: why the change is asked for. */
+      readonly reason?: string;
     }
   /** `--form`: the action's form, prefilled with what the rest of the command said (when it parsed). */
   | { readonly kind: 'form'; readonly op: AnyOperation; readonly input: Readonly<Record<string, unknown>> }

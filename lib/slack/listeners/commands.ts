@@ -111,6 +111,7 @@ async function answerCommand(
         },
         false,
         parsed.breakGlass,
+        parsed.reason,
       );
   }
 }

@@ -11,8 +11,9 @@ const botCommands = () => import('../bot-command-handlers.js');
 const forms = () => import('../forms.js');
 const errorReplies = () => import('../render/errors.js');
 const worker = () => import('../worker.js');
+const stepUp = () => import('../step-up.js');
 
-/** Modal submissions: an operation's form, and the private login form. */
+/** Modal submissions: an operation's form, the private login form, and a step-up code. */
 export function registerViews(app: App, deps: BotDeps): void {
   app.view(CallbackId.operationForm, async ({ ack, body, view, client }) => {
     const submission = (await forms()).readOperationForm(view);
@@ -52,6 +53,35 @@ export function registerViews(app: App, deps: BotDeps): void {
     });
     await ack(result.ack);
   });
+
+  app.view(CallbackId.stepUpCode, async ({ ack, body, view, client }) => {
+    const team = body.team?.id ?? body.user.team_id ?? '';
+    const user = body.user.id;
+    const correlationId = randomUUID();
+    const { handleCodeSubmission, CODE_BLOCK } = await stepUp();
+    const result = await handleCodeSubmission(
+      deps,
+      { team, user, view, client, correlationId },
+      (channel, reply) => postReply(deps, client, { team, user, channel, correlationId }, reply),
+    ).catch(async (error: unknown) => {
+      // Nothing was counted unless the vote was written; the code itself never reaches the log.
+      deps.logger.error('step-up code not checked', { correlationId, cause: errorName(error) });
+      const text = (await errorReplies()).modalErrorText(error);
+      return {
+        ack: {
+          response_action: 'errors' as const,
+          errors: {
+            [CODE_BLOCK]: text ?? 'The code could not be checked just now. Submit again in a minute.',
+          },
+        },
+      };
+    });
+    await ack(result.ack);
+  });
+}
+
+function errorName(error: unknown): string | undefined {
+  return error instanceof Error ? error.name : undefined;
 }
 
 /**

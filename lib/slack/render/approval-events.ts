@@ -1,12 +1,13 @@
 import { fieldsInWords } from '../../api/decided-fields.js';
 import { describeFieldErrors } from '../../api/errors.js';
+import { voteWords } from '../../changes/audit.js';
 import type { ClosingReason } from '../../changes/closing.js';
 import type { ApprovalEvent, BreakGlassAnnouncement } from '../../changes/ports.js';
-import type { ApprovalOutcome, ApprovalPolicy } from '../../store/index.js';
+import type { ApprovalOutcome, ApprovalPolicy, VoteMethod } from '../../store/index.js';
 import { renderError } from './errors.js';
 import { factLabel } from './field-words.js';
 import { checkingText, notDeletedText, verdictText } from './outcome.js';
-import { defuseMarkup, escapeMrkdwn } from './text.js';
+import { defuseMarkup, escapeMrkdwn, slackDate } from './text.js';
 
 /**
  * What an approval request's thread says at each step, and the words stored with its outcome
@@ -28,11 +29,11 @@ export function approvalEventText(event: ApprovalEvent): string {
     case 'cancelled':
       return `<@${event.by}> cancelled the request; nothing was run.`;
     case 'denied':
-      return `<@${event.by}> denied the request; nothing was run.`;
+      return `<@${event.by}> denied ${howAndWhen(event)}; nothing was run.`;
     case 'vote_counted':
-      return `<@${event.by}> approved (${event.count} of ${event.required}).`;
+      return `<@${event.by}> approved ${howAndWhen(event)} (${event.count} of ${event.required}).`;
     case 'approved':
-      return `<@${event.by}> approved; running it now.`;
+      return `<@${event.by}> approved ${howAndWhen(event)}; running it now.`;
     case 'checking':
       return checkingText(event.op, event.error);
     case 'worker_stopped':
@@ -45,6 +46,11 @@ export function approvalEventText(event: ApprovalEvent): string {
     case 'closed':
       return CLOSED_LINE[event.outcome](defuseMarkup(event.detail));
   }
+}
+
+/** "with a code at 14:02". */
+function howAndWhen(event: { readonly method: VoteMethod; readonly at: Date }): string {
+  return `${voteWords(event.method)} at ${slackDate(event.at, 'time')}`;
 }
 
 /** The words stored with a closed request. */

@@ -1,7 +1,8 @@
 import type { KnownBlock } from '@slack/types';
 import type { AnyOperation } from '../../api/operation.js';
 import { findOperation } from '../../api/operations/index.js';
-import type { ApprovalOutcome, ApprovalStatus } from '../../store/approvals.js';
+import { voteWords } from '../../changes/audit.js';
+import type { ApprovalOutcome, ApprovalStatus, VoteMethod } from '../../store/approvals.js';
 import { ActionId } from '../interactions.js';
 import { truncate } from '../limits.js';
 import { NOW_LABEL } from '../preview.js';
@@ -41,6 +42,8 @@ type When = Date | string | number;
 export interface ApprovalVoteView {
   readonly user: string;
   readonly at: When;
+  /** How the vote was proved besides the click; `none` when absent. */
+  readonly method?: VoteMethod | undefined;
 }
 
 /** The fields of an approval request the card shows (the store's `Approval` fits as it is). */
@@ -53,6 +56,8 @@ export interface ApprovalCardView {
   readonly preview?: readonly string[] | undefined;
   /** Run without approvals: by whom and why. */
   readonly breakGlass?: { readonly user: string; readonly reason: string } | null | undefined;
+  /** Why the requester asked (`--reason`), as typed: escaped here. */
+  readonly reason?: string | null | undefined;
   /** Overrides `summary` as the target named in the header. */
   readonly targetLabel?: string | undefined;
   /** What the operation destroys; the operation's own `destructive.consequence` when absent. */
@@ -76,6 +81,7 @@ export interface ApprovalCardInput {
 }
 
 const DETAIL_MAX = 1500;
+const REASON_MAX = 500;
 /** A section holds 3,000 characters; the preview leaves room for the rest of the card. */
 const PREVIEW_MAX = 2000;
 
@@ -97,6 +103,9 @@ export function renderApprovalCard({ approval }: ApprovalCardInput): RenderedMes
     ? `${userMention(approval.breakGlass.user)} used break-glass to ${escapeMrkdwn(phrase)} ${bold(target)}.`
     : `${userMention(approval.requester)} asked to ${escapeMrkdwn(phrase)} ${bold(target)}.`;
   blocks.push(sectionBlock(consequence ? `${asked}\n:warning: ${escapeMrkdwn(consequence)}` : asked));
+  if (approval.reason && !approval.breakGlass) {
+    blocks.push(sectionBlock(`*Reason:* “${escapeMrkdwn(truncate(approval.reason, REASON_MAX))}”`));
+  }
   if (approval.breakGlass) {
     blocks.push(
       sectionBlock(
@@ -191,7 +200,8 @@ function progressLine(approval: ApprovalCardView): string[] {
   if (approval.breakGlass) {
     const { user } = approval.breakGlass;
     // Its one recorded vote is the break-glass user's own: it is not an approval and is not shown as one.
-    const when = approval.approvals[0] ? ` ${slackDate(approval.approvals[0].at)}` : '';
+    const vote = approval.approvals[0];
+    const when = vote ? ` ${voteWords(vote.method ?? 'none')} at ${slackDate(vote.at, 'time')}` : '';
     return [`*Break-glass* by ${userMention(user)}${when} · no approvals were asked for`];
   }
   const count = approval.approvals.length;
@@ -199,7 +209,7 @@ function progressLine(approval: ApprovalCardView): string[] {
     `*${count} of ${approval.requiredApprovals}* approval${approval.requiredApprovals === 1 ? '' : 's'}`,
   ];
   if (count > 0) {
-    const voters = approval.approvals.slice(0, 10).map((v) => `${userMention(v.user)} ${slackDate(v.at)}`);
+    const voters = approval.approvals.slice(0, 10).map(votedLine);
     parts.push(`approved by ${voters.join(', ')}${count > 10 ? ` and ${count - 10} more` : ''}`);
   }
   if (approval.status === 'pending') parts.push(`expires ${slackDate(approval.decideBy, 'at')}`);
@@ -209,7 +219,7 @@ function progressLine(approval: ApprovalCardView): string[] {
 /** "Approved by @Bob", or for break-glass "Run with break-glass by @Alice": who let it run. */
 function whoLetItRun(approval: ApprovalCardView): string {
   if (approval.breakGlass) return `Run with break-glass by ${userMention(approval.breakGlass.user)}`;
-  const approvers = approval.approvals.map((v) => userMention(v.user)).join(', ');
+  const approvers = approval.approvals.map(votedLine).join(', ');
   return `Approved by ${approvers || 'the approvers'}`;
 }
 
@@ -238,7 +248,7 @@ function finalStateLine(approval: ApprovalCardView): string {
     case 'not_run':
       return `:heavy_multiplication_x: ${who}, but it never started; nothing was run${detail ? `: ${detail}` : '.'}`;
     case 'denied':
-      return `:no_entry: Denied${approval.deniedBy ? ` by ${userMention(approval.deniedBy.user)} ${slackDate(approval.deniedBy.at)}` : ''}.`;
+      return `:no_entry: Denied${approval.deniedBy ? ` by ${votedLine(approval.deniedBy)}` : ''}.`;
     case 'cancelled':
       return `:heavy_multiplication_x: Cancelled${approval.cancelledBy ? ` by ${userMention(approval.cancelledBy.user)}` : ''}; nothing was run.`;
     case 'expired':
@@ -246,4 +256,9 @@ function finalStateLine(approval: ApprovalCardView): string {
     case 'pending':
       return '';
   }
+}
+
+/** "@bob with a code at 14:02": who voted, how it was proved, and when (in the reader's time zone). */
+function votedLine(vote: ApprovalVoteView): string {
+  return `${userMention(vote.user)} ${voteWords(vote.method ?? 'none')} at ${slackDate(vote.at, 'time')}`;
 }

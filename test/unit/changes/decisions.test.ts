@@ -98,7 +98,9 @@ describe('decide', () => {
     const outcome = await decide(d, surface, click(APPROVER), approval.id, 'approve');
 
     expect(outcome).toEqual<DecisionOutcome>({ kind: 'approved' });
-    expect(told).toEqual<ApprovalEvent[]>([{ kind: 'approved', by: APPROVER }]);
+    expect(told).toEqual<ApprovalEvent[]>([
+      { kind: 'approved', by: APPROVER, method: 'none', at: expect.any(Date) },
+    ]);
     expect(dispatched).toEqual([
       { kind: 'approval', correlationId: click(APPROVER).correlationId, team: TEAM, approvalId: approval.id },
     ]);

@@ -108,6 +108,7 @@ describe('renderApprovalCard with a stored approval', () => {
       requester: 'U024BE7LH',
       operationId: 'nodes.backups-cancel',
       summary: 'web-1 (123)',
+      reason: null,
       preview: [],
       fingerprint: null,
       breakGlass: null,

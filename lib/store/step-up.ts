@@ -1,0 +1,270 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import {
+  getParsed,
+  isConditionFailure,
+  itemOfFailedCondition,
+  parseItem,
+  putNew,
+  updateIf,
+} from './items.js';
+import { keys } from './keys.js';
+import { epochSeconds, type StoreContext } from './store-context.js';
+import { EnvelopeSchema, type TokenCipher } from './token-cipher.js';
+
+/**
+ * Step-up approval state of the people of a workspace: each person's authenticator-app
+ * enrollment (its secret sealed like an API token, bound to team and person), the last code time
+ * step they used (so a code counts once), their wrong codes per window (for the lockout), and the
+ * pending challenges a click opens and a proof closes. Every change is one conditional write.
+ */
+
+export type CodeEnrollmentStatus = 'pending' | 'active';
+
+export interface CodeEnrollment {
+  readonly status: CodeEnrollmentStatus;
+  readonly createdAt: Date;
+  readonly confirmedAt: Date | null;
+}
+
+/** What a challenge asks a proof to complete: a vote, or a break-glass run. */
+export type ChallengeDecision = 'approve' | 'deny' | 'break_glass';
+/** Which proofs a challenge takes. */
+export type ChallengeMethods = 'passkey' | 'code' | 'any';
+
+export interface StepUpChallenge {
+  readonly id: string;
+  readonly team: string;
+  readonly user: string;
+  readonly approvalId: string;
+  readonly decision: ChallengeDecision;
+  readonly methods: ChallengeMethods;
+  readonly expiresAt: Date;
+}
+
+export type ChallengeUse =
+  | { readonly kind: 'used'; readonly challenge: StepUpChallenge }
+  /** No such challenge, someone else's, already used, or past its expiry: all refused alike. */
+  | { readonly kind: 'unusable' };
+
+const EnrollmentItemSchema = z.object({
+  kind: z.literal('step_up_code'),
+  status: z.enum(['pending', 'active']),
+  secret_ciphertext: EnvelopeSchema,
+  created_at: z.iso.datetime(),
+  confirmed_at: z.iso.datetime().optional(),
+  last_step: z.number().int().optional(),
+});
+
+const FailuresItemSchema = z.object({ kind: z.literal('step_up_failures'), failures: z.number().int() });
+
+const ChallengeItemSchema = z.object({
+  kind: z.literal('step_up_challenge'),
+  id: z.string(),
+  team_id: z.string(),
+  user_id: z.string(),
+  approval_id: z.string(),
+  decision: z.enum(['approve', 'deny', 'break_glass']),
+  methods: z.enum(['passkey', 'code', 'any']),
+  expires_at_iso: z.iso.datetime(),
+  used: z.boolean(),
+});
+type ChallengeItem = z.infer<typeof ChallengeItemSchema>;
+
+export class StepUpRepository {
+  readonly #ctx: StoreContext;
+  readonly #cipher: TokenCipher;
+
+  constructor(ctx: StoreContext, cipher: TokenCipher) {
+    this.#ctx = ctx;
+    this.#cipher = cipher;
+  }
+
+  async enrollment(team: string, user: string): Promise<CodeEnrollment | undefined> {
+    const item = await this.#enrollmentItem(team, user);
+    return (
+      item && {
+        status: item.status,
+        createdAt: new Date(item.created_at),
+        confirmedAt: item.confirmed_at ? new Date(item.confirmed_at) : null,
+      }
+    );
+  }
+
+  /**
+   * Starts (or restarts) an enrollment with a new secret; an active one is never replaced (reset
+   * it first). False when one is active.
+   */
+  async startEnrollment(team: string, user: string, secret: string): Promise<boolean> {
+    try {
+      await this.#ctx.table.put({
+        TableName: this.#ctx.tableName,
+        Item: {
+          pk: keys.team(team),
+          sk: keys.stepUpCode(user),
+          kind: 'step_up_code',
+          status: 'pending',
+          secret_ciphertext: await this.#cipher.encrypt(secret, { team, user }),
+          created_at: this.#ctx.now().toISOString(),
+        },
+        ConditionExpression: 'attribute_not_exists(pk) OR #status = :pending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':pending': 'pending' },
+      });
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /** The enrollment's secret, for checking a code; undefined when there is no enrollment. */
+  async secret(team: string, user: string): Promise<string | undefined> {
+    const item = await this.#enrollmentItem(team, user);
+    return item && this.#cipher.decrypt(item.secret_ciphertext, { team, user });
+  }
+
+  /**
+   * Takes `step` as the person's latest used code time step: only a step later than every step
+   * taken before is taken, so a code (or an older one) counts once. Makes a pending enrollment
+   * active when `confirm`. False when the step was used already (or the enrollment is gone).
+   */
+  async takeStep(team: string, user: string, step: number, confirm: boolean): Promise<boolean> {
+    const now = this.#ctx.now().toISOString();
+    return updateIf(
+      this.#ctx,
+      { pk: keys.team(team), sk: keys.stepUpCode(user) },
+      {
+        UpdateExpression: confirm
+          ? 'SET last_step = :step, #status = :active, confirmed_at = :now'
+          : 'SET last_step = :step',
+        ConditionExpression: `#status = :expected AND (attribute_not_exists(last_step) OR last_step < :step)`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':step': step,
+          ':expected': confirm ? 'pending' : 'active',
+          ...(confirm ? { ':active': 'active', ':now': now } : {}),
+        },
+      },
+    );
+  }
+
+  /** Removes the person's enrollment; false when there was none. */
+  async reset(team: string, user: string): Promise<boolean> {
+    const result = await this.#ctx.table.delete({
+      TableName: this.#ctx.tableName,
+      Key: { pk: keys.team(team), sk: keys.stepUpCode(user) },
+      ReturnValues: 'ALL_OLD',
+    });
+    return result.Attributes !== undefined;
+  }
+
+  /** Wrong codes of `user` in the window that starts at `windowStart`. */
+  async failures(team: string, user: string, windowStart: Date): Promise<number> {
+    const item = await getParsed(
+      this.#ctx,
+      { pk: keys.team(team), sk: keys.stepUpFailures(user, windowStart.toISOString()) },
+      FailuresItemSchema,
+      'step-up failures',
+    );
+    return item?.failures ?? 0;
+  }
+
+  /** Counts one wrong code in the window; returns the window's count with it. */
+  async countFailure(team: string, user: string, windowStart: Date, windowEnd: Date): Promise<number> {
+    const result = await this.#ctx.table.update({
+      TableName: this.#ctx.tableName,
+      Key: { pk: keys.team(team), sk: keys.stepUpFailures(user, windowStart.toISOString()) },
+      UpdateExpression: 'SET kind = :kind, expires_at = :expires ADD failures :one',
+      ExpressionAttributeValues: {
+        ':kind': 'step_up_failures',
+        ':expires': epochSeconds(windowEnd) + 3600,
+        ':one': 1,
+      },
+      ReturnValues: 'ALL_NEW',
+    });
+    return parseItem(FailuresItemSchema, result.Attributes, 'step-up failures').failures;
+  }
+
+  async createChallenge(challenge: Omit<StepUpChallenge, 'id'>): Promise<StepUpChallenge> {
+    const id = randomUUID();
+    await putNew(this.#ctx, {
+      pk: keys.team(challenge.team),
+      sk: keys.stepUpChallenge(id),
+      kind: 'step_up_challenge',
+      id,
+      team_id: challenge.team,
+      user_id: challenge.user,
+      approval_id: challenge.approvalId,
+      decision: challenge.decision,
+      methods: challenge.methods,
+      expires_at_iso: challenge.expiresAt.toISOString(),
+      expires_at: epochSeconds(challenge.expiresAt) + 3600,
+      used: false,
+    } satisfies ChallengeItem & Record<string, unknown>);
+    return { ...challenge, id };
+  }
+
+  /** A challenge as stored, unused and unexpired or not: for the passkey page to show what it is for. */
+  async challenge(team: string, id: string): Promise<StepUpChallenge | undefined> {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return undefined;
+    const item = await getParsed(
+      this.#ctx,
+      { pk: keys.team(team), sk: keys.stepUpChallenge(id) },
+      ChallengeItemSchema,
+      'step-up challenge',
+    );
+    return item && toChallenge(item);
+  }
+
+  /**
+   * Uses the challenge once, for `user`, before it expires: one conditional write, so two proofs
+   * racing for it cannot both complete it.
+   */
+  async useChallenge(team: string, id: string, user: string): Promise<ChallengeUse> {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return { kind: 'unusable' };
+    try {
+      const result = await this.#ctx.table.update({
+        TableName: this.#ctx.tableName,
+        Key: { pk: keys.team(team), sk: keys.stepUpChallenge(id) },
+        UpdateExpression: 'SET used = :true',
+        ConditionExpression: 'used = :false AND user_id = :user AND expires_at_iso > :now',
+        ExpressionAttributeValues: {
+          ':true': true,
+          ':false': false,
+          ':user': user,
+          ':now': this.#ctx.now().toISOString(),
+        },
+        ReturnValues: 'ALL_NEW',
+      });
+      return {
+        kind: 'used',
+        challenge: toChallenge(parseItem(ChallengeItemSchema, result.Attributes, 'step-up challenge')),
+      };
+    } catch (error) {
+      if (isConditionFailure(error) || itemOfFailedCondition(error) === null) return { kind: 'unusable' };
+      throw error;
+    }
+  }
+
+  async #enrollmentItem(team: string, user: string) {
+    return getParsed(
+      this.#ctx,
+      { pk: keys.team(team), sk: keys.stepUpCode(user) },
+      EnrollmentItemSchema,
+      'step-up enrollment',
+    );
+  }
+}
+
+function toChallenge(item: ChallengeItem): StepUpChallenge {
+  return {
+    id: item.id,
+    team: item.team_id,
+    user: item.user_id,
+    approvalId: item.approval_id,
+    decision: item.decision,
+    methods: item.methods,
+    expiresAt: new Date(item.expires_at_iso),
+  };
+}
