@@ -1,0 +1,376 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { StoredMessage, StoredView } from '../../infra/local/slack/store.js';
+import {
+  CODE_PERIOD_SECONDS,
+  codeAt,
+  LOCKOUT_WINDOW_MINUTES,
+  MAX_WRONG_CODES,
+} from '../../lib/changes/step-up.js';
+import { ActionId } from '../../lib/slack/interactions.js';
+import { CODE_BLOCK } from '../../lib/slack/step-up.js';
+import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
+import { testClock } from '../support/store.js';
+
+/**
+ * Step-up approvals end to end (signed commands, clicks and modal submissions, DynamoDB Local,
+ * the emulator, the Slack stand-in): with a rule asking for an authenticator code on destructive
+ * operations, a click alone, a wrong code, a replayed code and a locked-out person change nothing
+ * (not one API call); a current code counts, and the card, thread and audit say how and when.
+ */
+
+// On a step boundary plus a little, so "the next code" is always the next step.
+const clock = testClock(new Date(Date.UTC(2030, 0, 15, 9, 0, 5)));
+const STEP_MS = CODE_PERIOD_SECONDS * 1000;
+let e2e: E2E;
+const team = () => e2e.stack.workspace.teamId;
+let userCounter = 0;
+/** Every secret an enrollment showed, to look for it where it must not be. */
+const secrets: string[] = [];
+
+/** What the function writes to stdout/stderr (Powertools and Bolt both log there). */
+const logged: string[] = [];
+beforeAll(async () => {
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write.bind(stream);
+    vi.spyOn(stream, 'write').mockImplementation(((chunk: unknown, ...rest: never[]) => {
+      logged.push(String(chunk));
+      return write(chunk as string, ...rest);
+    }) as typeof stream.write);
+  }
+  e2e = await startE2E({ stack: { now: clock.now } });
+  await e2e.login(ALICE, e2e.emulator.demoToken);
+});
+
+afterAll(async () => {
+  vi.restoreAllMocks();
+  await e2e?.close();
+});
+
+beforeEach(async () => {
+  clock.set(new Date(Date.UTC(2030, 0, 15, 9, 0, 5)));
+  await e2e.stack.store.approvalPolicy.put(team(), {}, ADA);
+  await e2e.stack.store.channelPolicy.put(
+    team(),
+    CHANNEL,
+    {
+      rules: { destructive: { stepUp: 'code' } },
+      breakGlass: { enabled: true, users: [ALICE] },
+    },
+    ADA,
+  );
+});
+
+afterEach(() => {
+  clock.set(new Date(Date.UTC(2030, 0, 15, 9, 0, 5)));
+});
+
+const newUser = () => `U0STEP${String(++userCounter).padStart(3, '0')}`;
+
+/** Enrolls `user` through `/cloud mfa enroll` and `/cloud mfa confirm`; returns the secret. */
+async function enroll(user: string): Promise<string> {
+  const shown = await e2e.command(user, 'mfa enroll');
+  const text = e2e.textOf(shown.message);
+  const secret = /Secret: `([A-Z2-7]+)`/.exec(text)?.[1];
+  if (!secret) throw new Error(`no secret shown: ${text}`);
+  secrets.push(secret);
+  expect(text).toContain('otpauth://totp/');
+  const confirmed = await e2e.command(user, `mfa confirm ${codeAt(secret, clock.now())}`);
+  expect(e2e.textOf(confirmed.message)).toContain('enrolled');
+  // The confirming code is spent: the next one is the next step's.
+  clock.advance(STEP_MS);
+  return secret;
+}
+
+function deletesOf(volumeId: number): number {
+  return e2e.emulator.control.requestCount('volumes.delete', { volumeId });
+}
+
+function lastCard(): StoredMessage {
+  const card = e2e.stack.standIn.store
+    .messages(CHANNEL)
+    .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes('Request '))
+    .at(-1);
+  if (!card) throw new Error('no approval card');
+  return card;
+}
+
+function cardNow(card: StoredMessage): StoredMessage {
+  return e2e.stack.standIn.store.findMessage(CHANNEL, card.ts) ?? card;
+}
+
+async function requestDeletion(reason?: string): Promise<{ volumeId: number; card: StoredMessage }> {
+  const volume = e2e.emulator.control.createVolume({
+    label: `doomed-${Math.random().toString(36).slice(2, 8)}`,
+  });
+  const why = reason ? ` --reason "${reason}"` : '';
+  const delivery = await e2e.command(ALICE, `volumes delete ${volume.id}${why}`);
+  expect(e2e.textOf(delivery.message)).toContain('needs 1 approval');
+  return { volumeId: volume.id, card: lastCard() };
+}
+
+/** A click; returns the code modal it opened for `user`, if any. */
+async function click(user: string, card: StoredMessage, actionId: string): Promise<StoredView | undefined> {
+  const before = e2e.openView(user)?.id;
+  const delivery = await e2e.stack.workspace.click(user, cardNow(card), { actionId });
+  expect(delivery.status).toBe(200);
+  await e2e.stack.drain();
+  const view = e2e.openView(user);
+  return view && view.id !== before ? view : undefined;
+}
+
+async function submitCode(user: string, view: StoredView, code: string) {
+  const delivery = await e2e.stack.workspace.submitView(user, view, { [CODE_BLOCK]: { code_input: code } });
+  await e2e.stack.drain();
+  return { delivery, body: JSON.stringify(delivery.body) };
+}
+
+function thread(card: StoredMessage): string {
+  return e2e.stack.standIn.store
+    .thread(CHANNEL, card.ts)
+    .map((m) => m.text)
+    .join('\n');
+}
+
+describe('with step-up by code on destructive operations', () => {
+  it('an Approve click alone opens the code modal and counts nothing (0 API calls)', async () => {
+    const bob = newUser();
+    await enroll(bob);
+    const { volumeId, card } = await requestDeletion();
+    const callsBefore = e2e.emulator.control.requestCount();
+    const view = await click(bob, card, ActionId.approve);
+    expect(view?.view.callback_id).toBe('stepup:code');
+    expect(e2e.emulator.control.requestCount()).toBe(callsBefore);
+    expect(deletesOf(volumeId)).toBe(0);
+    expect(e2e.textOf(cardNow(card))).toContain('0 of 1');
+    expect(e2e.textOf(cardNow(card))).toContain(ActionId.approve);
+  });
+
+  it('a wrong code is refused in the modal and counts nothing; a replayed code is refused too', async () => {
+    const bob = newUser();
+    const secret = await enroll(bob);
+    const { volumeId, card } = await requestDeletion();
+    const callsBefore = e2e.emulator.control.requestCount();
+    const view = await click(bob, card, ActionId.approve);
+    if (!view) throw new Error('no modal');
+    const wrong = codeAt(secret, new Date(clock.now().getTime() + 10 * STEP_MS));
+    const refused = await submitCode(bob, view, wrong);
+    expect(refused.body).toContain('response_action');
+    expect(refused.body).toContain('not right');
+    expect(e2e.emulator.control.requestCount()).toBe(callsBefore);
+
+    // The code that confirmed the enrollment, a step ago, is still inside the skew window: replayed.
+    const replayed = await submitCode(bob, view, codeAt(secret, new Date(clock.now().getTime() - STEP_MS)));
+    expect(replayed.body).toContain('used already');
+    expect(e2e.emulator.control.requestCount()).toBe(callsBefore);
+    expect(deletesOf(volumeId)).toBe(0);
+    expect(e2e.textOf(cardNow(card))).toContain('0 of 1');
+  });
+
+  it('a current code counts: the operation runs once and the card, thread and audit say "with a code at"', async () => {
+    const bob = newUser();
+    const secret = await enroll(bob);
+    const { volumeId, card } = await requestDeletion();
+    const view = await click(bob, card, ActionId.approve);
+    if (!view) throw new Error('no modal');
+    const accepted = await submitCode(bob, view, codeAt(secret, clock.now()));
+    expect(accepted.delivery.status).toBe(200);
+    expect(accepted.body).not.toContain('errors');
+    expect(deletesOf(volumeId)).toBe(1);
+    const cardText = e2e.textOf(cardNow(card));
+    expect(cardText).toContain(`<@${bob}> with a code at <!date^`);
+    expect(cardText).not.toContain(ActionId.approve);
+    expect(thread(card)).toContain(`<@${bob}> approved with a code at`);
+    const audit = await e2e.stack.store.audit.list(team(), { limit: 200 });
+    expect(
+      audit.entries.some(
+        (entry) => entry.actor === bob && entry.result === 'approved' && entry.detail === 'with a code',
+      ),
+    ).toBe(true);
+
+    // The same window again (its challenge is used): nothing more happens.
+    clock.advance(STEP_MS);
+    const again = await submitCode(bob, view, codeAt(secret, clock.now()));
+    expect(again.body).toContain('expired or was used');
+    expect(deletesOf(volumeId)).toBe(1);
+  });
+
+  it(`after ${MAX_WRONG_CODES} wrong codes the person is locked out: even a right code counts nothing until it ends`, async () => {
+    const bob = newUser();
+    const secret = await enroll(bob);
+    const { volumeId, card } = await requestDeletion();
+    const callsBefore = e2e.emulator.control.requestCount();
+    const view = await click(bob, card, ActionId.approve);
+    if (!view) throw new Error('no modal');
+    const wrong = codeAt(secret, new Date(clock.now().getTime() + 10 * STEP_MS));
+    for (let i = 0; i < MAX_WRONG_CODES; i++) await submitCode(bob, view, wrong);
+    const locked = await submitCode(bob, view, codeAt(secret, clock.now()));
+    expect(locked.body).toContain('Too many wrong codes');
+    expect(e2e.emulator.control.requestCount()).toBe(callsBefore);
+
+    // A new click while locked out: told so, no modal, nothing counted.
+    expect(await click(bob, card, ActionId.approve)).toBeUndefined();
+    expect(e2e.textOf(e2e.lastSeen(bob))).toContain('Too many wrong codes');
+    expect(deletesOf(volumeId)).toBe(0);
+    expect(e2e.emulator.control.requestCount()).toBe(callsBefore);
+
+    // When the window ends, a current code counts again.
+    clock.advance(LOCKOUT_WINDOW_MINUTES * 60_000);
+    await e2e.stack.store.approvalPolicy.put(team(), { expiryMinutes: 60 }, ADA);
+    const { volumeId: next, card: nextCard } = await requestDeletion();
+    const view2 = await click(bob, nextCard, ActionId.approve);
+    if (!view2) throw new Error('no modal after the lockout');
+    await submitCode(bob, view2, codeAt(secret, clock.now()));
+    expect(deletesOf(next)).toBe(1);
+  });
+
+  it('a person not enrolled is told how, and their click counts nothing', async () => {
+    const carol = newUser();
+    const { volumeId, card } = await requestDeletion();
+    const callsBefore = e2e.emulator.control.requestCount();
+    expect(await click(carol, card, ActionId.approve)).toBeUndefined();
+    expect(e2e.textOf(e2e.lastSeen(carol))).toContain('/cloud mfa enroll');
+    expect(e2e.emulator.control.requestCount()).toBe(callsBefore);
+    expect(deletesOf(volumeId)).toBe(0);
+    expect(e2e.textOf(cardNow(card))).toContain('0 of 1');
+  });
+
+  it('a passkey-only rule counts nothing and says how to enroll a passkey', async () => {
+    await e2e.stack.store.channelPolicy.put(
+      team(),
+      CHANNEL,
+      { rules: { destructive: { stepUp: 'passkey' } } },
+      ADA,
+    );
+    const bob = newUser();
+    await enroll(bob);
+    const { volumeId, card } = await requestDeletion();
+    expect(await click(bob, card, ActionId.approve)).toBeUndefined();
+    expect(e2e.textOf(e2e.lastSeen(bob))).toContain('/cloud mfa enroll passkey');
+    expect(deletesOf(volumeId)).toBe(0);
+  });
+
+  it('Deny is gated as well: the click alone denies nothing; with a code it is denied "with a code"', async () => {
+    const bob = newUser();
+    const secret = await enroll(bob);
+    const { volumeId, card } = await requestDeletion();
+    const view = await click(bob, card, ActionId.deny);
+    if (!view) throw new Error('no modal');
+    expect(e2e.textOf(cardNow(card))).toContain(ActionId.deny);
+    await submitCode(bob, view, codeAt(secret, clock.now()));
+    expect(e2e.textOf(cardNow(card))).toContain(`Denied by <@${bob}> with a code at`);
+    expect(thread(card)).toContain(`<@${bob}> denied with a code at`);
+    expect(deletesOf(volumeId)).toBe(0);
+  });
+
+  it('break-glass is gated as well: the command alone runs nothing; with a code it runs once', async () => {
+    await e2e.command(ALICE, 'mfa reset');
+    const secret = await enroll(ALICE);
+    const volume = e2e.emulator.control.createVolume({ label: `glass-${userCounter}` });
+    const before = e2e.openView(ALICE)?.id;
+    await e2e.command(ALICE, `volumes delete ${volume.id} --break-glass "db down, restoring"`);
+    const view = e2e.openView(ALICE);
+    if (!view || view.id === before) throw new Error('no modal for break-glass');
+    expect(deletesOf(volume.id)).toBe(0);
+    await submitCode(ALICE, view, codeAt(secret, clock.now()));
+    expect(deletesOf(volume.id)).toBe(1);
+    const card = lastCard();
+    expect(e2e.textOf(card)).toContain('db down, restoring');
+    expect(e2e.textOf(card)).toContain(`<@${ALICE}> with a code at`);
+  });
+});
+
+describe('reasons', () => {
+  it('a rule requiring a reason refuses a request without one, and says how', async () => {
+    await e2e.stack.store.channelPolicy.put(
+      team(),
+      CHANNEL,
+      { rules: { destructive: { requireReason: true } } },
+      ADA,
+    );
+    const volume = e2e.emulator.control.createVolume({ label: 'kept' });
+    const delivery = await e2e.command(ALICE, `volumes delete ${volume.id}`);
+    expect(e2e.textOf(delivery.message)).toContain('--reason');
+    expect(e2e.textOf(delivery.message)).toContain('Nothing was requested');
+    expect(
+      (await e2e.stack.store.approvals.listPending(team())).some((a) => a.summary.includes('kept')),
+    ).toBe(false);
+  });
+
+  it('a reason is shown on the card (escaped) and in the audit', async () => {
+    await e2e.stack.store.channelPolicy.put(
+      team(),
+      CHANNEL,
+      { rules: { destructive: { requireReason: true } } },
+      ADA,
+    );
+    const { card } = await requestDeletion('replaced by <!channel> *vol-2*');
+    const text = e2e.textOf(card);
+    expect(text).toContain('Reason:');
+    expect(text).toContain('replaced by &lt;!channel&gt;');
+    expect(text).not.toContain('<!channel>');
+    const audit = await e2e.stack.store.audit.list(team(), { limit: 200 });
+    expect(
+      audit.entries.some(
+        (entry) => entry.result === 'requested' && entry.detail === 'Reason: replaced by <!channel> *vol-2*',
+      ),
+    ).toBe(true);
+  });
+
+  it('a rule set with /cloud policy --step-up and --require-reason is what the requests meet', async () => {
+    await e2e.stack.store.channelPolicy.clear(team(), CHANNEL);
+    await e2e.stack.store.approvalPolicy.put(team(), { admins: [ADA] }, ADA);
+    const set = await e2e.command(ADA, 'policy --rule destructive --step-up code --require-reason on');
+    expect(e2e.textOf(set.message)).toContain('step-up: an authenticator code');
+    const bad = await e2e.command(ADA, 'policy --rule destructive --step-up sometimes');
+    expect(e2e.textOf(bad.message)).toContain('`--step-up` is');
+    const policy = await e2e.stack.store.channelPolicy.get(team(), CHANNEL);
+    expect(policy?.rules.destructive).toMatchObject({ stepUp: 'code', requireReason: true });
+  });
+});
+
+describe('mfa', () => {
+  it('an admin resets someone else’s enrollment (audited); others may not', async () => {
+    const dave = newUser();
+    await enroll(dave);
+    const refused = await e2e.command(BOB, `mfa reset <@${dave}>`);
+    expect(e2e.textOf(refused.message)).toContain('Only workspace admins');
+    await e2e.stack.store.approvalPolicy.put(team(), { admins: [ADA] }, ADA);
+    const reset = await e2e.command(ADA, `mfa reset <@${dave}>`);
+    expect(e2e.textOf(reset.message)).toContain('was removed');
+    const status = await e2e.command(dave, 'mfa status');
+    expect(e2e.textOf(status.message)).toContain('no step-up method');
+    const audit = await e2e.stack.store.audit.list(team(), { limit: 200 });
+    expect(audit.entries.some((entry) => entry.action === 'mfa.reset' && entry.actor === ADA)).toBe(true);
+  });
+
+  it('the enrollment secret appears only in the enrolling person’s own ephemeral reply', async () => {
+    expect(secrets.length).toBeGreaterThan(0);
+    const store = e2e.stack.standIn.store;
+    let shown = 0;
+    for (const channel of store.channels()) {
+      for (const message of store.messages(channel.id, { includeEphemeral: true })) {
+        const text = e2e.textOf(message);
+        for (const secret of secrets) {
+          if (!text.includes(secret)) continue;
+          shown++;
+          expect(message.ephemeral).toBe(true);
+          expect(text).toContain('Only you see this message');
+        }
+      }
+    }
+    // Each secret was shown once, to its person: the scan looked where the secrets are.
+    expect(shown).toBe(secrets.length);
+    // No Web API call (a channel post, a DM, a modal, a card update) ever carried one.
+    const calls = JSON.stringify(store.calls());
+    for (const secret of secrets) expect(calls).not.toContain(secret);
+    for (const view of store.views()) {
+      for (const secret of secrets) expect(JSON.stringify(view.view)).not.toContain(secret);
+    }
+    const audit = JSON.stringify((await e2e.stack.store.audit.list(team(), { limit: 200 })).entries);
+    const logs = logged.join('');
+    for (const secret of secrets) {
+      expect(audit).not.toContain(secret);
+      expect(logs).not.toContain(secret);
+    }
+  });
+});
