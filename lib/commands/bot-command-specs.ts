@@ -217,33 +217,6 @@ const DECLARED_BOT_COMMANDS = [
     ],
   },
   {
-    name: 'mfa',
-    summary: 'Enroll an authenticator app (or a passkey) for step-up approvals; see or reset it',
-    usage: ['mfa enroll [code|passkey]', 'mfa confirm CODE', 'mfa status', 'mfa reset [@USER]'],
-    examples: ['mfa enroll', 'mfa confirm 123456', 'mfa status', 'mfa reset', 'mfa reset @bob'],
-    subcommands: [
-      {
-        name: 'enroll',
-        summary: 'Start enrolling: shows a secret for your authenticator app, only to you',
-        usage: 'mfa enroll [code|passkey]',
-        args: [{ name: 'METHOD', kind: TEXT, optional: true }],
-      },
-      {
-        name: 'confirm',
-        summary: 'Confirm the enrollment with the first code your app shows',
-        usage: 'mfa confirm CODE',
-        args: [{ name: 'CODE', kind: TEXT }],
-      },
-      { name: 'status', summary: 'Whether you are enrolled', usage: 'mfa status' },
-      {
-        name: 'reset',
-        summary: "Remove your enrollment; admins may remove someone else's (audited)",
-        usage: 'mfa reset [@USER]',
-        args: [{ name: '@USER', kind: PEOPLE, optional: true }],
-      },
-    ],
-  },
-  {
     name: 'policy',
     summary: "Show this channel's guardrails (what may run here, who approves); admins change them",
     usage: [
@@ -403,6 +376,33 @@ const DECLARED_BOT_COMMANDS = [
         kind: { type: 'count', min: 1, max: 50 },
         placeholder: 'N',
         summary: 'How many entries to show (default 20)',
+      },
+    ],
+  },
+  {
+    name: 'mfa',
+    summary: 'Enroll an authenticator app (or a passkey) for step-up approvals; see or reset it',
+    usage: ['mfa enroll [code|passkey]', 'mfa confirm CODE', 'mfa status', 'mfa reset [@USER]'],
+    examples: ['mfa enroll', 'mfa confirm 123456', 'mfa status', 'mfa reset', 'mfa reset @bob'],
+    subcommands: [
+      {
+        name: 'enroll',
+        summary: 'Start enrolling: shows a secret for your authenticator app, only to you',
+        usage: 'mfa enroll [code|passkey]',
+        args: [{ name: 'METHOD', kind: TEXT, optional: true }],
+      },
+      {
+        name: 'confirm',
+        summary: 'Confirm the enrollment with the first code your app shows',
+        usage: 'mfa confirm CODE',
+        args: [{ name: 'CODE', kind: TEXT }],
+      },
+      { name: 'status', summary: 'Whether you are enrolled', usage: 'mfa status' },
+      {
+        name: 'reset',
+        summary: "Remove your enrollment; admins may remove someone else's (audited)",
+        usage: 'mfa reset [@USER]',
+        args: [{ name: '@USER', kind: PEOPLE, optional: true }],
       },
     ],
   },

@@ -27,7 +27,7 @@ import { breakGlassAudience } from './render/approval-events.js';
 import { renderError } from './render/errors.js';
 import { bold, codeSpan, slackDate } from './render/text.js';
 import { notice, type Reply } from './reply.js';
-import { answerStepUpNeed } from './step-up.js';
+import { answerStepUpNeed } from './step-up-prompts.js';
 import { resolveToken } from './token-resolution.js';
 
 /**

@@ -96,10 +96,25 @@ export async function removeTeam(
   }
 
   const linksDeleted = await store.teamUserData.deleteUserItems(team);
-  const removal = { installationRemoved, reportsPaused, approvalsClosed, linksDeleted };
+  // Step-up secrets are sealed like tokens and go with them.
+  const stepUpEnrollmentsDeleted = await store.stepUp.deleteTeam(team);
+  const removal = {
+    installationRemoved,
+    reportsPaused,
+    approvalsClosed,
+    linksDeleted,
+    stepUpEnrollmentsDeleted,
+  };
   // A redelivery comes after an attempt that failed or was not answered in time: that attempt may
   // have removed everything and still not written this line.
-  if (installationRemoved || reportsPaused || approvalsClosed || linksDeleted || options.redelivered) {
+  if (
+    installationRemoved ||
+    reportsPaused ||
+    approvalsClosed ||
+    linksDeleted ||
+    stepUpEnrollmentsDeleted ||
+    options.redelivered
+  ) {
     await store.audit.append({
       team,
       actor: 'slack',
@@ -108,7 +123,7 @@ export async function removeTeam(
       detail:
         `Installation ${installationRemoved ? 'removed' : 'already gone'}; ${reportsPaused} report ` +
         `subscription(s) paused; ${approvalsClosed} unstarted approval(s) closed; ${linksDeleted} linked ` +
-        'API token(s) deleted.',
+        `API token(s) deleted; ${stepUpEnrollmentsDeleted} step-up enrollment(s) deleted.`,
     });
   }
   deps.logger.info('workspace removed', { team, reason, ...removal });

@@ -70,6 +70,7 @@ export const keys = {
   oauthState: (state: string) => `OAUTH_STATE#${checkedId('OAuth state', state)}`,
   activeWatches: 'WATCH',
   activeWatchSort: (startedAt: Date, id: string) => `${startedAt.toISOString()}#${id}`,
+  stepUpPrefix: 'STEPUP#',
   /** A person's authenticator-app enrollment for step-up approvals (under `team`). */
   stepUpCode: (user: string) => `STEPUP#CODE#${checkedId('user', user)}`,
   /** A person's wrong step-up codes in one lockout window. */

@@ -247,6 +247,31 @@ export class StepUpRepository {
     }
   }
 
+  /**
+   * Removes every step-up item of the workspace (enrollments with their sealed secrets, counters,
+   * challenges) when it removes the app; returns how many enrollments went.
+   */
+  async deleteTeam(team: string): Promise<number> {
+    let enrollments = 0;
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.#ctx.table.query({
+        TableName: this.#ctx.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.team(team), ':prefix': keys.stepUpPrefix },
+        ProjectionExpression: 'pk, sk',
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      });
+      for (const item of page.Items ?? []) {
+        const key = { pk: String(item.pk), sk: String(item.sk) };
+        await this.#ctx.table.delete({ TableName: this.#ctx.tableName, Key: key });
+        if (key.sk.startsWith('STEPUP#CODE#')) enrollments++;
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return enrollments;
+  }
+
   async #enrollmentItem(team: string, user: string) {
     return getParsed(
       this.#ctx,

@@ -219,7 +219,8 @@ function progressLine(approval: ApprovalCardView): string[] {
 /** "Approved by @Bob", or for break-glass "Run with break-glass by @Alice": who let it run. */
 function whoLetItRun(approval: ApprovalCardView): string {
   if (approval.breakGlass) return `Run with break-glass by ${userMention(approval.breakGlass.user)}`;
-  const approvers = approval.approvals.map(votedLine).join(', ');
+  // Names only: the progress line above says how and when each of them approved.
+  const approvers = approval.approvals.map((v) => userMention(v.user)).join(', ');
   return `Approved by ${approvers || 'the approvers'}`;
 }
 

@@ -69,7 +69,7 @@ describe('codeStep (RFC 6238, 6 digits, 30 s, one step of skew)', () => {
     expect(codeStep(secret, codeAt(secret, new Date(now.getTime() - 2 * STEP_MS)), now)).toEqual({
       ok: false,
     });
-    for (const junk of ['', '12345', '1234567', 'abcdef', '12 34 5x', '${code}']) {
+    for (const junk of ['', '12345', '1234567', 'abcdef', '12 34 5x', '{code}']) {
       expect(codeStep(secret, junk, now)).toEqual({ ok: false });
     }
   });
@@ -144,6 +144,17 @@ describe('checkCode', () => {
     });
     expect(raw.Item).toBeDefined();
     expect(JSON.stringify(raw.Item)).not.toContain(started.secret);
+  });
+});
+
+describe('removing a workspace', () => {
+  it('deletes every enrollment (and its sealed secret) of the team, and no other team’s', async () => {
+    const team = 'T0GONE';
+    for (const user of ['U0GONE1', 'U0GONE2']) await startCodeEnrollment(store, team, user, user);
+    await startCodeEnrollment(store, 'T0KEPT', 'U0KEPT', 'U0KEPT');
+    expect(await store.stepUp.deleteTeam(team)).toBe(2);
+    expect(await store.stepUp.enrollment(team, 'U0GONE1')).toBeUndefined();
+    expect(await store.stepUp.enrollment('T0KEPT', 'U0KEPT')).toBeDefined();
   });
 });
 

@@ -20,6 +20,8 @@ describe('ApprovalPolicyRepository', () => {
       allowSelfApproval: false,
       expiryMinutes: 15,
       admins: [],
+      stepUp: 'none',
+      requireReason: false,
     });
     expect(DEFAULT_APPROVAL_POLICY.requiredApprovals).toBe(1);
   });

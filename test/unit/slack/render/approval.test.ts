@@ -32,7 +32,8 @@ describe('renderApprovalCard while pending', () => {
   it('shows progress, who approved, and the expiry in Slack date formatting', () => {
     const text = visibleText(message);
     expect(text).toContain('*1 of 2* approvals');
-    expect(text).toContain('approved by <@U0G9QF9C6> <!date^1714557600^');
+    // How and when: a vote recorded before step-up existed reads "without step-up".
+    expect(text).toContain('approved by <@U0G9QF9C6> without step-up at <!date^1714557600^{time}|');
     expect(text).toContain(
       `expires <!date^${Date.parse('2024-05-01T10:15:00Z') / 1000}^{date_short_pretty} at {time}|2024-05-01 10:15 UTC>`,
     );
@@ -174,7 +175,7 @@ describe('renderApprovalCard for break-glass', () => {
     const text = visibleText(renderApprovalCard({ approval: glass }));
     expect(text).toContain('<@U024BE7LH> used break-glass to delete volume *db-data (12)*.');
     expect(text).toContain('Reason: “db is on fire”');
-    expect(text).toContain('*Break-glass* by <@U024BE7LH> <!date^1714557600^');
+    expect(text).toContain('*Break-glass* by <@U024BE7LH> without step-up at <!date^1714557600^');
     expect(text).toContain('no approvals were asked for');
     expect(text).toContain(':white_check_mark: Run with break-glass by <@U024BE7LH> and executed ✓');
     expect(text).not.toMatch(/approved by|Approved by|1 of 1|asked to/);

@@ -1,0 +1,110 @@
+import type { WebClient } from '@slack/web-api';
+import {
+  CHALLENGE_MINUTES,
+  CODE_DIGITS,
+  LOCKOUT_WINDOW_MINUTES,
+  MAX_WRONG_CODES,
+  type StepUpNeed,
+} from '../changes/step-up.js';
+import type { ChallengeDecision, StepUpRequirement } from '../store/index.js';
+import { CallbackId } from './interaction-ids.js';
+import { openModal } from './modals.js';
+import { codeSpan, slackDate } from './render/text.js';
+import { notice, type Reply } from './reply.js';
+
+/**
+ * What a click that needs step-up is answered with: the code modal, or why the click counted for
+ * nothing (not enrolled, locked out, a passkey required). Apart from `step-up.ts` so the approval
+ * replies can open it without importing the enrollment commands.
+ */
+
+const DECISION_WORDS: Record<ChallengeDecision, string> = {
+  approve: 'approve',
+  deny: 'deny',
+  break_glass: 'break glass for',
+};
+
+export const CODE_BLOCK = 'step_up_code';
+export const CODE_INPUT = 'code_input';
+
+export function codeModal(challengeId: string, channel: string, decision: ChallengeDecision) {
+  return {
+    type: 'modal' as const,
+    callback_id: CallbackId.stepUpCode,
+    title: { type: 'plain_text' as const, text: 'Confirm with a code' },
+    submit: { type: 'plain_text' as const, text: 'Confirm' },
+    close: { type: 'plain_text' as const, text: 'Cancel' },
+    private_metadata: JSON.stringify({ challenge: challengeId, channel }),
+    blocks: [
+      {
+        type: 'section' as const,
+        text: {
+          type: 'mrkdwn' as const,
+          text:
+            `This channel's rule asks for step-up: your click to ${DECISION_WORDS[decision]} this request counts ` +
+            `only with the current ${CODE_DIGITS}-digit code from your authenticator app. ` +
+            `This window is good for ${CHALLENGE_MINUTES} minutes.`,
+        },
+      },
+      {
+        type: 'input' as const,
+        block_id: CODE_BLOCK,
+        label: { type: 'plain_text' as const, text: 'Code' },
+        element: {
+          type: 'plain_text_input' as const,
+          action_id: CODE_INPUT,
+          min_length: CODE_DIGITS,
+          max_length: CODE_DIGITS + 2,
+          placeholder: { type: 'plain_text' as const, text: '123456' },
+        },
+      },
+    ],
+  };
+}
+
+/**
+ * What a click that needs step-up is answered with: the code modal (then nothing more to say),
+ * or why it counted for nothing.
+ */
+export async function answerStepUpNeed(
+  client: WebClient,
+  need: StepUpNeed,
+  where: { readonly channel: string; readonly triggerId?: string | undefined },
+  again: string,
+): Promise<Reply | undefined> {
+  switch (need.kind) {
+    case 'code':
+      if (!where.triggerId) return notice(`This rule asks for a code; nothing was counted. ${again}`);
+      await openModal(
+        client,
+        where.triggerId,
+        codeModal(need.challenge.id, where.channel, need.challenge.decision),
+        again,
+      );
+      return undefined;
+    case 'passkey':
+      return notice(
+        ':closed_lock_with_key: This rule requires a passkey, so your click counted for nothing. Enroll one with ' +
+          `${codeSpan('/cloud mfa enroll passkey')}; once the passkey page is available, the click will open it.`,
+      );
+    case 'not_enrolled':
+      return notice(notEnrolledText(need.requirement));
+    case 'locked_out':
+      return notice(lockedOutText(need.until));
+  }
+}
+
+function notEnrolledText(requirement: Exclude<StepUpRequirement, 'none'>): string {
+  const how =
+    requirement === 'passkey'
+      ? codeSpan('/cloud mfa enroll passkey')
+      : `${codeSpan('/cloud mfa enroll')} (an authenticator app), then confirm with ${codeSpan('/cloud mfa confirm CODE')}`;
+  return `:lock: This channel's rule asks for step-up, and you have not enrolled, so your click counted for nothing. Enroll with ${how}, then click again.`;
+}
+
+export function lockedOutText(until: Date): string {
+  return (
+    `:no_entry: Too many wrong codes (${MAX_WRONG_CODES} in ${LOCKOUT_WINDOW_MINUTES} minutes): no code is ` +
+    `accepted from you until ${slackDate(until, 'time')}, and nothing was counted. Try again then.`
+  );
+}
