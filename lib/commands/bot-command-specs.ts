@@ -108,6 +108,13 @@ const REPORT_FILTER_FLAGS: readonly BotFlag[] = [
 ];
 const REPORTS_ADD_USAGE = `reports add ${REPORT_KIND_WORDS} [--every INTERVAL | --daily HH:MM] [--tz ZONE]${REPORT_FILTER_FLAGS.map((flag) => ` [--${flag.name} ${flag.placeholder}]`).join('')}`;
 
+const ALIAS_ADD_USAGE = 'alias add NAME "COMMAND with $1 $2 ..." [--workspace]';
+const ALIAS_WORKSPACE_FLAG: BotFlag = {
+  name: 'workspace',
+  kind: SWITCH,
+  summary: "The workspace's alias, for every channel (workspace admins only), not this channel's",
+};
+
 const DECLARED_BOT_COMMANDS = [
   {
     name: 'help',
@@ -341,6 +348,38 @@ const DECLARED_BOT_COMMANDS = [
         summary: 'Run a subscription now, outside its schedule',
         usage: `reports run ${REPORT_ID.name}`,
         args: [REPORT_ID],
+      },
+    ],
+  },
+  {
+    name: 'alias',
+    summary: 'Short names for operation commands, for this channel or the whole workspace',
+    usage: [ALIAS_ADD_USAGE, 'alias list', 'alias remove NAME [--workspace]', 'NAME [ARGS ...]'],
+    examples: [
+      'alias add rmvol "volumes delete $1"',
+      'alias add boot "nodes reboot $1" --workspace',
+      'alias list',
+      'rmvol 12',
+    ],
+    subcommands: [
+      {
+        name: 'add',
+        summary:
+          "Add or replace an alias: `$1` … `$9` stand for its arguments; `/cloud NAME ARGS` then runs the command under this channel's guardrails and approvals",
+        usage: ALIAS_ADD_USAGE,
+        args: [
+          { name: 'NAME', kind: TEXT },
+          { name: '"COMMAND"', kind: TEXT },
+        ],
+        flags: [ALIAS_WORKSPACE_FLAG],
+      },
+      { name: 'list', summary: "This channel's aliases and the workspace's", usage: 'alias list' },
+      {
+        name: 'remove',
+        summary: 'Remove an alias',
+        usage: 'alias remove NAME [--workspace]',
+        args: [{ name: 'NAME', kind: TEXT }],
+        flags: [ALIAS_WORKSPACE_FLAG],
       },
     ],
   },

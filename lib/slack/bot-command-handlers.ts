@@ -60,6 +60,10 @@ const handlers = {
     return handlePolicyCommand(context, parsed);
   },
   audit: (context, parsed) => auditLog(context, parsed),
+  alias: async (context, parsed) => {
+    const { handleAliasCommand } = await import('./alias-command.js');
+    return handleAliasCommand(context, parsed);
+  },
 } satisfies BotHandlers;
 
 // A Map, not an index into the object: the name reached here from user input, and `constructor`

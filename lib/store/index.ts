@@ -1,4 +1,5 @@
 import type { AlertClaimRepository } from './alert-claims.js';
+import type { AliasRepository } from './aliases.js';
 import type { ApprovalPolicyRepository } from './approval-policy.js';
 import type { ApprovalRepository } from './approvals.js';
 import type { AuditLogRepository } from './audit-log.js';
@@ -16,6 +17,7 @@ import type { TokenCipher } from './token-cipher.js';
 import type { TokenLinkRepository } from './token-links.js';
 
 export type { AlertClaim, ClaimResult } from './alert-claims.js';
+export type { AliasScope, StoredAlias } from './aliases.js';
 export type { ApprovalPolicy } from './approval-policy.js';
 export type {
   Approval,
@@ -61,6 +63,7 @@ export interface Store {
   readonly installations: OnFirstUse<InstallationRepository>;
   readonly oauthStates: OnFirstUse<OAuthStateStore>;
   readonly teamUserData: OnFirstUse<TeamUserData>;
+  readonly aliases: OnFirstUse<AliasRepository>;
   /** The store's clock (the tests move it). */
   readonly now: () => Date;
   /** What `/cloud help` is fitted to, read without loading the repositories (`help-scope.ts`). */
@@ -93,6 +96,7 @@ export function createStore(ctx: StoreContext, cipher: TokenCipher | OnFirstUse<
     ),
     oauthStates: onFirstUse(async () => new (await import('./installations.js')).OAuthStateStore(ctx)),
     teamUserData: onFirstUse(async () => new (await import('./team-data.js')).TeamUserData(ctx)),
+    aliases: onFirstUse(async () => new (await import('./aliases.js')).AliasRepository(ctx)),
     now: ctx.now,
     helpScope: (team, user, channel) => readHelpScope(ctx, team, user, channel),
   };

@@ -29,6 +29,14 @@ export function checkedProfile(profile: string): string {
   return profile;
 }
 
+/** The alias name shape of `lib/commands/aliases.ts`, checked again where it becomes a key. */
+const ALIAS_NAME_KEY_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
+
+function checkedAliasName(name: string): string {
+  if (!ALIAS_NAME_KEY_PATTERN.test(name)) throw new StoreError('invalid_key_part', 'Invalid alias name.');
+  return name;
+}
+
 export const keys = {
   team: (team: string) => `TEAM#${checkedId('team', team)}`,
   user: (team: string, user: string) => `TEAM#${checkedId('team', team)}#USER#${checkedId('user', user)}`,
@@ -68,6 +76,15 @@ export const keys = {
   servedByEnterprise: 'SERVED_BY',
   /** One OAuth state parameter, until it is used or expires. */
   oauthState: (state: string) => `OAUTH_STATE#${checkedId('OAuth state', state)}`,
+  /**
+   * Aliases under `team`: one of a channel, or of the whole workspace. Not under `CHANNEL#`, where
+   * the channel policies are listed by prefix. Names are checked by `lib/commands/aliases.ts`.
+   */
+  channelAlias: (channel: string, name: string) =>
+    `ALIAS#CHANNEL#${checkedId('channel', channel)}#${checkedAliasName(name)}`,
+  channelAliasPrefix: (channel: string) => `ALIAS#CHANNEL#${checkedId('channel', channel)}#`,
+  workspaceAlias: (name: string) => `ALIAS#WORKSPACE#${checkedAliasName(name)}`,
+  workspaceAliasPrefix: 'ALIAS#WORKSPACE#',
   activeWatches: 'WATCH',
   activeWatchSort: (startedAt: Date, id: string) => `${startedAt.toISOString()}#${id}`,
 } as const;
