@@ -69,7 +69,8 @@ export function checkAliasName(name: string, commands: CommandRegistry<CommandOp
 
 /** A name as it may be echoed: printable ASCII only and short, so no markup or odd text is repeated. */
 function visibleName(name: string): string {
-  const printable = name.replace(/[^\x21-\x7e]/g, '?').replace(/`/g, "'");
+  // `<…>` is markup in Slack even inside a code span (`<!channel>` would notify), so it goes too.
+  const printable = name.replace(/[^\x21-\x7e]|[<>&]/g, '?').replace(/`/g, "'");
   return printable.length > 20 ? `${printable.slice(0, 19)}…` : printable;
 }
 
