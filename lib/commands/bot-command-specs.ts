@@ -353,19 +353,19 @@ const DECLARED_BOT_COMMANDS = [
   },
   {
     name: 'alias',
-    summary: 'Short names for operation commands, for this channel or the whole workspace',
-    usage: [ALIAS_ADD_USAGE, 'alias list', 'alias remove NAME [--workspace]', 'NAME [ARGS ...]'],
+    summary:
+      'Short names for operation commands, for this channel or the whole workspace: `/cloud NAME ARGS` runs one and shows what it ran',
+    usage: [ALIAS_ADD_USAGE, 'alias list', 'alias remove NAME [--workspace]'],
     examples: [
       'alias add rmvol "volumes delete $1"',
       'alias add boot "nodes reboot $1" --workspace',
       'alias list',
-      'rmvol 12',
     ],
     subcommands: [
       {
         name: 'add',
         summary:
-          "Add or replace an alias: `$1` … `$9` stand for its arguments; `/cloud NAME ARGS` then runs the command under this channel's guardrails and approvals",
+          "Add or replace an alias: `$1` … `$9` stand for its arguments; `/cloud NAME ARGS` then runs the command under the guardrails and approvals of the channel it is typed in",
         usage: ALIAS_ADD_USAGE,
         args: [
           { name: 'NAME', kind: TEXT },

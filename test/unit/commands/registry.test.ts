@@ -52,6 +52,7 @@ describe('the registry', () => {
       'approvals',
       'policy',
       'reports',
+      'alias',
       'audit',
     ]);
     const topic = fixtureRegistry.findTopic('Reports');
