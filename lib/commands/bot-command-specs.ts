@@ -365,7 +365,7 @@ const DECLARED_BOT_COMMANDS = [
       {
         name: 'add',
         summary:
-          "Add or replace an alias: `$1` … `$9` stand for its arguments; `/cloud NAME ARGS` then runs the command under the guardrails and approvals of the channel it is typed in",
+          'Add or replace an alias: `$1` … `$9` stand for its arguments; `/cloud NAME ARGS` then runs the command under the guardrails and approvals of the channel it is typed in',
         usage: ALIAS_ADD_USAGE,
         args: [
           { name: 'NAME', kind: TEXT },
