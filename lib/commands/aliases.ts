@@ -99,7 +99,9 @@ export function readTemplate(text: string): TemplateReading {
   if (/\p{Cc}/u.test(text)) {
     return { ok: false, message: 'An expansion is one line of ordinary text.' };
   }
-  const tokenized = tokenize(text);
+  // The text was typed and already read from Slack's transport form once: written back into that
+  // form, it is tokenized as typed (a literal `&amp;` stays, it is not read as `&` a second time).
+  const tokenized = tokenize(toTransport(text));
   if (!tokenized.ok) return { ok: false, message: tokenized.message };
   const used = new Set<number>();
   for (const token of tokenized.tokens) {
@@ -212,7 +214,12 @@ function writeCommand(tokens: readonly Token[], transport: boolean): string {
       return token.value === undefined ? `--${token.name}` : `--${token.name}=${quoted(token.value)}`;
     })
     .join(' ');
-  return transport ? text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') : text;
+  return transport ? toTransport(text) : text;
+}
+
+/** Text as Slack sends what was typed: `&`, `<` and `>` as entities. */
+function toTransport(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /** Plain words stay bare; anything else is double-quoted, with its quotes and backslashes escaped. */

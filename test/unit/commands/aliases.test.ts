@@ -140,6 +140,11 @@ describe('expanding an alias', () => {
     }
   });
 
+  it('reads the stored expansion as it was typed: an entity in it is not decoded a second time', () => {
+    const expanded = expand('volumes list --label "a&amp;b <@U0ALICE>"', '');
+    expect(expanded).toMatchObject({ ok: true, displayText: 'volumes list --label "a&amp;b <@U0ALICE>"' });
+  });
+
   it('refuses flags in the invocation, naming the alias and its parameters', () => {
     const expanded = expand('volumes delete $1', '12 --break-glass "why not"');
     expect(expanded.ok).toBe(false);
