@@ -126,7 +126,6 @@ export interface PostMarker {
 }
 
 const ISSUE_ALERT_MARKER: PostMarker = { eventType: 'managed_issue_alert', idField: 'issue' };
-export const ACCOUNT_EVENT_MARKER: PostMarker = { eventType: 'account_event', idField: 'event' };
 
 export type PostRun = Omit<DeliveryResult, 'seenIssueIds'> & {
   /** Ids posted by this run or before it, in the order tried. */

@@ -3,7 +3,7 @@ import { contextBlock, mrkdwnFallback, type RenderedMessage, sectionBlock } from
 import { codeSpan, escapeMrkdwn, parseApiDate, slackDate, userMention } from '../slack/render/text.js';
 import type { AuditEntry, AuditLogRepository } from '../store/audit-log.js';
 import type { ReportFilter, ReportSubscription } from '../store/report-subscriptions.js';
-import { ACCOUNT_EVENT_MARKER, type DeliveryContext, type DeliveryResult, postEachOnce } from './deliver.js';
+import { type DeliveryContext, type DeliveryResult, type PostMarker, postEachOnce } from './deliver.js';
 
 /**
  * The events report's own parts: which events a subscription's filter keeps, which of them the
@@ -161,6 +161,9 @@ export function renderAccountEvent(event: AccountEvent, byBot: AuditEntry | unde
 
 // ---------------------------------------------------------------------------------------------
 // Delivery
+
+/** How an event's message is found in the channel, for the in-doubt check. */
+const ACCOUNT_EVENT_MARKER: PostMarker = { eventType: 'account_event', idField: 'event' };
 
 /**
  * Account events after the newest one the subscription has seen, oldest first, each posted once
