@@ -149,6 +149,8 @@ type DefineInput<
   Paginated extends boolean,
 > = Omit<
   OperationSpec<Req, Res, Paginated>,
+  | 'request'
+  | 'response'
   | 'id'
   | 'group'
   | 'action'
@@ -167,7 +169,24 @@ type DefineInput<
   readonly filterable?: readonly string[];
   readonly sensitive?: boolean;
   readonly queryParams?: readonly string[];
+  /**
+   * The schemas, or functions that build them: a function is called on the first read of the
+   * row's `request` or `response`, so loading the table builds only the schemas of the
+   * operations a process uses (a cold start parses one command).
+   */
+  readonly request: Req | (() => Req);
+  readonly response: Res | (() => Res);
 };
+
+/** A schema given as a function is built on first read, once. */
+function builtOnFirstRead<S extends z.ZodType>(given: S | (() => S)): () => S {
+  if (typeof given !== 'function') return () => given;
+  let built: S | undefined;
+  return () => {
+    built ??= given();
+    return built;
+  };
+}
 
 /** Builds an operation row, deriving what can be derived (id, path parameters, defaults). */
 export function defineOperation<
@@ -180,8 +199,17 @@ export function defineOperation<
   input: DefineInput<G, A, Req, Res, Paginated>,
 ): OperationSpec<Req, Res, Paginated, `${G}.${A}`> & { readonly group: G } {
   const pageParams = input.pageParams ?? input.paginated;
+  const { request, response, ...rest } = input;
+  const requestSchema = builtOnFirstRead(request);
+  const responseSchema = builtOnFirstRead(response);
   return {
-    ...input,
+    ...rest,
+    get request() {
+      return requestSchema();
+    },
+    get response() {
+      return responseSchema();
+    },
     id: `${input.group}.${input.action}` as const,
     access: input.access ?? (input.scopes.length > 0 ? 'scoped' : 'any-token'),
     pathParams: pathParamsOf(input.path),

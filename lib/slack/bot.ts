@@ -31,7 +31,10 @@ export function createSlackApp(given: BotDeps): { app: App; handler: SlackHandle
   // A job handed off in process would otherwise inherit the request's storage budget.
   const deps: BotDeps = {
     ...given,
-    handoff: { dispatch: (job) => withoutStorageBudget(() => given.handoff.dispatch(job)) },
+    handoff: {
+      dispatch: (job) => withoutStorageBudget(() => given.handoff.dispatch(job)),
+      prepare: () => given.handoff.prepare?.(),
+    },
   };
   const receiver = new AwsLambdaReceiver({ signingSecret: deps.signingSecret, logLevel: LogLevel.ERROR });
   const app = new App({

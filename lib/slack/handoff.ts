@@ -10,6 +10,11 @@ export type { ApprovalJob, OperationJob, ReportRunJob, WorkerJob } from './worke
  */
 export interface Handoff {
   dispatch(job: WorkerJob): Promise<void>;
+  /**
+   * Starts loading what `dispatch` needs, without waiting for it: called once a hand-off is sure
+   * to follow, so the loading overlaps the reads and writes that come before it.
+   */
+  prepare?(): void;
 }
 
 export class LambdaHandoff implements Handoff {
@@ -24,6 +29,14 @@ export class LambdaHandoff implements Handoff {
       InvokeCommand: sdk.InvokeCommand,
     }));
     return this.#lambda;
+  }
+
+  /**
+   * A failed load is not reported here: `dispatch` awaits the same promise and fails with it. The
+   * handler attached here only keeps the rejection from counting as unhandled in the meantime.
+   */
+  prepare(): void {
+    this.#client().catch(() => undefined);
   }
 
   async dispatch(job: WorkerJob): Promise<void> {

@@ -108,6 +108,30 @@ describe('decide', () => {
     ]);
   });
 
+  it("starts loading the hand-off's client before the card, thread and audit writes, only when approved", async () => {
+    const steps: string[] = [];
+    const { surface } = recordingSurface();
+    const watched: ApprovalSurface = {
+      ...surface,
+      showCard: async (shown) => {
+        steps.push('card');
+        return surface.showCard(shown);
+      },
+    };
+    const handoff = {
+      prepare: () => void steps.push('prepare'),
+      dispatch: async () => void steps.push('dispatch'),
+    };
+    const { deps: d } = deps();
+    const refused = await pendingRequest();
+    await decide({ ...d, handoff }, watched, click(REQUESTER), refused.id, 'approve');
+    expect(steps).toEqual([]);
+
+    const approval = await pendingRequest();
+    await decide({ ...d, handoff }, watched, click(APPROVER), approval.id, 'approve');
+    expect(steps).toEqual(['prepare', 'card', 'dispatch']);
+  });
+
   it('says the approver group could not be read, instead of "not an approver"', async () => {
     await store.approvalPolicy.put(
       TEAM,
