@@ -439,7 +439,8 @@ function openViewsInStack(context: WebApiContext, rootViewId: string): StoredVie
 
 /** The open view a `views.push` lands on: the one the interaction came from, else the user's latest. */
 function viewBeneathPush(context: WebApiContext, trigger: IssuedTrigger | undefined): StoredView | undefined {
-  const open = context.store.views().filter((view) => !view.closed);
+  // A Home tab is no modal: nothing is pushed onto it.
+  const open = context.store.views().filter((view) => !view.closed && view.view.type !== 'home');
   const from = trigger?.viewId === undefined ? undefined : context.store.view(trigger.viewId);
   if (from && !from.closed) return openViewsInStack(context, from.rootViewId).at(-1);
   if (trigger) return open.filter((view) => view.user === trigger.user).at(-1);
