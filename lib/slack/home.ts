@@ -98,10 +98,18 @@ export async function gatherHome(
       return members;
     },
   };
+  // The rule in force depends on the channel and the operation only: read once per pair.
+  const policies = new Map<string, ReturnType<typeof policyInForce>>();
   const waiting: Approval[] = [];
   for (const approval of requests.pending) {
     if (approval.approvals.some((vote) => vote.user === user)) continue;
-    const policy = await policyInForce(deps, approval);
+    const where = `${approval.channel} ${approval.operationId}`;
+    let policyRead = policies.get(where);
+    if (!policyRead) {
+      policyRead = policyInForce(deps, approval);
+      policies.set(where, policyRead);
+    }
+    const policy = await policyRead;
     // An approver group Slack would not list leaves the request out: Home shows only what the
     // person can be told they may decide (a click on the card would say why not).
     if ((await mayDecide(surface, policy, approval, user)) === undefined) waiting.push(approval);
