@@ -6,11 +6,11 @@ import type {
   BreakGlassAnnouncement,
   CardAccess,
   ChangeRequest,
-  GroupMembers,
   OperationRunner,
   PostedCard,
 } from '../changes/ports.js';
-import type { Approval } from '../store/index.js';
+import type { Approval, Store } from '../store/index.js';
+import { approverGroupMembers } from './approver-groups.js';
 import { channelRefusalOf, ensureBotCanPost } from './channel-access.js';
 import { type RunnerDeps, runOperation } from './operation-runner.js';
 import { approvedRunLine, renderApprovalCard } from './render/approval.js';
@@ -18,17 +18,26 @@ import { approvalEventText, breakGlassAlarm, closingDetailText } from './render/
 import { contextBlock, sectionBlock } from './render/blocks.js';
 import { codeSpan } from './render/text.js';
 import { notice, type Reply } from './reply.js';
-import { rateLimitedFor, slackErrorOf } from './slack-refusals.js';
 import { slackStatusWatchSurface } from './status-watch.js';
 import { inSlackTeam } from './web-client.js';
+
+export { approverGroupMembers };
 
 /**
  * Approval requests as Slack shows them: a card in the channel, updated in place, whose thread
  * keeps the trail. Implements the workflow's ports (`lib/changes/ports.ts`) on a Web API client.
  */
 
-export function slackApprovalSurface(client: WebClient, logger: Logger): ApprovalSurface {
+export function slackApprovalSurface(
+  client: WebClient,
+  deps: { readonly logger: Logger; readonly store: Store },
+): ApprovalSurface {
+  const { logger } = deps;
   return {
+    // Loaded on first use: a cold start's first answer does not wait for the Home renderer.
+    requestChanged: async (team, approvalId) =>
+      (await import('./home.js')).refreshHomesFor(deps, client, team, approvalId),
+
     async canPostCard(channel: string): Promise<CardAccess> {
       const access = await ensureBotCanPost(client, channel);
       return access.kind === 'refused' ? access : { kind: 'open' };
@@ -131,20 +140,6 @@ function slackRefused(error: unknown): boolean {
 }
 
 /** Who is in the approver group, as far as Slack says. */
-export async function approverGroupMembers(client: WebClient, group: string): Promise<GroupMembers> {
-  try {
-    const answer = await client.usergroups.users.list({ usergroup: group });
-    return { kind: 'members', users: answer.users ?? [] };
-  } catch (error) {
-    const retryAfterSeconds = rateLimitedFor(error);
-    if (retryAfterSeconds !== undefined) return { kind: 'rate_limited', retryAfterSeconds };
-    const slackError = slackErrorOf(error);
-    if (slackError === 'plan_upgrade_required') return { kind: 'plan' };
-    if (slackError === 'no_such_subteam') return { kind: 'no_such_group' };
-    return { kind: 'unreadable' };
-  }
-}
-
 /** An approved change runs as the command would have: the same runner, the same answer. */
 export function slackChangeRunner(deps: RunnerDeps): OperationRunner<ChangeRequest, Reply> {
   return {
@@ -156,7 +151,7 @@ export function slackChangeRunner(deps: RunnerDeps): OperationRunner<ChangeReque
 /** Everything running and settling an approved request shows in Slack, on the worker's client. */
 export function slackExecutionSurface(deps: RunnerDeps & { readonly slack: WebClient }): ApprovedRunSurface {
   return {
-    ...slackApprovalSurface(deps.slack, deps.logger),
+    ...slackApprovalSurface(deps.slack, deps),
     runner: slackChangeRunner(deps),
     closingDetail: closingDetailText,
     approvedRunMessage: (approval, answer) => ({

@@ -52,7 +52,7 @@ export async function requestApproval(
   if (!token.ok) return token.reply;
   const outcome = await requestInDomain(
     { ...deps, previewTarget },
-    slackApprovalSurface(client, deps.logger),
+    slackApprovalSurface(client, deps),
     { team: ctx.team, user: ctx.user, channel: ctx.channel, op, input },
     token.token,
   );
@@ -155,7 +155,7 @@ export async function runBreakGlass(
   if (!token.ok) return token.reply;
   const outcome = await breakGlass(
     { ...deps, previewTarget },
-    slackApprovalSurface(client, deps.logger),
+    slackApprovalSurface(client, deps),
     { ...ask, correlationId: ctx.correlationId, reason },
     permission,
     token.token,
@@ -201,13 +201,7 @@ export async function decide(
   approvalId: string,
   decision: Decision,
 ): Promise<Reply | undefined> {
-  const outcome = await decideInDomain(
-    deps,
-    slackApprovalSurface(client, deps.logger),
-    ctx,
-    approvalId,
-    decision,
-  );
+  const outcome = await decideInDomain(deps, slackApprovalSurface(client, deps), ctx, approvalId, decision);
   return decisionReply(outcome);
 }
 

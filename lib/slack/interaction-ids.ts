@@ -18,6 +18,8 @@ export const ActionId = {
   cancel: 'approval:cancel',
   /** Open the login modal (from an error that says "log in first"). */
   login: 'bot:login',
+  /** Pause, resume or run one of the clicker's reports from their Home tab. */
+  homeReport: 'home:report',
 } as const;
 
 export const CallbackId = {

@@ -298,6 +298,55 @@ export class ApprovalRepository {
     return pending.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()).slice(0, limit);
   }
 
+  /**
+   * What one person's Home shows of a workspace's requests: those still waiting (any requester;
+   * the caller decides whose vote they wait for) and the person's own, in any state. One query of
+   * the team's requests, read `pageSize` items at a time for at most `maxPages` pages, so a
+   * workspace with years of closed requests costs a bounded read; `complete` says whether every
+   * request was looked at.
+   */
+  async listForPerson(
+    team: string,
+    user: string,
+    bounds: { readonly pageSize?: number; readonly maxPages?: number } = {},
+  ): Promise<{ pending: Approval[]; own: Approval[]; complete: boolean }> {
+    const pageSize = bounds.pageSize ?? 250;
+    const maxPages = bounds.maxPages ?? 4;
+    const pending: Approval[] = [];
+    const own: Approval[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    let pages = 0;
+    do {
+      const result = await this.#ctx.table.query({
+        TableName: this.#ctx.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        FilterExpression: '#status = :pending OR requester_user = :user',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pk': keys.team(team),
+          ':prefix': 'APPROVAL#',
+          ':pending': 'pending',
+          ':user': user,
+        },
+        Limit: pageSize,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      });
+      for (const raw of result.Items ?? []) {
+        const approval = this.#toApproval(parseItem(ApprovalItemSchema, raw, 'approval'));
+        if (approval.requester === user) own.push(approval);
+        if (approval.status === 'pending') pending.push(approval);
+      }
+      startKey = result.LastEvaluatedKey;
+      pages += 1;
+    } while (startKey && pages < maxPages);
+    const oldestFirst = (a: Approval, b: Approval) => a.createdAt.getTime() - b.createdAt.getTime();
+    return {
+      pending: pending.sort(oldestFirst),
+      own: own.sort((a, b) => -oldestFirst(a, b)),
+      complete: startKey === undefined,
+    };
+  }
+
   async get(team: string, id: string): Promise<Approval | undefined> {
     const item = await this.#getItem(team, id);
     return item && this.#toApproval(item);

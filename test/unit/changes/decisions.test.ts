@@ -33,6 +33,7 @@ afterAll(() => table.dispose());
 function recordingSurface(group: GroupMembers = { kind: 'members', users: [] }) {
   const told: ApprovalEvent[] = [];
   const surface: ApprovalSurface = {
+    requestChanged: async () => undefined,
     canPostCard: async () => ({ kind: 'open' }),
     postCard: async () => ({ kind: 'posted', ts: '1718000000.000100' }),
     markCardUnsaved: async () => undefined,
