@@ -68,6 +68,14 @@ export const keys = {
   servedByEnterprise: 'SERVED_BY',
   /** One OAuth state parameter, until it is used or expires. */
   oauthState: (state: string) => `OAUTH_STATE#${checkedId('OAuth state', state)}`,
+  /**
+   * One passkey link (`lib/passkeys/links.ts`), by the SHA-256 of its token (base64url): the
+   * token itself is never stored.
+   */
+  passkeyLink: (tokenHash: string) => `PASSKEY_LINK#${checkedId('passkey link', tokenHash)}`,
+  /** Under `user`: one registered passkey, by the SHA-256 of its credential id (base64url). */
+  passkey: (credentialHash: string) => `PASSKEY#${checkedId('passkey', credentialHash)}`,
+  passkeyPrefix: 'PASSKEY#',
   activeWatches: 'WATCH',
   activeWatchSort: (startedAt: Date, id: string) => `${startedAt.toISOString()}#${id}`,
 } as const;
