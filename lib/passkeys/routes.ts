@@ -18,7 +18,7 @@ import { type PasskeyRequestPath, passkeyRequestPath, type RelyingParty } from '
  * (loaded only for these paths, with WebAuthn's library). `@simplewebauthn/server` makes and
  * checks the ceremonies; this module decides what a link allows.
  *
- * Who may use a link: the page has no Slack session, so it cannot ask who is looking. A link is
+ * Who may use a link: the page is not signed in to Slack, so it cannot ask who is looking. A link is
  * bound to one person by three things instead: it reaches only them (an ephemeral message), it is
  * spent by its first answer and dies within minutes, and an approval counts only when signed by a
  * passkey registered to the person the link names. Someone else who opens it has no such passkey:
@@ -219,8 +219,10 @@ async function enroll(link: PasskeyLink, challenge: string, body: unknown, deps:
       transports: credential.transports ?? [],
     });
   } catch (error) {
+    // Registered to this person already (or by this same save, sent again after a lost answer):
+    // either way it is theirs, which is what they came for.
     if (error instanceof PasskeyAlreadyRegisteredError)
-      return json(409, 'refused', 'This passkey is set up already. You may close this page.');
+      return json(200, 'saved', 'This passkey is set up already. You may close this page.');
     throw error;
   }
   deps.logger.info('passkey registered', { team: link.team, user: link.user });

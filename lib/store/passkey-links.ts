@@ -56,6 +56,8 @@ const LinkItemSchema = z.object({
   valid_until_ms: z.number(),
   ceremony_challenge: z.string().optional(),
   used_at: z.iso.datetime().optional(),
+  /** Random per use: tells this use's own write from another's on reading back. */
+  use_id: z.string().optional(),
 });
 type LinkItem = z.infer<typeof LinkItemSchema>;
 
@@ -92,11 +94,17 @@ export class PasskeyLinkStore {
       // TTL removes it a day later: until then a late visit reads "expired", not "unknown".
       expires_at: epochSeconds(validUntil) + 86_400,
     } satisfies LinkItem & Record<string, unknown>;
-    await this.#ctx.table.put({
-      TableName: this.#ctx.tableName,
-      Item: item,
-      ConditionExpression: 'attribute_not_exists(pk)',
-    });
+    try {
+      await this.#ctx.table.put({
+        TableName: this.#ctx.tableName,
+        Item: item,
+        ConditionExpression: 'attribute_not_exists(pk)',
+      });
+    } catch (error) {
+      // The token is 32 random bytes, so an item already under its hash is this put's own first
+      // attempt: it landed, its answer was lost, and the client sent it again. The link stands.
+      if (!isConditionFailure(error)) throw error;
+    }
     return { token, validUntil };
   }
 
@@ -117,9 +125,12 @@ export class PasskeyLinkStore {
    * and unexpired. A second call replaces it: only the latest options can be answered.
    */
   async beginCeremony(token: string, ceremonyChallenge: string): Promise<PasskeyLinkResult> {
-    return this.#writeWhileValid(token, 'SET ceremony_challenge = :challenge', {
-      ':challenge': ceremonyChallenge,
-    });
+    return this.#writeWhileValid(
+      token,
+      'SET ceremony_challenge = :challenge',
+      { ':challenge': ceremonyChallenge },
+      { challenge: ceremonyChallenge },
+    );
   }
 
   /**
@@ -128,18 +139,26 @@ export class PasskeyLinkStore {
    * answer is spent too: nobody gets a second try with it.
    */
   async use(token: string): Promise<PasskeyLinkResult> {
+    const useId = randomBytes(16).toString('base64url');
     return this.#writeWhileValid(
       token,
-      'SET used_at = :now',
-      { ':now': this.#ctx.now().toISOString() },
+      'SET used_at = :now, use_id = :useId',
+      { ':now': this.#ctx.now().toISOString(), ':useId': useId },
+      { useId },
       'attribute_exists(ceremony_challenge)',
     );
   }
 
+  /**
+   * `own` recognises this call's write on reading back after a refused condition: a write that
+   * landed but whose answer was lost is sent again by the client, and the second attempt meets
+   * the first one's result. The challenge and the use id are random, so no other call wrote them.
+   */
   async #writeWhileValid(
     token: string,
     update: string,
     values: Record<string, unknown>,
+    own: { readonly challenge?: string; readonly useId?: string },
     extraCondition?: string,
   ): Promise<PasskeyLinkResult> {
     if (!isPasskeyLinkToken(token)) return { status: 'unknown' };
@@ -159,20 +178,31 @@ export class PasskeyLinkStore {
         ExpressionAttributeValues: { ...values, ':nowMs': this.#ctx.now().getTime() },
         ReturnValues: 'ALL_NEW',
       });
-      // Judged as it was before this write: the write that uses the link is this call's own.
-      const { used_at: _justNow, ...before } = parseItem(LinkItemSchema, written.Attributes, 'passkey link');
-      return this.#judge(before);
+      return this.#judge(parseItem(LinkItemSchema, written.Attributes, 'passkey link'), own.useId);
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
+    const found = await this.#ctx.table.get({
+      TableName: this.#ctx.tableName,
+      Key: key,
+      ConsistentRead: true,
+    });
+    const item = found.Item && parseItem(LinkItemSchema, found.Item, 'passkey link');
+    const isOwnWrite =
+      item !== undefined &&
+      ((own.useId !== undefined && item.use_id === own.useId) ||
+        (own.challenge !== undefined && item.ceremony_challenge === own.challenge));
+    if (item && isOwnWrite) return this.#judge(item, own.useId);
     // Refused: read why, for the page's words. Nothing was written.
-    const refused = await this.look(token);
+    const refused = item ? this.#judge(item) : ({ status: 'unknown' } as const);
     // Valid on reading back: the ceremony was never started (`use` before `beginCeremony`).
     return refused.status === 'valid' ? { status: 'unknown' } : refused;
   }
 
-  #judge(item: LinkItem): PasskeyLinkResult {
-    if (item.used_at !== undefined) return { status: 'used' };
+  /** `ownUseId`: the use this call made, which does not count against it. */
+  #judge(item: LinkItem, ownUseId?: string): PasskeyLinkResult {
+    const usedByOther = item.used_at !== undefined && (ownUseId === undefined || item.use_id !== ownUseId);
+    if (usedByOther) return { status: 'used' };
     if (item.valid_until_ms <= this.#ctx.now().getTime()) return { status: 'expired' };
     let purpose: PasskeyLinkPurpose;
     if (item.purpose === 'enroll') purpose = { kind: 'enroll' };

@@ -11,6 +11,7 @@ import {
 import { passkeyRequestPath, relyingPartyOf } from '../../../lib/passkeys/paths.js';
 import type { Store } from '../../../lib/store/index.js';
 import { isPasskeyLinkToken, PasskeyLinkStore } from '../../../lib/store/passkey-links.js';
+import type { Table } from '../../../lib/store/table.js';
 import { createTestTable, type TestTable } from '../../support/store.js';
 
 let table: TestTable;
@@ -137,6 +138,41 @@ describe('using links', () => {
     const token = 'A'.repeat(43);
     expect(await links.look(token)).toEqual({ status: 'unknown' });
     expect(await links.beginCeremony(token, 'challenge')).toEqual({ status: 'unknown' });
+  });
+});
+
+describe('a write that landed but whose answer was lost', () => {
+  /** Each write is sent twice, as a client does after a lost answer; the caller sees the second. */
+  function resendingTable(table: Table): Table {
+    return {
+      ...table,
+      get: (input) => table.get(input),
+      put: async (input) => {
+        await table.put(input);
+        return table.put(input);
+      },
+      update: async (input) => {
+        await table.update(input);
+        return table.update(input);
+      },
+    };
+  }
+
+  it('issues, begins and uses a link as if the first attempt had answered', async () => {
+    const resending = new PasskeyLinkStore({ ...table.ctx, table: resendingTable(table.ctx.table) });
+    const { token } = await resending.issue({
+      team: 'T1',
+      user: 'U1',
+      purpose: { kind: 'approve', challengeId: 'CH3' },
+      lifetimeSeconds: 60,
+    });
+    expect(await resending.beginCeremony(token, 'challenge-r')).toMatchObject({ status: 'valid' });
+    expect(await resending.use(token)).toMatchObject({
+      status: 'valid',
+      link: { ceremonyChallenge: 'challenge-r', purpose: { challengeId: 'CH3' } },
+    });
+    // Another use is still refused: the use id tells this call's write from any other.
+    expect(await resending.use(token)).toEqual({ status: 'used' });
   });
 });
 
