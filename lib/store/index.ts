@@ -9,6 +9,8 @@ import { StoreError } from './errors.js';
 import { type HelpScope, readHelpScope } from './help-scope.js';
 import type { InstallationRepository, OAuthStateStore } from './installations.js';
 import { type OnFirstUse, onFirstUse } from './lazy.js';
+import type { PasskeyLinkStore } from './passkey-links.js';
+import type { PasskeyRepository } from './passkeys.js';
 import type { ReportSubscriptionRepository } from './report-subscriptions.js';
 import type { StatusWatchRepository } from './status-watches.js';
 import type { StoreContext } from './store-context.js';
@@ -64,6 +66,10 @@ export interface Store {
   readonly oauthStates: OnFirstUse<OAuthStateStore>;
   readonly teamUserData: OnFirstUse<TeamUserData>;
   readonly aliases: OnFirstUse<AliasRepository>;
+  /** Registered passkeys (sealed), per person. */
+  readonly passkeys: OnFirstUse<PasskeyRepository>;
+  /** One-time links to the passkey page. */
+  readonly passkeyLinks: OnFirstUse<PasskeyLinkStore>;
   /** The store's clock (the tests move it). */
   readonly now: () => Date;
   /** What `/cloud help` is fitted to, read without loading the repositories (`help-scope.ts`). */
@@ -97,6 +103,8 @@ export function createStore(ctx: StoreContext, cipher: TokenCipher | OnFirstUse<
     oauthStates: onFirstUse(async () => new (await import('./installations.js')).OAuthStateStore(ctx)),
     teamUserData: onFirstUse(async () => new (await import('./team-data.js')).TeamUserData(ctx)),
     aliases: onFirstUse(async () => new (await import('./aliases.js')).AliasRepository(ctx)),
+    passkeys: onFirstUse(async () => new (await import('./passkeys.js')).PasskeyRepository(ctx, cipher)),
+    passkeyLinks: onFirstUse(async () => new (await import('./passkey-links.js')).PasskeyLinkStore(ctx)),
     now: ctx.now,
     helpScope: (team, user, channel) => readHelpScope(ctx, team, user, channel),
   };

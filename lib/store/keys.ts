@@ -85,6 +85,14 @@ export const keys = {
   channelAliasPrefix: (channel: string) => `ALIAS#CHANNEL#${checkedId('channel', channel)}#`,
   workspaceAlias: (name: string) => `ALIAS#WORKSPACE#${checkedAliasName(name)}`,
   workspaceAliasPrefix: 'ALIAS#WORKSPACE#',
+  /**
+   * One passkey link (`lib/passkeys/links.ts`), by the SHA-256 of its token (base64url): the
+   * token itself is never stored.
+   */
+  passkeyLink: (tokenHash: string) => `PASSKEY_LINK#${checkedId('passkey link', tokenHash)}`,
+  /** Under `user`: one registered passkey, by the SHA-256 of its credential id (base64url). */
+  passkey: (credentialHash: string) => `PASSKEY#${checkedId('passkey', credentialHash)}`,
+  passkeyPrefix: 'PASSKEY#',
   activeWatches: 'WATCH',
   activeWatchSort: (startedAt: Date, id: string) => `${startedAt.toISOString()}#${id}`,
 } as const;
