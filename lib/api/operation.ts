@@ -94,6 +94,8 @@ export interface OperationSpec<
   readonly watch?: WatchSpec;
   /** May bill the account. */
   readonly charges?: boolean;
+  /** The account events this change writes, to read back a change whose answer was lost. */
+  readonly events?: EventEvidence;
   /** Derived from `method`, `destructive` and `charges`: the guardrail class of the row. */
   readonly class: OperationClass;
   /** Path parameter names, in the order they appear in the path (positional CLI arguments). */
@@ -108,6 +110,23 @@ export interface OperationSpec<
 }
 
 export type AnyOperation = OperationSpec<z.ZodType, z.ZodType, boolean, string>;
+
+/**
+ * Which account events (API-FACTS-MORE.md §8) show that a change of this row reached the API:
+ * the `action` values it writes, and which input field holds the event's `entity.id` (disk events
+ * carry the node's id, §8). `statuses`: node statuses that only this change moves the node into,
+ * read as proof too (a shorter way to a verdict than the events). Or, when the documents name no
+ * event for the change, why not (`none`), so a row never lacks both silently.
+ */
+export type EventEvidence =
+  | {
+      readonly actions: readonly string[];
+      readonly entityId: string;
+      readonly statuses?: readonly string[];
+      /** Where the documents name these actions, e.g. `API-FACTS-MORE.md §2.1`. */
+      readonly source: string;
+    }
+  | { readonly none: string };
 
 /** How to follow a long operation until its resource settles (see `lib/changes/status-watch.ts`). */
 export interface WatchSpec {

@@ -89,6 +89,11 @@ export interface Approval {
   readonly createdAt: Date;
   /** While executing: until when the worker that claimed it holds it. */
   readonly leaseUntil: Date | null;
+  /**
+   * When a worker claimed it to run it: before the API call, so the in-doubt checks count the
+   * account events from then on. Absent on requests never claimed (and on older items).
+   */
+  readonly claimedAt?: Date | null;
   /** When the outcome first became uncertain. */
   readonly doubtSince: Date | null;
   /** What the in-doubt checks have found so far, for the card. */
@@ -177,6 +182,8 @@ const ApprovalItemSchema = z.object({
   created_at: z.iso.datetime(),
   approved_at: z.iso.datetime().optional(),
   lease_until: z.iso.datetime().optional(),
+  /** When a worker claimed it: the latest time before the API call that the store knows of. */
+  claimed_at: z.iso.datetime().optional(),
   doubt_since: z.iso.datetime().optional(),
   doubt_note: z.string().optional(),
   result_outcome: z.enum(['executed', 'failed', 'unknown', 'not_run']).optional(),
@@ -601,14 +608,16 @@ export class ApprovalRepository {
    * decrypted input and a lease; everyone else gets `claimed: false`.
    */
   async claimExecution(team: string, id: string): Promise<ExecutionClaim> {
-    const leaseUntil = new Date(this.#ctx.now().getTime() + this.#leaseMs);
+    const claimedAt = this.#ctx.now();
+    const leaseUntil = new Date(claimedAt.getTime() + this.#leaseMs);
     const result = await this.#update(team, id, {
-      set: ['#status = :executing', 'lease_until = :lease', `${DUE_SK} = :due`],
+      set: ['#status = :executing', 'lease_until = :lease', 'claimed_at = :claimed', `${DUE_SK} = :due`],
       condition: '#status = :approved',
       values: {
         ':executing': 'executing',
         ':approved': 'approved',
         ':lease': leaseUntil.toISOString(),
+        ':claimed': claimedAt.toISOString(),
         ':due': keys.approvalDueSort(leaseUntil, team, id),
       },
     });
@@ -825,6 +834,7 @@ export class ApprovalRepository {
       decideBy,
       createdAt: new Date(item.created_at),
       leaseUntil: item.lease_until ? new Date(item.lease_until) : null,
+      claimedAt: item.claimed_at ? new Date(item.claimed_at) : null,
       doubtSince: item.doubt_since ? new Date(item.doubt_since) : null,
       doubtNote: item.doubt_note ?? null,
       result:

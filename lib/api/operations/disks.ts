@@ -82,6 +82,7 @@ export const diskOperations = [
     response: DiskSchema,
     // `not ready` until it is written (§3.4).
     watch: { statusField: 'status', final: ['ready'], view: 'nodes.disks-view' },
+    events: { actions: ['disk_create'], entityId: 'nodeId', source: 'API-FACTS-MORE.md §4.1' },
     example: 'nodes disks-create 123 --size 2048 --label scratch --filesystem ext4',
   }),
   defineOperation({
@@ -108,6 +109,7 @@ export const diskOperations = [
     paginated: false,
     request: () => z.strictObject({ ...DiskRef, label: DiskLabelSchema.optional() }),
     response: DiskSchema,
+    events: { actions: ['disk_update'], entityId: 'nodeId', source: 'API-FACTS-MORE.md §4.2' },
     example: 'nodes disks-update 123 25674 --label data',
   }),
   defineOperation({
@@ -122,6 +124,7 @@ export const diskOperations = [
     destructive: { consequence: 'Deletes the disk and everything on it; this cannot be undone.' },
     request: () => z.strictObject(DiskRef),
     response: EmptyResultSchema,
+    events: { actions: ['disk_delete'], entityId: 'nodeId', source: 'API-FACTS-MORE.md §4.2' },
     example: 'nodes disks-delete 123 25674',
   }),
   defineOperation({
@@ -135,6 +138,7 @@ export const diskOperations = [
     paginated: false,
     request: () => z.strictObject({ ...DiskRef, size: integer(1) }),
     response: EmptyResultSchema,
+    events: { actions: ['disk_resize'], entityId: 'nodeId', source: 'API-FACTS-MORE.md §4.2' },
     example: 'nodes disks-resize 123 25674 --size 4096',
   }),
 ] as const;

@@ -209,6 +209,12 @@ export const nodeActionOperations = [
     request: () => z.strictObject({ ...NodeRef, config_id: IdSchema.nullable().optional() }),
     response: EmptyResultSchema,
     watch: WATCH_THIS_NODE,
+    events: {
+      actions: ['node_reboot'],
+      entityId: 'nodeId',
+      statuses: ['rebooting'],
+      source: 'API-FACTS-MORE.md §2.1',
+    },
     example: 'nodes reboot 123',
   }),
   defineOperation({
@@ -223,6 +229,13 @@ export const nodeActionOperations = [
     request: () => z.strictObject(NodeRef),
     response: EmptyResultSchema,
     watch: WATCH_THIS_NODE,
+    // `offline` is not proof: a node that was off already sits there too.
+    events: {
+      actions: ['node_shutdown'],
+      entityId: 'nodeId',
+      statuses: ['shutting_down'],
+      source: 'API-FACTS-MORE.md §2.2',
+    },
     example: 'nodes shutdown 123',
   }),
   defineOperation({
@@ -243,6 +256,12 @@ export const nodeActionOperations = [
       }),
     response: EmptyResultSchema,
     watch: WATCH_THIS_NODE,
+    // The documented node statuses (API-FACTS.md) have no resizing state: the events tell.
+    events: {
+      actions: ['node_resize_create', 'node_resize'],
+      entityId: 'nodeId',
+      source: 'API-FACTS-MORE.md §2.3',
+    },
     example: 'nodes resize 123 --type g6-standard-2',
   }),
   defineOperation({
@@ -260,6 +279,12 @@ export const nodeActionOperations = [
     request: RebuildRequestSchema,
     response: NodeSchema,
     watch: { statusField: 'status', final: NODE_SETTLED, view: 'nodes.view' },
+    events: {
+      actions: ['node_rebuild'],
+      entityId: 'nodeId',
+      statuses: ['rebuilding'],
+      source: 'API-FACTS-MORE.md §2.4',
+    },
     example: "nodes rebuild 123 --image node/debian12 --root-pass '<strong password>'",
   }),
   defineOperation({
@@ -273,6 +298,7 @@ export const nodeActionOperations = [
     request: () => z.strictObject({ ...NodeRef, devices: RescueDevicesSchema.optional() }),
     response: EmptyResultSchema,
     watch: WATCH_THIS_NODE,
+    events: { none: 'The published event actions have no rescue-specific value (API-FACTS-MORE.md §2.5).' },
     example: 'nodes rescue 123 --devices \'{"sda":{"disk_id":25674}}\'',
   }),
   defineOperation({
@@ -292,6 +318,12 @@ export const nodeActionOperations = [
       }),
     response: EmptyResultSchema,
     watch: WATCH_THIS_NODE,
+    events: {
+      actions: ['node_migrate', 'node_migrate_datacenter', 'node_migrate_datacenter_create'],
+      entityId: 'nodeId',
+      statuses: ['migrating'],
+      source: 'API-FACTS-MORE.md §2.6',
+    },
     example: 'nodes migrate 123 --region eu-west',
   }),
   defineOperation({
@@ -307,6 +339,11 @@ export const nodeActionOperations = [
     request: () => z.strictObject({ ...NodeRef, allow_auto_disk_resize: bool().optional() }),
     response: EmptyResultSchema,
     watch: WATCH_THIS_NODE,
+    events: {
+      actions: ['node_mutate_create', 'node_mutate'],
+      entityId: 'nodeId',
+      source: 'API-FACTS-MORE.md §2.7',
+    },
     example: 'nodes mutate 123',
   }),
   defineOperation({
@@ -321,6 +358,7 @@ export const nodeActionOperations = [
     // The spec declares no length bounds here, only the strength score the API applies.
     request: () => z.strictObject({ ...NodeRef, root_pass: text(1) }),
     response: EmptyResultSchema,
+    events: { actions: ['password_reset'], entityId: 'nodeId', source: 'API-FACTS-MORE.md §2.8' },
     example: "nodes password 123 --root-pass '<strong password>'",
   }),
   defineOperation({

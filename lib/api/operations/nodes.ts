@@ -741,6 +741,13 @@ export const nodeOperations = [
     paginated: false,
     request: () => z.strictObject({ ...NodeRef, config_id: IdSchema.optional() }),
     response: EmptyResultSchema,
+    // `node_boot` is in the published action enum (API-FACTS-MORE.md §8); `booting` in the node's statuses.
+    events: {
+      actions: ['node_boot'],
+      entityId: 'nodeId',
+      statuses: ['booting'],
+      source: 'API-FACTS-MORE.md §8',
+    },
     example: 'nodes boot 123 --config-id 23456',
   }),
   defineOperation({
