@@ -114,7 +114,7 @@ async function wire(): Promise<ReporterDeps> {
     ...core,
     slack: slack.client,
     slackInstall: slack.install,
-    statusWatchSurface: slackStatusWatches({ store: core.store, slack: slack.client, logger }),
+    statusWatchSurface: slackStatusWatches({ store: core.store, slack: slack.client, logger, api: core.api }),
   };
 }
 

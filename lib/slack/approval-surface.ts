@@ -1,7 +1,9 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { WebClient } from '@slack/web-api';
+import { findOperation } from '../api/operations/index.js';
 import type { ApprovedRunSurface } from '../changes/execution.js';
 import type {
+  ApprovalEvent,
   ApprovalSurface,
   BreakGlassAnnouncement,
   CardAccess,
@@ -10,6 +12,7 @@ import type {
   OperationRunner,
   PostedCard,
 } from '../changes/ports.js';
+import type { ApprovalEnd } from '../changes/runbooks.js';
 import type { Approval } from '../store/index.js';
 import { channelRefusalOf, ensureBotCanPost } from './channel-access.js';
 import { type RunnerDeps, runOperation } from './operation-runner.js';
@@ -27,7 +30,15 @@ import { inSlackTeam } from './web-client.js';
  * keeps the trail. Implements the workflow's ports (`lib/changes/ports.ts`) on a Web API client.
  */
 
-export function slackApprovalSurface(client: WebClient, logger: Logger): ApprovalSurface {
+/**
+ * With `runbooks`, a request a runbook's step waits on lets its run go on when it ends: denied,
+ * cancelled, expired, in doubt or closed without a clean run stop the run.
+ */
+export function slackApprovalSurface(
+  client: WebClient,
+  logger: Logger,
+  runbooks?: RunnerDeps,
+): ApprovalSurface {
   return {
     async canPostCard(channel: string): Promise<CardAccess> {
       const access = await ensureBotCanPost(client, channel);
@@ -76,6 +87,11 @@ export function slackApprovalSurface(client: WebClient, logger: Logger): Approva
         .catch((error: unknown) =>
           logger.warn('approval thread not updated', { approvalId: approval.id, error }),
         );
+      const end = runbookEndOf(event);
+      if (runbooks && end) {
+        const { continueAfterApproval } = await import('./runbooks.js');
+        await continueAfterApproval({ ...runbooks, slack: client }, approval, end);
+      }
     },
 
     announceBreakGlass: (approval, announcement) =>
@@ -83,6 +99,26 @@ export function slackApprovalSurface(client: WebClient, logger: Logger): Approva
     approverGroupMembers: (group) => approverGroupMembers(client, group),
     withinTeam: inSlackTeam,
   };
+}
+
+/** The approval events that end a runbook step waiting on the request; none for the others. */
+function runbookEndOf(event: ApprovalEvent): ApprovalEnd | undefined {
+  switch (event.kind) {
+    case 'denied':
+    case 'cancelled':
+      return { kind: event.kind, by: event.by };
+    case 'expired':
+      return { kind: 'expired' };
+    case 'checking':
+      return { kind: 'in_doubt' };
+    case 'closed':
+      // An approved run that answered goes on through `approvedStepRan`.
+      return event.outcome === 'executed'
+        ? undefined
+        : { kind: 'closed', outcome: event.outcome, detail: event.detail };
+    default:
+      return undefined;
+  }
 }
 
 async function postCard(client: WebClient, logger: Logger, approval: Approval): Promise<PostedCard> {
@@ -156,8 +192,14 @@ export function slackChangeRunner(deps: RunnerDeps): OperationRunner<ChangeReque
 /** Everything running and settling an approved request shows in Slack, on the worker's client. */
 export function slackExecutionSurface(deps: RunnerDeps & { readonly slack: WebClient }): ApprovedRunSurface {
   return {
-    ...slackApprovalSurface(deps.slack, deps.logger),
+    ...slackApprovalSurface(deps.slack, deps.logger, deps),
     runner: slackChangeRunner(deps),
+    async approvedStepRan(approval, input, attempt) {
+      const op = findOperation(approval.operationId);
+      if (!op) return false;
+      const { continueAfterApprovedRun } = await import('./runbooks.js');
+      return continueAfterApprovedRun(deps, approval, attempt, op, input);
+    },
     closingDetail: closingDetailText,
     approvedRunMessage: (approval, answer) => ({
       text: answer.text,

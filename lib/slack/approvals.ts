@@ -52,7 +52,7 @@ export async function requestApproval(
   if (!token.ok) return token.reply;
   const outcome = await requestInDomain(
     { ...deps, previewTarget },
-    slackApprovalSurface(client, deps.logger),
+    slackApprovalSurface(client, deps.logger, deps),
     { team: ctx.team, user: ctx.user, channel: ctx.channel, op, input },
     token.token,
   );
@@ -155,7 +155,7 @@ export async function runBreakGlass(
   if (!token.ok) return token.reply;
   const outcome = await breakGlass(
     { ...deps, previewTarget },
-    slackApprovalSurface(client, deps.logger),
+    slackApprovalSurface(client, deps.logger, deps),
     { ...ask, correlationId: ctx.correlationId, reason },
     permission,
     token.token,
@@ -195,7 +195,7 @@ export type { Decision, DecisionDeps };
 
 /** A click on Approve, Deny or Cancel. Returns what the clicker alone is told, if anything. */
 export async function decide(
-  deps: DecisionDeps,
+  deps: DecisionDeps & Pick<RunnerDeps, 'api'>,
   client: WebClient,
   ctx: { team: string; user: string; correlationId: string },
   approvalId: string,
@@ -203,7 +203,7 @@ export async function decide(
 ): Promise<Reply | undefined> {
   const outcome = await decideInDomain(
     deps,
-    slackApprovalSurface(client, deps.logger),
+    slackApprovalSurface(client, deps.logger, deps),
     ctx,
     approvalId,
     decision,

@@ -60,6 +60,10 @@ const handlers = {
     return handlePolicyCommand(context, parsed);
   },
   audit: (context, parsed) => auditLog(context, parsed),
+  runbook: async (context, parsed) => {
+    const { handleRunbookCommand } = await import('./runbooks.js');
+    return handleRunbookCommand(context, parsed);
+  },
 } satisfies BotHandlers;
 
 // A Map, not an index into the object: the name reached here from user input, and `constructor`

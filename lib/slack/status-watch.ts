@@ -1,6 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
+import type { ApiSettings } from '../api/client-factory.js';
 import { findOperation, requireOperation } from '../api/operations/index.js';
 import { helpFitFor } from '../changes/guardrails.js';
 import {
@@ -124,6 +125,10 @@ export interface SlackWatchDeps {
   readonly logger: Logger;
   /** The pacer of Slack calls; a fresh one by default. */
   readonly pacer?: ChannelPacer | undefined;
+  /** Where a runbook's step is followed: its first message goes in the run's thread. */
+  readonly threadTs?: string | undefined;
+  /** With it, a watch that ends lets the runbook step waiting on it go on. */
+  readonly api?: ApiSettings | undefined;
 }
 
 /**
@@ -167,6 +172,7 @@ export function slackStatusWatchSurface(deps: SlackWatchDeps): StatusWatchSurfac
           text: message.text,
           blocks: message.blocks,
           unfurl_links: false,
+          ...(deps.threadTs && { thread_ts: deps.threadTs }),
         });
         if (posted.ts) return { kind: 'posted', ts: posted.ts };
         return { kind: 'not_posted', error: new Error('Slack returned no message ts') };
@@ -208,6 +214,14 @@ export function slackStatusWatchSurface(deps: SlackWatchDeps): StatusWatchSurfac
     },
 
     withinTeam: inSlackTeam,
+
+    async ended(watch, outcome, status) {
+      const { api } = deps;
+      if (!api) return;
+      // Loaded when a watch ends: runbooks are not needed to follow a status.
+      const { continueAfterWatch } = await import('./runbooks.js');
+      await continueAfterWatch({ ...deps, api }, watch.team, watch.id, outcome, status);
+    },
   };
 }
 

@@ -9,6 +9,7 @@ import { type HelpScope, readHelpScope } from './help-scope.js';
 import type { InstallationRepository, OAuthStateStore } from './installations.js';
 import { type OnFirstUse, onFirstUse } from './lazy.js';
 import type { ReportSubscriptionRepository } from './report-subscriptions.js';
+import type { RunbookRepository } from './runbooks.js';
 import type { StatusWatchRepository } from './status-watches.js';
 import type { StoreContext } from './store-context.js';
 import type { TeamUserData } from './team-data.js';
@@ -38,6 +39,14 @@ export type {
   SlackInstallation,
 } from './installations.js';
 export type { ReportKind, ReportSchedule, ReportSubscription } from './report-subscriptions.js';
+export type {
+  Runbook,
+  RunbookRun,
+  RunbookRunState,
+  RunbookStep,
+  RunbookStepLink,
+  RunbookStepState,
+} from './runbooks.js';
 export type { NewStatusWatch, StatusWatch, WatchOutcome } from './status-watches.js';
 export type { StoreContext } from './store-context.js';
 export type { CipherContext, Envelope, TokenCipher } from './token-cipher.js';
@@ -61,6 +70,7 @@ export interface Store {
   readonly installations: OnFirstUse<InstallationRepository>;
   readonly oauthStates: OnFirstUse<OAuthStateStore>;
   readonly teamUserData: OnFirstUse<TeamUserData>;
+  readonly runbooks: OnFirstUse<RunbookRepository>;
   /** The store's clock (the tests move it). */
   readonly now: () => Date;
   /** What `/cloud help` is fitted to, read without loading the repositories (`help-scope.ts`). */
@@ -92,6 +102,7 @@ export function createStore(ctx: StoreContext, cipher: TokenCipher | OnFirstUse<
       async () => new (await import('./installations.js')).InstallationRepository(ctx, cipher),
     ),
     oauthStates: onFirstUse(async () => new (await import('./installations.js')).OAuthStateStore(ctx)),
+    runbooks: onFirstUse(async () => new (await import('./runbooks.js')).RunbookRepository(ctx)),
     teamUserData: onFirstUse(async () => new (await import('./team-data.js')).TeamUserData(ctx)),
     now: ctx.now,
     helpScope: (team, user, channel) => readHelpScope(ctx, team, user, channel),

@@ -89,7 +89,7 @@ export async function startReporterHarness(
     slack,
     logger,
     slackInstall,
-    statusWatchSurface: slackStatusWatches({ store: stack.store, slack, logger }),
+    statusWatchSurface: slackStatusWatches({ store: stack.store, slack, logger, api }),
   };
   const handoff = new InProcessHandoff((job) => runWorkerJob(deps, job));
   const botDeps: BotDeps = {
