@@ -1,4 +1,7 @@
+import type { ViewOutput } from '@slack/bolt';
+import type { View } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
 import { attemptChange } from '../changes/outcomes.js';
 import { requestApproval } from '../changes/requests.js';
 import {
@@ -21,6 +24,8 @@ import type { Approval, RunbookRun, RunbookStep } from '../store/index.js';
 import { slackApprovalSurface, slackChangeRunner } from './approval-surface.js';
 import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
 import type { BotCommandContext } from './context.js';
+import { CallbackId } from './interaction-ids.js';
+import { openModal } from './modals.js';
 import type { RunnerDeps } from './operation-runner.js';
 import { previewTarget } from './preview.js';
 import { sectionBlock } from './render/blocks.js';
@@ -226,7 +231,10 @@ export function runRunbookStepJob(deps: RunbookDeps, job: RunbookStepJob): Promi
 // ---------------------------------------------------------------------------------------------
 // `/cloud runbook …`
 
-export async function handleRunbookCommand(context: BotCommandContext, parsed: BotParsed): Promise<Reply> {
+export async function handleRunbookCommand(
+  context: BotCommandContext,
+  parsed: BotParsed,
+): Promise<Reply | undefined> {
   const { deps, ctx } = context;
   const name = parsed.args[0] ?? '';
   switch (parsed.subcommand) {
@@ -288,33 +296,137 @@ export async function handleRunbookCommand(context: BotCommandContext, parsed: B
   }
 }
 
-async function addRunbook(context: BotCommandContext, name: string, stepsFlag: unknown): Promise<Reply> {
-  const { deps, ctx } = context;
+async function addRunbook(
+  context: BotCommandContext,
+  name: string,
+  stepsFlag: unknown,
+): Promise<Reply | undefined> {
+  const { deps, ctx, client } = context;
   const problem = runbookNameProblem(name);
   if (problem) return notice(problem);
   if (typeof stepsFlag !== 'string') {
-    return notice('Give the steps with `--steps "COMMAND; COMMAND; …"`, one command each, in order.');
+    if (!ctx.triggerId) {
+      return notice('Give the steps with `--steps "COMMAND; COMMAND; …"`, one command each, in order.');
+    }
+    const again = `Run ${codeSpan(`/cloud runbook add ${name}`)} again.`;
+    await openModal(client, ctx.triggerId, runbookModal(ctx.channel, name), again);
+    return undefined;
   }
   const steps = stepsFlag
     .split(';')
     .map((step) => step.trim())
     .filter((step) => step.length > 0);
+  const where = { team: ctx.team, channel: ctx.channel, user: ctx.user };
+  const saved = await saveRunbook(deps, where, name, steps);
+  if (!saved.ok) return notice(saved.problem);
+  return { ...notice(saved.text), visibility: 'in_channel' };
+}
+
+type Saved = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly problem: string };
+
+/** Checks a runbook's steps with the parser and stores it; the same from the flag and the modal. */
+async function saveRunbook(
+  deps: Pick<RunnerDeps, 'store'>,
+  where: { readonly team: string; readonly channel: string; readonly user: string },
+  name: string,
+  steps: readonly string[],
+): Promise<Saved> {
+  const problem = runbookNameProblem(name);
+  if (problem) return { ok: false, problem };
   const problems = stepProblems(steps);
-  if (problems.length > 0) return notice(`Runbook ${codeSpan(name)} was not added:\n${problems.join('\n')}`);
+  if (problems.length > 0) {
+    return { ok: false, problem: `Runbook ${codeSpan(name)} was not added:\n${problems.join('\n')}` };
+  }
   const added = await deps.store.runbooks.add({
-    team: ctx.team,
-    channel: ctx.channel,
+    team: where.team,
+    channel: where.channel,
     name,
     steps,
-    createdBy: ctx.user,
+    createdBy: where.user,
   });
-  if (!added) return notice(`This channel has a runbook ${codeSpan(name)} already; remove it first.`);
+  if (!added) {
+    return { ok: false, problem: `This channel has a runbook ${codeSpan(name)} already; remove it first.` };
+  }
+  const run = codeSpan(`/cloud runbook run ${name}`);
   return {
-    ...notice(
-      `Added runbook ${codeSpan(name)} with ${steps.length} steps. Run it with ${codeSpan(`/cloud runbook run ${name}`)}.`,
-    ),
-    visibility: 'in_channel',
+    ok: true,
+    text: `<@${where.user}> added runbook ${codeSpan(name)} with ${steps.length} step${steps.length === 1 ? '' : 's'}. Run it with ${run}.`,
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// the modal of `runbook add NAME`
+
+const STEPS_BLOCK = 'steps';
+const STEPS_INPUT = 'steps_input';
+/** Slack's limit for a `plain_text_input`. */
+const STEPS_MAX_LENGTH = 3000;
+const RunbookModalMetadataSchema = z.object({ channel: z.string(), name: z.string() });
+
+export function runbookModal(channel: string, name: string): View {
+  return {
+    type: 'modal',
+    callback_id: CallbackId.runbookAdd,
+    title: { type: 'plain_text', text: 'Add a runbook' },
+    submit: { type: 'plain_text', text: 'Add runbook' },
+    close: { type: 'plain_text', text: 'Cancel' },
+    private_metadata: JSON.stringify({ channel, name }),
+    blocks: [
+      sectionBlock(
+        `Steps of ${codeSpan(name)}, one command a line, without \`/cloud\`, in the order they run. ` +
+          'Use `$1` to `$9` for the arguments given to `/cloud runbook run`.',
+      ),
+      {
+        type: 'input',
+        block_id: STEPS_BLOCK,
+        label: { type: 'plain_text', text: 'Steps' },
+        element: {
+          type: 'plain_text_input',
+          action_id: STEPS_INPUT,
+          multiline: true,
+          max_length: STEPS_MAX_LENGTH,
+          placeholder: { type: 'plain_text', text: 'nodes shutdown $1' },
+        },
+      },
+    ],
+  };
+}
+
+export type RunbookModalAck = { response_action: 'errors'; errors: Record<string, string> } | undefined;
+
+/** The modal's steps, checked and stored; a problem is shown under the steps field. */
+export async function handleRunbookSubmission(
+  deps: RunbookDeps,
+  submission: { readonly team: string; readonly user: string; readonly view: ViewOutput },
+): Promise<RunbookModalAck> {
+  const metadata = RunbookModalMetadataSchema.safeParse(jsonOrUndefined(submission.view.private_metadata));
+  if (!metadata.success) {
+    return {
+      response_action: 'errors',
+      errors: { [STEPS_BLOCK]: 'This form is out of date; run the command again.' },
+    };
+  }
+  const text = submission.view.state.values[STEPS_BLOCK]?.[STEPS_INPUT]?.value ?? '';
+  const steps = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0);
+  const where = { team: submission.team, channel: metadata.data.channel, user: submission.user };
+  const saved = await saveRunbook(deps, where, metadata.data.name, steps);
+  if (!saved.ok)
+    return { response_action: 'errors', errors: { [STEPS_BLOCK]: saved.problem.slice(0, 2000) } };
+  await deps.slack.chat
+    .postMessage({ channel: where.channel, text: saved.text })
+    .catch((error: unknown) => deps.logger.warn('runbook confirmation not posted', { error }));
+  return undefined;
+}
+
+function jsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 async function startRun(context: BotCommandContext, name: string, args: readonly string[]): Promise<Reply> {

@@ -58,7 +58,7 @@ function requests(operationId: string, nodeId: number) {
 
 async function addRunbook(name: string, steps = RESIZE_STEPS) {
   const added = await harness.e2e.command(ALICE, `runbook add ${name} --steps "${steps}"`);
-  expect(harness.e2e.textOf(added.message)).toContain(`Added runbook \`${name}\``);
+  expect(harness.e2e.textOf(added.message)).toContain(`added runbook \`${name}\``);
 }
 
 /** Starts a run and returns it as stored, with its thread. */
@@ -268,7 +268,7 @@ describe('hostile runbooks', () => {
     ['a#b', RESIZE_STEPS],
   ])('refuses the name %s', async (name, steps) => {
     const refused = await harness.e2e.command(ALICE, `runbook add ${name} --steps "${steps}"`);
-    expect(harness.e2e.textOf(refused.message)).not.toContain('Added runbook');
+    expect(harness.e2e.textOf(refused.message)).not.toContain('added runbook');
     expect(await harness.deps.store.runbooks.list(TEAM, CHANNEL)).not.toContainEqual(
       expect.objectContaining({ name }),
     );
@@ -286,5 +286,30 @@ describe('hostile runbooks', () => {
     await addRunbook('boot-one', 'nodes boot $1');
     const refused = await harness.e2e.command(ALICE, 'runbook run boot-one --all');
     expect(harness.e2e.textOf(refused.message)).not.toContain('Started run');
+  });
+});
+
+describe('runbook add without --steps', () => {
+  it('opens a modal whose lines are the steps, checked by the parser before anything is stored', async () => {
+    const opened = await harness.e2e.stack.workspace.command(ALICE, CHANNEL, 'runbook add from-modal');
+    expect(opened.status).toBe(200);
+    const view = harness.e2e.openView(ALICE);
+    if (!view) throw new Error('no modal opened');
+
+    const refused = await harness.e2e.stack.workspace.submitView(ALICE, view, {
+      steps: { steps_input: 'nodes shutdown $1\nnodes explode $1' },
+    });
+    expect(JSON.stringify(refused.body)).toContain('Step 2');
+    expect(await harness.deps.store.runbooks.get(TEAM, CHANNEL, 'from-modal')).toBeUndefined();
+
+    await harness.e2e.stack.workspace.submitView(ALICE, view, {
+      steps: { steps_input: 'nodes shutdown $1\n\n  nodes boot $1  \n' },
+    });
+    expect(await harness.deps.store.runbooks.get(TEAM, CHANNEL, 'from-modal')).toMatchObject({
+      steps: ['nodes shutdown $1', 'nodes boot $1'],
+      createdBy: ALICE,
+    });
+    const shown = await harness.e2e.command(BOB, 'runbook show from-modal');
+    expect(harness.e2e.textOf(shown.message)).toContain('2. `nodes boot $1`');
   });
 });
