@@ -12,8 +12,8 @@ import { createLogger } from '../../lib/observability/logger.js';
 import type { ReporterDeps } from '../../lib/reports/tick.js';
 import { openTable } from '../../lib/runtime.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
+import { slackStatusWatchesFollowingRunbooks } from '../../lib/slack/runbooks.js';
 import { signedHeaders } from '../../lib/slack/signing.js';
-import { slackStatusWatches } from '../../lib/slack/status-watch.js';
 import { createSlackWebClient } from '../../lib/slack/web-client.js';
 import { runWorkerJob } from '../../lib/slack/worker.js';
 import { createStore } from '../../lib/store/index.js';
@@ -329,7 +329,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         slack: stack.worker.slack,
         slackInstall: stack.worker.slackInstall,
         logger: reporterLogger,
-        statusWatchSurface: slackStatusWatches({
+        statusWatchSurface: slackStatusWatchesFollowingRunbooks({
           store: stack.store,
           slack: stack.worker.slack,
           logger: reporterLogger,
@@ -476,7 +476,7 @@ export async function startRealWorkspace(
           slack,
           slackInstall: 'internal',
           logger: reporterLogger,
-          statusWatchSurface: slackStatusWatches({
+          statusWatchSurface: slackStatusWatchesFollowingRunbooks({
             store: core.store,
             slack,
             logger: reporterLogger,

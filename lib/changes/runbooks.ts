@@ -3,7 +3,14 @@ import type { AnyOperation } from '../api/operation.js';
 import { registry } from '../commands/operation-registry.js';
 import { parseCommand } from '../commands/parse.js';
 import { isPrototypeKey } from '../commands/prototype-keys.js';
-import type { AuditResult, RunbookRun, RunbookStep, RunbookStepState, WatchOutcome } from '../store/index.js';
+import type {
+  Approval,
+  AuditResult,
+  RunbookRun,
+  RunbookStep,
+  RunbookStepState,
+  WatchOutcome,
+} from '../store/index.js';
 import { RUNBOOK_NAME_PATTERN } from '../store/keys.js';
 import { channelGuard, type GuardrailRefusal } from './guardrails.js';
 import type { ChangeAttempt } from './outcomes.js';
@@ -392,6 +399,21 @@ export async function watchEnded(
   const end = WATCH_ENDS[outcome];
   const detail = status === null ? end.detail : `${end.detail} Status \`${status}\`.`;
   await endStep(deps, surface, team, link.runId, link.step, end.state, detail);
+}
+
+/**
+ * What the approval workflow tells whatever follows its requests (a runbook's run): the surfaces
+ * that show requests call it, so they need not know about runbooks.
+ */
+export interface RequestFollower {
+  /** The request ended without a clean run (denied, cancelled, expired, in doubt, failed). */
+  requestEnded(approval: Approval, end: ApprovalEnd): Promise<void>;
+  /** The approved request ran and answered; true when the follower took its answer over. */
+  approvedRan(
+    approval: Approval,
+    input: Readonly<Record<string, unknown>>,
+    attempt: Extract<ChangeAttempt, { kind: 'answered' }>,
+  ): Promise<boolean>;
 }
 
 /** How a request a step waited on ended, when it ended without running (or in doubt). */

@@ -1,6 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { WebClient } from '@slack/web-api';
-import { findOperation } from '../api/operations/index.js';
 import type { ApprovedRunSurface } from '../changes/execution.js';
 import type {
   ApprovalEvent,
@@ -12,7 +11,7 @@ import type {
   OperationRunner,
   PostedCard,
 } from '../changes/ports.js';
-import type { ApprovalEnd } from '../changes/runbooks.js';
+import type { ApprovalEnd, RequestFollower } from '../changes/runbooks.js';
 import type { Approval } from '../store/index.js';
 import { channelRefusalOf, ensureBotCanPost } from './channel-access.js';
 import { type RunnerDeps, runOperation } from './operation-runner.js';
@@ -31,13 +30,13 @@ import { inSlackTeam } from './web-client.js';
  */
 
 /**
- * With `runbooks`, a request a runbook's step waits on lets its run go on when it ends: denied,
- * cancelled, expired, in doubt or closed without a clean run stop the run.
+ * With a `follower`, whatever waits on a request (a runbook's step) hears when it ends: denied,
+ * cancelled, expired, in doubt or closed without a clean run.
  */
 export function slackApprovalSurface(
   client: WebClient,
   logger: Logger,
-  runbooks?: RunnerDeps,
+  follower?: RequestFollower,
 ): ApprovalSurface {
   return {
     async canPostCard(channel: string): Promise<CardAccess> {
@@ -88,10 +87,7 @@ export function slackApprovalSurface(
           logger.warn('approval thread not updated', { approvalId: approval.id, error }),
         );
       const end = runbookEndOf(event);
-      if (runbooks && end) {
-        const { continueAfterApproval } = await import('./runbooks.js');
-        await continueAfterApproval({ ...runbooks, slack: client }, approval, end);
-      }
+      if (follower && end) await follower.requestEnded(approval, end);
     },
 
     announceBreakGlass: (approval, announcement) =>
@@ -190,16 +186,15 @@ export function slackChangeRunner(deps: RunnerDeps): OperationRunner<ChangeReque
 }
 
 /** Everything running and settling an approved request shows in Slack, on the worker's client. */
-export function slackExecutionSurface(deps: RunnerDeps & { readonly slack: WebClient }): ApprovedRunSurface {
+export function slackExecutionSurface(
+  deps: RunnerDeps & { readonly slack: WebClient },
+  follower?: RequestFollower,
+): ApprovedRunSurface {
   return {
-    ...slackApprovalSurface(deps.slack, deps.logger, deps),
+    ...slackApprovalSurface(deps.slack, deps.logger, follower),
     runner: slackChangeRunner(deps),
-    async approvedStepRan(approval, input, attempt) {
-      const op = findOperation(approval.operationId);
-      if (!op) return false;
-      const { continueAfterApprovedRun } = await import('./runbooks.js');
-      return continueAfterApprovedRun(deps, approval, attempt, op, input);
-    },
+    approvedStepRan: async (approval, input, attempt) =>
+      follower ? follower.approvedRan(approval, input, attempt) : false,
     closingDetail: closingDetailText,
     approvedRunMessage: (approval, answer) => ({
       text: answer.text,

@@ -2,6 +2,8 @@ import type { ViewOutput } from '@slack/bolt';
 import type { View } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
+import { findOperation } from '../api/operations/index.js';
+import type { ChangeAttempt } from '../changes/outcomes.js';
 import { attemptChange } from '../changes/outcomes.js';
 import { requestApproval } from '../changes/requests.js';
 import {
@@ -9,6 +11,7 @@ import {
   approvalEnded,
   approvedStepRan,
   parameterCount,
+  type RequestFollower,
   type RunbookEvent,
   type RunbookSurface,
   requestCancel,
@@ -18,8 +21,9 @@ import {
   substituteArgs,
   watchEnded,
 } from '../changes/runbooks.js';
-import { startStatusWatch } from '../changes/status-watch.js';
+import { type StatusWatchSurface, startStatusWatch } from '../changes/status-watch.js';
 import type { ParsedCommand } from '../commands/parse.js';
+import type { ChannelPacer } from '../reports/pacer.js';
 import type { Approval, RunbookRun, RunbookStep } from '../store/index.js';
 import { slackApprovalSurface, slackChangeRunner } from './approval-surface.js';
 import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
@@ -138,7 +142,7 @@ export function slackRunbookSurface(deps: RunbookDeps): RunbookSurface {
       if (!token.ok) return { kind: 'refused', detail: token.reply.text };
       const outcome = await requestApproval(
         { ...deps, previewTarget },
-        slackApprovalSurface(deps.slack, deps.logger, deps),
+        slackApprovalSurface(deps.slack, deps.logger, runbookRequestFollower(deps)),
         { team: run.team, user: run.user, channel: run.channel, op, input },
         token.token,
       );
@@ -175,6 +179,14 @@ export function slackRunbookSurface(deps: RunbookDeps): RunbookSurface {
 // ---------------------------------------------------------------------------------------------
 // completion points (called by the approval and status-watch surfaces)
 
+/** What a request hears when it ends, for the runbook step that may wait on it. */
+export function runbookRequestFollower(deps: RunbookDeps): RequestFollower {
+  return {
+    requestEnded: (approval, end) => continueAfterApproval(deps, approval, end),
+    approvedRan: (approval, input, attempt) => continueAfterApprovedRun(deps, approval, attempt, input),
+  };
+}
+
 /** A status watch ended; never throws: the watch itself is done either way. */
 export function continueAfterWatch(
   deps: RunbookDeps,
@@ -201,13 +213,14 @@ export function continueAfterApproval(
 }
 
 /** An approved request ran and answered; true when a runbook's step took its answer over. */
-export function continueAfterApprovedRun(
+export async function continueAfterApprovedRun(
   deps: RunbookDeps,
   approval: Approval,
-  attempt: { readonly output: unknown; readonly reply: { text: string; blocks: readonly unknown[] } },
-  op: Parameters<typeof approvedStepRan>[4],
+  attempt: Extract<ChangeAttempt, { kind: 'answered' }>,
   input: Readonly<Record<string, unknown>>,
 ): Promise<boolean> {
+  const op = findOperation(approval.operationId);
+  if (!op) return false;
   return approvedStepRan(
     deps,
     slackRunbookSurface(deps),
@@ -221,6 +234,21 @@ export function continueAfterApprovedRun(
     deps.logger.error('runbook not continued after its approved step', { approvalId: approval.id, error });
     return true;
   });
+}
+
+/**
+ * The reporter's status watches, each of which lets the runbook step waiting on it go on when it
+ * ends (in place of `slackStatusWatches` where runbooks run).
+ */
+export function slackStatusWatchesFollowingRunbooks(
+  deps: Omit<RunbookDeps, 'pacer'>,
+): (pacer: ChannelPacer) => StatusWatchSurface {
+  return (pacer) =>
+    slackStatusWatchSurface({
+      ...deps,
+      pacer,
+      onEnded: (watch, outcome, status) => continueAfterWatch(deps, watch.team, watch.id, outcome, status),
+    });
 }
 
 /** The worker's job: start one step (a second delivery finds it claimed and does nothing). */

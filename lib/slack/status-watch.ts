@@ -1,7 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import type { ApiSettings } from '../api/client-factory.js';
 import { findOperation, requireOperation } from '../api/operations/index.js';
 import { helpFitFor } from '../changes/guardrails.js';
 import {
@@ -16,7 +15,7 @@ import {
   type WatchView,
 } from '../changes/status-watch.js';
 import { ChannelPacer } from '../reports/pacer.js';
-import type { StatusWatch, Store } from '../store/index.js';
+import type { StatusWatch, Store, WatchOutcome } from '../store/index.js';
 import { channelRefusalOf } from './channel-access.js';
 import {
   contextBlock,
@@ -127,8 +126,10 @@ export interface SlackWatchDeps {
   readonly pacer?: ChannelPacer | undefined;
   /** Where a runbook's step is followed: its first message goes in the run's thread. */
   readonly threadTs?: string | undefined;
-  /** With it, a watch that ends lets the runbook step waiting on it go on. */
-  readonly api?: ApiSettings | undefined;
+  /** Told when a watch ends: a runbook's step that waited on it goes on. Never throws. */
+  readonly onEnded?:
+    | ((watch: StatusWatch, outcome: WatchOutcome, status: string | null) => Promise<void>)
+    | undefined;
 }
 
 /**
@@ -216,11 +217,7 @@ export function slackStatusWatchSurface(deps: SlackWatchDeps): StatusWatchSurfac
     withinTeam: inSlackTeam,
 
     async ended(watch, outcome, status) {
-      const { api } = deps;
-      if (!api) return;
-      // Loaded when a watch ends: runbooks are not needed to follow a status.
-      const { continueAfterWatch } = await import('./runbooks.js');
-      await continueAfterWatch({ ...deps, api }, watch.team, watch.id, outcome, status);
+      await deps.onEnded?.(watch, outcome, status);
     },
   };
 }

@@ -53,6 +53,7 @@ describe('the registry', () => {
       'policy',
       'reports',
       'audit',
+      'runbook',
     ]);
     const topic = fixtureRegistry.findTopic('Reports');
     expect(topic.found && isBotCommand(topic.value) && topic.value.name).toBe('reports');
