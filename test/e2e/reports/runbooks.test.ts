@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NODE_RESIZE_MS } from '../../../infra/local/emulator/handlers/node-actions.js';
+import { sweepApprovals } from '../../../lib/changes/sweep.js';
+import { slackExecutionSurface } from '../../../lib/slack/approval-surface.js';
+import { runbookFollower } from '../../../lib/slack/approvals.js';
 import { ActionId } from '../../../lib/slack/interactions.js';
 import { continueAfterWatch } from '../../../lib/slack/runbooks.js';
 import { runWorkerJob } from '../../../lib/slack/worker.js';
@@ -214,6 +217,25 @@ describe('a failing step', () => {
     const stopped = await currentRun(run.id);
     expect(stopped.steps.map((s) => s.state)).toEqual(['succeeded', 'failed', 'skipped']);
     expect(stopped.steps[1]?.detail).toContain('denied');
+    expect(requests('nodes.resize', node.id)).toBe(0);
+  });
+});
+
+describe('an approval that expires', () => {
+  it('stops the run when the sweep expires the request its step waits on', async () => {
+    await harness.e2e.command(ADA, 'policy --rule costs --required 1', CHANNEL);
+    await addRunbook('resize-expired');
+    const node = freshNode();
+    const run = await startRun('resize-expired', `${node.id} g6-standard-6`);
+    await settle();
+    expect((await currentRun(run.id)).steps[1]?.state).toBe('awaiting_approval');
+    harness.advance(60 * MINUTE);
+    const worker = harness.e2e.stack.worker;
+    const swept = await sweepApprovals(worker, slackExecutionSurface(worker, runbookFollower(worker)));
+    expect(swept.expired).toBeGreaterThanOrEqual(1);
+    const stopped = await currentRun(run.id);
+    expect(stopped.steps.map((s) => s.state)).toEqual(['succeeded', 'failed', 'skipped']);
+    expect(stopped.steps[1]?.detail).toContain('expired');
     expect(requests('nodes.resize', node.id)).toBe(0);
   });
 });
