@@ -49,6 +49,8 @@ export interface BotSubcommand {
   /** Positional arguments, all required (e.g. `REPORT_ID`); none when absent. */
   readonly args?: readonly BotArg[];
   readonly flags?: readonly BotFlag[];
+  /** Optional words after the required ones, kept as typed (`runbook run NAME ARGS…`). */
+  readonly trailing?: { readonly name: string; readonly max: number };
 }
 
 /**
@@ -88,6 +90,7 @@ const PROFILE_FLAG: BotFlag = {
 const REQUIRED_APPROVALS = { type: 'count', min: 1, max: 10 } as const;
 const EXPIRY_MINUTES = { type: 'minutes', min: 1, max: 1440 } as const;
 
+const RUNBOOK_NAME: BotArg = { name: 'NAME', kind: TEXT };
 const REPORT_ID: BotArg = { name: 'REPORT_ID', kind: TEXT };
 /** `issues|alerts|stats`: from the report-kind registry, so a new kind is in usage and help. */
 const REPORT_KIND_WORDS = REPORT_KIND_SPECS.map((spec) => spec.kind).join('|');
@@ -394,6 +397,54 @@ const DECLARED_BOT_COMMANDS = [
         kind: { type: 'count', min: 1, max: 50 },
         placeholder: 'N',
         summary: 'How many entries to show (default 20)',
+      },
+    ],
+  },
+  {
+    name: 'runbook',
+    summary: 'Named, ordered lists of commands with `$1`…`$9` parameters, run step by step in one thread',
+    usage: [
+      'runbook add NAME [--steps "COMMAND; COMMAND; …"]',
+      'runbook list',
+      'runbook show|remove NAME',
+      'runbook run NAME [ARGS…]',
+      'runbook cancel RUN_ID',
+    ],
+    examples: [
+      'runbook add resize-node --steps "nodes shutdown $1; nodes resize $1 --type $2; nodes boot $1"',
+      'runbook run resize-node 123 g6-standard-2',
+      'runbook list',
+    ],
+    subcommands: [
+      {
+        name: 'add',
+        summary: 'Add a runbook to this channel: a modal asks for its steps, one command a line',
+        usage: 'runbook add NAME [--steps "COMMAND; COMMAND; …"]',
+        args: [RUNBOOK_NAME],
+        flags: [
+          {
+            name: 'steps',
+            kind: TEXT,
+            placeholder: '"COMMAND; …"',
+            summary: 'The steps without the modal, separated by `;`',
+          },
+        ],
+      },
+      { name: 'list', summary: "This channel's runbooks", usage: 'runbook list' },
+      { name: 'show', summary: "A runbook's steps", usage: 'runbook show NAME', args: [RUNBOOK_NAME] },
+      { name: 'remove', summary: 'Delete a runbook', usage: 'runbook remove NAME', args: [RUNBOOK_NAME] },
+      {
+        name: 'run',
+        summary: 'Run a runbook: each step after the one before has settled, stopping at the first failure',
+        usage: 'runbook run NAME [ARGS…]',
+        args: [RUNBOOK_NAME],
+        trailing: { name: 'ARGS', max: 9 },
+      },
+      {
+        name: 'cancel',
+        summary: 'Stop a run before its next step (a step under way finishes)',
+        usage: 'runbook cancel RUN_ID',
+        args: [{ name: 'RUN_ID', kind: TEXT }],
       },
     ],
   },

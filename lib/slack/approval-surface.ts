@@ -2,6 +2,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { WebClient } from '@slack/web-api';
 import type { ApprovedRunSurface } from '../changes/execution.js';
 import type {
+  ApprovalEvent,
   ApprovalSurface,
   BreakGlassAnnouncement,
   CardAccess,
@@ -9,6 +10,7 @@ import type {
   OperationRunner,
   PostedCard,
 } from '../changes/ports.js';
+import type { ApprovalEnd, RequestFollower } from '../changes/runbooks.js';
 import type { Approval, Store } from '../store/index.js';
 import { approverGroupMembers } from './approver-groups.js';
 import { channelRefusalOf, ensureBotCanPost } from './channel-access.js';
@@ -28,9 +30,14 @@ export { approverGroupMembers };
  * keeps the trail. Implements the workflow's ports (`lib/changes/ports.ts`) on a Web API client.
  */
 
+/**
+ * With a `follower`, whatever waits on a request (a runbook's step) hears when it ends: denied,
+ * cancelled, expired, in doubt or closed without a clean run.
+ */
 export function slackApprovalSurface(
   client: WebClient,
   deps: { readonly logger: Logger; readonly store: Store },
+  follower?: RequestFollower,
 ): ApprovalSurface {
   const { logger } = deps;
   return {
@@ -85,6 +92,8 @@ export function slackApprovalSurface(
         .catch((error: unknown) =>
           logger.warn('approval thread not updated', { approvalId: approval.id, error }),
         );
+      const end = runbookEndOf(event);
+      if (follower && end) await follower.requestEnded(approval, end);
     },
 
     announceBreakGlass: (approval, announcement) =>
@@ -92,6 +101,26 @@ export function slackApprovalSurface(
     approverGroupMembers: (group) => approverGroupMembers(client, group),
     withinTeam: inSlackTeam,
   };
+}
+
+/** The approval events that end a runbook step waiting on the request; none for the others. */
+function runbookEndOf(event: ApprovalEvent): ApprovalEnd | undefined {
+  switch (event.kind) {
+    case 'denied':
+    case 'cancelled':
+      return { kind: event.kind, by: event.by };
+    case 'expired':
+      return { kind: 'expired' };
+    case 'checking':
+      return { kind: 'in_doubt' };
+    case 'closed':
+      // An approved run that answered goes on through `approvedStepRan`.
+      return event.outcome === 'executed'
+        ? undefined
+        : { kind: 'closed', outcome: event.outcome, detail: event.detail };
+    default:
+      return undefined;
+  }
 }
 
 async function postCard(client: WebClient, logger: Logger, approval: Approval): Promise<PostedCard> {
@@ -149,10 +178,15 @@ export function slackChangeRunner(deps: RunnerDeps): OperationRunner<ChangeReque
 }
 
 /** Everything running and settling an approved request shows in Slack, on the worker's client. */
-export function slackExecutionSurface(deps: RunnerDeps & { readonly slack: WebClient }): ApprovedRunSurface {
+export function slackExecutionSurface(
+  deps: RunnerDeps & { readonly slack: WebClient },
+  follower?: RequestFollower,
+): ApprovedRunSurface {
   return {
-    ...slackApprovalSurface(deps.slack, deps),
+    ...slackApprovalSurface(deps.slack, deps, follower),
     runner: slackChangeRunner(deps),
+    approvedStepRan: async (approval, input, attempt) =>
+      follower ? follower.approvedRan(approval, input, attempt) : false,
     closingDetail: closingDetailText,
     approvedRunMessage: (approval, answer) => ({
       text: answer.text,

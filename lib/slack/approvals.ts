@@ -14,6 +14,7 @@ import { executeApproval as executeInDomain } from '../changes/execution.js';
 import type { OutcomeCheckSettings } from '../changes/outcomes.js';
 import type { GroupMembers } from '../changes/ports.js';
 import { type RequestOutcome, requestApproval as requestInDomain } from '../changes/requests.js';
+import type { RequestFollower } from '../changes/runbooks.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import type { Approval, ApprovalPolicy } from '../store/index.js';
 import { approverGroupMembers, slackApprovalSurface, slackExecutionSurface } from './approval-surface.js';
@@ -52,7 +53,7 @@ export async function requestApproval(
   if (!token.ok) return token.reply;
   const outcome = await requestInDomain(
     { ...deps, previewTarget },
-    slackApprovalSurface(client, deps),
+    slackApprovalSurface(client, deps, runbookFollower({ ...deps, slack: client })),
     { team: ctx.team, user: ctx.user, channel: ctx.channel, op, input },
     token.token,
   );
@@ -155,7 +156,7 @@ export async function runBreakGlass(
   if (!token.ok) return token.reply;
   const outcome = await breakGlass(
     { ...deps, previewTarget },
-    slackApprovalSurface(client, deps),
+    slackApprovalSurface(client, deps, runbookFollower({ ...deps, slack: client })),
     { ...ask, correlationId: ctx.correlationId, reason },
     permission,
     token.token,
@@ -195,13 +196,19 @@ export type { Decision, DecisionDeps };
 
 /** A click on Approve, Deny or Cancel. Returns what the clicker alone is told, if anything. */
 export async function decide(
-  deps: DecisionDeps,
+  deps: DecisionDeps & Pick<RunnerDeps, 'api'>,
   client: WebClient,
   ctx: { team: string; user: string; correlationId: string },
   approvalId: string,
   decision: Decision,
 ): Promise<Reply | undefined> {
-  const outcome = await decideInDomain(deps, slackApprovalSurface(client, deps), ctx, approvalId, decision);
+  const outcome = await decideInDomain(
+    deps,
+    slackApprovalSurface(client, deps, runbookFollower({ ...deps, slack: client })),
+    ctx,
+    approvalId,
+    decision,
+  );
   return decisionReply(outcome);
 }
 
@@ -304,7 +311,19 @@ export interface ExecutionDeps extends RunnerDeps, ChangeExecutionDeps {
 
 /** Runs an approved request once (see `lib/changes/execution.ts`), shown on its card in Slack. */
 export function executeApproval(deps: ExecutionDeps, job: ApprovalJob): Promise<void> {
-  return executeInDomain(deps, slackExecutionSurface(deps), job);
+  return executeInDomain(deps, slackExecutionSurface(deps, runbookFollower(deps)), job);
+}
+
+/**
+ * A runbook's step that waits on a request hears how it ended. Runbooks load only when a request
+ * ends or runs, and only then find out whether a run waits on it.
+ */
+export function runbookFollower(deps: RunnerDeps & { readonly slack: WebClient }): RequestFollower {
+  const follower = async () => (await import('./runbooks.js')).runbookRequestFollower(deps);
+  return {
+    requestEnded: async (approval, end) => (await follower()).requestEnded(approval, end),
+    approvedRan: async (approval, input, attempt) => (await follower()).approvedRan(approval, input, attempt),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -64,6 +64,10 @@ const handlers = {
     const { handleAliasCommand } = await import('./alias-command.js');
     return handleAliasCommand(context, parsed);
   },
+  runbook: async (context, parsed) => {
+    const { handleRunbookCommand } = await import('./runbooks.js');
+    return handleRunbookCommand(context, parsed);
+  },
 } satisfies BotHandlers;
 
 // A Map, not an index into the object: the name reached here from user input, and `constructor`

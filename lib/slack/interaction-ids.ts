@@ -25,6 +25,8 @@ export const ActionId = {
 export const CallbackId = {
   login: 'login',
   operationForm: 'op:form',
+  /** `/cloud runbook add NAME`: the modal that asks for the steps. */
+  runbookAdd: 'runbook:add',
 } as const;
 
 /** Matches a contract action id with or without the suffix `actionsBlock` adds (`op:run`, `op:run:2`). */

@@ -12,6 +12,7 @@ import { type OnFirstUse, onFirstUse } from './lazy.js';
 import type { PasskeyLinkStore } from './passkey-links.js';
 import type { PasskeyRepository } from './passkeys.js';
 import type { ReportSubscriptionRepository } from './report-subscriptions.js';
+import type { RunbookRepository } from './runbooks.js';
 import type { StatusWatchRepository } from './status-watches.js';
 import type { StoreContext } from './store-context.js';
 import type { TeamUserData } from './team-data.js';
@@ -42,6 +43,14 @@ export type {
   SlackInstallation,
 } from './installations.js';
 export type { ReportKind, ReportSchedule, ReportSubscription } from './report-subscriptions.js';
+export type {
+  Runbook,
+  RunbookRun,
+  RunbookRunState,
+  RunbookStep,
+  RunbookStepLink,
+  RunbookStepState,
+} from './runbooks.js';
 export type { NewStatusWatch, StatusWatch, WatchOutcome } from './status-watches.js';
 export type { StoreContext } from './store-context.js';
 export type { CipherContext, Envelope, TokenCipher } from './token-cipher.js';
@@ -70,6 +79,7 @@ export interface Store {
   readonly passkeys: OnFirstUse<PasskeyRepository>;
   /** One-time links to the passkey page. */
   readonly passkeyLinks: OnFirstUse<PasskeyLinkStore>;
+  readonly runbooks: OnFirstUse<RunbookRepository>;
   /** The store's clock (the tests move it). */
   readonly now: () => Date;
   /** What `/cloud help` is fitted to, read without loading the repositories (`help-scope.ts`). */
@@ -101,6 +111,7 @@ export function createStore(ctx: StoreContext, cipher: TokenCipher | OnFirstUse<
       async () => new (await import('./installations.js')).InstallationRepository(ctx, cipher),
     ),
     oauthStates: onFirstUse(async () => new (await import('./installations.js')).OAuthStateStore(ctx)),
+    runbooks: onFirstUse(async () => new (await import('./runbooks.js')).RunbookRepository(ctx)),
     teamUserData: onFirstUse(async () => new (await import('./team-data.js')).TeamUserData(ctx)),
     aliases: onFirstUse(async () => new (await import('./aliases.js')).AliasRepository(ctx)),
     passkeys: onFirstUse(async () => new (await import('./passkeys.js')).PasskeyRepository(ctx, cipher)),

@@ -9,6 +9,8 @@ import { StoreError } from './errors.js';
 const ID = '[A-Za-z0-9_-]{1,64}';
 const ID_PATTERN = new RegExp(`^${ID}$`);
 const USER_PARTITION_PATTERN = new RegExp(`^TEAM#(${ID})#USER#(${ID})$`);
+/** Runbook names: lowercase words joined by dashes, as `/cloud runbook add` accepts them. */
+export const RUNBOOK_NAME_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
 const TEAM_PARTITION_PATTERN = new RegExp(`^TEAM#(${ID})$`);
 /** Profile names as people type them after `--profile`. */
 export const PROFILE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
@@ -93,6 +95,16 @@ export const keys = {
   /** Under `user`: one registered passkey, by the SHA-256 of its credential id (base64url). */
   passkey: (credentialHash: string) => `PASSKEY#${checkedId('passkey', credentialHash)}`,
   passkeyPrefix: 'PASSKEY#',
+  /** A channel's runbook (under `team`), and the prefix that lists the channel's runbooks. */
+  runbook: (channel: string, name: string) => {
+    if (!RUNBOOK_NAME_PATTERN.test(name)) throw new StoreError('invalid_key_part', 'Invalid runbook name.');
+    return `RUNBOOK#${checkedId('channel', channel)}#${name}`;
+  },
+  runbookPrefix: (channel: string) => `RUNBOOK#${checkedId('channel', channel)}#`,
+  runbookRun: (id: string) => `RUNBOOKRUN#${checkedId('runbook run', id)}`,
+  /** Under `team`: the run step an approval request or a status watch belongs to. */
+  runbookLink: (target: 'approval' | 'watch', id: string) =>
+    `RUNBOOKLINK#${target.toUpperCase()}#${checkedId(target, id)}`,
   activeWatches: 'WATCH',
   activeWatchSort: (startedAt: Date, id: string) => `${startedAt.toISOString()}#${id}`,
 } as const;

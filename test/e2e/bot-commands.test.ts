@@ -34,7 +34,18 @@ afterAll(async () => {
 describe('every declared bot command has a real handler', () => {
   it('covers the commands help lists, except help', () => {
     expect(HANDLED.map((c) => c.name).sort()).toEqual(
-      ['alias', 'approvals', 'audit', 'login', 'logout', 'policy', 'reports', 'use', 'whoami'].sort(),
+      [
+        'alias',
+        'approvals',
+        'audit',
+        'login',
+        'logout',
+        'policy',
+        'reports',
+        'runbook',
+        'use',
+        'whoami',
+      ].sort(),
     );
   });
 

@@ -748,6 +748,9 @@ export const nodeOperations = [
       statuses: ['booting'],
       source: 'API-FACTS-MORE.md §8',
     },
+    // It answers `{}` as the other lifecycle actions do: the node is followed until it is up (or
+    // stays off), so what comes after a boot (a runbook's next step) waits for it.
+    watch: { statusField: 'status', final: NODE_SETTLED, view: 'nodes.view', target: { nodeId: 'nodeId' } },
     example: 'nodes boot 123 --config-id 23456',
   }),
   defineOperation({

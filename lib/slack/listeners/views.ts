@@ -12,7 +12,7 @@ const forms = () => import('../forms.js');
 const errorReplies = () => import('../render/errors.js');
 const worker = () => import('../worker.js');
 
-/** Modal submissions: an operation's form, and the private login form. */
+/** Modal submissions: an operation's form, the private login form, and a runbook's steps. */
 export function registerViews(app: App, deps: BotDeps): void {
   app.view(CallbackId.operationForm, async ({ ack, body, view, client }) => {
     const submission = (await forms()).readOperationForm(view);
@@ -51,6 +51,19 @@ export function registerViews(app: App, deps: BotDeps): void {
       return { ack: { response_action: 'errors' as const, errors: { [TOKEN_BLOCK]: text } } };
     });
     await ack(result.ack);
+  });
+
+  app.view(CallbackId.runbookAdd, async ({ ack, body, view, client }) => {
+    const { handleRunbookSubmission } = await import('../runbooks.js');
+    const result = await handleRunbookSubmission(
+      { ...deps, slack: client },
+      { team: body.team?.id ?? body.user.team_id ?? '', user: body.user.id, view },
+    ).catch(async (error: unknown) => {
+      const text = (await errorReplies()).modalErrorText(error);
+      if (text === undefined) throw error;
+      return { response_action: 'errors' as const, errors: { steps: text } };
+    });
+    await ack(result);
   });
 }
 

@@ -54,6 +54,7 @@ describe('the registry', () => {
       'reports',
       'alias',
       'audit',
+      'runbook',
     ]);
     const topic = fixtureRegistry.findTopic('Reports');
     expect(topic.found && isBotCommand(topic.value) && topic.value.name).toBe('reports');
