@@ -4,8 +4,8 @@ import { type BuildOptions, build } from 'esbuild';
 
 /**
  * One bundle per Lambda function, written to dist/<name>/index.mjs. Code split at dynamic
- * imports lands in dist/<name>/chunks/ and loads only when first used (the SSM client, the
- * Lambda client for hand-offs, report rendering), which keeps cold starts short.
+ * imports lands in dist/<name>/chunks/ and loads only when first used (the SSM and KMS clients,
+ * report rendering), which keeps cold starts short.
  */
 export const FUNCTIONS = ['slack', 'worker', 'reporter'] as const;
 
@@ -22,8 +22,8 @@ export const BUNDLE_OPTIONS = {
   target: 'node20',
   format: 'esm',
   // The ES module build of packages that ship both (the AWS SDK does). With the CommonJS one, a
-  // dynamic `import('@aws-sdk/client-lambda')` in an ESM bundle yields only `default`, so
-  // `LambdaClient` and `KMSClient` were undefined when first used in AWS.
+  // dynamic `import('@aws-sdk/client-kms')` in an ESM bundle yields only `default`, so
+  // `KMSClient` (and the Lambda client hand-offs used then) were undefined when first used in AWS.
   mainFields: ['module', 'main'],
   minify: true,
   sourcemap: 'linked',

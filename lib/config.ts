@@ -36,6 +36,12 @@ export interface Config {
   readonly SLACK_REDIRECT_URI?: string | undefined;
   /** Base URL of Slack's Web API; the local stand-in overrides it. */
   readonly SLACK_API_URL?: string | undefined;
+  /**
+   * Where people reach the bot's HTTP API (the passkey page's links; its host is the passkeys'
+   * relying party). https, or http on localhost, which browsers treat as secure for WebAuthn.
+   * Unset: no passkey page.
+   */
+  readonly BOT_PUBLIC_URL?: string | undefined;
   /** Defaults to the public API. */
   readonly CLOUD_API_URL: string;
   readonly TABLE_NAME: string;
@@ -105,6 +111,7 @@ export function loadConfig(env: Env = process.env): Config {
     SLACK_STATE_SECRET: read.text('SLACK_STATE_SECRET'),
     SLACK_REDIRECT_URI: read.url('SLACK_REDIRECT_URI'),
     SLACK_API_URL: read.url('SLACK_API_URL'),
+    BOT_PUBLIC_URL: read.url('BOT_PUBLIC_URL'),
     CLOUD_API_URL: read.url('CLOUD_API_URL') ?? 'https://api.cloud.example.com/v4',
     TABLE_NAME: read.requiredText('TABLE_NAME'),
     KMS_KEY_ID: read.text('KMS_KEY_ID'),
@@ -124,11 +131,23 @@ export function loadConfig(env: Env = process.env): Config {
   if (!read.isSet('KMS_KEY_ID') && !read.isSet('TOKEN_ENCRYPTION_KEY')) {
     read.problems.push('KMS_KEY_ID or TOKEN_ENCRYPTION_KEY must be set');
   }
+  if (values.BOT_PUBLIC_URL !== undefined && !isSecureWebOrigin(values.BOT_PUBLIC_URL)) {
+    read.problems.push(
+      `BOT_PUBLIC_URL: must be an https URL (or http on localhost), got ${JSON.stringify(values.BOT_PUBLIC_URL)}`,
+    );
+  }
   const slackAuth = slackAuthOf(values, read);
   if (read.problems.length > 0 || slackAuth === undefined) {
     throw new ConfigError(`Invalid configuration: ${read.problems.join('; ')}`);
   }
   return { ...withoutUnsetKeys(values, env), slackAuth };
+}
+
+/** What WebAuthn runs on: a secure context, which plain http is only on localhost. */
+function isSecureWebOrigin(value: string): boolean {
+  const url = new URL(value);
+  if (url.protocol === 'https:') return url.hostname.length > 0;
+  return url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname.endsWith('.localhost'));
 }
 
 /**

@@ -57,7 +57,7 @@ const ACTING_PATH_WORK: Record<'volumes' | 'login' | 'approve', string> = {
   login:
     'the view payload, the API client and the operations table, `GET /profile`, the token encrypted and stored, the "Linked as" message posted',
   approve:
-    'the click claim, the payload schema, the approvals module with the operations table and its store reads and writes, the card update and thread reply, the audit entry, the Lambda client and its Invoke',
+    'the click claim, the payload schema, the approvals module with the operations table and its store reads and writes, the card update and thread reply, the audit entry, the signed Lambda Invoke',
 };
 const PROCESS_TIMEOUT_MS = 30_000;
 const USER = 'U0BENCH';

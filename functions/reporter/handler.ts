@@ -11,7 +11,8 @@ import {
 import { createCoreDeps, createSlackAccess } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
 import { slackExecutionSurface } from '../../lib/slack/approval-surface.js';
-import { slackStatusWatches } from '../../lib/slack/status-watch.js';
+import { runbookFollower } from '../../lib/slack/approvals.js';
+import { slackStatusWatchesFollowingRunbooks } from '../../lib/slack/runbooks.js';
 
 /**
  * The scheduled reporter (EventBridge, every few minutes): due report subscriptions and status
@@ -70,12 +71,13 @@ export async function runReports(
   options: ReporterRunOptions = {},
 ): Promise<TickSummary> {
   // Approvals first: a stuck request is a person waiting on a card, and the sweep is short.
-  const approvals: ApprovalSweepOutcome = await sweepApprovals(deps, slackExecutionSurface(deps)).catch(
-    (error: unknown) => {
-      deps.logger.error('approval sweep failed', { error });
-      return { failed: true } as const;
-    },
-  );
+  const approvals: ApprovalSweepOutcome = await sweepApprovals(
+    deps,
+    slackExecutionSurface(deps, runbookFollower(deps)),
+  ).catch((error: unknown) => {
+    deps.logger.error('approval sweep failed', { error });
+    return { failed: true } as const;
+  });
   const { quietWhenIdle, ...tickOptions } = options;
   const summary = await runReporterTick(deps, now, tickOptions);
   if (quietWhenIdle && isIdleRun(summary, approvals)) return summary;
@@ -114,7 +116,7 @@ async function wire(): Promise<ReporterDeps> {
     ...core,
     slack: slack.client,
     slackInstall: slack.install,
-    statusWatchSurface: slackStatusWatches({ store: core.store, slack: slack.client, logger }),
+    statusWatchSurface: slackStatusWatchesFollowingRunbooks({ ...core, slack: slack.client, logger }),
   };
 }
 

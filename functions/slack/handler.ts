@@ -1,5 +1,6 @@
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
+import { relyingPartyOf } from '../../lib/passkeys/paths.js';
 import { createCoreDeps, createSlackAccess } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
@@ -31,6 +32,7 @@ const { handler: slackHandler } = createSlackApp({
   inlineBudgetMs: config.INLINE_BUDGET_MS,
   handoff: new LambdaHandoff(config.WORKER_FUNCTION_NAME),
   approvalAdmins: config.APPROVAL_ADMINS,
+  ...(config.BOT_PUBLIC_URL ? { passkeys: { relyingParty: relyingPartyOf(config.BOT_PUBLIC_URL) } } : {}),
 });
 
 export const handler = slackHandler;

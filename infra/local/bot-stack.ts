@@ -4,6 +4,9 @@ import { type Dispatcher, request } from 'undici';
 import type { OutcomeCheckSettings } from '../../lib/changes/outcomes.js';
 import type { Config, SlackAuth } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
+import type { PasskeyLinkContext } from '../../lib/passkeys/links.js';
+import { PASSKEY_PATH, relyingPartyOf } from '../../lib/passkeys/paths.js';
+import type { OnVerifiedAssertion } from '../../lib/passkeys/routes.js';
 import { createSlackAccess, openTable } from '../../lib/runtime.js';
 import type { SlackHandler } from '../../lib/slack/bot.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
@@ -58,6 +61,8 @@ export interface BotStackOptions {
   readonly workspaces?: 'one' | 'many';
   /** With `workspaces: 'many'`: token rotation on, bot tokens expiring this long after issue. */
   readonly tokenExpiresInSeconds?: number;
+  /** What records a passkey approval once its assertion checks out (the step-up challenge's vote). */
+  readonly onPasskeyAssertion?: OnVerifiedAssertion;
 }
 
 export interface BotStack {
@@ -73,6 +78,11 @@ export interface BotStack {
   /** With `workspaces: 'many'`: installs the app into `team` as a person's browser would. */
   install(team: string): Promise<void>;
   readonly store: Store;
+  /**
+   * Mints passkey links, as the mfa command and step-up challenges do. The page is served on
+   * `http://localhost:<port>` (WebAuthn's relying party must be a host name, not 127.0.0.1).
+   */
+  readonly passkeyLinks: PasskeyLinkContext;
   readonly tableName: string;
   /** The worker's dependencies, for tests that hand it jobs directly or run the approval sweep. */
   readonly worker: WorkerDeps;
@@ -130,10 +140,16 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
     return slackHandler(event, context);
   };
   const server = await serveLambdas(
-    { [SLACK_EVENTS_PATH]: route, [INSTALL_PATH]: route, [OAUTH_REDIRECT_PATH]: route },
+    {
+      [SLACK_EVENTS_PATH]: route,
+      [INSTALL_PATH]: route,
+      [OAUTH_REDIRECT_PATH]: route,
+      [`${PASSKEY_PATH}/*`]: route,
+    },
     options.port ?? 0,
   );
   const many = options.workspaces === 'many';
+  const relyingParty = relyingPartyOf(server.url.replace('//127.0.0.1:', '//localhost:'));
   const auth: SlackAuth = many
     ? {
         mode: 'multi',
@@ -178,6 +194,7 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
     inlineBudgetMs: options.inlineBudgetMs ?? 1500,
     handoff,
     approvalAdmins: options.approvalAdmins ?? [],
+    passkeys: { relyingParty, onVerifiedAssertion: options.onPasskeyAssertion },
   });
   slackHandler = handler;
   const botUrl = `${server.url}${SLACK_EVENTS_PATH}`;
@@ -196,6 +213,7 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
       if (done.status !== 200) throw new Error(`Installing into ${team} failed: HTTP ${done.status}`);
     },
     store,
+    passkeyLinks: { store: slackStore, relyingParty },
     tableName,
     worker,
     drain: () => handoff.drain(),

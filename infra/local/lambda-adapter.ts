@@ -55,13 +55,24 @@ export function toApiGatewayEvent(req: IncomingMessage, body: Buffer): APIGatewa
   };
 }
 
+function routeUnder(routes: Record<string, HttpLambdaHandler>, path: string): HttpLambdaHandler | undefined {
+  for (const [route, handler] of Object.entries(routes)) {
+    if (route.endsWith('/*') && path.startsWith(route.slice(0, -1)) && path.length > route.length - 1)
+      return handler;
+  }
+  return undefined;
+}
+
 export interface LocalLambdaServer {
   url: string;
   server: Server;
   close(): Promise<void>;
 }
 
-/** Serves `routes` (path → handler) on 127.0.0.1; unknown paths get 404. */
+/**
+ * Serves `routes` (path → handler) on 127.0.0.1; unknown paths get 404. A route ending in `/*`
+ * takes every path under it, as an API Gateway route with a path parameter does.
+ */
 export async function serveLambdas(
   routes: Record<string, HttpLambdaHandler>,
   port = 0,
@@ -71,7 +82,7 @@ export async function serveLambdas(
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-      const handler = routes[path];
+      const handler = routes[path] ?? routeUnder(routes, path);
       if (!handler) {
         res.writeHead(404).end();
         return;

@@ -12,8 +12,8 @@ import { createLogger } from '../../lib/observability/logger.js';
 import type { ReporterDeps } from '../../lib/reports/tick.js';
 import { openTable } from '../../lib/runtime.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
+import { slackStatusWatchesFollowingRunbooks } from '../../lib/slack/runbooks.js';
 import { signedHeaders } from '../../lib/slack/signing.js';
-import { slackStatusWatches } from '../../lib/slack/status-watch.js';
 import { createSlackWebClient } from '../../lib/slack/web-client.js';
 import { runWorkerJob } from '../../lib/slack/worker.js';
 import { createStore } from '../../lib/store/index.js';
@@ -329,10 +329,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         slack: stack.worker.slack,
         slackInstall: stack.worker.slackInstall,
         logger: reporterLogger,
-        statusWatchSurface: slackStatusWatches({
+        statusWatchSurface: slackStatusWatchesFollowingRunbooks({
           store: stack.store,
           slack: stack.worker.slack,
           logger: reporterLogger,
+          api: { baseUrl: emulator.url, timeoutMs: API_TIMEOUT_MS },
         }),
       },
       options.reportIntervalMs ?? (progressSpeed > 1 ? FAST_REPORT_INTERVAL_MS : REPORT_INTERVAL_MS),
@@ -475,7 +476,12 @@ export async function startRealWorkspace(
           slack,
           slackInstall: 'internal',
           logger: reporterLogger,
-          statusWatchSurface: slackStatusWatches({ store: core.store, slack, logger: reporterLogger }),
+          statusWatchSurface: slackStatusWatchesFollowingRunbooks({
+            store: core.store,
+            slack,
+            logger: reporterLogger,
+            api: core.api,
+          }),
         },
         REPORT_INTERVAL_MS,
       ),

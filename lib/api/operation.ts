@@ -94,6 +94,8 @@ export interface OperationSpec<
   readonly watch?: WatchSpec;
   /** May bill the account. */
   readonly charges?: boolean;
+  /** The account events this change writes, to read back a change whose answer was lost. */
+  readonly events?: EventEvidence;
   /** Derived from `method`, `destructive` and `charges`: the guardrail class of the row. */
   readonly class: OperationClass;
   /** Path parameter names, in the order they appear in the path (positional CLI arguments). */
@@ -108,6 +110,23 @@ export interface OperationSpec<
 }
 
 export type AnyOperation = OperationSpec<z.ZodType, z.ZodType, boolean, string>;
+
+/**
+ * Which account events (API-FACTS-MORE.md §8) show that a change of this row reached the API:
+ * the `action` values it writes, and which input field holds the event's `entity.id` (disk events
+ * carry the node's id, §8). `statuses`: node statuses that only this change moves the node into,
+ * read as proof too (a shorter way to a verdict than the events). Or, when the documents name no
+ * event for the change, why not (`none`), so a row never lacks both silently.
+ */
+export type EventEvidence =
+  | {
+      readonly actions: readonly string[];
+      readonly entityId: string;
+      readonly statuses?: readonly string[];
+      /** Where the documents name these actions, e.g. `API-FACTS-MORE.md §2.1`. */
+      readonly source: string;
+    }
+  | { readonly none: string };
 
 /** How to follow a long operation until its resource settles (see `lib/changes/status-watch.ts`). */
 export interface WatchSpec {
@@ -149,6 +168,8 @@ type DefineInput<
   Paginated extends boolean,
 > = Omit<
   OperationSpec<Req, Res, Paginated>,
+  | 'request'
+  | 'response'
   | 'id'
   | 'group'
   | 'action'
@@ -167,7 +188,24 @@ type DefineInput<
   readonly filterable?: readonly string[];
   readonly sensitive?: boolean;
   readonly queryParams?: readonly string[];
+  /**
+   * The schemas, or functions that build them: a function is called on the first read of the
+   * row's `request` or `response`, so loading the table builds only the schemas of the
+   * operations a process uses (a cold start parses one command).
+   */
+  readonly request: Req | (() => Req);
+  readonly response: Res | (() => Res);
 };
+
+/** A schema given as a function is built on first read, once. */
+function builtOnFirstRead<S extends z.ZodType>(given: S | (() => S)): () => S {
+  if (typeof given !== 'function') return () => given;
+  let built: S | undefined;
+  return () => {
+    built ??= given();
+    return built;
+  };
+}
 
 /** Builds an operation row, deriving what can be derived (id, path parameters, defaults). */
 export function defineOperation<
@@ -180,8 +218,17 @@ export function defineOperation<
   input: DefineInput<G, A, Req, Res, Paginated>,
 ): OperationSpec<Req, Res, Paginated, `${G}.${A}`> & { readonly group: G } {
   const pageParams = input.pageParams ?? input.paginated;
+  const { request, response, ...rest } = input;
+  const requestSchema = builtOnFirstRead(request);
+  const responseSchema = builtOnFirstRead(response);
   return {
-    ...input,
+    ...rest,
+    get request() {
+      return requestSchema();
+    },
+    get response() {
+      return responseSchema();
+    },
     id: `${input.group}.${input.action}` as const,
     access: input.access ?? (input.scopes.length > 0 ? 'scoped' : 'any-token'),
     pathParams: pathParamsOf(input.path),

@@ -19,6 +19,12 @@ import { requestNeverSent } from './retry.js';
  *   once before the request is sent (the baseline) so an older item with the same label does not
  *   count.
  *
+ * - an action whose body does not state the resource's next state (a reboot: the node is
+ *   `running` before and after) is done when the account's events show an event it writes, for
+ *   its target, created since the request was about to be sent; or, faster, when the node is in
+ *   a status only that action moves it into (`rebooting`). This is how the provider's own clients
+ *   wait for an action: poll the events filtered on action and entity, created after the start.
+ *
  * Anything else cannot be read back generically; the person is told what to check instead.
  * Everything here is derived from the operation rows, so a new row gets the same treatment.
  */
@@ -46,7 +52,47 @@ export type OutcomePlan =
       readonly expected: Record<string, unknown>;
       /** Filter on the label, when the list can filter by it. */
       readonly filter: Filter | undefined;
+    }
+  | {
+      readonly strategy: 'event';
+      /** The account events list. */
+      readonly list: AnyOperation;
+      /** Any of these event actions shows the change (resize writes `node_resize_create` and `node_resize`). */
+      readonly actions: readonly string[];
+      /** The events' `entity.id`: the node's id, for node and disk events alike. */
+      readonly entityId: string | number;
+      /**
+       * When the request was about to be sent, on the bot's clock; undefined when that was not
+       * kept (then only the status can tell). Events from `EVENT_CLOCK_SKEW_MS` before it count.
+       */
+      readonly since: Date | undefined;
+      /** A status only this action moves the target into, read from the target itself. */
+      readonly status:
+        | {
+            readonly view: AnyOperation;
+            readonly viewInput: Record<string, unknown>;
+            readonly field: string;
+            readonly values: readonly string[];
+          }
+        | undefined;
     };
+
+/**
+ * How far the API's clock may run behind the bot's: an event the API dated this much before the
+ * bot's "about to send" still counts. Both clocks are synchronised in practice and the API dates
+ * events to the second; the allowance is kept short because an older event of the same action on
+ * the same node would otherwise be taken for this one.
+ */
+export const EVENT_CLOCK_SKEW_MS = 30_000;
+
+/** An event in one of these states shows the API took the request; a `failed` one does not show it done. */
+const EVENT_FAILED = 'failed';
+
+/** What the read-back of a change may know about it beyond its row and input. */
+export interface OutcomeContext {
+  /** When the request was about to be sent, on the bot's clock. */
+  readonly since?: Date | undefined;
+}
 
 /** Ids seen in a create's list before the request was sent. */
 export type OutcomeBaseline = ReadonlySet<string>;
@@ -100,7 +146,58 @@ export function listOperationFor(op: AnyOperation): AnyOperation | undefined {
 export function outcomePlanFor(
   op: AnyOperation,
   input: Readonly<Record<string, unknown>>,
+  context: OutcomeContext = {},
 ): OutcomePlan | undefined {
+  return statePlanFor(op, input) ?? eventPlanFor(op, input, context);
+}
+
+/** Why `op` has no event read-back, or undefined when it has one (for tests and documents). */
+export function noEventReadBackReason(op: AnyOperation): string | undefined {
+  if (op.method === 'GET') return 'a read changes nothing';
+  if (!op.events) return 'its row names no event actions';
+  if ('none' in op.events) return op.events.none;
+  if (!eventsList()) return 'the account events list is not an operation';
+  return undefined;
+}
+
+/** The account events list, when the operation rows have it. */
+function eventsList(): AnyOperation | undefined {
+  return operations.find((candidate) => candidate.id === 'events.list');
+}
+
+/** Read back from the account events (and the target's status) what the row says the change writes. */
+function eventPlanFor(
+  op: AnyOperation,
+  input: Readonly<Record<string, unknown>>,
+  context: OutcomeContext,
+): OutcomePlan | undefined {
+  const evidence = op.events;
+  const list = eventsList();
+  if (op.method === 'GET' || !evidence || 'none' in evidence || !list) return undefined;
+  const entityId = input[evidence.entityId];
+  if (typeof entityId !== 'string' && typeof entityId !== 'number') return undefined;
+  const view = evidence.statuses && viewOperationFor(op);
+  const status =
+    view && evidence.statuses && view.pathParams.every((name) => input[name] !== undefined)
+      ? { view, viewInput: pick(input, view.pathParams), field: 'status', values: evidence.statuses }
+      : undefined;
+  return { strategy: 'event', list, actions: evidence.actions, entityId, since: context.since, status };
+}
+
+/** The event filter: these actions on this entity, dated from `since` less the clock allowance. */
+export function eventFilterOf(plan: Extract<OutcomePlan, { strategy: 'event' }>, since: Date): Filter {
+  const from = new Date(since.getTime() - EVENT_CLOCK_SKEW_MS);
+  // The API writes and compares `created` as `2018-01-01T00:01:01`: UTC, to the second.
+  const created = { '+gte': from.toISOString().slice(0, 19) };
+  const action =
+    plan.actions.length === 1
+      ? [{ action: plan.actions[0] ?? '' }]
+      : [{ '+or': plan.actions.map((a) => ({ action: a })) }];
+  return { '+and': [...action, { 'entity.id': plan.entityId }, { created }] };
+}
+
+/** How a change reads back from the target's own state (gone, shows the values, appears). */
+function statePlanFor(op: AnyOperation, input: Readonly<Record<string, unknown>>): OutcomePlan | undefined {
   if (op.method === 'GET') return undefined;
   const body = bodyOf(op, input);
   if (op.method === 'DELETE') {
@@ -163,6 +260,7 @@ export async function checkOutcome(
 ): Promise<OutcomeCheck> {
   if (!plan) return 'unknowable';
   if (plan.strategy === 'appears' && !baseline) return 'unknowable';
+  if (plan.strategy === 'event') return checkEvents(client, plan, options);
   const callOptions = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
   try {
     switch (plan.strategy) {
@@ -190,6 +288,59 @@ export async function checkOutcome(
     if (plan.strategy === 'gone' && error instanceof ApiError && error.code === 'not_found') return 'done';
     return 'not_seen';
   }
+}
+
+/**
+ * The status first (one read of the target, when the row names a telling status), then the
+ * events. Reads that fail count as "not seen", never as "did not happen".
+ */
+async function checkEvents(
+  client: ApiClient,
+  plan: Extract<OutcomePlan, { strategy: 'event' }>,
+  options: { timeoutMs?: number },
+): Promise<OutcomeCheck> {
+  const callOptions = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
+  if (!plan.status && !plan.since) return 'unknowable';
+  if (plan.status) {
+    const shown = await client
+      .call(plan.status.view, plan.status.viewInput, callOptions)
+      .catch(() => undefined);
+    const value =
+      typeof shown === 'object' && shown !== null
+        ? (shown as Record<string, unknown>)[plan.status.field]
+        : undefined;
+    if (typeof value === 'string' && plan.status.values.includes(value)) return 'done';
+  }
+  if (!plan.since) return 'not_seen';
+  try {
+    const page = await client.listAll(
+      plan.list,
+      {},
+      {
+        ...callOptions,
+        maxPages: 1,
+        filter: eventFilterOf(plan, plan.since),
+      },
+    );
+    return page.data.some((event) => eventShowsChange(event, plan)) ? 'done' : 'not_seen';
+  } catch {
+    return 'not_seen';
+  }
+}
+
+/** Checked again here: the filter is the API's to apply, and a failed event is no proof. */
+function eventShowsChange(event: unknown, plan: Extract<OutcomePlan, { strategy: 'event' }>): boolean {
+  if (typeof event !== 'object' || event === null) return false;
+  const { action, status, entity } = event as Record<string, unknown>;
+  const entityId =
+    typeof entity === 'object' && entity !== null ? (entity as Record<string, unknown>).id : undefined;
+  return (
+    typeof action === 'string' &&
+    plan.actions.includes(action) &&
+    status !== EVENT_FAILED &&
+    entityId !== undefined &&
+    String(entityId) === String(plan.entityId)
+  );
 }
 
 export interface SettleOptions {
@@ -227,6 +378,10 @@ export async function settleOutcome(
 /** `/cloud volumes view 12`: the command a person runs to see for themselves. */
 export function checkCommandFor(op: AnyOperation, input: Readonly<Record<string, unknown>>): string {
   const plan = outcomePlanFor(op, input);
+  if (plan?.strategy === 'event') {
+    // What the events show, for the node the change was sent to.
+    return `/cloud events list --action ${plan.actions.at(-1) ?? ''} --entity.id ${String(plan.entityId)}`;
+  }
   const target =
     plan?.strategy === 'appears'
       ? plan.list

@@ -78,7 +78,7 @@ const AUDIT_RESULT: Record<ApprovalOutcome, AuditResult> = {
  */
 export async function closeAs(
   deps: ExecutionDeps,
-  surface: Pick<ExecutionSurface, 'closingDetail' | 'showCard' | 'tell'>,
+  surface: Pick<ExecutionSurface, 'closingDetail' | 'showCard' | 'tell' | 'requestChanged'>,
   approval: Approval,
   outcome: ApprovalOutcome,
   reason: ClosingReason,
@@ -97,10 +97,11 @@ export async function closeAs(
 
 /** The card as the request now stands, then the line that says why. */
 export async function announce(
-  surface: Pick<ExecutionSurface, 'showCard' | 'tell'>,
+  surface: Pick<ExecutionSurface, 'showCard' | 'tell' | 'requestChanged'>,
   approval: Approval,
   event: ApprovalEvent,
 ): Promise<void> {
   await surface.showCard(approval);
   await surface.tell(approval, event);
+  await surface.requestChanged(approval.team, approval.id);
 }

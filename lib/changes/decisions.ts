@@ -76,6 +76,21 @@ export async function decide(
   approvalId: string,
   decision: Decision,
 ): Promise<DecisionOutcome> {
+  const outcome = await decideClick(deps, surface, click, approvalId, decision);
+  // A click that moved the request (or found it lapsed) changes what its people see elsewhere.
+  if (outcome.kind !== 'refused' || outcome.reason === 'expired') {
+    await surface.requestChanged(click.team, approvalId);
+  }
+  return outcome;
+}
+
+async function decideClick(
+  deps: DecisionDeps,
+  surface: ApprovalSurface,
+  click: Click,
+  approvalId: string,
+  decision: Decision,
+): Promise<DecisionOutcome> {
   const approval = await deps.store.approvals.get(click.team, approvalId);
   if (!approval) return { kind: 'refused', reason: 'no_such_request' };
   if (approval.status === 'expired') return expireOnClick(deps, surface, approval, click.user);
@@ -182,15 +197,18 @@ async function cancelRequest(
 }
 
 /** The rule in force where the request was made, as it stands now. */
-async function policyInForce(deps: DecisionDeps, approval: Approval): Promise<ApprovalPolicy> {
+export async function policyInForce(
+  deps: Pick<DecisionDeps, 'store'>,
+  approval: Approval,
+): Promise<ApprovalPolicy> {
   const op = findOperation(approval.operationId);
   return op
     ? (await effectiveApprovalPolicy(deps.store, approval.team, approval.channel, op)).policy
     : deps.store.approvalPolicy.get(approval.team);
 }
 
-/** Why `user` may not decide, or undefined when they may. */
-async function mayDecide(
+/** Why `user` may not decide, or undefined when they may (also what a Home asks of each request). */
+export async function mayDecide(
   surface: Pick<ApprovalSurface, 'approverGroupMembers'>,
   policy: ApprovalPolicy,
   approval: Approval,
@@ -265,6 +283,9 @@ async function recordVote(
       return { kind: 'vote_counted', count: approvals.length, required: requiredApprovals, cardShown };
     }
     case 'approved': {
+      // The hand-off's client (on Lambda, the AWS SDK's) loads while the card, thread and audit
+      // writes are in flight, instead of after them.
+      deps.handoff.prepare?.();
       // Together, but all before the hand-off: the worker's result must follow "running it now".
       await Promise.all([
         surface.showCard(result.approval),

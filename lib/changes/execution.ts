@@ -35,6 +35,15 @@ import { requesterToken } from './tokens.js';
 export interface ApprovedRunSurface extends ExecutionSurface {
   /** The channel message that follows a long change's status. */
   readonly watches: StatusWatchSurface;
+  /**
+   * An approved request ran and answered: true when it was a runbook's step, whose run follows
+   * it in its own thread instead of a message of its own.
+   */
+  approvedStepRan?(
+    approval: Approval,
+    input: Record<string, unknown>,
+    answer: Extract<ChangeAttempt, { kind: 'answered' }>,
+  ): Promise<boolean>;
 }
 
 type Claimed = Extract<
@@ -165,6 +174,7 @@ async function concludeAnswered(
   attempt: Extract<ChangeAttempt, { kind: 'answered' }>,
 ): Promise<void> {
   await closeAs(deps, surface, approval, 'executed', { kind: 'answered', answer: attempt.reply });
+  if (await surface.approvedStepRan?.(approval, input, attempt)) return;
   // A restore takes a while: a channel message follows the resource until it settles.
   if (!watchPlanFor(op, input, attempt.output)) return;
   await startStatusWatch(deps, surface.watches, {

@@ -59,6 +59,8 @@ export type ChangeAttempt<Answer extends RenderedAnswer = RenderedAnswer> =
       readonly client: ApiClient;
       readonly plan: OutcomePlan | undefined;
       readonly baseline: OutcomeBaseline | undefined;
+      /** When the request was about to be sent, on the bot's clock (for the events read-back). */
+      readonly since: Date | undefined;
       /**
        * Every attempt was answered with a server error, so none of them is still under way on
        * the API's side: what the target shows now is what the attempts left.
@@ -84,9 +86,10 @@ export async function attemptChange<Request extends ChangeRequest, Answer extend
   request: Request,
 ): Promise<ChangeAttempt<Answer>> {
   const settings = deps.outcomeChecks ?? DEFAULT_OUTCOME_CHECKS;
-  const plan = outcomePlanFor(request.op, request.input);
+  let plan = outcomePlanFor(request.op, request.input);
   let client: ApiClient | undefined;
   let baseline: OutcomeBaseline | undefined;
+  let since: Date | undefined;
   let output: unknown;
   const attempts: ApiCallEvent[] = [];
   try {
@@ -98,13 +101,16 @@ export async function attemptChange<Request extends ChangeRequest, Answer extend
       beforeCall: async (caller) => {
         client = caller;
         baseline = await readBaseline(caller, plan, { timeoutMs: settings.readTimeoutMs });
+        // Taken after the baseline read, as late before the call as the bot can.
+        since = deps.store.now();
+        plan = outcomePlanFor(request.op, request.input, { since });
       },
     });
     return { kind: 'answered', reply, output };
   } catch (error) {
     if (client && isOutcomeInDoubt(request.op, error)) {
       const everyAttemptAnswered = attempts.length > 0 && attempts.every(answeredWithServerError);
-      return { kind: 'in_doubt', error, client, plan, baseline, everyAttemptAnswered };
+      return { kind: 'in_doubt', error, client, plan, baseline, since, everyAttemptAnswered };
     }
     // The API answered and only showing the answer failed: it happened.
     if (output !== undefined && !(error instanceof ApiError)) {
@@ -128,13 +134,17 @@ export async function settle(
   return check;
 }
 
-/** One read of the target with the requester's token, for the sweep. */
+/**
+ * One read of the target with the requester's token, for the sweep. `since`: when the request was
+ * about to be sent (at the latest), as kept with the request; the events read-back needs it.
+ */
 export async function checkOnce(
   deps: ChangeDeps,
   settings: OutcomeCheckSettings,
   request: Pick<ChangeRequest, 'team' | 'user' | 'op' | 'input'>,
+  since?: Date,
 ): Promise<OutcomeCheck> {
-  const plan = outcomePlanFor(request.op, request.input);
+  const plan = outcomePlanFor(request.op, request.input, { since });
   // A create's baseline was in the worker's memory only; without it a new item cannot be told apart.
   if (!plan || plan.strategy === 'appears') return 'unknowable';
   const token = await requesterToken(deps.store, request.team, request.user, request.op);

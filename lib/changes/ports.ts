@@ -99,6 +99,12 @@ export interface ApprovalSurface {
   /** The break-glass alarm in the card's thread and in the audit channel; never throws. */
   announceBreakGlass(approval: Approval, announcement: BreakGlassAnnouncement): Promise<void>;
   approverGroupMembers(group: string): Promise<GroupMembers>;
+  /**
+   * The request was made, voted on, decided or closed: the people it concerns see it as it now
+   * stands wherever the surface shows them their own requests and votes (Slack: their Home tab).
+   * Never throws.
+   */
+  requestChanged(team: string, approvalId: string): Promise<void>;
   /** Runs `work` as the request's workspace (its surface calls carry that workspace's credentials). */
   withinTeam<T>(team: string, work: () => Promise<T>): Promise<T>;
 }
@@ -140,4 +146,6 @@ export interface ApprovalRun {
 /** Hands an approved request to the worker, which runs it past the surface's answer deadline. */
 export interface ApprovalHandoff {
   dispatch(job: ApprovalRun): Promise<void>;
+  /** Starts loading what `dispatch` needs, once a hand-off is sure to follow (see `Handoff`). */
+  prepare?(): void;
 }

@@ -81,6 +81,7 @@ export async function requestApproval(
     await surface.markCardUnsaved(ask.channel, posted.ts);
     return { kind: 'not_saved' };
   }
+  await surface.requestChanged(approval.team, approval.id);
   return { kind: 'requested', approval, policy };
 }
 

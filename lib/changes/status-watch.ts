@@ -128,6 +128,8 @@ export interface StatusWatchSurface {
   tellDirectly(watch: StatusWatch, view: WatchView): Promise<void>;
   /** Runs `work` as the watch's workspace. */
   withinTeam<T>(team: string, work: () => Promise<T>): Promise<T>;
+  /** The watch has ended: whatever waited on it (a runbook's step) goes on. Never throws. */
+  ended?(watch: StatusWatch, outcome: WatchOutcome, status: string | null): Promise<void>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -360,4 +362,5 @@ async function end(
   tick.counts.finished += 1;
   const view: WatchView = { state: { kind: 'ended', outcome, status }, resource, now: tick.now };
   if ((await show(tick, watch, view)) === 'channel_closed') await tick.surface.tellDirectly(watch, view);
+  await tick.surface.ended?.(watch, outcome, status);
 }

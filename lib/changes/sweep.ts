@@ -120,7 +120,12 @@ async function checkInDoubt(
     await closeAs(deps, surface, held, 'unknown', { kind: 'unreadable' });
     return 'settled';
   }
-  const check = await checkOnce(deps, settings, { team: held.team, user: held.requester, op, input });
+  const check = await checkOnce(
+    deps,
+    settings,
+    { team: held.team, user: held.requester, op, input },
+    held.claimedAt ?? undefined,
+  );
   const waitedMs = now.getTime() - (held.doubtSince ?? now).getTime();
   if (check === 'not_seen' && waitedMs < settings.giveUpAfterMs) {
     const note =

@@ -51,6 +51,8 @@ export interface BotSubcommand {
   /** Positional arguments, all required (e.g. `REPORT_ID`); none when absent. */
   readonly args?: readonly BotArg[];
   readonly flags?: readonly BotFlag[];
+  /** Optional words after the required ones, kept as typed (`runbook run NAME ARGS…`). */
+  readonly trailing?: { readonly name: string; readonly max: number };
 }
 
 /**
@@ -104,6 +106,7 @@ const REQUIRE_REASON_FLAG: BotFlag = {
   summary: 'Whether a request must say why (`--reason "…"`)',
 };
 
+const RUNBOOK_NAME: BotArg = { name: 'NAME', kind: TEXT };
 const REPORT_ID: BotArg = { name: 'REPORT_ID', kind: TEXT };
 /** `issues|alerts|stats`: from the report-kind registry, so a new kind is in usage and help. */
 const REPORT_KIND_WORDS = REPORT_KIND_SPECS.map((spec) => spec.kind).join('|');
@@ -123,6 +126,13 @@ const REPORT_FILTER_FLAGS: readonly BotFlag[] = [
   ).values(),
 ];
 const REPORTS_ADD_USAGE = `reports add ${REPORT_KIND_WORDS} [--every INTERVAL | --daily HH:MM] [--tz ZONE]${REPORT_FILTER_FLAGS.map((flag) => ` [--${flag.name} ${flag.placeholder}]`).join('')}`;
+
+const ALIAS_ADD_USAGE = 'alias add NAME "COMMAND with $1 $2 ..." [--workspace]';
+const ALIAS_WORKSPACE_FLAG: BotFlag = {
+  name: 'workspace',
+  kind: SWITCH,
+  summary: "The workspace's alias, for every channel (workspace admins only), not this channel's",
+};
 
 const DECLARED_BOT_COMMANDS = [
   {
@@ -366,6 +376,38 @@ const DECLARED_BOT_COMMANDS = [
     ],
   },
   {
+    name: 'alias',
+    summary:
+      'Short names for operation commands, for this channel or the whole workspace: `/cloud NAME ARGS` runs one and shows what it ran',
+    usage: [ALIAS_ADD_USAGE, 'alias list', 'alias remove NAME [--workspace]'],
+    examples: [
+      'alias add rmvol "volumes delete $1"',
+      'alias add boot "nodes reboot $1" --workspace',
+      'alias list',
+    ],
+    subcommands: [
+      {
+        name: 'add',
+        summary:
+          'Add or replace an alias: `$1` … `$9` stand for its arguments; `/cloud NAME ARGS` then runs the command under the guardrails and approvals of the channel it is typed in',
+        usage: ALIAS_ADD_USAGE,
+        args: [
+          { name: 'NAME', kind: TEXT },
+          { name: '"COMMAND"', kind: TEXT },
+        ],
+        flags: [ALIAS_WORKSPACE_FLAG],
+      },
+      { name: 'list', summary: "This channel's aliases and the workspace's", usage: 'alias list' },
+      {
+        name: 'remove',
+        summary: 'Remove an alias',
+        usage: 'alias remove NAME [--workspace]',
+        args: [{ name: 'NAME', kind: TEXT }],
+        flags: [ALIAS_WORKSPACE_FLAG],
+      },
+    ],
+  },
+  {
     name: 'audit',
     summary: 'Show the latest changes made through the bot in this workspace',
     usage: ['audit [--limit N]'],
@@ -403,6 +445,54 @@ const DECLARED_BOT_COMMANDS = [
         summary: "Remove your enrollment; admins may remove someone else's (audited)",
         usage: 'mfa reset [@USER]',
         args: [{ name: '@USER', kind: PEOPLE, optional: true }],
+      },
+    ],
+  },
+  {
+    name: 'runbook',
+    summary: 'Named, ordered lists of commands with `$1`…`$9` parameters, run step by step in one thread',
+    usage: [
+      'runbook add NAME [--steps "COMMAND; COMMAND; …"]',
+      'runbook list',
+      'runbook show|remove NAME',
+      'runbook run NAME [ARGS…]',
+      'runbook cancel RUN_ID',
+    ],
+    examples: [
+      'runbook add resize-node --steps "nodes shutdown $1; nodes resize $1 --type $2; nodes boot $1"',
+      'runbook run resize-node 123 g6-standard-2',
+      'runbook list',
+    ],
+    subcommands: [
+      {
+        name: 'add',
+        summary: 'Add a runbook to this channel: a modal asks for its steps, one command a line',
+        usage: 'runbook add NAME [--steps "COMMAND; COMMAND; …"]',
+        args: [RUNBOOK_NAME],
+        flags: [
+          {
+            name: 'steps',
+            kind: TEXT,
+            placeholder: '"COMMAND; …"',
+            summary: 'The steps without the modal, separated by `;`',
+          },
+        ],
+      },
+      { name: 'list', summary: "This channel's runbooks", usage: 'runbook list' },
+      { name: 'show', summary: "A runbook's steps", usage: 'runbook show NAME', args: [RUNBOOK_NAME] },
+      { name: 'remove', summary: 'Delete a runbook', usage: 'runbook remove NAME', args: [RUNBOOK_NAME] },
+      {
+        name: 'run',
+        summary: 'Run a runbook: each step after the one before has settled, stopping at the first failure',
+        usage: 'runbook run NAME [ARGS…]',
+        args: [RUNBOOK_NAME],
+        trailing: { name: 'ARGS', max: 9 },
+      },
+      {
+        name: 'cancel',
+        summary: 'Stop a run before its next step (a step under way finishes)',
+        usage: 'runbook cancel RUN_ID',
+        args: [{ name: 'RUN_ID', kind: TEXT }],
       },
     ],
   },

@@ -10,9 +10,7 @@ import type { OnFirstUse } from '../store/lazy.js';
 import type { ReportSubscription } from '../store/report-subscriptions.js';
 import type { AccountFeed } from './account-feed.js';
 import { renderStatsChart } from './chart.js';
-import { botChangesFor, eventPassesFilter, renderAccountEvent } from './events-report.js';
 import type { HistoryBudget } from './history-budget.js';
-import { type DelivererName, reportKindOf } from './kinds.js';
 import { type ChannelPacer, certainlyNotPosted, RunDeadlineError, type SendOptions } from './pacer.js';
 import { renderIssueAlert, renderIssuesDigest, renderStatsReport, statsFileName } from './render.js';
 
@@ -56,10 +54,6 @@ export interface DeliveryResult {
   readonly notSaved?: readonly UnsavedWrite[];
 }
 
-export async function deliverReport(ctx: DeliveryContext, sub: ReportSubscription): Promise<DeliveryResult> {
-  return DELIVERERS[reportKindOf(sub.kind).deliverer](ctx, sub);
-}
-
 async function post(ctx: DeliveryContext, channel: string, message: RenderedMessage): Promise<void> {
   await ctx.pacer.send(
     channel,
@@ -74,7 +68,7 @@ async function post(ctx: DeliveryContext, channel: string, message: RenderedMess
   );
 }
 
-async function deliverDigest(ctx: DeliveryContext, sub: ReportSubscription): Promise<DeliveryResult> {
+export async function deliverDigest(ctx: DeliveryContext, sub: ReportSubscription): Promise<DeliveryResult> {
   const [issues, services] = await Promise.all([ctx.feed.issues(), ctx.feed.services()]);
   const previous = sub.lastRun === null ? undefined : sub.seenIssueIds;
   await post(ctx, sub.channel, renderIssuesDigest(sub, issues, services, { now: ctx.now, previous }));
@@ -105,7 +99,7 @@ function byCreation(a: ManagedIssue, b: ManagedIssue): number {
  * and the run stops: so a run leaves at most one alert in doubt. Issues left over stay unseen and
  * the next run carries on with them.
  */
-async function deliverAlerts(ctx: DeliveryContext, sub: ReportSubscription): Promise<DeliveryResult> {
+export async function deliverAlerts(ctx: DeliveryContext, sub: ReportSubscription): Promise<DeliveryResult> {
   const open = await ctx.feed.issues();
   const openIds = open.map((issue) => issue.id);
   if (sub.lastRun === null) return { messages: 0, files: 0, seenIssueIds: openIds, alerted: [] };
@@ -123,50 +117,8 @@ async function deliverAlerts(ctx: DeliveryContext, sub: ReportSubscription): Pro
   return { ...run, seenIssueIds: [...stillOpenSeen, ...run.done] };
 }
 
-/**
- * Account events after the newest one the subscription has seen, oldest first, each posted once
- * under its own claim exactly as alerts are (see `deliverAlerts`); events the filter leaves out
- * are passed over as seen. The first run only learns the newest event. What is remembered is the
- * newest event id done: posted, posted before, or left out; a run that stops part-way remembers
- * up to the last one done in order, so the next run carries on from there.
- */
-async function deliverEvents(ctx: DeliveryContext, sub: ReportSubscription): Promise<DeliveryResult> {
-  const events = await ctx.feed.events();
-  const seenThrough = Math.max(0, ...sub.seenIssueIds);
-  if (sub.lastRun === null) {
-    return {
-      messages: 0,
-      files: 0,
-      seenIssueIds: [Math.max(seenThrough, ...events.map((e) => e.id))],
-      alerted: [],
-    };
-  }
-  const fresh = events.filter((event) => event.id > seenThrough).sort((a, b) => a.id - b.id);
-  const wanted = fresh.filter((event) => eventPassesFilter(event, sub.filter));
-  if (wanted.length === 0) {
-    return {
-      messages: 0,
-      files: 0,
-      seenIssueIds: [Math.max(seenThrough, ...fresh.map((e) => e.id))],
-      alerted: [],
-    };
-  }
-  const madeBy = await botChangesFor(ctx.audit, sub.team, wanted);
-  const run = await postEachOnce(
-    ctx,
-    sub,
-    ACCOUNT_EVENT_MARKER,
-    wanted.map((event) => ({ id: event.id, message: () => renderAccountEvent(event, madeBy(event)) })),
-  );
-  // Done in order up to the first event not done: those after it wait for the next run.
-  const done = new Set(run.done);
-  const firstLeft = wanted.find((event) => !done.has(event.id));
-  const through = fresh.filter((event) => firstLeft === undefined || event.id < firstLeft.id);
-  return { ...run, seenIssueIds: [Math.max(seenThrough, ...through.map((e) => e.id))] };
-}
-
 /** What a message posted once is found by in the channel, for the in-doubt check. */
-interface PostMarker {
+export interface PostMarker {
   /** Slack message metadata's `event_type`. */
   readonly eventType: string;
   /** The payload field that holds the item's id. */
@@ -174,9 +126,8 @@ interface PostMarker {
 }
 
 const ISSUE_ALERT_MARKER: PostMarker = { eventType: 'managed_issue_alert', idField: 'issue' };
-const ACCOUNT_EVENT_MARKER: PostMarker = { eventType: 'account_event', idField: 'event' };
 
-type PostRun = Omit<DeliveryResult, 'seenIssueIds'> & {
+export type PostRun = Omit<DeliveryResult, 'seenIssueIds'> & {
   /** Ids posted by this run or before it, in the order tried. */
   readonly done: readonly number[];
 };
@@ -185,7 +136,7 @@ type PostRun = Omit<DeliveryResult, 'seenIssueIds'> & {
  * Posts each item once, in order, under its own claim, stopping at the first it cannot settle
  * (see `deliverAlerts` for the steps). Messages are drawn only when about to be posted.
  */
-async function postEachOnce(
+export async function postEachOnce(
   ctx: DeliveryContext,
   sub: ReportSubscription,
   marker: PostMarker,
@@ -434,7 +385,7 @@ function deadlineOption(ctx: DeliveryContext): SendOptions {
   return ctx.deadline === undefined ? {} : { deadline: ctx.deadline };
 }
 
-async function deliverStats(ctx: DeliveryContext, sub: ReportSubscription): Promise<DeliveryResult> {
+export async function deliverStats(ctx: DeliveryContext, sub: ReportSubscription): Promise<DeliveryResult> {
   const report = renderStatsReport(sub, await ctx.feed.stats());
   if (report.kind === 'unavailable') {
     await post(ctx, sub.channel, report.message);
@@ -461,12 +412,5 @@ async function deliverStats(ctx: DeliveryContext, sub: ReportSubscription): Prom
   return { messages: 1, files: 1 };
 }
 
+/** How a report kind posts its report: its entry in `kinds.ts` loads it on first use. */
 export type Deliverer = (ctx: DeliveryContext, sub: ReportSubscription) => Promise<DeliveryResult>;
-
-/** The deliverers a report kind names (`kinds.ts`): one for every name, and no other. */
-export const DELIVERERS = {
-  digest: deliverDigest,
-  alerts: deliverAlerts,
-  stats: deliverStats,
-  events: deliverEvents,
-} as const satisfies { readonly [N in DelivererName]: Deliverer };

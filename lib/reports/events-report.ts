@@ -2,12 +2,13 @@ import type { AccountEvent } from '../api/operations/events.js';
 import { contextBlock, mrkdwnFallback, type RenderedMessage, sectionBlock } from '../slack/render/blocks.js';
 import { codeSpan, escapeMrkdwn, parseApiDate, slackDate, userMention } from '../slack/render/text.js';
 import type { AuditEntry, AuditLogRepository } from '../store/audit-log.js';
-import type { ReportFilter } from '../store/report-subscriptions.js';
+import type { ReportFilter, ReportSubscription } from '../store/report-subscriptions.js';
+import { type DeliveryContext, type DeliveryResult, type PostMarker, postEachOnce } from './deliver.js';
 
 /**
  * The events report's own parts: which events a subscription's filter keeps, which of them the
- * bot made (and for whom), and the message for one event. Its deliverer is `deliverEvents` in
- * `deliver.ts`, which posts each event once under the alerts' claims.
+ * bot made (and for whom), and the message for one event. Its deliverer is `deliverEvents` below,
+ * which posts each event once under the alerts' claims (`postEachOnce` in `deliver.ts`).
  */
 
 // ---------------------------------------------------------------------------------------------
@@ -156,4 +157,52 @@ export function renderAccountEvent(event: AccountEvent, byBot: AuditEntry | unde
     ),
     blocks: [sectionBlock(lines.join('\n')), contextBlock(`Event ${codeSpan(String(event.id))}`)],
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Delivery
+
+/** How an event's message is found in the channel, for the in-doubt check. */
+const ACCOUNT_EVENT_MARKER: PostMarker = { eventType: 'account_event', idField: 'event' };
+
+/**
+ * Account events after the newest one the subscription has seen, oldest first, each posted once
+ * under its own claim exactly as alerts are (see `deliverAlerts`); events the filter leaves out
+ * are passed over as seen. The first run only learns the newest event. What is remembered is the
+ * newest event id done: posted, posted before, or left out; a run that stops part-way remembers
+ * up to the last one done in order, so the next run carries on from there.
+ */
+export async function deliverEvents(ctx: DeliveryContext, sub: ReportSubscription): Promise<DeliveryResult> {
+  const events = await ctx.feed.events();
+  const seenThrough = Math.max(0, ...sub.seenIssueIds);
+  if (sub.lastRun === null) {
+    return {
+      messages: 0,
+      files: 0,
+      seenIssueIds: [Math.max(seenThrough, ...events.map((e) => e.id))],
+      alerted: [],
+    };
+  }
+  const fresh = events.filter((event) => event.id > seenThrough).sort((a, b) => a.id - b.id);
+  const wanted = fresh.filter((event) => eventPassesFilter(event, sub.filter));
+  if (wanted.length === 0) {
+    return {
+      messages: 0,
+      files: 0,
+      seenIssueIds: [Math.max(seenThrough, ...fresh.map((e) => e.id))],
+      alerted: [],
+    };
+  }
+  const madeBy = await botChangesFor(ctx.audit, sub.team, wanted);
+  const run = await postEachOnce(
+    ctx,
+    sub,
+    ACCOUNT_EVENT_MARKER,
+    wanted.map((event) => ({ id: event.id, message: () => renderAccountEvent(event, madeBy(event)) })),
+  );
+  // Done in order up to the first event not done: those after it wait for the next run.
+  const done = new Set(run.done);
+  const firstLeft = wanted.find((event) => !done.has(event.id));
+  const through = fresh.filter((event) => firstLeft === undefined || event.id < firstLeft.id);
+  return { ...run, seenIssueIds: [Math.max(seenThrough, ...through.map((e) => e.id))] };
 }

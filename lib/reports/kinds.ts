@@ -1,12 +1,14 @@
-import type { ReportKind } from '../store/report-subscriptions.js';
+import type { Deliverer } from './deliver.js';
+import type { ReportKind } from './kind-names.js';
+import type { ScheduleRule } from './schedule.js';
 
 /**
  * Every report kind, one entry each: the Slack command (its usage, flags and checks), the schedule
  * rules, the reporter's tick and delivery read their kind's parts from here instead of switching
- * on the kind's name. Adding a kind is one entry here, its value in the store's list
- * (`REPORT_KIND_NAMES`), which this table must cover, and its deliverer (a module of its own, like
- * `events-report.ts`, named in `DelivererName` and mapped in `deliver.ts`). A kind that reads
- * something new from the API adds that read to `account-feed.ts`.
+ * on the kind's name. Adding a kind is its name in `kind-names.ts` (which the store validates
+ * against, and which this table must cover), one entry here, and its module (like
+ * `events-report.ts`), whose deliverer the entry loads. A kind that reads something new from the
+ * API also adds that read to `account-feed.ts`.
  */
 
 /**
@@ -20,12 +22,6 @@ export interface ProbeFeed {
 
 /** What the tick reads from the API for a kind before delivering, once per account. */
 export type FeedRead = 'issues' | 'services' | 'stats' | 'events';
-
-/**
- * The ways a report is posted: a digest of open issues, one alert per new issue, a chart, one
- * message per new account event.
- */
-export type DelivererName = 'digest' | 'alerts' | 'stats' | 'events';
 
 /**
  * A filter flag of `/cloud reports add KIND`: comma-separated words stored under the flag's name
@@ -62,7 +58,7 @@ export interface ReportKindSpec<K extends ReportKind = ReportKind> {
   /** Filter flags this kind takes (`--action`, `--entity`); other kinds refuse them. */
   readonly filterFlags?: readonly ReportFilterFlag[];
   /** Default schedule; a kind `--daily` makes no sense for says why. */
-  readonly schedule: { readonly defaultRun: 'every-tick' | 'daily'; readonly whyNotDaily?: string };
+  readonly schedule: ScheduleRule;
   /** Reads fetched ahead of delivery (shared by every report of the account in one tick). */
   readonly prefetch: readonly FeedRead[];
   /** Service labels are read only when the run has new issues to name (alerts). */
@@ -83,11 +79,12 @@ export interface ReportKindSpec<K extends ReportKind = ReportKind> {
     readonly learned: string;
   };
   /**
-   * Which deliverer posts it (and so which renderer draws it), by name: `deliver.ts` maps every
-   * name to its function, so a name without one does not compile, and this file needs nothing
-   * from the delivery code (which reads this table: importing it back would make a cycle).
+   * Loads the function that posts it (and so the renderer that draws it): a digest of open issues,
+   * one alert per new issue, a chart, one message per new account event. Loaded on first delivery,
+   * so that nothing that only reads this table (the command parser, the schedule rules) loads the
+   * delivery code. The delivery modules do not import this table: that would make a cycle.
    */
-  readonly deliverer: DelivererName;
+  readonly deliverer: () => Promise<Deliverer>;
 }
 
 /** Every report reads `/managed/...`, which needs account read access (read-write includes it). */
@@ -112,7 +109,7 @@ export const REPORT_KINDS: { readonly [K in ReportKind]: ReportKindSpec<K> } = {
     prefetch: ['issues', 'services'],
     servicesWhenNewIssues: false,
     learnsOpenIssuesFirst: false,
-    deliverer: 'digest',
+    deliverer: async () => (await import('./deliver.js')).deliverDigest,
   },
   alerts: {
     kind: 'alerts',
@@ -137,7 +134,7 @@ export const REPORT_KINDS: { readonly [K in ReportKind]: ReportKindSpec<K> } = {
       primed === undefined
         ? 'Issues already open when the first check runs are not posted; each issue that appears after that is posted here once.'
         : `The ${primed.length === 1 ? 'issue' : `${primed.length} issues`} open now ${isOrAre(primed.length)} not posted; each new issue is posted here once, as soon as a check sees it.`,
-    deliverer: 'alerts',
+    deliverer: async () => (await import('./deliver.js')).deliverAlerts,
   },
   stats: {
     kind: 'stats',
@@ -148,7 +145,7 @@ export const REPORT_KINDS: { readonly [K in ReportKind]: ReportKindSpec<K> } = {
     prefetch: ['stats'],
     servicesWhenNewIssues: false,
     learnsOpenIssuesFirst: false,
-    deliverer: 'stats',
+    deliverer: async () => (await import('./deliver.js')).deliverStats,
   },
   events: {
     kind: 'events',
@@ -192,7 +189,7 @@ export const REPORT_KINDS: { readonly [K in ReportKind]: ReportKindSpec<K> } = {
       none: 'No new account events to post',
       learned: 'noted the newest account event',
     },
-    deliverer: 'events',
+    deliverer: async () => (await import('./events-report.js')).deliverEvents,
   },
 };
 

@@ -1,5 +1,4 @@
-import type { ReportKind, ReportSchedule } from '../store/report-subscriptions.js';
-import { reportKindOf } from './kinds.js';
+import type { ReportSchedule } from '../store/report-subscriptions.js';
 
 /**
  * When reports run. `--every 30m` runs on a fixed grid anchored at the subscription's first run,
@@ -98,15 +97,26 @@ export interface ScheduleFlags {
   readonly tz?: string | undefined;
 }
 
+/**
+ * A report kind's schedule rules, from its entry in `kinds.ts`. Passed in rather than looked up by
+ * kind: the table's deliverers draw messages that describe schedules with this module, so
+ * importing the table here would make a cycle.
+ */
+export interface ScheduleRule {
+  /** What the kind runs on when no flag says otherwise. */
+  readonly defaultRun: 'every-tick' | 'daily';
+  /** Set for a kind `--daily` makes no sense for: why. */
+  readonly whyNotDaily?: string;
+}
+
 /** What a kind runs on when no flag says otherwise. */
-export function defaultSchedule(kind: ReportKind, zone: string = DEFAULT_ZONE): ReportSchedule {
-  if (reportKindOf(kind).schedule.defaultRun === 'every-tick')
-    return { type: 'every', minutes: MIN_INTERVAL_MINUTES };
+export function defaultSchedule(rule: ScheduleRule, zone: string = DEFAULT_ZONE): ReportSchedule {
+  if (rule.defaultRun === 'every-tick') return { type: 'every', minutes: MIN_INTERVAL_MINUTES };
   return { type: 'daily', time: '09:00', tz: zone };
 }
 
-/** The schedule `/cloud reports add KIND [--every …] [--daily …] [--tz …]` asks for. */
-export function scheduleFromFlags(kind: ReportKind, flags: ScheduleFlags): Parsed<ReportSchedule> {
+/** The schedule `/cloud reports add KIND [--every …] [--daily …] [--tz …]` asks for, by KIND's rules. */
+export function scheduleFromFlags(rule: ScheduleRule, flags: ScheduleFlags): Parsed<ReportSchedule> {
   if (flags.every !== undefined && flags.daily !== undefined) {
     return { ok: false, message: 'Use either `--every` or `--daily`, not both.' };
   }
@@ -127,12 +137,12 @@ export function scheduleFromFlags(kind: ReportKind, flags: ScheduleFlags): Parse
     return minutes.ok ? { ok: true, value: { type: 'every', minutes: minutes.value } } : minutes;
   }
   if (flags.daily !== undefined) {
-    const whyNotDaily = reportKindOf(kind).schedule.whyNotDaily;
+    const whyNotDaily = rule.whyNotDaily;
     if (whyNotDaily !== undefined) return { ok: false, message: whyNotDaily };
     const time = parseDailyTime(flags.daily);
     return time.ok ? { ok: true, value: { type: 'daily', time: time.value, tz: zone } } : time;
   }
-  const fallback = defaultSchedule(kind, zone);
+  const fallback = defaultSchedule(rule, zone);
   if (flags.tz !== undefined && fallback.type !== 'daily') {
     return {
       ok: false,

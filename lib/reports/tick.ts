@@ -10,7 +10,7 @@ import { inSlackTeam } from '../slack/web-client.js';
 import type { ReportSubscription, Store, TokenLink } from '../store/index.js';
 import { AccountFeed } from './account-feed.js';
 import { pauseForChannelProblem } from './channel-notices.js';
-import { type DeliveryContext, type DeliveryResult, deliverReport } from './deliver.js';
+import type { DeliveryContext, DeliveryResult } from './deliver.js';
 import { failureReason } from './failures.js';
 import { HistoryBudget, type SlackInstallKind } from './history-budget.js';
 import { reportKindOf } from './kinds.js';
@@ -375,7 +375,8 @@ async function deliverAccount(
 async function deliverToChannel(run: TickRun, context: DeliveryContext, item: Claimed): Promise<void> {
   let result: DeliveryResult;
   try {
-    result = await deliverReport(context, item.sub);
+    const deliver = await reportKindOf(item.sub.kind).deliverer();
+    result = await deliver(context, item.sub);
   } catch (error) {
     run.tally.fail(item.sub, error);
     await recordOutcome(run, item, 'failed');

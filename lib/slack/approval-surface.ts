@@ -2,15 +2,17 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { WebClient } from '@slack/web-api';
 import type { ApprovedRunSurface } from '../changes/execution.js';
 import type {
+  ApprovalEvent,
   ApprovalSurface,
   BreakGlassAnnouncement,
   CardAccess,
   ChangeRequest,
-  GroupMembers,
   OperationRunner,
   PostedCard,
 } from '../changes/ports.js';
-import type { Approval } from '../store/index.js';
+import type { ApprovalEnd, RequestFollower } from '../changes/runbooks.js';
+import type { Approval, Store } from '../store/index.js';
+import { approverGroupMembers } from './approver-groups.js';
 import { channelRefusalOf, ensureBotCanPost } from './channel-access.js';
 import { type RunnerDeps, runOperation } from './operation-runner.js';
 import { approvedRunLine, renderApprovalCard } from './render/approval.js';
@@ -18,17 +20,31 @@ import { approvalEventText, breakGlassAlarm, closingDetailText } from './render/
 import { contextBlock, sectionBlock } from './render/blocks.js';
 import { codeSpan } from './render/text.js';
 import { notice, type Reply } from './reply.js';
-import { rateLimitedFor, slackErrorOf } from './slack-refusals.js';
 import { slackStatusWatchSurface } from './status-watch.js';
 import { inSlackTeam } from './web-client.js';
+
+export { approverGroupMembers };
 
 /**
  * Approval requests as Slack shows them: a card in the channel, updated in place, whose thread
  * keeps the trail. Implements the workflow's ports (`lib/changes/ports.ts`) on a Web API client.
  */
 
-export function slackApprovalSurface(client: WebClient, logger: Logger): ApprovalSurface {
+/**
+ * With a `follower`, whatever waits on a request (a runbook's step) hears when it ends: denied,
+ * cancelled, expired, in doubt or closed without a clean run.
+ */
+export function slackApprovalSurface(
+  client: WebClient,
+  deps: { readonly logger: Logger; readonly store: Store },
+  follower?: RequestFollower,
+): ApprovalSurface {
+  const { logger } = deps;
   return {
+    // Loaded on first use: a cold start's first answer does not wait for the Home renderer.
+    requestChanged: async (team, approvalId) =>
+      (await import('./home.js')).refreshHomesFor(deps, client, team, approvalId),
+
     async canPostCard(channel: string): Promise<CardAccess> {
       const access = await ensureBotCanPost(client, channel);
       return access.kind === 'refused' ? access : { kind: 'open' };
@@ -76,6 +92,8 @@ export function slackApprovalSurface(client: WebClient, logger: Logger): Approva
         .catch((error: unknown) =>
           logger.warn('approval thread not updated', { approvalId: approval.id, error }),
         );
+      const end = runbookEndOf(event);
+      if (follower && end) await follower.requestEnded(approval, end);
     },
 
     announceBreakGlass: (approval, announcement) =>
@@ -83,6 +101,26 @@ export function slackApprovalSurface(client: WebClient, logger: Logger): Approva
     approverGroupMembers: (group) => approverGroupMembers(client, group),
     withinTeam: inSlackTeam,
   };
+}
+
+/** The approval events that end a runbook step waiting on the request; none for the others. */
+function runbookEndOf(event: ApprovalEvent): ApprovalEnd | undefined {
+  switch (event.kind) {
+    case 'denied':
+    case 'cancelled':
+      return { kind: event.kind, by: event.by };
+    case 'expired':
+      return { kind: 'expired' };
+    case 'checking':
+      return { kind: 'in_doubt' };
+    case 'closed':
+      // An approved run that answered goes on through `approvedStepRan`.
+      return event.outcome === 'executed'
+        ? undefined
+        : { kind: 'closed', outcome: event.outcome, detail: event.detail };
+    default:
+      return undefined;
+  }
 }
 
 async function postCard(client: WebClient, logger: Logger, approval: Approval): Promise<PostedCard> {
@@ -131,20 +169,6 @@ function slackRefused(error: unknown): boolean {
 }
 
 /** Who is in the approver group, as far as Slack says. */
-export async function approverGroupMembers(client: WebClient, group: string): Promise<GroupMembers> {
-  try {
-    const answer = await client.usergroups.users.list({ usergroup: group });
-    return { kind: 'members', users: answer.users ?? [] };
-  } catch (error) {
-    const retryAfterSeconds = rateLimitedFor(error);
-    if (retryAfterSeconds !== undefined) return { kind: 'rate_limited', retryAfterSeconds };
-    const slackError = slackErrorOf(error);
-    if (slackError === 'plan_upgrade_required') return { kind: 'plan' };
-    if (slackError === 'no_such_subteam') return { kind: 'no_such_group' };
-    return { kind: 'unreadable' };
-  }
-}
-
 /** An approved change runs as the command would have: the same runner, the same answer. */
 export function slackChangeRunner(deps: RunnerDeps): OperationRunner<ChangeRequest, Reply> {
   return {
@@ -154,10 +178,15 @@ export function slackChangeRunner(deps: RunnerDeps): OperationRunner<ChangeReque
 }
 
 /** Everything running and settling an approved request shows in Slack, on the worker's client. */
-export function slackExecutionSurface(deps: RunnerDeps & { readonly slack: WebClient }): ApprovedRunSurface {
+export function slackExecutionSurface(
+  deps: RunnerDeps & { readonly slack: WebClient },
+  follower?: RequestFollower,
+): ApprovedRunSurface {
   return {
-    ...slackApprovalSurface(deps.slack, deps.logger),
+    ...slackApprovalSurface(deps.slack, deps, follower),
     runner: slackChangeRunner(deps),
+    approvedStepRan: async (approval, input, attempt) =>
+      follower ? follower.approvedRan(approval, input, attempt) : false,
     closingDetail: closingDetailText,
     approvedRunMessage: (approval, answer) => ({
       text: answer.text,

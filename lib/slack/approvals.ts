@@ -14,6 +14,7 @@ import { executeApproval as executeInDomain } from '../changes/execution.js';
 import type { OutcomeCheckSettings } from '../changes/outcomes.js';
 import type { GroupMembers } from '../changes/ports.js';
 import { type RequestOutcome, requestApproval as requestInDomain } from '../changes/requests.js';
+import type { RequestFollower } from '../changes/runbooks.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import { STEP_UP_REQUIREMENTS } from '../store/approval-policy.js';
 import type { Approval, ApprovalPolicy, StepUpRequirement } from '../store/index.js';
@@ -55,7 +56,7 @@ export async function requestApproval(
   if (!token.ok) return token.reply;
   const outcome = await requestInDomain(
     { ...deps, previewTarget },
-    slackApprovalSurface(client, deps.logger),
+    slackApprovalSurface(client, deps, runbookFollower({ ...deps, slack: client })),
     { team: ctx.team, user: ctx.user, channel: ctx.channel, op, input, reason },
     token.token,
   );
@@ -164,7 +165,7 @@ export async function runBreakGlass(
   if (!token.ok) return token.reply;
   const outcome = await breakGlass(
     { ...deps, previewTarget },
-    slackApprovalSurface(client, deps.logger),
+    slackApprovalSurface(client, deps, runbookFollower({ ...deps, slack: client })),
     { ...ask, correlationId: ctx.correlationId, reason },
     permission,
     token.token,
@@ -220,7 +221,7 @@ export type { Decision, DecisionDeps };
 
 /** A click on Approve, Deny or Cancel. Returns what the clicker alone is told, if anything. */
 export async function decide(
-  deps: DecisionDeps,
+  deps: DecisionDeps & Pick<RunnerDeps, 'api'>,
   client: WebClient,
   ctx: {
     team: string;
@@ -234,7 +235,7 @@ export async function decide(
 ): Promise<Reply | undefined> {
   const outcome = await decideInDomain(
     deps,
-    slackApprovalSurface(client, deps.logger),
+    slackApprovalSurface(client, deps, runbookFollower({ ...deps, slack: client })),
     ctx,
     approvalId,
     decision,
@@ -344,7 +345,19 @@ export interface ExecutionDeps extends RunnerDeps, ChangeExecutionDeps {
 
 /** Runs an approved request once (see `lib/changes/execution.ts`), shown on its card in Slack. */
 export function executeApproval(deps: ExecutionDeps, job: ApprovalJob): Promise<void> {
-  return executeInDomain(deps, slackExecutionSurface(deps), job);
+  return executeInDomain(deps, slackExecutionSurface(deps, runbookFollower(deps)), job);
+}
+
+/**
+ * A runbook's step that waits on a request hears how it ended. Runbooks load only when a request
+ * ends or runs, and only then find out whether a run waits on it.
+ */
+export function runbookFollower(deps: RunnerDeps & { readonly slack: WebClient }): RequestFollower {
+  const follower = async () => (await import('./runbooks.js')).runbookRequestFollower(deps);
+  return {
+    requestEnded: async (approval, end) => (await follower()).requestEnded(approval, end),
+    approvedRan: async (approval, input, attempt) => (await follower()).approvedRan(approval, input, attempt),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

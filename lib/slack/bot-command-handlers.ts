@@ -64,6 +64,14 @@ const handlers = {
     const { handleMfaCommand } = await import('./step-up.js');
     return handleMfaCommand(context, parsed);
   },
+  alias: async (context, parsed) => {
+    const { handleAliasCommand } = await import('./alias-command.js');
+    return handleAliasCommand(context, parsed);
+  },
+  runbook: async (context, parsed) => {
+    const { handleRunbookCommand } = await import('./runbooks.js');
+    return handleRunbookCommand(context, parsed);
+  },
 } satisfies BotHandlers;
 
 // A Map, not an index into the object: the name reached here from user input, and `constructor`

@@ -8,6 +8,7 @@ import {
 } from '@slack/bolt';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { DEFAULT_SLACK_STORAGE_BUDGET_MS } from '../config.js';
+import { passkeyRequestPath } from '../passkeys/paths.js';
 import { isStorageUnavailable } from '../store/errors.js';
 import { withoutStorageBudget, withStorageBudget } from '../store/store-context.js';
 import type { BotDeps } from './context.js';
@@ -31,7 +32,10 @@ export function createSlackApp(given: BotDeps): { app: App; handler: SlackHandle
   // A job handed off in process would otherwise inherit the request's storage budget.
   const deps: BotDeps = {
     ...given,
-    handoff: { dispatch: (job) => withoutStorageBudget(() => given.handoff.dispatch(job)) },
+    handoff: {
+      dispatch: (job) => withoutStorageBudget(() => given.handoff.dispatch(job)),
+      prepare: () => given.handoff.prepare?.(),
+    },
   };
   const receiver = new AwsLambdaReceiver({ signingSecret: deps.signingSecret, logLevel: LogLevel.ERROR });
   const app = new App({
@@ -78,6 +82,7 @@ export function createSlackApp(given: BotDeps): { app: App; handler: SlackHandle
       deps.slackApiUrl,
     );
   const handler: SlackHandler = async (event, context) => {
+    if (passkeyRequestPath(event.rawPath)) return passkeyAnswer(deps, event);
     const page = oauth?.handle(event);
     if (page) return page;
     // One workspace has no install pages. The routes exist in AWS all the same (serverless.yml),
@@ -95,6 +100,25 @@ export function createSlackApp(given: BotDeps): { app: App; handler: SlackHandle
     }
   };
   return { app, handler };
+}
+
+/**
+ * The passkey page's requests, with the routes and WebAuthn's library loaded on the first of them
+ * only. A bot without a public URL has no passkey page: its links could not be made either.
+ */
+async function passkeyAnswer(
+  deps: BotDeps,
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
+  if (!deps.passkeys)
+    return { statusCode: 404, headers: { 'content-type': 'text/plain' }, body: 'Not found' };
+  const { handlePasskeyRequest } = await import('../passkeys/routes.js');
+  return handlePasskeyRequest(event, {
+    store: deps.store,
+    relyingParty: deps.passkeys.relyingParty,
+    onVerifiedAssertion: deps.passkeys.onVerifiedAssertion,
+    logger: deps.logger,
+  });
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { WebClient } from '@slack/web-api';
+import type { RelyingParty } from '../passkeys/paths.js';
+import type { OnVerifiedAssertion } from '../passkeys/routes.js';
 import type { Handoff } from './handoff.js';
 import type { BotInstaller } from './oauth.js';
 import type { RunnerDeps } from './operation-runner.js';
@@ -29,6 +31,14 @@ export interface BotDeps extends RunnerDeps {
   readonly approvalAdmins: readonly string[];
   /** How long all storage calls of one Slack request may take together (`SLACK_STORAGE_BUDGET_MS`). */
   readonly storageBudgetMs?: number | undefined;
+  /** The passkey page (`lib/passkeys/`); absent when the bot has no public URL to serve it on. */
+  readonly passkeys?: PasskeySettings | undefined;
+}
+
+export interface PasskeySettings {
+  readonly relyingParty: RelyingParty;
+  /** Records a step-up proof once an approval link's assertion checks out. */
+  readonly onVerifiedAssertion?: OnVerifiedAssertion | undefined;
 }
 
 export interface RequestContext {

@@ -1,4 +1,9 @@
-import type { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import {
+  createLambdaInvoker,
+  INVOKE_DEFAULTS,
+  type LambdaInvoker,
+  lambdaTarget,
+} from '../aws/lambda-invoke.js';
 import type { WorkerJob } from './worker-jobs.js';
 
 export type { ApprovalJob, OperationJob, ReportRunJob, WorkerJob } from './worker-jobs.js';
@@ -10,30 +15,28 @@ export type { ApprovalJob, OperationJob, ReportRunJob, WorkerJob } from './worke
  */
 export interface Handoff {
   dispatch(job: WorkerJob): Promise<void>;
+  /**
+   * Starts loading what `dispatch` needs, without waiting for it: called once a hand-off is sure
+   * to follow, so the loading overlaps the reads and writes that come before it.
+   */
+  prepare?(): void;
 }
 
+/**
+ * The worker invoked asynchronously (`InvocationType: 'Event'`) through Lambda's API, signed with
+ * the function's own credentials (`lib/aws/lambda-invoke.ts`). Resolves only once Lambda accepted
+ * the event; anything else throws, so no caller says "handed off" for a job that was not.
+ */
 export class LambdaHandoff implements Handoff {
-  #lambda: Promise<{ client: LambdaClient; InvokeCommand: typeof InvokeCommand }> | undefined;
+  #invoker: LambdaInvoker | undefined;
 
-  constructor(private readonly functionName: string) {}
-
-  /** The Lambda client loads on the first hand-off: most commands answer inline and never need it. */
-  async #client() {
-    this.#lambda ??= import('@aws-sdk/client-lambda').then((sdk) => ({
-      client: new sdk.LambdaClient({}),
-      InvokeCommand: sdk.InvokeCommand,
-    }));
-    return this.#lambda;
-  }
+  constructor(
+    private readonly functionName: string,
+    private readonly env: Record<string, string | undefined> = process.env,
+  ) {}
 
   async dispatch(job: WorkerJob): Promise<void> {
-    const { client, InvokeCommand } = await this.#client();
-    await client.send(
-      new InvokeCommand({
-        FunctionName: this.functionName,
-        InvocationType: 'Event',
-        Payload: new TextEncoder().encode(JSON.stringify(job)),
-      }),
-    );
+    this.#invoker ??= createLambdaInvoker({ ...lambdaTarget(this.env), ...INVOKE_DEFAULTS });
+    await this.#invoker.invokeEvent(this.functionName, JSON.stringify(job));
   }
 }

@@ -18,6 +18,8 @@ export const ActionId = {
   cancel: 'approval:cancel',
   /** Open the login modal (from an error that says "log in first"). */
   login: 'bot:login',
+  /** Pause, resume or run one of the clicker's reports from their Home tab. */
+  homeReport: 'home:report',
 } as const;
 
 export const CallbackId = {
@@ -25,6 +27,8 @@ export const CallbackId = {
   operationForm: 'op:form',
   /** The modal asking for an authenticator code before a vote counts (step-up). */
   stepUpCode: 'stepup:code',
+  /** `/cloud runbook add NAME`: the modal that asks for the steps. */
+  runbookAdd: 'runbook:add',
 } as const;
 
 /** Matches a contract action id with or without the suffix `actionsBlock` adds (`op:run`, `op:run:2`). */

@@ -79,7 +79,7 @@ async function addReport(context: BotCommandContext, parsed: BotParsed): Promise
   if (!isReportKind(kind)) return notice(`Usage: \`/cloud reports add ${KIND_NAMES}\`.`);
   const reportKind = kind;
   const spec = reportKindOf(reportKind);
-  const schedule = scheduleFromFlags(reportKind, {
+  const schedule = scheduleFromFlags(spec.schedule, {
     every: textFlag(parsed, 'every'),
     daily: textFlag(parsed, 'daily'),
     tz: textFlag(parsed, 'tz'),
@@ -443,12 +443,12 @@ async function runReport(deps: ReportRunDeps, job: ReportRunJob, sub: ReportSubs
   const pacer = new ChannelPacer();
   try {
     // Loaded on first use: the chart code is not needed by any other command.
-    const [{ deliverReport }, { recordRunNow }, { HistoryBudget }] = await Promise.all([
-      import('../reports/deliver.js'),
+    const [deliver, { recordRunNow }, { HistoryBudget }] = await Promise.all([
+      reportKindOf(sub.kind).deliverer(),
       import('../reports/tick.js'),
       import('../reports/history-budget.js'),
     ]);
-    const result = await deliverReport(
+    const result = await deliver(
       {
         slack: deps.slack,
         pacer,

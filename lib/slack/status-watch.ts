@@ -15,7 +15,7 @@ import {
   type WatchView,
 } from '../changes/status-watch.js';
 import { ChannelPacer } from '../reports/pacer.js';
-import type { StatusWatch, Store } from '../store/index.js';
+import type { StatusWatch, Store, WatchOutcome } from '../store/index.js';
 import { channelRefusalOf } from './channel-access.js';
 import {
   contextBlock,
@@ -124,6 +124,12 @@ export interface SlackWatchDeps {
   readonly logger: Logger;
   /** The pacer of Slack calls; a fresh one by default. */
   readonly pacer?: ChannelPacer | undefined;
+  /** Where a runbook's step is followed: its first message goes in the run's thread. */
+  readonly threadTs?: string | undefined;
+  /** Told when a watch ends: a runbook's step that waited on it goes on. Never throws. */
+  readonly onEnded?:
+    | ((watch: StatusWatch, outcome: WatchOutcome, status: string | null) => Promise<void>)
+    | undefined;
 }
 
 /**
@@ -167,6 +173,7 @@ export function slackStatusWatchSurface(deps: SlackWatchDeps): StatusWatchSurfac
           text: message.text,
           blocks: message.blocks,
           unfurl_links: false,
+          ...(deps.threadTs && { thread_ts: deps.threadTs }),
         });
         if (posted.ts) return { kind: 'posted', ts: posted.ts };
         return { kind: 'not_posted', error: new Error('Slack returned no message ts') };
@@ -208,6 +215,10 @@ export function slackStatusWatchSurface(deps: SlackWatchDeps): StatusWatchSurfac
     },
 
     withinTeam: inSlackTeam,
+
+    async ended(watch, outcome, status) {
+      await deps.onEnded?.(watch, outcome, status);
+    },
   };
 }
 

@@ -11,7 +11,7 @@ import {
 } from '../changes/step-up.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import { slackApprovalSurface } from './approval-surface.js';
-import { isPolicyAdmin } from './approvals.js';
+import { isPolicyAdmin, runbookFollower } from './approvals.js';
 import type { BotCommandContext, BotDeps } from './context.js';
 import { codeSpan, formatAbsoluteDate, slackDate } from './render/text.js';
 import { notice, type Reply } from './reply.js';
@@ -60,7 +60,7 @@ export async function handleCodeSubmission(
   const click = { team: submission.team, user: submission.user, correlationId: submission.correlationId };
   const completion = await completeStepUp(
     deps,
-    slackApprovalSurface(submission.client, deps.logger),
+    slackApprovalSurface(submission.client, deps, runbookFollower({ ...deps, slack: submission.client })),
     click,
     metadata.data.challenge,
     { method: 'code', code },

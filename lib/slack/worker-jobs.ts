@@ -54,9 +54,20 @@ export const ReportRunJobSchema = z.object({
 });
 export type ReportRunJob = z.infer<typeof ReportRunJobSchema>;
 
+/** Start one step of a runbook run (the run's record says whether it is still this job's to start). */
+export const RunbookStepJobSchema = z.object({
+  kind: z.literal('runbook-step'),
+  correlationId: z.string(),
+  team: z.string().regex(SLACK_ID),
+  runId: z.string().regex(SLACK_ID),
+  step: z.number().int().min(0).max(9),
+});
+export type RunbookStepJob = z.infer<typeof RunbookStepJobSchema>;
+
 export const WorkerJobSchema = z.discriminatedUnion('kind', [
   OperationJobSchema,
   ApprovalJobSchema,
   ReportRunJobSchema,
+  RunbookStepJobSchema,
 ]);
 export type WorkerJob = z.infer<typeof WorkerJobSchema>;

@@ -61,6 +61,10 @@ export async function runWorkerJob(deps: WorkerDeps, event: unknown): Promise<vo
       const { runReportJob } = await import('./reports-command.js');
       return deliverSafely(deps, job, await runReportJob(deps, job));
     }
+    case 'runbook-step': {
+      const { runRunbookStepJob } = await import('./runbooks.js');
+      return runRunbookStepJob(deps, job);
+    }
   }
 }
 

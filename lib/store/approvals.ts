@@ -97,6 +97,11 @@ export interface Approval {
   readonly createdAt: Date;
   /** While executing: until when the worker that claimed it holds it. */
   readonly leaseUntil: Date | null;
+  /**
+   * When a worker claimed it to run it: before the API call, so the in-doubt checks count the
+   * account events from then on. Absent on requests never claimed (and on older items).
+   */
+  readonly claimedAt?: Date | null;
   /** When the outcome first became uncertain. */
   readonly doubtSince: Date | null;
   /** What the in-doubt checks have found so far, for the card. */
@@ -191,6 +196,8 @@ const ApprovalItemSchema = z.object({
   created_at: z.iso.datetime(),
   approved_at: z.iso.datetime().optional(),
   lease_until: z.iso.datetime().optional(),
+  /** When a worker claimed it: the latest time before the API call that the store knows of. */
+  claimed_at: z.iso.datetime().optional(),
   doubt_since: z.iso.datetime().optional(),
   doubt_note: z.string().optional(),
   result_outcome: z.enum(['executed', 'failed', 'unknown', 'not_run']).optional(),
@@ -311,6 +318,55 @@ export class ApprovalRepository {
       startKey = result.LastEvaluatedKey;
     } while (startKey && pending.length < limit);
     return pending.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()).slice(0, limit);
+  }
+
+  /**
+   * What one person's Home shows of a workspace's requests: those still waiting (any requester;
+   * the caller decides whose vote they wait for) and the person's own, in any state. One query of
+   * the team's requests, read `pageSize` items at a time for at most `maxPages` pages, so a
+   * workspace with years of closed requests costs a bounded read; `complete` says whether every
+   * request was looked at.
+   */
+  async listForPerson(
+    team: string,
+    user: string,
+    bounds: { readonly pageSize?: number; readonly maxPages?: number } = {},
+  ): Promise<{ pending: Approval[]; own: Approval[]; complete: boolean }> {
+    const pageSize = bounds.pageSize ?? 250;
+    const maxPages = bounds.maxPages ?? 4;
+    const pending: Approval[] = [];
+    const own: Approval[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    let pages = 0;
+    do {
+      const result = await this.#ctx.table.query({
+        TableName: this.#ctx.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        FilterExpression: '#status = :pending OR requester_user = :user',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pk': keys.team(team),
+          ':prefix': 'APPROVAL#',
+          ':pending': 'pending',
+          ':user': user,
+        },
+        Limit: pageSize,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      });
+      for (const raw of result.Items ?? []) {
+        const approval = this.#toApproval(parseItem(ApprovalItemSchema, raw, 'approval'));
+        if (approval.requester === user) own.push(approval);
+        if (approval.status === 'pending') pending.push(approval);
+      }
+      startKey = result.LastEvaluatedKey;
+      pages += 1;
+    } while (startKey && pages < maxPages);
+    const oldestFirst = (a: Approval, b: Approval) => a.createdAt.getTime() - b.createdAt.getTime();
+    return {
+      pending: pending.sort(oldestFirst),
+      own: own.sort((a, b) => -oldestFirst(a, b)),
+      complete: startKey === undefined,
+    };
   }
 
   async get(team: string, id: string): Promise<Approval | undefined> {
@@ -569,14 +625,16 @@ export class ApprovalRepository {
    * decrypted input and a lease; everyone else gets `claimed: false`.
    */
   async claimExecution(team: string, id: string): Promise<ExecutionClaim> {
-    const leaseUntil = new Date(this.#ctx.now().getTime() + this.#leaseMs);
+    const claimedAt = this.#ctx.now();
+    const leaseUntil = new Date(claimedAt.getTime() + this.#leaseMs);
     const result = await this.#update(team, id, {
-      set: ['#status = :executing', 'lease_until = :lease', `${DUE_SK} = :due`],
+      set: ['#status = :executing', 'lease_until = :lease', 'claimed_at = :claimed', `${DUE_SK} = :due`],
       condition: '#status = :approved',
       values: {
         ':executing': 'executing',
         ':approved': 'approved',
         ':lease': leaseUntil.toISOString(),
+        ':claimed': claimedAt.toISOString(),
         ':due': keys.approvalDueSort(leaseUntil, team, id),
       },
     });
@@ -798,6 +856,7 @@ export class ApprovalRepository {
       decideBy,
       createdAt: new Date(item.created_at),
       leaseUntil: item.lease_until ? new Date(item.lease_until) : null,
+      claimedAt: item.claimed_at ? new Date(item.claimed_at) : null,
       doubtSince: item.doubt_since ? new Date(item.doubt_since) : null,
       doubtNote: item.doubt_note ?? null,
       result:

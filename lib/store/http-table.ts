@@ -3,6 +3,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import aws4, { type Credentials } from 'aws4';
+import { configuredEndpoint } from '../aws/configured-endpoint.js';
 import { guardedStorageCall } from './store-context.js';
 import type { ItemPage, Table, TableItem } from './table.js';
 
@@ -235,7 +236,7 @@ export function tableTarget(
       'DynamoDB: AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set (Lambda sets them), or DYNAMODB_ENDPOINT',
     );
   }
-  const configured = configuredEndpoint(env);
+  const configured = configuredEndpoint(env, { envId: 'DYNAMODB', label: 'DynamoDB' });
   return {
     ...(configured ? { endpoint: configured } : {}),
     region,
@@ -245,27 +246,6 @@ export function tableTarget(
       ...(AWS_SESSION_TOKEN ? { sessionToken: AWS_SESSION_TOKEN } : {}),
     },
   };
-}
-
-/**
- * The endpoint an SDK client for DynamoDB would take from the environment: the service's own
- * `AWS_ENDPOINT_URL_DYNAMODB`, else the global `AWS_ENDPOINT_URL` (empty counts as unset), unless
- * `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS` is `true` (the SDK's `getEndpointFromConfig`, and
- * docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html).
- */
-function configuredEndpoint(env: Record<string, string | undefined>): string | undefined {
-  const ignore = env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS;
-  if (ignore !== undefined && ignore.toLowerCase() !== 'false') {
-    if (ignore.toLowerCase() === 'true') return undefined;
-    throw new Error('DynamoDB: AWS_IGNORE_CONFIGURED_ENDPOINT_URLS must be "true" or "false"');
-  }
-  for (const name of ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL'] as const) {
-    const value = env[name];
-    if (!value) continue;
-    if (!URL.canParse(value)) throw new Error(`DynamoDB: ${name} is not a URL`);
-    return value;
-  }
-  return undefined;
 }
 
 /** The fields of a request that hold item values, in DynamoDB's wire format; the rest as given. */

@@ -1,4 +1,5 @@
 import type { AlertClaimRepository } from './alert-claims.js';
+import type { AliasRepository } from './aliases.js';
 import type { ApprovalPolicyRepository } from './approval-policy.js';
 import type { ApprovalRepository } from './approvals.js';
 import type { AuditLogRepository } from './audit-log.js';
@@ -8,7 +9,10 @@ import { StoreError } from './errors.js';
 import { type HelpScope, readHelpScope } from './help-scope.js';
 import type { InstallationRepository, OAuthStateStore } from './installations.js';
 import { type OnFirstUse, onFirstUse } from './lazy.js';
+import type { PasskeyLinkStore } from './passkey-links.js';
+import type { PasskeyRepository } from './passkeys.js';
 import type { ReportSubscriptionRepository } from './report-subscriptions.js';
+import type { RunbookRepository } from './runbooks.js';
 import type { StatusWatchRepository } from './status-watches.js';
 import type { StepUpRepository } from './step-up.js';
 import type { StoreContext } from './store-context.js';
@@ -17,6 +21,7 @@ import type { TokenCipher } from './token-cipher.js';
 import type { TokenLinkRepository } from './token-links.js';
 
 export type { AlertClaim, ClaimResult } from './alert-claims.js';
+export type { AliasScope, StoredAlias } from './aliases.js';
 export type { ApprovalPolicy, StepUpRequirement } from './approval-policy.js';
 export type {
   Approval,
@@ -41,6 +46,14 @@ export type {
   SlackInstallation,
 } from './installations.js';
 export type { ReportKind, ReportSchedule, ReportSubscription } from './report-subscriptions.js';
+export type {
+  Runbook,
+  RunbookRun,
+  RunbookRunState,
+  RunbookStep,
+  RunbookStepLink,
+  RunbookStepState,
+} from './runbooks.js';
 export type { NewStatusWatch, StatusWatch, WatchOutcome } from './status-watches.js';
 export type {
   ChallengeDecision,
@@ -71,6 +84,12 @@ export interface Store {
   readonly installations: OnFirstUse<InstallationRepository>;
   readonly oauthStates: OnFirstUse<OAuthStateStore>;
   readonly teamUserData: OnFirstUse<TeamUserData>;
+  readonly aliases: OnFirstUse<AliasRepository>;
+  /** Registered passkeys (sealed), per person. */
+  readonly passkeys: OnFirstUse<PasskeyRepository>;
+  /** One-time links to the passkey page. */
+  readonly passkeyLinks: OnFirstUse<PasskeyLinkStore>;
+  readonly runbooks: OnFirstUse<RunbookRepository>;
   readonly stepUp: OnFirstUse<StepUpRepository>;
   /** The store's clock (the tests move it). */
   readonly now: () => Date;
@@ -103,7 +122,11 @@ export function createStore(ctx: StoreContext, cipher: TokenCipher | OnFirstUse<
       async () => new (await import('./installations.js')).InstallationRepository(ctx, cipher),
     ),
     oauthStates: onFirstUse(async () => new (await import('./installations.js')).OAuthStateStore(ctx)),
+    runbooks: onFirstUse(async () => new (await import('./runbooks.js')).RunbookRepository(ctx)),
     teamUserData: onFirstUse(async () => new (await import('./team-data.js')).TeamUserData(ctx)),
+    aliases: onFirstUse(async () => new (await import('./aliases.js')).AliasRepository(ctx)),
+    passkeys: onFirstUse(async () => new (await import('./passkeys.js')).PasskeyRepository(ctx, cipher)),
+    passkeyLinks: onFirstUse(async () => new (await import('./passkey-links.js')).PasskeyLinkStore(ctx)),
     stepUp: onFirstUse(async () => new (await import('./step-up.js')).StepUpRepository(ctx, cipher)),
     now: ctx.now,
     helpScope: (team, user, channel) => readHelpScope(ctx, team, user, channel),

@@ -9,6 +9,8 @@ import { StoreError } from './errors.js';
 const ID = '[A-Za-z0-9_-]{1,64}';
 const ID_PATTERN = new RegExp(`^${ID}$`);
 const USER_PARTITION_PATTERN = new RegExp(`^TEAM#(${ID})#USER#(${ID})$`);
+/** Runbook names: lowercase words joined by dashes, as `/cloud runbook add` accepts them. */
+export const RUNBOOK_NAME_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
 const TEAM_PARTITION_PATTERN = new RegExp(`^TEAM#(${ID})$`);
 /** Profile names as people type them after `--profile`. */
 export const PROFILE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
@@ -27,6 +29,14 @@ export function checkedProfile(profile: string): string {
     );
   }
   return profile;
+}
+
+/** The alias name shape of `lib/commands/aliases.ts`, checked again where it becomes a key. */
+const ALIAS_NAME_KEY_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
+
+function checkedAliasName(name: string): string {
+  if (!ALIAS_NAME_KEY_PATTERN.test(name)) throw new StoreError('invalid_key_part', 'Invalid alias name.');
+  return name;
 }
 
 export const keys = {
@@ -68,6 +78,33 @@ export const keys = {
   servedByEnterprise: 'SERVED_BY',
   /** One OAuth state parameter, until it is used or expires. */
   oauthState: (state: string) => `OAUTH_STATE#${checkedId('OAuth state', state)}`,
+  /**
+   * Aliases under `team`: one of a channel, or of the whole workspace. Not under `CHANNEL#`, where
+   * the channel policies are listed by prefix. Names are checked by `lib/commands/aliases.ts`.
+   */
+  channelAlias: (channel: string, name: string) =>
+    `ALIAS#CHANNEL#${checkedId('channel', channel)}#${checkedAliasName(name)}`,
+  channelAliasPrefix: (channel: string) => `ALIAS#CHANNEL#${checkedId('channel', channel)}#`,
+  workspaceAlias: (name: string) => `ALIAS#WORKSPACE#${checkedAliasName(name)}`,
+  workspaceAliasPrefix: 'ALIAS#WORKSPACE#',
+  /**
+   * One passkey link (`lib/passkeys/links.ts`), by the SHA-256 of its token (base64url): the
+   * token itself is never stored.
+   */
+  passkeyLink: (tokenHash: string) => `PASSKEY_LINK#${checkedId('passkey link', tokenHash)}`,
+  /** Under `user`: one registered passkey, by the SHA-256 of its credential id (base64url). */
+  passkey: (credentialHash: string) => `PASSKEY#${checkedId('passkey', credentialHash)}`,
+  passkeyPrefix: 'PASSKEY#',
+  /** A channel's runbook (under `team`), and the prefix that lists the channel's runbooks. */
+  runbook: (channel: string, name: string) => {
+    if (!RUNBOOK_NAME_PATTERN.test(name)) throw new StoreError('invalid_key_part', 'Invalid runbook name.');
+    return `RUNBOOK#${checkedId('channel', channel)}#${name}`;
+  },
+  runbookPrefix: (channel: string) => `RUNBOOK#${checkedId('channel', channel)}#`,
+  runbookRun: (id: string) => `RUNBOOKRUN#${checkedId('runbook run', id)}`,
+  /** Under `team`: the run step an approval request or a status watch belongs to. */
+  runbookLink: (target: 'approval' | 'watch', id: string) =>
+    `RUNBOOKLINK#${target.toUpperCase()}#${checkedId(target, id)}`,
   activeWatches: 'WATCH',
   activeWatchSort: (startedAt: Date, id: string) => `${startedAt.toISOString()}#${id}`,
   stepUpPrefix: 'STEPUP#',

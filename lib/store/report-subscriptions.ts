@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { TABLE_DEFINITION } from '../../infra/table.js';
+import { REPORT_KIND_NAMES, type ReportKind } from '../reports/kind-names.js';
 import {
   type ConditionalUpdate,
   getParsed,
@@ -20,9 +21,7 @@ import { recordTeamMember } from './team-data.js';
  * out of the index, resuming puts it back.
  */
 
-/** Every report kind the store keeps; what each one is and does is `lib/reports/kinds.ts`. */
-export const REPORT_KIND_NAMES = ['issues', 'alerts', 'stats', 'events'] as const;
-export type ReportKind = (typeof REPORT_KIND_NAMES)[number];
+export type { ReportKind } from '../reports/kind-names.js';
 
 /**
  * A subscription's filter, by the name of the flag that set it (`action`, `entity`), each a list of

@@ -86,6 +86,7 @@ beforeAll(async () => {
     attributes: {
       'ChatopsTable.Arn': `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${tableName}`,
       'TokenKey.Arn': `arn:aws:kms:${REGION}:${ACCOUNT}:key/${keyId}`,
+      'HttpApi.ApiEndpoint': `https://smoke.execute-api.${REGION}.amazonaws.com`,
     },
   };
   dynamo = new DynamoDBClient(localDynamoDbClientConfig(inject('dynamoEndpoint')));
@@ -171,6 +172,7 @@ beforeAll(async () => {
     '/slack/events': viaGateway,
     '/slack/install': viaGateway,
     '/slack/oauth_redirect': viaGateway,
+    '/passkey/*': viaGateway,
   });
   workspace = new SlackWorkspace({ standIn, botUrl: `${gateway.url}/slack/events`, signingSecret });
 }, 300_000);
@@ -227,6 +229,22 @@ describe('the packaged functions under their template roles', () => {
     expect(textOf(delivery.body) + textOf(delivery.message)).toContain('/cloud');
     expect(aws.calls.some((c) => c.caller.endsWith('-slack') && c.action === 'ssm:GetParameters')).toBe(true);
     expect(denied()).toEqual([]);
+  });
+
+  it('serves the passkey page from its lazily loaded chunk: an unknown link is refused as such', async () => {
+    const page = await fetch(`${gateway.url}/passkey/${'A'.repeat(43)}`);
+    expect(page.status).toBe(404);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await page.text()).toContain('This link is not valid.');
+    const options = await fetch(`${gateway.url}/passkey/${'A'.repeat(43)}/options`, {
+      method: 'POST',
+      body: '{}',
+    });
+    expect(options.status).toBe(404);
+    expect(await options.json()).toEqual({
+      outcome: 'refused',
+      message: 'This link is not valid. Ask for a new one in Slack.',
+    });
   });
 
   it('stores a login as a KMS-sealed token: GenerateDataKey under the function key, no token in the item', async () => {

@@ -58,6 +58,19 @@ describe('the Slack function bundle', () => {
     expect(has(atStart, file)).toBe(false);
   });
 
+  it('carries the passkey page and WebAuthn checks, loaded on the first passkey request only', () => {
+    for (const file of [
+      'node_modules/@simplewebauthn/server/',
+      'lib/passkeys/routes.ts',
+      'lib/passkeys/page.ts',
+      'lib/store/passkeys.ts',
+      'lib/store/passkey-links.ts',
+    ]) {
+      expect(has(deployed, file), file).toBe(true);
+      expect(has(atStart, file), file).toBe(false);
+    }
+  });
+
   it("still loads what /cloud help needs at start: the parser's front, the command catalog, help and the delivery claim", () => {
     for (const file of [
       'lib/commands/parse/front.ts',

@@ -72,11 +72,14 @@ describe('the packaged CloudFormation template', () => {
   it('routes Slack requests and the "Add to Slack" pages on the HTTP API to the Slack function', () => {
     const routes = resourcesOf('AWS::ApiGatewayV2::Route');
     expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual([
+      'GET /passkey/{token}',
       'GET /slack/install',
       'GET /slack/oauth_redirect',
+      'POST /passkey/{token}/options',
+      'POST /passkey/{token}/verify',
       'POST /slack/events',
     ]);
-    // One integration for all three: the OAuth pages are served by the same Slack function.
+    // One integration for all: the OAuth and passkey pages are served by the same Slack function.
     const targets = new Set(routes.map(([, r]) => JSON.stringify(r.Properties.Target)));
     expect(targets.size).toBe(1);
     expect(JSON.stringify(resourcesOf('AWS::ApiGatewayV2::Integration'))).toContain('SlackLambdaFunction');

@@ -34,7 +34,19 @@ afterAll(async () => {
 describe('every declared bot command has a real handler', () => {
   it('covers the commands help lists, except help', () => {
     expect(HANDLED.map((c) => c.name).sort()).toEqual(
-      ['approvals', 'audit', 'login', 'logout', 'mfa', 'policy', 'reports', 'use', 'whoami'].sort(),
+      [
+        'alias',
+        'approvals',
+        'audit',
+        'login',
+        'logout',
+        'mfa',
+        'policy',
+        'reports',
+        'runbook',
+        'use',
+        'whoami',
+      ].sort(),
     );
   });
 

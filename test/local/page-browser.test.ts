@@ -12,10 +12,12 @@ import { browserAvailability, CHROMIUM, failInCiWithoutBrowser } from '../suppor
  * playwright-core or chromium is missing; `page-server.test.ts` covers the same flow over HTTP.
  *
  * `UPDATE_SCREENSHOT=1` also saves a new-issue alert and the stats report's chart under it as
- * `docs/report-in-sandbox.png` (the newcomer walk saves `docs/sandbox.png`).
+ * `docs/report-in-sandbox.png`, and Bob's Home tab with Alice's request waiting for his vote as
+ * `docs/home-tab.png` (the newcomer walk saves `docs/sandbox.png`).
  */
 
 const REPORT_SCREENSHOT = new URL('../../docs/report-in-sandbox.png', import.meta.url).pathname;
+const HOME_SCREENSHOT = new URL('../../docs/home-tab.png', import.meta.url).pathname;
 const STEP_TIMEOUT_MS = 15_000;
 /** The heading of a volume list on one page, e.g. `Volumes (12)`. */
 const VOLUMES_HEADER = /Volumes \(\d+\)/;
@@ -316,6 +318,36 @@ describe.skipIf(skipReason !== undefined)(
       );
       expect(await updated.textContent()).not.toContain('takes people as mentions');
       await type('/cloud approvals policy --approvers none --approver-group none', 'anyone in the workspace');
+      expect(pageErrors).toEqual([]);
+    }, 60_000);
+
+    it("shows the approver a pending request on the app's Home tab, approves it there, and the Home follows", async () => {
+      await page.goto(sandbox.pageUrl);
+      await page.locator('[data-testid="message-list"][data-ready="true"]').waitFor();
+      await actAs('U0ALICE', 'Alice');
+      const volume = sandbox.emulator.control.createVolume({ label: 'scratch-home' });
+      await type(`/cloud volumes delete ${volume.id}`, 'needs 1 approval');
+
+      // Bob opens the app's Home: the page sends app_home_opened and shows what the bot published.
+      await actAs('U0BOB', 'Bob Developer');
+      await page.getByTestId('home-link').click();
+      const home = page.getByTestId('home-tab');
+      const waiting = home.getByTestId('block-section').filter({ hasText: String(volume.id) });
+      await waiting.waitFor();
+      expect(await home.textContent()).toContain('Waiting for your vote');
+      expect(await page.getByTestId('channel-name').textContent()).toContain('Home');
+      if (process.env.UPDATE_SCREENSHOT === '1') {
+        mkdirSync(dirname(HOME_SCREENSHOT), { recursive: true });
+        await page.screenshot({ path: HOME_SCREENSHOT });
+      }
+
+      // Approve on Home: no channel, no response_url; the deletion runs once and Home re-renders.
+      await home.getByRole('button', { name: 'Approve', exact: true }).first().click();
+      await expect
+        .poll(() => sandbox.emulator.control.volumeExists(volume.id), { timeout: 10_000 })
+        .toBe(false);
+      await expect.poll(async () => waiting.count(), { timeout: 10_000 }).toBe(0);
+      expect(sandbox.emulator.control.requestCount('volumes.delete', { volumeId: volume.id })).toBe(1);
       expect(pageErrors).toEqual([]);
     }, 60_000);
   },

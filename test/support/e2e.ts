@@ -27,6 +27,7 @@ export interface E2E {
   lastSeen(user: string, channel?: string): StoredMessage;
   /** Text of a message with its blocks, for assertions. */
   textOf(message: StoredMessage | undefined): string;
+  /** The modal `user` has open (their Home tab is not one). */
   openView(user: string): StoredView | undefined;
   close(): Promise<void>;
 }
@@ -73,7 +74,7 @@ export async function startE2E(
     openView: (user) =>
       standIn.store
         .views()
-        .filter((view) => view.user === user && !view.closed)
+        .filter((view) => view.user === user && !view.closed && view.view.type !== 'home')
         .at(-1),
     close: async () => {
       await stack.close();

@@ -107,6 +107,7 @@ describe('a whole configuration', () => {
       'SLACK_CLIENT_ID',
       'SLACK_REDIRECT_URI',
       'SLACK_API_URL',
+      'BOT_PUBLIC_URL',
       'KMS_KEY_ID',
       'DYNAMODB_ENDPOINT',
       'WORKER_FUNCTION_NAME',
@@ -172,6 +173,26 @@ describe('text keys: any non-empty string, kept as given', () => {
         expect(refusal({ ...env, [key]: undefined })).toContain(`${key}: `);
       });
     }
+  });
+});
+
+describe('BOT_PUBLIC_URL: where the passkey page is served, a secure context for WebAuthn', () => {
+  it.each([
+    'https://chatops.example.com',
+    'https://abc.execute-api.us-east-1.amazonaws.com/',
+    'http://localhost:3003',
+  ])('reads %j', (value) => {
+    expect(loadConfig({ ...SINGLE, BOT_PUBLIC_URL: value }).BOT_PUBLIC_URL).toBe(value);
+  });
+
+  it.each([
+    'http://chatops.example.com',
+    'http://127.0.0.1:3003',
+    'file:///tmp/x',
+    'localhost:3003',
+    'not a url',
+  ])('refuses %j, naming the key', (value) => {
+    expect(() => loadConfig({ ...SINGLE, BOT_PUBLIC_URL: value })).toThrow(/BOT_PUBLIC_URL: /);
   });
 });
 

@@ -139,7 +139,26 @@ function rateHeaders(decision: RateDecision | undefined): Record<string, string>
   };
 }
 
+/**
+ * Bodies read in full before an injected latency: the API acts on a request it has received
+ * whether or not the client is still waiting for the answer, so a client that times out and
+ * closes the connection during the latency must not stop the change.
+ */
+const receivedBodies = new WeakMap<IncomingMessage, Promise<string>>();
+
+function receiveBody(req: IncomingMessage): Promise<void> {
+  const body = readBody(req);
+  receivedBodies.set(req, body);
+  // A body that fails to arrive fails the request when the handler reads it.
+  return body.then(
+    () => undefined,
+    () => undefined,
+  );
+}
+
 async function readBody(req: IncomingMessage): Promise<string> {
+  const received = receivedBodies.get(req);
+  if (received) return received;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -187,7 +206,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     control.recordRequest(op.id, pathParams);
 
     const latency = faults.latencyFor(op.id);
-    if (latency > 0) await sleep(latency);
+    if (latency > 0) {
+      await receiveBody(req);
+      await sleep(latency);
+    }
     const fault = faults.pick(op.id);
     if (fault?.afterActing && (fault.kind === 'status' || fault.kind === 'drop')) {
       // A request the API refused stays refused; one it carried out loses its answer.

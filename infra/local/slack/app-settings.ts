@@ -14,6 +14,11 @@ export interface AppSettings {
    * user id answers `messages_tab_disabled` (rule `messages-tab`).
    */
   messagesTab: boolean;
+  /**
+   * App Home's Home tab (`features.app_home.home_tab_enabled`): without it `views.publish` of a
+   * `home` view answers `not_enabled` (rule `home-tab`).
+   */
+  homeTab: boolean;
   /** User groups exist on Standard and above; on free `usergroups.users.list` answers `plan_upgrade_required`. */
   plan: SlackPlan;
 }
@@ -28,7 +33,11 @@ function manifestFlag(manifest: string, key: string): boolean {
 
 /** The settings the app manifest gives the seeded app; the plan is Standard unless a test says otherwise. */
 export function appSettingsFromManifest(manifest: string): AppSettings {
-  return { messagesTab: manifestFlag(manifest, 'messages_tab_enabled'), plan: 'standard' };
+  return {
+    messagesTab: manifestFlag(manifest, 'messages_tab_enabled'),
+    homeTab: manifestFlag(manifest, 'home_tab_enabled'),
+    plan: 'standard',
+  };
 }
 
 export function defaultAppSettings(): AppSettings {

@@ -79,6 +79,7 @@ export const METHOD_TIERS: Readonly<Record<string, RateTier>> = {
   'views.open': 4,
   'views.push': 4,
   'views.update': 4,
+  'views.publish': 4,
   'users.info': 4,
   'usergroups.users.list': 2,
   'conversations.info': 3,

@@ -175,6 +175,16 @@ export const SLACK_RULES = [
     source:
       'https://api.slack.com/apis/connections/socket-implement (disconnect messages); https://api.slack.com/apis/socket-mode',
   },
+  {
+    id: 'home-tab',
+    methods: ['views.publish', 'app_home_opened'],
+    behaviour:
+      "views.publish(user_id, view, hash?) sets one person's Home tab for the app, one view per person and workspace that each publish replaces (same view id, new hash); without the Home tab (features.app_home.home_tab_enabled in the manifest, which the seeded app follows) a home view answers not_enabled; the view must be of type home and within Block Kit's view limits (at most 100 blocks), else invalid_arguments with Slack's messages; a hash that is not the current view's answers hash_conflict; Tier 4 (100 a minute per workspace, then 429 with Retry-After); opening the tab sends the app_home_opened event (user, channel, tab home or messages, and view once one was published); clicks on a Home view arrive as block_actions with container.type view and the view, with no channel and no response_url",
+    source:
+      'https://api.slack.com/methods/views.publish (arguments user_id, view, hash; errors: not_enabled "a home view is published but the Home tab isn\'t enabled for the app", hash_conflict, invalid_arguments; rate limit Tier 4); https://api.slack.com/reference/surfaces/views and https://api.slack.com/reference/block-kit/blocks ("up to 100 blocks" in a Home tab); https://api.slack.com/reference/manifests (features.app_home.home_tab_enabled); https://api.slack.com/events/app_home_opened; https://api.slack.com/reference/interaction-payloads/block-actions (container type view, no response_url for views)',
+    stricter:
+      'a user_id the workspace does not know answers invalid_arguments; the method page names no error for it',
+  },
 ] as const satisfies readonly SlackRule[];
 
 export type SlackRuleId = (typeof SLACK_RULES)[number]['id'];

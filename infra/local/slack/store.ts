@@ -496,6 +496,13 @@ export class SlackStore extends EventEmitter<StoreEvents> {
     return [...this.viewsById.values()].find((view) => view.externalId === externalId);
   }
 
+  /** The Home tab `views.publish` last gave `user` in `team`'s workspace. */
+  homeView(team: string, user: string): StoredView | undefined {
+    return [...this.viewsById.values()].find(
+      (view) => view.view.type === 'home' && view.user === user && view.team === team,
+    );
+  }
+
   views(): StoredView[] {
     return [...this.viewsById.values()];
   }

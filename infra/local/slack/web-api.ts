@@ -211,6 +211,12 @@ const ViewsUpdateArgsSchema = z.object({
   view: ViewArgSchema,
 });
 
+const ViewsPublishArgsSchema = z.object({
+  user_id: z.string().min(1),
+  view: ViewArgSchema,
+  hash: z.string().optional(),
+});
+
 const UploadUrlArgsSchema = z.object({
   filename: z.string().min(1),
   length: z.coerce.number().int().positive(),
@@ -300,6 +306,17 @@ function checkMessage(
 function checkModal(view: Readonly<Record<string, unknown>>): void {
   const messages = validateView(view).map((problem) => `[ERROR] ${describeProblem(problem)}`);
   if (view.type !== 'modal') messages.push('[ERROR] must be a modal [json-pointer:/view/type]');
+  if (messages.length > 0)
+    throw new SlackRefusalError('invalid_arguments', { response_metadata: { messages } });
+}
+
+/**
+ * A Home tab view (rule `home-tab`): of type `home`, within Block Kit's view limits (100 blocks);
+ * refused like a modal with `invalid_arguments` and Slack's messages.
+ */
+function checkHomeView(view: Readonly<Record<string, unknown>>): void {
+  const messages = validateView(view).map((problem) => `[ERROR] ${describeProblem(problem)}`);
+  if (view.type !== 'home') messages.push('[ERROR] must be a home view [json-pointer:/view/type]');
   if (messages.length > 0)
     throw new SlackRefusalError('invalid_arguments', { response_metadata: { messages } });
 }
@@ -422,7 +439,8 @@ function openViewsInStack(context: WebApiContext, rootViewId: string): StoredVie
 
 /** The open view a `views.push` lands on: the one the interaction came from, else the user's latest. */
 function viewBeneathPush(context: WebApiContext, trigger: IssuedTrigger | undefined): StoredView | undefined {
-  const open = context.store.views().filter((view) => !view.closed);
+  // A Home tab is no modal: nothing is pushed onto it.
+  const open = context.store.views().filter((view) => !view.closed && view.view.type !== 'home');
   const from = trigger?.viewId === undefined ? undefined : context.store.view(trigger.viewId);
   if (from && !from.closed) return openViewsInStack(context, from.rootViewId).at(-1);
   if (trigger) return open.filter((view) => view.user === trigger.user).at(-1);
@@ -611,6 +629,33 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
       view: full,
       history: [...current.history, { method: 'views.update', view: full, at: store.now() }],
       ...(externalId === undefined ? {} : { externalId }),
+    });
+    return { view: full };
+  },
+
+  // Each person's Home tab for this app, one per user and workspace (rule `home-tab`).
+  'views.publish': (args, context) => {
+    const input = parseArgs(ViewsPublishArgsSchema, args, { user_id: 'invalid_arguments' });
+    const { store } = context;
+    if (!store.user(input.user_id)) throw new SlackRefusalError('invalid_arguments');
+    if (input.view.type === 'home' && !context.settings.homeTab) throw new SlackRefusalError('not_enabled');
+    checkHomeView(input.view);
+    const team = context.callerTeam?.id ?? store.seed.team.id;
+    const current = store.homeView(team, input.user_id);
+    if (input.hash !== undefined && current && input.hash !== current.view.hash)
+      throw new SlackRefusalError('hash_conflict');
+    const id = current?.id ?? store.newId('V');
+    const full = slackView(id, input.view, { rootViewId: id, previousViewId: undefined }, context);
+    const at = store.now();
+    store.putView({
+      id,
+      view: full,
+      user: input.user_id,
+      team,
+      rootViewId: id,
+      openedAt: current?.openedAt ?? at,
+      closed: false,
+      history: [...(current?.history ?? []), { method: 'views.publish', view: full, at }],
     });
     return { view: full };
   },

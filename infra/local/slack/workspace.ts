@@ -134,6 +134,60 @@ export class SlackWorkspace {
   }
 
   /**
+   * `user` opens the app's Home tab (or its Messages tab): Slack sends `app_home_opened` with the
+   * user, the app's DM channel with them, the tab, and the Home view once one was published
+   * (rule `home-tab`).
+   */
+  async openHome(user: string, tab: 'home' | 'messages' = 'home'): Promise<Delivery> {
+    const published = this.#options.standIn.store.homeView(this.teamId, user);
+    return this.event({
+      type: 'app_home_opened',
+      user,
+      channel: `D${user}`,
+      tab,
+      ...(published ? { view: published.view } : {}),
+    });
+  }
+
+  /**
+   * `user` clicks a button on a view (their Home tab): Slack sends `block_actions` with
+   * `container.type: view` and the view, and no channel or `response_url` (rule `home-tab`).
+   */
+  async clickInView(user: string, view: StoredView, target: ClickTarget): Promise<Delivery> {
+    const { standIn } = this.#options;
+    const blocks = Array.isArray(view.view.blocks) ? (view.view.blocks as unknown[]) : [];
+    const found = findElement(blocks, target);
+    if (!found) throw new Error(`No element ${target.actionId} ${target.value ?? ''} in view ${view.id}`);
+    const { element, blockId } = found;
+    const action: Record<string, unknown> = {
+      type: element.type,
+      action_id: element.action_id,
+      block_id: blockId,
+      action_ts: `${Math.floor(Date.now() / 1000)}.${randomBytes(3).readUIntBE(0, 3)}`,
+    };
+    if (element.type === 'button') {
+      action.value = element.value;
+      action.text = element.text;
+    } else {
+      const option = pickOption(element, target.option);
+      if (!option) throw new Error(`No option ${target.option ?? ''} in ${String(element.action_id)}`);
+      action.selected_option = option;
+    }
+    const payload = {
+      type: 'block_actions',
+      team: { id: this.teamId, domain: this.#teamDomain },
+      user: { id: user, username: standIn.store.user(user)?.name ?? user, team_id: this.teamId },
+      api_app_id: 'A0CLOUD',
+      token: 'deprecated-verification-token',
+      container: { type: 'view', view_id: view.id },
+      trigger_id: standIn.triggerIdFor(user, { viewId: view.id }),
+      view: { ...view.view, id: view.id },
+      actions: [action],
+    };
+    return this.#send({ type: 'interactive', payload });
+  }
+
+  /**
    * `/cloud <text>` typed by `user` in `channel`. `triggerId` replaces the fresh trigger Slack
    * sends, to deliver one that was already used or has expired by the time the bot uses it.
    */

@@ -65,7 +65,7 @@ export const diskOperations = [
     scopes: ['nodes:read_only'],
     paginated: true,
     filterable: ['label', 'size'],
-    request: z.strictObject({ ...NodeRef, ...PageQuerySchema.shape }),
+    request: () => z.strictObject({ ...NodeRef, ...PageQuerySchema.shape }),
     response: DiskSchema,
     example: 'nodes disks-list 123',
   }),
@@ -82,6 +82,7 @@ export const diskOperations = [
     response: DiskSchema,
     // `not ready` until it is written (§3.4).
     watch: { statusField: 'status', final: ['ready'], view: 'nodes.disks-view' },
+    events: { actions: ['disk_create'], entityId: 'nodeId', source: 'API-FACTS-MORE.md §4.1' },
     example: 'nodes disks-create 123 --size 2048 --label scratch --filesystem ext4',
   }),
   defineOperation({
@@ -93,7 +94,7 @@ export const diskOperations = [
     path: '/node/instances/{nodeId}/disks/{diskId}',
     scopes: ['nodes:read_only'],
     paginated: false,
-    request: z.strictObject(DiskRef),
+    request: () => z.strictObject(DiskRef),
     response: DiskSchema,
     example: 'nodes disks-view 123 25674',
   }),
@@ -106,8 +107,9 @@ export const diskOperations = [
     path: '/node/instances/{nodeId}/disks/{diskId}',
     scopes: ['nodes:read_write'],
     paginated: false,
-    request: z.strictObject({ ...DiskRef, label: DiskLabelSchema.optional() }),
+    request: () => z.strictObject({ ...DiskRef, label: DiskLabelSchema.optional() }),
     response: DiskSchema,
+    events: { actions: ['disk_update'], entityId: 'nodeId', source: 'API-FACTS-MORE.md §4.2' },
     example: 'nodes disks-update 123 25674 --label data',
   }),
   defineOperation({
@@ -120,8 +122,9 @@ export const diskOperations = [
     scopes: ['nodes:read_write'],
     paginated: false,
     destructive: { consequence: 'Deletes the disk and everything on it; this cannot be undone.' },
-    request: z.strictObject(DiskRef),
+    request: () => z.strictObject(DiskRef),
     response: EmptyResultSchema,
+    events: { actions: ['disk_delete'], entityId: 'nodeId', source: 'API-FACTS-MORE.md §4.2' },
     example: 'nodes disks-delete 123 25674',
   }),
   defineOperation({
@@ -133,8 +136,9 @@ export const diskOperations = [
     path: '/node/instances/{nodeId}/disks/{diskId}/resize',
     scopes: ['nodes:read_write'],
     paginated: false,
-    request: z.strictObject({ ...DiskRef, size: integer(1) }),
+    request: () => z.strictObject({ ...DiskRef, size: integer(1) }),
     response: EmptyResultSchema,
+    events: { actions: ['disk_resize'], entityId: 'nodeId', source: 'API-FACTS-MORE.md §4.2' },
     example: 'nodes disks-resize 123 25674 --size 4096',
   }),
 ] as const;

@@ -60,7 +60,7 @@ export const imageOperations = [
     filterable: ['label', 'deprecated', 'is_public', 'size', 'type', 'vendor', 'status'],
     // Rule 4: no ordering on status.
     unorderable: ['status'],
-    request: z.strictObject({ ...PageQuerySchema.shape }),
+    request: () => z.strictObject({ ...PageQuerySchema.shape }),
     response: ImageSchema,
     example: 'images list --is-public false',
   }),
@@ -75,12 +75,13 @@ export const imageOperations = [
     // The documents name no grant here; the published spec declares add_images.
     grants: ['add_images'],
     paginated: false,
-    request: z.strictObject({
-      disk_id: IdSchema,
-      label: text(1).optional(),
-      description: ImageDescriptionSchema.optional(),
-      cloud_init: bool().optional(),
-    }),
+    request: () =>
+      z.strictObject({
+        disk_id: IdSchema,
+        label: text(1).optional(),
+        description: ImageDescriptionSchema.optional(),
+        cloud_init: bool().optional(),
+      }),
     response: ImageSchema,
     watch: { statusField: 'status', final: ['available'], view: 'images.view' },
     example: 'images create --disk-id 25674 --label web-golden --cloud-init true',
@@ -96,12 +97,13 @@ export const imageOperations = [
     paginated: false,
     // `upload_to` is a signed address: whoever holds it can upload an image into the account.
     sensitive: true,
-    request: z.strictObject({
-      label: text(1),
-      region: text(1),
-      description: ImageDescriptionSchema.optional(),
-      cloud_init: bool().optional(),
-    }),
+    request: () =>
+      z.strictObject({
+        label: text(1),
+        region: text(1),
+        description: ImageDescriptionSchema.optional(),
+        cloud_init: bool().optional(),
+      }),
     response: ImageUploadSchema,
     // The result nests the image (`{image, upload_to}`); the watched status is the image's.
     watch: { statusField: 'status', final: ['available'], view: 'images.view' },
@@ -117,7 +119,7 @@ export const imageOperations = [
     access: 'public',
     scopes: ['images:read_only'],
     paginated: false,
-    request: z.strictObject({ imageId: StringIdSchema }),
+    request: () => z.strictObject({ imageId: StringIdSchema }),
     response: ImageSchema,
     example: 'images view node/debian12',
   }),
@@ -129,11 +131,12 @@ export const imageOperations = [
     path: '/images/{imageId}',
     scopes: ['images:read_write'],
     paginated: false,
-    request: z.strictObject({
-      ...PrivateImageRef,
-      label: text(1).optional(),
-      description: ImageDescriptionSchema.nullable().optional(),
-    }),
+    request: () =>
+      z.strictObject({
+        ...PrivateImageRef,
+        label: text(1).optional(),
+        description: ImageDescriptionSchema.nullable().optional(),
+      }),
     response: ImageSchema,
     example: "images update private/15 --description 'Web server base, patched monthly'",
   }),
@@ -147,7 +150,7 @@ export const imageOperations = [
     scopes: ['images:read_write'],
     paginated: false,
     destructive: { consequence: 'Deletes the private image; this cannot be undone.' },
-    request: z.strictObject(PrivateImageRef),
+    request: () => z.strictObject(PrivateImageRef),
     response: EmptyResultSchema,
     example: 'images delete private/15',
   }),

@@ -193,7 +193,7 @@ export const managedOperations = [
     grants: ['unrestricted_only'],
     paginated: true,
     filterable: ['group'],
-    request: z.strictObject({ ...PageQuerySchema.shape }),
+    request: () => z.strictObject({ ...PageQuerySchema.shape }),
     response: ManagedContactSchema,
     example: 'managed contacts-list --group on-call',
   }),
@@ -207,7 +207,7 @@ export const managedOperations = [
     scopes: ['account:read_write'],
     grants: ['unrestricted_only'],
     paginated: false,
-    request: z.strictObject(ContactFields),
+    request: () => z.strictObject(ContactFields),
     response: ManagedContactSchema,
     example: 'managed contacts-create --name "John Doe" --email john.doe@example.org --group on-call',
   }),
@@ -221,7 +221,7 @@ export const managedOperations = [
     scopes: ['account:read_write'],
     grants: ['unrestricted_only'],
     paginated: false,
-    request: z.strictObject(ContactRef),
+    request: () => z.strictObject(ContactRef),
     response: ManagedContactSchema,
     example: 'managed contacts-view 567',
   }),
@@ -235,7 +235,7 @@ export const managedOperations = [
     scopes: ['account:read_write'],
     grants: ['unrestricted_only'],
     paginated: false,
-    request: z.strictObject({ ...ContactRef, ...ContactFields }),
+    request: () => z.strictObject({ ...ContactRef, ...ContactFields }),
     response: ManagedContactSchema,
     example: 'managed contacts-update 567 --group escalation',
   }),
@@ -250,7 +250,7 @@ export const managedOperations = [
     grants: ['unrestricted_only'],
     paginated: false,
     destructive: { consequence: 'Support staff can no longer reach this contact when an issue is detected.' },
-    request: z.strictObject(ContactRef),
+    request: () => z.strictObject(ContactRef),
     response: EmptyResultSchema,
     example: 'managed contacts-delete 567',
   }),
@@ -263,7 +263,7 @@ export const managedOperations = [
     scopes: ['account:read_only'],
     grants: ['unrestricted_only'],
     paginated: true,
-    request: z.strictObject({ ...PageQuerySchema.shape }),
+    request: () => z.strictObject({ ...PageQuerySchema.shape }),
     response: ManagedCredentialSchema,
     example: 'managed credentials-list',
   }),
@@ -277,7 +277,7 @@ export const managedOperations = [
     scopes: ['account:read_write'],
     grants: ['unrestricted_only'],
     paginated: false,
-    request: z.strictObject({ label: CredentialLabelSchema, ...CredentialLoginFields }),
+    request: () => z.strictObject({ label: CredentialLabelSchema, ...CredentialLoginFields }),
     response: ManagedCredentialSchema,
     example:
       'managed credentials-create --label prod-password-1 --username johndoe --password s3cur3P@ssw0rd',
@@ -306,7 +306,7 @@ export const managedOperations = [
     scopes: ['account:read_write'],
     grants: ['unrestricted_only'],
     paginated: false,
-    request: z.strictObject(CredentialRef),
+    request: () => z.strictObject(CredentialRef),
     response: ManagedCredentialSchema,
     example: 'managed credentials-view 9991',
   }),
@@ -321,7 +321,7 @@ export const managedOperations = [
     grants: ['unrestricted_only'],
     paginated: false,
     // Rule 2: PUT changes only the label.
-    request: z.strictObject({ ...CredentialRef, label: CredentialLabelSchema.optional() }),
+    request: () => z.strictObject({ ...CredentialRef, label: CredentialLabelSchema.optional() }),
     response: ManagedCredentialSchema,
     example: 'managed credentials-update 9991 --label prod-password-2',
   }),
@@ -336,7 +336,7 @@ export const managedOperations = [
     grants: ['unrestricted_only'],
     paginated: false,
     destructive: { consequence: 'Support staff lose access to this credential.' },
-    request: z.strictObject(CredentialRef),
+    request: () => z.strictObject(CredentialRef),
     response: EmptyResultSchema,
     example: 'managed credentials-delete 9991',
   }),
@@ -350,7 +350,7 @@ export const managedOperations = [
     scopes: ['account:read_write'],
     grants: ['unrestricted_only'],
     paginated: false,
-    request: z.strictObject({ ...CredentialRef, ...CredentialLoginFields }),
+    request: () => z.strictObject({ ...CredentialRef, ...CredentialLoginFields }),
     response: EmptyResultSchema,
     example: 'managed credentials-update-login 9991 --username johndoe --password n3wS3cr3t',
   }),
@@ -363,7 +363,7 @@ export const managedOperations = [
     scopes: ['account:read_only'],
     grants: ['unrestricted_only'],
     paginated: true,
-    request: z.strictObject({ ...PageQuerySchema.shape }),
+    request: () => z.strictObject({ ...PageQuerySchema.shape }),
     response: ManagedIssueSchema,
     example: 'managed issues-list',
   }),
@@ -377,7 +377,7 @@ export const managedOperations = [
     scopes: ['account:read_only'],
     grants: ['unrestricted_only'],
     paginated: false,
-    request: z.strictObject(IssueRef),
+    request: () => z.strictObject(IssueRef),
     response: ManagedIssueSchema,
     example: 'managed issues-view 823',
   }),
@@ -390,7 +390,7 @@ export const managedOperations = [
     scopes: ['account:read_only'],
     grants: ['unrestricted_only'],
     paginated: true,
-    request: z.strictObject({ ...PageQuerySchema.shape }),
+    request: () => z.strictObject({ ...PageQuerySchema.shape }),
     response: ManagedNodeSettingsSchema,
     example: 'managed node-settings-list',
   }),
@@ -404,7 +404,7 @@ export const managedOperations = [
     scopes: ['account:read_only'],
     grants: ['unrestricted_only'],
     paginated: false,
-    request: z.strictObject(NodeRef),
+    request: () => z.strictObject(NodeRef),
     response: ManagedNodeSettingsSchema,
     example: 'managed node-settings-view 123',
   }),
@@ -418,21 +418,22 @@ export const managedOperations = [
     scopes: ['account:read_write'],
     grants: ['unrestricted_only'],
     paginated: false,
-    request: z.strictObject({
-      ...NodeRef,
-      ssh: z
-        .strictObject(
-          {
-            access: bool().optional(),
-            ip: text(1).optional(),
-            // Null: port 22 and the root user.
-            port: integer(1, 65535).nullable().optional(),
-            user: text(1).nullable().optional(),
-          },
-          { error: mustBe('an object with access, ip, port and user') },
-        )
-        .optional(),
-    }),
+    request: () =>
+      z.strictObject({
+        ...NodeRef,
+        ssh: z
+          .strictObject(
+            {
+              access: bool().optional(),
+              ip: text(1).optional(),
+              // Null: port 22 and the root user.
+              port: integer(1, 65535).nullable().optional(),
+              user: text(1).nullable().optional(),
+            },
+            { error: mustBe('an object with access, ip, port and user') },
+          )
+          .optional(),
+      }),
     response: ManagedNodeSettingsSchema,
     example: 'managed node-settings-update 123 --ssh \'{"access":true,"port":2222,"user":"support"}\'',
   }),
@@ -461,15 +462,16 @@ export const managedOperations = [
     grants: ['unrestricted_only'],
     paginated: false,
     // Rule 4: region is required for a private-IP address and not allowed otherwise.
-    request: ServiceFields.superRefine((v, ctx) => {
-      const isPrivate = isPrivateIpAddress(v.address);
-      if (isPrivate && v.region === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['region'], message: REGION_REQUIRED });
-      }
-      if (!isPrivate && v.region !== undefined) {
-        ctx.addIssue({ code: 'custom', path: ['region'], message: REGION_NOT_ALLOWED });
-      }
-    }),
+    request: () =>
+      ServiceFields.superRefine((v, ctx) => {
+        const isPrivate = isPrivateIpAddress(v.address);
+        if (isPrivate && v.region === undefined) {
+          ctx.addIssue({ code: 'custom', path: ['region'], message: REGION_REQUIRED });
+        }
+        if (!isPrivate && v.region !== undefined) {
+          ctx.addIssue({ code: 'custom', path: ['region'], message: REGION_NOT_ALLOWED });
+        }
+      }),
     response: ManagedServiceSchema,
     example:
       'managed services-create --service-type url --label shop --address https://shop.example.org --timeout 30',
@@ -484,7 +486,7 @@ export const managedOperations = [
     scopes: ['account:read_only'],
     grants: ['unrestricted_only'],
     paginated: false,
-    request: z.strictObject(ServiceRef),
+    request: () => z.strictObject(ServiceRef),
     response: ManagedServiceSchema,
     example: 'managed services-view 9944',
   }),
@@ -499,13 +501,14 @@ export const managedOperations = [
     grants: ['unrestricted_only'],
     paginated: false,
     // Rule 4, as far as the request shows it: the stored address and region are not known here.
-    request: ServiceFields.partial()
-      .extend(ServiceRef)
-      .superRefine((v, ctx) => {
-        if (v.region !== undefined && v.address !== undefined && !isPrivateIpAddress(v.address)) {
-          ctx.addIssue({ code: 'custom', path: ['region'], message: REGION_NOT_ALLOWED });
-        }
-      }),
+    request: () =>
+      ServiceFields.partial()
+        .extend(ServiceRef)
+        .superRefine((v, ctx) => {
+          if (v.region !== undefined && v.address !== undefined && !isPrivateIpAddress(v.address)) {
+            ctx.addIssue({ code: 'custom', path: ['region'], message: REGION_NOT_ALLOWED });
+          }
+        }),
     response: ManagedServiceSchema,
     example: 'managed services-update 9944 --timeout 60',
   }),
@@ -520,7 +523,7 @@ export const managedOperations = [
     grants: ['unrestricted_only'],
     paginated: false,
     destructive: { consequence: 'Monitoring of this service stops and the service is deleted.' },
-    request: z.strictObject(ServiceRef),
+    request: () => z.strictObject(ServiceRef),
     response: EmptyResultSchema,
     example: 'managed services-delete 9944',
   }),
@@ -534,7 +537,7 @@ export const managedOperations = [
     scopes: ['account:read_write'],
     grants: ['unrestricted_only'],
     paginated: false,
-    request: z.strictObject(ServiceRef),
+    request: () => z.strictObject(ServiceRef),
     response: ManagedServiceSchema,
     example: 'managed services-disable 9944',
   }),
@@ -548,7 +551,7 @@ export const managedOperations = [
     scopes: ['account:read_write'],
     grants: ['unrestricted_only'],
     paginated: false,
-    request: z.strictObject(ServiceRef),
+    request: () => z.strictObject(ServiceRef),
     response: ManagedServiceSchema,
     example: 'managed services-enable 9944',
   }),

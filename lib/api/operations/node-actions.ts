@@ -206,9 +206,15 @@ export const nodeActionOperations = [
     path: '/node/instances/{nodeId}/reboot',
     scopes: ['nodes:read_write'],
     paginated: false,
-    request: z.strictObject({ ...NodeRef, config_id: IdSchema.nullable().optional() }),
+    request: () => z.strictObject({ ...NodeRef, config_id: IdSchema.nullable().optional() }),
     response: EmptyResultSchema,
     watch: WATCH_THIS_NODE,
+    events: {
+      actions: ['node_reboot'],
+      entityId: 'nodeId',
+      statuses: ['rebooting'],
+      source: 'API-FACTS-MORE.md §2.1',
+    },
     example: 'nodes reboot 123',
   }),
   defineOperation({
@@ -220,9 +226,16 @@ export const nodeActionOperations = [
     path: '/node/instances/{nodeId}/shutdown',
     scopes: ['nodes:read_write'],
     paginated: false,
-    request: z.strictObject(NodeRef),
+    request: () => z.strictObject(NodeRef),
     response: EmptyResultSchema,
     watch: WATCH_THIS_NODE,
+    // `offline` is not proof: a node that was off already sits there too.
+    events: {
+      actions: ['node_shutdown'],
+      entityId: 'nodeId',
+      statuses: ['shutting_down'],
+      source: 'API-FACTS-MORE.md §2.2',
+    },
     example: 'nodes shutdown 123',
   }),
   defineOperation({
@@ -234,14 +247,21 @@ export const nodeActionOperations = [
     scopes: ['nodes:read_write'],
     charges: true,
     paginated: false,
-    request: z.strictObject({
-      ...NodeRef,
-      type: text(1),
-      allow_auto_disk_resize: bool().optional(),
-      migration_type: oneOf(MIGRATION_TYPES).optional(),
-    }),
+    request: () =>
+      z.strictObject({
+        ...NodeRef,
+        type: text(1),
+        allow_auto_disk_resize: bool().optional(),
+        migration_type: oneOf(MIGRATION_TYPES).optional(),
+      }),
     response: EmptyResultSchema,
     watch: WATCH_THIS_NODE,
+    // The documented node statuses (API-FACTS.md) have no resizing state: the events tell.
+    events: {
+      actions: ['node_resize_create', 'node_resize'],
+      entityId: 'nodeId',
+      source: 'API-FACTS-MORE.md §2.3',
+    },
     example: 'nodes resize 123 --type g6-standard-2',
   }),
   defineOperation({
@@ -259,6 +279,12 @@ export const nodeActionOperations = [
     request: RebuildRequestSchema,
     response: NodeSchema,
     watch: { statusField: 'status', final: NODE_SETTLED, view: 'nodes.view' },
+    events: {
+      actions: ['node_rebuild'],
+      entityId: 'nodeId',
+      statuses: ['rebuilding'],
+      source: 'API-FACTS-MORE.md §2.4',
+    },
     example: "nodes rebuild 123 --image node/debian12 --root-pass '<strong password>'",
   }),
   defineOperation({
@@ -269,9 +295,10 @@ export const nodeActionOperations = [
     path: '/node/instances/{nodeId}/rescue',
     scopes: ['nodes:read_write'],
     paginated: false,
-    request: z.strictObject({ ...NodeRef, devices: RescueDevicesSchema.optional() }),
+    request: () => z.strictObject({ ...NodeRef, devices: RescueDevicesSchema.optional() }),
     response: EmptyResultSchema,
     watch: WATCH_THIS_NODE,
+    events: { none: 'The published event actions have no rescue-specific value (API-FACTS-MORE.md §2.5).' },
     example: 'nodes rescue 123 --devices \'{"sda":{"disk_id":25674}}\'',
   }),
   defineOperation({
@@ -282,14 +309,21 @@ export const nodeActionOperations = [
     path: '/node/instances/{nodeId}/migrate',
     scopes: ['nodes:read_write'],
     paginated: false,
-    request: z.strictObject({
-      ...NodeRef,
-      region: text(1).optional(),
-      upgrade: bool().optional(),
-      type: oneOf(MIGRATION_TYPES).optional(),
-    }),
+    request: () =>
+      z.strictObject({
+        ...NodeRef,
+        region: text(1).optional(),
+        upgrade: bool().optional(),
+        type: oneOf(MIGRATION_TYPES).optional(),
+      }),
     response: EmptyResultSchema,
     watch: WATCH_THIS_NODE,
+    events: {
+      actions: ['node_migrate', 'node_migrate_datacenter', 'node_migrate_datacenter_create'],
+      entityId: 'nodeId',
+      statuses: ['migrating'],
+      source: 'API-FACTS-MORE.md §2.6',
+    },
     example: 'nodes migrate 123 --region eu-west',
   }),
   defineOperation({
@@ -302,9 +336,14 @@ export const nodeActionOperations = [
     scopes: ['nodes:read_write'],
     charges: true,
     paginated: false,
-    request: z.strictObject({ ...NodeRef, allow_auto_disk_resize: bool().optional() }),
+    request: () => z.strictObject({ ...NodeRef, allow_auto_disk_resize: bool().optional() }),
     response: EmptyResultSchema,
     watch: WATCH_THIS_NODE,
+    events: {
+      actions: ['node_mutate_create', 'node_mutate'],
+      entityId: 'nodeId',
+      source: 'API-FACTS-MORE.md §2.7',
+    },
     example: 'nodes mutate 123',
   }),
   defineOperation({
@@ -317,8 +356,9 @@ export const nodeActionOperations = [
     scopes: ['nodes:read_write'],
     paginated: false,
     // The spec declares no length bounds here, only the strength score the API applies.
-    request: z.strictObject({ ...NodeRef, root_pass: text(1) }),
+    request: () => z.strictObject({ ...NodeRef, root_pass: text(1) }),
     response: EmptyResultSchema,
+    events: { actions: ['password_reset'], entityId: 'nodeId', source: 'API-FACTS-MORE.md §2.8' },
     example: "nodes password 123 --root-pass '<strong password>'",
   }),
   defineOperation({
@@ -330,7 +370,7 @@ export const nodeActionOperations = [
     path: '/node/instances/{nodeId}/ips',
     scopes: ['nodes:read_only'],
     paginated: false,
-    request: z.strictObject(NodeRef),
+    request: () => z.strictObject(NodeRef),
     response: NodeIpsSchema,
     example: 'nodes ips 123',
   }),
@@ -342,7 +382,7 @@ export const nodeActionOperations = [
     path: '/node/instances/{nodeId}/stats',
     scopes: ['nodes:read_only'],
     paginated: false,
-    request: z.strictObject(NodeRef),
+    request: () => z.strictObject(NodeRef),
     response: NodeStatsSchema,
     example: 'nodes stats 123',
   }),
@@ -355,7 +395,7 @@ export const nodeActionOperations = [
     path: '/node/instances/{nodeId}/transfer',
     scopes: ['nodes:read_only'],
     paginated: false,
-    request: z.strictObject(NodeRef),
+    request: () => z.strictObject(NodeRef),
     response: NodeTransferSchema,
     example: 'nodes transfer 123',
   }),
@@ -369,7 +409,7 @@ export const nodeActionOperations = [
     scopes: ['nodes:read_only'],
     paginated: true,
     filterable: ['label', 'tags'],
-    request: z.strictObject({ ...NodeRef, ...PageQuerySchema.shape }),
+    request: () => z.strictObject({ ...NodeRef, ...PageQuerySchema.shape }),
     response: VolumeSchema,
     example: 'nodes volumes 123',
   }),

@@ -224,19 +224,20 @@ export const profileOperations = [
     path: '/profile',
     scopes: ['account:read_write'],
     paginated: false,
-    request: z.strictObject({
-      authorized_keys: textList().nullable().optional(),
-      email: z.email({ error: mustBe('an e-mail address') }).optional(),
-      email_notifications: bool().optional(),
-      // Deprecated: it can only be turned off, never on again.
-      ip_whitelist_enabled: bool()
-        .refine((enabled) => !enabled, 'is deprecated and cannot be enabled')
-        .optional(),
-      lish_auth_method: oneOf(['password_keys', 'keys_only', 'disabled']).optional(),
-      restricted: bool().optional(),
-      timezone: text(1).optional(),
-      two_factor_auth: bool().optional(),
-    }),
+    request: () =>
+      z.strictObject({
+        authorized_keys: textList().nullable().optional(),
+        email: z.email({ error: mustBe('an e-mail address') }).optional(),
+        email_notifications: bool().optional(),
+        // Deprecated: it can only be turned off, never on again.
+        ip_whitelist_enabled: bool()
+          .refine((enabled) => !enabled, 'is deprecated and cannot be enabled')
+          .optional(),
+        lish_auth_method: oneOf(['password_keys', 'keys_only', 'disabled']).optional(),
+        restricted: bool().optional(),
+        timezone: text(1).optional(),
+        two_factor_auth: bool().optional(),
+      }),
     response: ProfileSchema,
     example: 'profile update --email ops@example.com --lish-auth-method keys_only',
   }),
@@ -249,7 +250,7 @@ export const profileOperations = [
     scopes: ['account:read_only'],
     paginated: true,
     filterable: ['label', 'created', 'expiry'],
-    request: z.strictObject({ ...PageQuerySchema.shape }),
+    request: () => z.strictObject({ ...PageQuerySchema.shape }),
     response: AuthorizedAppSchema,
     example: 'profile apps-list --label example-app',
   }),
@@ -262,7 +263,7 @@ export const profileOperations = [
     path: '/profile/apps/{appId}',
     scopes: ['account:read_only'],
     paginated: false,
-    request: z.strictObject(AppRef),
+    request: () => z.strictObject(AppRef),
     response: AuthorizedAppSchema,
     example: 'profile apps-view 123',
   }),
@@ -276,7 +277,7 @@ export const profileOperations = [
     scopes: ['account:read_write'],
     paginated: false,
     destructive: { consequence: "The app's token expires and can no longer access the account." },
-    request: z.strictObject(AppRef),
+    request: () => z.strictObject(AppRef),
     response: EmptyResultSchema,
     example: 'profile apps-revoke 123',
   }),
@@ -302,7 +303,7 @@ export const profileOperations = [
     path: '/profile/devices/{deviceId}',
     scopes: ['account:read_only'],
     paginated: false,
-    request: z.strictObject(DeviceRef),
+    request: () => z.strictObject(DeviceRef),
     response: TrustedDeviceSchema,
     example: 'profile devices-view 123',
   }),
@@ -316,7 +317,7 @@ export const profileOperations = [
     scopes: ['account:read_write'],
     paginated: false,
     destructive: { consequence: 'The remember-me session ends; the device must log in again.' },
-    request: z.strictObject(DeviceRef),
+    request: () => z.strictObject(DeviceRef),
     response: EmptyResultSchema,
     example: 'profile devices-revoke 123',
   }),
@@ -354,7 +355,7 @@ export const profileOperations = [
     path: '/profile/logins/{loginId}',
     scopes: ['account:read_only'],
     paginated: false,
-    request: z.strictObject(LoginRef),
+    request: () => z.strictObject(LoginRef),
     response: LoginSchema,
     example: 'profile logins-view 1234',
   }),
@@ -382,10 +383,11 @@ export const profileOperations = [
     path: '/profile/phone-number',
     scopes: ['account:read_write'],
     paginated: false,
-    request: z.strictObject({
-      iso_code: text().regex(/^[A-Za-z]{2}$/, 'must be a two-letter ISO 3166 country code'),
-      phone_number: text(1),
-    }),
+    request: () =>
+      z.strictObject({
+        iso_code: text().regex(/^[A-Za-z]{2}$/, 'must be a two-letter ISO 3166 country code'),
+        phone_number: text(1),
+      }),
     response: EmptyResultSchema,
     example: 'profile phone-number-add --iso-code US --phone-number 555-555-5555',
   }),
@@ -397,7 +399,7 @@ export const profileOperations = [
     path: '/profile/phone-number/verify',
     scopes: ['account:read_write'],
     paginated: false,
-    request: z.strictObject({ otp_code: text(1) }),
+    request: () => z.strictObject({ otp_code: text(1) }),
     response: EmptyResultSchema,
     example: 'profile phone-number-verify --otp-code 123456',
   }),
@@ -422,17 +424,18 @@ export const profileOperations = [
     scopes: ['account:read_write'],
     paginated: false,
     // The whole body is the preferences object, so the length rule applies to the request itself.
-    request: z
-      .record(z.string(), z.json(), { error: 'preferences must be a JSON object' })
-      .superRefine((preferences, ctx) => {
-        if (JSON.stringify(preferences).length > PREFERENCES_MAX_LENGTH) {
-          ctx.addIssue({
-            code: 'custom',
-            path: [],
-            message: 'preferences must be at most 65,535 characters as JSON',
-          });
-        }
-      }),
+    request: () =>
+      z
+        .record(z.string(), z.json(), { error: 'preferences must be a JSON object' })
+        .superRefine((preferences, ctx) => {
+          if (JSON.stringify(preferences).length > PREFERENCES_MAX_LENGTH) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [],
+              message: 'preferences must be at most 65,535 characters as JSON',
+            });
+          }
+        }),
     response: PreferencesSchema,
     example: 'profile preferences-update --theme dark',
   }),
@@ -456,31 +459,32 @@ export const profileOperations = [
     path: '/profile/security-questions',
     scopes: ['account:read_write'],
     paginated: false,
-    request: z
-      .strictObject({
-        security_questions: z
-          .array(
-            z.strictObject(
-              { question_id: IdSchema, response: text(1) },
-              { error: mustBe('a question_id and a response') },
-            ),
-            { error: mustBe('a list of answers') },
-          )
-          .length(3, 'must answer exactly three questions'),
-      })
-      .superRefine((v, ctx) => {
-        const seen = new Set<number>();
-        v.security_questions.forEach((answer, index) => {
-          if (seen.has(answer.question_id)) {
-            ctx.addIssue({
-              code: 'custom',
-              path: ['security_questions', index, 'question_id'],
-              message: 'repeats a question already answered',
-            });
-          }
-          seen.add(answer.question_id);
-        });
-      }),
+    request: () =>
+      z
+        .strictObject({
+          security_questions: z
+            .array(
+              z.strictObject(
+                { question_id: IdSchema, response: text(1) },
+                { error: mustBe('a question_id and a response') },
+              ),
+              { error: mustBe('a list of answers') },
+            )
+            .length(3, 'must answer exactly three questions'),
+        })
+        .superRefine((v, ctx) => {
+          const seen = new Set<number>();
+          v.security_questions.forEach((answer, index) => {
+            if (seen.has(answer.question_id)) {
+              ctx.addIssue({
+                code: 'custom',
+                path: ['security_questions', index, 'question_id'],
+                message: 'repeats a question already answered',
+              });
+            }
+            seen.add(answer.question_id);
+          });
+        }),
     response: SecurityAnswersSchema,
     example:
       'profile security-questions-answer --security-questions \'[{"question_id":1,"response":"Gotham"},{"question_id":2,"response":"Rex"},{"question_id":3,"response":"Blue"}]\'',
@@ -493,7 +497,7 @@ export const profileOperations = [
     path: '/profile/sshkeys',
     scopes: ['account:read_only'],
     paginated: true,
-    request: z.strictObject({ ...PageQuerySchema.shape }),
+    request: () => z.strictObject({ ...PageQuerySchema.shape }),
     response: SSHKeySchema,
     example: 'profile sshkeys-list',
   }),
@@ -506,10 +510,11 @@ export const profileOperations = [
     path: '/profile/sshkeys',
     scopes: ['account:read_write'],
     paginated: false,
-    request: z.strictObject({
-      label: SSHKeyLabelSchema.optional(),
-      ssh_key: text(1).optional(),
-    }),
+    request: () =>
+      z.strictObject({
+        label: SSHKeyLabelSchema.optional(),
+        ssh_key: text(1).optional(),
+      }),
     response: SSHKeySchema,
     example:
       'profile sshkeys-create --label laptop --ssh-key "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI me@laptop"',
@@ -523,7 +528,7 @@ export const profileOperations = [
     path: '/profile/sshkeys/{sshKeyId}',
     scopes: ['account:read_only'],
     paginated: false,
-    request: z.strictObject(SSHKeyRef),
+    request: () => z.strictObject(SSHKeyRef),
     response: SSHKeySchema,
     example: 'profile sshkeys-view 42',
   }),
@@ -536,7 +541,7 @@ export const profileOperations = [
     path: '/profile/sshkeys/{sshKeyId}',
     scopes: ['account:read_write'],
     paginated: false,
-    request: z.strictObject({ ...SSHKeyRef, label: SSHKeyLabelSchema.optional() }),
+    request: () => z.strictObject({ ...SSHKeyRef, label: SSHKeyLabelSchema.optional() }),
     response: SSHKeySchema,
     example: 'profile sshkeys-update 42 --label work-laptop',
   }),
@@ -552,7 +557,7 @@ export const profileOperations = [
     destructive: {
       consequence: 'Removes only the profile association; keys already placed on nodes or disks stay there.',
     },
-    request: z.strictObject(SSHKeyRef),
+    request: () => z.strictObject(SSHKeyRef),
     response: EmptyResultSchema,
     example: 'profile sshkeys-delete 42',
   }),
@@ -592,7 +597,7 @@ export const profileOperations = [
     scopes: ['account:read_write'],
     paginated: false,
     sensitive: true,
-    request: z.strictObject({ tfa_code: text(1) }),
+    request: () => z.strictObject({ tfa_code: text(1) }),
     response: TfaScratchSchema,
     example: 'profile tfa-confirm --tfa-code 213456',
   }),
@@ -620,14 +625,15 @@ export const profileOperations = [
     scopes: ['account:read_write'],
     paginated: false,
     sensitive: true,
-    request: z.strictObject({
-      label: TokenLabelSchema.optional(),
-      scopes: OAuthScopesSchema.optional(),
-      // Omitted: valid until revoked.
-      expiry: z.iso
-        .datetime({ local: true, offset: true, error: mustBe('a date-time such as 2027-01-01T00:00:00') })
-        .optional(),
-    }),
+    request: () =>
+      z.strictObject({
+        label: TokenLabelSchema.optional(),
+        scopes: OAuthScopesSchema.optional(),
+        // Omitted: valid until revoked.
+        expiry: z.iso
+          .datetime({ local: true, offset: true, error: mustBe('a date-time such as 2027-01-01T00:00:00') })
+          .optional(),
+      }),
     response: PersonalAccessTokenSchema,
     example: 'profile tokens-create --label ci --scopes "nodes:read_only" --expiry 2027-01-01T00:00:00',
   }),
@@ -640,7 +646,7 @@ export const profileOperations = [
     path: '/profile/tokens/{tokenId}',
     scopes: ['account:read_only'],
     paginated: false,
-    request: z.strictObject(TokenRef),
+    request: () => z.strictObject(TokenRef),
     response: PersonalAccessTokenSchema,
     example: 'profile tokens-view 123',
   }),
@@ -653,7 +659,7 @@ export const profileOperations = [
     path: '/profile/tokens/{tokenId}',
     scopes: ['account:read_write'],
     paginated: false,
-    request: z.strictObject({ ...TokenRef, label: TokenLabelSchema.optional() }),
+    request: () => z.strictObject({ ...TokenRef, label: TokenLabelSchema.optional() }),
     response: PersonalAccessTokenSchema,
     example: 'profile tokens-update 123 --label ci-old',
   }),
@@ -670,7 +676,7 @@ export const profileOperations = [
       consequence:
         'The token is invalidated immediately; requests with it fail, even if it is the token you are using.',
     },
-    request: z.strictObject(TokenRef),
+    request: () => z.strictObject(TokenRef),
     response: EmptyResultSchema,
     example: 'profile tokens-delete 123',
   }),

@@ -28,7 +28,7 @@ export const regionOperations = [
     paginated: true,
     // The envelope is returned, but the spec declares no page parameters (§1, note 2).
     pageParams: false,
-    request: z.strictObject({}),
+    request: () => z.strictObject({}),
     response: RegionSchema,
     example: 'regions list',
   }),
@@ -42,7 +42,7 @@ export const regionOperations = [
     access: 'public',
     scopes: [],
     paginated: false,
-    request: z.strictObject({ regionId: StringIdSchema }),
+    request: () => z.strictObject({ regionId: StringIdSchema }),
     response: RegionSchema,
     example: 'regions view us-east',
   }),

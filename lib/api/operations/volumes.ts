@@ -42,7 +42,7 @@ export const volumeOperations = [
     scopes: ['volumes:read_only'],
     paginated: true,
     filterable: ['label', 'tags'],
-    request: z.strictObject({ ...PageQuerySchema.shape }),
+    request: () => z.strictObject({ ...PageQuerySchema.shape }),
     response: VolumeSchema,
     example: 'volumes list --label my-volume',
   }),
@@ -57,27 +57,28 @@ export const volumeOperations = [
     charges: true,
     paginated: false,
     // Rule 2: region only without node_id; config_id only with node_id.
-    request: z
-      .strictObject({
-        label: VolumeLabelSchema,
-        config_id: IdSchema.optional(),
-        node_id: IdSchema.optional(),
-        region: text(1).optional(),
-        size: integer(1, 10240).optional(),
-        tags: TagsSchema.optional(),
-      })
-      .superRefine((v, ctx) => {
-        if (v.node_id === undefined && v.region === undefined) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['region'],
-            message: 'is required when node_id is not given',
-          });
-        }
-        if (v.config_id !== undefined && v.node_id === undefined) {
-          ctx.addIssue({ code: 'custom', path: ['config_id'], message: 'may only be given with node_id' });
-        }
-      }),
+    request: () =>
+      z
+        .strictObject({
+          label: VolumeLabelSchema,
+          config_id: IdSchema.optional(),
+          node_id: IdSchema.optional(),
+          region: text(1).optional(),
+          size: integer(1, 10240).optional(),
+          tags: TagsSchema.optional(),
+        })
+        .superRefine((v, ctx) => {
+          if (v.node_id === undefined && v.region === undefined) {
+            ctx.addIssue({
+              code: 'custom',
+              path: ['region'],
+              message: 'is required when node_id is not given',
+            });
+          }
+          if (v.config_id !== undefined && v.node_id === undefined) {
+            ctx.addIssue({ code: 'custom', path: ['config_id'], message: 'may only be given with node_id' });
+          }
+        }),
     response: VolumeSchema,
     watch: { statusField: 'status', final: ['active'], view: 'volumes.view' },
     example: 'volumes create --label db-data --region us-east --size 50',
@@ -91,7 +92,7 @@ export const volumeOperations = [
     path: '/volumes/{volumeId}',
     scopes: ['volumes:read_only'],
     paginated: false,
-    request: z.strictObject(VolumeRef),
+    request: () => z.strictObject(VolumeRef),
     response: VolumeSchema,
     example: 'volumes view 12',
   }),
@@ -103,11 +104,12 @@ export const volumeOperations = [
     path: '/volumes/{volumeId}',
     scopes: ['volumes:read_write'],
     paginated: false,
-    request: z.strictObject({
-      ...VolumeRef,
-      label: VolumeLabelSchema.optional(),
-      tags: TagsSchema.optional(),
-    }),
+    request: () =>
+      z.strictObject({
+        ...VolumeRef,
+        label: VolumeLabelSchema.optional(),
+        tags: TagsSchema.optional(),
+      }),
     response: VolumeSchema,
     example: 'volumes update 12 --label db-data-old',
   }),
@@ -121,7 +123,7 @@ export const volumeOperations = [
     scopes: ['volumes:read_write'],
     paginated: false,
     destructive: { consequence: 'Deletes the volume and all its data; this cannot be undone.' },
-    request: z.strictObject(VolumeRef),
+    request: () => z.strictObject(VolumeRef),
     response: EmptyResultSchema,
     example: 'volumes delete 12',
   }),
@@ -134,22 +136,23 @@ export const volumeOperations = [
     scopes: ['volumes:read_write', 'nodes:read_write'],
     paginated: false,
     // Rule 3: with persist_across_boots false, config_id must not be passed.
-    request: z
-      .strictObject({
-        ...VolumeRef,
-        node_id: IdSchema,
-        config_id: IdSchema.optional(),
-        persist_across_boots: bool().optional(),
-      })
-      .superRefine((v, ctx) => {
-        if (v.persist_across_boots === false && v.config_id !== undefined) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['config_id'],
-            message: 'must not be given when persist_across_boots is false',
-          });
-        }
-      }),
+    request: () =>
+      z
+        .strictObject({
+          ...VolumeRef,
+          node_id: IdSchema,
+          config_id: IdSchema.optional(),
+          persist_across_boots: bool().optional(),
+        })
+        .superRefine((v, ctx) => {
+          if (v.persist_across_boots === false && v.config_id !== undefined) {
+            ctx.addIssue({
+              code: 'custom',
+              path: ['config_id'],
+              message: 'must not be given when persist_across_boots is false',
+            });
+          }
+        }),
     response: VolumeSchema,
     example: 'volumes attach 12 --node-id 34',
   }),
@@ -163,7 +166,7 @@ export const volumeOperations = [
     grants: ['add_volumes'],
     charges: true,
     paginated: false,
-    request: z.strictObject({ ...VolumeRef, label: VolumeLabelSchema }),
+    request: () => z.strictObject({ ...VolumeRef, label: VolumeLabelSchema }),
     response: VolumeSchema,
     watch: { statusField: 'status', final: ['active'], view: 'volumes.view' },
     example: 'volumes clone 12 --label db-data-copy',
@@ -176,7 +179,7 @@ export const volumeOperations = [
     path: '/volumes/{volumeId}/detach',
     scopes: ['volumes:read_write', 'nodes:read_write'],
     paginated: false,
-    request: z.strictObject(VolumeRef),
+    request: () => z.strictObject(VolumeRef),
     response: EmptyResultSchema,
     example: 'volumes detach 12',
   }),
@@ -189,10 +192,11 @@ export const volumeOperations = [
     scopes: ['volumes:read_write'],
     charges: true,
     paginated: false,
-    request: z.strictObject({
-      ...VolumeRef,
-      size: integer(1, 10240),
-    }),
+    request: () =>
+      z.strictObject({
+        ...VolumeRef,
+        size: integer(1, 10240),
+      }),
     response: VolumeSchema,
     watch: { statusField: 'status', final: ['active'], view: 'volumes.view' },
     example: 'volumes resize 12 --size 100',

@@ -1,4 +1,4 @@
-import type { BotArg, BotCommand, BotFlag } from '../bot-command-specs.js';
+import type { BotArg, BotCommand, BotFlag, BotSubcommand } from '../bot-command-specs.js';
 import { isBooleanWord } from '../field-values.js';
 import { normalizeName } from '../names.js';
 import { SLASH_COMMAND } from '../registry.js';
@@ -21,6 +21,8 @@ interface Accepts {
   readonly name: string;
   readonly args: readonly BotArg[];
   readonly flags: readonly BotFlag[];
+  /** Optional words after the required ones (`runbook run NAME ARGS…`), kept as typed. */
+  readonly trailing?: BotSubcommand['trailing'];
 }
 
 export function parseBotCommand(command: BotCommand, tokens: readonly Token[]): BotParse {
@@ -82,7 +84,12 @@ function chooseSubcommand(command: BotCommand, tokens: readonly Token[], usage: 
   }
   return {
     kind: 'chosen',
-    accepts: { name: `${command.name} ${found.name}`, args: found.args ?? [], flags: found.flags ?? [] },
+    accepts: {
+      name: `${command.name} ${found.name}`,
+      args: found.args ?? [],
+      flags: found.flags ?? [],
+      ...(found.trailing && { trailing: found.trailing }),
+    },
     subcommand: found.name,
     rest: after,
   };
@@ -140,6 +147,18 @@ function readArgs(accepts: Accepts, words: readonly string[], problems: string[]
   const expected = accepts.args;
   const names = expected.map((arg) => arg.name);
   const name = `\`${accepts.name}\``;
+  const trailing = accepts.trailing;
+  if (trailing && words.length > expected.length) {
+    const extra = words.slice(expected.length);
+    if (extra.length > trailing.max) {
+      problems.push(
+        `Too many ${trailing.name}: ${name} takes at most ${trailing.max}, but ${given(extra.length)}.`,
+      );
+      return [];
+    }
+    const { trailing: _, ...required } = accepts;
+    return [...readArgs(required, words.slice(0, expected.length), problems), ...extra];
+  }
   if (words.length > expected.length) {
     // The extra words are not repeated: someone may have pasted a token after `login`.
     const takes = expected.length === 0 ? 'takes no arguments' : `takes ${names.join(' ')} only`;

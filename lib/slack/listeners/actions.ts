@@ -16,6 +16,7 @@ const operations = () => import('../../api/operations/index.js');
 const approvals = () => import('../approvals.js');
 const botCommands = () => import('../bot-command-handlers.js');
 const forms = () => import('../forms.js');
+const homeActions = () => import('../home-actions.js');
 
 /** Buttons and menus: run an operation, page a listing, decide an approval, log in. */
 export function registerActions(app: App, deps: BotDeps): void {
@@ -101,7 +102,8 @@ export function registerActions(app: App, deps: BotDeps): void {
   ] as const) {
     app.action(actionIdPattern(actionId), async ({ ack, body, action, respond, client }) => {
       await ack();
-      const ctx = actionContext(body);
+      // The card's buttons, or the same buttons on the clicker's Home tab.
+      const ctx = actionContext(body) ?? homeClickContext(body);
       if (!ctx || action.type !== 'button') return;
       const claim = isFirstClick(deps, ctx, action);
       // On a cold start the payload's schema and the approvals module take longer to load than
@@ -116,14 +118,27 @@ export function registerActions(app: App, deps: BotDeps): void {
           ? (await approvals()).decide(deps, client, ctx, payload.approvalId, decision)
           : notice('That button is out of date.'),
       );
-      // What the clicker alone is told: a new ephemeral message, the card stays as it is.
-      if (reply) await respond({ ...responseBody(reply, false), response_type: 'ephemeral' });
+      // What the clicker alone is told: a new ephemeral message, the card stays as it is; from
+      // Home (no response_url) a direct message, while the Home itself is published again.
+      if (!reply) return;
+      if (ctx.responseUrl) await respond({ ...responseBody(reply, false), response_type: 'ephemeral' });
+      else await tellDirectly(deps, client, ctx, reply);
     });
   }
 
+  app.action(ActionId.homeReport, async ({ ack, body, action, client }) => {
+    await ack();
+    const ctx = homeClickContext(body);
+    if (!ctx || action.type !== 'button' || !(await isFirstClick(deps, ctx, action))) return;
+    const reply = await safely(deps, ctx, undefined, async () =>
+      (await homeActions()).answerHomeReportButton(deps, ctx, client, action.value),
+    );
+    if (reply) await tellDirectly(deps, client, ctx, reply);
+  });
+
   app.action(ActionId.login, async ({ ack, body, client, respond }) => {
     await ack();
-    const ctx = actionContext(body);
+    const ctx = actionContext(body) ?? homeClickContext(body);
     if (!ctx) return;
     const reply = await safely(deps, ctx, undefined, async () =>
       (await botCommands()).handleBotCommand(
@@ -131,7 +146,9 @@ export function registerActions(app: App, deps: BotDeps): void {
         { kind: 'bot', command: 'login', args: [], flags: {} },
       ),
     );
-    if (reply) await respond(responseBody(reply, false));
+    if (!reply) return;
+    if (ctx.responseUrl) await respond(responseBody(reply, false));
+    else await tellDirectly(deps, client, ctx, reply);
   });
 }
 
@@ -153,6 +170,46 @@ async function decodeExport(value: string | undefined): Promise<ExportPayload | 
 async function decodeApproval(value: string | undefined): Promise<ApprovalPayload | undefined> {
   const { decodeActionValue, ApprovalPayloadSchema } = await interactions();
   return decodeActionValue(ApprovalPayloadSchema, value);
+}
+
+/**
+ * A click on a view (the person's Home tab): Slack sends no channel and no `response_url`, so it
+ * is answered in the person's direct messages with the app (posting to a user id opens them).
+ * Run, paging, menu and file buttons are on messages only and need the message's channel: those
+ * listeners take message clicks alone (`actionContext`).
+ */
+function homeClickContext(body: {
+  team?: { id: string } | null;
+  user: { id: string; team_id?: string };
+  container?: { type?: string };
+  trigger_id?: string;
+}): RequestContext | undefined {
+  const team = body.team?.id ?? body.user.team_id;
+  if (!team || body.container?.type !== 'view') return undefined;
+  return {
+    team,
+    user: body.user.id,
+    channel: body.user.id,
+    triggerId: body.trigger_id,
+    correlationId: randomUUID(),
+  };
+}
+
+/** What a Home click's clicker is told, by direct message; a message Slack refuses is only logged. */
+async function tellDirectly(
+  deps: BotDeps,
+  client: WebClient,
+  ctx: RequestContext,
+  reply: Reply,
+): Promise<void> {
+  try {
+    await client.chat.postMessage({ channel: ctx.user, text: reply.text, blocks: [...reply.blocks] });
+  } catch (error) {
+    deps.logger.warn('answer to a Home click not sent', {
+      correlationId: ctx.correlationId,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
 }
 
 /** Bolt's block_actions body, narrowed to what the listeners need. */

@@ -19,6 +19,7 @@ import { isFirstCommandDelivery } from './deliveries.js';
 // flags and its form need the operations table and zod, which the command catalog stands in for
 // until a command names an operation.
 const botCommands = () => import('../bot-command-handlers.js');
+const aliases = () => import('../alias-command.js');
 const errorReplies = () => import('../render/errors.js');
 const forms = () => import('../forms.js');
 const fullParser = () => import('../../commands/parse.js');
@@ -55,7 +56,22 @@ export function registerCommands(app: App, deps: BotDeps): void {
       // so they load while the claim is in flight instead of after it. A repeated delivery only
       // loads modules it would have loaded anyway.
       if (front.kind === 'operation-args') preloadOperationAnswer();
-      return (await claim) ? answerCommand(deps, ctx, front, command.text, client) : undefined;
+      if (!(await claim)) return undefined;
+      // A word that names no command may be an alias of this channel or workspace: its expansion
+      // is answered exactly as if it had been typed.
+      if (front.kind === 'error') {
+        const viaAlias = await (await aliases()).answerAliasCall(
+          deps,
+          ctx,
+          command.text,
+          (expanded, text) => {
+            name = namedCommand(expanded);
+            return answerCommand(deps, ctx, expanded, text, client);
+          },
+        );
+        if (viaAlias !== 'not-an-alias') return viaAlias;
+      }
+      return answerCommand(deps, ctx, front, command.text, client);
     });
     await ack(reply ? ackBody(reply) : undefined);
     if (deps.metrics) {

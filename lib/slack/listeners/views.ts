@@ -13,7 +13,7 @@ const errorReplies = () => import('../render/errors.js');
 const worker = () => import('../worker.js');
 const stepUp = () => import('../step-up.js');
 
-/** Modal submissions: an operation's form, the private login form, and a step-up code. */
+/** Modal submissions: an operation's form, the private login form, a step-up code and a runbook's steps. */
 export function registerViews(app: App, deps: BotDeps): void {
   app.view(CallbackId.operationForm, async ({ ack, body, view, client }) => {
     const submission = (await forms()).readOperationForm(view);
@@ -77,6 +77,18 @@ export function registerViews(app: App, deps: BotDeps): void {
       };
     });
     await ack(result.ack);
+  });
+  app.view(CallbackId.runbookAdd, async ({ ack, body, view, client }) => {
+    const { handleRunbookSubmission } = await import('../runbooks.js');
+    const result = await handleRunbookSubmission(
+      { ...deps, slack: client },
+      { team: body.team?.id ?? body.user.team_id ?? '', user: body.user.id, view },
+    ).catch(async (error: unknown) => {
+      const text = (await errorReplies()).modalErrorText(error);
+      if (text === undefined) throw error;
+      return { response_action: 'errors' as const, errors: { steps: text } };
+    });
+    await ack(result);
   });
 }
 

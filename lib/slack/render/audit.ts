@@ -16,6 +16,9 @@ const BOT_ACTION_WORDS: Readonly<Record<string, (target: string) => string>> = {
   'approvals.policy': () => 'changed the approval policy',
   'app.uninstalled': () => 'uninstalled the app',
   'app.tokens_revoked': () => "revoked the app's tokens",
+  'alias.add': (target) => `added ${target || 'an alias'}`,
+  'alias.remove': (target) => `removed ${target || 'an alias'}`,
+  'alias.run': (target) => `used ${target || 'an alias'}`,
 };
 
 /** What the actor did to an operation, and how it ended, by the entry's result. */

@@ -32,7 +32,9 @@ export function verdictText(
         ? 'it is gone now'
         : strategy === 'appears'
           ? 'a new one matching the request is there now'
-          : 'it shows the requested values now';
+          : strategy === 'event'
+            ? "the account's events (or the node's status) show it started after the request was sent"
+            : 'it shows the requested values now';
     return `${name} went through after all: read back, ${seen}. Check with ${command}.`;
   }
   if (verdict.check === 'unknowable') {
@@ -46,7 +48,9 @@ export function verdictText(
       ? 'it is still there'
       : strategy === 'appears'
         ? 'no new one has appeared'
-        : 'it does not show the requested values';
+        : strategy === 'event'
+          ? "the account's events show no sign of it since the request was sent"
+          : 'it does not show the requested values';
   return (
     `Still unknown after ${verdict.waited}: ${still}, so it most likely did not happen, but the API never said so. ` +
     `Check with ${command} before running it again.`

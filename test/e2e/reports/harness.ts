@@ -16,7 +16,7 @@ import {
 import type { BotDeps } from '../../../lib/slack/context.js';
 import type { Reply } from '../../../lib/slack/reply.js';
 import { handleReportsCommand } from '../../../lib/slack/reports-command.js';
-import { slackStatusWatches } from '../../../lib/slack/status-watch.js';
+import { slackStatusWatchesFollowingRunbooks } from '../../../lib/slack/runbooks.js';
 import { createSlackWebClient } from '../../../lib/slack/web-client.js';
 import { runWorkerJob } from '../../../lib/slack/worker.js';
 import type { ReportSubscription } from '../../../lib/store/index.js';
@@ -89,7 +89,7 @@ export async function startReporterHarness(
     slack,
     logger,
     slackInstall,
-    statusWatchSurface: slackStatusWatches({ store: stack.store, slack, logger }),
+    statusWatchSurface: slackStatusWatchesFollowingRunbooks({ store: stack.store, slack, logger, api }),
   };
   const handoff = new InProcessHandoff((job) => runWorkerJob(deps, job));
   const botDeps: BotDeps = {

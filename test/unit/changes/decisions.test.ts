@@ -33,6 +33,7 @@ afterAll(() => table.dispose());
 function recordingSurface(group: GroupMembers = { kind: 'members', users: [] }) {
   const told: ApprovalEvent[] = [];
   const surface: ApprovalSurface = {
+    requestChanged: async () => undefined,
     canPostCard: async () => ({ kind: 'open' }),
     postCard: async () => ({ kind: 'posted', ts: '1718000000.000100' }),
     markCardUnsaved: async () => undefined,
@@ -108,6 +109,30 @@ describe('decide', () => {
     expect(entries.filter((entry) => entry.approvalId === approval.id).map((entry) => entry.result)).toEqual([
       'approved',
     ]);
+  });
+
+  it("starts loading the hand-off's client before the card, thread and audit writes, only when approved", async () => {
+    const steps: string[] = [];
+    const { surface } = recordingSurface();
+    const watched: ApprovalSurface = {
+      ...surface,
+      showCard: async (shown) => {
+        steps.push('card');
+        return surface.showCard(shown);
+      },
+    };
+    const handoff = {
+      prepare: () => void steps.push('prepare'),
+      dispatch: async () => void steps.push('dispatch'),
+    };
+    const { deps: d } = deps();
+    const refused = await pendingRequest();
+    await decide({ ...d, handoff }, watched, click(REQUESTER), refused.id, 'approve');
+    expect(steps).toEqual([]);
+
+    const approval = await pendingRequest();
+    await decide({ ...d, handoff }, watched, click(APPROVER), approval.id, 'approve');
+    expect(steps).toEqual(['prepare', 'card', 'dispatch']);
   });
 
   it('says the approver group could not be read, instead of "not an approver"', async () => {

@@ -52,8 +52,10 @@ describe('the registry', () => {
       'approvals',
       'policy',
       'reports',
+      'alias',
       'audit',
       'mfa',
+      'runbook',
     ]);
     const topic = fixtureRegistry.findTopic('Reports');
     expect(topic.found && isBotCommand(topic.value) && topic.value.name).toBe('reports');

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { reportKindOf } from '../../../lib/reports/kinds.js';
 import {
   describeSchedule,
   firstRunAt,
@@ -12,10 +13,11 @@ import {
   scheduleFromFlags,
   wallClockAt,
 } from '../../../lib/reports/schedule.js';
-import type { ReportSchedule } from '../../../lib/store/report-subscriptions.js';
+import type { ReportKind, ReportSchedule } from '../../../lib/store/report-subscriptions.js';
 
 const at = (iso: string) => new Date(iso);
 const daily = (time: string, tz: string) => ({ type: 'daily', time, tz }) as const;
+const rulesOf = (kind: ReportKind) => reportKindOf(kind).schedule;
 
 describe('parseInterval', () => {
   it.each([
@@ -78,16 +80,19 @@ describe('parseDailyTime and parseTimeZone', () => {
 
 describe('scheduleFromFlags', () => {
   it('defaults digests and charts to 09:00 daily and alerts to every five minutes', () => {
-    expect(scheduleFromFlags('issues', {})).toEqual({ ok: true, value: daily('09:00', 'UTC') });
-    expect(scheduleFromFlags('stats', { tz: 'Asia/Kolkata' })).toEqual({
+    expect(scheduleFromFlags(rulesOf('issues'), {})).toEqual({ ok: true, value: daily('09:00', 'UTC') });
+    expect(scheduleFromFlags(rulesOf('stats'), { tz: 'Asia/Kolkata' })).toEqual({
       ok: true,
       value: daily('09:00', 'Asia/Kolkata'),
     });
-    expect(scheduleFromFlags('alerts', {})).toEqual({ ok: true, value: { type: 'every', minutes: 5 } });
+    expect(scheduleFromFlags(rulesOf('alerts'), {})).toEqual({
+      ok: true,
+      value: { type: 'every', minutes: 5 },
+    });
   });
 
   it('combines --daily with --tz', () => {
-    expect(scheduleFromFlags('issues', { daily: '17:30', tz: 'America/New_York' })).toEqual({
+    expect(scheduleFromFlags(rulesOf('issues'), { daily: '17:30', tz: 'America/New_York' })).toEqual({
       ok: true,
       value: daily('17:30', 'America/New_York'),
     });
@@ -100,7 +105,7 @@ describe('scheduleFromFlags', () => {
     ['--tz for alerts', 'alerts', { tz: 'Europe/Berlin' }, '--tz'],
     ['a bad zone', 'issues', { daily: '09:00', tz: 'Nowhere' }, 'IANA'],
   ] as const)('refuses %s', (_case, kind, flags, mentioned) => {
-    const result = scheduleFromFlags(kind, flags);
+    const result = scheduleFromFlags(rulesOf(kind), flags);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.message).toContain(mentioned);
   });

@@ -57,6 +57,9 @@ async function buildSlackFunction(): Promise<SlackBuild> {
     absWorkingDir: ROOT,
     write: false,
     metafile: true,
+    // Inputs named as `node_modules/…` even where node_modules is a link (a second checkout that
+    // shares the first one's): the paths below are matched by that name.
+    preserveSymlinks: true,
     sourcemap: false,
     logLevel: 'silent',
   });

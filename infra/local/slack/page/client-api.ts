@@ -53,6 +53,13 @@ export interface ClientView {
   readonly blocks: readonly unknown[];
 }
 
+/** The Home tab the app last published for this person (`views.publish`). */
+export interface ClientHome {
+  readonly id: string;
+  readonly hash: string;
+  readonly blocks: readonly unknown[];
+}
+
 /** A workspace of the stand-in, as the page's workspace switcher lists it. */
 export interface ClientTeam {
   readonly id: string;
@@ -90,6 +97,8 @@ export interface ClientState {
   readonly messages: readonly ClientMessage[];
   /** The modal on top of this person's stack, if one is open. */
   readonly view?: ClientView;
+  /** The app's Home tab for this person, once the app has published one. */
+  readonly home?: ClientHome;
   /** `slack_file` ids in blocks → where the page loads them. */
   readonly files: Readonly<Record<string, ClientFile>>;
 }
@@ -123,7 +132,7 @@ export interface ClientCompletionData {
   readonly topics: readonly ClientCompletionTopic[];
 }
 
-/** `POST /api/command`, `/api/click`, `/api/view` and `/api/view/close`. */
+/** `POST /api/command`, `/api/click`, `/api/view`, `/api/view/close`, `/api/home` and `/api/home/click`. */
 export interface ClientActionResult {
   readonly ok: boolean;
   readonly durationMs?: number;

@@ -436,7 +436,7 @@ function blockKitObject(value) {
 /**
  * Where a block is drawn: in a message (its buttons and menus act on it) or in a modal (its
  * inputs are the form).
- * @typedef {{ message?: ClientMessage; interactive: boolean; form?: boolean }} RenderContext
+ * @typedef {{ message?: ClientMessage; interactive: boolean; form?: boolean; homeView?: string }} RenderContext
  */
 
 /**
@@ -444,6 +444,8 @@ function blockKitObject(value) {
  * @property {string} team
  * @property {string} user
  * @property {string} channel
+ * @property {boolean} home Whether the app's Home tab is shown instead of the channel.
+ * @property {string} homeOpenedFor Whose Home was last opened: `${team} ${user}`.
  * @property {ClientState | undefined} state
  * @property {ClientCompletionData} commands
  * @property {string} commandsFor Who and where `commands` was fitted to: `${user} ${channel}`.
@@ -470,6 +472,7 @@ function startSandbox() {
     teams: byTestId('workspace-list', HTMLElement),
     users: byTestId('user-picker', HTMLSelectElement),
     channels: byTestId('channel-list', HTMLElement),
+    homeLink: byTestId('home-link', HTMLAnchorElement),
     channelName: byTestId('channel-name', HTMLElement),
     actingAs: byTestId('acting-as', HTMLElement),
     connection: byTestId('connection', HTMLElement),
@@ -494,6 +497,8 @@ function startSandbox() {
     team: params.get('team') ?? '',
     user: params.get('user') ?? '',
     channel: params.get('channel') ?? '',
+    home: params.get('tab') === 'home',
+    homeOpenedFor: '',
     state: undefined,
     commands: { command: '/cloud', topics: [] },
     commandsFor: '',
@@ -620,9 +625,20 @@ function startSandbox() {
     ui.channel = state.channel.id;
     // Completion is fitted to who is typing and where: reload it when either changes.
     if (moved || !ui.commandsFor) loadCommands();
-    const address = new URLSearchParams({ team: ui.team, user: ui.user, channel: ui.channel });
+    const address = new URLSearchParams({
+      team: ui.team,
+      user: ui.user,
+      channel: ui.channel,
+      ...(ui.home ? { tab: 'home' } : {}),
+    });
     history.replaceState(null, '', `?${address}`);
     render();
+    // Opening Home as someone (again, after switching who you are) is what tells the app.
+    const seat = `${ui.team} ${ui.user}`;
+    if (ui.home && ui.homeOpenedFor !== seat) {
+      ui.homeOpenedFor = seat;
+      openHome();
+    }
     // Services change with the bot's actions too (a "Disable monitoring" button).
     if (!els.monitoring.hidden) loadMonitoring();
   }
@@ -785,16 +801,67 @@ function startSandbox() {
         link.dataset.testid = 'channel-link';
         link.dataset.channel = channel.id;
         link.dataset.channelName = channel.name;
-        link.classList.toggle('active', channel.id === state.channel.id);
+        link.classList.toggle('active', !ui.home && channel.id === state.channel.id);
         return link;
       }),
     );
     const me = users.find((user) => user.id === state.user);
-    els.channelName.textContent = `${state.channel.isIm ? '@' : '#'}${state.channel.name}`;
+    els.homeLink.href = `?${new URLSearchParams({ user: state.user, channel: state.channel.id, tab: 'home' })}`;
+    els.homeLink.classList.toggle('active', ui.home);
+    els.channelName.textContent = ui.home
+      ? 'Home · Cloud'
+      : `${state.channel.isIm ? '@' : '#'}${state.channel.name}`;
     els.actingAs.textContent = me ? `as ${me.realName}` : '';
   }
 
+  function renderHome() {
+    const list = els.messages;
+    const { home } = loadedState();
+    const tab = node('div', 'home-tab');
+    tab.dataset.testid = 'home-tab';
+    if (home) {
+      tab.dataset.viewId = home.id;
+      tab.append(blocksElement(home.blocks, { interactive: true, homeView: home.id }));
+    } else {
+      tab.append(node('div', 'empty', 'The app has not published a Home tab for you yet.'));
+    }
+    list.replaceChildren(tab);
+    ui.messageCount = -1;
+    list.dataset.ready = 'true';
+  }
+
+  /** Opening the Home tab: Slack tells the app (`app_home_opened`), which publishes it. */
+  async function openHome() {
+    setStatus('Opening Home…', 'pending');
+    const result = await post('/api/home', { user: ui.user });
+    report('Opened Home', result);
+    scheduleRefresh();
+  }
+
+  /**
+   * A click on the Home tab: Slack sends it from the view, with no channel and no response_url.
+   * @param {string} viewId
+   * @param {BlockKitObject} element
+   * @param {string} what
+   */
+  async function clickHome(viewId, element, what) {
+    if (!confirmed(element.confirm)) return;
+    setStatus(`${what}…`, 'pending');
+    const result = await post('/api/home/click', {
+      user: ui.user,
+      viewId,
+      actionId: element.action_id,
+      ...(element.value === undefined ? {} : { value: element.value }),
+    });
+    report(what, result);
+    scheduleRefresh();
+  }
+
   function renderMessages() {
+    if (ui.home) {
+      renderHome();
+      return;
+    }
     const list = els.messages;
     const nearBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 60;
     const { messages } = loadedState();
@@ -1127,6 +1194,15 @@ function startSandbox() {
         button.dataset.testid = 'button';
         button.dataset.actionId = element.action_id ?? '';
         button.dataset.label = label;
+        const homeView = context.interactive ? context.homeView : undefined;
+        if (homeView !== undefined) {
+          button.addEventListener('click', async () => {
+            button.disabled = true;
+            await clickHome(homeView, element, `Clicked “${label}”`);
+            button.disabled = false;
+          });
+          return button;
+        }
         if (message === undefined) {
           button.disabled = true;
           button.title = 'Buttons inside modals are not sent by the sandbox.';

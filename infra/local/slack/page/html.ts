@@ -25,6 +25,7 @@ body { margin: 0; height: 100vh; display: flex; }
 .sidebar h2 { font-size: 13px; font-weight: 600; margin: 14px 16px 4px; color: var(--sidebar-text); }
 .channel-link { display: block; padding: 4px 16px; color: var(--sidebar-text); text-decoration: none; }
 .channel-link:hover { background: #350d36; }
+.home-tab { padding: 8px 0; }
 .channel-link.active { background: var(--sidebar-active); color: #fff; }
 .workspaces { padding: 8px 0; border-bottom: 1px solid #5d2c5d; }
 .add-to-slack { display: inline-block; margin: 2px 16px 6px; padding: 2px 8px; border-radius: 4px; background: #fff; color: var(--sidebar); font-size: 12px; font-weight: 700; text-decoration: none; }
@@ -122,6 +123,8 @@ const BODY = `
     <label for="user-picker">You are</label>
     <select id="user-picker" data-testid="user-picker"></select>
   </div>
+  <h2>Apps</h2>
+  <nav><a class="channel-link" data-testid="home-link" href="?tab=home">🏠 Cloud · Home</a></nav>
   <h2>Channels</h2>
   <nav data-testid="channel-list"></nav>
   <section class="monitoring" data-testid="monitoring" hidden>

@@ -96,6 +96,13 @@ const ViewSubmitRequestSchema = z.object({
   values: z.record(z.string().max(255), z.record(z.string().max(255), z.string().max(3000))),
 });
 
+const HomeClickRequestSchema = z.object({
+  ...SeatFields,
+  viewId: z.string().min(1).max(64),
+  actionId: z.string().min(1).max(255),
+  value: z.string().max(2000).optional(),
+});
+
 const ViewCloseRequestSchema = z.object({ ...SeatFields, viewId: z.string().min(1).max(64) });
 
 const RaiseIssueRequestSchema = z.object({
@@ -413,6 +420,38 @@ export function createPageHandler(workspace: SlackWorkspace, options: PageHandle
     return describeDelivery(delivery);
   }
 
+  /** The person opens the app's Home tab: Slack sends `app_home_opened`, the app publishes it. */
+  async function openHome(body: unknown): Promise<ActionResult> {
+    const input = parseRequest(z.object(SeatFields), body);
+    const team = teamOf(input.team);
+    const { user } = resolveSeat(store, input.user, undefined, scopeOf(team));
+    try {
+      return describeDelivery(await workspaceIn(team).openHome(user));
+    } catch (error) {
+      return unreachable(error);
+    }
+  }
+
+  /** A click on the person's Home tab: `block_actions` from a view, no channel, no response_url. */
+  async function clickHome(body: unknown): Promise<ActionResult> {
+    const input = parseRequest(HomeClickRequestSchema, body);
+    const team = teamOf(input.team);
+    const { user } = resolveSeat(store, input.user, undefined, scopeOf(team));
+    const home = store.homeView(team.id, user);
+    if (!home || home.id !== input.viewId) throw new HttpError(404, 'That Home tab is no longer shown.');
+    try {
+      return describeDelivery(
+        await workspaceIn(team).clickInView(user, home, {
+          actionId: input.actionId,
+          ...(input.value === undefined ? {} : { value: input.value }),
+        }),
+      );
+    } catch (error) {
+      if (typeof (error as { code?: unknown }).code === 'string') return unreachable(error);
+      throw new HttpError(409, 'That button is no longer on your Home tab. It may have just been updated.');
+    }
+  }
+
   function ownOpenView(user: string, viewId: string, team: SlackTeam) {
     resolveSeat(store, user, undefined, scopeOf(team));
     const view = store.view(viewId);
@@ -501,6 +540,8 @@ export function createPageHandler(workspace: SlackWorkspace, options: PageHandle
         '/api/click': click,
         '/api/view': submitView,
         '/api/view/close': closeView,
+        '/api/home': openHome,
+        '/api/home/click': clickHome,
         '/api/monitoring/issue': raiseIssue,
         '/api/monitoring/resolve': resolveIssue,
       };

@@ -2,6 +2,7 @@ import type { SlackTeam } from '../oauth.js';
 import type { SlackChannel, SlackStore, SlackUser, StoredFile, StoredMessage, StoredView } from '../store.js';
 import { fileUrl, mimeTypeOf } from '../web-api.js';
 import type {
+  ClientHome,
   ClientChannel as PageChannel,
   ClientFile as PageFile,
   ClientMessage as PageMessage,
@@ -14,7 +15,7 @@ import type {
 /**
  * What the sandbox page shows one person in one channel: the channel's messages as that person
  * sees them (public ones plus the ephemeral ones shown to them), threads folded under their
- * parent, and the modal open for them. Built from the stand-in's store; file bytes and other
+ * parent, the modal open for them and the app's Home tab. Built from the stand-in's store; file bytes and other
  * people's ephemeral messages never leave the server.
  */
 
@@ -189,6 +190,8 @@ export function openViewFor(store: SlackStore, user: string, team?: string): Sto
       (view) =>
         view.user === user &&
         !view.closed &&
+        // The Home tab is a view too, but it is no modal.
+        view.view.type !== 'home' &&
         (team === undefined || view.team === undefined || view.team === team),
     )
     .sort((a, b) => a.openedAt - b.openedAt)
@@ -204,6 +207,15 @@ function pageView(stored: StoredView): PageView {
     title: plainTextOf(view.title) ?? 'Modal',
     ...(submit === undefined ? {} : { submit }),
     close: plainTextOf(view.close) ?? 'Cancel',
+    blocks: Array.isArray(view.blocks) ? view.blocks : [],
+  };
+}
+
+function pageHome(stored: StoredView): ClientHome {
+  const { view } = stored;
+  return {
+    id: stored.id,
+    hash: typeof view.hash === 'string' ? view.hash : `${stored.history.length}`,
     blocks: Array.isArray(view.blocks) ? view.blocks : [],
   };
 }
@@ -237,6 +249,7 @@ export function pageState(
   const { user, channel } = resolveSeat(store, requestedUser, requestedChannel, scope);
   const team = scope?.team ?? store.seed.team;
   const view = openViewFor(store, user, team.id);
+  const home = store.homeView(team.id, user);
   return {
     team: team.name,
     teamId: team.id,
@@ -252,6 +265,7 @@ export function pageState(
     users: store.seed.users.map(pageUser),
     messages: messagesSeenBy(store, baseUrl, channel.id, user),
     ...(view === undefined ? {} : { view: pageView(view) }),
+    ...(home === undefined ? {} : { home: pageHome(home) }),
     files: referencedFiles(store, baseUrl),
   };
 }

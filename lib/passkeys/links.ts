@@ -1,0 +1,51 @@
+import type { Store } from '../store/index.js';
+import { passkeyLinkUrl, type RelyingParty } from './paths.js';
+
+/**
+ * The two ways into the passkey page. The mfa command posts an enrollment link to the person
+ * alone (an ephemeral message); a step-up challenge posts an approval link the same way. Each is
+ * a fresh one-time link (`lib/store/passkey-links.ts`) bound to that person, and an approval link
+ * also to its challenge.
+ */
+
+/** Setting up a passkey may mean finding a security key: ten minutes. */
+export const ENROLLMENT_LINK_SECONDS = 10 * 60;
+/** Approving is one touch on a passkey already set up: five minutes. */
+export const APPROVAL_LINK_SECONDS = 5 * 60;
+
+export interface PasskeyLinkContext {
+  readonly store: Pick<Store, 'passkeyLinks'>;
+  readonly relyingParty: RelyingParty;
+}
+
+export interface PasskeyLinkOffer {
+  /** To post to the person only: whoever holds it can use it once, within its minutes. */
+  readonly url: string;
+  readonly validUntil: Date;
+}
+
+export async function passkeyEnrollmentLink(
+  ctx: PasskeyLinkContext,
+  who: { readonly teamId: string; readonly userId: string },
+): Promise<PasskeyLinkOffer> {
+  const { token, validUntil } = await ctx.store.passkeyLinks.issue({
+    team: who.teamId,
+    user: who.userId,
+    purpose: { kind: 'enroll' },
+    lifetimeSeconds: ENROLLMENT_LINK_SECONDS,
+  });
+  return { url: passkeyLinkUrl(ctx.relyingParty, token), validUntil };
+}
+
+export async function passkeyApprovalLink(
+  ctx: PasskeyLinkContext,
+  challenge: { readonly teamId: string; readonly userId: string; readonly challengeId: string },
+): Promise<PasskeyLinkOffer> {
+  const { token, validUntil } = await ctx.store.passkeyLinks.issue({
+    team: challenge.teamId,
+    user: challenge.userId,
+    purpose: { kind: 'approve', challengeId: challenge.challengeId },
+    lifetimeSeconds: APPROVAL_LINK_SECONDS,
+  });
+  return { url: passkeyLinkUrl(ctx.relyingParty, token), validUntil };
+}

@@ -1,0 +1,175 @@
+import { randomBytes } from 'node:crypto';
+import { DOCUMENT_PAGE_STYLE, escapeHtml } from '../slack/page-style.js';
+
+/**
+ * The passkey page: one card, its style and script inline (it loads nothing else), under a
+ * Content-Security-Policy that lets only this response's own script and style run and lets it
+ * talk only to its own origin. The script asks the bot for the ceremony's options, hands them to
+ * `navigator.credentials.create` (enroll) or `.get` (approve) with the base64url fields turned
+ * into bytes and back, and posts the browser's answer for checking. Referrer-Policy keeps the
+ * link (its token is in the path) out of any request the page makes.
+ */
+
+export type PasskeyPageKind = 'enroll' | 'approve';
+
+export interface PasskeyPage {
+  readonly html: string;
+  readonly headers: Record<string, string>;
+}
+
+const ACTIONS: Record<PasskeyPageKind, { title: string; intro: string; button: string }> = {
+  enroll: {
+    title: 'Set up a passkey',
+    intro:
+      'Create a passkey for approving requests in Slack. Your device asks for your fingerprint, face or PIN; the bot keeps only the public key.',
+    button: 'Create passkey',
+  },
+  approve: {
+    title: 'Confirm with your passkey',
+    intro: 'Use your passkey to confirm your decision in Slack. Nothing is recorded until it checks out.',
+    button: 'Use passkey',
+  },
+};
+
+/** The page with the button for a link that can be used. */
+export function ceremonyPage(kind: PasskeyPageKind): PasskeyPage {
+  const nonce = randomBytes(16).toString('base64');
+  const action = ACTIONS[kind];
+  const body = `<p>${escapeHtml(action.intro)}</p><p class="actions"><button type="button" class="button primary" id="passkey-start" data-kind="${kind}">${escapeHtml(action.button)}</button></p><p id="passkey-result" role="status" aria-live="polite" data-state="idle"></p><script nonce="${nonce}">${PAGE_SCRIPT}</script>`;
+  return { html: documentWithNonce(action.title, body, nonce), headers: pageHeaders(nonce) };
+}
+
+/** A page that only tells (a link used, expired, unknown, or the bot not ready for passkeys). */
+export function noticePage(title: string, text: string): PasskeyPage {
+  const nonce = randomBytes(16).toString('base64');
+  return {
+    html: documentWithNonce(
+      title,
+      `<p id="passkey-result" data-state="refused">${escapeHtml(text)}</p>`,
+      nonce,
+    ),
+    headers: pageHeaders(nonce),
+  };
+}
+
+function documentWithNonce(title: string, body: string, nonce: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style nonce="${nonce}">${DOCUMENT_PAGE_STYLE}#passkey-result[data-state="refused"]{color:var(--danger)}#passkey-result[data-state="done"]{color:var(--primary);font-weight:700}</style></head><body><main class="card"><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
+}
+
+function pageHeaders(nonce: string): Record<string, string> {
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer',
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': [
+      "default-src 'none'",
+      `script-src 'nonce-${nonce}'`,
+      `style-src 'nonce-${nonce}'`,
+      "connect-src 'self'",
+      "base-uri 'none'",
+      "form-action 'none'",
+      "frame-ancestors 'none'",
+    ].join('; '),
+  };
+}
+
+/**
+ * The browser's side, as plain ES2020 (no build step, no library). WebAuthn's JSON forms carry
+ * bytes as base64url; the browser's API wants ArrayBuffers, so the few byte fields are converted
+ * each way by name.
+ */
+const PAGE_SCRIPT = `(() => {
+  const button = document.getElementById('passkey-start');
+  const result = document.getElementById('passkey-result');
+  const kind = button.dataset.kind;
+  const here = location.pathname.replace(/\\/+$/, '');
+  const toBytes = (text) => {
+    const base64 = text.replace(/-/g, '+').replace(/_/g, '/');
+    const padded = base64 + '='.repeat((4 - (base64.length % 4)) % 4);
+    return Uint8Array.from(atob(padded), (c) => c.charCodeAt(0)).buffer;
+  };
+  const toText = (buffer) => {
+    if (!buffer) return undefined;
+    let binary = '';
+    for (const byte of new Uint8Array(buffer)) binary += String.fromCharCode(byte);
+    return btoa(binary).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
+  };
+  const show = (state, text) => {
+    result.dataset.state = state;
+    result.textContent = text;
+  };
+  const post = async (step, body) => {
+    const response = await fetch(here + '/' + step, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body ?? {}),
+      credentials: 'omit',
+      cache: 'no-store',
+    });
+    const answer = await response.json().catch(() => ({ outcome: 'refused', message: 'The bot did not answer. Try again from Slack.' }));
+    return { ok: response.ok, answer };
+  };
+  const asCreation = (options) => ({
+    ...options,
+    challenge: toBytes(options.challenge),
+    user: { ...options.user, id: toBytes(options.user.id) },
+    excludeCredentials: (options.excludeCredentials ?? []).map((c) => ({ ...c, id: toBytes(c.id) })),
+  });
+  const asRequest = (options) => ({
+    ...options,
+    challenge: toBytes(options.challenge),
+    allowCredentials: (options.allowCredentials ?? []).map((c) => ({ ...c, id: toBytes(c.id) })),
+  });
+  const registrationJson = (credential) => ({
+    id: credential.id,
+    rawId: toText(credential.rawId),
+    type: credential.type,
+    authenticatorAttachment: credential.authenticatorAttachment ?? undefined,
+    clientExtensionResults: credential.getClientExtensionResults(),
+    response: {
+      clientDataJSON: toText(credential.response.clientDataJSON),
+      attestationObject: toText(credential.response.attestationObject),
+      transports: credential.response.getTransports ? credential.response.getTransports() : [],
+    },
+  });
+  const authenticationJson = (credential) => ({
+    id: credential.id,
+    rawId: toText(credential.rawId),
+    type: credential.type,
+    authenticatorAttachment: credential.authenticatorAttachment ?? undefined,
+    clientExtensionResults: credential.getClientExtensionResults(),
+    response: {
+      clientDataJSON: toText(credential.response.clientDataJSON),
+      authenticatorData: toText(credential.response.authenticatorData),
+      signature: toText(credential.response.signature),
+      userHandle: toText(credential.response.userHandle),
+    },
+  });
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    show('working', 'Waiting for your passkey…');
+    try {
+      const started = await post('options');
+      if (!started.ok) {
+        show('refused', started.answer.message);
+        return;
+      }
+      let credential;
+      try {
+        credential = kind === 'enroll'
+          ? await navigator.credentials.create({ publicKey: asCreation(started.answer.options) })
+          : await navigator.credentials.get({ publicKey: asRequest(started.answer.options) });
+      } catch (error) {
+        show('refused', 'Your browser gave no passkey (' + (error && error.name ? error.name : 'cancelled') + '). Reload the page to try again.');
+        button.disabled = false;
+        return;
+      }
+      const body = kind === 'enroll' ? registrationJson(credential) : authenticationJson(credential);
+      const checked = await post('verify', body);
+      show(checked.ok ? 'done' : 'refused', checked.answer.message);
+    } catch {
+      show('refused', 'The bot could not be reached. Try again from Slack.');
+    }
+  });
+})();`;

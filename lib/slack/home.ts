@@ -1,0 +1,358 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { KnownBlock } from '@slack/types';
+import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
+import { findOperation } from '../api/operations/index.js';
+import { mayDecide, policyInForce } from '../changes/decisions.js';
+import type { GroupMembers } from '../changes/ports.js';
+import type { Approval, ReportSubscription, Store, TokenLink } from '../store/index.js';
+import { approverGroupMembers } from './approver-groups.js';
+import { ActionId } from './interaction-ids.js';
+import { SLACK_LIMITS, truncate } from './limits.js';
+import { actionPhrase } from './render/approval.js';
+import {
+  actionButton,
+  actionsBlock,
+  confirmDialog,
+  contextBlock,
+  headerBlock,
+  sectionBlock,
+} from './render/blocks.js';
+import { bold, codeSpan, escapeMrkdwn, slackDate, userMention } from './render/text.js';
+import { rateLimitedFor, slackErrorOf } from './slack-refusals.js';
+
+/**
+ * Each person's App Home tab: the requests waiting for their vote (with the card's own Approve and
+ * Deny buttons, so the same listeners decide them), their own requests and how they stand, their
+ * linked profiles, and the reports they own with Pause / Resume / Run. Published with
+ * `views.publish` when they open the tab and whenever a request of theirs, or one they may vote
+ * on, changes. A Home view holds at most 100 blocks: each section shows a fixed number of items
+ * and says how many more there are and which command lists them.
+ */
+
+/** What a Home needs: the store to read, and a log for what Slack refused. */
+export interface HomeDeps {
+  readonly store: Store;
+  readonly logger: Logger;
+}
+
+/**
+ * Items shown per section. Two blocks per waiting request and per report (a line and its
+ * buttons), one per own request and per profile; with the headers, dividers and "more" lines the
+ * view stays at or under `SLACK_LIMITS.blocksPerView` whatever the counts (a test checks the sum).
+ */
+export const HOME_SECTION_LIMITS = { waiting: 20, own: 10, profiles: 8, reports: 10 } as const;
+
+/** People whose Home one change re-publishes at most: `views.publish` is Tier 4 (100 a minute). */
+export const HOME_REFRESH_MAX_PEOPLE = 10;
+
+/** A report button's value on Home: which subscription, and what to do with it. */
+export const ReportButtonSchema = z.object({
+  r: z.string().min(1).max(100),
+  c: z.enum(['pause', 'resume', 'run']),
+});
+export type ReportButton = z.infer<typeof ReportButtonSchema>;
+
+/** Everything one Home shows, read from the store (and Slack for approver groups). */
+export interface HomeContent {
+  readonly user: string;
+  /** Pending requests this person may approve or deny, oldest first. */
+  readonly waiting: readonly Approval[];
+  /** Their own requests, newest first. */
+  readonly own: readonly Approval[];
+  /** False when the workspace has more requests than one Home reads: the lists may miss some. */
+  readonly complete: boolean;
+  readonly profiles: readonly TokenLink[];
+  readonly activeProfile: string | undefined;
+  readonly reports: readonly ReportSubscription[];
+}
+
+export type HomePublish =
+  | { readonly kind: 'published'; readonly blocks: number }
+  /** Slack asked to slow down: nothing is retried, the next open or change publishes again. */
+  | { readonly kind: 'rate_limited'; readonly retryAfterSeconds: number }
+  | { readonly kind: 'refused'; readonly error: string };
+
+// ---------------------------------------------------------------------------------------------
+// gathering
+
+export async function gatherHome(
+  deps: HomeDeps,
+  client: WebClient,
+  team: string,
+  user: string,
+): Promise<HomeContent> {
+  const [requests, links, reports] = await Promise.all([
+    deps.store.approvals.listForPerson(team, user),
+    deps.store.tokenLinks.listLinks(team, user),
+    deps.store.reports.list(team, { owner: user }),
+  ]);
+  const groups = new Map<string, Promise<GroupMembers>>();
+  const surface = {
+    approverGroupMembers: (group: string) => {
+      let members = groups.get(group);
+      if (!members) {
+        members = approverGroupMembers(client, group);
+        groups.set(group, members);
+      }
+      return members;
+    },
+  };
+  // The rule in force depends on the channel and the operation only: read once per pair.
+  const policies = new Map<string, ReturnType<typeof policyInForce>>();
+  const waiting: Approval[] = [];
+  for (const approval of requests.pending) {
+    if (approval.approvals.some((vote) => vote.user === user)) continue;
+    const where = `${approval.channel} ${approval.operationId}`;
+    let policyRead = policies.get(where);
+    if (!policyRead) {
+      policyRead = policyInForce(deps, approval);
+      policies.set(where, policyRead);
+    }
+    const policy = await policyRead;
+    // An approver group Slack would not list leaves the request out: Home shows only what the
+    // person can be told they may decide (a click on the card would say why not).
+    if ((await mayDecide(surface, policy, approval, user)) === undefined) waiting.push(approval);
+  }
+  return {
+    user,
+    waiting,
+    own: requests.own,
+    complete: requests.complete,
+    profiles: links.links,
+    activeProfile: links.activeProfile,
+    reports: [...reports].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// rendering
+
+export function renderHome(content: HomeContent, now: Date): { type: 'home'; blocks: KnownBlock[] } {
+  const blocks: KnownBlock[] = [];
+  const limits = HOME_SECTION_LIMITS;
+
+  blocks.push(headerBlock('Waiting for your vote'));
+  if (content.waiting.length === 0) blocks.push(contextBlock('Nothing is waiting for you.'));
+  for (const approval of content.waiting.slice(0, limits.waiting)) blocks.push(...waitingItem(approval));
+  moreLine(blocks, content.waiting.length - limits.waiting, 'request', '`/cloud approvals list`');
+
+  blocks.push({ type: 'divider' }, headerBlock('Your requests'));
+  if (content.own.length === 0) blocks.push(contextBlock('You have asked for nothing lately.'));
+  for (const approval of content.own.slice(0, limits.own)) blocks.push(ownItem(approval));
+  moreLine(blocks, content.own.length - limits.own, 'older request', 'the cards in their channels');
+  if (!content.complete) {
+    blocks.push(contextBlock('This workspace has more requests than Home reads at once; some may not show.'));
+  }
+
+  blocks.push({ type: 'divider' }, headerBlock('Your profiles'));
+  if (content.profiles.length === 0) blocks.push(contextBlock('No token linked: `/cloud login` links one.'));
+  for (const link of content.profiles.slice(0, limits.profiles))
+    blocks.push(profileItem(link, content.activeProfile, now));
+  moreLine(blocks, content.profiles.length - limits.profiles, 'profile', '`/cloud whoami`');
+
+  blocks.push({ type: 'divider' }, headerBlock('Your reports'));
+  if (content.reports.length === 0)
+    blocks.push(contextBlock('You own no reports: `/cloud reports add` in a channel starts one.'));
+  for (const sub of content.reports.slice(0, limits.reports)) blocks.push(...reportItem(sub));
+  moreLine(
+    blocks,
+    content.reports.length - limits.reports,
+    'report',
+    '`/cloud reports list` in their channels',
+  );
+
+  return { type: 'home', blocks };
+}
+
+function moreLine(blocks: KnownBlock[], more: number, noun: string, where: string): void {
+  if (more > 0) blocks.push(contextBlock(`…and ${more} more ${noun}${more === 1 ? '' : 's'}: ${where}.`));
+}
+
+function requestTitle(approval: Approval): string {
+  const op = findOperation(approval.operationId);
+  const phrase = op ? actionPhrase(op) : approval.operationId;
+  return `${escapeMrkdwn(phrase)} ${bold(truncate(approval.summary, 200))}`;
+}
+
+function waitingItem(approval: Approval): KnownBlock[] {
+  const text =
+    `${requestTitle(approval)}\nAsked by ${userMention(approval.requester)} in <#${approval.channel}> · ` +
+    `${approval.approvals.length} of ${approval.requiredApprovals} approvals · expires ${slackDate(approval.decideBy, 'at')}`;
+  const payload = { approvalId: approval.id };
+  const buttons = actionsBlock([
+    actionButton({
+      label: 'Approve',
+      actionId: ActionId.approve,
+      payload,
+      style: 'primary',
+      confirm: confirmDialog({
+        title: 'Approve this request?',
+        text: `This runs ${approval.operationId} with the requester’s token.`,
+        confirm: 'Approve',
+        deny: 'Not yet',
+        style: 'danger',
+      }),
+    }),
+    actionButton({ label: 'Deny', actionId: ActionId.deny, payload, style: 'danger' }),
+  ]);
+  return buttons ? [sectionBlock(text), buttons] : [sectionBlock(text)];
+}
+
+/** How a request stands, in a few words. */
+export function requestState(approval: Approval): string {
+  switch (approval.status) {
+    case 'pending':
+      return `:hourglass_flowing_sand: waiting (${approval.approvals.length} of ${approval.requiredApprovals} approvals)`;
+    case 'approved':
+    case 'executing':
+      return ':gear: approved, running';
+    case 'executed':
+      return ':white_check_mark: approved and done';
+    case 'failed':
+      return ':x: approved, failed';
+    case 'in_doubt':
+      return ':mag: approved, checking whether it happened';
+    case 'unknown':
+      return ':grey_question: approved, outcome unknown';
+    case 'not_run':
+      return ':heavy_minus_sign: approved, not run';
+    case 'denied':
+      return `:no_entry: denied${approval.deniedBy ? ` by ${userMention(approval.deniedBy.user)}` : ''}`;
+    case 'cancelled':
+      return ':heavy_multiplication_x: cancelled';
+    case 'expired':
+      return ':alarm_clock: expired';
+  }
+}
+
+function ownItem(approval: Approval): KnownBlock {
+  return sectionBlock(
+    `${requestTitle(approval)} in <#${approval.channel}> · ${requestState(approval)} · ` +
+      `asked ${slackDate(approval.createdAt)}`,
+  );
+}
+
+function profileItem(link: TokenLink, active: string | undefined, now: Date): KnownBlock {
+  const marks = [
+    link.profile === (active ?? 'default') ? 'active' : undefined,
+    link.status === 'invalid' ? ':warning: rejected by the API: `/cloud login` again' : undefined,
+  ].filter((mark): mark is string => mark !== undefined);
+  const expiry =
+    link.expiry === null
+      ? 'does not expire'
+      : link.expiry <= now
+        ? `expired ${slackDate(link.expiry)}`
+        : `expires ${slackDate(link.expiry, 'at')}`;
+  const scopes = truncate(link.scopes, 500);
+  return sectionBlock(
+    `${codeSpan(link.profile)}${marks.length > 0 ? ` (${marks.join(', ')})` : ''} · ` +
+      `${escapeMrkdwn(truncate(link.apiUsername, 100))} · scopes ${codeSpan(scopes)} · ${expiry}`,
+  );
+}
+
+function reportButton(sub: ReportSubscription, change: ReportButton['c'], label: string) {
+  return {
+    type: 'button' as const,
+    action_id: ActionId.homeReport,
+    text: { type: 'plain_text' as const, text: label },
+    value: JSON.stringify({ r: sub.id, c: change } satisfies ReportButton),
+  };
+}
+
+function reportItem(sub: ReportSubscription): KnownBlock[] {
+  const state = sub.paused
+    ? `:double_vertical_bar: paused${sub.pauseReason ? ` (${escapeMrkdwn(truncate(sub.pauseReason, 200))})` : ''}`
+    : `next run ${slackDate(sub.nextRunAt)}`;
+  const last = sub.lastRun ? ` · last run ${slackDate(sub.lastRun.at)} ${sub.lastRun.status}` : '';
+  const text = `${bold(sub.kind)} report ${codeSpan(sub.id.slice(0, 8))} in <#${sub.channel}> · ${state}${last}`;
+  const buttons = actionsBlock(
+    sub.paused
+      ? [reportButton(sub, 'resume', 'Resume')]
+      : [reportButton(sub, 'pause', 'Pause'), reportButton(sub, 'run', 'Run now')],
+  );
+  return buttons ? [sectionBlock(text), buttons] : [sectionBlock(text)];
+}
+
+// ---------------------------------------------------------------------------------------------
+// publishing
+
+/**
+ * Gathers and publishes `user`'s Home. Never throws for Slack's refusals: a 429 is not retried (a
+ * Lambda cannot wait it out; the next open or change publishes again) and is reported as such.
+ */
+export async function publishHome(
+  deps: HomeDeps,
+  client: WebClient,
+  team: string,
+  user: string,
+): Promise<HomePublish> {
+  const content = await gatherHome(deps, client, team, user);
+  const view = renderHome(content, deps.store.now());
+  try {
+    await client.views.publish({ user_id: user, view });
+    return { kind: 'published', blocks: view.blocks.length };
+  } catch (error) {
+    const retryAfterSeconds = rateLimitedFor(error);
+    if (retryAfterSeconds !== undefined) {
+      deps.logger.warn('home not published: rate limited', { user, retryAfterSeconds });
+      return { kind: 'rate_limited', retryAfterSeconds };
+    }
+    const slackError = slackErrorOf(error);
+    if (slackError === undefined) throw error;
+    deps.logger.warn('home not published', { user, error: slackError });
+    return { kind: 'refused', error: slackError };
+  }
+}
+
+/**
+ * A request changed: the Homes of the people it concerns are published again — its requester,
+ * who voted or decided, and the approvers the policy names (a group's members when Slack lists
+ * them). A policy of "anyone" names nobody: their Homes catch up when they next open them. At most
+ * `HOME_REFRESH_MAX_PEOPLE`, and the first 429 stops the rest. Never throws.
+ */
+export async function refreshHomesFor(
+  deps: HomeDeps,
+  client: WebClient,
+  team: string,
+  approvalId: string,
+): Promise<void> {
+  try {
+    const approval = await deps.store.approvals.get(team, approvalId);
+    if (!approval) return;
+    const people = new Set<string>([approval.requester]);
+    for (const vote of approval.approvals) people.add(vote.user);
+    if (approval.deniedBy) people.add(approval.deniedBy.user);
+    const policy = await policyInForce(deps, approval);
+    for (const approver of policy.approverUsers) people.add(approver);
+    if (policy.approverGroup) {
+      const members = await approverGroupMembers(client, policy.approverGroup);
+      if (members.kind === 'members') for (const member of members.users) people.add(member);
+    }
+    for (const person of [...people].slice(0, HOME_REFRESH_MAX_PEOPLE)) {
+      const outcome = await publishHome(deps, client, team, person);
+      if (outcome.kind === 'rate_limited') return;
+    }
+  } catch (error) {
+    deps.logger.warn('homes not refreshed', {
+      team,
+      approvalId,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+}
+
+/** The largest Home `renderHome` can make, whatever the counts. */
+export const HOME_MAX_BLOCKS =
+  // 4 headers, 3 dividers, 4 "more" lines, 1 "incomplete" line
+  4 +
+  3 +
+  4 +
+  1 +
+  HOME_SECTION_LIMITS.waiting * 2 +
+  HOME_SECTION_LIMITS.own +
+  HOME_SECTION_LIMITS.profiles +
+  HOME_SECTION_LIMITS.reports * 2;
+
+// Checked where it is defined: a change of the limits that would break Slack's cap fails to load.
+if (HOME_MAX_BLOCKS > SLACK_LIMITS.blocksPerView) throw new Error('Home sections exceed Slack’s 100 blocks');

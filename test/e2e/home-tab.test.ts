@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { StoredView } from '../../infra/local/slack/store.js';
+import { HOME_MAX_BLOCKS } from '../../lib/slack/home.js';
+import { ActionId } from '../../lib/slack/interactions.js';
+import { SLACK_LIMITS } from '../../lib/slack/limits.js';
+import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
+import { testClock } from '../support/store.js';
+
+/**
+ * The App Home tab end to end: signed `app_home_opened` events and clicks on the Home view, the
+ * bot against DynamoDB Local, the emulator and the Slack stand-in (which refuses a Home of more
+ * than 100 blocks and has no channel or response_url on a Home click, as Slack).
+ */
+
+const clock = testClock(new Date());
+let e2e: E2E;
+const team = () => e2e.stack.workspace.teamId;
+
+beforeAll(async () => {
+  e2e = await startE2E({ stack: { now: clock.now } });
+  await e2e.login(ALICE, e2e.emulator.demoToken);
+});
+
+afterAll(async () => {
+  await e2e?.close();
+});
+
+beforeEach(async () => {
+  clock.set(new Date());
+  // Bob is the one approver named, so a new request concerns his Home at once.
+  await e2e.stack.store.approvalPolicy.put(team(), { approverUsers: [BOB] }, ADA);
+});
+
+function homeOf(user: string): StoredView | undefined {
+  return e2e.stack.standIn.store.homeView(team(), user);
+}
+
+function homeText(user: string): string {
+  return JSON.stringify(homeOf(user)?.view.blocks ?? []);
+}
+
+async function openHome(user: string) {
+  const delivery = await e2e.stack.workspace.openHome(user);
+  expect(delivery.status).toBe(200);
+  const home = homeOf(user);
+  if (!home) throw new Error(`no Home published for ${user}`);
+  return home;
+}
+
+async function requestDeletion(label: string): Promise<{ volumeId: number; approvalId: string }> {
+  const volume = e2e.emulator.control.createVolume({ label });
+  const delivery = await e2e.command(ALICE, `volumes delete ${volume.id}`);
+  expect(e2e.textOf(delivery.message)).toContain('needs 1 approval');
+  const card = e2e.stack.standIn.store
+    .messages(CHANNEL)
+    .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(label))
+    .at(-1);
+  const approvalId = /Request ([0-9a-f-]{36})/.exec(JSON.stringify(card?.blocks))?.[1];
+  if (!approvalId) throw new Error('no approval card');
+  return { volumeId: volume.id, approvalId };
+}
+
+describe('app_home_opened', () => {
+  it("publishes a Home that shows the approver the request waiting for their vote, with the card's buttons", async () => {
+    const { approvalId } = await requestDeletion(`home-${Date.now()}`);
+    const home = await openHome(BOB);
+    expect(home.view.type).toBe('home');
+    const text = homeText(BOB);
+    expect(text).toContain('Waiting for your vote');
+    expect(text).toContain(`"action_id":"${ActionId.approve}"`);
+    expect(text).toContain(approvalId);
+    expect(text).toContain(`<@${ALICE}>`);
+  });
+
+  it('shows the requester their request and its state, not as waiting for their own vote', async () => {
+    const { approvalId } = await requestDeletion(`mine-${Date.now()}`);
+    await openHome(ALICE);
+    const home = homeOf(ALICE);
+    const blocks = JSON.stringify(home?.view.blocks);
+    expect(blocks).toContain('Your requests');
+    expect(blocks).toContain('waiting (0 of 1 approvals)');
+    expect(blocks).not.toContain(approvalId);
+    // Her linked profile, with its scopes and expiry.
+    expect(blocks).toContain('Your profiles');
+    expect(blocks).toMatch(/`default` \(active\)/);
+    expect(blocks).toContain('scopes');
+  });
+
+  it('is re-published for the approver when a request waiting for them is made, without opening it', async () => {
+    await openHome(BOB);
+    const before = homeOf(BOB)?.history.length ?? 0;
+    const { approvalId } = await requestDeletion(`new-${Date.now()}`);
+    expect(homeOf(BOB)?.history.length).toBeGreaterThan(before);
+    expect(homeText(BOB)).toContain(approvalId);
+  });
+});
+
+describe('Approve on Home', () => {
+  it('runs the operation once, answers without a response_url, and Homes show it decided', async () => {
+    const { volumeId, approvalId } = await requestDeletion(`click-${Date.now()}`);
+    const home = await openHome(BOB);
+    const approve = JSON.stringify({ a: approvalId });
+    const delivery = await e2e.stack.workspace.clickInView(BOB, home, {
+      actionId: ActionId.approve,
+      value: approve,
+    });
+    expect(delivery.status).toBe(200);
+    await e2e.stack.drain();
+    expect(e2e.emulator.control.requestCount('volumes.delete', { volumeId })).toBe(1);
+    expect(e2e.emulator.control.volumeExists(volumeId)).toBe(false);
+    // Bob's Home no longer offers it; Alice's shows it done.
+    expect(homeText(BOB)).not.toContain(approvalId);
+    expect(homeText(ALICE)).toContain('approved and done');
+    // The card in the channel followed, as for a click on it.
+    const card = e2e.stack.standIn.store
+      .messages(CHANNEL)
+      .find((m) => JSON.stringify(m.blocks).includes(approvalId));
+    expect(JSON.stringify(card?.blocks)).not.toContain(ActionId.approve);
+
+    // The same click again (a second window) runs nothing more and is told so by DM.
+    const stale = await e2e.stack.workspace.clickInView(BOB, home, {
+      actionId: ActionId.approve,
+      value: approve,
+    });
+    expect(stale.status).toBe(200);
+    await e2e.stack.drain();
+    expect(e2e.emulator.control.requestCount('volumes.delete', { volumeId })).toBe(1);
+    const dm = e2e.stack.standIn.store.messages(`D${BOB}`).at(-1);
+    expect(dm?.text).toMatch(/already|Too late/);
+  });
+
+  it('Deny on Home closes the request and the requester sees it denied', async () => {
+    const { volumeId, approvalId } = await requestDeletion(`deny-${Date.now()}`);
+    const home = await openHome(BOB);
+    await e2e.stack.workspace.clickInView(BOB, home, {
+      actionId: ActionId.deny,
+      value: JSON.stringify({ a: approvalId }),
+    });
+    await e2e.stack.drain();
+    expect(e2e.emulator.control.requestCount('volumes.delete', { volumeId })).toBe(0);
+    expect(homeText(ALICE)).toContain(`denied by <@${BOB}>`);
+    expect(homeText(BOB)).not.toContain(approvalId);
+  });
+});
+
+describe('a long Home', () => {
+  it('with 150 requests waiting, stays within 100 blocks and says how many more there are', async () => {
+    const store = e2e.stack.store;
+    await Promise.all(
+      Array.from({ length: 150 }, (_, i) =>
+        store.approvals.create({
+          team: team(),
+          requester: ALICE,
+          operationId: 'volumes.delete',
+          input: { volumeId: 900_000 + i },
+          summary: `volume ${900_000 + i}`,
+          channel: CHANNEL,
+          requiredApprovals: 1,
+          expiryMinutes: 60,
+        }),
+      ),
+    );
+    const home = await openHome(BOB);
+    const blocks = home.view.blocks as unknown[];
+    expect(blocks.length).toBeLessThanOrEqual(SLACK_LIMITS.blocksPerView);
+    expect(HOME_MAX_BLOCKS).toBeLessThanOrEqual(SLACK_LIMITS.blocksPerView);
+    expect(homeText(BOB)).toMatch(/and 1\d\d more requests/);
+    // Published, not refused: the stand-in refuses more than 100 blocks.
+    expect(e2e.stack.standIn.store.callsTo('views.publish').at(-1)?.ok).toBe(true);
+  });
+});
