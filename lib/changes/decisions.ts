@@ -283,9 +283,6 @@ async function recordVote(
       return { kind: 'vote_counted', count: approvals.length, required: requiredApprovals, cardShown };
     }
     case 'approved': {
-      // The hand-off's client (on Lambda, the AWS SDK's) loads while the card, thread and audit
-      // writes are in flight, instead of after them.
-      deps.handoff.prepare?.();
       // Together, but all before the hand-off: the worker's result must follow "running it now".
       await Promise.all([
         surface.showCard(result.approval),

@@ -146,6 +146,4 @@ export interface ApprovalRun {
 /** Hands an approved request to the worker, which runs it past the surface's answer deadline. */
 export interface ApprovalHandoff {
   dispatch(job: ApprovalRun): Promise<void>;
-  /** Starts loading what `dispatch` needs, once a hand-off is sure to follow (see `Handoff`). */
-  prepare?(): void;
 }

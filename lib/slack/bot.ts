@@ -34,7 +34,6 @@ export function createSlackApp(given: BotDeps): { app: App; handler: SlackHandle
     ...given,
     handoff: {
       dispatch: (job) => withoutStorageBudget(() => given.handoff.dispatch(job)),
-      prepare: () => given.handoff.prepare?.(),
     },
   };
   const receiver = new AwsLambdaReceiver({ signingSecret: deps.signingSecret, logLevel: LogLevel.ERROR });

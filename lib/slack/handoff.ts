@@ -15,11 +15,6 @@ export type { ApprovalJob, OperationJob, ReportRunJob, WorkerJob } from './worke
  */
 export interface Handoff {
   dispatch(job: WorkerJob): Promise<void>;
-  /**
-   * Starts loading what `dispatch` needs, without waiting for it: called once a hand-off is sure
-   * to follow, so the loading overlaps the reads and writes that come before it.
-   */
-  prepare?(): void;
 }
 
 /**

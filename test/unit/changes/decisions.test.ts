@@ -111,7 +111,7 @@ describe('decide', () => {
     ]);
   });
 
-  it("starts loading the hand-off's client before the card, thread and audit writes, only when approved", async () => {
+  it('hands an approved request off only after its card is shown, and a refused vote not at all', async () => {
     const steps: string[] = [];
     const { surface } = recordingSurface();
     const watched: ApprovalSurface = {
@@ -122,7 +122,6 @@ describe('decide', () => {
       },
     };
     const handoff = {
-      prepare: () => void steps.push('prepare'),
       dispatch: async () => void steps.push('dispatch'),
     };
     const { deps: d } = deps();
@@ -132,7 +131,7 @@ describe('decide', () => {
 
     const approval = await pendingRequest();
     await decide({ ...d, handoff }, watched, click(APPROVER), approval.id, 'approve');
-    expect(steps).toEqual(['prepare', 'card', 'dispatch']);
+    expect(steps).toEqual(['card', 'dispatch']);
   });
 
   it('says the approver group could not be read, instead of "not an approver"', async () => {
