@@ -174,7 +174,8 @@ function eventPlanFor(
   const evidence = op.events;
   const list = eventsList();
   if (op.method === 'GET' || !evidence || 'none' in evidence || !list) return undefined;
-  const entityId = input[evidence.entityId];
+  // A create's entity id is in the answer, which a lost answer does not give: no events plan.
+  const entityId = evidence.entityId === undefined ? undefined : input[evidence.entityId];
   if (typeof entityId !== 'string' && typeof entityId !== 'number') return undefined;
   const view = evidence.statuses && viewOperationFor(op);
   const status =

@@ -35,13 +35,15 @@ export async function recordChange(
   request: Pick<ChangeRequest, 'team' | 'user' | 'op' | 'input' | 'approvalId'>,
   result: AuditResult,
   detail: string | undefined,
+  /** The API's answer to a change that succeeded: a create's new id goes into the target. */
+  output?: unknown,
 ) {
   try {
     await deps.store.audit.append({
       team: request.team,
       actor: request.user,
       action: request.op.id,
-      target: targetOf(request.op, request.input),
+      target: targetOf(request.op, request.input, output),
       ...(request.approvalId ? { approvalId: request.approvalId } : {}),
       result,
       ...(detail ? { detail } : {}),
@@ -52,10 +54,28 @@ export async function recordChange(
   }
 }
 
-/** "volumeId=12" style description of what an operation acted on. */
-export function targetOf(op: AnyOperation, input: Readonly<Record<string, unknown>>): string {
+/**
+ * "volumeId=12" style description of what an operation acted on. A create whose row says its
+ * event names the created entity (`events` without `entityId`) adds the answer's id, `id=57`, so
+ * the events report can tell that event as the bot's.
+ */
+export function targetOf(
+  op: AnyOperation,
+  input: Readonly<Record<string, unknown>>,
+  output?: unknown,
+): string {
   const ids = op.pathParams.map((name) => `${name}=${String(input[name])}`);
-  return ids.length > 0 ? ids.join(' ') : op.path;
+  const created = createdIdOf(op, output);
+  const base = ids.length > 0 ? ids.join(' ') : op.path;
+  return created === undefined ? base : `${base} id=${created}`;
+}
+
+function createdIdOf(op: AnyOperation, output: unknown): string | undefined {
+  if (!op.events || 'none' in op.events || op.events.entityId !== undefined) return undefined;
+  if (typeof output !== 'object' || output === null) return undefined;
+  const id = (output as { id?: unknown }).id;
+  // Ids are numbers, or text without spaces (`private/15`): the target is split on spaces.
+  return typeof id === 'number' || (typeof id === 'string' && /^\S+$/.test(id)) ? String(id) : undefined;
 }
 
 /** How a vote was proved, in words: "with a code", "with a passkey", "without step-up". */

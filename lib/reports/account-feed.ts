@@ -2,6 +2,7 @@ import type { ApiClient, CallOptions } from '../api/client.js';
 import type { AccountEvent } from '../api/operations/events.js';
 import { getOperation } from '../api/operations/index.js';
 import type { ManagedIssue, ManagedStats } from '../api/operations/managed.js';
+import { parseApiDate } from '../slack/render/text.js';
 import type { KnownServices } from './render.js';
 
 /**
@@ -14,7 +15,7 @@ export class AccountFeed {
   #issues: Promise<ManagedIssue[]> | undefined;
   #services: Promise<KnownServices> | undefined;
   #stats: Promise<ManagedStats> | undefined;
-  #events: Promise<AccountEvent[]> | undefined;
+  #events: { readonly from: string | undefined; readonly read: Promise<AccountEvent[]> } | undefined;
 
   constructor(client: ApiClient, options: CallOptions = {}) {
     this.#client = client;
@@ -45,18 +46,55 @@ export class AccountFeed {
   }
 
   /**
-   * The account's events, every page (the API keeps 90 days). Read whole rather than after each
-   * subscription's newest: one read serves every events report of the account.
+   * The account's events dated from `from` (the API's date-time form) on, every page; without
+   * `from`, all of them (the API keeps 90 days). One read serves every events report of the
+   * account: a later call is answered from an earlier read that reaches back as far, and callers
+   * drop what is older than they asked for.
    */
-  events(): Promise<AccountEvent[]> {
-    this.#events ??= this.#client
-      .listAll(getOperation('events.list'), {}, this.#options)
+  events(from?: string): Promise<AccountEvent[]> {
+    const held = this.#events;
+    if (held && (held.from === undefined || (from !== undefined && held.from <= from))) return held.read;
+    const read = this.#client
+      .listAll(
+        getOperation('events.list'),
+        {},
+        from === undefined ? this.#options : { ...this.#options, filter: { created: { '+gte': from } } },
+      )
       .then((all) => all.data);
-    return this.#events;
+    this.#events = { from, read };
+    return read;
   }
 
   stats(): Promise<ManagedStats> {
     this.#stats ??= this.#client.call(getOperation('managed.stats'), {}, this.#options);
     return this.#stats;
   }
+}
+
+/**
+ * How far before the newest event a report has done the next read of the events reaches back: an
+ * event the API dates earlier but lists later (a job that wrote its event when it began, listed
+ * once it ends; two clocks) is still read and, not being among the ids remembered, posted.
+ */
+export const EVENT_OVERLAP_MS = 30 * 60_000;
+
+/** The API's date-time form: UTC to the second, no zone letter (`2018-01-01T00:01:01`). */
+export function apiDateTime(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19);
+}
+
+/**
+ * Where the events reports of one account read from: the earliest of their windows, or
+ * everything when one of them has no window yet (it has not recorded the newest event's time).
+ */
+export function eventsReadFrom(
+  subs: readonly { readonly eventsSeenAt?: string; readonly lastRun: unknown }[],
+): string | undefined {
+  let earliest: number | undefined;
+  for (const sub of subs) {
+    const seenAt = sub.eventsSeenAt === undefined ? undefined : parseApiDate(sub.eventsSeenAt)?.getTime();
+    if (sub.lastRun === null || seenAt === undefined) return undefined;
+    earliest = Math.min(earliest ?? seenAt, seenAt);
+  }
+  return earliest === undefined ? undefined : apiDateTime(earliest - EVENT_OVERLAP_MS);
 }

@@ -44,6 +44,8 @@ export interface DeliveryResult {
    * posted. Digests: the issues this digest listed, so the next one marks what is new.
    */
   readonly seenIssueIds?: readonly number[];
+  /** Events: the newest done event's `created`, from which the next run reads (less a margin). */
+  readonly eventsSeenAt?: string;
   /** Alerts and events: the issues or events posted by this run. */
   readonly alerted?: readonly number[];
   /** Set when the run failed part-way: what was posted before is still counted above. */

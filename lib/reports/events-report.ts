@@ -1,9 +1,17 @@
 import type { AccountEvent } from '../api/operations/events.js';
+import { findOperation } from '../api/operations/index.js';
 import { contextBlock, mrkdwnFallback, type RenderedMessage, sectionBlock } from '../slack/render/blocks.js';
 import { codeSpan, escapeMrkdwn, parseApiDate, slackDate, userMention } from '../slack/render/text.js';
 import type { AuditEntry, AuditLogRepository } from '../store/audit-log.js';
 import type { ReportFilter, ReportSubscription } from '../store/report-subscriptions.js';
-import { type DeliveryContext, type DeliveryResult, type PostMarker, postEachOnce } from './deliver.js';
+import { EVENT_OVERLAP_MS, eventsReadFrom } from './account-feed.js';
+import {
+  type DeliveryContext,
+  type DeliveryResult,
+  type PostMarker,
+  type PostRun,
+  postEachOnce,
+} from './deliver.js';
 
 /**
  * The events report's own parts: which events a subscription's filter keeps, which of them the
@@ -46,9 +54,12 @@ const AUDIT_PAGE_SIZE = 100;
 /**
  * Whether an audit entry may be the bot's record of the event. The rule:
  * - the entry is of a change sent to the API (succeeded, in doubt or unknown), named by its
- *   operation id (`nodes.reboot`) and target (`nodeId=12`, as `targetOf` writes it);
+ *   operation id (`nodes.reboot`) and target (`nodeId=12`, or `/profile/sshkeys id=57` for a
+ *   create, as `targetOf` writes them);
  * - one of the target's ids is the event's entity id;
- * - the operation's action (its last word: `reboot` of `nodes.reboot`, `enable` of
+ * - the event's action is one the operation's row says it writes (`events` on the row:
+ *   `user_ssh_key_add` for `profile.sshkeys-create`); for a row without that data, the
+ *   operation's action (its last word: `reboot` of `nodes.reboot`, `enable` of
  *   `nodes.backups-enable`) is a word of the event's action (`node_reboot`, `backups_enable`);
  * - the two are at most `BOT_CHANGE_WINDOW_MS` apart.
  * Account-wide events (no entity id) never match: nothing ties them to one of the bot's changes.
@@ -64,9 +75,17 @@ export function auditEntryMatches(event: AccountEvent, entry: AuditEntry): boole
     .map((pair) => pair.split('=')[1])
     .filter((value): value is string => value !== undefined);
   if (!ids.includes(String(entityId))) return false;
+  const declared = declaredEventActions(entry.action);
+  if (declared !== undefined) return declared.includes(event.action);
   const operationAction = entry.action.split('.').at(-1) ?? '';
   const verb = operationAction.split('-').at(-1) ?? '';
   return verb !== '' && event.action.split('_').includes(verb);
+}
+
+/** The event actions the operation's row says it writes; undefined when the row has no such data. */
+function declaredEventActions(operationId: string): readonly string[] | undefined {
+  const evidence = findOperation(operationId)?.events;
+  return evidence && 'actions' in evidence ? evidence.actions : undefined;
 }
 
 /**
@@ -165,44 +184,100 @@ export function renderAccountEvent(event: AccountEvent, byBot: AuditEntry | unde
 /** How an event's message is found in the channel, for the in-doubt check. */
 const ACCOUNT_EVENT_MARKER: PostMarker = { eventType: 'account_event', idField: 'event' };
 
+/** Ids remembered at most: past it the oldest go, and the claims still keep them from a second post. */
+export const MAX_REMEMBERED_EVENTS = 1000;
+
 /**
- * Account events after the newest one the subscription has seen, oldest first, each posted once
- * under its own claim exactly as alerts are (see `deliverAlerts`); events the filter leaves out
- * are passed over as seen. The first run only learns the newest event. What is remembered is the
- * newest event id done: posted, posted before, or left out; a run that stops part-way remembers
- * up to the last one done in order, so the next run carries on from there.
+ * Account events the subscription has not done yet, oldest first, each posted once under its own
+ * claim exactly as alerts are (see `deliverAlerts`); events the filter leaves out are passed over
+ * as done. The first run only learns what is there.
+ *
+ * A run reads only the events dated from the newest done event's time less `EVENT_OVERLAP_MS`
+ * (the API's `created` filter), and remembers the ids of the events done within that overlap: an
+ * event that the API lists late, with an id lower than others already posted, is still in the
+ * window and not among the ids, so it is posted once. The time remembered never passes an event
+ * left undone (a run stopped part-way), so the next run reads back to it. A subscription from
+ * before the window was kept remembers only the newest id: its first run reads everything and
+ * counts every event up to that id as done.
  */
 export async function deliverEvents(ctx: DeliveryContext, sub: ReportSubscription): Promise<DeliveryResult> {
-  const events = await ctx.feed.events();
-  const seenThrough = Math.max(0, ...sub.seenIssueIds);
-  if (sub.lastRun === null) {
-    return {
-      messages: 0,
-      files: 0,
-      seenIssueIds: [Math.max(seenThrough, ...events.map((e) => e.id))],
-      alerted: [],
-    };
-  }
-  const fresh = events.filter((event) => event.id > seenThrough).sort((a, b) => a.id - b.id);
-  const wanted = fresh.filter((event) => eventPassesFilter(event, sub.filter));
-  if (wanted.length === 0) {
-    return {
-      messages: 0,
-      files: 0,
-      seenIssueIds: [Math.max(seenThrough, ...fresh.map((e) => e.id))],
-      alerted: [],
-    };
-  }
-  const madeBy = await botChangesFor(ctx.audit, sub.team, wanted);
-  const run = await postEachOnce(
-    ctx,
-    sub,
-    ACCOUNT_EVENT_MARKER,
-    wanted.map((event) => ({ id: event.id, message: () => renderAccountEvent(event, madeBy(event)) })),
+  const from = sub.lastRun === null ? undefined : eventsReadFrom([sub]);
+  const fromMs = from === undefined ? undefined : parseApiDate(from)?.getTime();
+  const createdMs = (event: AccountEvent) => parseApiDate(event.created)?.getTime() ?? 0;
+  // The shared read may reach back further than this subscription's window.
+  const events = (await ctx.feed.events(from)).filter(
+    (event) => fromMs === undefined || createdMs(event) >= fromMs,
   );
-  // Done in order up to the first event not done: those after it wait for the next run.
-  const done = new Set(run.done);
-  const firstLeft = wanted.find((event) => !done.has(event.id));
-  const through = fresh.filter((event) => firstLeft === undefined || event.id < firstLeft.id);
-  return { ...run, seenIssueIds: [Math.max(seenThrough, ...through.map((e) => e.id))] };
+  // Only the newest id is known (a subscription from before the window, or just subscribed).
+  const newestOnly = sub.eventsSeenAt === undefined ? Math.max(0, ...sub.seenIssueIds) : undefined;
+  const doneBefore = (event: AccountEvent) =>
+    sub.lastRun === null ||
+    sub.seenIssueIds.has(event.id) ||
+    (newestOnly !== undefined && event.id <= newestOnly);
+  const fresh = events
+    .filter((event) => !doneBefore(event))
+    .sort((a, b) => createdMs(a) - createdMs(b) || a.id - b.id);
+  const wanted = fresh.filter((event) => eventPassesFilter(event, sub.filter));
+  const run: PostRun =
+    wanted.length === 0
+      ? { messages: 0, files: 0, done: [], alerted: [] }
+      : await postEachOnce(
+          ctx,
+          sub,
+          ACCOUNT_EVENT_MARKER,
+          await (async () => {
+            const madeBy = await botChangesFor(ctx.audit, sub.team, wanted);
+            return wanted.map((event) => ({
+              id: event.id,
+              message: () => renderAccountEvent(event, madeBy(event)),
+            }));
+          })(),
+        );
+  const doneNow = new Set(run.done);
+  const wantedIds = new Set(wanted.map((event) => event.id));
+  const done = events.filter(
+    (event) => doneBefore(event) || doneNow.has(event.id) || !wantedIds.has(event.id),
+  );
+  return { ...run, ...rememberedEvents(sub, events, done) };
+}
+
+/**
+ * What to remember after a run: the newest done event's time, held back to the first event left
+ * undone, and the done ids dated within the overlap before it (newest `MAX_REMEMBERED_EVENTS`).
+ */
+function rememberedEvents(
+  sub: ReportSubscription,
+  read: readonly AccountEvent[],
+  done: readonly AccountEvent[],
+): Pick<DeliveryResult, 'seenIssueIds' | 'eventsSeenAt'> {
+  const createdMs = (event: AccountEvent) => parseApiDate(event.created)?.getTime() ?? 0;
+  const doneIds = new Set(done.map((event) => event.id));
+  const newestDone = done.reduce<AccountEvent | undefined>(
+    (newest, event) => (newest === undefined || createdMs(event) > createdMs(newest) ? event : newest),
+    undefined,
+  );
+  const firstUndone = read
+    .filter((event) => !doneIds.has(event.id))
+    .reduce<AccountEvent | undefined>(
+      (oldest, event) => (oldest === undefined || createdMs(event) < createdMs(oldest) ? event : oldest),
+      undefined,
+    );
+  let seenAt = newestDone?.created ?? sub.eventsSeenAt;
+  if (
+    firstUndone &&
+    (seenAt === undefined || createdMs(firstUndone) < (parseApiDate(seenAt)?.getTime() ?? 0))
+  ) {
+    seenAt = firstUndone.created;
+  }
+  if (seenAt === undefined) {
+    // Nothing read and no time yet: keep what was known.
+    return { seenIssueIds: [...sub.seenIssueIds] };
+  }
+  const windowStart = (parseApiDate(seenAt)?.getTime() ?? 0) - EVENT_OVERLAP_MS;
+  const kept = done
+    .filter((event) => createdMs(event) >= windowStart)
+    .map((event) => event.id)
+    .sort((a, b) => b - a)
+    .slice(0, MAX_REMEMBERED_EVENTS);
+  return { seenIssueIds: kept, eventsSeenAt: seenAt };
 }

@@ -8,7 +8,7 @@ import { settleWithConcurrency } from '../concurrency.js';
 import { channelRefusalOf } from '../slack/channel-access.js';
 import { inSlackTeam } from '../slack/web-client.js';
 import type { ReportSubscription, Store, TokenLink } from '../store/index.js';
-import { AccountFeed } from './account-feed.js';
+import { AccountFeed, eventsReadFrom } from './account-feed.js';
 import { pauseForChannelProblem } from './channel-notices.js';
 import type { DeliveryContext, DeliveryResult } from './deliver.js';
 import { failureReason } from './failures.js';
@@ -323,7 +323,9 @@ async function fetchAccount(run: TickRun, key: string, items: Claimed[]): Promis
   const [issues, stats, events] = await Promise.allSettled([
     reads.has('issues') ? feed.issues() : undefined,
     reads.has('stats') ? feed.stats() : undefined,
-    reads.has('events') ? feed.events() : undefined,
+    reads.has('events')
+      ? feed.events(eventsReadFrom(items.filter(({ sub }) => sub.kind === 'events').map(({ sub }) => sub)))
+      : undefined,
     reads.has('services') ? feed.services() : undefined,
   ]);
   if (
@@ -481,7 +483,12 @@ async function recordRun(
     const saved = await deps.store.reports.advance(
       { ...sub, nextRunAt: next },
       result?.unfinished ? sub.nextRunAt : next,
-      { lastRunAt: now, lastRunStatus: status, ...(seenIssueIds ? { seenIssueIds } : {}) },
+      {
+        lastRunAt: now,
+        lastRunStatus: status,
+        ...(seenIssueIds ? { seenIssueIds } : {}),
+        ...(result?.eventsSeenAt === undefined ? {} : { eventsSeenAt: result.eventsSeenAt }),
+      },
     );
     return saved ? true : { step, error: new SubscriptionChangedError() };
   } catch (error) {

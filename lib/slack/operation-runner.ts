@@ -109,7 +109,7 @@ export async function runOperation(deps: RunnerDeps, request: OperationRequest, 
       json: options.json,
       allowed,
     });
-    if (op.method !== 'GET') await recordChange(deps, request, 'succeeded', undefined);
+    if (op.method !== 'GET') await recordChange(deps, request, 'succeeded', undefined, output);
     const visibility = visibilityOf(op);
     // The channel sees the bot's message: it says whose change it is.
     const shown = visibility === 'in_channel' ? withChangeAuthor(rendered, user, op) : rendered;

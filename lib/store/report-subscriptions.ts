@@ -66,9 +66,15 @@ export interface ReportSubscription {
   readonly pauseReason: string | null;
   /**
    * Ids already seen: for alerts, the managed-monitoring issues posted (each new issue once); for
-   * events, the newest account event seen (the largest id of the set), after which every event is new.
+   * events, the events done (posted or passed over) dated within the overlap window before
+   * `eventsSeenAt` (older subscriptions: only the newest event id, after which every event is new).
    */
   readonly seenIssueIds: ReadonlySet<number>;
+  /**
+   * Events: the `created` time (the API's form) of the newest event done, from which (less the
+   * overlap margin) the next run reads; absent before a run has recorded one.
+   */
+  readonly eventsSeenAt?: string;
   /** What the report posts of what it reads; empty when it takes everything. */
   readonly filter: ReportFilter;
   readonly lastRun: { readonly at: Date; readonly status: 'ok' | 'failed' } | null;
@@ -91,6 +97,8 @@ export interface RunRecord {
   readonly lastRunStatus: 'ok' | 'failed';
   /** Replaces the seen issue ids, e.g. with the issues still open, so the set does not grow forever. */
   readonly seenIssueIds?: Iterable<number>;
+  /** Events: the newest done event's `created` (see `ReportSubscription.eventsSeenAt`). */
+  readonly eventsSeenAt?: string;
 }
 
 const ReportItemSchema = z.object({
@@ -107,6 +115,7 @@ const ReportItemSchema = z.object({
   paused: z.boolean(),
   pause_reason: z.string().optional(),
   seen_issue_ids: z.set(z.number()).optional(),
+  events_seen_at: z.string().max(40).optional(),
   last_run_at: z.iso.datetime().optional(),
   last_run_status: z.enum(['ok', 'failed']).optional(),
   created_at: z.iso.datetime(),
@@ -253,6 +262,10 @@ export class ReportSubscriptionRepository {
       values[':lastRunAt'] = run.lastRunAt.toISOString();
       values[':lastRunStatus'] = run.lastRunStatus;
     }
+    if (run?.eventsSeenAt !== undefined) {
+      set.push('events_seen_at = :eventsSeenAt');
+      values[':eventsSeenAt'] = run.eventsSeenAt;
+    }
     // DynamoDB stores no empty sets: an empty replacement removes the attribute.
     if (seen && seen.size > 0) {
       set.push('seen_issue_ids = :seen');
@@ -389,6 +402,7 @@ function toSubscription(item: ReportItem): ReportSubscription {
     paused: item.paused,
     pauseReason: item.pause_reason ?? null,
     seenIssueIds: item.seen_issue_ids ?? new Set(),
+    ...(item.events_seen_at === undefined ? {} : { eventsSeenAt: item.events_seen_at }),
     lastRun:
       item.last_run_at && item.last_run_status
         ? { at: new Date(item.last_run_at), status: item.last_run_status }

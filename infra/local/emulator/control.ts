@@ -7,7 +7,15 @@ import { newVolume } from './handlers/volumes.js';
 import type { ListItems } from './listing.js';
 import type { RateLimiter, RateLimitOptions } from './rate-limit.js';
 import { type SeedOptions, type SeedTokens, seedWorld } from './seed.js';
-import type { EntityKind, GlobalGrants, ManagedIssueRecord, Permission, SmsMessage, World } from './world.js';
+import type {
+  EntityKind,
+  EventRecord,
+  GlobalGrants,
+  ManagedIssueRecord,
+  Permission,
+  SmsMessage,
+  World,
+} from './world.js';
 
 /**
  * The test and benchmark handle on a running emulator: time, faults, latency, users and tokens,
@@ -23,6 +31,7 @@ export class EmulatorControl {
   readonly #limiter: RateLimiter;
   #requests: { operationId: string; pathParams: Record<string, string> }[] = [];
   #listItems = new Map<string, readonly Record<string, unknown>[]>();
+  #withheldEvents = new Map<number, EventRecord>();
 
   constructor(init: { clock: Clock; seed: SeedOptions; faults: FaultInjector; limiter: RateLimiter }) {
     this.#clock = init.clock;
@@ -255,6 +264,25 @@ export class EmulatorControl {
     };
   }
 
+  /**
+   * Takes an account event out of the list until `releaseEvent`: an event whose id was given when
+   * its work began but that the list shows only later, after events with higher ids.
+   */
+  withholdEvent(id: number): void {
+    const event = this.#world.events.get(id);
+    if (!event) throw new Error(`No account event ${id}`);
+    this.#withheldEvents.set(id, event);
+    this.#world.events.delete(id);
+  }
+
+  /** Lists a withheld event again, with its own id and date. */
+  releaseEvent(id: number): void {
+    const event = this.#withheldEvents.get(id);
+    if (!event) throw new Error(`Account event ${id} is not withheld`);
+    this.#withheldEvents.delete(id);
+    this.#world.events.set(id, event);
+  }
+
   recordRequest(operationId: string, pathParams: Record<string, string>): void {
     this.#requests.push({ operationId, pathParams });
   }
@@ -299,6 +327,7 @@ export class EmulatorControl {
     this.#limiter.reset();
     this.#requests = [];
     this.#listItems.clear();
+    this.#withheldEvents.clear();
   }
 
   describe() {

@@ -462,6 +462,7 @@ export const managedOperations = [
     grants: ['unrestricted_only'],
     paginated: false,
     // Rule 4: region is required for a private-IP address and not allowed otherwise.
+    events: { actions: ['managed_service_create'], source: 'API-FACTS-MORE.md §8' },
     request: () =>
       ServiceFields.superRefine((v, ctx) => {
         const isPrivate = isPrivateIpAddress(v.address);
@@ -523,6 +524,7 @@ export const managedOperations = [
     grants: ['unrestricted_only'],
     paginated: false,
     destructive: { consequence: 'Monitoring of this service stops and the service is deleted.' },
+    events: { actions: ['managed_service_delete'], entityId: 'serviceId', source: 'API-FACTS-MORE.md §8' },
     request: () => z.strictObject(ServiceRef),
     response: EmptyResultSchema,
     example: 'managed services-delete 9944',

@@ -510,6 +510,7 @@ export const profileOperations = [
     path: '/profile/sshkeys',
     scopes: ['account:read_write'],
     paginated: false,
+    events: { actions: ['user_ssh_key_add'], source: 'API-FACTS-MORE.md §8' },
     request: () =>
       z.strictObject({
         label: SSHKeyLabelSchema.optional(),
@@ -541,6 +542,7 @@ export const profileOperations = [
     path: '/profile/sshkeys/{sshKeyId}',
     scopes: ['account:read_write'],
     paginated: false,
+    events: { actions: ['user_ssh_key_update'], entityId: 'sshKeyId', source: 'API-FACTS-MORE.md §8' },
     request: () => z.strictObject({ ...SSHKeyRef, label: SSHKeyLabelSchema.optional() }),
     response: SSHKeySchema,
     example: 'profile sshkeys-update 42 --label work-laptop',
@@ -557,6 +559,7 @@ export const profileOperations = [
     destructive: {
       consequence: 'Removes only the profile association; keys already placed on nodes or disks stay there.',
     },
+    events: { actions: ['user_ssh_key_delete'], entityId: 'sshKeyId', source: 'API-FACTS-MORE.md §8' },
     request: () => z.strictObject(SSHKeyRef),
     response: EmptyResultSchema,
     example: 'profile sshkeys-delete 42',
@@ -625,6 +628,7 @@ export const profileOperations = [
     scopes: ['account:read_write'],
     paginated: false,
     sensitive: true,
+    events: { actions: ['token_create'], source: 'API-FACTS-MORE.md §8' },
     request: () =>
       z.strictObject({
         label: TokenLabelSchema.optional(),
@@ -659,6 +663,7 @@ export const profileOperations = [
     path: '/profile/tokens/{tokenId}',
     scopes: ['account:read_write'],
     paginated: false,
+    events: { actions: ['token_update'], entityId: 'tokenId', source: 'API-FACTS-MORE.md §8' },
     request: () => z.strictObject({ ...TokenRef, label: TokenLabelSchema.optional() }),
     response: PersonalAccessTokenSchema,
     example: 'profile tokens-update 123 --label ci-old',
@@ -676,6 +681,7 @@ export const profileOperations = [
       consequence:
         'The token is invalidated immediately; requests with it fail, even if it is the token you are using.',
     },
+    events: { actions: ['token_delete'], entityId: 'tokenId', source: 'API-FACTS-MORE.md §8' },
     request: () => z.strictObject(TokenRef),
     response: EmptyResultSchema,
     example: 'profile tokens-delete 123',

@@ -57,6 +57,7 @@ export const volumeOperations = [
     charges: true,
     paginated: false,
     // Rule 2: region only without node_id; config_id only with node_id.
+    events: { actions: ['volume_create'], source: 'API-FACTS-MORE.md §8' },
     request: () =>
       z
         .strictObject({
@@ -104,6 +105,7 @@ export const volumeOperations = [
     path: '/volumes/{volumeId}',
     scopes: ['volumes:read_write'],
     paginated: false,
+    events: { actions: ['volume_update'], entityId: 'volumeId', source: 'API-FACTS-MORE.md §8' },
     request: () =>
       z.strictObject({
         ...VolumeRef,
@@ -123,6 +125,7 @@ export const volumeOperations = [
     scopes: ['volumes:read_write'],
     paginated: false,
     destructive: { consequence: 'Deletes the volume and all its data; this cannot be undone.' },
+    events: { actions: ['volume_delete'], entityId: 'volumeId', source: 'API-FACTS-MORE.md §8' },
     request: () => z.strictObject(VolumeRef),
     response: EmptyResultSchema,
     example: 'volumes delete 12',
@@ -136,6 +139,7 @@ export const volumeOperations = [
     scopes: ['volumes:read_write', 'nodes:read_write'],
     paginated: false,
     // Rule 3: with persist_across_boots false, config_id must not be passed.
+    events: { actions: ['volume_attach'], entityId: 'volumeId', source: 'API-FACTS-MORE.md §8' },
     request: () =>
       z
         .strictObject({
@@ -179,6 +183,7 @@ export const volumeOperations = [
     path: '/volumes/{volumeId}/detach',
     scopes: ['volumes:read_write', 'nodes:read_write'],
     paginated: false,
+    events: { actions: ['volume_detach'], entityId: 'volumeId', source: 'API-FACTS-MORE.md §8' },
     request: () => z.strictObject(VolumeRef),
     response: EmptyResultSchema,
     example: 'volumes detach 12',
@@ -192,6 +197,7 @@ export const volumeOperations = [
     scopes: ['volumes:read_write'],
     charges: true,
     paginated: false,
+    events: { actions: ['volume_resize'], entityId: 'volumeId', source: 'API-FACTS-MORE.md §8' },
     request: () =>
       z.strictObject({
         ...VolumeRef,

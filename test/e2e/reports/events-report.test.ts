@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { recordEvent } from '../../../infra/local/emulator/account-events.js';
 import { getOperation } from '../../../lib/api/operations/index.js';
 import { slackFixtures } from '../../support/slack-fixtures.js';
 import { type ReporterHarness, startReporterHarness } from './harness.js';
@@ -9,7 +10,7 @@ import { type ReporterHarness, startReporterHarness } from './harness.js';
  * outside the bot; the same change made through the bot's runner names the Slack user.
  */
 
-const SCOPES = 'events:read_only volumes:read_write';
+const SCOPES = 'events:read_only volumes:read_write account:read_write';
 let harness: ReporterHarness;
 
 beforeAll(async () => {
@@ -134,5 +135,81 @@ describe('events report', () => {
     const reply = await harness.reports('U0FIL', 'C0FILTER', 'reports add alerts --action node_reboot');
     expect(reply.text).toContain('Nothing was subscribed');
     expect(await harness.subscriptions()).toEqual([]);
+  });
+});
+
+describe('events report: matching, late events and reading only what is recent', () => {
+  it('credits an SSH key added through a signed /cloud command to the Slack user (user_ssh_key_add)', async () => {
+    const channel = 'C0EVENTS';
+    await subscribeEvents('U0EVA', channel);
+    await harness.link('U0KEYUSER', 'keyuser', { scopes: SCOPES });
+
+    const command = await harness.e2e.stack.workspace.command(
+      'U0KEYUSER',
+      channel,
+      'profile sshkeys-create --label laptop-key --ssh-key "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKeyForEventsTest me@laptop"',
+    );
+    expect(command.status).toBe(200);
+    await harness.e2e.stack.drain();
+    await tickLater();
+
+    const added = eventTexts(channel).filter((text) => text.includes('user_ssh_key_add'));
+    expect(added).toHaveLength(1);
+    expect(added[0]).toContain('laptop-key');
+    expect(added[0]).toContain('through the bot by <@U0KEYUSER>');
+  });
+
+  it('posts once an event the API lists late, with an id lower than one already posted', async () => {
+    const channel = 'C0EVENTS';
+    const control = harness.e2e.emulator.control;
+    const volumeId = await aVolumeId();
+    await subscribeEvents('U0EVA', channel);
+    await tickLater();
+
+    await renameDirectly(volumeId, 'listed-late');
+    await renameDirectly(volumeId, 'listed-at-once');
+    const [late, prompt] = [...control.world.events.values()]
+      .filter((event) => event.action === 'volume_update')
+      .sort((a, b) => b.id - a.id)
+      .slice(0, 2)
+      .reverse();
+    if (!late || !prompt) throw new Error('the renames wrote no events');
+    control.withholdEvent(late.id);
+    await tickLater();
+    control.releaseEvent(late.id);
+    await tickLater();
+    await tickLater();
+
+    const texts = eventTexts(channel);
+    expect(texts.filter((text) => text.includes(`Event ${prompt.id}:`))).toHaveLength(1);
+    expect(texts.filter((text) => text.includes(`Event ${late.id}:`))).toHaveLength(1);
+    expect(late.id).toBeLessThan(prompt.id);
+  });
+
+  it('with 1,200 old events, a run reads one page of the recent ones, not every page', async () => {
+    const channel = 'C0EVENTS';
+    const control = harness.e2e.emulator.control;
+    const volumeId = await aVolumeId();
+    const twoDaysAgo = control.now() - 2 * 24 * 60 * 60_000;
+    for (let i = 0; i < 1200; i += 1) {
+      recordEvent(control.world, {
+        action: 'volume_update',
+        entity: { id: volumeId, label: `old-${i}`, type: 'volume', url: `/v4/volumes/${volumeId}` },
+        username: 'someone-else',
+        at: twoDaysAgo + i * 1000,
+      });
+    }
+    await subscribeEvents('U0EVA', channel);
+    // The first run after subscribing learns the newest event's time (a whole read, once).
+    await tickLater();
+
+    await renameDirectly(volumeId, 'after-the-old-ones');
+    control.resetRequestCounts();
+    await tickLater();
+    // The API's pages hold 500 at most: the whole list would be three pages.
+    expect(control.requestCount('events.list')).toBe(1);
+    const posted = eventTexts(channel).filter((text) => text.includes('after-the-old-ones'));
+    expect(posted).toHaveLength(1);
+    expect(eventTexts(channel).join('\n')).not.toContain('old-1');
   });
 });

@@ -11,6 +11,7 @@ import {
   type OutcomePlan,
   outcomePlanFor,
 } from '../../../lib/api/outcome.js';
+import { targetOf } from '../../../lib/changes/audit.js';
 
 /**
  * The events read-back of node actions and disk changes (API-FACTS-MORE.md §2, §4, §8): every row
@@ -153,6 +154,24 @@ describe('the events plan', () => {
     const plan = outcomePlanFor(getOperation('nodes.reboot'), INPUT);
     expect(plan?.strategy).toBe('event');
     expect(plan?.strategy === 'event' && plan.since).toBeUndefined();
+  });
+
+  it('a create whose event names what it creates has no events plan: the new id is in the lost answer', () => {
+    const op = getOperation('profile.sshkeys-create');
+    expect(op.events).toEqual({ actions: ['user_ssh_key_add'], source: 'API-FACTS-MORE.md §8' });
+    expect(noEventReadBackReason(op)).toBeUndefined();
+    expect(outcomePlanFor(op, { ssh_key: 'ssh-ed25519 AAAA me@x' }, { since: SENT })).toBeUndefined();
+  });
+
+  it('a create records the new id in its audit target, which the events report matches on', () => {
+    expect(targetOf(getOperation('volumes.create'), { label: 'v' }, { id: 77, label: 'v' })).toBe(
+      '/volumes id=77',
+    );
+    // Rows whose events name an input field keep the target as it was.
+    expect(targetOf(getOperation('volumes.update'), { volumeId: 5, label: 'x' }, { id: 5 })).toBe(
+      'volumeId=5',
+    );
+    expect(targetOf(getOperation('volumes.create'), { label: 'v' }, { id: 'has space' })).toBe('/volumes');
   });
 
   it('the command to check with lists the events of that node', () => {
