@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import aws4, { type Credentials } from 'aws4';
-import { configuredEndpoint } from './configured-endpoint.js';
+import { environmentTarget } from './environment.js';
 
 /**
  * Lambda's `Invoke` with `InvocationType: 'Event'` (docs.aws.amazon.com/lambda/latest/api/
@@ -219,22 +219,7 @@ export function createLambdaInvoker(
 export function lambdaTarget(
   env: Record<string, string | undefined>,
 ): Pick<LambdaInvokerOptions, 'endpoint' | 'region' | 'credentials'> {
-  const { AWS_REGION: region, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN } = env;
-  if (!region || !AWS_ACCESS_KEY_ID || !AWS_SECRET_ACCESS_KEY) {
-    throw new Error(
-      'Lambda: AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set (Lambda sets them)',
-    );
-  }
-  const configured = configuredEndpoint(env, { envId: 'LAMBDA', label: 'Lambda' });
-  return {
-    ...(configured ? { endpoint: configured } : {}),
-    region,
-    credentials: {
-      accessKeyId: AWS_ACCESS_KEY_ID,
-      secretAccessKey: AWS_SECRET_ACCESS_KEY,
-      ...(AWS_SESSION_TOKEN ? { sessionToken: AWS_SESSION_TOKEN } : {}),
-    },
-  };
+  return environmentTarget(env, { envId: 'LAMBDA', label: 'Lambda' });
 }
 
 /**

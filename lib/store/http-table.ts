@@ -3,7 +3,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import aws4, { type Credentials } from 'aws4';
-import { configuredEndpoint } from '../aws/configured-endpoint.js';
+import { environmentTarget } from '../aws/environment.js';
 import { guardedStorageCall } from './store-context.js';
 import type { ItemPage, Table, TableItem } from './table.js';
 
@@ -230,22 +230,11 @@ export function tableTarget(
   if (endpoint) {
     return { endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
   }
-  const { AWS_REGION: region, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN } = env;
-  if (!region || !AWS_ACCESS_KEY_ID || !AWS_SECRET_ACCESS_KEY) {
-    throw new Error(
-      'DynamoDB: AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set (Lambda sets them), or DYNAMODB_ENDPOINT',
-    );
-  }
-  const configured = configuredEndpoint(env, { envId: 'DYNAMODB', label: 'DynamoDB' });
-  return {
-    ...(configured ? { endpoint: configured } : {}),
-    region,
-    credentials: {
-      accessKeyId: AWS_ACCESS_KEY_ID,
-      secretAccessKey: AWS_SECRET_ACCESS_KEY,
-      ...(AWS_SESSION_TOKEN ? { sessionToken: AWS_SESSION_TOKEN } : {}),
-    },
-  };
+  return environmentTarget(env, {
+    envId: 'DYNAMODB',
+    label: 'DynamoDB',
+    unsetHint: ', or DYNAMODB_ENDPOINT',
+  });
 }
 
 /** The fields of a request that hold item values, in DynamoDB's wire format; the rest as given. */
