@@ -9,15 +9,8 @@ import type { Approval, ReportSubscription, Store, TokenLink } from '../store/in
 import { approverGroupMembers } from './approver-groups.js';
 import { ActionId } from './interaction-ids.js';
 import { SLACK_LIMITS, truncate } from './limits.js';
-import { actionPhrase } from './render/approval.js';
-import {
-  actionButton,
-  actionsBlock,
-  confirmDialog,
-  contextBlock,
-  headerBlock,
-  sectionBlock,
-} from './render/blocks.js';
+import { actionPhrase, voteButtons } from './render/approval.js';
+import { actionsBlock, contextBlock, headerBlock, sectionBlock } from './render/blocks.js';
 import { bold, codeSpan, escapeMrkdwn, slackDate, userMention } from './render/text.js';
 import { rateLimitedFor, slackErrorOf } from './slack-refusals.js';
 
@@ -179,23 +172,7 @@ function waitingItem(approval: Approval): KnownBlock[] {
   const text =
     `${requestTitle(approval)}\nAsked by ${userMention(approval.requester)} in <#${approval.channel}> · ` +
     `${approval.approvals.length} of ${approval.requiredApprovals} approvals · expires ${slackDate(approval.decideBy, 'at')}`;
-  const payload = { approvalId: approval.id };
-  const buttons = actionsBlock([
-    actionButton({
-      label: 'Approve',
-      actionId: ActionId.approve,
-      payload,
-      style: 'primary',
-      confirm: confirmDialog({
-        title: 'Approve this request?',
-        text: `This runs ${approval.operationId} with the requester’s token.`,
-        confirm: 'Approve',
-        deny: 'Not yet',
-        style: 'danger',
-      }),
-    }),
-    actionButton({ label: 'Deny', actionId: ActionId.deny, payload, style: 'danger' }),
-  ]);
+  const buttons = voteButtons(approval, { withCancel: false });
   return buttons ? [sectionBlock(text), buttons] : [sectionBlock(text)];
 }
 

@@ -1,4 +1,4 @@
-import type { KnownBlock } from '@slack/types';
+import type { ActionsBlock, KnownBlock } from '@slack/types';
 import type { AnyOperation } from '../../api/operation.js';
 import { findOperation } from '../../api/operations/index.js';
 import { voteWords } from '../../changes/audit.js';
@@ -121,24 +121,7 @@ export function renderApprovalCard({ approval }: ApprovalCardInput): RenderedMes
   blocks.push(contextBlock(...progressLine(approval)));
 
   if (pending) {
-    const payload = { approvalId: approval.id };
-    const actions = actionsBlock([
-      actionButton({
-        label: 'Approve',
-        actionId: ActionId.approve,
-        payload,
-        style: 'primary',
-        confirm: confirmDialog({
-          title: `Approve: ${phrase} ${target}?`,
-          text: consequence ?? `This runs ${approval.operationId} with the requester’s token.`,
-          confirm: 'Approve',
-          deny: 'Not yet',
-          style: 'danger',
-        }),
-      }),
-      actionButton({ label: 'Deny', actionId: ActionId.deny, payload, style: 'danger' }),
-      actionButton({ label: 'Cancel request', actionId: ActionId.cancel, payload }),
-    ]);
+    const actions = voteButtons(approval, { withCancel: true });
     if (actions) blocks.push(actions);
   } else {
     blocks.push(sectionBlock(finalStateLine(approval)));
@@ -148,6 +131,41 @@ export function renderApprovalCard({ approval }: ApprovalCardInput): RenderedMes
     text: fallbackText(pending ? `Approval needed: ${phrase} ${target}` : `${heading}: ${approval.status}`),
     blocks,
   };
+}
+
+/**
+ * Approve (behind a confirmation naming what it runs and what it destroys) and Deny, wherever a
+ * request is voted on: its card, and the approver's Home. Only the card offers Cancel, to the
+ * person who asked.
+ */
+export function voteButtons(
+  approval: ApprovalCardView,
+  options: { readonly withCancel: boolean },
+): ActionsBlock | undefined {
+  const op = findOperation(approval.operationId);
+  const phrase = op ? actionPhrase(op) : approval.operationId;
+  const target = approval.targetLabel ?? approval.summary;
+  const consequence = approval.consequence ?? op?.destructive?.consequence;
+  const payload = { approvalId: approval.id };
+  return actionsBlock([
+    actionButton({
+      label: 'Approve',
+      actionId: ActionId.approve,
+      payload,
+      style: 'primary',
+      confirm: confirmDialog({
+        title: `Approve: ${phrase} ${target}?`,
+        text: consequence ?? `This runs ${approval.operationId} with the requester’s token.`,
+        confirm: 'Approve',
+        deny: 'Not yet',
+        style: 'danger',
+      }),
+    }),
+    actionButton({ label: 'Deny', actionId: ActionId.deny, payload, style: 'danger' }),
+    ...(options.withCancel
+      ? [actionButton({ label: 'Cancel request', actionId: ActionId.cancel, payload })]
+      : []),
+  ]);
 }
 
 /**
