@@ -8,6 +8,7 @@ import type {
   AuditResult,
   RunbookRun,
   RunbookStep,
+  RunbookStepLink,
   RunbookStepState,
   WatchOutcome,
 } from '../store/index.js';
@@ -366,6 +367,20 @@ async function followStep(
       await moveRun(deps, run.team, run.id, (current) =>
         markWaiting(current, index, { state: 'running', watchId: followed.watchId }),
       );
+      // A reporter tick may have ended the watch between its creation and the link above, and
+      // then found no step waiting on it: read it again now that the link is there. When both
+      // this and the tick see it ended, `settleStep` lets only one of them move the run on.
+      const watch = await deps.store.statusWatches.get(run.team, followed.watchId);
+      if (watch?.finished && watch.outcome) {
+        await endStepByWatch(
+          deps,
+          surface,
+          run.team,
+          { runId: run.id, step: index },
+          watch.outcome,
+          watch.lastStatus,
+        );
+      }
       return;
     }
   }
@@ -396,9 +411,20 @@ export async function watchEnded(
 ): Promise<void> {
   const link = await deps.store.runbooks.linkOf(team, 'watch', watchId);
   if (!link) return;
+  await endStepByWatch(deps, surface, team, link, outcome, status);
+}
+
+function endStepByWatch(
+  deps: ChangeDeps,
+  surface: RunbookSurface,
+  team: string,
+  link: RunbookStepLink,
+  outcome: WatchOutcome,
+  status: string | null,
+): Promise<void> {
   const end = WATCH_ENDS[outcome];
   const detail = status === null ? end.detail : `${end.detail} Status \`${status}\`.`;
-  await endStep(deps, surface, team, link.runId, link.step, end.state, detail);
+  return endStep(deps, surface, team, link.runId, link.step, end.state, detail);
 }
 
 /**

@@ -4,7 +4,8 @@ import { sweepApprovals } from '../../../lib/changes/sweep.js';
 import { slackExecutionSurface } from '../../../lib/slack/approval-surface.js';
 import { runbookFollower } from '../../../lib/slack/approvals.js';
 import { ActionId } from '../../../lib/slack/interactions.js';
-import { continueAfterWatch } from '../../../lib/slack/runbooks.js';
+import { type RunbookSurface, startStep } from '../../../lib/changes/runbooks.js';
+import { continueAfterWatch, slackRunbookSurface } from '../../../lib/slack/runbooks.js';
 import { runWorkerJob } from '../../../lib/slack/worker.js';
 import type { RunbookRun } from '../../../lib/store/index.js';
 import { ADA, ALICE, BOB, CHANNEL } from '../../support/e2e.js';
@@ -279,6 +280,58 @@ describe('a completion delivered twice', () => {
       step: 0,
     });
     expect(requests('nodes.shutdown', node.id)).toBe(1);
+  });
+});
+
+describe('a status watch that ends before its step is linked to it', () => {
+  it('moves the run on exactly once: the step that links it reads the watch again', async () => {
+    const node = freshNode();
+    const deps = { ...harness.deps };
+    const run = await deps.store.runbooks.createRun({
+      team: TEAM,
+      channel: CHANNEL,
+      runbook: 'reboot-race',
+      args: [String(node.id)],
+      user: ALICE,
+      commands: [`nodes shutdown ${node.id}`, `nodes boot ${node.id}`],
+    });
+    const slack = slackRunbookSurface(deps);
+    const endedBeforeLink: string[] = [];
+    // Each step's watch is created by \`follow\`; the link to the run is written after it returns.
+    // A reporter tick inside that window settles the node and ends the watch, and finds no step
+    // waiting on it.
+    const surface: RunbookSurface = {
+      ...slack,
+      async follow(...args) {
+        const followed = await slack.follow(...args);
+        if (followed.kind === 'watching') {
+          harness.advance(MINUTE);
+          await harness.tick();
+          const watch = await deps.store.statusWatches.get(TEAM, followed.watchId);
+          if (watch?.finished) endedBeforeLink.push(followed.watchId);
+          expect(await deps.store.runbooks.linkOf(TEAM, 'watch', followed.watchId)).toBeUndefined();
+        }
+        return followed;
+      },
+    };
+    await startStep(deps, surface, TEAM, run.id, 0);
+    expect(endedBeforeLink).toHaveLength(2);
+    const finished = await currentRun(run.id);
+    expect(finished.state).toBe('succeeded');
+    expect(finished.steps.map((s) => s.state)).toEqual(['succeeded', 'succeeded']);
+    expect(requests('nodes.shutdown', node.id)).toBe(1);
+    expect(requests('nodes.boot', node.id)).toBe(1);
+
+    // The tick's own completion arriving late (a retry) finds the step settled and starts nothing.
+    const [firstWatch] = endedBeforeLink;
+    if (!firstWatch) throw new Error('no watch');
+    await continueAfterWatch(deps, TEAM, firstWatch, 'final', 'offline');
+    await startStep(deps, surface, TEAM, run.id, 1);
+    expect(requests('nodes.boot', node.id)).toBe(1);
+    const audit = (await deps.store.audit.list(TEAM, { limit: 100 })).entries.filter(
+      (e) => e.action === 'runbook.step' && e.detail?.includes(run.id),
+    );
+    expect(audit).toHaveLength(2);
   });
 });
 
