@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NODE_RESIZE_MS } from '../../../infra/local/emulator/handlers/node-actions.js';
+import { type RunbookSurface, startStep } from '../../../lib/changes/runbooks.js';
 import { sweepApprovals } from '../../../lib/changes/sweep.js';
 import { slackExecutionSurface } from '../../../lib/slack/approval-surface.js';
 import { runbookFollower } from '../../../lib/slack/approvals.js';
 import { ActionId } from '../../../lib/slack/interactions.js';
-import { type RunbookSurface, startStep } from '../../../lib/changes/runbooks.js';
 import { continueAfterWatch, slackRunbookSurface } from '../../../lib/slack/runbooks.js';
 import { runWorkerJob } from '../../../lib/slack/worker.js';
 import type { RunbookRun } from '../../../lib/store/index.js';
