@@ -23,6 +23,7 @@ import { channelRefusalHint } from './channel-access.js';
 import type { BotCommandContext, BotDeps, RequestContext } from './context.js';
 import type { ApprovalJob } from './handoff.js';
 import type { RunnerDeps } from './operation-runner.js';
+import { isPolicyAdmin } from './policy-admins.js';
 import { previewTarget } from './preview.js';
 import { breakGlassAudience } from './render/approval-events.js';
 import { renderError } from './render/errors.js';
@@ -30,6 +31,9 @@ import { bold, codeSpan, slackDate } from './render/text.js';
 import { notice, type Reply } from './reply.js';
 import { answerStepUpNeed } from './step-up-prompts.js';
 import { resolveToken } from './token-resolution.js';
+
+// Where the policy's own commands and the callers that share its admins have always found it.
+export { isPolicyAdmin };
 
 /**
  * The two-person rule in front of destructive operations, as Slack asks for it and answers. The
@@ -475,17 +479,6 @@ export async function unusableApproverGroup(
     default:
       return undefined;
   }
-}
-
-export async function isPolicyAdmin(
-  { deps, ctx, client }: BotCommandContext,
-  policy: ApprovalPolicy,
-): Promise<boolean> {
-  if (deps.approvalAdmins.includes(ctx.user) || policy.admins.includes(ctx.user)) return true;
-  // A lookup that failed (rate limited, Slack down) says nothing about the person: it is thrown and
-  // answered as such, not taken for "not an admin".
-  const info = await client.users.info({ user: ctx.user });
-  return info.user?.is_admin === true || info.user?.is_owner === true;
 }
 
 export function describePolicy(policy: ApprovalPolicy): string {

@@ -20,6 +20,8 @@ export const ActionId = {
   login: 'bot:login',
   /** Pause, resume or run one of the clicker's reports from their Home tab. */
   homeReport: 'home:report',
+  /** Cancel a runbook's run from its message (its value is the run's id). */
+  runbookCancel: 'runbook:cancel',
 } as const;
 
 export const CallbackId = {

@@ -1,5 +1,5 @@
 import type { ViewOutput } from '@slack/bolt';
-import type { View } from '@slack/types';
+import type { ActionsBlock, KnownBlock, View } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { z } from 'zod';
 import { findOperation } from '../api/operations/index.js';
@@ -28,11 +28,12 @@ import type { Approval, RunbookRun, RunbookStep } from '../store/index.js';
 import { slackApprovalSurface, slackChangeRunner } from './approval-surface.js';
 import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
 import type { BotCommandContext } from './context.js';
-import { CallbackId } from './interaction-ids.js';
+import { ActionId, CallbackId } from './interaction-ids.js';
 import { openModal } from './modals.js';
 import type { RunnerDeps } from './operation-runner.js';
+import { isPolicyAdmin } from './policy-admins.js';
 import { previewTarget } from './preview.js';
-import { sectionBlock } from './render/blocks.js';
+import { confirmDialog, sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
 import { guardrailRefusalText } from './render/guardrails.js';
 import { codeSpan, escapeMrkdwn } from './render/text.js';
@@ -102,9 +103,34 @@ function runHeadline(run: RunbookRun): string {
   }
 }
 
+/** A run's Cancel button, on its message while it runs: the same as `/cloud runbook cancel RUN`. */
+function cancelButton(run: RunbookRun): ActionsBlock {
+  return {
+    type: 'actions',
+    elements: [
+      {
+        type: 'button',
+        action_id: ActionId.runbookCancel,
+        text: { type: 'plain_text', text: 'Cancel run' },
+        value: run.id,
+        style: 'danger',
+        confirm: confirmDialog({
+          title: 'Cancel this run?',
+          text: 'No step after the one under way will start. A step under way is not interrupted.',
+          confirm: 'Cancel run',
+          deny: 'Keep running',
+          style: 'danger',
+        }),
+      },
+    ],
+  };
+}
+
 function runMessage(run: RunbookRun) {
   const lines = [runHeadline(run), ...run.steps.map(stepLine)];
-  return { text: lines[0] ?? '', blocks: [sectionBlock(lines.join('\n'))] };
+  const blocks: KnownBlock[] = [sectionBlock(lines.join('\n'))];
+  if (run.state === 'running') blocks.push(cancelButton(run));
+  return { text: lines[0] ?? '', blocks };
 }
 
 function eventText(run: RunbookRun, event: RunbookEvent): string {
@@ -300,28 +326,47 @@ export async function handleRunbookCommand(
     }
     case 'run':
       return startRun(context, name, parsed.args.slice(1));
-    case 'cancel': {
-      if (!/^[A-Za-z0-9-]{1,64}$/.test(name)) return notice('That is not a run id.');
-      const run = await deps.store.runbooks.getRun(ctx.team, name);
-      if (!run || run.channel !== ctx.channel)
-        return notice(`There is no run ${codeSpan(name)} in this channel.`);
-      const cancelled = await requestCancel(
-        deps,
-        slackRunbookSurface({ ...deps, slack: context.client }),
-        ctx.team,
-        name,
-        ctx.user,
-      );
-      if (cancelled.kind === 'not_running') return notice(`Run ${codeSpan(name)} has already ended.`);
-      return notice(
-        cancelled.runningStep === undefined
-          ? `Cancelled run ${codeSpan(name)}; no further step will start.`
-          : `Cancelled run ${codeSpan(name)}. Step ${cancelled.runningStep + 1} is under way and is not interrupted; no step after it will start.`,
-      );
-    }
+    case 'cancel':
+      return cancelRunAs(context, name);
     default:
       return notice('`/cloud runbook` needs one of: add, list, show, remove, run, cancel.');
   }
+}
+
+const RUN_ID_PATTERN = /^[A-Za-z0-9-]{1,64}$/;
+
+/**
+ * `/cloud runbook cancel RUN` and the run message's Cancel button: the person who started the run
+ * or a policy admin stops it before its next step.
+ */
+export async function cancelRunAs(context: BotCommandContext, runId: string): Promise<Reply> {
+  const { deps, ctx } = context;
+  if (!RUN_ID_PATTERN.test(runId)) return notice('That is not a run id.');
+  const run = await deps.store.runbooks.getRun(ctx.team, runId);
+  if (!run || run.channel !== ctx.channel)
+    return notice(`There is no run ${codeSpan(runId)} in this channel.`);
+  if (run.state !== 'running') return notice(`Run ${codeSpan(runId)} has already ended.`);
+  if (run.user !== ctx.user) {
+    const policy = await deps.store.approvalPolicy.get(ctx.team);
+    if (!(await isPolicyAdmin(context, policy))) {
+      return notice(
+        `Run ${codeSpan(runId)} was started by <@${run.user}>; only they or a workspace admin (or an admin named in the approval policy) can cancel it.`,
+      );
+    }
+  }
+  const cancelled = await requestCancel(
+    deps,
+    slackRunbookSurface({ ...deps, slack: context.client }),
+    ctx.team,
+    runId,
+    ctx.user,
+  );
+  if (cancelled.kind === 'not_running') return notice(`Run ${codeSpan(runId)} has already ended.`);
+  return notice(
+    cancelled.runningStep === undefined
+      ? `Cancelled run ${codeSpan(runId)}; no further step will start.`
+      : `Cancelled run ${codeSpan(runId)}. Step ${cancelled.runningStep + 1} is under way and is not interrupted; no step after it will start.`,
+  );
 }
 
 async function addRunbook(

@@ -17,6 +17,7 @@ const approvals = () => import('../approvals.js');
 const botCommands = () => import('../bot-command-handlers.js');
 const forms = () => import('../forms.js');
 const homeActions = () => import('../home-actions.js');
+const runbooks = () => import('../runbooks.js');
 
 /** Buttons and menus: run an operation, page a listing, decide an approval, log in. */
 export function registerActions(app: App, deps: BotDeps): void {
@@ -134,6 +135,17 @@ export function registerActions(app: App, deps: BotDeps): void {
       (await homeActions()).answerHomeReportButton(deps, ctx, client, action.value),
     );
     if (reply) await tellDirectly(deps, client, ctx, reply);
+  });
+
+  app.action(ActionId.runbookCancel, async ({ ack, body, action, respond, client }) => {
+    await ack();
+    const ctx = actionContext(body);
+    if (!ctx || action.type !== 'button' || !(await isFirstClick(deps, ctx, action))) return;
+    const reply = await safely(deps, ctx, undefined, async () =>
+      (await runbooks()).cancelRunAs({ deps, ctx, client }, action.value ?? ''),
+    );
+    // Only the clicker is told; the run's message itself is updated as the run moves.
+    if (reply) await respond({ ...responseBody(reply, false), response_type: 'ephemeral' });
   });
 
   app.action(ActionId.login, async ({ ack, body, client, respond }) => {

@@ -246,13 +246,80 @@ describe('cancelling a run', () => {
     await addRunbook('resize-cancelled');
     const node = freshNode();
     const run = await startRun('resize-cancelled', `${node.id} g6-standard-6`);
-    const cancelled = await harness.e2e.command(BOB, `runbook cancel ${run.id}`);
+    const cancelled = await harness.e2e.command(ALICE, `runbook cancel ${run.id}`);
     expect(harness.e2e.textOf(cancelled.message)).toContain('Step 1 is under way and is not interrupted');
     await settle();
     const ended = await currentRun(run.id);
     expect(ended.state).toBe('cancelled');
     expect(ended.steps.map((s) => s.state)).toEqual(['succeeded', 'cancelled', 'cancelled']);
     expect(requests('nodes.resize', node.id)).toBe(0);
+  });
+});
+
+describe('who may cancel a run', () => {
+  function runMessageOf(run: RunbookRun) {
+    const message = run.threadTs
+      ? harness.e2e.stack.standIn.store.findMessage(CHANNEL, run.threadTs)
+      : undefined;
+    if (!message) throw new Error('the run has no message');
+    return message;
+  }
+
+  async function click(user: string, run: RunbookRun) {
+    const delivery = await harness.e2e.stack.workspace.click(user, runMessageOf(run), {
+      actionId: ActionId.runbookCancel,
+    });
+    expect(delivery.status).toBe(200);
+    await harness.e2e.stack.drain();
+    return harness.e2e.textOf(harness.e2e.lastSeen(user));
+  }
+
+  it('refuses someone else, by command and by the Cancel button, and the run goes on', async () => {
+    await addRunbook('resize-not-yours');
+    const node = freshNode();
+    const run = await startRun('resize-not-yours', `${node.id} g6-standard-6`);
+    const typed = await harness.e2e.command(BOB, `runbook cancel ${run.id}`);
+    expect(harness.e2e.textOf(typed.message)).toContain(`was started by <@${ALICE}>; only they`);
+    expect(await click(BOB, run)).toContain(`was started by <@${ALICE}>; only they`);
+    expect((await currentRun(run.id)).state).toBe('running');
+    await settle();
+    expect(requests('nodes.resize', node.id)).toBe(1);
+  });
+
+  it('the Cancel button cancels as the command does for the person who started the run, and goes when the run ends', async () => {
+    await addRunbook('resize-button');
+    const node = freshNode();
+    const run = await startRun('resize-button', `${node.id} g6-standard-6`);
+    expect(runMessage(run)).toContain(ActionId.runbookCancel);
+    expect(await click(ALICE, run)).toContain('Step 1 is under way and is not interrupted');
+    // The run's message says it was cancelled at once, and has no button any more.
+    expect(runMessage(await currentRun(run.id))).toContain(`was cancelled by <@${ALICE}>`);
+    expect(runMessage(await currentRun(run.id))).not.toContain(ActionId.runbookCancel);
+    await settle();
+    const ended = await currentRun(run.id);
+    expect(ended.steps.map((s) => s.state)).toEqual(['succeeded', 'cancelled', 'cancelled']);
+    expect(requests('nodes.resize', node.id)).toBe(0);
+  });
+
+  it('lets a workspace admin cancel anyone’s run with the button', async () => {
+    await addRunbook('resize-admin');
+    const node = freshNode();
+    const run = await startRun('resize-admin', `${node.id} g6-standard-6`);
+    expect(await click(ADA, run)).toContain('Cancelled run');
+    expect((await currentRun(run.id)).cancelledBy).toBe(ADA);
+    await settle();
+    expect(requests('nodes.resize', node.id)).toBe(0);
+  });
+
+  it('the message of a run that finished has no Cancel button', async () => {
+    await addRunbook('shutdown-only', 'nodes shutdown $1');
+    const node = freshNode();
+    const run = await startRun('shutdown-only', `${node.id}`);
+    expect(runMessage(run)).toContain(ActionId.runbookCancel);
+    await settle();
+    const finished = await currentRun(run.id);
+    expect(finished.state).toBe('succeeded');
+    expect(runMessage(finished)).not.toContain(ActionId.runbookCancel);
   });
 });
 
