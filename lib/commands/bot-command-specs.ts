@@ -134,6 +134,12 @@ const ALIAS_WORKSPACE_FLAG: BotFlag = {
   summary: "The workspace's alias, for every channel (workspace admins only), not this channel's",
 };
 
+const RUNBOOK_WORKSPACE_FLAG: BotFlag = {
+  name: 'workspace',
+  kind: SWITCH,
+  summary: "The workspace's runbook, for every channel (workspace admins only), not this channel's",
+};
+
 const DECLARED_BOT_COMMANDS = [
   {
     name: 'help',
@@ -452,9 +458,10 @@ const DECLARED_BOT_COMMANDS = [
     name: 'runbook',
     summary: 'Named, ordered lists of commands with `$1`…`$9` parameters, run step by step in one thread',
     usage: [
-      'runbook add NAME [--steps "COMMAND; COMMAND; …"]',
+      'runbook add NAME [--steps "COMMAND; COMMAND; …"] [--workspace]',
       'runbook list',
-      'runbook show|remove NAME',
+      'runbook show NAME',
+      'runbook remove NAME [--workspace]',
       'runbook run NAME [ARGS…]',
       'runbook cancel RUN_ID',
     ],
@@ -467,7 +474,7 @@ const DECLARED_BOT_COMMANDS = [
       {
         name: 'add',
         summary: 'Add a runbook to this channel: a modal asks for its steps, one command a line',
-        usage: 'runbook add NAME [--steps "COMMAND; COMMAND; …"]',
+        usage: 'runbook add NAME [--steps "COMMAND; COMMAND; …"] [--workspace]',
         args: [RUNBOOK_NAME],
         flags: [
           {
@@ -476,11 +483,23 @@ const DECLARED_BOT_COMMANDS = [
             placeholder: '"COMMAND; …"',
             summary: 'The steps without the modal, separated by `;`',
           },
+          RUNBOOK_WORKSPACE_FLAG,
         ],
       },
-      { name: 'list', summary: "This channel's runbooks", usage: 'runbook list' },
-      { name: 'show', summary: "A runbook's steps", usage: 'runbook show NAME', args: [RUNBOOK_NAME] },
-      { name: 'remove', summary: 'Delete a runbook', usage: 'runbook remove NAME', args: [RUNBOOK_NAME] },
+      { name: 'list', summary: "This channel's runbooks and the workspace's", usage: 'runbook list' },
+      {
+        name: 'show',
+        summary: "A runbook's steps (this channel's, else the workspace's)",
+        usage: 'runbook show NAME',
+        args: [RUNBOOK_NAME],
+      },
+      {
+        name: 'remove',
+        summary: 'Delete a runbook',
+        usage: 'runbook remove NAME [--workspace]',
+        args: [RUNBOOK_NAME],
+        flags: [RUNBOOK_WORKSPACE_FLAG],
+      },
       {
         name: 'run',
         summary: 'Run a runbook: each step after the one before has settled, stopping at the first failure',

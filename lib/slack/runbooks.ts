@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ViewOutput } from '@slack/bolt';
 import type { ActionsBlock, KnownBlock, View } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
@@ -24,10 +25,10 @@ import {
 import { type StatusWatchSurface, startStatusWatch } from '../changes/status-watch.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import type { ChannelPacer } from '../reports/pacer.js';
-import type { Approval, RunbookRun, RunbookStep } from '../store/index.js';
+import type { Approval, Runbook, RunbookRun, RunbookStep } from '../store/index.js';
 import { slackApprovalSurface, slackChangeRunner } from './approval-surface.js';
 import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
-import type { BotCommandContext } from './context.js';
+import type { BotCommandContext, BotDeps } from './context.js';
 import { ActionId, CallbackId } from './interaction-ids.js';
 import { openModal } from './modals.js';
 import type { RunnerDeps } from './operation-runner.js';
@@ -293,35 +294,33 @@ export async function handleRunbookCommand(
   const name = parsed.args[0] ?? '';
   switch (parsed.subcommand) {
     case 'add':
-      return addRunbook(context, name, parsed.flags.steps);
-    case 'list': {
-      const runbooks = await deps.store.runbooks.list(ctx.team, ctx.channel);
-      if (runbooks.length === 0)
-        return notice('This channel has no runbooks. Add one with `/cloud runbook add NAME`.');
-      return notice(
-        runbooks
-          .map(
-            (r) =>
-              `${codeSpan(r.name)}: ${r.steps.length} step${r.steps.length === 1 ? '' : 's'}, ${parameterCount(r.steps)} argument(s)`,
-          )
-          .join('\n'),
-      );
-    }
+      return addRunbook(context, name, parsed.flags.steps, parsed.flags.workspace === true);
+    case 'list':
+      return listRunbooks(context);
     case 'show': {
       const problem = runbookNameProblem(name);
       if (problem) return notice(problem);
-      const runbook = await deps.store.runbooks.get(ctx.team, ctx.channel, name);
-      if (!runbook) return notice(`This channel has no runbook ${codeSpan(name)}.`);
+      const runbook = await deps.store.runbooks.find(ctx.team, ctx.channel, name);
+      if (!runbook) return notice(noRunbook(name));
+      const scope = runbook.channel === null ? ' (the workspace’s)' : '';
       return notice(
-        [`Runbook ${codeSpan(name)}:`, ...runbook.steps.map((s, i) => `${i + 1}. ${codeSpan(s)}`)].join('\n'),
+        [
+          `Runbook ${codeSpan(name)}${scope}:`,
+          ...runbook.steps.map((s, i) => `${i + 1}. ${codeSpan(s)}`),
+        ].join('\n'),
       );
     }
     case 'remove': {
       const problem = runbookNameProblem(name);
       if (problem) return notice(problem);
-      const removed = await deps.store.runbooks.remove(ctx.team, ctx.channel, name);
+      const workspace = parsed.flags.workspace === true;
+      if (workspace && !(await mayChangeWorkspaceRunbooks(context))) return notice(WORKSPACE_ADMINS_ONLY);
+      const removed = await deps.store.runbooks.remove(ctx.team, workspace ? null : ctx.channel, name);
+      if (removed) return notice(`Removed ${workspace ? 'workspace ' : ''}runbook ${codeSpan(name)}.`);
       return notice(
-        removed ? `Removed runbook ${codeSpan(name)}.` : `This channel has no runbook ${codeSpan(name)}.`,
+        workspace
+          ? `The workspace has no runbook ${codeSpan(name)}.`
+          : `This channel has no runbook ${codeSpan(name)}.`,
       );
     }
     case 'run':
@@ -334,6 +333,47 @@ export async function handleRunbookCommand(
 }
 
 const RUN_ID_PATTERN = /^[A-Za-z0-9-]{1,64}$/;
+
+const WORKSPACE_ADMINS_ONLY =
+  'Only workspace admins (or the admins named in the approval policy) can change workspace runbooks. Leave out `--workspace` to change a runbook of this channel.';
+
+function noRunbook(name: string): string {
+  return `Neither this channel nor the workspace has a runbook ${codeSpan(name)}.`;
+}
+
+/** Workspace runbooks run in every channel: only policy admins add or remove them. */
+async function mayChangeWorkspaceRunbooks(context: BotCommandContext): Promise<boolean> {
+  const policy = await context.deps.store.approvalPolicy.get(context.ctx.team);
+  return isPolicyAdmin(context, policy);
+}
+
+function runbookLine(runbook: Runbook, note = ''): string {
+  const steps = runbook.steps.length;
+  return `${codeSpan(runbook.name)}: ${steps} step${steps === 1 ? '' : 's'}, ${parameterCount(runbook.steps)} argument(s)${note}`;
+}
+
+/** This channel's runbooks and the workspace's; a workspace one a channel's hides says so. */
+async function listRunbooks({ deps, ctx }: BotCommandContext): Promise<Reply> {
+  const [own, workspace] = await Promise.all([
+    deps.store.runbooks.list(ctx.team, ctx.channel),
+    deps.store.runbooks.list(ctx.team, null),
+  ]);
+  if (own.length === 0 && workspace.length === 0) {
+    return notice('This channel and the workspace have no runbooks. Add one with `/cloud runbook add NAME`.');
+  }
+  const ownNames = new Set(own.map((r) => r.name));
+  const lines = [
+    '*This channel’s runbooks*',
+    ...(own.length > 0 ? own.map((r) => runbookLine(r)) : ['none']),
+    '*The workspace’s runbooks*',
+    ...(workspace.length > 0
+      ? workspace.map((r) =>
+          runbookLine(r, ownNames.has(r.name) ? ' (this channel’s of the same name runs here)' : ''),
+        )
+      : ['none']),
+  ];
+  return notice(lines.join('\n'));
+}
 
 /**
  * `/cloud runbook cancel RUN` and the run message's Cancel button: the person who started the run
@@ -373,23 +413,25 @@ async function addRunbook(
   context: BotCommandContext,
   name: string,
   stepsFlag: unknown,
+  workspace: boolean,
 ): Promise<Reply | undefined> {
   const { deps, ctx, client } = context;
   const problem = runbookNameProblem(name);
   if (problem) return notice(problem);
+  if (workspace && !(await mayChangeWorkspaceRunbooks(context))) return notice(WORKSPACE_ADMINS_ONLY);
   if (typeof stepsFlag !== 'string') {
     if (!ctx.triggerId) {
       return notice('Give the steps with `--steps "COMMAND; COMMAND; …"`, one command each, in order.');
     }
-    const again = `Run ${codeSpan(`/cloud runbook add ${name}`)} again.`;
-    await openModal(client, ctx.triggerId, runbookModal(ctx.channel, name), again);
+    const again = `Run ${codeSpan(`/cloud runbook add ${name}${workspace ? ' --workspace' : ''}`)} again.`;
+    await openModal(client, ctx.triggerId, runbookModal(ctx.channel, name, workspace), again);
     return undefined;
   }
   const steps = stepsFlag
     .split(';')
     .map((step) => step.trim())
     .filter((step) => step.length > 0);
-  const where = { team: ctx.team, channel: ctx.channel, user: ctx.user };
+  const where = { team: ctx.team, channel: ctx.channel, user: ctx.user, workspace };
   const saved = await saveRunbook(deps, where, name, steps);
   if (!saved.ok) return notice(saved.problem);
   return { ...notice(saved.text), visibility: 'in_channel' };
@@ -400,7 +442,13 @@ type Saved = { readonly ok: true; readonly text: string } | { readonly ok: false
 /** Checks a runbook's steps with the parser and stores it; the same from the flag and the modal. */
 async function saveRunbook(
   deps: Pick<RunnerDeps, 'store'>,
-  where: { readonly team: string; readonly channel: string; readonly user: string },
+  where: {
+    readonly team: string;
+    readonly channel: string;
+    readonly user: string;
+    /** The workspace's runbook rather than the channel's (the caller checked the person may). */
+    readonly workspace: boolean;
+  },
   name: string,
   steps: readonly string[],
 ): Promise<Saved> {
@@ -412,18 +460,25 @@ async function saveRunbook(
   }
   const added = await deps.store.runbooks.add({
     team: where.team,
-    channel: where.channel,
+    channel: where.workspace ? null : where.channel,
     name,
     steps,
     createdBy: where.user,
   });
   if (!added) {
-    return { ok: false, problem: `This channel has a runbook ${codeSpan(name)} already; remove it first.` };
+    const owner = where.workspace ? 'The workspace has' : 'This channel has';
+    const again = where.workspace ? ' --workspace' : '';
+    return {
+      ok: false,
+      problem: `${owner} a runbook ${codeSpan(name)} already; remove it first (${codeSpan(`/cloud runbook remove ${name}${again}`)}).`,
+    };
   }
   const run = codeSpan(`/cloud runbook run ${name}`);
+  const scope = where.workspace ? 'workspace runbook' : 'runbook';
+  const everywhere = where.workspace ? ', in any channel' : '';
   return {
     ok: true,
-    text: `<@${where.user}> added runbook ${codeSpan(name)} with ${steps.length} step${steps.length === 1 ? '' : 's'}. Run it with ${run}.`,
+    text: `<@${where.user}> added ${scope} ${codeSpan(name)} with ${steps.length} step${steps.length === 1 ? '' : 's'}. Run it with ${run}${everywhere}.`,
   };
 }
 
@@ -434,19 +489,24 @@ const STEPS_BLOCK = 'steps';
 const STEPS_INPUT = 'steps_input';
 /** Slack's limit for a `plain_text_input`. */
 const STEPS_MAX_LENGTH = 3000;
-const RunbookModalMetadataSchema = z.object({ channel: z.string(), name: z.string() });
+const RunbookModalMetadataSchema = z.object({
+  channel: z.string(),
+  name: z.string(),
+  // Modals opened before workspace runbooks carry no such field: they add a channel's.
+  workspace: z.boolean().default(false),
+});
 
-export function runbookModal(channel: string, name: string): View {
+export function runbookModal(channel: string, name: string, workspace: boolean): View {
   return {
     type: 'modal',
     callback_id: CallbackId.runbookAdd,
     title: { type: 'plain_text', text: 'Add a runbook' },
     submit: { type: 'plain_text', text: 'Add runbook' },
     close: { type: 'plain_text', text: 'Cancel' },
-    private_metadata: JSON.stringify({ channel, name }),
+    private_metadata: JSON.stringify({ channel, name, workspace }),
     blocks: [
       sectionBlock(
-        `Steps of ${codeSpan(name)}, one command a line, without \`/cloud\`, in the order they run. ` +
+        `${workspace ? 'A workspace runbook, for every channel. ' : ''}Steps of ${codeSpan(name)}, one command a line, without \`/cloud\`, in the order they run. ` +
           'Use `$1` to `$9` for the arguments given to `/cloud runbook run`.',
       ),
       {
@@ -469,7 +529,7 @@ export type RunbookModalAck = { response_action: 'errors'; errors: Record<string
 
 /** The modal's steps, checked and stored; a problem is shown under the steps field. */
 export async function handleRunbookSubmission(
-  deps: RunbookDeps,
+  deps: BotDeps & { readonly slack: WebClient },
   submission: { readonly team: string; readonly user: string; readonly view: ViewOutput },
 ): Promise<RunbookModalAck> {
   const metadata = RunbookModalMetadataSchema.safeParse(jsonOrUndefined(submission.view.private_metadata));
@@ -479,12 +539,29 @@ export async function handleRunbookSubmission(
       errors: { [STEPS_BLOCK]: 'This form is out of date; run the command again.' },
     };
   }
+  const { workspace } = metadata.data;
+  if (workspace) {
+    // Asked again on submission: an admin when the modal opened may not be one now.
+    const context: BotCommandContext = {
+      deps,
+      client: deps.slack,
+      ctx: {
+        team: submission.team,
+        user: submission.user,
+        channel: metadata.data.channel,
+        correlationId: randomUUID(),
+      },
+    };
+    if (!(await mayChangeWorkspaceRunbooks(context))) {
+      return { response_action: 'errors', errors: { [STEPS_BLOCK]: WORKSPACE_ADMINS_ONLY } };
+    }
+  }
   const text = submission.view.state.values[STEPS_BLOCK]?.[STEPS_INPUT]?.value ?? '';
   const steps = text
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line.length > 0);
-  const where = { team: submission.team, channel: metadata.data.channel, user: submission.user };
+  const where = { team: submission.team, channel: metadata.data.channel, user: submission.user, workspace };
   const saved = await saveRunbook(deps, where, metadata.data.name, steps);
   if (!saved.ok)
     return { response_action: 'errors', errors: { [STEPS_BLOCK]: saved.problem.slice(0, 2000) } };
@@ -506,8 +583,8 @@ async function startRun(context: BotCommandContext, name: string, args: readonly
   const { deps, ctx, client } = context;
   const problem = runbookNameProblem(name);
   if (problem) return notice(problem);
-  const runbook = await deps.store.runbooks.get(ctx.team, ctx.channel, name);
-  if (!runbook) return notice(`This channel has no runbook ${codeSpan(name)}.`);
+  const runbook = await deps.store.runbooks.find(ctx.team, ctx.channel, name);
+  if (!runbook) return notice(noRunbook(name));
   const substituted = substituteArgs(runbook.steps, args);
   if (!substituted.ok) return notice(substituted.problem);
   const access = await ensureBotCanPost(client, ctx.channel);

@@ -101,6 +101,12 @@ export const keys = {
     return `RUNBOOK#${checkedId('channel', channel)}#${name}`;
   },
   runbookPrefix: (channel: string) => `RUNBOOK#${checkedId('channel', channel)}#`,
+  /** A runbook of the whole workspace (under `team`), found in every channel; and their prefix. */
+  workspaceRunbook: (name: string) => {
+    if (!RUNBOOK_NAME_PATTERN.test(name)) throw new StoreError('invalid_key_part', 'Invalid runbook name.');
+    return `RUNBOOK_WORKSPACE#${name}`;
+  },
+  workspaceRunbookPrefix: 'RUNBOOK_WORKSPACE#',
   runbookRun: (id: string) => `RUNBOOKRUN#${checkedId('runbook run', id)}`,
   /** Under `team`: the run step an approval request or a status watch belongs to. */
   runbookLink: (target: 'approval' | 'watch', id: string) =>

@@ -32,7 +32,8 @@ export type RunbookRunState = (typeof RUNBOOK_RUN_STATES)[number];
 
 export interface Runbook {
   readonly team: string;
-  readonly channel: string;
+  /** The channel whose runbook it is; null for the workspace's, found in every channel. */
+  readonly channel: string | null;
   readonly name: string;
   readonly steps: readonly string[];
   readonly createdBy: string;
@@ -78,7 +79,7 @@ const RUN_RETENTION_SECONDS = 30 * 24 * 3600;
 const RunbookItemSchema = z.object({
   kind: z.literal('runbook'),
   team_id: z.string(),
-  channel_id: z.string(),
+  channel_id: z.string().nullable(),
   name: z.string(),
   steps: z.array(z.string()).min(1),
   created_by: z.string(),
@@ -115,6 +116,10 @@ const LinkItemSchema = z.object({
   run_id: z.string(),
   step: z.number().int().min(0),
 });
+
+function runbookKey(channel: string | null, name: string): string {
+  return channel === null ? keys.workspaceRunbook(name) : keys.runbook(channel, name);
+}
 
 function toRunbook(item: z.infer<typeof RunbookItemSchema>): Runbook {
   return {
@@ -181,7 +186,7 @@ export class RunbookRepository {
         TableName: this.#ctx.tableName,
         Item: {
           pk: keys.team(runbook.team),
-          sk: keys.runbook(runbook.channel, runbook.name),
+          sk: runbookKey(runbook.channel, runbook.name),
           kind: 'runbook',
           team_id: runbook.team,
           channel_id: runbook.channel,
@@ -199,17 +204,26 @@ export class RunbookRepository {
     }
   }
 
-  async get(team: string, channel: string, name: string): Promise<Runbook | undefined> {
-    const key = { pk: keys.team(team), sk: keys.runbook(channel, name) };
+  /** The runbook of exactly this scope: a channel's, or the workspace's (`channel` null). */
+  async get(team: string, channel: string | null, name: string): Promise<Runbook | undefined> {
+    const key = { pk: keys.team(team), sk: runbookKey(channel, name) };
     const item = await getParsed(this.#ctx, key, RunbookItemSchema, 'runbook');
     return item && toRunbook(item);
   }
 
-  async list(team: string, channel: string): Promise<Runbook[]> {
+  /** The runbook `name` as `channel` sees it: its own, else the workspace's. */
+  async find(team: string, channel: string, name: string): Promise<Runbook | undefined> {
+    const [own, workspace] = await Promise.all([this.get(team, channel, name), this.get(team, null, name)]);
+    return own ?? workspace;
+  }
+
+  /** A channel's runbooks, or the workspace's (`channel` null). */
+  async list(team: string, channel: string | null): Promise<Runbook[]> {
+    const prefix = channel === null ? keys.workspaceRunbookPrefix : keys.runbookPrefix(channel);
     const result = await this.#ctx.table.query({
       TableName: this.#ctx.tableName,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.team(team), ':prefix': keys.runbookPrefix(channel) },
+      ExpressionAttributeValues: { ':pk': keys.team(team), ':prefix': prefix },
       ConsistentRead: true,
     });
     return (result.Items ?? []).flatMap((item) => {
@@ -219,10 +233,10 @@ export class RunbookRepository {
   }
 
   /** True when there was one to remove. */
-  async remove(team: string, channel: string, name: string): Promise<boolean> {
+  async remove(team: string, channel: string | null, name: string): Promise<boolean> {
     const result = await this.#ctx.table.delete({
       TableName: this.#ctx.tableName,
-      Key: { pk: keys.team(team), sk: keys.runbook(channel, name) },
+      Key: { pk: keys.team(team), sk: runbookKey(channel, name) },
       ReturnValues: 'ALL_OLD',
     });
     return result.Attributes !== undefined;

@@ -323,6 +323,64 @@ describe('who may cancel a run', () => {
   });
 });
 
+describe('workspace runbooks', () => {
+  const GENERAL = 'C0GENERAL';
+  const say = async (user: string, text: string, channel = CHANNEL) =>
+    harness.e2e.textOf((await harness.e2e.command(user, text, channel)).message);
+
+  it('only an admin adds or removes one; it runs in every channel; a channel’s of the same name wins', async () => {
+    expect(await say(ALICE, 'runbook add ws-stop --steps "nodes shutdown $1" --workspace')).toContain(
+      'Only workspace admins',
+    );
+    expect(await harness.deps.store.runbooks.list(TEAM, null)).toEqual([]);
+    expect(await say(ADA, 'runbook add ws-stop --steps "nodes shutdown $1" --workspace')).toContain(
+      'added workspace runbook `ws-stop`',
+    );
+
+    // Found in a channel that has no runbook of its own by that name.
+    const node = freshNode();
+    expect(await say(ALICE, `runbook run ws-stop ${node.id}`, GENERAL)).toContain('Started run');
+    expect(requests('nodes.shutdown', node.id)).toBe(1);
+    expect(await say(BOB, 'runbook show ws-stop', GENERAL)).toContain('(the workspace’s)');
+
+    // A channel's runbook of the same name wins in that channel; the list shows both, and says so.
+    await addRunbook('ws-stop', 'nodes boot $1');
+    const shown = await say(BOB, 'runbook show ws-stop');
+    expect(shown).toContain('nodes boot $1');
+    expect(shown).not.toContain('the workspace’s');
+    const listed = await say(BOB, 'runbook list');
+    expect(listed).toContain('This channel’s runbooks');
+    expect(listed).toContain('The workspace’s runbooks');
+    expect(listed).toContain('(this channel’s of the same name runs here)');
+
+    // Removing without --workspace removes the channel's; the workspace's is found again.
+    expect(await say(ALICE, 'runbook remove ws-stop')).toContain('Removed runbook `ws-stop`');
+    expect(await say(BOB, 'runbook show ws-stop')).toContain('nodes shutdown $1');
+    expect(await say(ALICE, 'runbook remove ws-stop --workspace')).toContain('Only workspace admins');
+    expect(await say(ADA, 'runbook remove ws-stop --workspace')).toContain('Removed workspace runbook');
+    expect(await say(BOB, 'runbook show ws-stop')).toContain('Neither this channel nor the workspace');
+  });
+
+  it('the modal of `runbook add NAME --workspace` adds the workspace’s, and asks again on submission', async () => {
+    const opened = await harness.e2e.stack.workspace.command(
+      ADA,
+      CHANNEL,
+      'runbook add ws-modal --workspace',
+    );
+    expect(opened.status).toBe(200);
+    const view = harness.e2e.openView(ADA);
+    if (!view) throw new Error('no modal opened');
+    await harness.e2e.stack.workspace.submitView(ADA, view, { steps: { steps_input: 'nodes boot $1' } });
+    expect(await harness.deps.store.runbooks.get(TEAM, null, 'ws-modal')).toMatchObject({
+      channel: null,
+      steps: ['nodes boot $1'],
+      createdBy: ADA,
+    });
+    expect(await harness.deps.store.runbooks.get(TEAM, CHANNEL, 'ws-modal')).toBeUndefined();
+    await say(ADA, 'runbook remove ws-modal --workspace');
+  });
+});
+
 describe('a completion delivered twice', () => {
   it('starts the next step once', async () => {
     await addRunbook('reboot-twice', 'nodes shutdown $1; nodes boot $1');
