@@ -21,6 +21,8 @@ export interface ChangeAsk {
   readonly input: Readonly<Record<string, unknown>>;
   /** Why, as the requester said it (`--reason`); a rule may require one. */
   readonly reason?: string | undefined;
+  /** The alias the requester typed, when the command came from one (the card names it). */
+  readonly viaAlias?: string | undefined;
 }
 
 /** Reads the target as the approvers will see it, with the requester's token. */
@@ -101,6 +103,7 @@ export function createRequest(
     preview: target.lines,
     fingerprint: target.fingerprint,
     reason: ask.reason,
+    ...(ask.viaAlias === undefined ? {} : { viaAlias: ask.viaAlias }),
     channel: ask.channel,
     requiredApprovals: policy.requiredApprovals,
     expiryMinutes: policy.expiryMinutes,

@@ -224,7 +224,11 @@ function frontRefusal(front: CatalogFront): string | undefined {
 // running an alias
 
 /** The same path as typed text: the front of the expansion in, the answer out. */
-export type AnswerExpansion = (front: CatalogFront, transportText: string) => Promise<Reply | undefined>;
+export type AnswerExpansion = (
+  front: CatalogFront,
+  transportText: string,
+  aliasName: string,
+) => Promise<Reply | undefined>;
 
 /** A typed first word that could name an alias (any case; aliases are stored lowercase). */
 const TYPED_ALIAS_NAME = /^[A-Za-z][A-Za-z0-9-]{0,31}$/;
@@ -275,7 +279,7 @@ export async function answerAliasCall(
       })
       .catch((error: unknown) => deps.logger.error('audit entry not written', { error }));
   }
-  const reply = await answerExpansion(front, expanded.transportText);
+  const reply = await answerExpansion(front, expanded.transportText, name);
   const ran = `:link: Alias ${codeSpan(name)} (${where}): ${codeSpan(`${SLASH_COMMAND} ${expanded.displayText}`)}`;
   return reply && withAliasLine(reply, ran);
 }

@@ -61,7 +61,15 @@ export async function requestApproval(
   const outcome = await requestInDomain(
     { ...deps, previewTarget },
     slackApprovalSurface(client, deps, runbookFollower({ ...deps, slack: client })),
-    { team: ctx.team, user: ctx.user, channel: ctx.channel, op, input, reason },
+    {
+      team: ctx.team,
+      user: ctx.user,
+      channel: ctx.channel,
+      op,
+      input,
+      reason,
+      ...(ctx.viaAlias === undefined ? {} : { viaAlias: ctx.viaAlias }),
+    },
     token.token,
   );
   return requestReply(outcome, ctx.user, op, input);

@@ -49,6 +49,8 @@ export interface RequestContext {
   readonly responseUrl?: string | undefined;
   readonly triggerId?: string | undefined;
   readonly correlationId: string;
+  /** The alias (`/cloud NAME args`) this request's command came from, so what it asks for can say so. */
+  readonly viaAlias?: string | undefined;
 }
 
 export interface BotCommandContext {

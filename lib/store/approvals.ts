@@ -84,6 +84,8 @@ export interface Approval {
   readonly breakGlass: { readonly user: string; readonly reason: string } | null;
   /** Why the requester asked (`--reason`), as they typed it (escaped where shown). */
   readonly reason: string | null;
+  /** The alias (`/cloud NAME args`) the requester typed that expanded to this request, if any. */
+  readonly viaAlias?: string | null;
   readonly channel: string;
   /** The card's message, once posted (also the thread of the audit trail). */
   readonly messageTs: string | null;
@@ -128,6 +130,8 @@ export interface NewApproval {
   readonly preview?: readonly string[];
   readonly fingerprint?: string | null;
   readonly reason?: string | undefined;
+  /** An alias name as `lib/commands/aliases.ts` accepts it; any other value is not stored. */
+  readonly viaAlias?: string | undefined;
   readonly channel: string;
   readonly requiredApprovals: number;
   readonly expiryMinutes: number;
@@ -170,6 +174,9 @@ const VoteSchema = z.object({
   method: z.enum(VOTE_METHODS).optional(),
 });
 
+/** The shape of an alias name (`lib/commands/aliases.ts`), bounded again where it is stored. */
+const VIA_ALIAS_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
+
 const ApprovalItemSchema = z.object({
   kind: z.literal('approval'),
   id: z.string(),
@@ -181,6 +188,7 @@ const ApprovalItemSchema = z.object({
   fingerprint: z.string().nullable().optional(),
   break_glass: z.object({ user: z.string(), reason: z.string() }).optional(),
   reason: z.string().optional(),
+  via_alias: z.string().regex(VIA_ALIAS_PATTERN).optional(),
   input_ciphertext: EnvelopeSchema,
   channel_id: z.string(),
   message_ts: z.string().nullable(),
@@ -269,6 +277,9 @@ export class ApprovalRepository {
       preview: [...(input.preview ?? [])],
       fingerprint: input.fingerprint ?? null,
       ...(input.reason === undefined ? {} : { reason: input.reason }),
+      ...(input.viaAlias !== undefined && VIA_ALIAS_PATTERN.test(input.viaAlias)
+        ? { via_alias: input.viaAlias }
+        : {}),
       input_ciphertext: await this.#cipher.encrypt(JSON.stringify(input.input), {
         team: input.team,
         user: input.requester,
@@ -842,6 +853,7 @@ export class ApprovalRepository {
       fingerprint: item.fingerprint ?? null,
       breakGlass: item.break_glass ?? null,
       reason: item.reason ?? null,
+      viaAlias: item.via_alias ?? null,
       channel: item.channel_id,
       messageTs: item.message_ts,
       status: lapsed ? 'expired' : item.status,

@@ -190,6 +190,29 @@ describe('/cloud NAME ARGS', () => {
     });
   });
 
+  it('names the alias on the approval card, from the stored request, and not on a typed request’s card', async () => {
+    await say(ADA, 'alias add dropvol "volumes delete $1"');
+    const volumeId = newVolume();
+    await say(ALICE, `dropvol ${volumeId}`);
+    const card = cards(OPS).at(-1);
+    if (!card) throw new Error('no card');
+    expect(e2e.textOf(card)).toContain('via alias `dropvol`');
+    const pending = await e2e.stack.store.approvals.listPending(team());
+    const request = pending.find((a) => a.messageTs === card.ts);
+    expect(request?.viaAlias).toBe('dropvol');
+
+    // The card is drawn again from the stored request when it moves: the alias is still named.
+    await e2e.stack.workspace.click(BOB, card, { actionId: ActionId.approve });
+    await e2e.stack.drain();
+    const updated = e2e.stack.standIn.store.findMessage(OPS, card.ts);
+    expect(e2e.textOf(updated)).toContain('via alias `dropvol`');
+    expect(e2e.emulator.control.volumeExists(volumeId)).toBe(false);
+
+    const typedId = newVolume();
+    await say(ALICE, `volumes delete ${typedId}`);
+    expect(e2e.textOf(cards(OPS).at(-1))).not.toContain('via alias');
+  });
+
   it("uses the channel's alias over the workspace's of the same name", async () => {
     await say(ADA, 'alias add vv "volumes list" --workspace');
     await say(ALICE, 'alias add vv "regions list"');

@@ -21,6 +21,7 @@ import { routeOf } from './related-operations.js';
 import { kindOfRoute } from './resource-kinds.js';
 import {
   bold,
+  codeSpan,
   defuseMarkup,
   defuseMarkupKeepingDates,
   escapeMrkdwn,
@@ -58,6 +59,8 @@ export interface ApprovalCardView {
   readonly breakGlass?: { readonly user: string; readonly reason: string } | null | undefined;
   /** Why the requester asked (`--reason`), as typed: escaped here. */
   readonly reason?: string | null | undefined;
+  /** The alias the requester typed that ran this command. */
+  readonly viaAlias?: string | null | undefined;
   /** Overrides `summary` as the target named in the header. */
   readonly targetLabel?: string | undefined;
   /** What the operation destroys; the operation's own `destructive.consequence` when absent. */
@@ -101,7 +104,7 @@ export function renderApprovalCard({ approval }: ApprovalCardInput): RenderedMes
   // A break-glass run was nobody's request to approve: it says who used it, never "asked".
   const asked = approval.breakGlass
     ? `${userMention(approval.breakGlass.user)} used break-glass to ${escapeMrkdwn(phrase)} ${bold(target)}.`
-    : `${userMention(approval.requester)} asked to ${escapeMrkdwn(phrase)} ${bold(target)}.`;
+    : `${userMention(approval.requester)} asked to ${escapeMrkdwn(phrase)} ${bold(target)}${approval.viaAlias ? ` via alias ${codeSpan(approval.viaAlias)}` : ''}.`;
   blocks.push(sectionBlock(consequence ? `${asked}\n:warning: ${escapeMrkdwn(consequence)}` : asked));
   if (approval.reason && !approval.breakGlass) {
     blocks.push(sectionBlock(`*Reason:* “${escapeMrkdwn(truncate(approval.reason, REASON_MAX))}”`));
