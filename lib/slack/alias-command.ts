@@ -15,6 +15,7 @@ import { isPrototypeKey } from '../commands/prototype-keys.js';
 import { type CommandOperation, SLASH_COMMAND } from '../commands/registry.js';
 import { tokenize } from '../commands/tokenize.js';
 import type { AliasScope, StoredAlias } from '../store/index.js';
+import { withAliasLine } from './alias-line.js';
 import { isPolicyAdmin } from './approvals.js';
 import type { BotCommandContext, BotDeps, RequestContext } from './context.js';
 import { SLACK_LIMITS, truncate } from './limits.js';
@@ -227,7 +228,7 @@ function frontRefusal(front: CatalogFront): string | undefined {
 export type AnswerExpansion = (
   front: CatalogFront,
   transportText: string,
-  aliasName: string,
+  viaAlias: { readonly name: string; readonly line: string },
 ) => Promise<Reply | undefined>;
 
 /** A typed first word that could name an alias (any case; aliases are stored lowercase). */
@@ -279,20 +280,9 @@ export async function answerAliasCall(
       })
       .catch((error: unknown) => deps.logger.error('audit entry not written', { error }));
   }
-  const reply = await answerExpansion(front, expanded.transportText, name);
   const ran = `:link: Alias ${codeSpan(name)} (${where}): ${codeSpan(`${SLASH_COMMAND} ${expanded.displayText}`)}`;
+  const reply = await answerExpansion(front, expanded.transportText, { name, line: ran });
   return reply && withAliasLine(reply, ran);
-}
-
-/** The reply with the alias line on top; when its blocks are full, in its text only. */
-function withAliasLine(reply: Reply, line: string): Reply {
-  const text = truncate(`${line}\n${reply.text}`, SLACK_LIMITS.messageText);
-  const blocks: KnownBlock[] = [contextBlock(line), ...reply.blocks];
-  const fits =
-    reply.blocks.length > 0 &&
-    blocks.length <= SLACK_LIMITS.blocksPerMessage &&
-    JSON.stringify(blocks).length <= SLACK_LIMITS.messageBlocksSerialized;
-  return fits ? { ...reply, text, blocks } : { ...reply, text };
 }
 
 // ---------------------------------------------------------------------------------------------

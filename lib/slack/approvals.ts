@@ -68,7 +68,7 @@ export async function requestApproval(
       op,
       input,
       reason,
-      ...(ctx.viaAlias === undefined ? {} : { viaAlias: ctx.viaAlias }),
+      ...(ctx.viaAlias === undefined ? {} : { viaAlias: ctx.viaAlias.name }),
     },
     token.token,
   );

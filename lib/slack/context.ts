@@ -49,8 +49,11 @@ export interface RequestContext {
   readonly responseUrl?: string | undefined;
   readonly triggerId?: string | undefined;
   readonly correlationId: string;
-  /** The alias (`/cloud NAME args`) this request's command came from, so what it asks for can say so. */
-  readonly viaAlias?: string | undefined;
+  /**
+   * The alias (`/cloud NAME args`) this request's command came from, and the line that says what
+   * it ran, so a request it asks for and an answer that comes later can say so.
+   */
+  readonly viaAlias?: { readonly name: string; readonly line: string } | undefined;
 }
 
 export interface BotCommandContext {

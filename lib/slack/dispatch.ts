@@ -117,6 +117,8 @@ async function handOff(
     channel: ctx.channel,
     ...(ctx.responseUrl ? { responseUrl: ctx.responseUrl } : {}),
     operationId: request.op.id,
+    // The job's schema takes 1,000 characters of it (a stored expansion is at most 500).
+    ...(ctx.viaAlias ? { aliasLine: ctx.viaAlias.line.slice(0, 1000) } : {}),
     input: { ...request.input },
     options: {
       all: request.options.all ?? false,

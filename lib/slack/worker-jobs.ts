@@ -30,6 +30,8 @@ export const OperationJobSchema = z.object({
   }),
   /** Replace the message the request came from (paging) instead of posting a new one. */
   replaceOriginal: z.boolean().default(false),
+  /** When an alias asked for it: the line that says so, on top of the worker's answer too. */
+  aliasLine: z.string().min(1).max(1000).optional(),
 });
 export type OperationJob = z.infer<typeof OperationJobSchema>;
 

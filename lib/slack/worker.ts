@@ -10,6 +10,7 @@ import { watchPlanFor } from '../changes/status-watch.js';
 import { concludeJobInDoubt, firstDelivery, plainJobRefusal } from '../changes/worker-checks.js';
 import { answersWithChart } from '../reports/chart-operations.js';
 import type { SlackInstallKind } from '../reports/history-budget.js';
+import { withAliasLine } from './alias-line.js';
 import { executeApproval } from './approvals.js';
 import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
 import { type OperationRequest, type RunnerDeps, runOperation } from './operation-runner.js';
@@ -105,7 +106,7 @@ async function runOperationJob(deps: WorkerDeps, job: OperationJob): Promise<voi
         ? await readOnly(deps, request)
         : await attemptChange(deps, plainRunner(deps), request);
     if (attempt.kind === 'in_doubt') return settleJobInDoubt(deps, job, op, attempt);
-    reply = attempt.reply;
+    reply = job.aliasLine ? withAliasLine(attempt.reply, job.aliasLine) : attempt.reply;
     if (await followStatus(deps, job, op, attempt.output, reply)) return;
   } catch (error) {
     if (!(error instanceof ApiError)) {
@@ -123,6 +124,7 @@ async function runOperationJob(deps: WorkerDeps, job: OperationJob): Promise<voi
       }),
       visibility: 'ephemeral',
     };
+    if (job.aliasLine) reply = withAliasLine(reply, job.aliasLine);
   }
   await deliverSafely(deps, job, reply);
 }

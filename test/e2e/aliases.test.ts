@@ -213,6 +213,21 @@ describe('/cloud NAME ARGS', () => {
     expect(e2e.textOf(cards(OPS).at(-1))).not.toContain('via alias');
   });
 
+  it('puts the alias line on the worker’s later answer to a handed-off command too', async () => {
+    await say(ALICE, 'alias add rb "nodes reboot $1"');
+    const node = [...e2e.emulator.control.world.nodes.values()].find((n) => n.status === 'running');
+    if (!node) throw new Error('no running node');
+    const line = `Alias \`rb\` (this channel): \`/cloud nodes reboot ${node.id}\``;
+    const note = await say(ALICE, `rb ${node.id}`);
+    expect(note).toContain(line);
+    // The note came back with the command; the answer after it came from the worker.
+    const answers = e2e.seen(ALICE, OPS).filter((m) => e2e.textOf(m).includes(line));
+    expect(answers.length).toBeGreaterThanOrEqual(2);
+    const workerAnswer = answers.at(-1);
+    expect(e2e.textOf(workerAnswer)).not.toBe(note);
+    expect(e2e.emulator.control.requestCount('nodes.reboot', { nodeId: node.id })).toBe(1);
+  });
+
   it("uses the channel's alias over the workspace's of the same name", async () => {
     await say(ADA, 'alias add vv "volumes list" --workspace');
     await say(ALICE, 'alias add vv "regions list"');

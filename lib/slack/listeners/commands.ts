@@ -64,9 +64,9 @@ export function registerCommands(app: App, deps: BotDeps): void {
           deps,
           ctx,
           command.text,
-          (expanded, text, aliasName) => {
+          (expanded, text, viaAlias) => {
             name = namedCommand(expanded);
-            return answerCommand(deps, { ...ctx, viaAlias: aliasName }, expanded, text, client);
+            return answerCommand(deps, { ...ctx, viaAlias }, expanded, text, client);
           },
         );
         if (viaAlias !== 'not-an-alias') return viaAlias;
