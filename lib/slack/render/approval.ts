@@ -179,7 +179,8 @@ export function approvedRunLine(approval: ApprovalCardView): string {
   const op = findOperation(approval.operationId);
   const phrase = op ? actionPhrase(op) : approval.operationId;
   const target = approval.targetLabel ?? approval.summary;
-  return `:ballot_box_with_check: ${escapeMrkdwn(capitalizeFirst(phrase))} ${bold(target)} · ${whoLetItRun(approval)}`;
+  const alias = approval.viaAlias ? ` · via alias ${codeSpan(approval.viaAlias)}` : '';
+  return `:ballot_box_with_check: ${escapeMrkdwn(capitalizeFirst(phrase))} ${bold(target)}${alias} · ${whoLetItRun(approval)}`;
 }
 
 /** `delete volume`, `restore backup`, `reset credentials of database`; else the summary in lower case. */

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ActionId, ApprovalPayloadSchema, decodeActionValue } from '../../../../lib/slack/interactions.js';
-import { type ApprovalCardView, renderApprovalCard } from '../../../../lib/slack/render/approval.js';
+import {
+  type ApprovalCardView,
+  approvedRunLine,
+  renderApprovalCard,
+} from '../../../../lib/slack/render/approval.js';
 import type { Approval } from '../../../../lib/store/approvals.js';
 import { buttonLabeled, buttons, expectSendable, visibleText } from './message-checks.js';
 
@@ -235,5 +239,19 @@ describe('the state line of the preview once the request is settled', () => {
     );
     expect(text).toContain('taken <!date^1714557600^{ago}|2024-05-01 10:00 UTC>.');
     expect(text).toContain('label &lt;!channel&gt; &lt;@U0EVIL&gt;');
+  });
+});
+
+describe('a request an alias asked for', () => {
+  const viaAlias: ApprovalCardView = { ...pending, viaAlias: 'dropvol' };
+
+  it('names the alias beside what it runs, on the card and on the approved run’s answer', () => {
+    expect(visibleText(renderApprovalCard({ approval: viaAlias }))).toContain(
+      '<@U024BE7LH> asked to delete volume *db-data (12)* via alias `dropvol`.',
+    );
+    expect(approvedRunLine({ ...viaAlias, status: 'executed' })).toContain(
+      '*db-data (12)* · via alias `dropvol`',
+    );
+    expect(approvedRunLine({ ...pending, status: 'executed' })).not.toContain('via alias');
   });
 });
