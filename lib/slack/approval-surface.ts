@@ -131,6 +131,18 @@ async function postCard(client: WebClient, logger: Logger, approval: Approval): 
       text: card.text,
       blocks: card.blocks,
     });
+    if (posted.ts && approval.viaAlias) {
+      // The thread keeps the trail: it starts by saying the request came through an alias.
+      await client.chat
+        .postMessage({
+          channel: approval.channel,
+          thread_ts: posted.ts,
+          text: `:link: <@${approval.requester}> asked for this via alias ${codeSpan(approval.viaAlias)}.`,
+        })
+        .catch((error: unknown) =>
+          logger.warn('approval thread not started', { approvalId: approval.id, error }),
+        );
+    }
     return { kind: 'posted', ts: posted.ts };
   } catch (error) {
     logger.warn('approval card not posted', { approvalId: approval.id, error });

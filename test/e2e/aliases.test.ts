@@ -197,6 +197,8 @@ describe('/cloud NAME ARGS', () => {
     const card = cards(OPS).at(-1);
     if (!card) throw new Error('no card');
     expect(e2e.textOf(card)).toContain('via alias `dropvol`');
+    const thread = e2e.stack.standIn.store.messages(OPS).filter((m) => m.thread_ts === card.ts);
+    expect(e2e.textOf(thread[0])).toContain(`<@${ALICE}> asked for this via alias \`dropvol\``);
     const pending = await e2e.stack.store.approvals.listPending(team());
     const request = pending.find((a) => a.messageTs === card.ts);
     expect(request?.viaAlias).toBe('dropvol');
