@@ -6,7 +6,6 @@ import { parseFront } from './parse/front.js';
 import { buildInput, issueMessages } from './parse/input.js';
 import { buildListOptions } from './parse/list-options.js';
 import { failure, type ParsedCommand, type ParseError, type Problems } from './parse/result.js';
-import { secretFieldsTyped, secretOnCommandLine } from './parse/secret-flags.js';
 import type { CommandRegistry } from './registry.js';
 import type { Token } from './tokenize.js';
 import { usageOf } from './usage.js';
@@ -24,9 +23,6 @@ export type { ParsedCommand } from './parse/result.js';
 export function parseCommand(text: string, commands: CommandRegistry = registry): ParsedCommand {
   const front = parseFront(text, commands);
   if (front.kind !== 'operation-args') return front;
-  // Before the flags are read (their problems could quote a value) and before a form is prefilled.
-  const secrets = secretFieldsTyped(front.op, front.args);
-  if (secrets.length > 0) return secretOnCommandLine(front.op, front.args, secrets);
   const parsed = parseOperation(front.op, front.args);
   if (front.form)
     return { kind: 'form', op: front.op, input: parsed.kind === 'operation' ? parsed.input : {} };
