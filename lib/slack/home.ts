@@ -18,8 +18,8 @@ import { rateLimitedFor, slackErrorOf } from './slack-refusals.js';
  * Each person's App Home tab: the requests waiting for their vote (with the card's own Approve and
  * Deny buttons, so the same listeners decide them), their own requests and how they stand, their
  * linked profiles, and the reports they own with Pause / Resume / Run. Published with
- * `views.publish` when they open the tab and whenever a request of theirs, or one they may vote
- * on, changes. A Home view holds at most 100 blocks: each section shows a fixed number of items
+ * `views.publish` when they open the tab, whenever a request of theirs, or one they may vote
+ * on, changes, and when their profiles or reports change (`home-refresh.ts`). A Home view holds at most 100 blocks: each section shows a fixed number of items
  * and says how many more there are and which command lists them.
  */
 
