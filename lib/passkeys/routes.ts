@@ -47,7 +47,10 @@ export interface AssertionOutcome {
  * Told once per approval link whose assertion checked out, with the challenge the link was bound
  * to; the step-up challenge records the vote. Not called for any refusal.
  */
-export type OnVerifiedAssertion = (challengeId: string, proof: VerifiedAssertion) => Promise<AssertionOutcome>;
+export type OnVerifiedAssertion = (
+  challengeId: string,
+  proof: VerifiedAssertion,
+) => Promise<AssertionOutcome>;
 
 export interface PasskeyRouteDeps {
   readonly store: Pick<Store, 'passkeys' | 'passkeyLinks'>;
@@ -317,9 +320,7 @@ async function approve(
       'Your passkey checked out, but the bot could not confirm your decision was recorded. Look at the request in Slack.',
     );
   }
-  return outcome.recorded
-    ? json(200, 'approved', outcome.message)
-    : json(409, 'refused', outcome.message);
+  return outcome.recorded ? json(200, 'approved', outcome.message) : json(409, 'refused', outcome.message);
 }
 
 function notAccepted() {

@@ -54,7 +54,9 @@ export function assertionOutcome(completion: StepUpCompletion): AssertionOutcome
     case 'broke_glass':
       return completion.outcome.kind === 'running'
         ? recorded(`Break-glass: it is running now; the card in Slack shows how it ends. ${CLOSE}`)
-        : refused('Break-glass is no longer allowed for you here (or the request could not be made). Nothing was run.');
+        : refused(
+            'Break-glass is no longer allowed for you here (or the request could not be made). Nothing was run.',
+          );
     case 'decided':
       break;
   }

@@ -252,7 +252,8 @@ async function reset(context: BotCommandContext, other: string | undefined): Pro
     deps.store.passkeys.removeAll(ctx.team, whose),
   ]);
   const who = whose === ctx.user ? 'You have' : `<@${whose}> has`;
-  if (!codeRemoved && passkeysRemoved === 0) return notice(`${who} no step-up method enrolled; nothing was reset.`);
+  if (!codeRemoved && passkeysRemoved === 0)
+    return notice(`${who} no step-up method enrolled; nothing was reset.`);
   const what = [
     ...(codeRemoved ? ['authenticator app'] : []),
     ...(passkeysRemoved > 0 ? [`${passkeysRemoved} passkey${passkeysRemoved === 1 ? '' : 's'}`] : []),
