@@ -131,7 +131,8 @@ function notEnrolledText(requirement: Exclude<StepUpRequirement, 'none'>): strin
   const how =
     requirement === 'passkey'
       ? codeSpan('/cloud mfa enroll passkey')
-      : `${codeSpan('/cloud mfa enroll')} (an authenticator app), then confirm with ${codeSpan('/cloud mfa confirm CODE')}`;
+      : `${codeSpan('/cloud mfa enroll')} (an authenticator app), then confirm with ${codeSpan('/cloud mfa confirm CODE')}` +
+        (requirement === 'any' ? `, or add a passkey with ${codeSpan('/cloud mfa enroll passkey')}` : '');
   return `:lock: This channel's rule asks for step-up, and you have not enrolled, so your click counted for nothing. Enroll with ${how}, then click again.`;
 }
 
