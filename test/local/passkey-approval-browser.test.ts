@@ -271,8 +271,29 @@ describe.skipIf(skipReason !== undefined)(
       expect(deletesOf(volumeId)).toBe(0);
     });
 
+    it('break-glass under the passkey rule runs once Alice confirms with her own passkey', async () => {
+      await e2e.command(ADA, `policy --allow-break-glass on --break-glass-users ${ALICE}`);
+      await e2e.command(ALICE, 'mfa enroll passkey');
+      const alice = await browserOf();
+      await alice.page.goto(linkSeenBy(ALICE));
+      expect((await useOnPage(alice.page)).state).toBe('done');
+
+      const volume = e2e.emulator.control.createVolume({ label: 'glass-passkey' });
+      await e2e.command(ALICE, `volumes delete ${volume.id} --break-glass "restore from backup failed"`);
+      const url = linkSeenBy(ALICE);
+      expect(deletesOf(volume.id)).toBe(0);
+      await alice.page.goto(url);
+      const outcome = await useOnPage(alice.page);
+      expect(outcome.state).toBe('done');
+      expect(outcome.text).toContain('Break-glass');
+      await e2e.stack.drain();
+      expect(deletesOf(volume.id)).toBe(1);
+      const audit = await e2e.stack.store.audit.list(e2e.stack.workspace.teamId, { limit: 100 });
+      expect(JSON.stringify(audit.entries.filter((entry) => entry.actor === ALICE))).toContain('passkey');
+    });
+
     it('no link is in any channel message, log line or audit entry, and the page threw nothing', async () => {
-      expect(links.length).toBeGreaterThanOrEqual(6);
+      expect(links.length).toBeGreaterThanOrEqual(8);
       const tokens = links.map((url) => url.split('/').pop() ?? url);
       const inChannel = JSON.stringify(
         e2e.stack.standIn.store.messages(CHANNEL).filter((message) => !message.ephemeral),
