@@ -5,6 +5,7 @@ import { createCoreDeps, createSlackAccess } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
 import { LambdaHandoff } from '../../lib/slack/handoff.js';
+import { passkeyApprovalRecorder } from '../../lib/slack/passkey-approvals.js';
 
 /**
  * Slack's requests (slash commands, buttons, modals, events) and, for a distributed app, the
@@ -16,11 +17,12 @@ if (!config.WORKER_FUNCTION_NAME)
   throw new Error('Invalid configuration: WORKER_FUNCTION_NAME is required in AWS');
 
 const core = createCoreDeps(config, logger, { role: 'slack' });
-const { botToken, installer, botTokens } = createSlackAccess(
+const { botToken, installer, botTokens, client } = createSlackAccess(
   config.slackAuth,
   core.store,
   config.SLACK_API_URL,
 );
+const handoff = new LambdaHandoff(config.WORKER_FUNCTION_NAME);
 const { handler: slackHandler } = createSlackApp({
   ...core,
   storageBudgetMs: config.SLACK_STORAGE_BUDGET_MS,
@@ -30,9 +32,17 @@ const { handler: slackHandler } = createSlackApp({
   botTokens,
   slackApiUrl: config.SLACK_API_URL,
   inlineBudgetMs: config.INLINE_BUDGET_MS,
-  handoff: new LambdaHandoff(config.WORKER_FUNCTION_NAME),
+  handoff,
   approvalAdmins: config.APPROVAL_ADMINS,
-  ...(config.BOT_PUBLIC_URL ? { passkeys: { relyingParty: relyingPartyOf(config.BOT_PUBLIC_URL) } } : {}),
+  ...(config.BOT_PUBLIC_URL
+    ? {
+        passkeys: {
+          relyingParty: relyingPartyOf(config.BOT_PUBLIC_URL),
+          // A verified passkey approval records the vote as the code modal's submission does.
+          onVerifiedAssertion: passkeyApprovalRecorder({ ...core, handoff }, client),
+        },
+      }
+    : {}),
 });
 
 export const handler = slackHandler;

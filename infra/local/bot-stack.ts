@@ -11,6 +11,7 @@ import { createSlackAccess, openTable } from '../../lib/runtime.js';
 import type { SlackHandler } from '../../lib/slack/bot.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
 import { INSTALL_PATH, OAUTH_REDIRECT_PATH } from '../../lib/slack/oauth.js';
+import { passkeyApprovalRecorder } from '../../lib/slack/passkey-approvals.js';
 import { inSlackTeam } from '../../lib/slack/web-client.js';
 import { runWorkerJob, type WorkerDeps } from '../../lib/slack/worker.js';
 import { createStore, type Store } from '../../lib/store/index.js';
@@ -61,7 +62,11 @@ export interface BotStackOptions {
   readonly workspaces?: 'one' | 'many';
   /** With `workspaces: 'many'`: token rotation on, bot tokens expiring this long after issue. */
   readonly tokenExpiresInSeconds?: number;
-  /** What records a passkey approval once its assertion checks out (the step-up challenge's vote). */
+  /**
+   * What records a passkey approval once its assertion checks out. By default the bot's own
+   * (`passkeyApprovalRecorder`: the step-up challenge's vote), as in AWS; tests of the page alone
+   * give a stand-in.
+   */
   readonly onPasskeyAssertion?: OnVerifiedAssertion;
 }
 
@@ -194,7 +199,12 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
     inlineBudgetMs: options.inlineBudgetMs ?? 1500,
     handoff,
     approvalAdmins: options.approvalAdmins ?? [],
-    passkeys: { relyingParty, onVerifiedAssertion: options.onPasskeyAssertion },
+    passkeys: {
+      relyingParty,
+      onVerifiedAssertion:
+        options.onPasskeyAssertion ??
+        passkeyApprovalRecorder({ ...core, store: slackStore, handoff }, access.client),
+    },
   });
   slackHandler = handler;
   const botUrl = `${server.url}${SLACK_EVENTS_PATH}`;

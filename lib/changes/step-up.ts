@@ -168,17 +168,19 @@ export interface StepUpAsk {
 export type StepUpNeed =
   /** Ask the person for a current code; submitting it completes `challenge`. */
   | { readonly kind: 'code'; readonly challenge: StepUpChallenge }
-  /** A passkey is required; `challenge` is what the passkey page completes. */
+  /** Ask for one of the person's passkeys; the passkey page completes `challenge`. */
   | { readonly kind: 'passkey'; readonly challenge: StepUpChallenge }
   | { readonly kind: 'not_enrolled'; readonly requirement: Exclude<StepUpRequirement, 'none'> }
   | { readonly kind: 'locked_out'; readonly until: Date };
 
 /**
- * Opens a challenge for a click that needs step-up, or says why none can be. With `any`, a
- * person enrolled with a code is asked for one; passkeys come in through the same challenge.
+ * Opens a challenge for a click that needs step-up, or says why none can be. A rule that requires
+ * a passkey asks for one of the person's passkeys. With `any`, a person with an authenticator app
+ * is asked for its code, and one with only passkeys (or locked out of codes) for a passkey: the
+ * challenge takes either, so each proof is offered where it can succeed.
  */
 export async function askForStepUp(
-  store: Pick<Store, 'stepUp' | 'now'>,
+  store: Pick<Store, 'stepUp' | 'passkeys' | 'now'>,
   ask: StepUpAsk,
 ): Promise<StepUpNeed> {
   const now = store.now();
@@ -194,12 +196,15 @@ export async function askForStepUp(
         expiresAt: new Date(now.getTime() + CHALLENGE_MINUTES * 60_000),
       })
       .then((challenge) => ({ kind, challenge }));
-  if (ask.requirement === 'passkey') return open('passkey');
+  const hasPasskey = async () => (await store.passkeys.list(ask.team, ask.user)).length > 0;
+  if (ask.requirement === 'passkey')
+    return (await hasPasskey()) ? open('passkey') : { kind: 'not_enrolled', requirement: 'passkey' };
   const enrollment = await store.stepUp.enrollment(ask.team, ask.user);
-  if (enrollment?.status !== 'active') return { kind: 'not_enrolled', requirement: ask.requirement };
+  if (enrollment?.status !== 'active')
+    return (await hasPasskey()) ? open('passkey') : { kind: 'not_enrolled', requirement: ask.requirement };
   const window = lockoutWindow(now);
   if ((await store.stepUp.failures(ask.team, ask.user, window.start)) >= MAX_WRONG_CODES) {
-    return { kind: 'locked_out', until: window.end };
+    return (await hasPasskey()) ? open('passkey') : { kind: 'locked_out', until: window.end };
   }
   return open('code');
 }

@@ -34,10 +34,23 @@ export interface VerifiedAssertion {
 }
 
 /**
+ * What came of a verified assertion, as the page tells the person: `recorded` only when the
+ * decision counted (or its outcome is on the card); otherwise why nothing was (the challenge used,
+ * expired, not theirs, or the rule no longer takes a passkey). `message` is plain text.
+ */
+export interface AssertionOutcome {
+  readonly recorded: boolean;
+  readonly message: string;
+}
+
+/**
  * Told once per approval link whose assertion checked out, with the challenge the link was bound
  * to; the step-up challenge records the vote. Not called for any refusal.
  */
-export type OnVerifiedAssertion = (challengeId: string, proof: VerifiedAssertion) => Promise<void>;
+export type OnVerifiedAssertion = (
+  challengeId: string,
+  proof: VerifiedAssertion,
+) => Promise<AssertionOutcome>;
 
 export interface PasskeyRouteDeps {
   readonly store: Pick<Store, 'passkeys' | 'passkeyLinks'>;
@@ -288,8 +301,9 @@ async function approve(
       'Your passkey checked out, but the bot cannot record approvals by passkey yet. Nothing was recorded.',
     );
   }
+  let outcome: AssertionOutcome;
   try {
-    await deps.onVerifiedAssertion(challengeId, {
+    outcome = await deps.onVerifiedAssertion(challengeId, {
       teamId: link.team,
       userId: link.user,
       credentialId: passkey.id,
@@ -306,7 +320,7 @@ async function approve(
       'Your passkey checked out, but the bot could not confirm your decision was recorded. Look at the request in Slack.',
     );
   }
-  return json(200, 'approved', 'Approved: you may close this page.');
+  return outcome.recorded ? json(200, 'approved', outcome.message) : json(409, 'refused', outcome.message);
 }
 
 function notAccepted() {

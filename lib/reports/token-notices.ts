@@ -51,6 +51,12 @@ export async function pauseForTokenProblem(
   if (problem === 'rejected') await deps.store.tokenLinks.markInvalid(team, owner, profile);
   const affected = (await deps.store.reports.list(team, { owner, profile })).filter((s) => !s.paused);
   await deps.store.reports.pauseOwnedBy(team, owner, profile, PAUSE_REASONS[problem]);
+  // Their Home shows the profile rejected and the reports paused (this runs in the reporter or
+  // the worker, never before a command's answer). Loaded on first use: most runs pause nothing.
+  if (problem === 'rejected' || affected.length > 0) {
+    const { refreshHomes } = await import('../slack/home.js');
+    await refreshHomes(deps, deps.slack, team, [owner]);
+  }
   if (affected.length === 0) return affected;
 
   const relink = `/cloud login${profile === 'default' ? '' : ` --profile ${profile}`}`;

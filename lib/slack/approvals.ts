@@ -29,7 +29,7 @@ import { breakGlassAudience } from './render/approval-events.js';
 import { renderError } from './render/errors.js';
 import { bold, codeSpan, slackDate } from './render/text.js';
 import { notice, type Reply } from './reply.js';
-import { answerStepUpNeed } from './step-up-prompts.js';
+import { answerStepUpNeed, passkeyLinksOf } from './step-up-prompts.js';
 import { resolveToken } from './token-resolution.js';
 
 // Where the policy's own commands and the callers that share its admins have always found it.
@@ -184,7 +184,7 @@ export async function runBreakGlass(
   );
   if (outcome.kind === 'step_up') {
     const again = 'Run the command again.';
-    const told = await answerStepUpNeed(client, outcome.need, ctx, again);
+    const told = await answerStepUpNeed(client, outcome.need, ctx, again, passkeyLinksOf(deps));
     return (
       told ??
       notice(':lock: Break-glass here needs a code: enter it in the window that opened. Nothing has run yet.')
@@ -233,7 +233,7 @@ export type { Decision, DecisionDeps };
 
 /** A click on Approve, Deny or Cancel. Returns what the clicker alone is told, if anything. */
 export async function decide(
-  deps: DecisionDeps & Pick<RunnerDeps, 'api'>,
+  deps: DecisionDeps & Pick<RunnerDeps, 'api'> & Pick<BotDeps, 'passkeys'>,
   client: WebClient,
   ctx: {
     team: string;
@@ -253,7 +253,7 @@ export async function decide(
     decision,
   );
   if (outcome.kind === 'step_up')
-    return answerStepUpNeed(client, outcome.need, ctx, 'Click the button again.');
+    return answerStepUpNeed(client, outcome.need, ctx, 'Click the button again.', passkeyLinksOf(deps));
   return decisionReply(outcome);
 }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ViewOutput } from '@slack/bolt';
 import type { SectionBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
@@ -10,6 +11,7 @@ import type { ParsedCommand } from '../commands/parse.js';
 import { PROFILE_NAME_PATTERN } from '../store/keys.js';
 import { handleApprovalsCommand } from './approvals.js';
 import type { BotCommandContext, BotDeps } from './context.js';
+import { republishHome } from './home-refresh.js';
 import { CallbackId } from './interactions.js';
 import { truncate } from './limits.js';
 import { openModal } from './modals.js';
@@ -219,6 +221,7 @@ export async function handleLoginSubmission(
       })
       .catch((error: unknown) => deps.logger.warn('login confirmation not posted', { error }));
   }
+  await republishHome(deps, submission.team, [submission.user], randomUUID());
   return { ack: undefined };
 }
 
@@ -284,6 +287,7 @@ function safeJson(text: string | undefined): unknown {
 async function logout({ deps, ctx }: BotCommandContext, profile: string | undefined): Promise<Reply> {
   const name = profile ?? (await deps.store.tokenLinks.getActiveProfile(ctx.team, ctx.user)) ?? 'default';
   const deleted = await deps.store.tokenLinks.deleteLink(ctx.team, ctx.user, name);
+  if (deleted) await republishHome(deps, ctx.team, [ctx.user], ctx.correlationId);
   return notice(
     deleted
       ? `Unlinked profile \`${name}\`; its token is deleted from the bot. Revoke it in the cloud console too if you no longer need it.`
@@ -305,6 +309,7 @@ async function whoami({ deps, ctx }: BotCommandContext): Promise<Reply> {
 
 async function useProfile({ deps, ctx }: BotCommandContext, profile: string): Promise<Reply> {
   const switched = await deps.store.tokenLinks.setActiveProfile(ctx.team, ctx.user, profile);
+  if (switched) await republishHome(deps, ctx.team, [ctx.user], ctx.correlationId);
   return notice(
     switched
       ? `Your commands now run with profile \`${profile}\`.`

@@ -18,8 +18,8 @@ import { rateLimitedFor, slackErrorOf } from './slack-refusals.js';
  * Each person's App Home tab: the requests waiting for their vote (with the card's own Approve and
  * Deny buttons, so the same listeners decide them), their own requests and how they stand, their
  * linked profiles, and the reports they own with Pause / Resume / Run. Published with
- * `views.publish` when they open the tab and whenever a request of theirs, or one they may vote
- * on, changes. A Home view holds at most 100 blocks: each section shows a fixed number of items
+ * `views.publish` when they open the tab, whenever a request of theirs, or one they may vote
+ * on, changes, and when their profiles or reports change (`home-refresh.ts`). A Home view holds at most 100 blocks: each section shows a fixed number of items
  * and says how many more there are and which command lists them.
  */
 
@@ -306,10 +306,7 @@ export async function refreshHomesFor(
       const members = await approverGroupMembers(client, policy.approverGroup);
       if (members.kind === 'members') for (const member of members.users) people.add(member);
     }
-    for (const person of [...people].slice(0, HOME_REFRESH_MAX_PEOPLE)) {
-      const outcome = await publishHome(deps, client, team, person);
-      if (outcome.kind === 'rate_limited') return;
-    }
+    await refreshHomes(deps, client, team, [...people]);
   } catch (error) {
     deps.logger.warn('homes not refreshed', {
       team,
@@ -317,6 +314,31 @@ export async function refreshHomesFor(
       error: error instanceof Error ? error.message : String(error),
     });
   }
+}
+
+/**
+ * Publishes again the Homes of `users` (the first `HOME_REFRESH_MAX_PEOPLE` of them), one after
+ * the other; the first 429 stops the rest, which catch up at their next open or change. Never
+ * throws: a failed read or refusal is logged by its name only (no token or view in the log).
+ */
+export async function refreshHomes(
+  deps: HomeDeps,
+  client: WebClient,
+  team: string,
+  users: readonly string[],
+): Promise<void> {
+  for (const user of [...new Set(users)].slice(0, HOME_REFRESH_MAX_PEOPLE)) {
+    try {
+      const outcome = await publishHome(deps, client, team, user);
+      if (outcome.kind === 'rate_limited') return;
+    } catch (error) {
+      deps.logger.warn('home not refreshed', { team, user, error: errorName(error) });
+    }
+  }
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
 }
 
 /** The largest Home `renderHome` can make, whatever the counts. */

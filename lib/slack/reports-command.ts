@@ -15,6 +15,7 @@ import type { ReportFilter } from '../store/report-subscriptions.js';
 import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
 import type { BotCommandContext } from './context.js';
 import type { ReportRunJob } from './handoff.js';
+import { republishHome } from './home-refresh.js';
 import { mrkdwnFallback, sectionBlock } from './render/blocks.js';
 import { codeSpan, countOf, escapeMrkdwn, slackDate, userMention } from './render/text.js';
 import { notice, type Reply } from './reply.js';
@@ -163,6 +164,7 @@ async function addReport(context: BotCommandContext, parsed: BotParsed): Promise
   const filtered = describeFilter(filter.value);
   if (filtered) lines.push(`Only events ${filtered}.`);
   if (spec.learnedNote) lines.push(spec.learnedNote(primed));
+  await republishHome(deps, ctx.team, [ctx.user], ctx.correlationId);
   return inChannel(lines.join('\n'));
 }
 
@@ -216,6 +218,8 @@ async function probeReport(
   } catch (error) {
     if (isApiError(error, 'unauthorized')) {
       await deps.store.tokenLinks.markInvalid(ctx.team, ctx.user, profile);
+      // Home shows the profile as rejected from now on.
+      await republishHome(deps, ctx.team, [ctx.user], ctx.correlationId);
       return {
         kind: 'refused',
         reply: loginPrompt(
@@ -327,6 +331,7 @@ async function changeReport(context: BotCommandContext, change: Change, idText: 
   switch (change) {
     case 'remove': {
       await deps.store.reports.delete(ctx.team, sub.id);
+      await republishHome(deps, ctx.team, [sub.owner, ctx.user], ctx.correlationId);
       return inChannel(
         `${userMention(ctx.user)} removed the *${titleOf(sub.kind)}* ${shortId(sub)}${elsewhere}.`,
       );
@@ -334,6 +339,7 @@ async function changeReport(context: BotCommandContext, change: Change, idText: 
     case 'pause': {
       if (sub.paused) return notice(`Report ${shortId(sub)} is paused already.`);
       await deps.store.reports.pause(ctx.team, sub.id, `paused by ${userMention(ctx.user)}`);
+      await republishHome(deps, ctx.team, [sub.owner, ctx.user], ctx.correlationId);
       return inChannel(
         `${userMention(ctx.user)} paused the *${titleOf(sub.kind)}* ${shortId(sub)}${elsewhere}. \`/cloud reports resume ${sub.id.slice(0, 8)}\` starts it again.`,
       );
@@ -350,6 +356,7 @@ async function changeReport(context: BotCommandContext, change: Change, idText: 
       }
       const next = firstRunAt(sub.schedule, deps.store.now());
       await deps.store.reports.resume(ctx.team, sub.id, next);
+      await republishHome(deps, ctx.team, [sub.owner, ctx.user], ctx.correlationId);
       return inChannel(
         `${userMention(ctx.user)} resumed the *${titleOf(sub.kind)}* ${shortId(sub)}${elsewhere}; next run ${slackDate(next)}.`,
       );

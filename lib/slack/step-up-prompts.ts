@@ -6,7 +6,9 @@ import {
   MAX_WRONG_CODES,
   type StepUpNeed,
 } from '../changes/step-up.js';
-import type { ChallengeDecision, StepUpRequirement } from '../store/index.js';
+import { type PasskeyLinkContext, passkeyApprovalLink } from '../passkeys/links.js';
+import type { ChallengeDecision, StepUpChallenge, StepUpRequirement } from '../store/index.js';
+import type { BotDeps } from './context.js';
 import { CallbackId } from './interaction-ids.js';
 import { openModal } from './modals.js';
 import { codeSpan, slackDate } from './render/text.js';
@@ -62,15 +64,22 @@ export function codeModal(challengeId: string, channel: string, decision: Challe
   };
 }
 
+/** Where the bot mints passkey links, or undefined when it has no passkey page (no public URL). */
+export function passkeyLinksOf(deps: Pick<BotDeps, 'store' | 'passkeys'>): PasskeyLinkContext | undefined {
+  return deps.passkeys ? { store: deps.store, relyingParty: deps.passkeys.relyingParty } : undefined;
+}
+
 /**
  * What a click that needs step-up is answered with: the code modal (then nothing more to say),
- * or why it counted for nothing.
+ * the person's own one-time link to the passkey page, or why it counted for nothing. Every one of
+ * these is for the clicker alone.
  */
 export async function answerStepUpNeed(
   client: WebClient,
   need: StepUpNeed,
   where: { readonly channel: string; readonly triggerId?: string | undefined },
   again: string,
+  passkeyLinks: PasskeyLinkContext | undefined,
 ): Promise<Reply | undefined> {
   switch (need.kind) {
     case 'code':
@@ -83,10 +92,7 @@ export async function answerStepUpNeed(
       );
       return undefined;
     case 'passkey':
-      return notice(
-        ':closed_lock_with_key: This rule requires a passkey, so your click counted for nothing. Enroll one with ' +
-          `${codeSpan('/cloud mfa enroll passkey')}; once the passkey page is available, the click will open it.`,
-      );
+      return passkeyPrompt(need.challenge, passkeyLinks, again);
     case 'not_enrolled':
       return notice(notEnrolledText(need.requirement));
     case 'locked_out':
@@ -94,11 +100,39 @@ export async function answerStepUpNeed(
   }
 }
 
+/**
+ * The clicker's own approval link, in a reply only they see: whoever holds it could spend it
+ * (though only their passkey can answer it), so it is never posted in the channel or logged.
+ */
+async function passkeyPrompt(
+  challenge: StepUpChallenge,
+  passkeyLinks: PasskeyLinkContext | undefined,
+  again: string,
+): Promise<Reply> {
+  if (!passkeyLinks) {
+    return notice(
+      ':closed_lock_with_key: This rule asks for a passkey, but this bot has no passkey page (it has no public ' +
+        `URL set), so your click counted for nothing. ${again}`,
+    );
+  }
+  const offer = await passkeyApprovalLink(passkeyLinks, {
+    teamId: challenge.team,
+    userId: challenge.user,
+    challengeId: challenge.id,
+  });
+  return notice(
+    `:closed_lock_with_key: To ${DECISION_WORDS[challenge.decision]} this request, confirm with your passkey: ` +
+      `<${offer.url}|open your passkey page>. Only you see this link; it works once, until ` +
+      `${slackDate(offer.validUntil, 'time')}. Nothing counts until your passkey checks out.`,
+  );
+}
+
 function notEnrolledText(requirement: Exclude<StepUpRequirement, 'none'>): string {
   const how =
     requirement === 'passkey'
       ? codeSpan('/cloud mfa enroll passkey')
-      : `${codeSpan('/cloud mfa enroll')} (an authenticator app), then confirm with ${codeSpan('/cloud mfa confirm CODE')}`;
+      : `${codeSpan('/cloud mfa enroll')} (an authenticator app), then confirm with ${codeSpan('/cloud mfa confirm CODE')}` +
+        (requirement === 'any' ? `, or add a passkey with ${codeSpan('/cloud mfa enroll passkey')}` : '');
   return `:lock: This channel's rule asks for step-up, and you have not enrolled, so your click counted for nothing. Enroll with ${how}, then click again.`;
 }
 

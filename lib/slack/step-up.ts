@@ -10,12 +10,14 @@ import {
   startCodeEnrollment,
 } from '../changes/step-up.js';
 import type { ParsedCommand } from '../commands/parse.js';
+import { passkeyEnrollmentLink } from '../passkeys/links.js';
+import type { StoredPasskey } from '../store/passkeys.js';
 import { slackApprovalSurface } from './approval-surface.js';
 import { isPolicyAdmin, runbookFollower } from './approvals.js';
 import type { BotCommandContext, BotDeps } from './context.js';
 import { codeSpan, formatAbsoluteDate, slackDate } from './render/text.js';
 import { notice, type Reply } from './reply.js';
-import { CODE_BLOCK, CODE_INPUT, lockedOutText } from './step-up-prompts.js';
+import { CODE_BLOCK, CODE_INPUT, lockedOutText, passkeyLinksOf } from './step-up-prompts.js';
 
 export { CODE_BLOCK };
 
@@ -135,12 +137,7 @@ export async function handleMfaCommand(context: BotCommandContext, parsed: BotPa
 }
 
 async function enroll({ deps, ctx }: BotCommandContext, method: string | undefined): Promise<Reply> {
-  if (method === 'passkey') {
-    return notice(
-      'Passkey enrollment opens on its own page, which is not available in this workspace yet. ' +
-        `Enroll an authenticator app instead: ${codeSpan('/cloud mfa enroll')}.`,
-    );
-  }
+  if (method === 'passkey') return enrollPasskey(deps, ctx);
   if (method !== undefined && method !== 'code') {
     return notice(
       `Enroll with ${codeSpan('/cloud mfa enroll')} (an authenticator app) or ${codeSpan('/cloud mfa enroll passkey')}.`,
@@ -189,16 +186,54 @@ async function confirm({ deps, ctx }: BotCommandContext, code: string): Promise<
 }
 
 async function status({ deps, ctx }: BotCommandContext): Promise<Reply> {
-  const enrollment = await deps.store.stepUp.enrollment(ctx.team, ctx.user);
-  if (!enrollment)
-    return notice(`You have no step-up method enrolled. Enroll with ${codeSpan('/cloud mfa enroll')}.`);
-  if (enrollment.status === 'pending') {
+  const [enrollment, passkeys] = await Promise.all([
+    deps.store.stepUp.enrollment(ctx.team, ctx.user),
+    deps.store.passkeys.list(ctx.team, ctx.user),
+  ]);
+  const passkeyLine = passkeysText(passkeys);
+  if (!enrollment && passkeys.length === 0)
     return notice(
-      `Your authenticator app is not confirmed yet: confirm with ${codeSpan('/cloud mfa confirm CODE')}, or start again with ${codeSpan('/cloud mfa enroll')}.`,
+      `You have no step-up method enrolled. Enroll with ${codeSpan('/cloud mfa enroll')} (an authenticator app) ` +
+        `or ${codeSpan('/cloud mfa enroll passkey')}.`,
+    );
+  if (enrollment?.status === 'pending') {
+    return notice(
+      `Your authenticator app is not confirmed yet: confirm with ${codeSpan('/cloud mfa confirm CODE')}, or start again with ${codeSpan('/cloud mfa enroll')}.\n${passkeyLine}`,
     );
   }
+  if (!enrollment) return notice(`No authenticator app enrolled.\n${passkeyLine}`);
   const since = enrollment.confirmedAt ? ` since ${slackDate(enrollment.confirmedAt)}` : '';
-  return notice(`:white_check_mark: Authenticator app enrolled${since}. No passkey enrolled.`);
+  return notice(`:white_check_mark: Authenticator app enrolled${since}.\n${passkeyLine}`);
+}
+
+/** How many passkeys, and when each was added (oldest first): nothing that identifies one. */
+function passkeysText(passkeys: readonly StoredPasskey[]): string {
+  if (passkeys.length === 0) return 'No passkey enrolled.';
+  const added = [...passkeys]
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+    .map((passkey) => slackDate(passkey.createdAt))
+    .join(', ');
+  return `:closed_lock_with_key: ${passkeys.length} passkey${passkeys.length === 1 ? '' : 's'} enrolled (added ${added}).`;
+}
+
+/**
+ * A one-time link to the passkey page, in a reply only the enrolling person sees: whoever opens
+ * it within its minutes adds a passkey to their name, so it is never posted anywhere else.
+ */
+async function enrollPasskey(deps: BotDeps, ctx: BotCommandContext['ctx']): Promise<Reply> {
+  const links = passkeyLinksOf(deps);
+  if (!links) {
+    return notice(
+      'This bot has no passkey page (it has no public URL set), so passkeys cannot be enrolled here. ' +
+        `Enroll an authenticator app instead: ${codeSpan('/cloud mfa enroll')}.`,
+    );
+  }
+  const offer = await passkeyEnrollmentLink(links, { teamId: ctx.team, userId: ctx.user });
+  return notice(
+    `:closed_lock_with_key: *Add a passkey.* <${offer.url}|Open your passkey page> on the device that keeps ` +
+      `your passkey. Only you see this link; it works once, until ${slackDate(offer.validUntil, 'time')}. ` +
+      'Where a rule asks for a passkey, your Approve and Deny then open the page to confirm.',
+  );
 }
 
 async function reset(context: BotCommandContext, other: string | undefined): Promise<Reply> {
@@ -212,12 +247,21 @@ async function reset(context: BotCommandContext, other: string | undefined): Pro
       );
     }
   }
-  const removed = await deps.store.stepUp.reset(ctx.team, whose);
+  const [codeRemoved, passkeysRemoved] = await Promise.all([
+    deps.store.stepUp.reset(ctx.team, whose),
+    deps.store.passkeys.removeAll(ctx.team, whose),
+  ]);
   const who = whose === ctx.user ? 'You have' : `<@${whose}> has`;
-  if (!removed) return notice(`${who} no step-up method enrolled; nothing was reset.`);
-  await auditMfa(deps, ctx.team, ctx.user, 'mfa.reset', whose, 'authenticator app removed');
+  if (!codeRemoved && passkeysRemoved === 0)
+    return notice(`${who} no step-up method enrolled; nothing was reset.`);
+  const what = [
+    ...(codeRemoved ? ['authenticator app'] : []),
+    ...(passkeysRemoved > 0 ? [`${passkeysRemoved} passkey${passkeysRemoved === 1 ? '' : 's'}`] : []),
+  ].join(' and ');
+  await auditMfa(deps, ctx.team, ctx.user, 'mfa.reset', whose, `${what} removed`);
   return notice(
-    `${whose === ctx.user ? 'Your' : `<@${whose}>'s`} authenticator app was removed. Enroll again with ${codeSpan('/cloud mfa enroll')}.`,
+    `${whose === ctx.user ? 'Your' : `<@${whose}>'s`} ${what} ${(codeRemoved ? 1 : 0) + passkeysRemoved > 1 ? 'were' : 'was'} removed. ` +
+      `Enroll again with ${codeSpan('/cloud mfa enroll')} or ${codeSpan('/cloud mfa enroll passkey')}.`,
   );
 }
 

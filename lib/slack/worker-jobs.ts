@@ -66,10 +66,23 @@ export const RunbookStepJobSchema = z.object({
 });
 export type RunbookStepJob = z.infer<typeof RunbookStepJobSchema>;
 
+/**
+ * Publish again the Homes of people whose profiles or reports just changed: outside the command's
+ * answer, which an asynchronous invoke does not hold up. At most 10 people (`views.publish` is Tier 4).
+ */
+export const HomeRefreshJobSchema = z.object({
+  kind: z.literal('home-refresh'),
+  correlationId: z.string(),
+  team: z.string().regex(SLACK_ID),
+  users: z.array(z.string().regex(SLACK_ID)).min(1).max(10),
+});
+export type HomeRefreshJob = z.infer<typeof HomeRefreshJobSchema>;
+
 export const WorkerJobSchema = z.discriminatedUnion('kind', [
   OperationJobSchema,
   ApprovalJobSchema,
   ReportRunJobSchema,
   RunbookStepJobSchema,
+  HomeRefreshJobSchema,
 ]);
 export type WorkerJob = z.infer<typeof WorkerJobSchema>;

@@ -60,7 +60,15 @@ export async function runWorkerJob(deps: WorkerDeps, event: unknown): Promise<vo
     case 'report-run': {
       // Loaded on first use, as in the Slack function: charts and schedules come with it.
       const { runReportJob } = await import('./reports-command.js');
-      return deliverSafely(deps, job, await runReportJob(deps, job));
+      await deliverSafely(deps, job, await runReportJob(deps, job));
+      // The run is the report's last run now: its owner's Home and the asker's show it.
+      const sub = await deps.store.reports.get(job.team, job.subscriptionId).catch(() => undefined);
+      const { refreshHomes } = await import('./home.js');
+      return refreshHomes(deps, deps.slack, job.team, [job.user, ...(sub ? [sub.owner] : [])]);
+    }
+    case 'home-refresh': {
+      const { refreshHomes } = await import('./home.js');
+      return refreshHomes(deps, deps.slack, job.team, job.users);
     }
     case 'runbook-step': {
       const { runRunbookStepJob } = await import('./runbooks.js');

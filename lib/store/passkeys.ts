@@ -127,6 +127,31 @@ export class PasskeyRepository {
   }
 
   /**
+   * Removes every passkey of the person (`/cloud mfa reset`); returns how many there were. Each
+   * is deleted on its own: one left behind by a failure is still theirs, and a reset again
+   * removes it.
+   */
+  async removeAll(team: string, user: string): Promise<number> {
+    const result = await this.#ctx.table.query({
+      TableName: this.#ctx.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.user(team, user), ':prefix': keys.passkeyPrefix },
+      ProjectionExpression: 'pk, sk',
+      ConsistentRead: true,
+    });
+    let removed = 0;
+    for (const item of result.Items ?? []) {
+      const deleted = await this.#ctx.table.delete({
+        TableName: this.#ctx.tableName,
+        Key: { pk: item.pk, sk: item.sk },
+        ReturnValues: 'ALL_OLD',
+      });
+      if (deleted.Attributes !== undefined) removed += 1;
+    }
+    return removed;
+  }
+
+  /**
    * Moves the counter from what the check read to what the authenticator reported. False when
    * another use moved it in between: that assertion is refused, as a replay would be.
    */

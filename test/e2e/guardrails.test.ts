@@ -267,7 +267,7 @@ describe('break-glass', () => {
     const shown = e2e.textOf(card);
     expect(shown).toContain(`<@${ALICE}> used break-glass to delete volume *`);
     expect(shown).toContain(`ran this without waiting for approvals. Reason: “${REASON}”`);
-    expect(shown).toContain(`*Break-glass* by <@${ALICE}> <!date^`);
+    expect(shown).toContain(`*Break-glass* by <@${ALICE}> without step-up at <!date^`);
     expect(shown).toContain(`:white_check_mark: Run with break-glass by <@${ALICE}> and executed ✓`);
     // Regression: it read "1 of 1 approval · approved by @Alice" and "Approved by @Alice and executed".
     expect(shown).not.toMatch(/approved by|Approved by|1 of 1/);
@@ -287,9 +287,11 @@ describe('break-glass', () => {
       `No approvers are named in the approval policy, so <#${OPS}> and the audit channel <#${GENERAL}> have been told.`,
     );
     const { entries } = await e2e.stack.store.audit.list(team());
-    expect(entries.some((e) => e.result === 'break_glass' && e.detail === REASON && e.actor === ALICE)).toBe(
-      true,
-    );
+    expect(
+      entries.some(
+        (e) => e.result === 'break_glass' && e.detail === `${REASON} (without step-up)` && e.actor === ALICE,
+      ),
+    ).toBe(true);
 
     // A second use in the hour is allowed, a third is not.
     await e2e.command(ALICE, `volumes delete ${newVolume()} --break-glass "${REASON}"`, OPS);

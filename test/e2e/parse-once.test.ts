@@ -87,7 +87,8 @@ describe('--break-glass with the quotes Slack clients type', () => {
       const used = entries.find(
         (e) => e.result === 'break_glass' && (e.target ?? '').includes(String(volumeId)),
       );
-      expect(used?.detail).toBe('db down');
+      // The reason as typed, then how the break-glass was proved.
+      expect(used?.detail).toBe('db down (without step-up)');
     },
   );
 });

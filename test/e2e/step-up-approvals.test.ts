@@ -374,3 +374,99 @@ describe('mfa', () => {
     }
   });
 });
+
+describe('with passkeys (the page itself is exercised in chromium, test/local/passkey-*-browser)', () => {
+  async function givePasskey(user: string, name: string) {
+    await e2e.stack.store.passkeys.save(team(), user, {
+      id: Buffer.from(`${name}-of-${user}`).toString('base64url'),
+      publicKey: new Uint8Array(77).fill(7),
+      counter: 0,
+      transports: ['internal'],
+    });
+  }
+
+  it('mfa status counts passkeys and says when each was added; mfa reset removes them, admins for others', async () => {
+    const erin = newUser();
+    await enroll(erin);
+    await givePasskey(erin, 'laptop');
+    await givePasskey(erin, 'phone');
+    const status = e2e.textOf((await e2e.command(erin, 'mfa status')).message);
+    expect(status).toContain('Authenticator app enrolled');
+    expect(status).toContain('2 passkeys enrolled (added <!date^');
+
+    const refused = await e2e.command(BOB, `mfa reset <@${erin}>`);
+    expect(e2e.textOf(refused.message)).toContain('Only workspace admins');
+    expect(await e2e.stack.store.passkeys.list(team(), erin)).toHaveLength(2);
+
+    await e2e.stack.store.approvalPolicy.put(team(), { admins: [ADA] }, ADA);
+    const reset = await e2e.command(ADA, `mfa reset <@${erin}>`);
+    expect(e2e.textOf(reset.message)).toContain('authenticator app and 2 passkeys were removed');
+    expect(await e2e.stack.store.passkeys.list(team(), erin)).toEqual([]);
+    const after = e2e.textOf((await e2e.command(erin, 'mfa status')).message);
+    expect(after).toContain('no step-up method');
+    const audit = await e2e.stack.store.audit.list(team(), { limit: 200 });
+    expect(
+      audit.entries.some(
+        (entry) =>
+          entry.action === 'mfa.reset' &&
+          entry.actor === ADA &&
+          entry.target === `user ${erin}` &&
+          entry.detail?.includes('2 passkeys'),
+      ),
+    ).toBe(true);
+
+    const own = newUser();
+    await givePasskey(own, 'key');
+    expect(e2e.textOf((await e2e.command(own, 'mfa reset')).message)).toContain('Your 1 passkey was removed');
+  });
+
+  it('under a passkey rule, a click answers the clicker alone with a link; no passkey: told how, nothing counted', async () => {
+    await e2e.stack.store.channelPolicy.put(
+      team(),
+      CHANNEL,
+      { rules: { destructive: { stepUp: 'passkey' } } },
+      ADA,
+    );
+    const frank = newUser();
+    const { volumeId, card } = await requestDeletion();
+    const calls = e2e.emulator.control.requestCount();
+    expect(await click(frank, card, ActionId.approve)).toBeUndefined();
+    const told = e2e.textOf(e2e.lastSeen(frank));
+    expect(told).toContain('/cloud mfa enroll passkey');
+    expect(told).not.toContain('/passkey/');
+
+    // A code does not stand in for a passkey: enrolled with an app only is not enrolled here.
+    await enroll(frank);
+    expect(await click(frank, card, ActionId.approve)).toBeUndefined();
+    expect(e2e.textOf(e2e.lastSeen(frank))).toContain('/cloud mfa enroll passkey');
+
+    await givePasskey(frank, 'key');
+    expect(await click(frank, card, ActionId.approve)).toBeUndefined();
+    const offered = e2e.lastSeen(frank);
+    expect(offered.ephemeral && offered.visibleTo === frank).toBe(true);
+    const url = /<(http:\/\/localhost:\d+\/passkey\/[^|>]+)\|/.exec(e2e.textOf(offered))?.[1];
+    expect(url).toBeDefined();
+    expect(JSON.stringify(e2e.seen(ALICE))).not.toContain(url);
+    expect(e2e.emulator.control.requestCount()).toBe(calls);
+    expect(deletesOf(volumeId)).toBe(0);
+  });
+
+  it('under an `any` rule, someone with passkeys and no app gets a link; with an app, the code modal', async () => {
+    await e2e.stack.store.channelPolicy.put(
+      team(),
+      CHANNEL,
+      { rules: { destructive: { stepUp: 'any' } } },
+      ADA,
+    );
+    const gina = newUser();
+    await givePasskey(gina, 'key');
+    const { card } = await requestDeletion();
+    expect(await click(gina, card, ActionId.approve)).toBeUndefined();
+    expect(e2e.textOf(e2e.lastSeen(gina))).toMatch(/\/passkey\//);
+
+    const hal = newUser();
+    await enroll(hal);
+    await givePasskey(hal, 'key');
+    expect(await click(hal, card, ActionId.approve)).toBeDefined();
+  });
+});

@@ -106,6 +106,7 @@ describe.skipIf(skipReason !== undefined)(
         now: clock.now,
         onPasskeyAssertion: async (challengeId, proof) => {
           recorded.push({ challengeId, proof });
+          return { recorded: true, message: 'Approved: you may close this page.' };
         },
       });
       browser = await (playwright as Playwright).chromium.launch({

@@ -13,6 +13,10 @@ import type { SlackStore, StoredMessage } from './store.js';
  * on the command's first ephemeral reply nor on later ones. A replace posts a new message; a
  * delete does nothing (rule `ephemeral-response-url`: the documents describe replacing, the
  * threads bolt-js#2287 and bolt-python#1268 report a new message instead; the stricter is kept).
+ *
+ * An immediate answer `in_channel` to a slash command shows the command as the person typed it to
+ * the whole channel, as their own message; a later `in_channel` post through the URL does not
+ * (rule `in-channel-command-echo`).
  */
 
 export const RESPONSE_URL_LIMITS = { uses: 5, lifetimeMs: 30 * 60 * 1000 } as const;
@@ -20,6 +24,8 @@ export const RESPONSE_URL_LIMITS = { uses: 5, lifetimeMs: 30 * 60 * 1000 } as co
 export interface ResponseUrlOptions {
   /** The message whose button or menu produced the interaction: `replace_original` and `delete_original` act on it. */
   readonly triggeredBy?: { readonly messageTs: string };
+  /** The slash command the URL answers, as typed (`/cloud nodes list`): an in_channel answer shows it. */
+  readonly command?: string;
 }
 
 export interface ResponseUrlAnswer {
@@ -34,6 +40,8 @@ interface ResponseUrlRecord {
   uses: number;
   /** The message with the button or menu that produced the interaction; none for a slash command. */
   readonly triggeredByTs: string | undefined;
+  /** The slash command as typed; none for a click. */
+  readonly command: string | undefined;
 }
 
 const Flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')]);
@@ -67,6 +75,7 @@ export class ResponseUrls {
       createdAt: this.store.now(),
       uses: 0,
       triggeredByTs: options.triggeredBy?.messageTs,
+      command: options.command,
     });
     return `${this.baseUrl}/response/${id}`;
   }
@@ -88,11 +97,23 @@ export class ResponseUrls {
   /**
    * The bot's immediate answer to a slash command (the body of its HTTP 200): Slack shows it
    * like a response, but it does not use up the URL, and later responses cannot replace it.
+   * Answered `in_channel` (even with no text, `{"response_type": "in_channel"}`), the command the
+   * person typed is shown to the channel first, as their message (rule `in-channel-command-echo`).
    */
   acknowledge(id: string, payload: unknown): StoredMessage | undefined {
     const record = this.records.get(id);
     const parsed = ResponsePayloadSchema.safeParse(payload);
     if (!record || !parsed.success) return undefined;
+    if (parsed.data.response_type === 'in_channel' && record.command !== undefined) {
+      this.store.addMessage({
+        channel: record.channel,
+        user: record.user,
+        text: record.command,
+        blocks: [],
+        ephemeral: false,
+        via: 'slash_command',
+      });
+    }
     if (!parsed.data.text && !parsed.data.blocks) return undefined;
     return this.post(record, parsed.data, undefined);
   }

@@ -185,6 +185,14 @@ export const SLACK_RULES = [
     stricter:
       'a user_id the workspace does not know answers invalid_arguments; the method page names no error for it',
   },
+  {
+    id: 'in-channel-command-echo',
+    methods: ['slash command', 'response_url'],
+    behaviour:
+      'an immediate answer to a slash command (the body of the HTTP 200, or the Socket Mode acknowledgement\'s payload) with response_type in_channel shows the command as the person typed it (`/cloud …`) in the channel, as that person\'s message, before the answer; `{"response_type": "in_channel"}` alone shows just the command; an ephemeral or empty answer shows it to nobody, and a later in_channel post through the command\'s response_url shows the post without the command',
+    source:
+      'https://api.slack.com/interactivity/slash-commands (Message visibility; Sending delayed responses), worded in slackhq/slack-api-docs index_slash_commands.md: "When the `response_type` is `in_channel`, **both** the response message and the initial message typed by the user will be shared in the channel"; "The only user-facing difference between immediate responses and delayed responses is that "in channel" delayed responses will not include the initial command sent by the user. To echo the command back to the channel, you\'ll still need to provide a response to Slack\'s original visit to your invocation URL"; Best practices: respond with "a simplified JSON response containing only the `response_type` field set to `in_channel`" to have the slash command "displayed within the channel"',
+  },
 ] as const satisfies readonly SlackRule[];
 
 export type SlackRuleId = (typeof SLACK_RULES)[number]['id'];

@@ -130,7 +130,10 @@ export interface StoredMessage {
   /** Clock time (ms) of posting and of the last change. */
   readonly postedAt: number;
   readonly updatedAt?: number;
-  /** How it arrived: the Web API method, or `response_url`. */
+  /**
+   * How it arrived: the Web API method, `response_url`, or `slash_command` for the command a person
+   * typed, shown to the channel by an in_channel answer (rule `in-channel-command-echo`).
+   */
   readonly via: string;
   /** Slack's message metadata, as the app sent it with `chat.postMessage`. */
   readonly metadata?: MessageMetadata;

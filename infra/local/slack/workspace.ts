@@ -198,7 +198,8 @@ export class SlackWorkspace {
     options: { readonly triggerId?: string } = {},
   ): Promise<Delivery & { responseUrl: string }> {
     const { standIn } = this.#options;
-    const responseUrl = standIn.responseUrlFor(channel, user);
+    const command = this.#options.command ?? '/cloud';
+    const responseUrl = standIn.responseUrlFor(channel, user, { command: `${command} ${text}` });
     const form = new URLSearchParams({
       token: 'deprecated-verification-token',
       team_id: this.teamId,
@@ -207,7 +208,7 @@ export class SlackWorkspace {
       channel_name: standIn.store.channel(channel)?.name ?? channel,
       user_id: user,
       user_name: standIn.store.user(user)?.name ?? user,
-      command: this.#options.command ?? '/cloud',
+      command,
       text,
       api_app_id: 'A0CLOUD',
       is_enterprise_install: 'false',

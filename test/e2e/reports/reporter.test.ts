@@ -322,6 +322,10 @@ describe('token problems', () => {
     const dms = harness.posted('DU0ALICE').slice(dmsBefore);
     expect(dms).toHaveLength(1);
     expect(dms[0]?.text).toContain('/cloud login');
+    // Her Home follows without being opened: the profile rejected, both reports paused and why.
+    const home = JSON.stringify(harness.e2e.stack.standIn.store.homeView(TEAM, 'U0ALICE')?.view.blocks ?? []);
+    expect(home).toContain('rejected by the API');
+    expect(home.match(/paused \(the API rejected the token/g)).toHaveLength(2);
 
     harness.advance(HOUR);
     const next = await harness.tick();

@@ -204,8 +204,18 @@ describe('proveStepUp', () => {
     ).toEqual({ kind: 'challenge_unusable' });
   });
 
+  async function withPasskey(user: string) {
+    await store.passkeys.save(TEAM, user, {
+      id: Buffer.from(`key-of-${user}`).toString('base64url'),
+      publicKey: new Uint8Array(77).fill(7),
+      counter: 0,
+      transports: ['internal'],
+    });
+  }
+
   it('a code does not complete a passkey challenge; a verified passkey does', async () => {
     const { user, secret } = await enrolled();
+    await withPasskey(user);
     const passkeyOnly = await challenge(user, 'passkey');
     expect(
       await proveStepUp(store, TEAM, user, passkeyOnly.id, {
@@ -216,5 +226,25 @@ describe('proveStepUp', () => {
     expect(
       await proveStepUp(store, TEAM, user, passkeyOnly.id, { method: 'passkey', credentialId: 'cred-1' }),
     ).toMatchObject({ kind: 'proved' });
+  });
+
+  it('asks for a passkey only of someone who has one; with `any`, a code when enrolled, else a passkey', async () => {
+    const ask = (user: string, requirement: 'passkey' | 'any') =>
+      askForStepUp(store, { team: TEAM, user, approval: { id: 'req-2' }, decision: 'approve', requirement });
+    const nobody = `U0NONE${Math.random().toString(36).slice(2, 6)}`;
+    expect(await ask(nobody, 'passkey')).toEqual({ kind: 'not_enrolled', requirement: 'passkey' });
+    expect(await ask(nobody, 'any')).toEqual({ kind: 'not_enrolled', requirement: 'any' });
+
+    const { user: codeOnly } = await enrolled();
+    expect(await ask(codeOnly, 'passkey')).toEqual({ kind: 'not_enrolled', requirement: 'passkey' });
+    expect(await ask(codeOnly, 'any')).toMatchObject({ kind: 'code', challenge: { methods: 'any' } });
+
+    const passkeyOnly = `U0PK${Math.random().toString(36).slice(2, 6)}`;
+    await withPasskey(passkeyOnly);
+    expect(await ask(passkeyOnly, 'any')).toMatchObject({ kind: 'passkey', challenge: { methods: 'any' } });
+    expect(await ask(passkeyOnly, 'passkey')).toMatchObject({
+      kind: 'passkey',
+      challenge: { methods: 'passkey', user: passkeyOnly },
+    });
   });
 });

@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import type { WebClient } from '@slack/web-api';
+import type { StepUpCompletion, StepUpDeps } from '../changes/decisions.js';
+import type { AssertionOutcome, OnVerifiedAssertion } from '../passkeys/routes.js';
+import type { RunnerDeps } from './operation-runner.js';
+import { inSlackTeam } from './web-client.js';
+
+/**
+ * A passkey approval, recorded: the passkey page (`lib/passkeys/routes.ts`) has checked the
+ * assertion against a passkey of the person its link names, and hands over the challenge the link
+ * was bound to. The step-up challenge is completed with method `passkey` through the same path as
+ * a code (`completeStepUp`), so the card, the thread and the audit say "with a passkey" and the
+ * operation runs once; a challenge used, expired, not theirs or of a rule that no longer takes a
+ * passkey records nothing, and the page says which.
+ *
+ * The page is not a Slack request: the Slack calls are made with the bot's own client for the
+ * link's workspace (`slack`, routed by team for a distributed app). The workflow modules load on
+ * the first approval, not on the Slack function's cold start.
+ */
+export function passkeyApprovalRecorder(
+  deps: StepUpDeps & RunnerDeps,
+  slack: WebClient,
+): OnVerifiedAssertion {
+  return (challengeId, proof) =>
+    inSlackTeam(proof.teamId, async () => {
+      const [{ completeStepUp }, { slackApprovalSurface }, { runbookFollower }] = await Promise.all([
+        import('../changes/decisions.js'),
+        import('./approval-surface.js'),
+        import('./approvals.js'),
+      ]);
+      const completion = await completeStepUp(
+        deps,
+        slackApprovalSurface(slack, deps, runbookFollower({ ...deps, slack })),
+        { team: proof.teamId, user: proof.userId, correlationId: randomUUID() },
+        challengeId,
+        { method: 'passkey', credentialId: proof.credentialId },
+      );
+      return assertionOutcome(completion);
+    });
+}
+
+const CLOSE = 'You may close this page.';
+const AGAIN = 'Nothing was recorded; click the button in Slack again for a new link.';
+
+/** What the page tells the person: plain text, true to what was recorded. */
+export function assertionOutcome(completion: StepUpCompletion): AssertionOutcome {
+  switch (completion.kind) {
+    case 'not_proved':
+      return refused(
+        completion.check.kind === 'wrong_method'
+          ? 'The rule for this request no longer takes a passkey. Nothing was recorded.'
+          : `This approval was already used, has expired, or is not yours. ${AGAIN}`,
+      );
+    case 'broke_glass':
+      return completion.outcome.kind === 'running'
+        ? recorded(`Break-glass: it is running now; the card in Slack shows how it ends. ${CLOSE}`)
+        : refused(
+            'Break-glass is no longer allowed for you here (or the request could not be made). Nothing was run.',
+          );
+    case 'decided':
+      break;
+  }
+  const { outcome } = completion;
+  const cardNote = (cardShown: boolean) => (cardShown ? '' : ' The card in Slack could not show it yet.');
+  switch (outcome.kind) {
+    case 'approved':
+      return recorded(`Approved: it is running now; the card in Slack shows how it ends. ${CLOSE}`);
+    case 'vote_counted':
+      return recorded(
+        `Your approval counts (${outcome.count} of ${outcome.required}).${cardNote(outcome.cardShown)} ${CLOSE}`,
+      );
+    case 'denied':
+      return recorded(`Denied: nothing will run.${cardNote(outcome.cardShown)} ${CLOSE}`);
+    case 'cancelled':
+      return recorded(`Cancelled: nothing will run.${cardNote(outcome.cardShown)} ${CLOSE}`);
+    case 'refused':
+      switch (outcome.reason) {
+        case 'no_such_request':
+          return refused('That request no longer exists. Nothing was recorded.');
+        case 'expired':
+        case 'expired_meanwhile':
+          return refused('That request expired before your decision. Nothing was recorded.');
+        case 'duplicate_vote':
+          return refused('You have approved this request already; it counts once.');
+        case 'already_closed':
+        case 'too_late':
+          return refused('That request was decided already. Nothing was recorded.');
+        case 'not_requester':
+        case 'not_eligible':
+          return refused('You may not decide this request (any more). Nothing was recorded.');
+      }
+  }
+}
+
+function recorded(message: string): AssertionOutcome {
+  return { recorded: true, message };
+}
+
+function refused(message: string): AssertionOutcome {
+  return { recorded: false, message };
+}

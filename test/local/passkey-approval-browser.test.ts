@@ -1,0 +1,314 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { StoredMessage } from '../../infra/local/slack/store.js';
+import { APPROVAL_LINK_SECONDS } from '../../lib/passkeys/links.js';
+import { ActionId } from '../../lib/slack/interactions.js';
+import { browserAvailability, CHROMIUM, failInCiWithoutBrowser } from '../support/browser.js';
+import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
+import { testClock } from '../support/store.js';
+
+/**
+ * Step-up by passkey through the whole bot, as people use it: Bob enrolls with a signed
+ * `/cloud mfa enroll passkey` and the link in his ephemeral reply, registering a passkey in
+ * Debian's chromium with Chromium's virtual authenticator (DevTools' WebAuthn domain); Alice asks
+ * to delete a volume in a channel whose rule asks for a passkey; Bob's Approve click answers him
+ * alone with a one-time link, and the page's assertion records his vote: the emulator sees one
+ * DELETE and the card says "with a passkey". A link used again, expired, or opened by someone
+ * without Bob's passkey records nothing and calls no API; no link is in any channel message, log
+ * or audit entry. Skipped where playwright-core or chromium is missing, failing in CI.
+ */
+
+const STEP_TIMEOUT_MS = 15_000;
+const CAROL = 'U0CAROL';
+
+// The few parts of playwright-core's API used here, so the test compiles before it is installed.
+interface Locator {
+  click(): Promise<void>;
+  waitFor(options?: { state?: 'attached' | 'visible' }): Promise<void>;
+  textContent(): Promise<string | null>;
+  getAttribute(name: string): Promise<string | null>;
+}
+interface Page {
+  goto(url: string): Promise<{ status(): number } | null>;
+  locator(selector: string): Locator;
+  on(event: 'pageerror', listener: (error: Error) => void): void;
+  setDefaultTimeout(timeout: number): void;
+  screenshot(options: { path: string }): Promise<unknown>;
+}
+interface CdpSession {
+  send(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+interface BrowserContext {
+  newPage(): Promise<Page>;
+  newCDPSession(page: Page): Promise<CdpSession>;
+}
+interface Browser {
+  newContext(): Promise<BrowserContext>;
+  close(): Promise<void>;
+}
+interface Playwright {
+  chromium: {
+    launch(options: { executablePath: string; headless: boolean; args: string[] }): Promise<Browser>;
+  };
+}
+
+const { playwright, skipReason } = await browserAvailability<Playwright>();
+
+failInCiWithoutBrowser('passkey approval through the bot in chromium', skipReason);
+
+describe.skipIf(skipReason !== undefined)(
+  `passkey approval through the bot in chromium${skipReason ? ` (skipped: ${skipReason})` : ''}`,
+  () => {
+    const clock = testClock(new Date(Date.UTC(2030, 0, 15, 9, 0, 5)));
+    const logged: string[] = [];
+    const pageErrors: string[] = [];
+    /** Every link the bot gave out, to look for where it must not be. */
+    const links: string[] = [];
+    let e2e: E2E;
+    let browser: Browser;
+
+    beforeAll(async () => {
+      for (const stream of [process.stdout, process.stderr]) {
+        const write = stream.write.bind(stream);
+        vi.spyOn(stream, 'write').mockImplementation(((chunk: unknown, ...rest: never[]) => {
+          logged.push(String(chunk));
+          return write(chunk as string, ...rest);
+        }) as typeof stream.write);
+      }
+      e2e = await startE2E({ stack: { now: clock.now, approvalAdmins: [ADA] } });
+      await e2e.login(ALICE, e2e.emulator.demoToken);
+      browser = await (playwright as Playwright).chromium.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
+      });
+    });
+
+    afterAll(async () => {
+      vi.restoreAllMocks();
+      await browser?.close();
+      await e2e?.close();
+    });
+
+    /** A person's own browser, with a platform authenticator that holds only their passkeys. */
+    async function browserOf(): Promise<{ page: Page; cdp: CdpSession; authenticatorId: string }> {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      page.setDefaultTimeout(STEP_TIMEOUT_MS);
+      page.on('pageerror', (error) => pageErrors.push(error.message));
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('WebAuthn.enable');
+      const added = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+        options: {
+          protocol: 'ctap2',
+          transport: 'internal',
+          hasResidentKey: true,
+          hasUserVerification: true,
+          isUserVerified: true,
+        },
+      });
+      return { page, cdp, authenticatorId: String(added.authenticatorId) };
+    }
+
+    /** Clicks the page's button; what the page then says, and in which state. */
+    async function useOnPage(page: Page): Promise<{ state: string; text: string }> {
+      await page.locator('#passkey-start').click();
+      const result = page.locator(
+        '#passkey-result[data-state="done"], #passkey-result[data-state="refused"]',
+      );
+      await result.waitFor();
+      return {
+        state: (await result.getAttribute('data-state')) ?? '',
+        text: (await result.textContent()) ?? '',
+      };
+    }
+
+    /** The passkey link in the newest message only `user` sees. */
+    function linkSeenBy(user: string): string {
+      const message = e2e.lastSeen(user);
+      expect(message.ephemeral).toBe(true);
+      expect(message.visibleTo).toBe(user);
+      const url = /<(http:\/\/localhost:\d+\/passkey\/[^|>]+)\|/.exec(e2e.textOf(message))?.[1];
+      if (!url) throw new Error(`no passkey link shown to ${user}: ${e2e.textOf(message)}`);
+      links.push(url);
+      return url;
+    }
+
+    function lastCard(): StoredMessage {
+      const card = e2e.stack.standIn.store
+        .messages(CHANNEL)
+        .filter((m) => !m.thread_ts && !m.ephemeral && JSON.stringify(m.blocks).includes('Request '))
+        .at(-1);
+      if (!card) throw new Error('no approval card');
+      return card;
+    }
+
+    const cardNow = (card: StoredMessage) => e2e.stack.standIn.store.findMessage(CHANNEL, card.ts) ?? card;
+
+    async function requestDeletion(): Promise<{ volumeId: number; card: StoredMessage }> {
+      const volume = e2e.emulator.control.createVolume({ label: `doomed-${links.length}` });
+      const asked = await e2e.command(ALICE, `volumes delete ${volume.id}`);
+      expect(e2e.textOf(asked.message)).toContain('needs 1 approval');
+      return { volumeId: volume.id, card: lastCard() };
+    }
+
+    async function clickApprove(user: string, card: StoredMessage): Promise<void> {
+      const delivery = await e2e.stack.workspace.click(user, cardNow(card), { actionId: ActionId.approve });
+      expect(delivery.status).toBe(200);
+      await e2e.stack.drain();
+    }
+
+    const deletesOf = (volumeId: number) => e2e.emulator.control.requestCount('volumes.delete', { volumeId });
+
+    let bob: Awaited<ReturnType<typeof browserOf>>;
+
+    it('Bob enrolls a passkey from the link in his own reply to /cloud mfa enroll passkey', async () => {
+      const policy = await e2e.command(ADA, 'policy --rule destructive --step-up passkey');
+      expect(e2e.textOf(policy.message)).toContain('passkey');
+
+      await e2e.command(BOB, 'mfa enroll passkey');
+      const url = linkSeenBy(BOB);
+      bob = await browserOf();
+      expect((await bob.page.goto(url))?.status()).toBe(200);
+      expect(await useOnPage(bob.page)).toEqual({
+        state: 'done',
+        text: 'Passkey saved. You may close this page.',
+      });
+      const status = await e2e.command(BOB, 'mfa status');
+      expect(e2e.textOf(status.message)).toContain('1 passkey enrolled (added');
+    });
+
+    it('Carol, not enrolled, is told how to enroll and her click counts nothing', async () => {
+      const { volumeId, card } = await requestDeletion();
+      const calls = e2e.emulator.control.requestCount();
+      await clickApprove(CAROL, card);
+      const told = e2e.textOf(e2e.lastSeen(CAROL));
+      expect(told).toContain('/cloud mfa enroll passkey');
+      expect(told).toContain('counted for nothing');
+      expect(told).not.toContain('/passkey/');
+      expect(e2e.emulator.control.requestCount()).toBe(calls);
+      expect(deletesOf(volumeId)).toBe(0);
+    });
+
+    it('Bob approves with his passkey: one DELETE, and the card says "with a passkey"', async () => {
+      const { volumeId, card } = await requestDeletion();
+      const calls = e2e.emulator.control.requestCount();
+      await clickApprove(BOB, card);
+      const url = linkSeenBy(BOB);
+      // The click alone: nothing counted, nothing called, and Alice sees no link.
+      expect(e2e.emulator.control.requestCount()).toBe(calls);
+      expect(JSON.stringify(e2e.seen(ALICE))).not.toContain(url);
+
+      await bob.page.goto(url);
+      const approved = await useOnPage(bob.page);
+      expect(approved.state).toBe('done');
+      expect(approved.text).toContain('Approved');
+      await e2e.stack.drain();
+      expect(deletesOf(volumeId)).toBe(1);
+      expect(e2e.emulator.control.volumeExists(volumeId)).toBe(false);
+      const shown = e2e.textOf(cardNow(card));
+      expect(shown).toMatch(/<@U0BOB> with a passkey/);
+      const thread = e2e.stack.standIn.store
+        .thread(CHANNEL, card.ts)
+        .map((m) => m.text)
+        .join('\n');
+      expect(thread).toContain('with a passkey');
+
+      // The same link again: refused, and nothing more happens.
+      const callsAfter = e2e.emulator.control.requestCount();
+      expect((await bob.page.goto(url))?.status()).toBe(410);
+      expect(await bob.page.locator('#passkey-result').textContent()).toContain('already used');
+      expect(e2e.emulator.control.requestCount()).toBe(callsAfter);
+      expect(deletesOf(volumeId)).toBe(1);
+    });
+
+    it('a second link for a request decided meanwhile: the page says nothing was recorded', async () => {
+      const { volumeId, card } = await requestDeletion();
+      await clickApprove(BOB, card);
+      const first = linkSeenBy(BOB);
+      await clickApprove(BOB, card);
+      const second = linkSeenBy(BOB);
+      await bob.page.goto(first);
+      expect((await useOnPage(bob.page)).state).toBe('done');
+      await e2e.stack.drain();
+      const calls = e2e.emulator.control.requestCount();
+      await bob.page.goto(second);
+      expect(await useOnPage(bob.page)).toEqual({
+        state: 'refused',
+        text: 'That request was decided already. Nothing was recorded.',
+      });
+      await e2e.stack.drain();
+      expect(e2e.emulator.control.requestCount()).toBe(calls);
+      expect(deletesOf(volumeId)).toBe(1);
+    });
+
+    it("Alice, without Bob's passkey, opening his link records nothing", async () => {
+      const { volumeId, card } = await requestDeletion();
+      await clickApprove(BOB, card);
+      const url = linkSeenBy(BOB);
+      const alice = await browserOf();
+      const calls = e2e.emulator.control.requestCount();
+      await alice.page.goto(url);
+      const outcome = await useOnPage(alice.page);
+      expect(outcome.state).toBe('refused');
+      await e2e.stack.drain();
+      expect(e2e.emulator.control.requestCount()).toBe(calls);
+      expect(deletesOf(volumeId)).toBe(0);
+      expect(e2e.textOf(cardNow(card))).not.toContain('with a passkey');
+    });
+
+    it('an expired link records nothing', async () => {
+      const { volumeId, card } = await requestDeletion();
+      await clickApprove(BOB, card);
+      const url = linkSeenBy(BOB);
+      await bob.page.goto(url);
+      clock.advance(APPROVAL_LINK_SECONDS * 1000 + 1);
+      const calls = e2e.emulator.control.requestCount();
+      const outcome = await useOnPage(bob.page);
+      expect(outcome.state).toBe('refused');
+      expect(outcome.text).toContain('expired');
+      await e2e.stack.drain();
+      expect(e2e.emulator.control.requestCount()).toBe(calls);
+      expect(deletesOf(volumeId)).toBe(0);
+    });
+
+    it('break-glass under the passkey rule runs once Alice confirms with her own passkey', async () => {
+      await e2e.command(ADA, `policy --allow-break-glass on --break-glass-users ${ALICE}`);
+      await e2e.command(ALICE, 'mfa enroll passkey');
+      const alice = await browserOf();
+      await alice.page.goto(linkSeenBy(ALICE));
+      expect((await useOnPage(alice.page)).state).toBe('done');
+
+      const volume = e2e.emulator.control.createVolume({ label: 'glass-passkey' });
+      await e2e.command(ALICE, `volumes delete ${volume.id} --break-glass "restore from backup failed"`);
+      const url = linkSeenBy(ALICE);
+      expect(deletesOf(volume.id)).toBe(0);
+      await alice.page.goto(url);
+      const outcome = await useOnPage(alice.page);
+      expect(outcome.state).toBe('done');
+      expect(outcome.text).toContain('Break-glass');
+      await e2e.stack.drain();
+      expect(deletesOf(volume.id)).toBe(1);
+      const audit = await e2e.stack.store.audit.list(e2e.stack.workspace.teamId, { limit: 100 });
+      expect(JSON.stringify(audit.entries.filter((entry) => entry.actor === ALICE))).toContain('passkey');
+    });
+
+    it('no link is in any channel message, log line or audit entry, and the page threw nothing', async () => {
+      expect(links.length).toBeGreaterThanOrEqual(8);
+      const tokens = links.map((url) => url.split('/').pop() ?? url);
+      const inChannel = JSON.stringify(
+        e2e.stack.standIn.store.messages(CHANNEL).filter((message) => !message.ephemeral),
+      );
+      const audit = JSON.stringify(
+        await e2e.stack.store.audit.list(e2e.stack.workspace.teamId, { limit: 100 }),
+      );
+      const everything = logged.join('');
+      expect(audit).toContain('passkey');
+      for (const token of tokens) {
+        expect(inChannel).not.toContain(token);
+        expect(everything).not.toContain(token);
+        expect(audit).not.toContain(token);
+      }
+      expect(pageErrors).toEqual([]);
+    });
+  },
+);
