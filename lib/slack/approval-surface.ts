@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { WebClient } from '@slack/web-api';
 import type { ApprovedRunSurface } from '../changes/execution.js';
@@ -14,6 +15,7 @@ import type { ApprovalEnd, RequestFollower } from '../changes/runbooks.js';
 import type { Approval, Store } from '../store/index.js';
 import { approverGroupMembers } from './approver-groups.js';
 import { channelRefusalOf, ensureBotCanPost } from './channel-access.js';
+import type { Handoff } from './handoff.js';
 import { type RunnerDeps, runOperation } from './operation-runner.js';
 import { approvedRunLine, renderApprovalCard } from './render/approval.js';
 import { approvalEventText, breakGlassAlarm, closingDetailText } from './render/approval-events.js';
@@ -36,14 +38,23 @@ export { approverGroupMembers };
  */
 export function slackApprovalSurface(
   client: WebClient,
-  deps: { readonly logger: Logger; readonly store: Store },
+  deps: { readonly logger: Logger; readonly store: Store; readonly handoff?: Handoff },
   follower?: RequestFollower,
 ): ApprovalSurface {
   const { logger } = deps;
   return {
     // Loaded on first use: a cold start's first answer does not wait for the Home renderer.
+    // Where a hand-off exists (the Slack function, under Slack's 3 s), the worker publishes the
+    // Homes; the worker and the reporter, which answer nobody, publish them in place.
     requestChanged: async (team, approvalId) =>
-      (await import('./home.js')).refreshHomesFor(deps, client, team, approvalId),
+      deps.handoff
+        ? (await import('./home-refresh.js')).republishRequestHomes(
+            { handoff: deps.handoff, logger },
+            team,
+            approvalId,
+            randomUUID(),
+          )
+        : (await import('./home.js')).refreshHomesFor(deps, client, team, approvalId),
 
     async canPostCard(channel: string): Promise<CardAccess> {
       const access = await ensureBotCanPost(client, channel);

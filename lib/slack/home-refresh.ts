@@ -1,5 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Handoff } from './handoff.js';
+import type { HomeRefreshJob, RequestHomesJob } from './worker-jobs.js';
 
 /**
  * A person's profiles or reports changed by a command (login, logout, use, reports add, remove,
@@ -44,13 +45,31 @@ export async function republishHome(
 ): Promise<void> {
   const people = [...new Set(users.filter((user): user is string => !!user))].slice(0, MAX_PEOPLE);
   if (people.length === 0 || !team) return;
+  await handOff(deps, { kind: 'home-refresh', correlationId, team, users: people });
+}
+
+/**
+ * The Homes of one request's people, after a vote, a denial, a new request or its end: who they
+ * are is read by the worker, so a click's answer waits only for the hand-off, as above.
+ */
+export async function republishRequestHomes(
+  deps: HomeRefreshDeps,
+  team: string,
+  approvalId: string,
+  correlationId: string,
+): Promise<void> {
+  await handOff(deps, { kind: 'request-homes', correlationId, team, approvalId });
+}
+
+async function handOff(deps: HomeRefreshDeps, job: HomeRefreshJob | RequestHomesJob): Promise<void> {
+  const { team, correlationId } = job;
   let timer: NodeJS.Timeout | undefined;
   const waited = new Promise<'waited'>((resolve) => {
     timer = setTimeout(() => resolve('waited'), HOME_REFRESH_HANDOFF_WAIT_MS);
     timer.unref?.();
   });
   try {
-    const handedOff = deps.handoff.dispatch({ kind: 'home-refresh', correlationId, team, users: people });
+    const handedOff = deps.handoff.dispatch(job);
     // A dispatch still in flight when the wait ends is left to finish or fail on its own.
     handedOff.catch(() => undefined);
     if ((await Promise.race([handedOff, waited])) === 'waited') {

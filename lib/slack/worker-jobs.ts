@@ -78,11 +78,25 @@ export const HomeRefreshJobSchema = z.object({
 });
 export type HomeRefreshJob = z.infer<typeof HomeRefreshJobSchema>;
 
+/**
+ * Publish again the Homes of the people of one request (who asked, who voted, who may vote) after
+ * it changed: who they are takes reads of the request, its policy and an approver group, which a
+ * click's answer should not wait for.
+ */
+export const RequestHomesJobSchema = z.object({
+  kind: z.literal('request-homes'),
+  correlationId: z.string(),
+  team: z.string().regex(SLACK_ID),
+  approvalId: z.string().regex(/^[A-Za-z0-9-]{1,64}$/),
+});
+export type RequestHomesJob = z.infer<typeof RequestHomesJobSchema>;
+
 export const WorkerJobSchema = z.discriminatedUnion('kind', [
   OperationJobSchema,
   ApprovalJobSchema,
   ReportRunJobSchema,
   RunbookStepJobSchema,
   HomeRefreshJobSchema,
+  RequestHomesJobSchema,
 ]);
 export type WorkerJob = z.infer<typeof WorkerJobSchema>;

@@ -70,6 +70,10 @@ export async function runWorkerJob(deps: WorkerDeps, event: unknown): Promise<vo
       const { refreshHomes } = await import('./home.js');
       return refreshHomes(deps, deps.slack, job.team, job.users);
     }
+    case 'request-homes': {
+      const { refreshHomesFor } = await import('./home.js');
+      return refreshHomesFor(deps, deps.slack, job.team, job.approvalId);
+    }
     case 'runbook-step': {
       const { runRunbookStepJob } = await import('./runbooks.js');
       return runRunbookStepJob(deps, job);
