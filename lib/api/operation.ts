@@ -201,14 +201,22 @@ type DefineInput<
   readonly response: Res | (() => Res);
 };
 
+/**
+ * A schema (or a shape of schemas) built on its first use, once: the table's shared schemas are
+ * declared with it so that loading the table builds none of them, only the ones a command reads.
+ * A plain memoized builder rather than `z.lazy`, which would change how the schema parses.
+ */
+export function lazySchema<T>(build: () => T): () => T {
+  let built: { readonly value: T } | undefined;
+  return () => {
+    built ??= { value: build() };
+    return built.value;
+  };
+}
+
 /** A schema given as a function is built on first read, once. */
 function builtOnFirstRead<S extends z.ZodType>(given: S | (() => S)): () => S {
-  if (typeof given !== 'function') return () => given;
-  let built: S | undefined;
-  return () => {
-    built ??= given();
-    return built;
-  };
+  return typeof given === 'function' ? lazySchema(given) : () => given;
 }
 
 /** Builds an operation row, deriving what can be derived (id, path parameters, defaults). */

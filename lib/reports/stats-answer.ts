@@ -1,5 +1,5 @@
 import type { WebClient } from '@slack/web-api';
-import { type ManagedStats, ManagedStatsSchema } from '../api/operations/managed.js';
+import { type ManagedStats, managedStatsSchema } from '../api/operations/managed.js';
 import { shareFile } from '../slack/file-share.js';
 import { contextBlock, mrkdwnFallback, sectionBlock } from '../slack/render/blocks.js';
 import type { Reply } from '../slack/reply.js';
@@ -40,7 +40,7 @@ export async function answerWithChart(
   now: Date,
   asker: ChartAsker,
 ): Promise<Reply> {
-  const parsed = ManagedStatsSchema.safeParse(output);
+  const parsed = managedStatsSchema().safeParse(output);
   if (!parsed.success) return reply;
   const stats: ManagedStats = parsed.data;
   if (Array.isArray(stats.data)) {

@@ -6,6 +6,7 @@ import {
   EmptyResultSchema,
   IdSchema,
   integer,
+  lazySchema,
   oneOf,
   PageQuerySchema,
   StringIdSchema,
@@ -15,168 +16,190 @@ import {
 // ---------------------------------------------------------------------------------------------
 // Responses
 
-export const DatabaseEngineSchema = z.object({
-  id: z.string(),
-  engine: z.string(),
-  version: z.string(),
-  total_disk_size_gb: z.number().int().optional(),
-  used_disk_size_gb: z.number().int().optional(),
-});
-export type DatabaseEngine = z.infer<typeof DatabaseEngineSchema>;
+export const databaseEngineSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    engine: z.string(),
+    version: z.string(),
+    total_disk_size_gb: z.number().int().optional(),
+    used_disk_size_gb: z.number().int().optional(),
+  }),
+);
+export type DatabaseEngine = z.infer<ReturnType<typeof databaseEngineSchema>>;
 
-const DatabaseTypeEngineSchema = z.object({
-  quantity: z.number().int(),
-  price: z.object({ hourly: z.number(), monthly: z.number() }),
-});
+const databaseTypeEngineSchema = lazySchema(() =>
+  z.object({
+    quantity: z.number().int(),
+    price: z.object({ hourly: z.number(), monthly: z.number() }),
+  }),
+);
 
-export const DatabaseTypeSchema = z.object({
-  id: z.string(),
-  label: z.string(),
-  engines: z
-    .object({
-      mysql: z.array(DatabaseTypeEngineSchema).optional(),
-      postgresql: z.array(DatabaseTypeEngineSchema).optional(),
-    })
-    .optional(),
-  memory: z.number().int().optional(),
-  disk: z.number().int().optional(),
-  vcpus: z.number().int().optional(),
-  deprecated: z.boolean().optional(),
-  class: z.string().optional(),
-});
-export type DatabaseType = z.infer<typeof DatabaseTypeSchema>;
+export const databaseTypeSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    label: z.string(),
+    engines: z
+      .object({
+        mysql: z.array(databaseTypeEngineSchema()).optional(),
+        postgresql: z.array(databaseTypeEngineSchema()).optional(),
+      })
+      .optional(),
+    memory: z.number().int().optional(),
+    disk: z.number().int().optional(),
+    vcpus: z.number().int().optional(),
+    deprecated: z.boolean().optional(),
+    class: z.string().optional(),
+  }),
+);
+export type DatabaseType = z.infer<ReturnType<typeof databaseTypeSchema>>;
 
-const MaintenanceWindowSchema = z.object({
-  frequency: z.string(),
-  duration: z.number().int(),
-  hour_of_day: z.number().int(),
-  day_of_week: z.number().int(),
-  week_of_month: z.number().int().nullable().optional(),
-});
+const maintenanceWindowSchema = lazySchema(() =>
+  z.object({
+    frequency: z.string(),
+    duration: z.number().int(),
+    hour_of_day: z.number().int(),
+    day_of_week: z.number().int(),
+    week_of_month: z.number().int().nullable().optional(),
+  }),
+);
 
 /** The fields every database record has, whatever its engine (the all-kinds list returns these). */
-export const DatabaseSchema = z.object({
-  id: z.number().int(),
-  label: z.string(),
-  type: z.string(),
-  engine: z.string(),
-  version: z.string(),
-  region: z.string(),
-  status: z.string(),
-  encrypted: z.boolean().optional(),
-  allow_list: z.array(z.string()).optional(),
-  cluster_size: z.number().int().optional(),
-  // Assigned once provisioning is complete.
-  hosts: z
-    .object({
-      primary: z.string().nullable().optional(),
-      secondary: z.string().nullable().optional(),
-    })
-    .optional(),
-  created: DateTimeSchema.optional(),
-  updated: DateTimeSchema.optional(),
-  updates: MaintenanceWindowSchema.optional(),
-  instance_uri: z.string().optional(),
-});
-export type Database = z.infer<typeof DatabaseSchema>;
+export const databaseSchema = lazySchema(() =>
+  z.object({
+    id: z.number().int(),
+    label: z.string(),
+    type: z.string(),
+    engine: z.string(),
+    version: z.string(),
+    region: z.string(),
+    status: z.string(),
+    encrypted: z.boolean().optional(),
+    allow_list: z.array(z.string()).optional(),
+    cluster_size: z.number().int().optional(),
+    // Assigned once provisioning is complete.
+    hosts: z
+      .object({
+        primary: z.string().nullable().optional(),
+        secondary: z.string().nullable().optional(),
+      })
+      .optional(),
+    created: DateTimeSchema.optional(),
+    updated: DateTimeSchema.optional(),
+    updates: maintenanceWindowSchema().optional(),
+    instance_uri: z.string().optional(),
+  }),
+);
+export type Database = z.infer<ReturnType<typeof databaseSchema>>;
 
 // replication_type stays a plain string: the published examples use values outside the enum.
-const engineDatabaseFields = {
+const engineDatabaseFields = lazySchema(() => ({
   ssl_connection: z.boolean().optional(),
   replication_type: z.string().optional(),
   port: z.number().int().optional(),
   total_disk_size_gb: z.number().int().optional(),
   used_disk_size_gb: z.number().int().optional(),
-};
+}));
 
-export const MySqlDatabaseSchema = DatabaseSchema.extend(engineDatabaseFields);
-export type MySqlDatabase = z.infer<typeof MySqlDatabaseSchema>;
+export const mySqlDatabaseSchema = lazySchema(() => databaseSchema().extend(engineDatabaseFields()));
+export type MySqlDatabase = z.infer<ReturnType<typeof mySqlDatabaseSchema>>;
 
-export const PostgreSqlDatabaseSchema = DatabaseSchema.extend({
-  ...engineDatabaseFields,
-  replication_commit_type: z.string().optional(),
-});
-export type PostgreSqlDatabase = z.infer<typeof PostgreSqlDatabaseSchema>;
+export const postgreSqlDatabaseSchema = lazySchema(() =>
+  databaseSchema().extend({
+    ...engineDatabaseFields(),
+    replication_commit_type: z.string().optional(),
+  }),
+);
+export type PostgreSqlDatabase = z.infer<ReturnType<typeof postgreSqlDatabaseSchema>>;
 
-export const DatabaseBackupSchema = z.object({
-  id: z.number().int(),
-  type: z.string(),
-  label: z.string(),
-  created: DateTimeSchema.optional(),
-});
-export type DatabaseBackup = z.infer<typeof DatabaseBackupSchema>;
+export const databaseBackupSchema = lazySchema(() =>
+  z.object({
+    id: z.number().int(),
+    type: z.string(),
+    label: z.string(),
+    created: DateTimeSchema.optional(),
+  }),
+);
+export type DatabaseBackup = z.infer<ReturnType<typeof databaseBackupSchema>>;
 
 /** Root user and password: shown only to the person who asked. */
-export const DatabaseCredentialsSchema = z.object({
-  username: z.string(),
-  password: z.string(),
-});
-export type DatabaseCredentials = z.infer<typeof DatabaseCredentialsSchema>;
+export const databaseCredentialsSchema = lazySchema(() =>
+  z.object({
+    username: z.string(),
+    password: z.string(),
+  }),
+);
+export type DatabaseCredentials = z.infer<ReturnType<typeof databaseCredentialsSchema>>;
 
-export const DatabaseSslSchema = z.object({
-  /** Base64-encoded CA certificate. */
-  ca_certificate: z.string(),
-});
-export type DatabaseSsl = z.infer<typeof DatabaseSslSchema>;
+export const databaseSslSchema = lazySchema(() =>
+  z.object({
+    /** Base64-encoded CA certificate. */
+    ca_certificate: z.string(),
+  }),
+);
+export type DatabaseSsl = z.infer<ReturnType<typeof databaseSslSchema>>;
 
 // ---------------------------------------------------------------------------------------------
 // Requests
 
 type EngineKind = 'mysql' | 'postgresql';
 
-const DatabaseLabelSchema = text(3, 32);
+const databaseLabelSchema = lazySchema(() => text(3, 32));
 
 /** Compute document, managed database: "single IPs or CIDR ranges", e.g. 203.0.113.7 or 192.0.2.0/24. */
-const AllowListSchema = z.array(
-  text().refine(
-    (entry) => z.ipv4().safeParse(entry).success || z.cidrv4().safeParse(entry).success,
-    'must be an IPv4 address or CIDR range, e.g. 203.0.113.7 or 192.0.2.0/24',
+const allowListSchema = lazySchema(() =>
+  z.array(
+    text().refine(
+      (entry) => z.ipv4().safeParse(entry).success || z.cidrv4().safeParse(entry).success,
+      'must be an IPv4 address or CIDR range, e.g. 203.0.113.7 or 192.0.2.0/24',
+    ),
+    { error: (issue) => (issue.input === undefined ? 'is required' : 'must be a list') },
   ),
-  { error: (issue) => (issue.input === undefined ? 'is required' : 'must be a list') },
 );
 
-const ClusterSizeSchema = z.literal([1, 3], { error: 'must be 1 or 3' });
+const clusterSizeSchema = lazySchema(() => z.literal([1, 3], { error: 'must be 1 or 3' }));
 
 /** Patch maintenance window. week_of_month is required for monthly and must be null for weekly. */
-const MaintenanceWindowRequestSchema = z
-  .strictObject(
-    {
-      day_of_week: integer(1, 7).optional(),
-      duration: integer(1, 3).optional(),
-      frequency: oneOf(['weekly', 'monthly']).optional(),
-      hour_of_day: integer(0, 23).optional(),
-      week_of_month: integer(1, 4).nullable().optional(),
-    },
-    { error: (issue) => (issue.code === 'invalid_type' ? 'must be an object' : undefined) },
-  )
-  .superRefine((v, ctx) => {
-    // frequency defaults to weekly.
-    const frequency = v.frequency ?? 'weekly';
-    if (frequency === 'monthly' && (v.week_of_month === undefined || v.week_of_month === null)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['week_of_month'],
-        message: 'is required when frequency is monthly',
-      });
-    }
-    if (frequency === 'weekly' && v.week_of_month !== undefined && v.week_of_month !== null) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['week_of_month'],
-        message: 'must be null when frequency is weekly',
-      });
-    }
-  });
+const maintenanceWindowRequestSchema = lazySchema(() =>
+  z
+    .strictObject(
+      {
+        day_of_week: integer(1, 7).optional(),
+        duration: integer(1, 3).optional(),
+        frequency: oneOf(['weekly', 'monthly']).optional(),
+        hour_of_day: integer(0, 23).optional(),
+        week_of_month: integer(1, 4).nullable().optional(),
+      },
+      { error: (issue) => (issue.code === 'invalid_type' ? 'must be an object' : undefined) },
+    )
+    .superRefine((v, ctx) => {
+      // frequency defaults to weekly.
+      const frequency = v.frequency ?? 'weekly';
+      if (frequency === 'monthly' && (v.week_of_month === undefined || v.week_of_month === null)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['week_of_month'],
+          message: 'is required when frequency is monthly',
+        });
+      }
+      if (frequency === 'weekly' && v.week_of_month !== undefined && v.week_of_month !== null) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['week_of_month'],
+          message: 'must be null when frequency is weekly',
+        });
+      }
+    }),
+);
 
-const databaseCreateFields = {
-  label: DatabaseLabelSchema,
+const databaseCreateFields = lazySchema(() => ({
+  label: databaseLabelSchema(),
   region: text(1),
   type: text(1),
-  allow_list: AllowListSchema.optional(),
-  cluster_size: ClusterSizeSchema.optional(),
+  allow_list: allowListSchema().optional(),
+  cluster_size: clusterSizeSchema().optional(),
   encrypted: bool().optional(),
   ssl_connection: bool().optional(),
-};
+}));
 
 function engineIdOf(kind: EngineKind, exampleVersion: string) {
   return text().regex(
@@ -213,62 +236,74 @@ function checkReplicationType(
   return v.replication_type ?? (clusterSize === 3 ? highAvailability.default : 'none');
 }
 
-const MySqlDatabaseCreateRequestSchema = z
-  .strictObject({
-    ...databaseCreateFields,
-    engine: engineIdOf('mysql', '8.0.26'),
-    replication_type: oneOf(['none', 'asynch', 'semi_synch']).optional(),
-  })
-  .superRefine((v, ctx) => {
-    checkReplicationType(v, { allowed: ['asynch', 'semi_synch'], default: 'semi_synch' }, ctx);
-  });
+const mySqlDatabaseCreateRequestSchema = lazySchema(() =>
+  z
+    .strictObject({
+      ...databaseCreateFields(),
+      engine: engineIdOf('mysql', '8.0.26'),
+      replication_type: oneOf(['none', 'asynch', 'semi_synch']).optional(),
+    })
+    .superRefine((v, ctx) => {
+      checkReplicationType(v, { allowed: ['asynch', 'semi_synch'], default: 'semi_synch' }, ctx);
+    }),
+);
 
-const PostgreSqlDatabaseCreateRequestSchema = z
-  .strictObject({
-    ...databaseCreateFields,
-    engine: engineIdOf('postgresql', '13.2'),
-    replication_type: oneOf(['none', 'asynch']).optional(),
-    replication_commit_type: oneOf(['on', 'local', 'remote_write', 'remote_apply', 'off']).optional(),
-  })
-  .superRefine((v, ctx) => {
-    const replicationType = checkReplicationType(v, { allowed: ['asynch'], default: 'asynch' }, ctx);
-    if (
-      replicationType === 'asynch' &&
-      v.replication_commit_type !== undefined &&
-      v.replication_commit_type !== 'local' &&
-      v.replication_commit_type !== 'off'
-    ) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['replication_commit_type'],
-        message: 'must be local or off when replication_type is asynch',
-      });
-    }
-  });
+const postgreSqlDatabaseCreateRequestSchema = lazySchema(() =>
+  z
+    .strictObject({
+      ...databaseCreateFields(),
+      engine: engineIdOf('postgresql', '13.2'),
+      replication_type: oneOf(['none', 'asynch']).optional(),
+      replication_commit_type: oneOf(['on', 'local', 'remote_write', 'remote_apply', 'off']).optional(),
+    })
+    .superRefine((v, ctx) => {
+      const replicationType = checkReplicationType(v, { allowed: ['asynch'], default: 'asynch' }, ctx);
+      if (
+        replicationType === 'asynch' &&
+        v.replication_commit_type !== undefined &&
+        v.replication_commit_type !== 'local' &&
+        v.replication_commit_type !== 'off'
+      ) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['replication_commit_type'],
+          message: 'must be local or off when replication_type is asynch',
+        });
+      }
+    }),
+);
 
 const InstanceRef = { instanceId: IdSchema };
 const BackupRef = { instanceId: IdSchema, backupId: IdSchema };
 
 // Rule 4: allow_list and type cannot be changed in one request.
-const DatabaseUpdateRequestSchema = z
-  .strictObject({
-    ...InstanceRef,
-    allow_list: AllowListSchema.optional(),
-    label: DatabaseLabelSchema.optional(),
-    type: text(1).optional(),
-    updates: MaintenanceWindowRequestSchema.optional(),
-  })
-  .superRefine((v, ctx) => {
-    if (v.allow_list !== undefined && v.type !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['type'], message: 'cannot be changed together with allow_list' });
-    }
-  });
+const databaseUpdateRequestSchema = lazySchema(() =>
+  z
+    .strictObject({
+      ...InstanceRef,
+      allow_list: allowListSchema().optional(),
+      label: databaseLabelSchema().optional(),
+      type: text(1).optional(),
+      updates: maintenanceWindowRequestSchema().optional(),
+    })
+    .superRefine((v, ctx) => {
+      if (v.allow_list !== undefined && v.type !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['type'],
+          message: 'cannot be changed together with allow_list',
+        });
+      }
+    }),
+);
 
-const SnapshotRequestSchema = z.strictObject({
-  ...InstanceRef,
-  label: text(1, 30).regex(/^[A-Za-z0-9_]*$/, 'may contain only ASCII letters, digits and underscores'),
-  target: oneOf(['primary', 'secondary']).optional(),
-});
+const snapshotRequestSchema = lazySchema(() =>
+  z.strictObject({
+    ...InstanceRef,
+    label: text(1, 30).regex(/^[A-Za-z0-9_]*$/, 'may contain only ASCII letters, digits and underscores'),
+    target: oneOf(['primary', 'secondary']).optional(),
+  }),
+);
 
 // ---------------------------------------------------------------------------------------------
 // Operations
@@ -276,15 +311,15 @@ const SnapshotRequestSchema = z.strictObject({
 const ENGINE_KINDS = {
   mysql: {
     title: 'MySQL',
-    database: MySqlDatabaseSchema,
-    createRequest: MySqlDatabaseCreateRequestSchema,
+    database: mySqlDatabaseSchema,
+    createRequest: mySqlDatabaseCreateRequestSchema,
     createExample:
       'databases mysql-create --label orders --region us-east --type g6-dedicated-2 --engine mysql/8.0.26 --cluster-size 3',
   },
   postgresql: {
     title: 'PostgreSQL',
-    database: PostgreSqlDatabaseSchema,
-    createRequest: PostgreSqlDatabaseCreateRequestSchema,
+    database: postgreSqlDatabaseSchema,
+    createRequest: postgreSqlDatabaseCreateRequestSchema,
     createExample:
       'databases postgresql-create --label analytics --region us-east --type g6-dedicated-2 --engine postgresql/13.2',
   },
@@ -309,7 +344,7 @@ function engineKindOperations<K extends EngineKind>(kind: K) {
       paginated: true,
       filterable: DATABASE_FILTERABLE,
       request: () => z.strictObject({ ...PageQuerySchema.shape }),
-      response: database,
+      response: () => database(),
       example: `databases ${kind}-list --region us-east`,
     }),
     defineOperation({
@@ -322,8 +357,8 @@ function engineKindOperations<K extends EngineKind>(kind: K) {
       grants: ['add_databases'],
       charges: true,
       paginated: false,
-      request: createRequest,
-      response: database,
+      request: () => createRequest(),
+      response: () => database(),
       watch: {
         statusField: 'status',
         final: ['active', 'failed', 'degraded'],
@@ -341,7 +376,7 @@ function engineKindOperations<K extends EngineKind>(kind: K) {
       scopes: ['databases:read_only'],
       paginated: false,
       request: () => z.strictObject(InstanceRef),
-      response: database,
+      response: () => database(),
       example: `databases ${kind}-view 5`,
     }),
     defineOperation({
@@ -352,8 +387,8 @@ function engineKindOperations<K extends EngineKind>(kind: K) {
       path: instance,
       scopes: ['databases:read_write'],
       paginated: false,
-      request: DatabaseUpdateRequestSchema,
-      response: database,
+      request: databaseUpdateRequestSchema,
+      response: () => database(),
       example: `databases ${kind}-update 5 --label orders-v2`,
     }),
     defineOperation({
@@ -382,7 +417,7 @@ function engineKindOperations<K extends EngineKind>(kind: K) {
       paginated: true,
       filterable: ['type', 'created'],
       request: () => z.strictObject({ ...InstanceRef, ...PageQuerySchema.shape }),
-      response: DatabaseBackupSchema,
+      response: databaseBackupSchema,
       example: `databases ${kind}-backups-list 5`,
     }),
     defineOperation({
@@ -394,9 +429,9 @@ function engineKindOperations<K extends EngineKind>(kind: K) {
       path: `${instance}/backups`,
       scopes: ['databases:read_write'],
       paginated: false,
-      request: SnapshotRequestSchema,
+      request: snapshotRequestSchema,
       // The documents return the snapshot backup; the published spec returns `{}`.
-      response: () => z.union([DatabaseBackupSchema, EmptyResultSchema]),
+      response: () => z.union([databaseBackupSchema(), EmptyResultSchema]),
       example: `databases ${kind}-backup-snapshot 5 --label before_migration`,
     }),
     defineOperation({
@@ -409,7 +444,7 @@ function engineKindOperations<K extends EngineKind>(kind: K) {
       scopes: ['databases:read_write'],
       paginated: false,
       request: () => z.strictObject(BackupRef),
-      response: DatabaseBackupSchema,
+      response: databaseBackupSchema,
       example: `databases ${kind}-backup-view 5 9`,
     }),
     defineOperation({
@@ -459,7 +494,7 @@ function engineKindOperations<K extends EngineKind>(kind: K) {
       paginated: false,
       sensitive: true,
       request: () => z.strictObject(InstanceRef),
-      response: DatabaseCredentialsSchema,
+      response: databaseCredentialsSchema,
       example: `databases ${kind}-creds-view 5`,
     }),
     defineOperation({
@@ -502,7 +537,7 @@ function engineKindOperations<K extends EngineKind>(kind: K) {
       scopes: ['databases:read_only'],
       paginated: false,
       request: () => z.strictObject(InstanceRef),
-      response: DatabaseSslSchema,
+      response: databaseSslSchema,
       example: `databases ${kind}-ssl-cert 5`,
     }),
   ] as const;
@@ -521,7 +556,7 @@ export const databaseOperations = [
     paginated: true,
     filterable: ['engine', 'version'],
     request: () => z.strictObject({ ...PageQuerySchema.shape }),
-    response: DatabaseEngineSchema,
+    response: databaseEngineSchema,
     example: 'databases engines --engine mysql',
   }),
   defineOperation({
@@ -535,7 +570,7 @@ export const databaseOperations = [
     scopes: [],
     paginated: false,
     request: () => z.strictObject({ engineId: StringIdSchema }),
-    response: DatabaseEngineSchema,
+    response: databaseEngineSchema,
     example: 'databases engines-view mysql/8.0.26',
   }),
   defineOperation({
@@ -549,7 +584,7 @@ export const databaseOperations = [
     paginated: true,
     filterable: DATABASE_FILTERABLE,
     request: () => z.strictObject({ ...PageQuerySchema.shape }),
-    response: DatabaseSchema,
+    response: databaseSchema,
     example: 'databases list --status active',
   }),
   ...engineKindOperations('mysql'),
@@ -566,7 +601,7 @@ export const databaseOperations = [
     paginated: true,
     filterable: ['deprecated'],
     request: () => z.strictObject({ ...PageQuerySchema.shape }),
-    response: DatabaseTypeSchema,
+    response: databaseTypeSchema,
     example: 'databases types --deprecated false',
   }),
   defineOperation({
@@ -580,7 +615,7 @@ export const databaseOperations = [
     scopes: [],
     paginated: false,
     request: () => z.strictObject({ typeId: StringIdSchema }),
-    response: DatabaseTypeSchema,
+    response: databaseTypeSchema,
     example: 'databases types-view g6-dedicated-2',
   }),
 ] as const;

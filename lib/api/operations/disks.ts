@@ -5,54 +5,60 @@ import {
   EmptyResultSchema,
   IdSchema,
   integer,
+  lazySchema,
   oneOf,
   PageQuerySchema,
   text,
   textList,
 } from '../operation.js';
-import { RootPasswordSchema, StackScriptDataSchema } from './node-actions.js';
+import { rootPasswordSchema, stackScriptDataSchema } from './node-actions.js';
 
 /** A node's disks (API-FACTS-MORE.md §3.4 and §4; `Disk`, `DiskRequest` in the published schema). */
 
 export const DISK_FILESYSTEMS = ['raw', 'swap', 'ext3', 'ext4', 'initrd'] as const;
 
-export const DiskSchema = z.object({
-  id: z.number().int(),
-  label: z.string(),
-  /** `ready`, `not ready`, `deleting`. */
-  status: z.string(),
-  /** MB */
-  size: z.number().int(),
-  filesystem: z.string(),
-  created: DateTimeSchema.optional(),
-  updated: DateTimeSchema.optional(),
-});
-export type Disk = z.infer<typeof DiskSchema>;
+export const diskSchema = lazySchema(() =>
+  z.object({
+    id: z.number().int(),
+    label: z.string(),
+    /** `ready`, `not ready`, `deleting`. */
+    status: z.string(),
+    /** MB */
+    size: z.number().int(),
+    filesystem: z.string(),
+    created: DateTimeSchema.optional(),
+    updated: DateTimeSchema.optional(),
+  }),
+);
+export type Disk = z.infer<ReturnType<typeof diskSchema>>;
 
-const DiskLabelSchema = text(1, 48);
+const diskLabelSchema = lazySchema(() => text(1, 48));
 const NodeRef = { nodeId: IdSchema };
 const DiskRef = { nodeId: IdSchema, diskId: IdSchema };
 
-const DiskCreateRequestSchema = z
-  .strictObject({
-    ...NodeRef,
-    size: integer(),
-    label: DiskLabelSchema.optional(),
-    filesystem: oneOf(DISK_FILESYSTEMS).optional(),
-    image: text(1).optional(),
-    root_pass: RootPasswordSchema.optional(),
-    authorized_keys: textList().optional(),
-    authorized_users: textList().optional(),
-    stackscript_id: IdSchema.optional(),
-    stackscript_data: StackScriptDataSchema.optional(),
-  })
-  .superRefine((v, ctx) => {
-    const flag = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
-    // §4.1: an empty disk needs a label; a disk from an image needs its root password.
-    if (v.image === undefined && v.label === undefined)
-      flag('label', 'is required for an empty disk (no image)');
-    if (v.image !== undefined && v.root_pass === undefined) flag('root_pass', 'is required with image');
-  });
+const diskCreateRequestSchema = lazySchema(() =>
+  z
+    .strictObject({
+      ...NodeRef,
+      size: integer(),
+      label: diskLabelSchema().optional(),
+      filesystem: oneOf(DISK_FILESYSTEMS).optional(),
+      image: text(1).optional(),
+      root_pass: rootPasswordSchema().optional(),
+      authorized_keys: textList().optional(),
+      authorized_users: textList().optional(),
+      stackscript_id: IdSchema.optional(),
+      stackscript_data: stackScriptDataSchema().optional(),
+    })
+    .superRefine((v, ctx) => {
+      const flag = (field: string, message: string) =>
+        ctx.addIssue({ code: 'custom', path: [field], message });
+      // §4.1: an empty disk needs a label; a disk from an image needs its root password.
+      if (v.image === undefined && v.label === undefined)
+        flag('label', 'is required for an empty disk (no image)');
+      if (v.image !== undefined && v.root_pass === undefined) flag('root_pass', 'is required with image');
+    }),
+);
 
 export const diskOperations = [
   defineOperation({
@@ -66,7 +72,7 @@ export const diskOperations = [
     paginated: true,
     filterable: ['label', 'size'],
     request: () => z.strictObject({ ...NodeRef, ...PageQuerySchema.shape }),
-    response: DiskSchema,
+    response: diskSchema,
     example: 'nodes disks-list 123',
   }),
   defineOperation({
@@ -78,8 +84,8 @@ export const diskOperations = [
     path: '/node/instances/{nodeId}/disks',
     scopes: ['nodes:read_write'],
     paginated: false,
-    request: DiskCreateRequestSchema,
-    response: DiskSchema,
+    request: diskCreateRequestSchema,
+    response: diskSchema,
     // `not ready` until it is written (§3.4).
     watch: { statusField: 'status', final: ['ready'], view: 'nodes.disks-view' },
     events: { actions: ['disk_create'], entityId: 'nodeId', source: 'API-FACTS-MORE.md §4.1' },
@@ -95,7 +101,7 @@ export const diskOperations = [
     scopes: ['nodes:read_only'],
     paginated: false,
     request: () => z.strictObject(DiskRef),
-    response: DiskSchema,
+    response: diskSchema,
     example: 'nodes disks-view 123 25674',
   }),
   defineOperation({
@@ -107,8 +113,8 @@ export const diskOperations = [
     path: '/node/instances/{nodeId}/disks/{diskId}',
     scopes: ['nodes:read_write'],
     paginated: false,
-    request: () => z.strictObject({ ...DiskRef, label: DiskLabelSchema.optional() }),
-    response: DiskSchema,
+    request: () => z.strictObject({ ...DiskRef, label: diskLabelSchema().optional() }),
+    response: diskSchema,
     events: { actions: ['disk_update'], entityId: 'nodeId', source: 'API-FACTS-MORE.md §4.2' },
     example: 'nodes disks-update 123 25674 --label data',
   }),

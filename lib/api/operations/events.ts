@@ -4,47 +4,50 @@ import {
   defineOperation,
   EmptyResultSchema,
   IdSchema,
+  lazySchema,
   PageQuerySchema,
 } from '../operation.js';
 
 /** Account events of the last 90 days (API-FACTS-MORE.md §8). */
 
-export const EventSchema = z.object({
-  id: z.number().int(),
-  /** `node_reboot`, `disk_resize`, …; "new actions may be added in the future", so no enum here. */
-  action: z.string(),
-  created: DateTimeSchema,
-  /** failed, finished, notification, scheduled, started. */
-  status: z.string(),
-  duration: z.number().nullable().optional(),
-  percent_complete: z.number().int().nullable().optional(),
-  rate: z.string().nullable().optional(),
-  time_remaining: z.string().nullable().optional(),
-  read: z.boolean(),
-  seen: z.boolean(),
-  username: z.string().nullable().optional(),
-  message: z.string().nullable().optional(),
-  // Account and profile events have no entity id; tag events put the tag name there.
-  entity: z
-    .object({
-      id: z.union([z.number().int(), z.string()]).nullable().optional(),
-      label: z.string().nullable().optional(),
-      type: z.string(),
-      url: z.string().nullable().optional(),
-    })
-    .nullable()
-    .optional(),
-  secondary_entity: z
-    .object({
-      id: z.string().nullable().optional(),
-      label: z.string().nullable().optional(),
-      type: z.string().nullable().optional(),
-      url: z.string().nullable().optional(),
-    })
-    .nullable()
-    .optional(),
-});
-export type AccountEvent = z.infer<typeof EventSchema>;
+export const eventSchema = lazySchema(() =>
+  z.object({
+    id: z.number().int(),
+    /** `node_reboot`, `disk_resize`, …; "new actions may be added in the future", so no enum here. */
+    action: z.string(),
+    created: DateTimeSchema,
+    /** failed, finished, notification, scheduled, started. */
+    status: z.string(),
+    duration: z.number().nullable().optional(),
+    percent_complete: z.number().int().nullable().optional(),
+    rate: z.string().nullable().optional(),
+    time_remaining: z.string().nullable().optional(),
+    read: z.boolean(),
+    seen: z.boolean(),
+    username: z.string().nullable().optional(),
+    message: z.string().nullable().optional(),
+    // Account and profile events have no entity id; tag events put the tag name there.
+    entity: z
+      .object({
+        id: z.union([z.number().int(), z.string()]).nullable().optional(),
+        label: z.string().nullable().optional(),
+        type: z.string(),
+        url: z.string().nullable().optional(),
+      })
+      .nullable()
+      .optional(),
+    secondary_entity: z
+      .object({
+        id: z.string().nullable().optional(),
+        label: z.string().nullable().optional(),
+        type: z.string().nullable().optional(),
+        url: z.string().nullable().optional(),
+      })
+      .nullable()
+      .optional(),
+  }),
+);
+export type AccountEvent = z.infer<ReturnType<typeof eventSchema>>;
 
 const EventRef = { eventId: IdSchema };
 
@@ -60,7 +63,7 @@ export const eventOperations = [
     paginated: true,
     filterable: ['id', 'action', 'created', 'read', 'entity.id', 'entity.type'],
     request: () => z.strictObject({ ...PageQuerySchema.shape }),
-    response: EventSchema,
+    response: eventSchema,
     example: 'events list --action node_reboot',
   }),
   defineOperation({
@@ -73,7 +76,7 @@ export const eventOperations = [
     scopes: ['events:read_only'],
     paginated: false,
     request: () => z.strictObject(EventRef),
-    response: EventSchema,
+    response: eventSchema,
     example: 'events view 1234',
   }),
   defineOperation({

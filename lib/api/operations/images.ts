@@ -5,40 +5,45 @@ import {
   defineOperation,
   EmptyResultSchema,
   IdSchema,
+  lazySchema,
   PageQuerySchema,
   StringIdSchema,
   text,
 } from '../operation.js';
 
-export const ImageSchema = z.object({
-  /** `node/...` for public images, `private/...` for private ones. */
-  id: z.string(),
-  label: z.string(),
-  description: z.string().nullable().optional(),
-  capabilities: z.array(z.string()).optional(),
-  created: DateTimeSchema.optional(),
-  updated: DateTimeSchema.optional(),
-  created_by: z.string().optional(),
-  deprecated: z.boolean().optional(),
-  eol: DateTimeSchema.nullable().optional(),
-  expiry: DateTimeSchema.nullable().optional(),
-  is_public: z.boolean().optional(),
-  size: z.number().int().optional(),
-  /** creating, pending_upload or available; only available images can be deployed. */
-  status: z.string(),
-  type: z.string().optional(),
-  vendor: z.string().nullable().optional(),
-});
-export type Image = z.infer<typeof ImageSchema>;
+export const imageSchema = lazySchema(() =>
+  z.object({
+    /** `node/...` for public images, `private/...` for private ones. */
+    id: z.string(),
+    label: z.string(),
+    description: z.string().nullable().optional(),
+    capabilities: z.array(z.string()).optional(),
+    created: DateTimeSchema.optional(),
+    updated: DateTimeSchema.optional(),
+    created_by: z.string().optional(),
+    deprecated: z.boolean().optional(),
+    eol: DateTimeSchema.nullable().optional(),
+    expiry: DateTimeSchema.nullable().optional(),
+    is_public: z.boolean().optional(),
+    size: z.number().int().optional(),
+    /** creating, pending_upload or available; only available images can be deployed. */
+    status: z.string(),
+    type: z.string().optional(),
+    vendor: z.string().nullable().optional(),
+  }),
+);
+export type Image = z.infer<ReturnType<typeof imageSchema>>;
 
-export const ImageUploadSchema = z.object({
-  /** Where to PUT the gzip-compressed disk image, within 24 hours. */
-  upload_to: z.string(),
-  image: ImageSchema,
-});
-export type ImageUpload = z.infer<typeof ImageUploadSchema>;
+export const imageUploadSchema = lazySchema(() =>
+  z.object({
+    /** Where to PUT the gzip-compressed disk image, within 24 hours. */
+    upload_to: z.string(),
+    image: imageSchema(),
+  }),
+);
+export type ImageUpload = z.infer<ReturnType<typeof imageUploadSchema>>;
 
-const ImageDescriptionSchema = text(1, 65000);
+const imageDescriptionSchema = lazySchema(() => text(1, 65000));
 
 // Rule 2: only private images can be changed or deleted.
 const PrivateImageRef = {
@@ -61,7 +66,7 @@ export const imageOperations = [
     // Rule 4: no ordering on status.
     unorderable: ['status'],
     request: () => z.strictObject({ ...PageQuerySchema.shape }),
-    response: ImageSchema,
+    response: imageSchema,
     example: 'images list --is-public false',
   }),
   defineOperation({
@@ -79,10 +84,10 @@ export const imageOperations = [
       z.strictObject({
         disk_id: IdSchema,
         label: text(1).optional(),
-        description: ImageDescriptionSchema.optional(),
+        description: imageDescriptionSchema().optional(),
         cloud_init: bool().optional(),
       }),
-    response: ImageSchema,
+    response: imageSchema,
     watch: { statusField: 'status', final: ['available'], view: 'images.view' },
     example: 'images create --disk-id 25674 --label web-golden --cloud-init true',
   }),
@@ -101,10 +106,10 @@ export const imageOperations = [
       z.strictObject({
         label: text(1),
         region: text(1),
-        description: ImageDescriptionSchema.optional(),
+        description: imageDescriptionSchema().optional(),
         cloud_init: bool().optional(),
       }),
-    response: ImageUploadSchema,
+    response: imageUploadSchema,
     // The result nests the image (`{image, upload_to}`); the watched status is the image's.
     watch: { statusField: 'status', final: ['available'], view: 'images.view' },
     example: 'images upload --label my-appliance --region eu-central',
@@ -120,7 +125,7 @@ export const imageOperations = [
     scopes: ['images:read_only'],
     paginated: false,
     request: () => z.strictObject({ imageId: StringIdSchema }),
-    response: ImageSchema,
+    response: imageSchema,
     example: 'images view node/debian12',
   }),
   defineOperation({
@@ -135,9 +140,9 @@ export const imageOperations = [
       z.strictObject({
         ...PrivateImageRef,
         label: text(1).optional(),
-        description: ImageDescriptionSchema.nullable().optional(),
+        description: imageDescriptionSchema().nullable().optional(),
       }),
-    response: ImageSchema,
+    response: imageSchema,
     example: "images update private/15 --description 'Web server base, patched monthly'",
   }),
   defineOperation({

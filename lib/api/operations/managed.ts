@@ -6,6 +6,7 @@ import {
   EmptyResultSchema,
   IdSchema,
   integer,
+  lazySchema,
   oneOf,
   PageQuerySchema,
   text,
@@ -23,101 +24,115 @@ function mustBe(what: string) {
 // ---------------------------------------------------------------------------------------------
 // Response shapes
 
-export const ManagedContactSchema = z.object({
-  id: z.number().int(),
-  name: z.string(),
-  email: z.string(),
-  phone: z
-    .object({
-      // The published spec allows a null primary number; the document does not, so accept both.
-      primary: z.string().nullable().optional(),
-      secondary: z.string().nullable().optional(),
-    })
-    .optional(),
-  group: z.string().nullable().optional(),
-  updated: DateTimeSchema.optional(),
-});
-export type ManagedContact = z.infer<typeof ManagedContactSchema>;
+export const managedContactSchema = lazySchema(() =>
+  z.object({
+    id: z.number().int(),
+    name: z.string(),
+    email: z.string(),
+    phone: z
+      .object({
+        // The published spec allows a null primary number; the document does not, so accept both.
+        primary: z.string().nullable().optional(),
+        secondary: z.string().nullable().optional(),
+      })
+      .optional(),
+    group: z.string().nullable().optional(),
+    updated: DateTimeSchema.optional(),
+  }),
+);
+export type ManagedContact = z.infer<ReturnType<typeof managedContactSchema>>;
 
-export const ManagedCredentialSchema = z.object({
-  id: z.number().int(),
-  label: z.string(),
-  // A credential support staff never decrypted has no date to report.
-  last_decrypted: DateTimeSchema.nullable().optional(),
-});
-export type ManagedCredential = z.infer<typeof ManagedCredentialSchema>;
-
-export const ManagedSSHKeySchema = z.object({ ssh_key: z.string() });
-export type ManagedSSHKey = z.infer<typeof ManagedSSHKeySchema>;
-
-export const ManagedIssueSchema = z.object({
-  id: z.number().int(),
-  created: DateTimeSchema,
-  services: z.array(z.number().int()),
-  /** The support ticket the issue opened. */
-  entity: z.object({
+export const managedCredentialSchema = lazySchema(() =>
+  z.object({
     id: z.number().int(),
     label: z.string(),
-    type: z.string(),
-    url: z.string(),
+    // A credential support staff never decrypted has no date to report.
+    last_decrypted: DateTimeSchema.nullable().optional(),
   }),
-});
-export type ManagedIssue = z.infer<typeof ManagedIssueSchema>;
+);
+export type ManagedCredential = z.infer<ReturnType<typeof managedCredentialSchema>>;
 
-export const ManagedNodeSettingsSchema = z.object({
-  id: z.number().int(),
-  label: z.string(),
-  group: z.string().optional(),
-  ssh: z.object({
-    access: z.boolean(),
-    ip: z.string(),
-    // Null: port 22.
-    port: z.number().int().nullable(),
-    // Null: the root user.
-    user: z.string().nullable(),
+export const managedSSHKeySchema = lazySchema(() => z.object({ ssh_key: z.string() }));
+export type ManagedSSHKey = z.infer<ReturnType<typeof managedSSHKeySchema>>;
+
+export const managedIssueSchema = lazySchema(() =>
+  z.object({
+    id: z.number().int(),
+    created: DateTimeSchema,
+    services: z.array(z.number().int()),
+    /** The support ticket the issue opened. */
+    entity: z.object({
+      id: z.number().int(),
+      label: z.string(),
+      type: z.string(),
+      url: z.string(),
+    }),
   }),
-});
-export type ManagedNodeSettings = z.infer<typeof ManagedNodeSettingsSchema>;
+);
+export type ManagedIssue = z.infer<ReturnType<typeof managedIssueSchema>>;
+
+export const managedNodeSettingsSchema = lazySchema(() =>
+  z.object({
+    id: z.number().int(),
+    label: z.string(),
+    group: z.string().optional(),
+    ssh: z.object({
+      access: z.boolean(),
+      ip: z.string(),
+      // Null: port 22.
+      port: z.number().int().nullable(),
+      // Null: the root user.
+      user: z.string().nullable(),
+    }),
+  }),
+);
+export type ManagedNodeSettings = z.infer<ReturnType<typeof managedNodeSettingsSchema>>;
 
 export const MANAGED_SERVICE_STATUSES = ['disabled', 'pending', 'ok', 'problem'] as const;
 const SERVICE_TYPES = ['url', 'tcp'] as const;
 
-export const ManagedServiceSchema = z.object({
-  id: z.number().int(),
-  status: z.enum(MANAGED_SERVICE_STATUSES),
-  service_type: z.enum(SERVICE_TYPES),
-  label: z.string(),
-  address: z.string(),
-  timeout: z.number().int(),
-  body: z.string().nullable().optional(),
-  consultation_group: z.string().optional(),
-  notes: z.string().nullable().optional(),
-  // Set only for private-IP addresses; the published example shows null.
-  region: z.string().nullable().optional(),
-  credentials: z.array(z.number().int()).optional(),
-  created: DateTimeSchema.optional(),
-  updated: DateTimeSchema.optional(),
-});
-export type ManagedService = z.infer<typeof ManagedServiceSchema>;
+export const managedServiceSchema = lazySchema(() =>
+  z.object({
+    id: z.number().int(),
+    status: z.enum(MANAGED_SERVICE_STATUSES),
+    service_type: z.enum(SERVICE_TYPES),
+    label: z.string(),
+    address: z.string(),
+    timeout: z.number().int(),
+    body: z.string().nullable().optional(),
+    consultation_group: z.string().optional(),
+    notes: z.string().nullable().optional(),
+    // Set only for private-IP addresses; the published example shows null.
+    region: z.string().nullable().optional(),
+    credentials: z.array(z.number().int()).optional(),
+    created: DateTimeSchema.optional(),
+    updated: DateTimeSchema.optional(),
+  }),
+);
+export type ManagedService = z.infer<ReturnType<typeof managedServiceSchema>>;
 
-export const ManagedStatsPointSchema = z.object({ x: z.number(), y: z.number() });
-export type ManagedStatsPoint = z.infer<typeof ManagedStatsPointSchema>;
+export const managedStatsPointSchema = lazySchema(() => z.object({ x: z.number(), y: z.number() }));
+export type ManagedStatsPoint = z.infer<ReturnType<typeof managedStatsPointSchema>>;
 
 /** The last 24 hours, combined over all managed nodes. */
-export const ManagedStatsSeriesSchema = z.object({
-  cpu: z.array(ManagedStatsPointSchema),
-  disk: z.array(ManagedStatsPointSchema),
-  swap: z.array(ManagedStatsPointSchema),
-  net_in: z.array(ManagedStatsPointSchema),
-  net_out: z.array(ManagedStatsPointSchema),
-});
-export type ManagedStatsSeries = z.infer<typeof ManagedStatsSeriesSchema>;
+export const managedStatsSeriesSchema = lazySchema(() =>
+  z.object({
+    cpu: z.array(managedStatsPointSchema()),
+    disk: z.array(managedStatsPointSchema()),
+    swap: z.array(managedStatsPointSchema()),
+    net_in: z.array(managedStatsPointSchema()),
+    net_out: z.array(managedStatsPointSchema()),
+  }),
+);
+export type ManagedStatsSeries = z.infer<ReturnType<typeof managedStatsSeriesSchema>>;
 
 /** `data` is the series, or messages such as "Graphs are not yet available." when there are none yet. */
-export const ManagedStatsSchema = z.object({
-  data: z.union([ManagedStatsSeriesSchema, z.array(z.string())]),
-});
-export type ManagedStats = z.infer<typeof ManagedStatsSchema>;
+export const managedStatsSchema = lazySchema(() =>
+  z.object({
+    data: z.union([managedStatsSeriesSchema(), z.array(z.string())]),
+  }),
+);
+export type ManagedStats = z.infer<ReturnType<typeof managedStatsSchema>>;
 
 // ---------------------------------------------------------------------------------------------
 // Request fields
@@ -143,7 +158,7 @@ export function isPrivateIpAddress(address: string): boolean {
 const REGION_REQUIRED = 'is required when address is a private IP';
 const REGION_NOT_ALLOWED = 'may only be given when address is a private IP';
 
-const ContactFields = {
+const contactFields = lazySchema(() => ({
   name: text(2, 64).optional(),
   email: z.email({ error: mustBe('an e-mail address') }).optional(),
   // Rule 1: secondary and group may be null.
@@ -154,25 +169,27 @@ const ContactFields = {
     )
     .optional(),
   group: text(2, 50).nullable().optional(),
-};
+}));
 
-const CredentialLabelSchema = text(2, 75);
-const CredentialLoginFields = {
+const credentialLabelSchema = lazySchema(() => text(2, 75));
+const credentialLoginFields = lazySchema(() => ({
   password: text(1),
   username: text(undefined, 5000).optional(),
-};
+}));
 
-const ServiceFields = z.strictObject({
-  service_type: oneOf(SERVICE_TYPES),
-  label: text(3, 64),
-  address: text(3, 100),
-  timeout: integer(1, 255),
-  body: text(undefined, 100).nullable().optional(),
-  consultation_group: text(undefined, 50).optional(),
-  notes: text().nullable().optional(),
-  credentials: z.array(IdSchema, { error: mustBe('a list of credential ids') }).optional(),
-  region: text(1).optional(),
-});
+const serviceFields = lazySchema(() =>
+  z.strictObject({
+    service_type: oneOf(SERVICE_TYPES),
+    label: text(3, 64),
+    address: text(3, 100),
+    timeout: integer(1, 255),
+    body: text(undefined, 100).nullable().optional(),
+    consultation_group: text(undefined, 50).optional(),
+    notes: text().nullable().optional(),
+    credentials: z.array(IdSchema, { error: mustBe('a list of credential ids') }).optional(),
+    region: text(1).optional(),
+  }),
+);
 
 const ContactRef = { contactId: IdSchema };
 const CredentialRef = { credentialId: IdSchema };
@@ -180,7 +197,7 @@ const IssueRef = { issueId: IdSchema };
 const NodeRef = { nodeId: IdSchema };
 const ServiceRef = { serviceId: IdSchema };
 
-const NoInput = z.strictObject({});
+const noInput = lazySchema(() => z.strictObject({}));
 
 export const managedOperations = [
   defineOperation({
@@ -194,7 +211,7 @@ export const managedOperations = [
     paginated: true,
     filterable: ['group'],
     request: () => z.strictObject({ ...PageQuerySchema.shape }),
-    response: ManagedContactSchema,
+    response: managedContactSchema,
     example: 'managed contacts-list --group on-call',
   }),
   defineOperation({
@@ -207,8 +224,8 @@ export const managedOperations = [
     scopes: ['account:read_write'],
     grants: ['unrestricted_only'],
     paginated: false,
-    request: () => z.strictObject(ContactFields),
-    response: ManagedContactSchema,
+    request: () => z.strictObject(contactFields()),
+    response: managedContactSchema,
     example: 'managed contacts-create --name "John Doe" --email john.doe@example.org --group on-call',
   }),
   defineOperation({
@@ -222,7 +239,7 @@ export const managedOperations = [
     grants: ['unrestricted_only'],
     paginated: false,
     request: () => z.strictObject(ContactRef),
-    response: ManagedContactSchema,
+    response: managedContactSchema,
     example: 'managed contacts-view 567',
   }),
   defineOperation({
@@ -235,8 +252,8 @@ export const managedOperations = [
     scopes: ['account:read_write'],
     grants: ['unrestricted_only'],
     paginated: false,
-    request: () => z.strictObject({ ...ContactRef, ...ContactFields }),
-    response: ManagedContactSchema,
+    request: () => z.strictObject({ ...ContactRef, ...contactFields() }),
+    response: managedContactSchema,
     example: 'managed contacts-update 567 --group escalation',
   }),
   defineOperation({
@@ -264,7 +281,7 @@ export const managedOperations = [
     grants: ['unrestricted_only'],
     paginated: true,
     request: () => z.strictObject({ ...PageQuerySchema.shape }),
-    response: ManagedCredentialSchema,
+    response: managedCredentialSchema,
     example: 'managed credentials-list',
   }),
   defineOperation({
@@ -277,8 +294,8 @@ export const managedOperations = [
     scopes: ['account:read_write'],
     grants: ['unrestricted_only'],
     paginated: false,
-    request: () => z.strictObject({ label: CredentialLabelSchema, ...CredentialLoginFields }),
-    response: ManagedCredentialSchema,
+    request: () => z.strictObject({ label: credentialLabelSchema(), ...credentialLoginFields() }),
+    response: managedCredentialSchema,
     example:
       'managed credentials-create --label prod-password-1 --username johndoe --password s3cur3P@ssw0rd',
   }),
@@ -292,8 +309,8 @@ export const managedOperations = [
     scopes: ['account:read_only'],
     grants: ['unrestricted_only'],
     paginated: false,
-    request: NoInput,
-    response: ManagedSSHKeySchema,
+    request: noInput,
+    response: managedSSHKeySchema,
     example: 'managed credentials-sshkey',
   }),
   defineOperation({
@@ -307,7 +324,7 @@ export const managedOperations = [
     grants: ['unrestricted_only'],
     paginated: false,
     request: () => z.strictObject(CredentialRef),
-    response: ManagedCredentialSchema,
+    response: managedCredentialSchema,
     example: 'managed credentials-view 9991',
   }),
   defineOperation({
@@ -321,8 +338,8 @@ export const managedOperations = [
     grants: ['unrestricted_only'],
     paginated: false,
     // Rule 2: PUT changes only the label.
-    request: () => z.strictObject({ ...CredentialRef, label: CredentialLabelSchema.optional() }),
-    response: ManagedCredentialSchema,
+    request: () => z.strictObject({ ...CredentialRef, label: credentialLabelSchema().optional() }),
+    response: managedCredentialSchema,
     example: 'managed credentials-update 9991 --label prod-password-2',
   }),
   defineOperation({
@@ -350,7 +367,7 @@ export const managedOperations = [
     scopes: ['account:read_write'],
     grants: ['unrestricted_only'],
     paginated: false,
-    request: () => z.strictObject({ ...CredentialRef, ...CredentialLoginFields }),
+    request: () => z.strictObject({ ...CredentialRef, ...credentialLoginFields() }),
     response: EmptyResultSchema,
     example: 'managed credentials-update-login 9991 --username johndoe --password n3wS3cr3t',
   }),
@@ -364,7 +381,7 @@ export const managedOperations = [
     grants: ['unrestricted_only'],
     paginated: true,
     request: () => z.strictObject({ ...PageQuerySchema.shape }),
-    response: ManagedIssueSchema,
+    response: managedIssueSchema,
     example: 'managed issues-list',
   }),
   defineOperation({
@@ -378,7 +395,7 @@ export const managedOperations = [
     grants: ['unrestricted_only'],
     paginated: false,
     request: () => z.strictObject(IssueRef),
-    response: ManagedIssueSchema,
+    response: managedIssueSchema,
     example: 'managed issues-view 823',
   }),
   defineOperation({
@@ -391,7 +408,7 @@ export const managedOperations = [
     grants: ['unrestricted_only'],
     paginated: true,
     request: () => z.strictObject({ ...PageQuerySchema.shape }),
-    response: ManagedNodeSettingsSchema,
+    response: managedNodeSettingsSchema,
     example: 'managed node-settings-list',
   }),
   defineOperation({
@@ -405,7 +422,7 @@ export const managedOperations = [
     grants: ['unrestricted_only'],
     paginated: false,
     request: () => z.strictObject(NodeRef),
-    response: ManagedNodeSettingsSchema,
+    response: managedNodeSettingsSchema,
     example: 'managed node-settings-view 123',
   }),
   defineOperation({
@@ -434,7 +451,7 @@ export const managedOperations = [
           )
           .optional(),
       }),
-    response: ManagedNodeSettingsSchema,
+    response: managedNodeSettingsSchema,
     example: 'managed node-settings-update 123 --ssh \'{"access":true,"port":2222,"user":"support"}\'',
   }),
   defineOperation({
@@ -447,8 +464,8 @@ export const managedOperations = [
     grants: ['unrestricted_only'],
     paginated: true,
     pageParams: false,
-    request: NoInput,
-    response: ManagedServiceSchema,
+    request: noInput,
+    response: managedServiceSchema,
     example: 'managed services-list',
   }),
   defineOperation({
@@ -464,7 +481,7 @@ export const managedOperations = [
     // Rule 4: region is required for a private-IP address and not allowed otherwise.
     events: { actions: ['managed_service_create'], source: 'API-FACTS-MORE.md §8' },
     request: () =>
-      ServiceFields.superRefine((v, ctx) => {
+      serviceFields().superRefine((v, ctx) => {
         const isPrivate = isPrivateIpAddress(v.address);
         if (isPrivate && v.region === undefined) {
           ctx.addIssue({ code: 'custom', path: ['region'], message: REGION_REQUIRED });
@@ -473,7 +490,7 @@ export const managedOperations = [
           ctx.addIssue({ code: 'custom', path: ['region'], message: REGION_NOT_ALLOWED });
         }
       }),
-    response: ManagedServiceSchema,
+    response: managedServiceSchema,
     example:
       'managed services-create --service-type url --label shop --address https://shop.example.org --timeout 30',
   }),
@@ -488,7 +505,7 @@ export const managedOperations = [
     grants: ['unrestricted_only'],
     paginated: false,
     request: () => z.strictObject(ServiceRef),
-    response: ManagedServiceSchema,
+    response: managedServiceSchema,
     example: 'managed services-view 9944',
   }),
   defineOperation({
@@ -503,14 +520,15 @@ export const managedOperations = [
     paginated: false,
     // Rule 4, as far as the request shows it: the stored address and region are not known here.
     request: () =>
-      ServiceFields.partial()
+      serviceFields()
+        .partial()
         .extend(ServiceRef)
         .superRefine((v, ctx) => {
           if (v.region !== undefined && v.address !== undefined && !isPrivateIpAddress(v.address)) {
             ctx.addIssue({ code: 'custom', path: ['region'], message: REGION_NOT_ALLOWED });
           }
         }),
-    response: ManagedServiceSchema,
+    response: managedServiceSchema,
     example: 'managed services-update 9944 --timeout 60',
   }),
   defineOperation({
@@ -540,7 +558,7 @@ export const managedOperations = [
     grants: ['unrestricted_only'],
     paginated: false,
     request: () => z.strictObject(ServiceRef),
-    response: ManagedServiceSchema,
+    response: managedServiceSchema,
     example: 'managed services-disable 9944',
   }),
   defineOperation({
@@ -554,7 +572,7 @@ export const managedOperations = [
     grants: ['unrestricted_only'],
     paginated: false,
     request: () => z.strictObject(ServiceRef),
-    response: ManagedServiceSchema,
+    response: managedServiceSchema,
     example: 'managed services-enable 9944',
   }),
   defineOperation({
@@ -567,8 +585,8 @@ export const managedOperations = [
     scopes: ['account:read_only'],
     grants: ['unrestricted_only'],
     paginated: false,
-    request: NoInput,
-    response: ManagedStatsSchema,
+    request: noInput,
+    response: managedStatsSchema,
     example: 'managed stats',
   }),
 ] as const;

@@ -4,13 +4,14 @@ import {
   defineOperation,
   EmptyResultSchema,
   IdSchema,
+  lazySchema,
   oneOf,
   PageQuerySchema,
   text,
   textList,
 } from '../operation.js';
-import { DeviceRequestSchema, NodeSchema, UserDataSchema } from './nodes.js';
-import { VolumeSchema } from './volumes.js';
+import { deviceRequestSchema, nodeSchema, userDataSchema } from './nodes.js';
+import { volumeSchema } from './volumes.js';
 
 /**
  * What people reach for in an incident: a node's lifecycle actions (reboot, shut down, resize,
@@ -21,103 +22,115 @@ import { VolumeSchema } from './volumes.js';
 // ---------------------------------------------------------------------------------------------
 // Responses
 
-const IpAddressSchema = z.object({
-  address: z.string(),
-  gateway: z.string().nullable().optional(),
-  subnet_mask: z.string().optional(),
-  prefix: z.number().int().optional(),
-  type: z.string(),
-  public: z.boolean().optional(),
-  rdns: z.string().nullable().optional(),
-  node_id: z.number().int().optional(),
-  region: z.string().optional(),
-  // Null when the address has no 1:1 NAT (vpc interfaces only).
-  vpc_nat_1_1: z
-    .object({
-      vpc_id: z.number().int().optional(),
-      subnet_id: z.number().int().optional(),
-      address: z.string().optional(),
-    })
-    .nullable()
-    .optional(),
-});
+const ipAddressSchema = lazySchema(() =>
+  z.object({
+    address: z.string(),
+    gateway: z.string().nullable().optional(),
+    subnet_mask: z.string().optional(),
+    prefix: z.number().int().optional(),
+    type: z.string(),
+    public: z.boolean().optional(),
+    rdns: z.string().nullable().optional(),
+    node_id: z.number().int().optional(),
+    region: z.string().optional(),
+    // Null when the address has no 1:1 NAT (vpc interfaces only).
+    vpc_nat_1_1: z
+      .object({
+        vpc_id: z.number().int().optional(),
+        subnet_id: z.number().int().optional(),
+        address: z.string().optional(),
+      })
+      .nullable()
+      .optional(),
+  }),
+);
 
-const Ipv6RangeSchema = z.object({
-  range: z.string(),
-  prefix: z.number().int().optional(),
-  region: z.string().optional(),
-  route_target: z.string().nullable().optional(),
-});
+const ipv6RangeSchema = lazySchema(() =>
+  z.object({
+    range: z.string(),
+    prefix: z.number().int().optional(),
+    region: z.string().optional(),
+    route_target: z.string().nullable().optional(),
+  }),
+);
 
 /** One entry of `ipv4.vpc`: the published schema types it as a whole page of VPC addresses (§1.2). */
-const VpcAddressPageSchema = z.object({
-  data: z.array(
-    z.object({
-      address: z.string().nullable().optional(),
-      address_range: z.string().nullable().optional(),
-      vpc_id: z.number().int().optional(),
-      subnet_id: z.number().int().optional(),
-      config_id: z.number().int().optional(),
-      interface_id: z.number().int().optional(),
-      node_id: z.number().int().optional(),
-      active: z.boolean().optional(),
-      nat_1_1: z.string().nullable().optional(),
-      gateway: z.string().nullable().optional(),
-      prefix: z.number().int().nullable().optional(),
-      subnet_mask: z.string().optional(),
-      region: z.string().optional(),
-    }),
-  ),
-  page: z.number().int(),
-  pages: z.number().int(),
-  results: z.number().int(),
-});
+const vpcAddressPageSchema = lazySchema(() =>
+  z.object({
+    data: z.array(
+      z.object({
+        address: z.string().nullable().optional(),
+        address_range: z.string().nullable().optional(),
+        vpc_id: z.number().int().optional(),
+        subnet_id: z.number().int().optional(),
+        config_id: z.number().int().optional(),
+        interface_id: z.number().int().optional(),
+        node_id: z.number().int().optional(),
+        active: z.boolean().optional(),
+        nat_1_1: z.string().nullable().optional(),
+        gateway: z.string().nullable().optional(),
+        prefix: z.number().int().nullable().optional(),
+        subnet_mask: z.string().optional(),
+        region: z.string().optional(),
+      }),
+    ),
+    page: z.number().int(),
+    pages: z.number().int(),
+    results: z.number().int(),
+  }),
+);
 
-export const NodeIpsSchema = z.object({
-  ipv4: z.object({
-    public: z.array(IpAddressSchema),
-    private: z.array(IpAddressSchema),
-    shared: z.array(IpAddressSchema),
-    reserved: z.array(IpAddressSchema),
-    vpc: z.array(VpcAddressPageSchema).optional(),
+export const nodeIpsSchema = lazySchema(() =>
+  z.object({
+    ipv4: z.object({
+      public: z.array(ipAddressSchema()),
+      private: z.array(ipAddressSchema()),
+      shared: z.array(ipAddressSchema()),
+      reserved: z.array(ipAddressSchema()),
+      vpc: z.array(vpcAddressPageSchema()).optional(),
+    }),
+    ipv6: z.object({
+      link_local: ipAddressSchema().nullable().optional(),
+      slaac: ipAddressSchema().nullable().optional(),
+      global: z.array(ipv6RangeSchema()),
+    }),
   }),
-  ipv6: z.object({
-    link_local: IpAddressSchema.nullable().optional(),
-    slaac: IpAddressSchema.nullable().optional(),
-    global: z.array(Ipv6RangeSchema),
-  }),
-});
-export type NodeIps = z.infer<typeof NodeIpsSchema>;
+);
+export type NodeIps = z.infer<ReturnType<typeof nodeIpsSchema>>;
 
 /** `[timestamp in ms, reading]` pairs (§3.2). */
-const SeriesSchema = z.array(z.array(z.number()));
+const seriesSchema = lazySchema(() => z.array(z.array(z.number())));
 
-export const NodeStatsSchema = z.object({
-  title: z.string(),
-  cpu: SeriesSchema,
-  io: z.object({ io: SeriesSchema, swap: SeriesSchema }),
-  netv4: z.object({
-    in: SeriesSchema,
-    out: SeriesSchema,
-    private_in: SeriesSchema,
-    private_out: SeriesSchema,
+export const nodeStatsSchema = lazySchema(() =>
+  z.object({
+    title: z.string(),
+    cpu: seriesSchema(),
+    io: z.object({ io: seriesSchema(), swap: seriesSchema() }),
+    netv4: z.object({
+      in: seriesSchema(),
+      out: seriesSchema(),
+      private_in: seriesSchema(),
+      private_out: seriesSchema(),
+    }),
+    netv6: z.object({
+      in: seriesSchema(),
+      out: seriesSchema(),
+      private_in: seriesSchema(),
+      private_out: seriesSchema(),
+    }),
   }),
-  netv6: z.object({
-    in: SeriesSchema,
-    out: SeriesSchema,
-    private_in: SeriesSchema,
-    private_out: SeriesSchema,
-  }),
-});
-export type NodeStats = z.infer<typeof NodeStatsSchema>;
+);
+export type NodeStats = z.infer<ReturnType<typeof nodeStatsSchema>>;
 
 /** `used` in bytes; `quota` and `billable` in GB (§3.3). */
-export const NodeTransferSchema = z.object({
-  used: z.number().int(),
-  quota: z.number().int(),
-  billable: z.number().int(),
-});
-export type NodeTransfer = z.infer<typeof NodeTransferSchema>;
+export const nodeTransferSchema = lazySchema(() =>
+  z.object({
+    used: z.number().int(),
+    quota: z.number().int(),
+    billable: z.number().int(),
+  }),
+);
+export type NodeTransfer = z.infer<ReturnType<typeof nodeTransferSchema>>;
 
 // ---------------------------------------------------------------------------------------------
 // Requests
@@ -136,52 +149,58 @@ const asObject = {
   },
 };
 
-export const StackScriptDataSchema = z
-  .record(z.string(), z.unknown(), { error: 'must be a JSON object' })
-  .refine(
-    (data) => JSON.stringify(data).length <= MAX_STACKSCRIPT_DATA_CHARS,
-    `must be at most ${MAX_STACKSCRIPT_DATA_CHARS} characters as JSON`,
-  );
+export const stackScriptDataSchema = lazySchema(() =>
+  z
+    .record(z.string(), z.unknown(), { error: 'must be a JSON object' })
+    .refine(
+      (data) => JSON.stringify(data).length <= MAX_STACKSCRIPT_DATA_CHARS,
+      `must be at most ${MAX_STACKSCRIPT_DATA_CHARS} characters as JSON`,
+    ),
+);
 
 /** 7..128 characters (DiskRequest.root_pass); the API also scores its strength. */
-export const RootPasswordSchema = text(7, 128);
+export const rootPasswordSchema = lazySchema(() => text(7, 128));
 
-const RebuildRequestSchema = z
-  .strictObject({
-    ...NodeRef,
-    image: text(1),
-    root_pass: RootPasswordSchema,
-    authorized_keys: textList().optional(),
-    authorized_users: textList().optional(),
-    stackscript_id: IdSchema.optional(),
-    stackscript_data: StackScriptDataSchema.optional(),
-    booted: bool().optional(),
-    metadata: z.strictObject({ user_data: UserDataSchema.optional() }, asObject).optional(),
-    type: text(1).optional(),
-  })
-  .superRefine((v, ctx) => {
-    // §2.4: a StackScript needs a compatible public image, never a private one.
-    if (v.stackscript_id !== undefined && v.image.startsWith('private/')) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['stackscript_id'],
-        message: 'cannot be used with a private image',
-      });
-    }
-  });
+const rebuildRequestSchema = lazySchema(() =>
+  z
+    .strictObject({
+      ...NodeRef,
+      image: text(1),
+      root_pass: rootPasswordSchema(),
+      authorized_keys: textList().optional(),
+      authorized_users: textList().optional(),
+      stackscript_id: IdSchema.optional(),
+      stackscript_data: stackScriptDataSchema().optional(),
+      booted: bool().optional(),
+      metadata: z.strictObject({ user_data: userDataSchema().optional() }, asObject).optional(),
+      type: text(1).optional(),
+    })
+    .superRefine((v, ctx) => {
+      // §2.4: a StackScript needs a compatible public image, never a private one.
+      if (v.stackscript_id !== undefined && v.image.startsWith('private/')) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['stackscript_id'],
+          message: 'cannot be used with a private image',
+        });
+      }
+    }),
+);
 
 /** sda..sdg: `sdh` is reserved during rescue (§2.5). */
-const RescueDevicesSchema = z.strictObject(
-  {
-    sda: DeviceRequestSchema,
-    sdb: DeviceRequestSchema,
-    sdc: DeviceRequestSchema,
-    sdd: DeviceRequestSchema,
-    sde: DeviceRequestSchema,
-    sdf: DeviceRequestSchema,
-    sdg: DeviceRequestSchema,
-  },
-  asObject,
+const rescueDevicesSchema = lazySchema(() =>
+  z.strictObject(
+    {
+      sda: deviceRequestSchema(),
+      sdb: deviceRequestSchema(),
+      sdc: deviceRequestSchema(),
+      sdd: deviceRequestSchema(),
+      sde: deviceRequestSchema(),
+      sdf: deviceRequestSchema(),
+      sdg: deviceRequestSchema(),
+    },
+    asObject,
+  ),
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -276,8 +295,8 @@ export const nodeActionOperations = [
       consequence:
         'Shuts the node down and deletes all its disks and configuration profiles, then deploys the image; the data on the disks cannot be recovered.',
     },
-    request: RebuildRequestSchema,
-    response: NodeSchema,
+    request: rebuildRequestSchema,
+    response: nodeSchema,
     watch: { statusField: 'status', final: NODE_SETTLED, view: 'nodes.view' },
     events: {
       actions: ['node_rebuild'],
@@ -295,7 +314,7 @@ export const nodeActionOperations = [
     path: '/node/instances/{nodeId}/rescue',
     scopes: ['nodes:read_write'],
     paginated: false,
-    request: () => z.strictObject({ ...NodeRef, devices: RescueDevicesSchema.optional() }),
+    request: () => z.strictObject({ ...NodeRef, devices: rescueDevicesSchema().optional() }),
     response: EmptyResultSchema,
     watch: WATCH_THIS_NODE,
     events: { none: 'The published event actions have no rescue-specific value (API-FACTS-MORE.md §2.5).' },
@@ -371,7 +390,7 @@ export const nodeActionOperations = [
     scopes: ['nodes:read_only'],
     paginated: false,
     request: () => z.strictObject(NodeRef),
-    response: NodeIpsSchema,
+    response: nodeIpsSchema,
     example: 'nodes ips 123',
   }),
   defineOperation({
@@ -383,7 +402,7 @@ export const nodeActionOperations = [
     scopes: ['nodes:read_only'],
     paginated: false,
     request: () => z.strictObject(NodeRef),
-    response: NodeStatsSchema,
+    response: nodeStatsSchema,
     example: 'nodes stats 123',
   }),
   defineOperation({
@@ -396,7 +415,7 @@ export const nodeActionOperations = [
     scopes: ['nodes:read_only'],
     paginated: false,
     request: () => z.strictObject(NodeRef),
-    response: NodeTransferSchema,
+    response: nodeTransferSchema,
     example: 'nodes transfer 123',
   }),
   defineOperation({
@@ -410,7 +429,7 @@ export const nodeActionOperations = [
     paginated: true,
     filterable: ['label', 'tags'],
     request: () => z.strictObject({ ...NodeRef, ...PageQuerySchema.shape }),
-    response: VolumeSchema,
+    response: volumeSchema,
     example: 'nodes volumes 123',
   }),
 ] as const;

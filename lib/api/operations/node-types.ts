@@ -1,42 +1,52 @@
 import { z } from 'zod';
-import { DateTimeSchema, defineOperation, PageQuerySchema, StringIdSchema } from '../operation.js';
+import {
+  DateTimeSchema,
+  defineOperation,
+  lazySchema,
+  PageQuerySchema,
+  StringIdSchema,
+} from '../operation.js';
 
 /**
  * Node types with their prices, and kernels (API-FACTS-MORE.md §5 and §6): public catalogues, no
  * token needed. Types carry the prices a resize changes between.
  */
 
-const PriceSchema = z.object({ hourly: z.number(), monthly: z.number() });
+const priceSchema = lazySchema(() => z.object({ hourly: z.number(), monthly: z.number() }));
 /** A region whose price differs from the default; `id` is the region's id. */
-const RegionPriceSchema = z.object({ id: z.string(), hourly: z.number(), monthly: z.number() });
+const regionPriceSchema = lazySchema(() =>
+  z.object({ id: z.string(), hourly: z.number(), monthly: z.number() }),
+);
 
-export const NodeTypeSchema = z.object({
-  id: z.string(),
-  label: z.string(),
-  /** nano, standard, dedicated, premium, gpu, highmem. */
-  class: z.string(),
-  /** MB */
-  disk: z.number().int(),
-  /** MB */
-  memory: z.number().int(),
-  vcpus: z.number().int(),
-  gpus: z.number().int(),
-  /** Mbit/s */
-  network_out: z.number().int(),
-  transfer: z.number().int(),
-  /** US dollars. */
-  price: PriceSchema,
-  region_prices: z.array(RegionPriceSchema),
-  addons: z
-    .object({
-      backups: z.object({ price: PriceSchema, region_prices: z.array(RegionPriceSchema) }),
-    })
-    .optional(),
-  /** The type a mutate moves to; null when the type cannot be mutated. */
-  successor: z.string().nullable(),
-});
-export type NodeType = z.infer<typeof NodeTypeSchema>;
-export type Price = z.infer<typeof PriceSchema>;
+export const nodeTypeSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    label: z.string(),
+    /** nano, standard, dedicated, premium, gpu, highmem. */
+    class: z.string(),
+    /** MB */
+    disk: z.number().int(),
+    /** MB */
+    memory: z.number().int(),
+    vcpus: z.number().int(),
+    gpus: z.number().int(),
+    /** Mbit/s */
+    network_out: z.number().int(),
+    transfer: z.number().int(),
+    /** US dollars. */
+    price: priceSchema(),
+    region_prices: z.array(regionPriceSchema()),
+    addons: z
+      .object({
+        backups: z.object({ price: priceSchema(), region_prices: z.array(regionPriceSchema()) }),
+      })
+      .optional(),
+    /** The type a mutate moves to; null when the type cannot be mutated. */
+    successor: z.string().nullable(),
+  }),
+);
+export type NodeType = z.infer<ReturnType<typeof nodeTypeSchema>>;
+export type Price = z.infer<ReturnType<typeof priceSchema>>;
 
 /**
  * A type's price in a region: that region's `region_prices` entry if it has one, otherwise the
@@ -47,18 +57,20 @@ export function priceIn(type: Pick<NodeType, 'price' | 'region_prices'>, region:
   return own ? { hourly: own.hourly, monthly: own.monthly } : type.price;
 }
 
-export const KernelSchema = z.object({
-  id: z.string(),
-  label: z.string(),
-  version: z.string(),
-  kvm: z.boolean(),
-  /** x86_64 or i386. */
-  architecture: z.string(),
-  pvops: z.boolean(),
-  deprecated: z.boolean(),
-  built: DateTimeSchema.nullable().optional(),
-});
-export type Kernel = z.infer<typeof KernelSchema>;
+export const kernelSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    label: z.string(),
+    version: z.string(),
+    kvm: z.boolean(),
+    /** x86_64 or i386. */
+    architecture: z.string(),
+    pvops: z.boolean(),
+    deprecated: z.boolean(),
+    built: DateTimeSchema.nullable().optional(),
+  }),
+);
+export type Kernel = z.infer<ReturnType<typeof kernelSchema>>;
 
 export const nodeTypeOperations = [
   defineOperation({
@@ -75,7 +87,7 @@ export const nodeTypeOperations = [
     pageParams: false,
     filterable: ['label', 'class', 'disk', 'memory', 'vcpus', 'gpus', 'network_out', 'transfer'],
     request: () => z.strictObject({}),
-    response: NodeTypeSchema,
+    response: nodeTypeSchema,
     example: 'nodes types --class dedicated',
   }),
   defineOperation({
@@ -89,7 +101,7 @@ export const nodeTypeOperations = [
     scopes: [],
     paginated: false,
     request: () => z.strictObject({ typeId: StringIdSchema }),
-    response: NodeTypeSchema,
+    response: nodeTypeSchema,
     example: 'nodes types-view g6-standard-2',
   }),
   defineOperation({
@@ -104,7 +116,7 @@ export const nodeTypeOperations = [
     paginated: true,
     filterable: ['label', 'version', 'kvm', 'architecture', 'pvops', 'deprecated'],
     request: () => z.strictObject({ ...PageQuerySchema.shape }),
-    response: KernelSchema,
+    response: kernelSchema,
     example: 'nodes kernels-list --architecture x86_64',
   }),
   defineOperation({
@@ -118,7 +130,7 @@ export const nodeTypeOperations = [
     scopes: [],
     paginated: false,
     request: () => z.strictObject({ kernelId: StringIdSchema }),
-    response: KernelSchema,
+    response: kernelSchema,
     example: 'nodes kernels-view node/latest-64bit',
   }),
 ] as const;

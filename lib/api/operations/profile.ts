@@ -5,6 +5,7 @@ import {
   defineOperation,
   EmptyResultSchema,
   IdSchema,
+  lazySchema,
   oneOf,
   PageQuerySchema,
   text,
@@ -22,174 +23,198 @@ function mustBe(what: string) {
 // ---------------------------------------------------------------------------------------------
 // Response shapes
 
-export const ProfileSchema = z.object({
-  uid: z.number().int(),
-  username: z.string(),
-  email: z.string(),
-  restricted: z.boolean(),
-  two_factor_auth: z.boolean().optional(),
-  email_notifications: z.boolean().optional(),
-  ip_whitelist_enabled: z.boolean().optional(),
-  lish_auth_method: z.enum(['password_keys', 'keys_only', 'disabled']).optional(),
-  authorized_keys: z.array(z.string()).nullable().optional(),
-  timezone: z.string().optional(),
-  verified_phone_number: z.string().nullable().optional(),
-  // `password`, or the name of an external identity provider.
-  authentication_type: z.string().optional(),
-  // Only once the account has paid at least 25.00 USD in total.
-  referrals: z
-    .object({
-      code: z.string(),
-      url: z.string(),
-      total: z.number(),
-      completed: z.number(),
-      pending: z.number(),
-      credit: z.number(),
-    })
-    .optional(),
-});
-export type Profile = z.infer<typeof ProfileSchema>;
-
-export const AuthorizedAppSchema = z.object({
-  id: z.number().int(),
-  label: z.string(),
-  scopes: z.string(),
-  created: DateTimeSchema,
-  expiry: DateTimeSchema.nullable().optional(),
-  thumbnail_url: z.string().nullable().optional(),
-  website: z.string().optional(),
-});
-export type AuthorizedApp = z.infer<typeof AuthorizedAppSchema>;
-
-export const TrustedDeviceSchema = z.object({
-  id: z.number().int(),
-  created: DateTimeSchema,
-  expiry: DateTimeSchema,
-  last_authenticated: DateTimeSchema.optional(),
-  last_remote_addr: z.string().optional(),
-  user_agent: z.string().optional(),
-});
-export type TrustedDevice = z.infer<typeof TrustedDeviceSchema>;
-
-const PermissionSchema = z.enum(['read_only', 'read_write']).nullable();
-
-export const GrantSchema = z.object({
-  id: z.number().int(),
-  label: z.string(),
-  permissions: PermissionSchema,
-});
-export type Grant = z.infer<typeof GrantSchema>;
-
-const GrantListSchema = z.array(GrantSchema).optional();
-
-export const GrantsResponseSchema = z.object({
-  global: z.object({
-    account_access: PermissionSchema.optional(),
-    add_databases: z.boolean().optional(),
-    add_domains: z.boolean().optional(),
-    add_firewalls: z.boolean().optional(),
-    add_images: z.boolean().optional(),
-    add_nodes: z.boolean().optional(),
-    add_longview: z.boolean().optional(),
-    add_nodebalancers: z.boolean().optional(),
-    add_stackscripts: z.boolean().optional(),
-    add_volumes: z.boolean().optional(),
-    add_vpcs: z.boolean().optional(),
-    cancel_account: z.boolean().optional(),
-    longview_subscription: z.boolean().optional(),
+export const profileSchema = lazySchema(() =>
+  z.object({
+    uid: z.number().int(),
+    username: z.string(),
+    email: z.string(),
+    restricted: z.boolean(),
+    two_factor_auth: z.boolean().optional(),
+    email_notifications: z.boolean().optional(),
+    ip_whitelist_enabled: z.boolean().optional(),
+    lish_auth_method: z.enum(['password_keys', 'keys_only', 'disabled']).optional(),
+    authorized_keys: z.array(z.string()).nullable().optional(),
+    timezone: z.string().optional(),
+    verified_phone_number: z.string().nullable().optional(),
+    // `password`, or the name of an external identity provider.
+    authentication_type: z.string().optional(),
+    // Only once the account has paid at least 25.00 USD in total.
+    referrals: z
+      .object({
+        code: z.string(),
+        url: z.string(),
+        total: z.number(),
+        completed: z.number(),
+        pending: z.number(),
+        credit: z.number(),
+      })
+      .optional(),
   }),
-  database: GrantListSchema,
-  domain: GrantListSchema,
-  image: GrantListSchema,
-  node: GrantListSchema,
-  longview: GrantListSchema,
-  nodebalancer: GrantListSchema,
-  stackscript: GrantListSchema,
-  volume: GrantListSchema,
-  vpc: GrantListSchema,
-});
-export type GrantsResponse = z.infer<typeof GrantsResponseSchema>;
+);
+export type Profile = z.infer<ReturnType<typeof profileSchema>>;
+
+export const authorizedAppSchema = lazySchema(() =>
+  z.object({
+    id: z.number().int(),
+    label: z.string(),
+    scopes: z.string(),
+    created: DateTimeSchema,
+    expiry: DateTimeSchema.nullable().optional(),
+    thumbnail_url: z.string().nullable().optional(),
+    website: z.string().optional(),
+  }),
+);
+export type AuthorizedApp = z.infer<ReturnType<typeof authorizedAppSchema>>;
+
+export const trustedDeviceSchema = lazySchema(() =>
+  z.object({
+    id: z.number().int(),
+    created: DateTimeSchema,
+    expiry: DateTimeSchema,
+    last_authenticated: DateTimeSchema.optional(),
+    last_remote_addr: z.string().optional(),
+    user_agent: z.string().optional(),
+  }),
+);
+export type TrustedDevice = z.infer<ReturnType<typeof trustedDeviceSchema>>;
+
+const permissionSchema = lazySchema(() => z.enum(['read_only', 'read_write']).nullable());
+
+export const grantSchema = lazySchema(() =>
+  z.object({
+    id: z.number().int(),
+    label: z.string(),
+    permissions: permissionSchema(),
+  }),
+);
+export type Grant = z.infer<ReturnType<typeof grantSchema>>;
+
+const grantListSchema = lazySchema(() => z.array(grantSchema()).optional());
+
+export const grantsResponseSchema = lazySchema(() =>
+  z.object({
+    global: z.object({
+      account_access: permissionSchema().optional(),
+      add_databases: z.boolean().optional(),
+      add_domains: z.boolean().optional(),
+      add_firewalls: z.boolean().optional(),
+      add_images: z.boolean().optional(),
+      add_nodes: z.boolean().optional(),
+      add_longview: z.boolean().optional(),
+      add_nodebalancers: z.boolean().optional(),
+      add_stackscripts: z.boolean().optional(),
+      add_volumes: z.boolean().optional(),
+      add_vpcs: z.boolean().optional(),
+      cancel_account: z.boolean().optional(),
+      longview_subscription: z.boolean().optional(),
+    }),
+    database: grantListSchema(),
+    domain: grantListSchema(),
+    image: grantListSchema(),
+    node: grantListSchema(),
+    longview: grantListSchema(),
+    nodebalancer: grantListSchema(),
+    stackscript: grantListSchema(),
+    volume: grantListSchema(),
+    vpc: grantListSchema(),
+  }),
+);
+export type GrantsResponse = z.infer<ReturnType<typeof grantsResponseSchema>>;
 
 /**
  * The grants call answers unrestricted users with 204 and no body (they may do everything), which
  * reaches this schema as `{}`. The empty branch is strict so that a grants body missing `global`
  * fails loudly instead of passing as "no grants".
  */
-export const ProfileGrantsResultSchema = z.union([GrantsResponseSchema, z.strictObject({})]);
-export type ProfileGrantsResult = z.infer<typeof ProfileGrantsResultSchema>;
+export const profileGrantsResultSchema = lazySchema(() =>
+  z.union([grantsResponseSchema(), z.strictObject({})]),
+);
+export type ProfileGrantsResult = z.infer<ReturnType<typeof profileGrantsResultSchema>>;
 
-export const LoginSchema = z.object({
-  id: z.number().int(),
-  datetime: DateTimeSchema,
-  ip: z.string(),
-  restricted: z.boolean(),
-  status: z.enum(['successful', 'failed']),
-  username: z.string(),
-});
-export type Login = z.infer<typeof LoginSchema>;
+export const loginSchema = lazySchema(() =>
+  z.object({
+    id: z.number().int(),
+    datetime: DateTimeSchema,
+    ip: z.string(),
+    restricted: z.boolean(),
+    status: z.enum(['successful', 'failed']),
+    username: z.string(),
+  }),
+);
+export type Login = z.infer<ReturnType<typeof loginSchema>>;
 
 /** Preferences are arbitrary JSON, stored per OAuth client. */
-export const PreferencesSchema = z.record(z.string(), z.unknown());
-export type Preferences = z.infer<typeof PreferencesSchema>;
+export const preferencesSchema = lazySchema(() => z.record(z.string(), z.unknown()));
+export type Preferences = z.infer<ReturnType<typeof preferencesSchema>>;
 
-export const SecurityQuestionsSchema = z.object({
-  security_questions: z.array(
-    z.object({
-      id: z.number().int(),
-      question: z.string(),
-      response: z.string().nullable(),
-    }),
-  ),
-});
-export type SecurityQuestions = z.infer<typeof SecurityQuestionsSchema>;
+export const securityQuestionsSchema = lazySchema(() =>
+  z.object({
+    security_questions: z.array(
+      z.object({
+        id: z.number().int(),
+        question: z.string(),
+        response: z.string().nullable(),
+      }),
+    ),
+  }),
+);
+export type SecurityQuestions = z.infer<ReturnType<typeof securityQuestionsSchema>>;
 
-export const SecurityAnswersSchema = z.object({
-  security_questions: z.array(
-    z.object({
-      question_id: z.number().int(),
-      response: z.string(),
-      security_question: z.string(),
-    }),
-  ),
-});
-export type SecurityAnswers = z.infer<typeof SecurityAnswersSchema>;
+export const securityAnswersSchema = lazySchema(() =>
+  z.object({
+    security_questions: z.array(
+      z.object({
+        question_id: z.number().int(),
+        response: z.string(),
+        security_question: z.string(),
+      }),
+    ),
+  }),
+);
+export type SecurityAnswers = z.infer<ReturnType<typeof securityAnswersSchema>>;
 
-export const SSHKeySchema = z.object({
-  id: z.number().int(),
-  label: z.string(),
-  ssh_key: z.string(),
-  created: DateTimeSchema,
-});
-export type SSHKey = z.infer<typeof SSHKeySchema>;
+export const sSHKeySchema = lazySchema(() =>
+  z.object({
+    id: z.number().int(),
+    label: z.string(),
+    ssh_key: z.string(),
+    created: DateTimeSchema,
+  }),
+);
+export type SSHKey = z.infer<ReturnType<typeof sSHKeySchema>>;
 
-export const TfaSecretSchema = z.object({ secret: z.string(), expiry: DateTimeSchema });
-export type TfaSecret = z.infer<typeof TfaSecretSchema>;
+export const tfaSecretSchema = lazySchema(() => z.object({ secret: z.string(), expiry: DateTimeSchema }));
+export type TfaSecret = z.infer<ReturnType<typeof tfaSecretSchema>>;
 
-export const TfaScratchSchema = z.object({ scratch: z.string() });
-export type TfaScratch = z.infer<typeof TfaScratchSchema>;
+export const tfaScratchSchema = lazySchema(() => z.object({ scratch: z.string() }));
+export type TfaScratch = z.infer<ReturnType<typeof tfaScratchSchema>>;
 
-export const PersonalAccessTokenSchema = z.object({
-  id: z.number().int(),
-  label: z.string(),
-  scopes: z.string(),
-  created: DateTimeSchema,
-  // Null: valid until revoked.
-  expiry: DateTimeSchema.nullable(),
-  // The full token only in the create response; otherwise its first 16 characters.
-  token: z.string(),
-});
-export type PersonalAccessToken = z.infer<typeof PersonalAccessTokenSchema>;
+export const personalAccessTokenSchema = lazySchema(() =>
+  z.object({
+    id: z.number().int(),
+    label: z.string(),
+    scopes: z.string(),
+    created: DateTimeSchema,
+    // Null: valid until revoked.
+    expiry: DateTimeSchema.nullable(),
+    // The full token only in the create response; otherwise its first 16 characters.
+    token: z.string(),
+  }),
+);
+export type PersonalAccessToken = z.infer<ReturnType<typeof personalAccessTokenSchema>>;
 
 // ---------------------------------------------------------------------------------------------
 // Request fields
 
-const SSHKeyLabelSchema = text(undefined, 64);
-const TokenLabelSchema = text(1, 100);
+const sSHKeyLabelSchema = lazySchema(() => text(undefined, 64));
+const tokenLabelSchema = lazySchema(() => text(1, 100));
 
 /** `*`, or `<area>:read_only|read_write` scopes separated by spaces. */
-const OAuthScopesSchema = text().regex(
-  /^(\*|[a-z_]+:read_(only|write))( [a-z_]+:read_(only|write))*$/,
-  'must be * or scopes such as nodes:read_only separated by spaces',
+const oAuthScopesSchema = lazySchema(() =>
+  text().regex(
+    /^(\*|[a-z_]+:read_(only|write))( [a-z_]+:read_(only|write))*$/,
+    'must be * or scopes such as nodes:read_only separated by spaces',
+  ),
 );
 
 const PREFERENCES_MAX_LENGTH = 65_535;
@@ -200,7 +225,7 @@ const LoginRef = { loginId: IdSchema };
 const SSHKeyRef = { sshKeyId: IdSchema };
 const TokenRef = { tokenId: IdSchema };
 
-const NoInput = z.strictObject({});
+const noInput = lazySchema(() => z.strictObject({}));
 
 export const profileOperations = [
   defineOperation({
@@ -212,8 +237,8 @@ export const profileOperations = [
     path: '/profile',
     scopes: [],
     paginated: false,
-    request: NoInput,
-    response: ProfileSchema,
+    request: noInput,
+    response: profileSchema,
     example: 'profile view',
   }),
   defineOperation({
@@ -238,7 +263,7 @@ export const profileOperations = [
         timezone: text(1).optional(),
         two_factor_auth: bool().optional(),
       }),
-    response: ProfileSchema,
+    response: profileSchema,
     example: 'profile update --email ops@example.com --lish-auth-method keys_only',
   }),
   defineOperation({
@@ -251,7 +276,7 @@ export const profileOperations = [
     paginated: true,
     filterable: ['label', 'created', 'expiry'],
     request: () => z.strictObject({ ...PageQuerySchema.shape }),
-    response: AuthorizedAppSchema,
+    response: authorizedAppSchema,
     example: 'profile apps-list --label example-app',
   }),
   defineOperation({
@@ -264,7 +289,7 @@ export const profileOperations = [
     scopes: ['account:read_only'],
     paginated: false,
     request: () => z.strictObject(AppRef),
-    response: AuthorizedAppSchema,
+    response: authorizedAppSchema,
     example: 'profile apps-view 123',
   }),
   defineOperation({
@@ -290,8 +315,8 @@ export const profileOperations = [
     scopes: ['account:read_only'],
     paginated: true,
     pageParams: false,
-    request: NoInput,
-    response: TrustedDeviceSchema,
+    request: noInput,
+    response: trustedDeviceSchema,
     example: 'profile devices-list',
   }),
   defineOperation({
@@ -304,7 +329,7 @@ export const profileOperations = [
     scopes: ['account:read_only'],
     paginated: false,
     request: () => z.strictObject(DeviceRef),
-    response: TrustedDeviceSchema,
+    response: trustedDeviceSchema,
     example: 'profile devices-view 123',
   }),
   defineOperation({
@@ -329,8 +354,8 @@ export const profileOperations = [
     path: '/profile/grants',
     scopes: [],
     paginated: false,
-    request: NoInput,
-    response: ProfileGrantsResultSchema,
+    request: noInput,
+    response: profileGrantsResultSchema,
     example: 'profile grants',
   }),
   defineOperation({
@@ -342,8 +367,8 @@ export const profileOperations = [
     scopes: ['account:read_only'],
     paginated: true,
     pageParams: false,
-    request: NoInput,
-    response: LoginSchema,
+    request: noInput,
+    response: loginSchema,
     example: 'profile logins-list',
   }),
   defineOperation({
@@ -356,7 +381,7 @@ export const profileOperations = [
     scopes: ['account:read_only'],
     paginated: false,
     request: () => z.strictObject(LoginRef),
-    response: LoginSchema,
+    response: loginSchema,
     example: 'profile logins-view 1234',
   }),
   defineOperation({
@@ -371,7 +396,7 @@ export const profileOperations = [
       consequence:
         'Your verified phone number is removed and you are opted out of SMS; using a number again needs a new code and verification.',
     },
-    request: NoInput,
+    request: noInput,
     response: EmptyResultSchema,
     example: 'profile phone-number-delete',
   }),
@@ -411,8 +436,8 @@ export const profileOperations = [
     path: '/profile/preferences',
     scopes: ['account:read_only'],
     paginated: false,
-    request: NoInput,
-    response: PreferencesSchema,
+    request: noInput,
+    response: preferencesSchema,
     example: 'profile preferences-view',
   }),
   defineOperation({
@@ -436,7 +461,7 @@ export const profileOperations = [
             });
           }
         }),
-    response: PreferencesSchema,
+    response: preferencesSchema,
     example: 'profile preferences-update --theme dark',
   }),
   defineOperation({
@@ -447,8 +472,8 @@ export const profileOperations = [
     path: '/profile/security-questions',
     scopes: ['account:read_only'],
     paginated: false,
-    request: NoInput,
-    response: SecurityQuestionsSchema,
+    request: noInput,
+    response: securityQuestionsSchema,
     example: 'profile security-questions-list',
   }),
   defineOperation({
@@ -485,7 +510,7 @@ export const profileOperations = [
             seen.add(answer.question_id);
           });
         }),
-    response: SecurityAnswersSchema,
+    response: securityAnswersSchema,
     example:
       'profile security-questions-answer --security-questions \'[{"question_id":1,"response":"Gotham"},{"question_id":2,"response":"Rex"},{"question_id":3,"response":"Blue"}]\'',
   }),
@@ -498,7 +523,7 @@ export const profileOperations = [
     scopes: ['account:read_only'],
     paginated: true,
     request: () => z.strictObject({ ...PageQuerySchema.shape }),
-    response: SSHKeySchema,
+    response: sSHKeySchema,
     example: 'profile sshkeys-list',
   }),
   defineOperation({
@@ -513,10 +538,10 @@ export const profileOperations = [
     events: { actions: ['user_ssh_key_add'], source: 'API-FACTS-MORE.md §8' },
     request: () =>
       z.strictObject({
-        label: SSHKeyLabelSchema.optional(),
+        label: sSHKeyLabelSchema().optional(),
         ssh_key: text(1).optional(),
       }),
-    response: SSHKeySchema,
+    response: sSHKeySchema,
     example:
       'profile sshkeys-create --label laptop --ssh-key "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI me@laptop"',
   }),
@@ -530,7 +555,7 @@ export const profileOperations = [
     scopes: ['account:read_only'],
     paginated: false,
     request: () => z.strictObject(SSHKeyRef),
-    response: SSHKeySchema,
+    response: sSHKeySchema,
     example: 'profile sshkeys-view 42',
   }),
   defineOperation({
@@ -543,8 +568,8 @@ export const profileOperations = [
     scopes: ['account:read_write'],
     paginated: false,
     events: { actions: ['user_ssh_key_update'], entityId: 'sshKeyId', source: 'API-FACTS-MORE.md §8' },
-    request: () => z.strictObject({ ...SSHKeyRef, label: SSHKeyLabelSchema.optional() }),
-    response: SSHKeySchema,
+    request: () => z.strictObject({ ...SSHKeyRef, label: sSHKeyLabelSchema().optional() }),
+    response: sSHKeySchema,
     example: 'profile sshkeys-update 42 --label work-laptop',
   }),
   defineOperation({
@@ -573,7 +598,7 @@ export const profileOperations = [
     scopes: ['account:read_write'],
     paginated: false,
     destructive: { consequence: 'Logins from untrusted computers will need only the password.' },
-    request: NoInput,
+    request: noInput,
     response: EmptyResultSchema,
     example: 'profile tfa-disable',
   }),
@@ -586,8 +611,8 @@ export const profileOperations = [
     scopes: ['account:read_write'],
     paginated: false,
     sensitive: true,
-    request: NoInput,
-    response: TfaSecretSchema,
+    request: noInput,
+    response: tfaSecretSchema,
     example: 'profile tfa-enable',
   }),
   defineOperation({
@@ -601,7 +626,7 @@ export const profileOperations = [
     paginated: false,
     sensitive: true,
     request: () => z.strictObject({ tfa_code: text(1) }),
-    response: TfaScratchSchema,
+    response: tfaScratchSchema,
     example: 'profile tfa-confirm --tfa-code 213456',
   }),
   defineOperation({
@@ -614,8 +639,8 @@ export const profileOperations = [
     paginated: true,
     pageParams: false,
     filterable: ['label', 'created'],
-    request: NoInput,
-    response: PersonalAccessTokenSchema,
+    request: noInput,
+    response: personalAccessTokenSchema,
     example: 'profile tokens-list --label ci',
   }),
   defineOperation({
@@ -631,14 +656,14 @@ export const profileOperations = [
     events: { actions: ['token_create'], source: 'API-FACTS-MORE.md §8' },
     request: () =>
       z.strictObject({
-        label: TokenLabelSchema.optional(),
-        scopes: OAuthScopesSchema.optional(),
+        label: tokenLabelSchema().optional(),
+        scopes: oAuthScopesSchema().optional(),
         // Omitted: valid until revoked.
         expiry: z.iso
           .datetime({ local: true, offset: true, error: mustBe('a date-time such as 2027-01-01T00:00:00') })
           .optional(),
       }),
-    response: PersonalAccessTokenSchema,
+    response: personalAccessTokenSchema,
     example: 'profile tokens-create --label ci --scopes "nodes:read_only" --expiry 2027-01-01T00:00:00',
   }),
   defineOperation({
@@ -651,7 +676,7 @@ export const profileOperations = [
     scopes: ['account:read_only'],
     paginated: false,
     request: () => z.strictObject(TokenRef),
-    response: PersonalAccessTokenSchema,
+    response: personalAccessTokenSchema,
     example: 'profile tokens-view 123',
   }),
   defineOperation({
@@ -664,8 +689,8 @@ export const profileOperations = [
     scopes: ['account:read_write'],
     paginated: false,
     events: { actions: ['token_update'], entityId: 'tokenId', source: 'API-FACTS-MORE.md §8' },
-    request: () => z.strictObject({ ...TokenRef, label: TokenLabelSchema.optional() }),
-    response: PersonalAccessTokenSchema,
+    request: () => z.strictObject({ ...TokenRef, label: tokenLabelSchema().optional() }),
+    response: personalAccessTokenSchema,
     example: 'profile tokens-update 123 --label ci-old',
   }),
   defineOperation({

@@ -1,19 +1,21 @@
 import { z } from 'zod';
-import { defineOperation, StringIdSchema } from '../operation.js';
+import { defineOperation, lazySchema, StringIdSchema } from '../operation.js';
 
 /** Regions (API-FACTS-MORE.md §7): public, nothing filterable. */
 
-export const RegionSchema = z.object({
-  id: z.string(),
-  label: z.string(),
-  country: z.string(),
-  /** `Nodes`, `Block Storage`, `Metadata`, `Premium Plans`, `GPU Nodes`, …: the spec gives no enum. */
-  capabilities: z.array(z.string()),
-  /** `ok` or `outage`. */
-  status: z.string(),
-  resolvers: z.object({ ipv4: z.string(), ipv6: z.string() }).optional(),
-});
-export type Region = z.infer<typeof RegionSchema>;
+export const regionSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    label: z.string(),
+    country: z.string(),
+    /** `Nodes`, `Block Storage`, `Metadata`, `Premium Plans`, `GPU Nodes`, …: the spec gives no enum. */
+    capabilities: z.array(z.string()),
+    /** `ok` or `outage`. */
+    status: z.string(),
+    resolvers: z.object({ ipv4: z.string(), ipv6: z.string() }).optional(),
+  }),
+);
+export type Region = z.infer<ReturnType<typeof regionSchema>>;
 
 export const regionOperations = [
   defineOperation({
@@ -29,7 +31,7 @@ export const regionOperations = [
     // The envelope is returned, but the spec declares no page parameters (§1, note 2).
     pageParams: false,
     request: () => z.strictObject({}),
-    response: RegionSchema,
+    response: regionSchema,
     example: 'regions list',
   }),
   defineOperation({
@@ -43,7 +45,7 @@ export const regionOperations = [
     scopes: [],
     paginated: false,
     request: () => z.strictObject({ regionId: StringIdSchema }),
-    response: RegionSchema,
+    response: regionSchema,
     example: 'regions view us-east',
   }),
 ] as const;

@@ -6,29 +6,32 @@ import {
   EmptyResultSchema,
   IdSchema,
   integer,
+  lazySchema,
   PageQuerySchema,
   text,
   textList,
 } from '../operation.js';
 
-export const VolumeSchema = z.object({
-  id: z.number().int(),
-  label: z.string(),
-  filesystem_path: z.string().optional(),
-  status: z.string(),
-  size: z.number().int(),
-  region: z.string(),
-  node_id: z.number().int().nullable().optional(),
-  node_label: z.string().nullable().optional(),
-  created: DateTimeSchema.optional(),
-  updated: DateTimeSchema.optional(),
-  tags: z.array(z.string()).optional(),
-  hardware_type: z.string().optional(),
-});
-export type Volume = z.infer<typeof VolumeSchema>;
+export const volumeSchema = lazySchema(() =>
+  z.object({
+    id: z.number().int(),
+    label: z.string(),
+    filesystem_path: z.string().optional(),
+    status: z.string(),
+    size: z.number().int(),
+    region: z.string(),
+    node_id: z.number().int().nullable().optional(),
+    node_label: z.string().nullable().optional(),
+    created: DateTimeSchema.optional(),
+    updated: DateTimeSchema.optional(),
+    tags: z.array(z.string()).optional(),
+    hardware_type: z.string().optional(),
+  }),
+);
+export type Volume = z.infer<ReturnType<typeof volumeSchema>>;
 
-const VolumeLabelSchema = text(1, 32);
-const TagsSchema = textList();
+const volumeLabelSchema = lazySchema(() => text(1, 32));
+const tagsSchema = lazySchema(() => textList());
 const VolumeRef = { volumeId: IdSchema };
 
 export const volumeOperations = [
@@ -43,7 +46,7 @@ export const volumeOperations = [
     paginated: true,
     filterable: ['label', 'tags'],
     request: () => z.strictObject({ ...PageQuerySchema.shape }),
-    response: VolumeSchema,
+    response: volumeSchema,
     example: 'volumes list --label my-volume',
   }),
   defineOperation({
@@ -61,12 +64,12 @@ export const volumeOperations = [
     request: () =>
       z
         .strictObject({
-          label: VolumeLabelSchema,
+          label: volumeLabelSchema(),
           config_id: IdSchema.optional(),
           node_id: IdSchema.optional(),
           region: text(1).optional(),
           size: integer(1, 10240).optional(),
-          tags: TagsSchema.optional(),
+          tags: tagsSchema().optional(),
         })
         .superRefine((v, ctx) => {
           if (v.node_id === undefined && v.region === undefined) {
@@ -80,7 +83,7 @@ export const volumeOperations = [
             ctx.addIssue({ code: 'custom', path: ['config_id'], message: 'may only be given with node_id' });
           }
         }),
-    response: VolumeSchema,
+    response: volumeSchema,
     watch: { statusField: 'status', final: ['active'], view: 'volumes.view' },
     example: 'volumes create --label db-data --region us-east --size 50',
   }),
@@ -94,7 +97,7 @@ export const volumeOperations = [
     scopes: ['volumes:read_only'],
     paginated: false,
     request: () => z.strictObject(VolumeRef),
-    response: VolumeSchema,
+    response: volumeSchema,
     example: 'volumes view 12',
   }),
   defineOperation({
@@ -109,10 +112,10 @@ export const volumeOperations = [
     request: () =>
       z.strictObject({
         ...VolumeRef,
-        label: VolumeLabelSchema.optional(),
-        tags: TagsSchema.optional(),
+        label: volumeLabelSchema().optional(),
+        tags: tagsSchema().optional(),
       }),
-    response: VolumeSchema,
+    response: volumeSchema,
     example: 'volumes update 12 --label db-data-old',
   }),
   defineOperation({
@@ -157,7 +160,7 @@ export const volumeOperations = [
             });
           }
         }),
-    response: VolumeSchema,
+    response: volumeSchema,
     example: 'volumes attach 12 --node-id 34',
   }),
   defineOperation({
@@ -170,8 +173,8 @@ export const volumeOperations = [
     grants: ['add_volumes'],
     charges: true,
     paginated: false,
-    request: () => z.strictObject({ ...VolumeRef, label: VolumeLabelSchema }),
-    response: VolumeSchema,
+    request: () => z.strictObject({ ...VolumeRef, label: volumeLabelSchema() }),
+    response: volumeSchema,
     watch: { statusField: 'status', final: ['active'], view: 'volumes.view' },
     example: 'volumes clone 12 --label db-data-copy',
   }),
@@ -203,7 +206,7 @@ export const volumeOperations = [
         ...VolumeRef,
         size: integer(1, 10240),
       }),
-    response: VolumeSchema,
+    response: volumeSchema,
     watch: { statusField: 'status', final: ['active'], view: 'volumes.view' },
     example: 'volumes resize 12 --size 100',
   }),

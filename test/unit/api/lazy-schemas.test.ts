@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { defineOperation } from '../../../lib/api/operation.js';
+import { defineOperation, lazySchema } from '../../../lib/api/operation.js';
 import { operations } from '../../../lib/api/operations/index.js';
 
 /**
@@ -40,5 +40,59 @@ describe('an operation row given functions for its schemas', () => {
       expect(op.response, op.id).toBeInstanceOf(z.ZodType);
       expect(op.request, op.id).toBe(op.request);
     }
+  });
+});
+
+describe('the shared schemas of the operations table', () => {
+  afterEach(() => {
+    vi.doUnmock('zod');
+    vi.resetModules();
+  });
+
+  it('builds a shared schema on its first use, once, and answers the same schema afterwards', () => {
+    let built = 0;
+    const shared = lazySchema(() => {
+      built += 1;
+      return z.object({ id: z.number().int() });
+    });
+    expect(built).toBe(0);
+    const first = shared();
+    expect(shared()).toBe(first);
+    expect(built).toBe(1);
+  });
+
+  it('builds none of them while the table loads', async () => {
+    // Count zod's builders (z.object, z.string, …) called while modules load, in a fresh registry.
+    let calls = 0;
+    vi.resetModules();
+    vi.doMock('zod', async (importOriginal) => {
+      const actual = await importOriginal<typeof import('zod')>();
+      const counting = new Proxy(actual.z, {
+        get(target, key, receiver) {
+          const value = Reflect.get(target, key, receiver);
+          if (typeof key !== 'string' || !/^[a-z]/.test(key) || typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            calls += 1;
+            return Reflect.apply(value, target, args);
+          };
+        },
+      });
+      return { ...actual, z: counting };
+    });
+    // The field builders and the few schemas of every request (ids, pages, errors) load eagerly.
+    await import('../../../lib/api/operation.js');
+    const afterOperation = calls;
+    expect(afterOperation).toBeGreaterThan(0);
+    const { operations: fresh } = await import('../../../lib/api/operations/index.js');
+    expect(calls - afterOperation).toBe(0);
+    // Reading a row builds its schemas, shared ones included.
+    expect(fresh.find((op) => op.id === 'volumes.view')?.response).toBeInstanceOf(z.ZodType);
+    expect(calls).toBeGreaterThan(afterOperation);
+  });
+
+  it('answers one schema for every row sharing it', () => {
+    const response = (id: string) => operations.find((op) => op.id === id)?.response;
+    expect(response('volumes.view')).toBeDefined();
+    expect(response('volumes.view')).toBe(response('volumes.update'));
   });
 });

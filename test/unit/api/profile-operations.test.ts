@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { responseSchemaOf } from '../../../lib/api/operation.js';
 import { getOperation, requireOperation } from '../../../lib/api/operations/index.js';
-import { ProfileGrantsResultSchema, profileOperations } from '../../../lib/api/operations/profile.js';
+import { profileGrantsResultSchema, profileOperations } from '../../../lib/api/operations/profile.js';
 import { issuesOf, publishedExample } from '../../support/openapi-examples.js';
 
 describe('profile operations', () => {
@@ -249,11 +249,11 @@ describe('profile responses', () => {
   });
 
   it('grants accepts the empty result of an unrestricted user (204, no body)', () => {
-    expect(ProfileGrantsResultSchema.safeParse({}).success).toBe(true);
+    expect(profileGrantsResultSchema().safeParse({}).success).toBe(true);
   });
   it('grants rejects a body without global rather than reading it as "no grants"', () => {
     expect(
-      ProfileGrantsResultSchema.safeParse({ node: [{ id: 1, label: 'web', permissions: 'read_only' }] })
+      profileGrantsResultSchema().safeParse({ node: [{ id: 1, label: 'web', permissions: 'read_only' }] })
         .success,
     ).toBe(false);
   });
