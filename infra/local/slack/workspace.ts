@@ -149,6 +149,21 @@ export class SlackWorkspace {
     });
   }
 
+  /** What every `block_actions` payload `user` sends starts with, wherever the click was. */
+  #blockActionsBy(user: string) {
+    return {
+      type: 'block_actions',
+      team: { id: this.teamId, domain: this.#teamDomain },
+      user: {
+        id: user,
+        username: this.#options.standIn.store.user(user)?.name ?? user,
+        team_id: this.teamId,
+      },
+      api_app_id: 'A0CLOUD',
+      token: 'deprecated-verification-token',
+    };
+  }
+
   /**
    * `user` clicks a button on a view (their Home tab): Slack sends `block_actions` with
    * `container.type: view` and the view, and no channel or `response_url` (rule `home-tab`).
@@ -158,31 +173,12 @@ export class SlackWorkspace {
     const blocks = Array.isArray(view.view.blocks) ? (view.view.blocks as unknown[]) : [];
     const found = findElement(blocks, target);
     if (!found) throw new Error(`No element ${target.actionId} ${target.value ?? ''} in view ${view.id}`);
-    const { element, blockId } = found;
-    const action: Record<string, unknown> = {
-      type: element.type,
-      action_id: element.action_id,
-      block_id: blockId,
-      action_ts: `${Math.floor(Date.now() / 1000)}.${randomBytes(3).readUIntBE(0, 3)}`,
-    };
-    if (element.type === 'button') {
-      action.value = element.value;
-      action.text = element.text;
-    } else {
-      const option = pickOption(element, target.option);
-      if (!option) throw new Error(`No option ${target.option ?? ''} in ${String(element.action_id)}`);
-      action.selected_option = option;
-    }
     const payload = {
-      type: 'block_actions',
-      team: { id: this.teamId, domain: this.#teamDomain },
-      user: { id: user, username: standIn.store.user(user)?.name ?? user, team_id: this.teamId },
-      api_app_id: 'A0CLOUD',
-      token: 'deprecated-verification-token',
+      ...this.#blockActionsBy(user),
       container: { type: 'view', view_id: view.id },
       trigger_id: standIn.triggerIdFor(user, { viewId: view.id }),
       view: { ...view.view, id: view.id },
-      actions: [action],
+      actions: [actionOf(found, target)],
     };
     return this.#send({ type: 'interactive', payload });
   }
@@ -229,28 +225,8 @@ export class SlackWorkspace {
     const found = findElement(message.blocks, target);
     if (!found)
       throw new Error(`No element ${target.actionId} ${target.value ?? ''} in message ${message.ts}`);
-    const { element, blockId } = found;
-    const actionTs = `${Math.floor(Date.now() / 1000)}.${randomBytes(3).readUIntBE(0, 3)}`;
-    const action: Record<string, unknown> = {
-      type: element.type,
-      action_id: element.action_id,
-      block_id: blockId,
-      action_ts: actionTs,
-    };
-    if (element.type === 'button') {
-      action.value = element.value;
-      action.text = element.text;
-    } else {
-      const option = pickOption(element, target.option);
-      if (!option) throw new Error(`No option ${target.option ?? ''} in ${String(element.action_id)}`);
-      action.selected_option = option;
-    }
     const payload = {
-      type: 'block_actions',
-      team: { id: this.teamId, domain: this.#teamDomain },
-      user: { id: user, username: standIn.store.user(user)?.name ?? user, team_id: this.teamId },
-      api_app_id: 'A0CLOUD',
-      token: 'deprecated-verification-token',
+      ...this.#blockActionsBy(user),
       container: {
         type: 'message',
         message_ts: message.ts,
@@ -261,7 +237,7 @@ export class SlackWorkspace {
       channel: { id: message.channel, name: standIn.store.channel(message.channel)?.name ?? message.channel },
       message: { ts: message.ts, text: message.text, blocks: message.blocks },
       response_url: standIn.responseUrlFor(message.channel, user, { triggeredBy: { messageTs: message.ts } }),
-      actions: [action],
+      actions: [actionOf(found, target)],
     };
     return this.#send({ type: 'interactive', payload });
   }
@@ -389,6 +365,25 @@ function findElement(blocks: readonly unknown[], target: ClickTarget): FoundElem
     }
   }
   return undefined;
+}
+
+/** The `actions` entry of a click on `found`: a button's value, or the menu option picked. */
+function actionOf({ element, blockId }: FoundElement, target: ClickTarget): Record<string, unknown> {
+  const action: Record<string, unknown> = {
+    type: element.type,
+    action_id: element.action_id,
+    block_id: blockId,
+    action_ts: `${Math.floor(Date.now() / 1000)}.${randomBytes(3).readUIntBE(0, 3)}`,
+  };
+  if (element.type === 'button') {
+    action.value = element.value;
+    action.text = element.text;
+  } else {
+    const option = pickOption(element, target.option);
+    if (!option) throw new Error(`No option ${target.option ?? ''} in ${String(element.action_id)}`);
+    action.selected_option = option;
+  }
+  return action;
 }
 
 function pickOption(element: Record<string, unknown>, wanted: string | undefined): unknown {
