@@ -55,7 +55,7 @@ export type OnVerifiedAssertion = (
 export interface PasskeyRouteDeps {
   readonly store: Pick<Store, 'passkeys' | 'passkeyLinks'>;
   readonly relyingParty: RelyingParty;
-  readonly onVerifiedAssertion?: OnVerifiedAssertion | undefined;
+  readonly onVerifiedAssertion: OnVerifiedAssertion;
   readonly logger: Logger;
 }
 
@@ -293,14 +293,6 @@ async function approve(
     checked.authenticationInfo.newCounter,
   );
   if (!moved) return notAccepted();
-  if (!deps.onVerifiedAssertion) {
-    deps.logger.error('passkey approval checked but nothing records it', { team: link.team });
-    return json(
-      503,
-      'refused',
-      'Your passkey checked out, but the bot cannot record approvals by passkey yet. Nothing was recorded.',
-    );
-  }
   let outcome: AssertionOutcome;
   try {
     outcome = await deps.onVerifiedAssertion(challengeId, {

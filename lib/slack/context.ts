@@ -38,7 +38,7 @@ export interface BotDeps extends RunnerDeps {
 export interface PasskeySettings {
   readonly relyingParty: RelyingParty;
   /** Records a step-up proof once an approval link's assertion checks out. */
-  readonly onVerifiedAssertion?: OnVerifiedAssertion | undefined;
+  readonly onVerifiedAssertion: OnVerifiedAssertion;
 }
 
 export interface RequestContext {
