@@ -12,7 +12,7 @@ import type {
   RunbookStepState,
   WatchOutcome,
 } from '../store/index.js';
-import { RUNBOOK_NAME_PATTERN } from '../store/keys.js';
+import { COMMAND_NAME_PATTERN } from '../store/keys.js';
 import { channelGuard, type GuardrailRefusal } from './guardrails.js';
 import type { ChangeAttempt } from './outcomes.js';
 import type { ChangeDeps, RenderedAnswer } from './ports.js';
@@ -42,7 +42,7 @@ const ARG_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:@/-]*$/;
 
 /** Why a name cannot be a runbook's, or undefined when it can. */
 export function runbookNameProblem(name: string): string | undefined {
-  if (!RUNBOOK_NAME_PATTERN.test(name)) {
+  if (!COMMAND_NAME_PATTERN.test(name)) {
     return 'A runbook name is 1 to 32 lowercase letters, digits or dashes, starting with a letter.';
   }
   if (isPrototypeKey(name)) return `\`${name}\` cannot be a runbook name.`;

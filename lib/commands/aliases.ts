@@ -1,3 +1,4 @@
+import { COMMAND_NAME_PATTERN } from '../store/keys.js';
 import { isPrototypeKey } from './prototype-keys.js';
 import { actionNamesOf, type CommandOperation, type CommandRegistry, SLASH_COMMAND } from './registry.js';
 import { type Token, tokenize } from './tokenize.js';
@@ -14,8 +15,6 @@ import { type Token, tokenize } from './tokenize.js';
  * only when that reading gives exactly the substituted tokens.
  */
 
-/** Lowercase ASCII letters, digits and dashes, starting with a letter: typed easily, never markup. */
-export const ALIAS_NAME_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
 export const MAX_ALIAS_NAME = 32;
 /** Long enough for any operation with a few flags; an alias is a shortcut, not a script. */
 export const MAX_EXPANSION_LENGTH = 500;
@@ -49,7 +48,7 @@ export function reservedNames(commands: CommandRegistry<CommandOperation>): Read
 
 export function checkAliasName(name: string, commands: CommandRegistry<CommandOperation>): AliasCheck {
   const shown = visibleName(name);
-  if (name.length > MAX_ALIAS_NAME || !ALIAS_NAME_PATTERN.test(name)) {
+  if (name.length > MAX_ALIAS_NAME || !COMMAND_NAME_PATTERN.test(name)) {
     return {
       ok: false,
       message: `\`${shown}\` cannot be an alias name: use 1 to ${MAX_ALIAS_NAME} lowercase letters, digits or dashes, starting with a letter (e.g. \`rm-vol\`).`,

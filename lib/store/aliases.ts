@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { getParsed, parseListedItem } from './items.js';
-import { keys } from './keys.js';
+import { COMMAND_NAME_PATTERN, keys } from './keys.js';
 import type { StoreContext } from './store-context.js';
 
 /**
@@ -24,7 +24,7 @@ export interface StoredAlias {
 
 const AliasItemSchema = z.object({
   kind: z.literal('alias'),
-  name: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/),
+  name: z.string().regex(COMMAND_NAME_PATTERN),
   expansion: z.string().min(1).max(500),
   channel_id: z.string().nullable(),
   created_by: z.string(),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { TABLE_DEFINITION } from '../../infra/table.js';
 import { StoreError } from './errors.js';
 import { isConditionFailure, itemOfFailedCondition, parseItem } from './items.js';
-import { keys } from './keys.js';
+import { COMMAND_NAME_PATTERN, keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import { EnvelopeSchema, type TokenCipher } from './token-cipher.js';
 
@@ -174,9 +174,6 @@ const VoteSchema = z.object({
   method: z.enum(VOTE_METHODS).optional(),
 });
 
-/** The shape of an alias name (`lib/commands/aliases.ts`), bounded again where it is stored. */
-const VIA_ALIAS_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
-
 const ApprovalItemSchema = z.object({
   kind: z.literal('approval'),
   id: z.string(),
@@ -188,7 +185,7 @@ const ApprovalItemSchema = z.object({
   fingerprint: z.string().nullable().optional(),
   break_glass: z.object({ user: z.string(), reason: z.string() }).optional(),
   reason: z.string().optional(),
-  via_alias: z.string().regex(VIA_ALIAS_PATTERN).optional(),
+  via_alias: z.string().regex(COMMAND_NAME_PATTERN).optional(),
   input_ciphertext: EnvelopeSchema,
   channel_id: z.string(),
   message_ts: z.string().nullable(),
@@ -277,7 +274,7 @@ export class ApprovalRepository {
       preview: [...(input.preview ?? [])],
       fingerprint: input.fingerprint ?? null,
       ...(input.reason === undefined ? {} : { reason: input.reason }),
-      ...(input.viaAlias !== undefined && VIA_ALIAS_PATTERN.test(input.viaAlias)
+      ...(input.viaAlias !== undefined && COMMAND_NAME_PATTERN.test(input.viaAlias)
         ? { via_alias: input.viaAlias }
         : {}),
       input_ciphertext: await this.#cipher.encrypt(JSON.stringify(input.input), {

@@ -9,8 +9,12 @@ import { StoreError } from './errors.js';
 const ID = '[A-Za-z0-9_-]{1,64}';
 const ID_PATTERN = new RegExp(`^${ID}$`);
 const USER_PARTITION_PATTERN = new RegExp(`^TEAM#(${ID})#USER#(${ID})$`);
-/** Runbook names: lowercase words joined by dashes, as `/cloud runbook add` accepts them. */
-export const RUNBOOK_NAME_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
+/**
+ * The names people give to aliases and runbooks: lowercase ASCII letters, digits and dashes,
+ * starting with a letter, at most 32: typed easily, never markup. Checked where a name is typed,
+ * again where it becomes a key, and where a stored one is read back.
+ */
+export const COMMAND_NAME_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
 const TEAM_PARTITION_PATTERN = new RegExp(`^TEAM#(${ID})$`);
 /** Profile names as people type them after `--profile`. */
 export const PROFILE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
@@ -31,11 +35,8 @@ export function checkedProfile(profile: string): string {
   return profile;
 }
 
-/** The alias name shape of `lib/commands/aliases.ts`, checked again where it becomes a key. */
-const ALIAS_NAME_KEY_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
-
-function checkedAliasName(name: string): string {
-  if (!ALIAS_NAME_KEY_PATTERN.test(name)) throw new StoreError('invalid_key_part', 'Invalid alias name.');
+function checkedCommandName(kind: 'alias' | 'runbook', name: string): string {
+  if (!COMMAND_NAME_PATTERN.test(name)) throw new StoreError('invalid_key_part', `Invalid ${kind} name.`);
   return name;
 }
 
@@ -83,9 +84,9 @@ export const keys = {
    * the channel policies are listed by prefix. Names are checked by `lib/commands/aliases.ts`.
    */
   channelAlias: (channel: string, name: string) =>
-    `ALIAS#CHANNEL#${checkedId('channel', channel)}#${checkedAliasName(name)}`,
+    `ALIAS#CHANNEL#${checkedId('channel', channel)}#${checkedCommandName('alias', name)}`,
   channelAliasPrefix: (channel: string) => `ALIAS#CHANNEL#${checkedId('channel', channel)}#`,
-  workspaceAlias: (name: string) => `ALIAS#WORKSPACE#${checkedAliasName(name)}`,
+  workspaceAlias: (name: string) => `ALIAS#WORKSPACE#${checkedCommandName('alias', name)}`,
   workspaceAliasPrefix: 'ALIAS#WORKSPACE#',
   /**
    * One passkey link (`lib/passkeys/links.ts`), by the SHA-256 of its token (base64url): the
@@ -96,16 +97,11 @@ export const keys = {
   passkey: (credentialHash: string) => `PASSKEY#${checkedId('passkey', credentialHash)}`,
   passkeyPrefix: 'PASSKEY#',
   /** A channel's runbook (under `team`), and the prefix that lists the channel's runbooks. */
-  runbook: (channel: string, name: string) => {
-    if (!RUNBOOK_NAME_PATTERN.test(name)) throw new StoreError('invalid_key_part', 'Invalid runbook name.');
-    return `RUNBOOK#${checkedId('channel', channel)}#${name}`;
-  },
+  runbook: (channel: string, name: string) =>
+    `RUNBOOK#${checkedId('channel', channel)}#${checkedCommandName('runbook', name)}`,
   runbookPrefix: (channel: string) => `RUNBOOK#${checkedId('channel', channel)}#`,
   /** A runbook of the whole workspace (under `team`), found in every channel; and their prefix. */
-  workspaceRunbook: (name: string) => {
-    if (!RUNBOOK_NAME_PATTERN.test(name)) throw new StoreError('invalid_key_part', 'Invalid runbook name.');
-    return `RUNBOOK_WORKSPACE#${name}`;
-  },
+  workspaceRunbook: (name: string) => `RUNBOOK_WORKSPACE#${checkedCommandName('runbook', name)}`,
   workspaceRunbookPrefix: 'RUNBOOK_WORKSPACE#',
   runbookRun: (id: string) => `RUNBOOKRUN#${checkedId('runbook run', id)}`,
   /** Under `team`: the run step an approval request or a status watch belongs to. */
