@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import aws4, { type Credentials } from 'aws4';
+import { sdkBackoffMs } from './backoff.js';
 import { environmentTarget } from './environment.js';
 
 /**
@@ -73,9 +74,6 @@ class ConnectTimeout extends Error {
 const THROTTLING_TYPES = new Set(['TooManyRequestsException', 'ThrottlingException', 'RequestLimitExceeded']);
 /** Failures before any byte of the request could have reached Lambda. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
-const BASE_DELAY_MS = 100;
-const THROTTLING_BASE_DELAY_MS = 500;
-const MAX_DELAY_MS = 20_000;
 /** How far past its own backoff the SDK follows a `Retry-After` hint. */
 const RETRY_AFTER_EXTRA_MS = 5_000;
 
@@ -193,12 +191,7 @@ export function createLambdaInvoker(
           retryAfterMs = retryAfterOf(result.headers['retry-after']);
         }
         if (retries + 1 >= options.maxAttempts) throw error;
-        const backoff = Math.floor(
-          Math.min(
-            MAX_DELAY_MS,
-            random() * 2 ** retries * (throttled ? THROTTLING_BASE_DELAY_MS : BASE_DELAY_MS),
-          ),
-        );
+        const backoff = sdkBackoffMs(retries, throttled, random);
         await wait(
           retryAfterMs === undefined
             ? backoff

@@ -3,6 +3,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import aws4, { type Credentials } from 'aws4';
+import { sdkBackoffMs } from '../aws/backoff.js';
 import { environmentTarget } from '../aws/environment.js';
 import { guardedStorageCall } from './store-context.js';
 import type { ItemPage, Table, TableItem } from './table.js';
@@ -53,10 +54,6 @@ const THROTTLING_TYPES = new Set([
   'TooManyRequestsException',
 ]);
 const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT']);
-/** The SDK's backoff: random × 2^retry × base, capped. Throttling waits longer. */
-const BASE_DELAY_MS = 100;
-const THROTTLING_BASE_DELAY_MS = 500;
-const MAX_DELAY_MS = 20_000;
 
 /** An error DynamoDB answered with, shaped as the SDK's service exceptions are. */
 export class DynamoDbServiceError extends Error {
@@ -159,10 +156,7 @@ export function createHttpTable(options: HttpTableOptions): HttpTable {
           error = thrown;
         }
         if (retries + 1 >= options.maxAttempts) throw error;
-        const base = throttled ? THROTTLING_BASE_DELAY_MS : BASE_DELAY_MS;
-        await new Promise((resolve) =>
-          setTimeout(resolve, Math.floor(Math.min(MAX_DELAY_MS, Math.random() * 2 ** retries * base))),
-        );
+        await new Promise((resolve) => setTimeout(resolve, sdkBackoffMs(retries, throttled)));
       }
     });
 
