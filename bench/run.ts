@@ -71,7 +71,9 @@ try {
   }
 } finally {
   await dynamo?.stop();
-  await rm(workDir, { recursive: true, force: true });
+  // CPU profiles point into the builds (and their source maps): kept with them, removed otherwise.
+  if (process.env.BENCH_CPU_PROFILE_DIR) progress(`Builds kept for the profiles: ${workDir}`);
+  else await rm(workDir, { recursive: true, force: true });
 }
 
 const durationMs = performance.now() - started;

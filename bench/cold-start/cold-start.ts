@@ -138,7 +138,9 @@ async function runOnce(driver: string, contender: Contender): Promise<Sample> {
   // `BENCH_CPU_PROFILE_DIR` keeps a CPU profile of every process there (`node --cpu-prof`), to see
   // where a path's time goes; profiling slows the processes, so such a run's times are not comparable.
   const profileDir = process.env.BENCH_CPU_PROFILE_DIR;
-  const profiling = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}/${contender.name}`] : [];
+  const profiling = profileDir
+    ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${profileDir}/${contender.name}`]
+    : [];
   const child = spawn(process.execPath, [...profiling, driver, contender.build.entry], {
     env: { ...contender.env, BENCH_EVENT: JSON.stringify(event) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,7 +7,7 @@ import { shareFile } from './file-share.js';
 import { LIST_READ_PAGE_SIZE } from './list-reader.js';
 import type { OperationRequest, RunnerDeps } from './operation-runner.js';
 import { withoutSecretFields } from './render/items.js';
-import { codeSpan } from './render/text.js';
+import { codeSpan, formatNumber } from './render/text.js';
 import { notice, type Reply } from './reply.js';
 import { resolveToken } from './token-resolution.js';
 
@@ -48,10 +48,10 @@ export async function sendListFile(
   const items = withoutSecretFields(read.data) as unknown[];
   const command = `${SLASH_COMMAND} ${commandNameOf(op)}`;
   if (items.length === 0) return notice(`${codeSpan(command)} has nothing to list now, so no file was sent.`);
-  const count = `${items.length.toLocaleString('en-US')} of ${read.results.toLocaleString('en-US')}`;
+  const count = `${formatNumber(items.length)} of ${formatNumber(read.results)}`;
   const cut =
     items.length < read.results
-      ? ` It holds the first ${items.length.toLocaleString('en-US')}: narrow the list with a filter for the others.`
+      ? ` It holds the first ${formatNumber(items.length)}: narrow the list with a filter for the others.`
       : '';
   const comment = `${codeSpan(command)}: ${count} as ${format.toUpperCase()}.${cut}`;
 
@@ -62,7 +62,7 @@ export async function sendListFile(
     {
       file: Buffer.from(format === 'csv' ? toCsv(items) : `${JSON.stringify(items, null, 2)}\n`, 'utf8'),
       filename: `${op.group}-${op.action}-${stamp}.${format}`,
-      title: `${commandNameOf(op)} (${items.length.toLocaleString('en-US')})`,
+      title: `${commandNameOf(op)} (${formatNumber(items.length)})`,
       comment,
     },
   );

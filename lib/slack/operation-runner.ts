@@ -14,6 +14,7 @@ import { type ListRead, readListWindow } from './list-reader.js';
 import { withChangeAuthor } from './render/change-author.js';
 import { ListLayout } from './render/list.js';
 import { renderOperationResult } from './render/result.js';
+import { formatNumber } from './render/text.js';
 import { notice, type Reply, visibilityOf } from './reply.js';
 import { resolveToken } from './token-resolution.js';
 
@@ -171,8 +172,8 @@ function listReadRefusal(
   }
   const size =
     read.pages === undefined || read.pages === 0
-      ? `it has ${read.results.toLocaleString('en-US')} ${read.results === 1 ? 'item' : 'items'}`
-      : `it has ${read.pages.toLocaleString('en-US')} ${read.pages === 1 ? 'page' : 'pages'}`;
+      ? `it has ${formatNumber(read.results)} ${read.results === 1 ? 'item' : 'items'}`
+      : `it has ${formatNumber(read.pages)} ${read.pages === 1 ? 'page' : 'pages'}`;
   return `That page is past the end of the list: ${size}. Run ${command} for the first page.`;
 }
 

@@ -17,7 +17,7 @@ import { listRow } from './list.js';
 import { type AllowedHere, itemRefOf, nextActionButton, nextActionsOf } from './next-actions.js';
 import { type PathValue, pathValuesOf, routeOf } from './related-operations.js';
 import { type Field, isGenericKind, itemTitle, kindOfRoute } from './resource-kinds.js';
-import { capitalize, codeSpan, countOf, escapeMrkdwn, slackDate, statusText } from './text.js';
+import { capitalize, codeSpan, countOf, escapeMrkdwn, formatNumber, slackDate, statusText } from './text.js';
 
 /** Fields a detail view shows at most: two sections of ten. */
 export const MAX_DETAIL_FIELDS = 2 * SLACK_LIMITS.sectionFields;
@@ -311,7 +311,7 @@ function statsView(output: Item): RenderedMessage {
 }
 
 function round(value: number): string {
-  return (Math.round(value * 100) / 100).toLocaleString('en-US');
+  return formatNumber(Math.round(value * 100) / 100);
 }
 
 const SINGLETON_VIEWS: Partial<Record<string, SingletonView>> = {

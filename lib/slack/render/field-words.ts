@@ -1,5 +1,5 @@
 import type { FieldShape } from '../../commands/shape.js';
-import { escapeMrkdwn, parseApiDate, slackDate } from './text.js';
+import { escapeMrkdwn, formatNumber, parseApiDate, slackDate } from './text.js';
 
 /**
  * How a field reads to a person, decided once: its label (with the unit the API counts in), its
@@ -82,7 +82,7 @@ export function isIdentifierKey(key: string): boolean {
 export function numberWords(value: number, key?: string): string {
   if (!Number.isFinite(value)) return String(value);
   if (key !== undefined && isIdentifierKey(key)) return String(value);
-  return value.toLocaleString('en-US');
+  return formatNumber(value);
 }
 
 /** A number with its unit, plain text: `50 GB`, `3 hours`, `9942` for an id. */

@@ -3,7 +3,7 @@ import { type AnyOperation, PAGE_SIZE_MIN } from '../../api/operation.js';
 import { SLASH_COMMAND } from '../../commands/registry.js';
 import { codeSections, contextBlock, type RenderedMessage } from './blocks.js';
 import { withoutSecretFields } from './items.js';
-import { codeSpan } from './text.js';
+import { codeSpan, formatNumber } from './text.js';
 
 /** Characters of JSON a message shows at most (escaped), split over sections of at most 3,000. */
 export const JSON_BUDGET = 9000;
@@ -23,7 +23,7 @@ export function renderJson(op: AnyOperation, output: unknown, options: JsonOptio
   if (!complete) {
     blocks.push(
       contextBlock(
-        `:scissors: Cut short: the JSON is ${json.length.toLocaleString('en-US')} characters and a Slack message holds about ${JSON_BUDGET.toLocaleString('en-US')}. ${askForLess(op, output)}`,
+        `:scissors: Cut short: the JSON is ${formatNumber(json.length)} characters and a Slack message holds about ${formatNumber(JSON_BUDGET)}. ${askForLess(op, output)}`,
       ),
     );
   }

@@ -21,7 +21,7 @@ import { type Item, idOf, isItem } from './items.js';
 import { type AllowedHere, itemRefOf, rowAccessory } from './next-actions.js';
 import { type PathValue, pathValuesOf, routeOf, viewOperationOf } from './related-operations.js';
 import { itemTitle, type KindMatch, kindOfRoute, type ResourceKind } from './resource-kinds.js';
-import { bold, capitalize, codeSpan, escapeMrkdwn } from './text.js';
+import { bold, capitalize, codeSpan, escapeMrkdwn, formatNumber } from './text.js';
 
 /** What decides how rows pack into messages: the same for everyone who sees the list. */
 export interface ListLayoutOptions {
@@ -285,21 +285,20 @@ function listSubject(op: AnyOperation, kind: ResourceKind, parentValues: readonl
 }
 
 function listHeading(subject: string, window: ListWindow, shown: number, compact: boolean): string {
-  const total = window.results.toLocaleString('en-US');
+  const total = formatNumber(window.results);
   if (compact) {
     if (window.start === 0 && shown >= window.reachable) return `${subject} — all ${total}`;
     return `${subject} — all ${total}: ${itemRange(window.start, shown)}`;
   }
   if (window.pages === 1) return `${subject} (${total})`;
-  if (window.pages === undefined)
-    return `${subject} — page ${window.page.toLocaleString('en-US')} (${total})`;
-  return `${subject} — page ${window.page.toLocaleString('en-US')} of ${window.pages.toLocaleString('en-US')} (${total})`;
+  if (window.pages === undefined) return `${subject} — page ${formatNumber(window.page)} (${total})`;
+  return `${subject} — page ${formatNumber(window.page)} of ${formatNumber(window.pages)} (${total})`;
 }
 
 /** `items 19–30`. */
 function itemRange(start: number, shown: number): string {
-  if (shown <= 1) return `item ${(start + 1).toLocaleString('en-US')}`;
-  return `items ${(start + 1).toLocaleString('en-US')}–${(start + shown).toLocaleString('en-US')}`;
+  if (shown <= 1) return `item ${formatNumber(start + 1)}`;
+  return `items ${formatNumber(start + 1)}–${formatNumber(start + shown)}`;
 }
 
 function contextLine(op: AnyOperation, options: ListOptions): string | undefined {
@@ -354,19 +353,19 @@ function genericFacts(item: Item): string[] {
 /** Which items these are and how to reach the others, in the numbering the header uses. */
 function shownNote(window: ListWindow, shown: number, compact: boolean, unpaged: boolean): string {
   if (window.results === 0 || shown === 0) return ' ';
-  const of = `of ${window.results.toLocaleString('en-US')}`;
+  const of = `of ${formatNumber(window.results)}`;
   const parts = [`${capitalize(itemRange(window.start, shown))} ${of}.`];
   const end = window.start + shown;
   if (end < window.reachable) {
     parts.push(
       compact
-        ? `Up to ${COMPACT_ROWS_MAX} a message with \`--all\`: Next ▶ for the ${(window.reachable - end).toLocaleString('en-US')} more, or leave out \`--all\` to page with \`--page N\`.`
+        ? `Up to ${COMPACT_ROWS_MAX} a message with \`--all\`: Next ▶ for the ${formatNumber(window.reachable - end)} more, or leave out \`--all\` to page with \`--page N\`.`
         : `Next ▶ or \`--page ${window.page + 1}\` for more; \`--all\` lists up to ${COMPACT_ROWS_MAX} a message, one a line.`,
     );
   } else if (window.reachable < window.results) {
     const why = unpaged ? ' (the API does not page this list)' : '';
     parts.push(
-      `Only the first ${window.reachable.toLocaleString('en-US')} can be read${why}: narrow the list with a filter to see the others.`,
+      `Only the first ${formatNumber(window.reachable)} can be read${why}: narrow the list with a filter to see the others.`,
     );
   }
   return parts.join(' ');

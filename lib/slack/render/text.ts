@@ -128,7 +128,13 @@ const UNITS: readonly [Intl.RelativeTimeFormatUnit, number][] = [
   ['minute', 60],
   ['second', 1],
 ];
-const relativeFormat = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+// Made on first use: creating an `Intl` formatter loads its locale data, which cost a cold start
+// about 15 ms before `/cloud help`, which shows no relative time.
+let relativeFormat: Intl.RelativeTimeFormat | undefined;
+function relativeTimeFormat(): Intl.RelativeTimeFormat {
+  relativeFormat ??= new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+  return relativeFormat;
+}
 
 /** `3 days ago`, `in 2 hours`, relative to `now`. */
 export function formatRelativeTime(value: string | Date, now: Date): string {
@@ -137,10 +143,10 @@ export function formatRelativeTime(value: string | Date, now: Date): string {
   const seconds = Math.round((date.getTime() - now.getTime()) / 1000);
   for (const [unit, size] of UNITS) {
     if (Math.abs(seconds) >= size || unit === 'second') {
-      return relativeFormat.format(Math.round(seconds / size), unit);
+      return relativeTimeFormat().format(Math.round(seconds / size), unit);
     }
   }
-  return relativeFormat.format(0, 'second');
+  return relativeTimeFormat().format(0, 'second');
 }
 
 /**
@@ -203,9 +209,33 @@ export function defuseMarkupKeepingDates(text: string): string {
   return kept + defuseMarkup(text.slice(from));
 }
 
+/**
+ * `12,345.678`: a number with en-US digit grouping and at most three decimals, exactly as
+ * `toLocaleString('en-US')` writes it, without it: the first `Intl` call of a process loads
+ * locale data, about 20 ms of a cold start.
+ */
+export function formatNumber(value: number): string {
+  // Past 1e21 the shortest decimal is an exponent; infinities and NaN have locale words.
+  if (!Number.isFinite(value) || Math.abs(value) >= 1e21) return value.toLocaleString('en-US');
+  const sign = value < 0 || Object.is(value, -0) ? '-' : '';
+  const magnitude = Math.abs(value);
+  // The shortest decimal that reads back as the number, rounded to three decimals half away from
+  // zero, as ICU rounds it (so 1.0005, a little under in binary, is written 1.001). Below 1e-6
+  // that decimal is an exponent, and it rounds to 0 anyway.
+  let [whole = '0', fraction = ''] = (magnitude < 1e-6 ? '0' : String(magnitude)).split('.');
+  if (fraction.length > 3) {
+    const roundsUp = Number(fraction[3]) >= 5;
+    const digits = (BigInt(whole + fraction.slice(0, 3)) + (roundsUp ? 1n : 0n)).toString().padStart(4, '0');
+    whole = digits.slice(0, -3);
+    fraction = digits.slice(-3);
+  }
+  const decimals = fraction.replace(/0+$/, '');
+  return `${sign}${whole.replace(/\B(?=(\d{3})+$)/g, ',')}${decimals ? `.${decimals}` : ''}`;
+}
+
 /** `1 node`, `3 nodes`. */
 export function countOf(count: number, singular: string, plural = `${singular}s`): string {
-  return `${count.toLocaleString('en-US')} ${count === 1 ? singular : plural}`;
+  return `${formatNumber(count)} ${count === 1 ? singular : plural}`;
 }
 
 /** `Nodes` from `nodes`. */
@@ -215,7 +245,7 @@ export function capitalize(text: string): string {
 
 /** `1,024 MB`, `2.5 GB` from a size in megabytes. */
 export function formatMegabytes(megabytes: number): string {
-  if (megabytes >= 1024 && megabytes % 1024 === 0) return `${(megabytes / 1024).toLocaleString('en-US')} GB`;
+  if (megabytes >= 1024 && megabytes % 1024 === 0) return `${formatNumber(megabytes / 1024)} GB`;
   if (megabytes >= 10 * 1024) return `${(megabytes / 1024).toFixed(1)} GB`;
-  return `${megabytes.toLocaleString('en-US')} MB`;
+  return `${formatNumber(megabytes)} MB`;
 }

@@ -3,6 +3,7 @@ import {
   codeSpan,
   escapeMrkdwn,
   formatAbsoluteDate,
+  formatNumber,
   formatRelativeTime,
   parseApiDate,
   slackDate,
@@ -50,5 +51,53 @@ describe('dates', () => {
     expect(slackDate('2018-01-01T00:01:01')).toBe(
       '<!date^1514764861^{date_short_pretty} {time}|2018-01-01 00:01 UTC>',
     );
+  });
+});
+
+describe('formatNumber', () => {
+  // A small deterministic generator, so a failure names a value that reproduces.
+  function* numbers(count: number): Generator<number> {
+    let seed = 0x2545f491;
+    const next = () => {
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return (seed >>> 0) / 2 ** 32;
+    };
+    for (let i = 0; i < count; i++) {
+      const magnitude = 10 ** (next() * 40 - 20);
+      const value =
+        [next() * magnitude, Math.round(next() * 1e9) / 1000, Math.floor(next() * 1e15)][i % 3] ?? 0;
+      yield next() < 0.3 ? -value : value;
+    }
+  }
+
+  it('writes what toLocaleString("en-US") writes, rounding included', () => {
+    const edges = [
+      0,
+      -0,
+      1,
+      -1,
+      999,
+      1000,
+      -1000,
+      0.0005,
+      0.00049,
+      1e-7,
+      1.0005,
+      9.9995,
+      999.9995,
+      0.1 + 0.2,
+    ];
+    const large = [1e20, 123456789012345680000, Number.MAX_SAFE_INTEGER, 1e21, Number.NaN, -Infinity];
+    for (const value of [...edges, ...large, ...numbers(20_000)]) {
+      expect(formatNumber(value), String(value)).toBe(value.toLocaleString('en-US'));
+    }
+  });
+
+  it('groups thousands and keeps at most three decimals', () => {
+    expect(formatNumber(1234567.891)).toBe('1,234,567.891');
+    expect(formatNumber(1.0005)).toBe('1.001');
+    expect(formatNumber(-0.0004)).toBe('-0');
   });
 });
