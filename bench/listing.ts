@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Agent, BalancedPool, type Dispatcher, request } from 'undici';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiClient, DEFAULT_LIST_CONCURRENCY, LIST_ALL_PAGE_SIZE } from '../lib/api/client.js';
 import { responseSchemaOf } from '../lib/api/operation.js';
 import { getOperation } from '../lib/api/operations/index.js';

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { type AttributeValue, DynamoDBClient, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseMemberKey, parseUserPartition, type TeamUser } from '../lib/store/keys.js';
 import { teamMemberItem } from '../lib/store/team-data.js';
 

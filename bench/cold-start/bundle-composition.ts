@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve, sep } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * What a bundle is made of, by package: every character of the generated file is attributed to

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { createClock } from './emulator/clock.js';
 import { startEmulator } from './emulator/server.js';
 

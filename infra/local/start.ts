@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type App, LogLevel, type ReceiverEvent, SocketModeReceiver } from '@slack/bolt';
 import { request } from 'undici';
-import { z } from 'zod';
+import * as z from 'zod';
 import { runReports } from '../../functions/reporter/handler.js';
 import { helpFitFor } from '../../lib/changes/guardrails.js';
 import { createLogger } from '../../lib/observability/logger.js';

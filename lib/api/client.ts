@@ -1,6 +1,6 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import { Agent, type Dispatcher } from 'undici';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import packageJson from '../../package.json' with { type: 'json' };
 import {
   ApiError,

@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiErrorBodySchema } from './operation.js';
 
 /**

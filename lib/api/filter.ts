@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { type ApiFieldError, invalidRequestError } from './errors.js';
 import type { AnyOperation } from './operation.js';
 

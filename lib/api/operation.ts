@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * One row of the operations table. Everything the bot knows about an API operation lives here:

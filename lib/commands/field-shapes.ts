@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AnyOperation } from '../api/operation.js';
 import type { EnumValue, FieldShape, ValueKind } from './shape.js';
 

@@ -6,7 +6,7 @@ import {
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Store } from '../store/index.js';
 import type { PasskeyLink, PasskeyLinkRefusal } from '../store/passkey-links.js';
 import { PasskeyAlreadyRegisteredError } from '../store/passkeys.js';

@@ -1,5 +1,5 @@
 import type { WebClient } from '@slack/web-api';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ManagedIssue } from '../api/operations/managed.js';
 import type { RenderedMessage } from '../slack/render/blocks.js';
 import { rateLimitedFor } from '../slack/slack-refusals.js';

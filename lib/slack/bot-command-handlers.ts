@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ViewOutput } from '@slack/bolt';
 import type { SectionBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createApiClient } from '../api/client-factory.js';
 import { ApiError } from '../api/errors.js';
 import { getOperation } from '../api/operations/index.js';

@@ -1,5 +1,5 @@
 import type { WebClient } from '@slack/web-api';
-import { z } from 'zod';
+import * as z from 'zod';
 import { rateLimitedFor, slackErrorOf } from './slack-refusals.js';
 
 /**

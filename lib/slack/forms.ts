@@ -1,6 +1,6 @@
 import type { ViewOutput } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AnyOperation } from '../api/operation.js';
 import { findOperation } from '../api/operations/index.js';
 import { type FieldShape, isRequired, requestShapeOf } from '../commands/field-shapes.js';

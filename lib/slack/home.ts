@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import { z } from 'zod';
+import * as z from 'zod';
 import { findOperation } from '../api/operations/index.js';
 import { mayDecide, policyInForce } from '../changes/decisions.js';
 import type { GroupMembers } from '../changes/ports.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { prototypeKeyPath } from '../commands/prototype-keys.js';
 import {
   type ApprovalPayload,

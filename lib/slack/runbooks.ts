@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ViewOutput } from '@slack/bolt';
 import type { ActionsBlock, KnownBlock, View } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import { z } from 'zod';
+import * as z from 'zod';
 import { findOperation } from '../api/operations/index.js';
 import type { ChangeAttempt } from '../changes/outcomes.js';
 import { attemptChange } from '../changes/outcomes.js';

@@ -1,6 +1,6 @@
 import type { ViewOutput } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { z } from 'zod';
+import * as z from 'zod';
 import { completeStepUp, type StepUpCompletion } from '../changes/decisions.js';
 import {
   CODE_DIGITS,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { StoreError } from './errors.js';
 import { isConditionFailure, itemOfFailedCondition, parseItem, updateIf } from './items.js';
 import { keys } from './keys.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { getParsed, parseListedItem } from './items.js';
 import { COMMAND_NAME_PATTERN, keys } from './keys.js';
 import type { StoreContext } from './store-context.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseItem } from './items.js';
 import { keys } from './keys.js';
 import type { StoreContext } from './store-context.js';

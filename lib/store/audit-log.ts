@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { StoreError } from './errors.js';
 import { parseItem } from './items.js';
 import { keys } from './keys.js';

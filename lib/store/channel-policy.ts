@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { OPERATION_CLASSES } from '../api/operation.js';
 import { STEP_UP_REQUIREMENTS } from './approval-policy.js';
 import { getParsed, isConditionFailure, parseListedItem } from './items.js';

@@ -6,7 +6,7 @@ import type {
   InstallURLOptions,
   StateStore,
 } from '@slack/bolt';
-import { z } from 'zod';
+import * as z from 'zod';
 import { StoreError } from './errors.js';
 import { getParsed, isConditionFailure, parseItem } from './items.js';
 import { keys } from './keys.js';

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { createLogger } from '../observability/logger.js';
 import { StoreError } from './errors.js';
 import type { StoreContext } from './store-context.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { isConditionFailure, parseItem, parseListedItem } from './items.js';
 import { keys } from './keys.js';
 import type { StoreContext } from './store-context.js';

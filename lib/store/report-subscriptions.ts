@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { TABLE_DEFINITION } from '../../infra/table.js';
 import { REPORT_KIND_NAMES, type ReportKind } from '../reports/kind-names.js';
 import {

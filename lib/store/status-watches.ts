@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { TABLE_DEFINITION } from '../../infra/table.js';
 import { type ConditionalUpdate, getParsed, parseItem, putNew, updateIf } from './items.js';
 import { keys } from './keys.js';

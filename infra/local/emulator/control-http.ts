@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EmulatorControl } from './control.js';
 import type { GlobalGrants } from './world.js';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { describeProblem, refusalFor, validateMessage } from './block-kit-validator.js';
 import { slackFileProblems } from './file-shares.js';
 import type { SlackStore, StoredMessage } from './store.js';

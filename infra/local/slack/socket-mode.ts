@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Slack's side of Socket Mode: `apps.connections.open` hands an app-level token a WebSocket URL;

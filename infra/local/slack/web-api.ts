@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { extname } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SLACK_LIMITS } from '../../../lib/slack/limits.js';
 import type { AppSettings } from './app-settings.js';
 import { describeProblem, refusalFor, validateMessage, validateView } from './block-kit-validator.js';

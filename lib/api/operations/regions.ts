@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineOperation, lazySchema, StringIdSchema } from '../operation.js';
 
 /** Regions (API-FACTS-MORE.md §7): public, nothing filterable. */

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { AnyOperation } from '../../api/operation.js';
 import { isBooleanField, isSecretField } from '../field-shapes.js';
 import { convertText, parseJson, splitListText } from '../field-values.js';

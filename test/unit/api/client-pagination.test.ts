@@ -1,7 +1,7 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiClient } from '../../../lib/api/client.js';
 import { ApiError } from '../../../lib/api/errors.js';
 import { defineOperation } from '../../../lib/api/operation.js';

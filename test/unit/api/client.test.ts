@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   type ApiCallEvent,
   ApiClient,

@@ -1,6 +1,6 @@
 import { errors as undiciErrors } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   ApiError,
   codeForStatus,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError } from '../../../lib/api/errors.js';
 import { filterFromFlags, filterProblems, validateFilter } from '../../../lib/api/filter.js';
 import { defineOperation, PageQuerySchema } from '../../../lib/api/operation.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { integer, oneOf, text } from '../../../lib/api/operation.js';
 import { shapeOfSchema } from '../../../lib/commands/field-shapes.js';
 import { convertText, splitListText } from '../../../lib/commands/field-values.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineOperation, EmptyResultSchema, IdSchema } from '../../../lib/api/operation.js';
 import { BOT_COMMANDS } from '../../../lib/commands/bot-command-specs.js';
 import { helpFor } from '../../../lib/commands/help.js';

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AnyOperation } from '../../../../lib/api/operation.js';
 import { escapeCommandText } from '../escaping.js';
 import type { SlackTeam } from '../oauth.js';
