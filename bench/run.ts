@@ -19,6 +19,7 @@ import { runWarmLatency } from './warm-latency.js';
  *
  *   --only cold,warm,listing,reports   run some of them (the results file is then left alone)
  *   --quick                            fewer runs, for trying changes (results file left alone)
+ *   --cold-runs N                      this many cold-start runs of each path (results file left alone)
  */
 
 const BENCHMARKS = ['cold', 'warm', 'listing', 'reports'] as const;
@@ -26,7 +27,11 @@ type BenchmarkName = (typeof BENCHMARKS)[number];
 const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 
 const { values: args } = parseArgs({
-  options: { only: { type: 'string' }, quick: { type: 'boolean', default: false } },
+  options: {
+    only: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    'cold-runs': { type: 'string' },
+  },
 });
 const selected: BenchmarkName[] = args.only
   ? args.only.split(',').map((name) => {
@@ -36,6 +41,10 @@ const selected: BenchmarkName[] = args.only
     })
   : [...BENCHMARKS];
 const quick = args.quick;
+const coldRuns = args['cold-runs'] === undefined ? undefined : Number(args['cold-runs']);
+if (coldRuns !== undefined && !(Number.isInteger(coldRuns) && coldRuns > 0)) {
+  throw new Error(`--cold-runs takes a positive whole number, not ${args['cold-runs']}`);
+}
 
 function progress(message: string): void {
   process.stderr.write(`${message}\n`);
@@ -56,7 +65,7 @@ try {
   const dynamoEndpoint = dynamo?.endpoint ?? '';
   const runners: Record<BenchmarkName, () => Promise<BenchmarkResult>> = {
     // The floor variants differ by 10–40 ms; at 7 runs their medians moved by as much between runs.
-    cold: () => runColdStart({ runs: quick ? 2 : 11, workDir, dynamoEndpoint }),
+    cold: () => runColdStart({ runs: coldRuns ?? (quick ? 2 : 11), workDir, dynamoEndpoint }),
     warm: () => runWarmLatency({ dynamoEndpoint, commands: quick ? 200 : 1000, runs: quick ? 1 : 3 }),
     listing: () => runListing({ nodes: 5000, latencyMs: 50, runs: quick ? 1 : 3, emulatorWorkers: 2 }),
     reports: () =>
@@ -78,7 +87,7 @@ try {
 
 const durationMs = performance.now() - started;
 console.log(`\n${resultsTable(results)}\n\n${targetsTable(results.flatMap((result) => result.targets))}\n`);
-if (quick || selected.length < BENCHMARKS.length) {
+if (quick || coldRuns !== undefined || selected.length < BENCHMARKS.length) {
   console.log(`Partial or quick run: ${RESULTS_FILE} left as it was.`);
 } else {
   await writeFile(
