@@ -26,6 +26,8 @@ const handoff = new LambdaHandoff(config.WORKER_FUNCTION_NAME);
 const { handler: slackHandler } = createSlackApp({
   ...core,
   storageBudgetMs: config.SLACK_STORAGE_BUDGET_MS,
+  // Lambda runs one invocation at a time in an execution environment.
+  oneRequestAtATime: true,
   signingSecret: config.SLACK_SIGNING_SECRET,
   botToken,
   installer,

@@ -29,13 +29,17 @@ export type SlackHandler = (
 ) => Promise<APIGatewayProxyStructuredResultV2>;
 
 export function createSlackApp(given: BotDeps): { app: App; handler: SlackHandler } {
-  // A job handed off in process would otherwise inherit the request's storage budget.
-  const deps: BotDeps = {
-    ...given,
-    handoff: {
-      dispatch: (job) => withoutStorageBudget(() => given.handoff.dispatch(job)),
-    },
-  };
+  // A job handed off in process would otherwise inherit the request's storage budget. Where
+  // requests come one at a time, nothing else runs in the process: the job runs elsewhere (Lambda's
+  // Invoke), and an exemption would only cost the async context it needs (`withStorageBudget`).
+  const deps: BotDeps = given.oneRequestAtATime
+    ? given
+    : {
+        ...given,
+        handoff: {
+          dispatch: (job) => withoutStorageBudget(() => given.handoff.dispatch(job)),
+        },
+      };
   const receiver = new AwsLambdaReceiver({ signingSecret: deps.signingSecret, logLevel: LogLevel.ERROR });
   const app = new App({
     authorize: authorizeFor(deps),
@@ -89,9 +93,9 @@ export function createSlackApp(given: BotDeps): { app: App; handler: SlackHandle
     if (isOAuthPage(event))
       return { statusCode: 404, headers: { 'content-type': 'text/plain' }, body: 'Not found' };
     try {
-      return (await withStorageBudget(storageBudgetMs, () =>
-        lambdaHandler(event, context),
-      )) as APIGatewayProxyStructuredResultV2;
+      return (await withStorageBudget(storageBudgetMs, () => lambdaHandler(event, context), {
+        processSlot: deps.oneRequestAtATime === true,
+      })) as APIGatewayProxyStructuredResultV2;
     } catch (error) {
       // A body Bolt cannot parse must not crash the function: Slack gets a plain 400.
       deps.logger.warn('request rejected', { error: error instanceof Error ? error.message : String(error) });

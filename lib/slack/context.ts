@@ -31,6 +31,11 @@ export interface BotDeps extends RunnerDeps {
   readonly approvalAdmins: readonly string[];
   /** How long all storage calls of one Slack request may take together (`SLACK_STORAGE_BUDGET_MS`). */
   readonly storageBudgetMs?: number | undefined;
+  /**
+   * Requests come one at a time and nothing else runs in the process (Lambda): each request's
+   * storage budget then lives in the process instead of an async context (`withStorageBudget`).
+   */
+  readonly oneRequestAtATime?: boolean | undefined;
   /** The passkey page (`lib/passkeys/`); absent when the bot has no public URL to serve it on. */
   readonly passkeys?: PasskeySettings | undefined;
 }

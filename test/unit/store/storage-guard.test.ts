@@ -174,3 +174,76 @@ describe('a DynamoDB that answers (DynamoDB Local)', () => {
     expect(result.Item).toBeUndefined();
   });
 });
+
+/**
+ * Where requests come one at a time (Lambda), a request's budget lives in the process instead of
+ * an async context, which would hook every promise of the process. A request that overlaps it
+ * still gets its own deadline.
+ */
+describe('a request holding the process slot (one request at a time)', () => {
+  let table: TestTable;
+  let doc: ReturnType<typeof openTable>;
+  const slot = { processSlot: true } as const;
+  beforeAll(async () => {
+    table = await createTestTable();
+    doc = openTable({ DYNAMODB_ENDPOINT: inject('dynamoEndpoint') }, 'slack');
+  });
+  afterAll(async () => {
+    doc?.destroy();
+    await table?.dispose();
+  });
+  const read = () => doc.get({ TableName: table.ctx.tableName, Key: key });
+
+  it('stops its storage calls once its budget is spent', async () => {
+    const silentDoc = openTable({ DYNAMODB_ENDPOINT: silent.endpoint }, 'background');
+    try {
+      const { error } = await failureOf(
+        withStorageBudget(200, () => silentDoc.get({ TableName: 't', Key: key }), slot),
+      );
+      expect(error).toMatchObject({
+        code: 'storage_unavailable',
+        message: 'The storage budget of this request is spent.',
+      });
+    } finally {
+      silentDoc.destroy();
+    }
+  });
+
+  it('keeps the deadlines of overlapping requests apart, whichever holds the slot', async () => {
+    const readAfter = async (ms: number) => {
+      await sleep(ms);
+      return read();
+    };
+    // A short request takes the slot; a long one arrives while it holds it, and the other way round.
+    const shortFirst = withStorageBudget(20, () => readAfter(60), slot);
+    const longSecond = withStorageBudget(5_000, () => readAfter(90), slot);
+    const [shortResult, longResult] = await Promise.allSettled([shortFirst, longSecond]);
+    expect(shortResult).toMatchObject({ status: 'rejected', reason: { code: 'storage_unavailable' } });
+    expect(longResult).toMatchObject({ status: 'fulfilled' });
+
+    const longFirst = withStorageBudget(5_000, () => readAfter(90), slot);
+    const shortSecond = withStorageBudget(20, () => readAfter(60), slot);
+    const [longAgain, shortAgain] = await Promise.allSettled([longFirst, shortSecond]);
+    expect(longAgain).toMatchObject({ status: 'fulfilled' });
+    expect(shortAgain).toMatchObject({ status: 'rejected', reason: { code: 'storage_unavailable' } });
+  });
+
+  it('frees the slot when the request ends: later calls have no deadline', async () => {
+    await withStorageBudget(20, async () => 'answered', slot);
+    await sleep(40);
+    await expect(read()).resolves.toMatchObject({ Item: undefined });
+  });
+
+  it('lets work exempted inside it run without its budget', async () => {
+    const result = await withStorageBudget(
+      20,
+      () =>
+        withoutStorageBudget(async () => {
+          await sleep(40);
+          return read();
+        }),
+      slot,
+    );
+    expect(result.Item).toBeUndefined();
+  });
+});
