@@ -35,12 +35,16 @@ export async function readHelpScope(
     return Item;
   };
   const userKey = keys.user(team, user);
-  const [active, policyItem] = await Promise.all([
+  const readLink = (profile: string) => read(userKey, keys.link(profile), ['kind', 'scopes', 'token_expiry']);
+  // Most people use the default profile: its link is read alongside the active profile instead of
+  // after it, so help waits for one round of reads, not two; another profile's link is read next.
+  const [active, policyItem, defaultLink] = await Promise.all([
     read(userKey, keys.active, ['kind', 'profile']),
     read(keys.team(team), keys.channelPolicy(channel), ['kind', 'policy']),
+    readLink(DEFAULT_PROFILE),
   ]);
   const profile = active === undefined ? DEFAULT_PROFILE : activeProfileOf(active);
-  const link = await read(userKey, keys.link(profile), ['kind', 'scopes', 'token_expiry']);
+  const link = profile === DEFAULT_PROFILE ? defaultLink : await readLink(profile);
   return {
     scopes: link === undefined ? undefined : scopesOf(link, ctx.now()),
     channelPolicy: policyItem === undefined ? undefined : policyOf(policyItem),

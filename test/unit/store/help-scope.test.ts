@@ -91,4 +91,35 @@ describe('readHelpScope', () => {
     });
     await expect(throughRepositories('U0BROKEN', 'C0NONE')).rejects.toMatchObject({ code: 'malformed_item' });
   });
+
+  it('waits for one round of reads when the default profile is active, two for another profile', async () => {
+    await link('U0ROUNDS', 'default', 'nodes:read');
+    await link('U0ROUNDS', 'ops', 'volumes:read');
+    // Each read as it starts, with how many reads had already finished: a read started after
+    // another finished waited for it.
+    const started: number[] = [];
+    let finished = 0;
+    const counted = {
+      ...table.ctx,
+      table: {
+        ...table.ctx.table,
+        get: async (input: Parameters<typeof table.ctx.table.get>[0]) => {
+          started.push(finished);
+          try {
+            return await table.ctx.table.get(input);
+          } finally {
+            finished += 1;
+          }
+        },
+      },
+    };
+    expect((await readHelpScope(counted, TEAM, 'U0ROUNDS', CHANNEL)).scopes).toEqual(['nodes:read']);
+    expect(started).toEqual([0, 0, 0]);
+
+    started.length = 0;
+    finished = 0;
+    expect(await links.setActiveProfile(TEAM, 'U0ROUNDS', 'ops')).toBe(true);
+    expect((await readHelpScope(counted, TEAM, 'U0ROUNDS', CHANNEL)).scopes).toEqual(['volumes:read']);
+    expect(started).toEqual([0, 0, 0, 3]);
+  });
 });
