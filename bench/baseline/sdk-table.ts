@@ -1,5 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   BatchWriteCommand,
   DeleteCommand,
   DynamoDBDocumentClient,
@@ -22,6 +23,12 @@ export function sdkTable(client: DynamoDBClient): Table {
   const doc = DynamoDBDocumentClient.from(client);
   return {
     get: (input) => guardedStorageCall(() => doc.send(new GetCommand(input))),
+    batchGet: async (input) => {
+      const { Responses, UnprocessedKeys } = await guardedStorageCall(() =>
+        doc.send(new BatchGetCommand(input)),
+      );
+      return { Responses: Responses ?? {}, UnprocessedKeys };
+    },
     put: (input) => guardedStorageCall(() => doc.send(new PutCommand(input))),
     update: (input) => guardedStorageCall(() => doc.send(new UpdateCommand(input))),
     delete: (input) => guardedStorageCall(() => doc.send(new DeleteCommand(input))),

@@ -1,3 +1,4 @@
+import { sdkBackoffMs } from '../aws/backoff.js';
 import { StoreError } from './errors.js';
 import { DEFAULT_PROFILE, keys } from './keys.js';
 import type { StoreContext } from './store-context.js';
@@ -23,32 +24,66 @@ export async function readHelpScope(
   user: string,
   channel: string,
 ): Promise<HelpScope> {
-  const read = async (pk: string, sk: string, attributes: readonly string[]) => {
-    const names = Object.fromEntries(attributes.map((name, i) => [`#a${i}`, name]));
-    const { Item } = await ctx.table.get({
-      TableName: ctx.tableName,
-      Key: { pk, sk },
-      ConsistentRead: true,
-      ProjectionExpression: Object.keys(names).join(', '),
-      ExpressionAttributeNames: names,
-    });
-    return Item;
-  };
   const userKey = keys.user(team, user);
-  const readLink = (profile: string) => read(userKey, keys.link(profile), ['kind', 'scopes', 'token_expiry']);
-  // Most people use the default profile: its link is read alongside the active profile instead of
-  // after it, so help waits for one round of reads, not two; another profile's link is read next.
-  const [active, policyItem, defaultLink] = await Promise.all([
-    read(userKey, keys.active, ['kind', 'profile']),
-    read(keys.team(team), keys.channelPolicy(channel), ['kind', 'policy']),
-    readLink(DEFAULT_PROFILE),
-  ]);
-  const profile = active === undefined ? DEFAULT_PROFILE : activeProfileOf(active);
-  const link = profile === DEFAULT_PROFILE ? defaultLink : await readLink(profile);
+  const active = { pk: userKey, sk: keys.active };
+  const policy = { pk: keys.team(team), sk: keys.channelPolicy(channel) };
+  const linkOf = (profile: string) => ({ pk: userKey, sk: keys.link(profile) });
+  // Most people use the default profile: its link is read in the same request as the active
+  // profile and the channel policy, so help waits for one read; another profile's link is read next.
+  const first = await readItems(ctx, [active, policy, linkOf(DEFAULT_PROFILE)]);
+  const activeItem = first.get(itemKey(active));
+  const profile = activeItem === undefined ? DEFAULT_PROFILE : activeProfileOf(activeItem);
+  const link =
+    profile === DEFAULT_PROFILE
+      ? first.get(itemKey(linkOf(DEFAULT_PROFILE)))
+      : (await readItems(ctx, [linkOf(profile)])).get(itemKey(linkOf(profile)));
+  const policyItem = first.get(itemKey(policy));
   return {
     scopes: link === undefined ? undefined : scopesOf(link, ctx.now()),
     channelPolicy: policyItem === undefined ? undefined : policyOf(policyItem),
   };
+}
+
+interface ItemKey {
+  readonly pk: string;
+  readonly sk: string;
+}
+
+/** What help reads of the three kinds of item: one projection, as a batch read takes one a table. */
+const ATTRIBUTES = ['pk', 'sk', 'kind', 'profile', 'policy', 'scopes', 'token_expiry'] as const;
+/** DynamoDB may leave keys of a batch unprocessed under load: they are asked again, this often in all. */
+const READ_ROUNDS = 3;
+
+/** The items at `itemKeys` that exist, by `itemKey`, in one BatchGetItem (more only for keys left unprocessed). */
+async function readItems(ctx: StoreContext, itemKeys: readonly ItemKey[]): Promise<Map<string, TableItem>> {
+  const names = Object.fromEntries(ATTRIBUTES.map((name, i) => [`#a${i}`, name]));
+  const found = new Map<string, TableItem>();
+  let pending: readonly object[] = itemKeys;
+  for (let round = 0; pending.length > 0; round++) {
+    if (round === READ_ROUNDS)
+      throw new StoreError('storage_unavailable', 'DynamoDB left part of a read undone.');
+    if (round > 0) await new Promise((resolve) => setTimeout(resolve, sdkBackoffMs(round - 1, true)));
+    const { Responses, UnprocessedKeys } = await ctx.table.batchGet({
+      RequestItems: {
+        [ctx.tableName]: {
+          Keys: [...pending],
+          ConsistentRead: true,
+          ProjectionExpression: Object.keys(names).join(', '),
+          ExpressionAttributeNames: names,
+        },
+      },
+    });
+    for (const item of Responses[ctx.tableName] ?? []) {
+      const { pk, sk } = item;
+      if (typeof pk === 'string' && typeof sk === 'string') found.set(itemKey({ pk, sk }), item);
+    }
+    pending = UnprocessedKeys?.[ctx.tableName]?.Keys ?? [];
+  }
+  return found;
+}
+
+function itemKey(key: ItemKey): string {
+  return `${key.pk}\u0000${key.sk}`;
 }
 
 function activeProfileOf(item: TableItem): string {

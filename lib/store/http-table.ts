@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { BatchGetCommandInput, BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import aws4, { type Credentials } from 'aws4';
 import { sdkBackoffMs } from '../aws/backoff.js';
@@ -164,6 +164,30 @@ export function createHttpTable(options: HttpTableOptions): HttpTable {
     async get(input) {
       return { Item: itemOf((await call('GetItem', toWire(input))).Item) };
     },
+    async batchGet(input) {
+      const answer = await call('BatchGetItem', {
+        ...input,
+        RequestItems: mapKeys((input.RequestItems ?? {}) as KeyRequests, marshall),
+      });
+      const responses = isRecord(answer.Responses) ? answer.Responses : {};
+      const unprocessed = answer.UnprocessedKeys;
+      return {
+        Responses: Object.fromEntries(
+          Object.entries(responses).map(([table, items]) => [
+            table,
+            Array.isArray(items) ? items.map((item) => unmarshall(item)) : [],
+          ]),
+        ),
+        ...(isRecord(unprocessed) && Object.keys(unprocessed).length > 0
+          ? {
+              // DynamoDB JSON from the answer: see the `$unknown` note in `batchWrite`.
+              UnprocessedKeys: mapKeys(unprocessed as KeyRequests, (key) =>
+                unmarshall(key as never),
+              ) as BatchGetCommandInput['RequestItems'],
+            }
+          : {}),
+      };
+    },
     async put(input) {
       return { Attributes: itemOf((await call('PutItem', toWire(input))).Attributes) };
     },
@@ -251,6 +275,18 @@ function itemOf(value: unknown): TableItem | undefined {
 function pageOf(answer: Record<string, unknown>): ItemPage {
   const items = Array.isArray(answer.Items) ? answer.Items.map((item) => unmarshall(item)) : undefined;
   return { Items: items, LastEvaluatedKey: itemOf(answer.LastEvaluatedKey) };
+}
+
+type KeyRequests = Record<string, { readonly Keys?: readonly TableItem[] }>;
+
+/** Each table's keys converted, the rest of its request (projection, consistency) as given. */
+function mapKeys(requests: KeyRequests, convert: (key: TableItem) => TableItem): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(requests).map(([table, request]) => [
+      table,
+      { ...request, Keys: (request.Keys ?? []).map((key) => convert(key)) },
+    ]),
+  );
 }
 
 type WriteRequests = Record<

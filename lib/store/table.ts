@@ -1,4 +1,5 @@
 import type {
+  BatchGetCommandInput,
   BatchWriteCommandInput,
   DeleteCommandInput,
   GetCommandInput,
@@ -29,6 +30,14 @@ export interface ItemAttributes {
 
 export interface Table {
   get(input: GetCommandInput): Promise<{ readonly Item?: TableItem | undefined }>;
+  /**
+   * Items by key in one request (BatchGetItem), in no particular order, each table's under its
+   * name. Keys DynamoDB did not get to (it may leave some under load) come back to be asked again.
+   */
+  batchGet(input: BatchGetCommandInput): Promise<{
+    readonly Responses: Readonly<Record<string, TableItem[]>>;
+    readonly UnprocessedKeys?: BatchGetCommandInput['RequestItems'] | undefined;
+  }>;
   put(input: PutCommandInput): Promise<ItemAttributes>;
   update(input: UpdateCommandInput): Promise<ItemAttributes>;
   delete(input: DeleteCommandInput): Promise<ItemAttributes>;

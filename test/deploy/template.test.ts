@@ -132,6 +132,20 @@ describe('the packaged CloudFormation template', () => {
     ]);
   });
 
+  it('lets each function read in batches (what a person may run, in one read) on the table alone, never an index', () => {
+    const batchReaders = resourcesOf('AWS::IAM::Role').flatMap(([name, role]) =>
+      statementsOf(role)
+        .filter((s) => [s.Action].flat().includes('dynamodb:BatchGetItem'))
+        .map((s) => ({ name, resource: s.Resource })),
+    );
+    expect(batchReaders).toEqual(
+      ['SlackFunctionRole', 'WorkerFunctionRole', 'ReporterFunctionRole'].map((name) => ({
+        name,
+        resource: { 'Fn::GetAtt': ['ChatopsTable', 'Arn'] },
+      })),
+    );
+  });
+
   it('gives only the Slack function the right to invoke the worker', () => {
     const invokers = resourcesOf('AWS::IAM::Role').filter(([, role]) =>
       JSON.stringify(role.Properties.Policies).includes('lambda:InvokeFunction'),

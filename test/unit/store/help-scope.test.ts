@@ -92,34 +92,71 @@ describe('readHelpScope', () => {
     await expect(throughRepositories('U0BROKEN', 'C0NONE')).rejects.toMatchObject({ code: 'malformed_item' });
   });
 
-  it('waits for one round of reads when the default profile is active, two for another profile', async () => {
+  it('reads in one request when the default profile is active, two for another profile', async () => {
     await link('U0ROUNDS', 'default', 'nodes:read');
     await link('U0ROUNDS', 'ops', 'volumes:read');
-    // Each read as it starts, with how many reads had already finished: a read started after
-    // another finished waited for it.
-    const started: number[] = [];
-    let finished = 0;
+    const requests: string[][] = [];
     const counted = {
       ...table.ctx,
       table: {
         ...table.ctx.table,
-        get: async (input: Parameters<typeof table.ctx.table.get>[0]) => {
-          started.push(finished);
-          try {
-            return await table.ctx.table.get(input);
-          } finally {
-            finished += 1;
-          }
+        get: async () => {
+          throw new Error('help reads in batches');
+        },
+        batchGet: async (input: Parameters<typeof table.ctx.table.batchGet>[0]) => {
+          requests.push((input.RequestItems?.[table.ctx.tableName]?.Keys ?? []).map((key) => String(key.sk)));
+          return table.ctx.table.batchGet(input);
         },
       },
     };
     expect((await readHelpScope(counted, TEAM, 'U0ROUNDS', CHANNEL)).scopes).toEqual(['nodes:read']);
-    expect(started).toEqual([0, 0, 0]);
+    expect(requests).toEqual([[keys.active, keys.channelPolicy(CHANNEL), keys.link('default')]]);
 
-    started.length = 0;
-    finished = 0;
+    requests.length = 0;
     expect(await links.setActiveProfile(TEAM, 'U0ROUNDS', 'ops')).toBe(true);
     expect((await readHelpScope(counted, TEAM, 'U0ROUNDS', CHANNEL)).scopes).toEqual(['volumes:read']);
-    expect(started).toEqual([0, 0, 0, 3]);
+    expect(requests).toEqual([
+      [keys.active, keys.channelPolicy(CHANNEL), keys.link('default')],
+      [keys.link('ops')],
+    ]);
+  });
+
+  it('asks again for keys DynamoDB left unprocessed, and says storage is unavailable if it keeps leaving them', async () => {
+    await link('U0LEFT', 'default', 'nodes:read');
+    await policies.put(TEAM, 'C0LEFT', { allowedClasses: ['read'] }, 'U0ADMIN');
+    const asked: number[] = [];
+    // Answers only the first key of each request and leaves the rest, as DynamoDB may under load.
+    const leaving = (leaveAlways: boolean) => ({
+      ...table.ctx,
+      table: {
+        ...table.ctx.table,
+        batchGet: async (input: Parameters<typeof table.ctx.table.batchGet>[0]) => {
+          const request = input.RequestItems?.[table.ctx.tableName];
+          const keysAsked = request?.Keys ?? [];
+          asked.push(keysAsked.length);
+          const [first, ...rest] = keysAsked;
+          const answered = leaveAlways || !first ? [] : [first];
+          const left = leaveAlways ? keysAsked : rest;
+          const answer =
+            answered.length > 0
+              ? await table.ctx.table.batchGet({
+                  RequestItems: { [table.ctx.tableName]: { ...request, Keys: answered } },
+                })
+              : { Responses: { [table.ctx.tableName]: [] } };
+          return left.length > 0
+            ? { ...answer, UnprocessedKeys: { [table.ctx.tableName]: { ...request, Keys: left } } }
+            : answer;
+        },
+      },
+    });
+    const read = await readHelpScope(leaving(false), TEAM, 'U0LEFT', 'C0LEFT');
+    expect(read).toEqual({ scopes: ['nodes:read'], channelPolicy: { allowedClasses: ['read'] } });
+    expect(asked).toEqual([3, 2, 1]);
+
+    asked.length = 0;
+    await expect(readHelpScope(leaving(true), TEAM, 'U0LEFT', 'C0LEFT')).rejects.toMatchObject({
+      code: 'storage_unavailable',
+    });
+    expect(asked).toEqual([3, 3, 3]);
   });
 });

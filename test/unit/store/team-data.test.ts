@@ -35,6 +35,7 @@ function withoutScan(table: Table, calls: string[]): Table {
     };
   return {
     get: recorded('GetItem', table.get),
+    batchGet: recorded('BatchGetItem', table.batchGet),
     put: recorded('PutItem', table.put),
     update: recorded('UpdateItem', table.update),
     delete: recorded('DeleteItem', table.delete),
