@@ -204,3 +204,81 @@ describe('listAll', () => {
     expect(sentPaths()).toHaveLength(0);
   });
 });
+
+/**
+ * The client parses an operation's first answer with the schema as built and later ones with the
+ * schema compiled; both must accept, refuse and report alike. A row of its own, so this file's other
+ * tests have not read its answers before.
+ */
+function thingsOperation() {
+  return defineOperation({
+    group: 'volumes',
+    action: 'things',
+    summary: 'List things',
+    method: 'GET',
+    path: '/things',
+    scopes: ['volumes:read_only'],
+    paginated: true,
+    request: z.strictObject({ page: z.number().optional(), page_size: z.number().optional() }),
+    response: z.object({ id: z.number().int(), label: z.string(), size: z.number().int().optional() }),
+    example: 'volumes things',
+  });
+}
+
+function thing(id: number) {
+  return { id, label: `thing-${id}`, size: 10 };
+}
+
+function serveThings(pages: (page: number) => unknown[], count: number) {
+  api()
+    .intercept({ path: (path) => path.startsWith('/v4/things'), method: 'GET' })
+    .reply(200, ({ path }) => {
+      const page = pageParam(path);
+      const data = pages(page);
+      return { data, page, pages: count, results: count * data.length };
+    })
+    .persist();
+}
+
+describe('every answer is held to its schema, the first and the later ones alike', () => {
+  it('refuses a malformed item the same way on the first answer and on later ones', async () => {
+    const things = thingsOperation();
+    const malformed = { ...thing(2), size: '10' };
+    serveThings((page) => (page === 2 ? [thing(1)] : [thing(1), malformed]), 3);
+    const reads = client();
+
+    const first = await reads.paginate(things, {}, { page: 1 }).catch((e: unknown) => e);
+    await reads.paginate(things, {}, { page: 2 });
+    await reads.paginate(things, {}, { page: 2 });
+    const later = await reads.paginate(things, {}, { page: 3 }).catch((e: unknown) => e);
+
+    for (const error of [first, later]) {
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).code).toBe('invalid_response');
+      expect((error as ApiError).message).toBe('volumes.things: response field data.1.size: expected number');
+      expect((error as ApiError).errors).toEqual([{ field: 'data.1.size', reason: 'expected number' }]);
+    }
+  });
+
+  it('refuses a listing whose later page holds a malformed item', async () => {
+    const things = thingsOperation();
+    serveThings((page) => (page === 4 ? [thing(41), { id: 42.5, label: 'half' }] : [thing(page * 10)]), 5);
+
+    const error = await client()
+      .listAll(things, {})
+      .catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).code).toBe('invalid_response');
+    expect((error as ApiError).errors).toEqual([{ field: 'data.1.id', reason: 'expected int' }]);
+  });
+
+  it('keeps only the fields the schema names, on every page', async () => {
+    const things = thingsOperation();
+    serveThings((page) => [{ ...thing(page), secret: 'not ours' }], 4);
+
+    const result = await client().listAll(things, {});
+
+    expect(result.data).toEqual([thing(1), thing(2), thing(3), thing(4)]);
+  });
+});
