@@ -14,6 +14,7 @@ import { withoutStorageBudget, withStorageBudget } from '../store/store-context.
 import type { BotDeps } from './context.js';
 import { registerListeners } from './listeners/index.js';
 import { isOAuthPage, oauthRoutes } from './oauth.js';
+import { slackFetch } from './slack-fetch.js';
 import { isTeamRemovalError } from './uninstall.js';
 
 /**
@@ -51,6 +52,7 @@ export function createSlackApp(given: BotDeps): { app: App; handler: SlackHandle
       // Lambda cannot wait out Slack's default 30-minute retry schedule.
       retryConfig: { retries: 1, factor: 1, minTimeout: 200, maxTimeout: 500 },
       rejectRateLimitedCalls: true,
+      fetch: slackFetch,
     },
   });
 

@@ -6,6 +6,7 @@ import type { SlackAuth } from '../config.js';
 import type { Store } from '../store/index.js';
 import { BOT_SCOPES } from './app-scopes.js';
 import { documentPage, escapeHtml } from './page-style.js';
+import { slackFetch } from './slack-fetch.js';
 
 /**
  * "Add to Slack" for a distributed app, with Bolt's `InstallProvider` doing the OAuth exchange:
@@ -89,6 +90,7 @@ export function createInstaller(auth: MultiWorkspaceAuth, store: Store, slackApi
     clientOptions: {
       ...(slackApiUrl ? { slackApiUrl } : {}),
       retryConfig: { retries: 1, factor: 1, minTimeout: 200, maxTimeout: 500 },
+      fetch: slackFetch,
     },
     logLevel: LogLevel.ERROR,
   });

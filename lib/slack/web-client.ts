@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type WebAPICallResult, WebClient } from '@slack/web-api';
+import { slackFetch } from './slack-fetch.js';
 
 /**
  * Slack's Web API client as the functions use it: a Lambda cannot wait out the library's default
@@ -9,6 +10,7 @@ import { type WebAPICallResult, WebClient } from '@slack/web-api';
 const CLIENT_OPTIONS = {
   retryConfig: { retries: 1, factor: 1, minTimeout: 200, maxTimeout: 500 },
   rejectRateLimitedCalls: true,
+  fetch: slackFetch,
 } as const;
 
 export function createSlackWebClient(botToken: string, slackApiUrl?: string): WebClient {
@@ -88,6 +90,7 @@ export function withoutRetries(slack: WebClient): WebClient {
     slackApiUrl: slack.slackApiUrl,
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,
+    fetch: slackFetch,
   });
 }
 
