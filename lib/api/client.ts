@@ -32,6 +32,7 @@ import {
   retryAfterMs,
   retryDelay,
 } from './retry.js';
+import '../zod-settings.js';
 
 /**
  * The typed client of the cloud API. Every call names a row of the operations table; the row says

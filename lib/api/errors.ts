@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import * as z from 'zod';
 import { ApiErrorBodySchema } from './operation.js';
+import '../zod-settings.js';
 
 /**
  * The one error family of the API client. Everything the client throws is an `ApiError` with a

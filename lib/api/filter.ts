@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { type ApiFieldError, invalidRequestError } from './errors.js';
 import type { AnyOperation } from './operation.js';
+import '../zod-settings.js';
 
 /**
  * The `X-Filter` header: a JSON object whose keys are filterable fields of the listed objects and

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import '../zod-settings.js';
 
 /**
  * One row of the operations table. Everything the bot knows about an API operation lives here:

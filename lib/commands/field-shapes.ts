@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { AnyOperation } from '../api/operation.js';
 import type { EnumValue, FieldShape, ValueKind } from './shape.js';
+import '../zod-settings.js';
 
 export type { FieldShape } from './shape.js';
 

@@ -12,6 +12,7 @@ import type { PasskeyLink, PasskeyLinkRefusal } from '../store/passkey-links.js'
 import { PasskeyAlreadyRegisteredError } from '../store/passkeys.js';
 import { ceremonyPage, noticePage, type PasskeyPage } from './page.js';
 import { type PasskeyRequestPath, passkeyRequestPath, type RelyingParty } from './paths.js';
+import '../zod-settings.js';
 
 /**
  * The passkey page's three requests, as the Slack function serves them on the bot's HTTP API

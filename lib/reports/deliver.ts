@@ -13,6 +13,7 @@ import { renderStatsChart } from './chart.js';
 import type { HistoryBudget } from './history-budget.js';
 import { type ChannelPacer, certainlyNotPosted, RunDeadlineError, type SendOptions } from './pacer.js';
 import { renderIssueAlert, renderIssuesDigest, renderStatsReport, statsFileName } from './render.js';
+import '../zod-settings.js';
 
 /**
  * Runs one subscription's report against its account's feed and posts it: the digest, the alerts

@@ -18,6 +18,7 @@ import { openModal } from './modals.js';
 import { auditLine } from './render/audit.js';
 import { bold, codeSpan, slackDate } from './render/text.js';
 import { notice, type Reply } from './reply.js';
+import '../zod-settings.js';
 
 /**
  * The bot's own commands: linking tokens (login, logout, whoami, use) and the audit log live

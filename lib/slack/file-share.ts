@@ -1,6 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import * as z from 'zod';
 import { rateLimitedFor, slackErrorOf } from './slack-refusals.js';
+import '../zod-settings.js';
 
 /**
  * A file shared where its readers are, as Slack allows it: in a channel, or for one person in

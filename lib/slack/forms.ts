@@ -14,6 +14,7 @@ import { fieldLabel, fieldValue, formHint, formLabel } from './render/field-word
 import { routeOf } from './render/related-operations.js';
 import { kindOfRoute } from './render/resource-kinds.js';
 import { escapeMrkdwn } from './render/text.js';
+import '../zod-settings.js';
 
 /**
  * A modal form for an operation: opened by a button whose operation needs more input (Attach

@@ -13,6 +13,7 @@ import { actionPhrase, voteButtons } from './render/approval.js';
 import { actionsBlock, contextBlock, headerBlock, sectionBlock } from './render/blocks.js';
 import { bold, codeSpan, escapeMrkdwn, slackDate, userMention } from './render/text.js';
 import { rateLimitedFor, slackErrorOf } from './slack-refusals.js';
+import '../zod-settings.js';
 
 /**
  * Each person's App Home tab: the requests waiting for their vote (with the card's own Approve and

@@ -7,6 +7,7 @@ import {
   type RunPayload,
   PAYLOAD_WIRE_KEYS as WIRE,
 } from './interaction-ids.js';
+import '../zod-settings.js';
 
 /**
  * The contract between what the bot renders (buttons, menus, modals) and what its listeners

@@ -42,6 +42,7 @@ import { notice, type Reply } from './reply.js';
 import { slackStatusWatchSurface } from './status-watch.js';
 import { resolveToken } from './token-resolution.js';
 import type { RunbookStepJob } from './worker-jobs.js';
+import '../zod-settings.js';
 
 /**
  * Runbooks as Slack shows them (`lib/changes/runbooks.ts` decides): `/cloud runbook …`, and a

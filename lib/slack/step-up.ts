@@ -18,6 +18,7 @@ import type { BotCommandContext, BotDeps } from './context.js';
 import { codeSpan, formatAbsoluteDate, slackDate } from './render/text.js';
 import { notice, type Reply } from './reply.js';
 import { CODE_BLOCK, CODE_INPUT, lockedOutText, passkeyLinksOf } from './step-up-prompts.js';
+import '../zod-settings.js';
 
 export { CODE_BLOCK };
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import '../zod-settings.js';
 
 /** Slack ids and the bot's own generated ids, as the table's keys accept them. */
 const SLACK_ID = /^[A-Za-z0-9_-]{1,64}$/;

@@ -4,6 +4,7 @@ import { StoreError } from './errors.js';
 import { isConditionFailure, itemOfFailedCondition, parseItem, updateIf } from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
+import '../zod-settings.js';
 
 /**
  * One item per (subscription, issue) alert, written before the alert is posted, so that of two

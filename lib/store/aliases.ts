@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { getParsed, parseListedItem } from './items.js';
 import { COMMAND_NAME_PATTERN, keys } from './keys.js';
 import type { StoreContext } from './store-context.js';
+import '../zod-settings.js';
 
 /**
  * Aliases of a channel and of the whole workspace (`/cloud alias add`). A channel's alias wins

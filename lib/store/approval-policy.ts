@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { parseItem } from './items.js';
 import { keys } from './keys.js';
 import type { StoreContext } from './store-context.js';
+import '../zod-settings.js';
 
 /**
  * A workspace's approval policy: who may approve destructive operations, how many approvals

@@ -6,6 +6,7 @@ import { isConditionFailure, itemOfFailedCondition, parseItem } from './items.js
 import { COMMAND_NAME_PATTERN, keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import { EnvelopeSchema, type TokenCipher } from './token-cipher.js';
+import '../zod-settings.js';
 
 /**
  * Approval requests for destructive operations. Every change is one conditional write, so however

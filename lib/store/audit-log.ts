@@ -4,6 +4,7 @@ import { StoreError } from './errors.js';
 import { parseItem } from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
+import '../zod-settings.js';
 
 /**
  * The audit trail of every change made through the bot: who, what, on which target, under which

@@ -4,6 +4,7 @@ import { STEP_UP_REQUIREMENTS } from './approval-policy.js';
 import { getParsed, isConditionFailure, parseListedItem } from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
+import '../zod-settings.js';
 
 /**
  * Guardrails of one channel: which classes of operations may run there, approval rules per class

@@ -12,6 +12,7 @@ import { getParsed, isConditionFailure, parseItem } from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import { type CipherContext, EnvelopeSchema, type TokenCipher } from './token-cipher.js';
+import '../zod-settings.js';
 
 /**
  * Where the app is installed, per workspace (`TEAM#T / INSTALLATION`) or per Enterprise Grid org

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { isConditionFailure, parseItem } from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
+import '../zod-settings.js';
 
 /**
  * One-time links to the passkey page (`lib/passkeys/`). A link is a random 256-bit token in the

@@ -5,6 +5,7 @@ import { keys } from './keys.js';
 import type { StoreContext } from './store-context.js';
 import { recordTeamMember } from './team-data.js';
 import { EnvelopeSchema, type TokenCipher } from './token-cipher.js';
+import '../zod-settings.js';
 
 /**
  * A person's passkeys (WebAuthn credentials), under their user partition. The credential id,

@@ -14,6 +14,7 @@ import {
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import { recordTeamMember } from './team-data.js';
+import '../zod-settings.js';
 
 /**
  * Channel report subscriptions. A subscription that is not paused sits in the sparse due-reports

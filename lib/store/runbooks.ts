@@ -4,6 +4,7 @@ import { StoreError } from './errors.js';
 import { getParsed, isConditionFailure, parseListedItem, putNew, updateIf } from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
+import '../zod-settings.js';
 
 /**
  * Runbooks of a channel (a name and its ordered command lines) and their runs. A run is one item

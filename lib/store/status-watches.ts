@@ -4,6 +4,7 @@ import { TABLE_DEFINITION } from '../../infra/table.js';
 import { type ConditionalUpdate, getParsed, parseItem, putNew, updateIf } from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
+import '../zod-settings.js';
 
 /**
  * Status watches: a Slack message about a long operation (a database being provisioned, an image

@@ -11,6 +11,7 @@ import {
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import { EnvelopeSchema, type TokenCipher } from './token-cipher.js';
+import '../zod-settings.js';
 
 /**
  * Step-up approval state of the people of a workspace: each person's authenticator-app

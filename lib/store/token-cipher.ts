@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { SecretDecryptionError, StoreError } from './errors.js';
+import '../zod-settings.js';
 
 /**
  * Envelope encryption of per-user secrets (API tokens, approval inputs).

@@ -4,6 +4,7 @@ import { checkedProfile, DEFAULT_PROFILE, keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import { recordTeamMember } from './team-data.js';
 import { EnvelopeSchema, type TokenCipher } from './token-cipher.js';
+import '../zod-settings.js';
 
 /**
  * A Slack user's link to the cloud API: one personal access token per profile name, stored only

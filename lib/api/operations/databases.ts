@@ -12,6 +12,7 @@ import {
   StringIdSchema,
   text,
 } from '../operation.js';
+import '../../zod-settings.js';
 
 // ---------------------------------------------------------------------------------------------
 // Responses

@@ -12,6 +12,7 @@ import {
   textList,
 } from '../operation.js';
 import { rootPasswordSchema, stackScriptDataSchema } from './node-actions.js';
+import '../../zod-settings.js';
 
 /** A node's disks (API-FACTS-MORE.md §3.4 and §4; `Disk`, `DiskRequest` in the published schema). */
 

@@ -7,6 +7,7 @@ import {
   lazySchema,
   PageQuerySchema,
 } from '../operation.js';
+import '../../zod-settings.js';
 
 /** Account events of the last 90 days (API-FACTS-MORE.md §8). */
 

@@ -10,6 +10,7 @@ import {
   StringIdSchema,
   text,
 } from '../operation.js';
+import '../../zod-settings.js';
 
 export const imageSchema = lazySchema(() =>
   z.object({

@@ -11,6 +11,7 @@ import {
   PageQuerySchema,
   text,
 } from '../operation.js';
+import '../../zod-settings.js';
 
 // Every managed operation is for unrestricted users only. Request rules follow the managed
 // document: a field is required only where the document says so, so the API stays the judge

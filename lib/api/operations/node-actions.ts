@@ -12,6 +12,7 @@ import {
 } from '../operation.js';
 import { deviceRequestSchema, nodeSchema, userDataSchema } from './nodes.js';
 import { volumeSchema } from './volumes.js';
+import '../../zod-settings.js';
 
 /**
  * What people reach for in an incident: a node's lifecycle actions (reboot, shut down, resize,

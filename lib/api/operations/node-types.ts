@@ -6,6 +6,7 @@ import {
   PageQuerySchema,
   StringIdSchema,
 } from '../operation.js';
+import '../../zod-settings.js';
 
 /**
  * Node types with their prices, and kernels (API-FACTS-MORE.md §5 and §6): public catalogues, no

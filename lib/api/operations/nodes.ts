@@ -12,6 +12,7 @@ import {
   text,
   textList,
 } from '../operation.js';
+import '../../zod-settings.js';
 
 // ---------------------------------------------------------------------------------------------
 // Responses

@@ -11,6 +11,7 @@ import {
   text,
   textList,
 } from '../operation.js';
+import '../../zod-settings.js';
 
 // Request rules follow the profile document: a field is required only where the document says so,
 // so the API stays the judge wherever the document is silent.

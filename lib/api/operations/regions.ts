@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { defineOperation, lazySchema, StringIdSchema } from '../operation.js';
+import '../../zod-settings.js';
 
 /** Regions (API-FACTS-MORE.md §7): public, nothing filterable. */
 

@@ -11,6 +11,7 @@ import {
   text,
   textList,
 } from '../operation.js';
+import '../../zod-settings.js';
 
 export const volumeSchema = lazySchema(() =>
   z.object({
