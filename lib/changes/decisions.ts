@@ -76,11 +76,15 @@ export async function decide(
   approvalId: string,
   decision: Decision,
 ): Promise<DecisionOutcome> {
-  const outcome = await decideClick(deps, surface, click, approvalId, decision);
   // A click that moved the request (or found it lapsed) changes what its people see elsewhere.
-  if (outcome.kind !== 'refused' || outcome.reason === 'expired') {
-    await surface.requestChanged(click.team, approvalId);
-  }
+  // Told once: an approval tells it alongside handing off the run, the other outcomes after.
+  let homesTold: Promise<void> | undefined;
+  const tellHomes = () => {
+    homesTold ??= surface.requestChanged(click.team, approvalId);
+    return homesTold;
+  };
+  const outcome = await decideClick(deps, surface, click, approvalId, decision, tellHomes);
+  if (outcome.kind !== 'refused' || outcome.reason === 'expired') await tellHomes();
   return outcome;
 }
 
@@ -90,6 +94,7 @@ async function decideClick(
   click: Click,
   approvalId: string,
   decision: Decision,
+  tellHomes?: () => Promise<void>,
 ): Promise<DecisionOutcome> {
   const approval = await deps.store.approvals.get(click.team, approvalId);
   if (!approval) return { kind: 'refused', reason: 'no_such_request' };
@@ -99,7 +104,7 @@ async function decideClick(
   const why = await mayDecide(surface, policy, approval, click.user);
   if (why) return { kind: 'refused', reason: 'not_eligible', why };
   const requirement = stepUpRequirement(policy);
-  if (requirement === 'none') return recordVote(deps, surface, click, approval, decision, 'none');
+  if (requirement === 'none') return recordVote(deps, surface, click, approval, decision, 'none', tellHomes);
   // What a proof could not change is said now, not after the person has found their phone.
   if (approval.status !== 'pending') return { kind: 'refused', reason: 'too_late', approval };
   if (decision === 'approve' && approval.approvals.some((vote) => vote.user === click.user))
@@ -233,6 +238,8 @@ async function recordVote(
   approval: Approval,
   decision: Exclude<Decision, 'cancel'>,
   method: VoteMethod,
+  /** Tells the request's people's Homes; on an approval it goes alongside the run's hand-off. */
+  tellHomes?: () => Promise<void>,
 ): Promise<CountedOutcome> {
   const result = await deps.store.approvals.recordDecision(
     click.team,
@@ -289,12 +296,16 @@ async function recordVote(
         surface.tell(result.approval, { kind: 'approved', by: click.user, method, at }),
         auditApproval(deps, result.approval, click.user, 'approved', how),
       ]);
-      await deps.handoff.dispatch({
-        kind: 'approval',
-        correlationId: click.correlationId,
-        team: click.team,
-        approvalId: approval.id,
-      });
+      // The Homes' refresh is a hand-off of its own, with no order to keep against the run.
+      await Promise.all([
+        deps.handoff.dispatch({
+          kind: 'approval',
+          correlationId: click.correlationId,
+          team: click.team,
+          approvalId: approval.id,
+        }),
+        tellHomes?.(),
+      ]);
       return { kind: 'approved' };
     }
   }

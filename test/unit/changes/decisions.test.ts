@@ -1,5 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type DecisionOutcome, decide } from '../../../lib/changes/decisions.js';
 import type {
   ApprovalEvent,
@@ -132,6 +132,32 @@ describe('decide', () => {
     const approval = await pendingRequest();
     await decide({ ...d, handoff }, watched, click(APPROVER), approval.id, 'approve');
     expect(steps).toEqual(['card', 'dispatch']);
+  });
+
+  it("tells the request's Homes once, alongside the run's hand-off, not after it", async () => {
+    const steps: string[] = [];
+    const { surface } = recordingSurface();
+    let releaseRun: () => void = () => undefined;
+    const watched: ApprovalSurface = {
+      ...surface,
+      requestChanged: async () => void steps.push('homes'),
+    };
+    // The run's hand-off stays in flight until released: the Homes are told while it is.
+    const handoff = {
+      dispatch: () => {
+        steps.push('run handed off');
+        return new Promise<void>((resolve) => {
+          releaseRun = resolve;
+        });
+      },
+    };
+    const { deps: d } = deps();
+    const approval = await pendingRequest();
+    const decided = decide({ ...d, handoff }, watched, click(APPROVER), approval.id, 'approve');
+    await vi.waitFor(() => expect(steps).toEqual(['run handed off', 'homes']));
+    releaseRun();
+    expect(await decided).toEqual<DecisionOutcome>({ kind: 'approved' });
+    expect(steps).toEqual(['run handed off', 'homes']);
   });
 
   it('says the approver group could not be read, instead of "not an approver"', async () => {
