@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretDecryptionError, StoreError } from '../../../lib/store/errors.js';
+import { keys } from '../../../lib/store/keys.js';
 import { type NewTokenLink, TokenLinkRepository } from '../../../lib/store/token-links.js';
 import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
 
@@ -55,6 +56,52 @@ describe('saveLink and getToken', () => {
     await links.saveLink(again);
     expect(await links.getToken('T0001', 'U0C')).toMatchObject({ status: 'found', token: again.token });
     expect((await links.listLinks('T0001', 'U0C')).links).toHaveLength(1);
+  });
+
+  it("reads the default profile's link alongside the active profile: one round of reads, two for another profile", async () => {
+    // Each read as it starts, with how many reads had finished: one started after another ended waited for it.
+    const started: number[] = [];
+    let finished = 0;
+    const counted = {
+      ...table.ctx,
+      table: {
+        ...table.ctx.table,
+        get: async (input: Parameters<typeof table.ctx.table.get>[0]) => {
+          started.push(finished);
+          try {
+            return await table.ctx.table.get(input);
+          } finally {
+            finished += 1;
+          }
+        },
+      },
+    };
+    const cipher = randomLocalCipher();
+    const writer = new TokenLinkRepository(table.ctx, cipher);
+    const reader = new TokenLinkRepository(counted, cipher);
+    const own = link({ team: 'T0001', user: 'U0R' });
+    await writer.saveLink(own);
+    expect(await reader.getToken('T0001', 'U0R')).toMatchObject({ status: 'found', token: own.token });
+    expect(started).toEqual([0, 0]);
+
+    const lab = link({ team: 'T0001', user: 'U0R', profile: 'lab' });
+    await writer.saveLink(lab);
+    expect(await writer.setActiveProfile('T0001', 'U0R', 'lab')).toBe(true);
+    started.length = 0;
+    finished = 0;
+    expect(await reader.getToken('T0001', 'U0R')).toMatchObject({ status: 'found', token: lab.token });
+    expect(started).toEqual([0, 0, 2]);
+  });
+
+  it('does not fail on a malformed default link while another profile is active', async () => {
+    const lab = link({ team: 'T0001', user: 'U0M', profile: 'lab' });
+    await links.saveLink(lab);
+    await table.table.put({
+      TableName: table.ctx.tableName,
+      Item: { pk: keys.user('T0001', 'U0M'), sk: keys.link('default'), kind: 'token_link', scopes: 7 },
+    });
+    expect(await links.getActiveProfile('T0001', 'U0M')).toBe('lab');
+    expect(await links.getToken('T0001', 'U0M')).toMatchObject({ status: 'found', token: lab.token });
   });
 
   it('reports a missing link with the profile it looked for', async () => {
