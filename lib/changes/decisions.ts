@@ -75,6 +75,8 @@ export async function decide(
   click: Click,
   approvalId: string,
   decision: Decision,
+  /** The request, if it was already being read (while the click's delivery claim was in flight). */
+  readAhead?: Promise<Approval | undefined>,
 ): Promise<DecisionOutcome> {
   // A click that moved the request (or found it lapsed) changes what its people see elsewhere.
   // Told once: an approval tells it alongside handing off the run, the other outcomes after.
@@ -83,7 +85,7 @@ export async function decide(
     homesTold ??= surface.requestChanged(click.team, approvalId);
     return homesTold;
   };
-  const outcome = await decideClick(deps, surface, click, approvalId, decision, tellHomes);
+  const outcome = await decideClick(deps, surface, click, approvalId, decision, tellHomes, readAhead);
   if (outcome.kind !== 'refused' || outcome.reason === 'expired') await tellHomes();
   return outcome;
 }
@@ -95,8 +97,9 @@ async function decideClick(
   approvalId: string,
   decision: Decision,
   tellHomes?: () => Promise<void>,
+  readAhead?: Promise<Approval | undefined>,
 ): Promise<DecisionOutcome> {
-  const approval = await deps.store.approvals.get(click.team, approvalId);
+  const approval = await (readAhead ?? deps.store.approvals.get(click.team, approvalId));
   if (!approval) return { kind: 'refused', reason: 'no_such_request' };
   if (approval.status === 'expired') return expireOnClick(deps, surface, approval, click.user);
   if (decision === 'cancel') return cancelRequest(deps, surface, approval, click.user);

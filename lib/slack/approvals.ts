@@ -244,6 +244,7 @@ export async function decide(
   },
   approvalId: string,
   decision: Decision,
+  readAhead?: Promise<Approval | undefined>,
 ): Promise<Reply | undefined> {
   const outcome = await decideInDomain(
     deps,
@@ -251,6 +252,7 @@ export async function decide(
     ctx,
     approvalId,
     decision,
+    readAhead,
   );
   if (outcome.kind === 'step_up')
     return answerStepUpNeed(client, outcome.need, ctx, 'Click the button again.', passkeyLinksOf(deps));

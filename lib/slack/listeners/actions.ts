@@ -112,11 +112,19 @@ export function registerActions(app: App, deps: BotDeps): void {
       // loads modules it would have loaded anyway; a failed load surfaces where it is awaited.
       interactions().catch(() => undefined);
       approvals().catch(() => undefined);
+      // The request is read while the claim is in flight too: a read changes nothing, and a
+      // repeated click drops it. A failed read surfaces where it is awaited, inside `safely`.
+      const payload = decodeApproval(action.value);
+      const request = payload.then((decoded) =>
+        decoded ? deps.store.approvals.get(ctx.team, decoded.approvalId) : undefined,
+      );
+      payload.catch(() => undefined);
+      request.catch(() => undefined);
       if (!(await claim)) return;
-      const payload = await decodeApproval(action.value);
+      const decoded = await payload;
       const reply = await safely(deps, ctx, undefined, async () =>
-        payload
-          ? (await approvals()).decide(deps, client, ctx, payload.approvalId, decision)
+        decoded
+          ? (await approvals()).decide(deps, client, ctx, decoded.approvalId, decision, request)
           : notice('That button is out of date.'),
       );
       // What the clicker alone is told: a new ephemeral message, the card stays as it is; from

@@ -160,6 +160,38 @@ describe('decide', () => {
     expect(steps).toEqual(['run handed off', 'homes']);
   });
 
+  it("decides on the request read ahead (during the click's claim) instead of reading it again", async () => {
+    const { surface } = recordingSurface();
+    const { deps: d, dispatched } = deps();
+    const approval = await pendingRequest();
+    let reads = 0;
+    const approvals = new Proxy(store.approvals, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (key !== 'get' || typeof value !== 'function')
+          return typeof value === 'function' ? value.bind(target) : value;
+        return (...args: unknown[]) => {
+          reads += 1;
+          return Reflect.apply(value, target, args);
+        };
+      },
+    });
+    const counted = { ...d, store: { ...store, approvals } as Store };
+    const readAhead = store.approvals.get(TEAM, approval.id);
+
+    const outcome = await decide(counted, surface, click(APPROVER), approval.id, 'approve', readAhead);
+    expect(outcome).toEqual<DecisionOutcome>({ kind: 'approved' });
+    expect(reads).toBe(0);
+    expect(dispatched).toHaveLength(1);
+
+    // Without one, the request is read here.
+    const another = await pendingRequest();
+    expect(await decide(counted, surface, click(APPROVER), another.id, 'approve')).toEqual({
+      kind: 'approved',
+    });
+    expect(reads).toBe(1);
+  });
+
   it('says the approver group could not be read, instead of "not an approver"', async () => {
     await store.approvalPolicy.put(
       TEAM,
