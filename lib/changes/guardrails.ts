@@ -86,8 +86,10 @@ export async function channelGuard(
   team: string,
   channel: string,
   op: AnyOperation,
+  /** The channel's policy, if it was already being read. */
+  policyRead?: Promise<StoredChannelPolicy | undefined>,
 ): Promise<ChannelGuard> {
-  const policy = await store.channelPolicy.get(team, channel);
+  const policy = await (policyRead ?? store.channelPolicy.get(team, channel));
   const refusal = await guardrailRefusal(store, team, op, policy);
   const ruled =
     policy !== undefined &&

@@ -2,6 +2,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { WebClient } from '@slack/web-api';
 import type { RelyingParty } from '../passkeys/paths.js';
 import type { OnVerifiedAssertion } from '../passkeys/routes.js';
+import type { StoredChannelPolicy } from '../store/index.js';
 import type { Handoff } from './handoff.js';
 import type { BotInstaller } from './oauth.js';
 import type { RunnerDeps } from './operation-runner.js';
@@ -59,6 +60,11 @@ export interface RequestContext {
    * it ran, so a request it asks for and an answer that comes later can say so.
    */
   readonly viaAlias?: { readonly name: string; readonly line: string } | undefined;
+  /**
+   * This channel's policy, read while the request's delivery claim was in flight (an operation's
+   * command reads it next anyway): the guard uses it instead of reading again.
+   */
+  readonly channelPolicyRead?: Promise<StoredChannelPolicy | undefined> | undefined;
 }
 
 export interface BotCommandContext {

@@ -56,7 +56,7 @@ export async function answerOperation(
 ): Promise<Reply> {
   const request: OperationRequest = { ...ask, team: ctx.team, user: ctx.user, channel: ctx.channel };
   const { op } = request;
-  const guard = await channelGuard(deps.store, ctx.team, ctx.channel, op);
+  const guard = await channelGuard(deps.store, ctx.team, ctx.channel, op, ctx.channelPolicyRead);
   if (guard.refusal) return notice(guardrailRefusalText(guard.refusal));
   if (breakGlassReason !== undefined) {
     if (!guard.approvalRequired) {

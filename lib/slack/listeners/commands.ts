@@ -53,9 +53,16 @@ export function registerCommands(app: App, deps: BotDeps): void {
       const claim = isFirstCommandDelivery(deps, ctx, command);
       // An operation's answer needs the full parser (the operations table and zod) and the runner
       // (the API client): on a cold start their loading takes longer than the claim's round trip,
-      // so they load while the claim is in flight instead of after it. A repeated delivery only
-      // loads modules it would have loaded anyway.
-      if (front.kind === 'operation-args') preloadOperationAnswer();
+      // so they load while the claim is in flight instead of after it, and the channel's policy,
+      // which its guard reads first, is read meanwhile. A repeated delivery only loads modules it
+      // would have loaded anyway, and drops the read; a failed read surfaces where it is awaited.
+      let operationCtx = ctx;
+      if (front.kind === 'operation-args') {
+        preloadOperationAnswer();
+        const channelPolicyRead = deps.store.channelPolicy.get(ctx.team, ctx.channel);
+        channelPolicyRead.catch(() => undefined);
+        operationCtx = { ...ctx, channelPolicyRead };
+      }
       if (!(await claim)) return undefined;
       // A word that names no command may be an alias of this channel or workspace: its expansion
       // is answered exactly as if it had been typed.
@@ -71,7 +78,7 @@ export function registerCommands(app: App, deps: BotDeps): void {
         );
         if (viaAlias !== 'not-an-alias') return viaAlias;
       }
-      return answerCommand(deps, ctx, front, command.text, client);
+      return answerCommand(deps, operationCtx, front, command.text, client);
     });
     await ack(reply ? ackBody(reply) : undefined);
     if (deps.metrics) {
