@@ -407,7 +407,7 @@ async function measureWith(
         whyMissed:
           `Speed-up of each run: ${perRun.map(formatRatio).join(', ')} (of the medians: ${formatRatio(headline.measured)}). ` +
           listingMiss(headline, workPerPage(headline.variant)) +
-          ` ${perPage} With ${workers} emulator processes on this machine's ${availableParallelism()} processors (shared with the client, DynamoDB Local's idle JVM and anything else running), the pages' rendering overlaps only as far as free processors allow. Measured for each setting: ${speedups.map(describe).join('; ')}.`,
+          ` ${perPage} With ${workers} emulator processes on this machine's ${availableParallelism()} processors (shared with the client, DynamoDB Local's idle JVM and anything else running), the pages' rendering overlaps only as far as free processors allow. Measured for each setting: ${speedups.map(describe).join('; ')}. What would close it: the client's own work per page, now mostly JSON.parse and receiving the body (the response schema is compiled from an operation's second answer on), done one page after another as the pages arrive together; parsing pages on another thread, or the API answering larger pages (its page_size is at most 500), would let that work overlap.`,
       },
     ],
     notes: [

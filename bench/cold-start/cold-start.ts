@@ -59,6 +59,19 @@ const ACTING_PATH_WORK: Record<'volumes' | 'login' | 'approve', string> = {
   approve:
     'the click claim, the payload schema, the approvals module with the operations table and its store reads and writes, the card update and thread reply, the audit entry, the signed Lambda Invoke',
 };
+/**
+ * What would close each cold-start gap, from what profiles (`BENCH_CPU_PROFILE_DIR`) and builds
+ * compared side by side showed; said where a target is missed.
+ */
+const WHAT_WOULD_CLOSE: Record<'help' | 'volumes' | 'login' | 'approve', string> = {
+  help: "What would close it: its first answer without the fit read (the caller's token and the channel's policy, one BatchGetItem beside the claim) answered about 12 ms sooner, so help unfitted on a cold start and fitted when warm would; the rest is Bolt's wiring of the listeners and the command catalog (38 KB, read at start to answer help and parse the front of a command).",
+  volumes:
+    "What would close it: most of that CPU is building and running zod schemas (classic zod gives every schema object its methods; `zod/mini`, from the same package, does not: a rewrite of the operations table and the item schemas), the garbage they leave, compiling the chunks loaded on first use (about 300 KB more than help), and undici's first request (its HTTP parser compiled from WebAssembly, about 10 ms of CPU more than `node:http`).",
+  login:
+    "What would close it: as for the list (zod, garbage, chunks, undici's first request), and the Slack client's first post; both HTTP clients now share undici.",
+  approve:
+    "What would close it: as for the list (zod for the request's item and the operations table, garbage, chunks); its waits are the claim with the request's read, the rule, the conditional vote, card, thread and audit together, then the two hand-offs together.",
+};
 const PROCESS_TIMEOUT_MS = 30_000;
 const USER = 'U0BENCH';
 /** Logs in by the modal in every run; a user of its own, so `USER`'s link stays as it is. */
@@ -566,7 +579,7 @@ async function measure(
           `Before its first answer the bot loads ${formatBytes(artifacts.ours.loadedAtStart.bytes)} of JavaScript, ${loadedDifference >= 0 ? `${formatBytes(loadedDifference)} more` : `${formatBytes(-loadedDifference)} less`} than the baseline. ` +
           `The floor app, which adds only the bot's config check and its delivery claim (through the bot's table client) to the baseline, takes ${formatRatio(floorRatio)} (${all.floor.spawnToAnswer.median.toFixed(0)} ms; import ${all.floor.import.median.toFixed(0)} ms, first answer ${all.floor.answer.median.toFixed(1)} ms): ` +
           `of the ${(ours.spawnToAnswer.median - baseline.spawnToAnswer.median).toFixed(0)} ms, ${(all.floor.spawnToAnswer.median - baseline.spawnToAnswer.median).toFixed(0)} ms are the config and the claim and ${(ours.spawnToAnswer.median - all.floor.spawnToAnswer.median).toFixed(0)} ms the rest of the bot loaded before its first answer (the Bolt wiring and listeners, the command catalog and the parser's front, help rendering, the fit's reads, logger and metrics; the operations table, zod and the repositories load on first use). ` +
-          findings.join(' '),
+          `${findings.join(' ')} ${WHAT_WOULD_CLOSE.help}`,
       },
       ...(['volumes', 'login', 'approve'] as const).map((name) => {
         const path = all[name];
@@ -582,7 +595,8 @@ async function measure(
             `The process took ${extra.toFixed(0)} ms longer than the baseline's (median; ${formatRatio(ACTING_PATH_LIMIT)} allows ${(baseline.spawnToAnswer.median * (ACTING_PATH_LIMIT - 1)).toFixed(0)} ms). ` +
             `Its import is the same bundle as help's (${path.import.median.toFixed(0)} ms against the baseline's ${baseline.import.median.toFixed(0)} ms); its first answer took ${path.answer.median.toFixed(1)} ms against help's ${ours.answer.median.toFixed(1)} ms: ` +
             `${(path.answer.median - ours.answer.median).toFixed(0)} ms for what it loads on first use and does (${ACTING_PATH_WORK[name]}); ` +
-            `in CPU time the first answer took ${path.answerCpu.median.toFixed(0)} ms against help's ${ours.answerCpu.median.toFixed(0)} ms, the rest of its first answer being waits on DynamoDB, the API and Slack.`,
+            `in CPU time the first answer took ${path.answerCpu.median.toFixed(0)} ms against help's ${ours.answerCpu.median.toFixed(0)} ms, the rest of its first answer being waits on DynamoDB, the API and Slack. ` +
+            WHAT_WOULD_CLOSE[name],
         };
       }),
       sizeTarget(

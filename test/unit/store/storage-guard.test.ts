@@ -140,20 +140,36 @@ describe('a DynamoDB that is not running', () => {
   });
 });
 
-describe('a DynamoDB that answers (DynamoDB Local)', () => {
-  let table: TestTable;
-  let doc: ReturnType<typeof openTable>;
+/** A table in DynamoDB Local and the Slack function's client for it, for the tests of one block. */
+function localTable(): { readonly table: TestTable; readonly doc: ReturnType<typeof openTable> } {
+  const made: { table?: TestTable; doc?: ReturnType<typeof openTable> } = {};
   beforeAll(async () => {
-    table = await createTestTable();
-    doc = openTable({ DYNAMODB_ENDPOINT: inject('dynamoEndpoint') }, 'slack');
+    made.table = await createTestTable();
+    made.doc = openTable({ DYNAMODB_ENDPOINT: inject('dynamoEndpoint') }, 'slack');
   });
   afterAll(async () => {
-    doc?.destroy();
-    await table?.dispose();
+    made.doc?.destroy();
+    await made.table?.dispose();
   });
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the table is made before the tests run');
+    return value;
+  };
+  return {
+    get table() {
+      return ready(made.table);
+    },
+    get doc() {
+      return ready(made.doc);
+    },
+  };
+}
+
+describe('a DynamoDB that answers (DynamoDB Local)', () => {
+  const local = localTable();
 
   it('still reports a failed condition by its own name, so races are not taken for outages', async () => {
-    const ctx = { ...table.ctx, table: doc };
+    const ctx = { ...local.table.ctx, table: local.doc };
     const item = { pk: 'TEAM#T0001', sk: 'ITEM#1', kind: 'test' };
     await putNew(ctx, item);
     // Another item at the same key (the same item again is this write landed, see lost-answers).
@@ -168,7 +184,7 @@ describe('a DynamoDB that answers (DynamoDB Local)', () => {
     const result = await withStorageBudget(20, () =>
       withoutStorageBudget(async () => {
         await sleep(40);
-        return doc.get({ TableName: table.ctx.tableName, Key: key });
+        return local.doc.get({ TableName: local.table.ctx.tableName, Key: key });
       }),
     );
     expect(result.Item).toBeUndefined();
@@ -181,18 +197,9 @@ describe('a DynamoDB that answers (DynamoDB Local)', () => {
  * still gets its own deadline.
  */
 describe('a request holding the process slot (one request at a time)', () => {
-  let table: TestTable;
-  let doc: ReturnType<typeof openTable>;
+  const local = localTable();
   const slot = { processSlot: true } as const;
-  beforeAll(async () => {
-    table = await createTestTable();
-    doc = openTable({ DYNAMODB_ENDPOINT: inject('dynamoEndpoint') }, 'slack');
-  });
-  afterAll(async () => {
-    doc?.destroy();
-    await table?.dispose();
-  });
-  const read = () => doc.get({ TableName: table.ctx.tableName, Key: key });
+  const read = () => local.doc.get({ TableName: local.table.ctx.tableName, Key: key });
 
   it('stops its storage calls once its budget is spent', async () => {
     const silentDoc = openTable({ DYNAMODB_ENDPOINT: silent.endpoint }, 'background');
