@@ -210,7 +210,9 @@ export async function handleLoginSubmission(
   });
   await deps.store.tokenLinks.setActiveProfile(submission.team, submission.user, profile);
 
-  if (metadata.success) {
+  // The confirmation and the Home's refresh (a hand-off) are independent: told together.
+  const confirmation = async () => {
+    if (!metadata.success) return;
     const expiry = identity.expiry ? `expires ${slackDate(identity.expiry, 'at')}` : 'does not expire';
     await submission.client.chat
       .postEphemeral({
@@ -221,8 +223,8 @@ export async function handleLoginSubmission(
           `Scopes: ${codeSpan(identity.scopes)}; the token ${expiry}.`,
       })
       .catch((error: unknown) => deps.logger.warn('login confirmation not posted', { error }));
-  }
-  await republishHome(deps, submission.team, [submission.user], randomUUID());
+  };
+  await Promise.all([confirmation(), republishHome(deps, submission.team, [submission.user], randomUUID())]);
   return { ack: undefined };
 }
 

@@ -1,0 +1,85 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { ViewOutput } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type RunningEmulator, startEmulator } from '../../../infra/local/emulator/server.js';
+import { handleLoginSubmission } from '../../../lib/slack/bot-command-handlers.js';
+import type { BotDeps } from '../../../lib/slack/context.js';
+import { createStore, type Store } from '../../../lib/store/index.js';
+import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
+
+/**
+ * A login's last steps, the confirmation to the person and the hand-off that refreshes their
+ * Home, do not wait for each other: each is a round trip before the modal closes.
+ */
+
+const TEAM = 'T0LOGIN';
+const USER = 'U0LOGIN';
+
+let emulator: RunningEmulator;
+let table: TestTable;
+let store: Store;
+beforeAll(async () => {
+  emulator = await startEmulator();
+  table = await createTestTable();
+  store = createStore(table.ctx, randomLocalCipher());
+});
+afterAll(async () => {
+  await emulator?.close();
+  await table?.dispose();
+});
+
+function submissionView(token: string): ViewOutput {
+  return {
+    state: {
+      values: {
+        token: { token_input: { type: 'plain_text_input', value: token } },
+        profile: { profile_input: { type: 'plain_text_input', value: 'default' } },
+      },
+    },
+    private_metadata: JSON.stringify({ channel: 'C0LOGIN', profile: 'default' }),
+  } as unknown as ViewOutput;
+}
+
+describe('a submitted login', () => {
+  it("hands off the Home's refresh while the confirmation is still being posted", async () => {
+    const steps: string[] = [];
+    let releasePost: () => void = () => undefined;
+    const client = {
+      chat: {
+        postEphemeral: (message: { text: string }) => {
+          steps.push(
+            `confirmation posted: ${message.text.includes('Linked as') ? 'Linked as' : message.text}`,
+          );
+          return new Promise<{ ok: true }>((resolve) => {
+            releasePost = () => resolve({ ok: true });
+          });
+        },
+      },
+    } as unknown as WebClient;
+    const deps = {
+      store,
+      logger: new Logger({ serviceName: 'login-test', logLevel: 'SILENT' }),
+      api: { baseUrl: emulator.url, timeoutMs: 5_000 },
+      handoff: {
+        dispatch: async (job: { kind: string }) => {
+          steps.push(`handed off: ${job.kind}`);
+        },
+      },
+    } as unknown as BotDeps;
+
+    const submitted = handleLoginSubmission(deps, {
+      team: TEAM,
+      user: USER,
+      view: submissionView(emulator.demoToken),
+      client,
+    });
+    // Both have started while the confirmation is still unanswered.
+    await vi.waitFor(() =>
+      expect([...steps].sort()).toEqual(['confirmation posted: Linked as', 'handed off: home-refresh']),
+    );
+    releasePost();
+    expect(await submitted).toEqual({ ack: undefined });
+    expect(await store.tokenLinks.getToken(TEAM, USER)).toMatchObject({ status: 'found' });
+  });
+});
