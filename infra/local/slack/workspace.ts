@@ -149,10 +149,10 @@ export class SlackWorkspace {
     });
   }
 
-  /** What every `block_actions` payload `user` sends starts with, wherever the click was. */
-  #blockActionsBy(user: string) {
+  /** What every interaction payload `user` sends starts with: a click anywhere, or a modal submitted. */
+  #interactionBy(type: 'block_actions' | 'view_submission', user: string) {
     return {
-      type: 'block_actions',
+      type,
       team: { id: this.teamId, domain: this.#teamDomain },
       user: {
         id: user,
@@ -174,7 +174,7 @@ export class SlackWorkspace {
     const found = findElement(blocks, target);
     if (!found) throw new Error(`No element ${target.actionId} ${target.value ?? ''} in view ${view.id}`);
     const payload = {
-      ...this.#blockActionsBy(user),
+      ...this.#interactionBy('block_actions', user),
       container: { type: 'view', view_id: view.id },
       trigger_id: standIn.triggerIdFor(user, { viewId: view.id }),
       view: { ...view.view, id: view.id },
@@ -226,7 +226,7 @@ export class SlackWorkspace {
     if (!found)
       throw new Error(`No element ${target.actionId} ${target.value ?? ''} in message ${message.ts}`);
     const payload = {
-      ...this.#blockActionsBy(user),
+      ...this.#interactionBy('block_actions', user),
       container: {
         type: 'message',
         message_ts: message.ts,
@@ -278,15 +278,7 @@ export class SlackWorkspace {
       );
     }
     const payload = {
-      type: 'view_submission',
-      team: { id: this.teamId, domain: this.#teamDomain },
-      user: {
-        id: user,
-        username: this.#options.standIn.store.user(user)?.name ?? user,
-        team_id: this.teamId,
-      },
-      api_app_id: 'A0CLOUD',
-      token: 'deprecated-verification-token',
+      ...this.#interactionBy('view_submission', user),
       trigger_id: this.#options.standIn.triggerIdFor(user),
       view: { ...view.view, id: view.id, state: { values: state } },
       response_urls: [],
