@@ -14,8 +14,8 @@ import { withoutStorageBudget, withStorageBudget } from '../store/store-context.
 import type { BotDeps } from './context.js';
 import { registerListeners } from './listeners/index.js';
 import { isOAuthPage, oauthRoutes } from './oauth.js';
-import { slackFetch } from './slack-fetch.js';
 import { isTeamRemovalError } from './uninstall.js';
+import { SLACK_CLIENT_OPTIONS } from './web-client.js';
 
 /**
  * The Slack side of the bot, wired: Bolt verifies signatures and routes to the listeners
@@ -49,10 +49,7 @@ export function createSlackApp(given: BotDeps): { app: App; handler: SlackHandle
     logLevel: LogLevel.ERROR,
     clientOptions: {
       ...(deps.slackApiUrl ? { slackApiUrl: deps.slackApiUrl } : {}),
-      // Lambda cannot wait out Slack's default 30-minute retry schedule.
-      retryConfig: { retries: 1, factor: 1, minTimeout: 200, maxTimeout: 500 },
-      rejectRateLimitedCalls: true,
-      fetch: slackFetch,
+      ...SLACK_CLIENT_OPTIONS,
     },
   });
 

@@ -6,7 +6,7 @@ import type { SlackAuth } from '../config.js';
 import type { Store } from '../store/index.js';
 import { BOT_SCOPES } from './app-scopes.js';
 import { documentPage, escapeHtml } from './page-style.js';
-import { slackFetch } from './slack-fetch.js';
+import { SLACK_CLIENT_OPTIONS } from './web-client.js';
 
 /**
  * "Add to Slack" for a distributed app, with Bolt's `InstallProvider` doing the OAuth exchange:
@@ -89,8 +89,8 @@ export function createInstaller(auth: MultiWorkspaceAuth, store: Store, slackApi
     authorizationUrl: authorizeUrlFor(slackApiUrl),
     clientOptions: {
       ...(slackApiUrl ? { slackApiUrl } : {}),
-      retryConfig: { retries: 1, factor: 1, minTimeout: 200, maxTimeout: 500 },
-      fetch: slackFetch,
+      retryConfig: SLACK_CLIENT_OPTIONS.retryConfig,
+      fetch: SLACK_CLIENT_OPTIONS.fetch,
     },
     logLevel: LogLevel.ERROR,
   });

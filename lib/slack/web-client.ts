@@ -3,18 +3,19 @@ import { type WebAPICallResult, WebClient } from '@slack/web-api';
 import { slackFetch } from './slack-fetch.js';
 
 /**
- * Slack's Web API client as the functions use it: a Lambda cannot wait out the library's default
- * 30-minute retry schedule, so it retries once, briefly, and rate-limited calls fail at once for
- * the caller to decide (the reporter paces itself; see `lib/reports`).
+ * Slack's Web API client as the functions use it (theirs, and the one Bolt makes for each request):
+ * a Lambda cannot wait out the library's default 30-minute retry schedule, so it retries once,
+ * briefly, and rate-limited calls fail at once for the caller to decide (the reporter paces itself;
+ * see `lib/reports`). Calls go through `slackFetch`.
  */
-const CLIENT_OPTIONS = {
+export const SLACK_CLIENT_OPTIONS = {
   retryConfig: { retries: 1, factor: 1, minTimeout: 200, maxTimeout: 500 },
   rejectRateLimitedCalls: true,
   fetch: slackFetch,
 } as const;
 
 export function createSlackWebClient(botToken: string, slackApiUrl?: string): WebClient {
-  return new WebClient(botToken, { ...(slackApiUrl ? { slackApiUrl } : {}), ...CLIENT_OPTIONS });
+  return new WebClient(botToken, { ...(slackApiUrl ? { slackApiUrl } : {}), ...SLACK_CLIENT_OPTIONS });
 }
 
 /** The bot token of a workspace: one fixed token, or the token of the workspace's installation. */
@@ -49,11 +50,15 @@ export class NoSlackTeamError extends Error {
 class TeamRoutedWebClient extends WebClient {
   readonly #tokens: BotTokens;
 
-  constructor(tokens: BotTokens, slackApiUrl?: string, retries: number = CLIENT_OPTIONS.retryConfig.retries) {
+  constructor(
+    tokens: BotTokens,
+    slackApiUrl?: string,
+    retries: number = SLACK_CLIENT_OPTIONS.retryConfig.retries,
+  ) {
     super(undefined, {
       ...(slackApiUrl ? { slackApiUrl } : {}),
-      ...CLIENT_OPTIONS,
-      retryConfig: { ...CLIENT_OPTIONS.retryConfig, retries },
+      ...SLACK_CLIENT_OPTIONS,
+      retryConfig: { ...SLACK_CLIENT_OPTIONS.retryConfig, retries },
     });
     this.#tokens = tokens;
   }
@@ -87,10 +92,9 @@ export function createBackgroundSlackClient(
 export function withoutRetries(slack: WebClient): WebClient {
   if (slack instanceof TeamRoutedWebClient) return slack.withoutRetries();
   return new WebClient(slack.token, {
+    ...SLACK_CLIENT_OPTIONS,
     slackApiUrl: slack.slackApiUrl,
     retryConfig: { retries: 0 },
-    rejectRateLimitedCalls: true,
-    fetch: slackFetch,
   });
 }
 
