@@ -1,4 +1,6 @@
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import { sdkBackoffMs } from '../aws/backoff.js';
+import { sendUntilProcessed } from './batch-rounds.js';
 import { StoreError } from './errors.js';
 import { DEFAULT_PROFILE, keys } from './keys.js';
 import type { StoreContext } from './store-context.js';
@@ -51,34 +53,39 @@ interface ItemKey {
 
 /** What help reads of the three kinds of item: one projection, as a batch read takes one a table. */
 const ATTRIBUTES = ['pk', 'sk', 'kind', 'profile', 'policy', 'scopes', 'token_expiry'] as const;
-/** DynamoDB may leave keys of a batch unprocessed under load: they are asked again, this often in all. */
-const READ_ROUNDS = 3;
+/** DynamoDB may leave keys of a batch unprocessed under load: they are asked again, twice at most. */
+const READ_RESENDS = 2;
 
 /** The items at `itemKeys` that exist, by `itemKey`, in one BatchGetItem (more only for keys left unprocessed). */
 async function readItems(ctx: StoreContext, itemKeys: readonly ItemKey[]): Promise<Map<string, TableItem>> {
   const names = Object.fromEntries(ATTRIBUTES.map((name, i) => [`#a${i}`, name]));
   const found = new Map<string, TableItem>();
-  let pending: readonly object[] = itemKeys;
-  for (let round = 0; pending.length > 0; round++) {
-    if (round === READ_ROUNDS)
-      throw new StoreError('storage_unavailable', 'DynamoDB left part of a read undone.');
-    if (round > 0) await new Promise((resolve) => setTimeout(resolve, sdkBackoffMs(round - 1, true)));
-    const { Responses, UnprocessedKeys } = await ctx.table.batchGet({
-      RequestItems: {
-        [ctx.tableName]: {
-          Keys: [...pending],
-          ConsistentRead: true,
-          ProjectionExpression: Object.keys(names).join(', '),
-          ExpressionAttributeNames: names,
+  await sendUntilProcessed<object>(
+    itemKeys,
+    async (undone) => {
+      const { Responses, UnprocessedKeys } = await ctx.table.batchGet({
+        RequestItems: {
+          [ctx.tableName]: {
+            Keys: [...undone],
+            ConsistentRead: true,
+            ProjectionExpression: Object.keys(names).join(', '),
+            ExpressionAttributeNames: names,
+          },
         },
-      },
-    });
-    for (const item of Responses[ctx.tableName] ?? []) {
-      const { pk, sk } = item;
-      if (typeof pk === 'string' && typeof sk === 'string') found.set(itemKey({ pk, sk }), item);
-    }
-    pending = UnprocessedKeys?.[ctx.tableName]?.Keys ?? [];
-  }
+      });
+      for (const item of Responses[ctx.tableName] ?? []) {
+        const { pk, sk } = item;
+        if (typeof pk === 'string' && typeof sk === 'string') found.set(itemKey({ pk, sk }), item);
+      }
+      return UnprocessedKeys?.[ctx.tableName]?.Keys ?? [];
+    },
+    {
+      resends: READ_RESENDS,
+      delayMs: (resend) => sdkBackoffMs(resend - 1, true),
+      sleep: (ms) => sleepFor(ms),
+      undone: () => 'DynamoDB left part of a read undone.',
+    },
+  );
   return found;
 }
 

@@ -1,4 +1,4 @@
-import { StoreError } from './errors.js';
+import { sendUntilProcessed } from './batch-rounds.js';
 import { keys } from './keys.js';
 import type { StoreContext } from './store-context.js';
 import type { TableItem } from './table.js';
@@ -105,20 +105,23 @@ export class TeamUserData {
 
   async #deleteBatch(batch: readonly ItemKey[]): Promise<void> {
     const tableName = this.#ctx.tableName;
-    let requests = batch.map((key) => ({ DeleteRequest: { Key: { pk: key.pk, sk: key.sk } } }));
+    const requests = batch.map((key) => ({ DeleteRequest: { Key: { pk: key.pk, sk: key.sk } } }));
     // Unprocessed items come back under load; they are sent again, with backoff, a bounded number
     // of times. Past that the removal fails as unavailable storage, and its retry resumes here.
-    for (let round = 0; requests.length > 0; round++) {
-      if (round > UNPROCESSED_ROUNDS) {
-        throw new StoreError(
-          'storage_unavailable',
-          `DynamoDB left ${requests.length} deletion(s) unprocessed after ${UNPROCESSED_ROUNDS} resends.`,
-        );
-      }
-      if (round > 0) await this.#sleep(UNPROCESSED_BASE_DELAY_MS * 2 ** (round - 1));
-      const result = await this.#ctx.table.batchWrite({ RequestItems: { [tableName]: requests } });
-      requests = (result.UnprocessedItems?.[tableName] ?? []) as typeof requests;
-    }
+    await sendUntilProcessed(
+      requests,
+      async (undone) => {
+        const result = await this.#ctx.table.batchWrite({ RequestItems: { [tableName]: [...undone] } });
+        return (result.UnprocessedItems?.[tableName] ?? []) as typeof requests;
+      },
+      {
+        resends: UNPROCESSED_ROUNDS,
+        delayMs: (resend) => UNPROCESSED_BASE_DELAY_MS * 2 ** (resend - 1),
+        sleep: this.#sleep,
+        undone: (count) =>
+          `DynamoDB left ${count} deletion(s) unprocessed after ${UNPROCESSED_ROUNDS} resends.`,
+      },
+    );
   }
 }
 
