@@ -22,7 +22,8 @@ export const slackFetch: FetchFunction = async (url, init = {}) => {
   const bytes = Buffer.from(await answer.body.arrayBuffer());
   if (answer.statusCode >= 300 && answer.statusCode < 400 && init.redirect !== 'manual') {
     // As `fetch` fails under the client's `redirect: 'error'`; Slack's endpoints do not redirect.
-    throw new TypeError(`${String(url)} answered a redirect (${answer.statusCode}), which is not followed`);
+    // The URL stays out of the message: a response_url is as good as a credential for 30 minutes.
+    throw new TypeError(`Slack answered a redirect (${answer.statusCode}), which is not followed`);
   }
   return new SlackAnswer(String(url), answer.statusCode, new AnswerHeaders(answer.headers), bytes);
 };

@@ -102,11 +102,17 @@ describe('slackFetch under the Web API client', () => {
     });
   });
 
-  it('refuses a redirect instead of following it', async () => {
+  it('refuses a redirect instead of following it, without the URL in its message', async () => {
     answer = () => ({ status: 302, headers: { location: 'http://elsewhere.invalid/' }, body: '' });
     await expect(client().chat.postMessage({ channel: 'C1', text: 'x' })).rejects.toMatchObject({
       code: ErrorCode.RequestError,
     });
+    const responseUrl = `${baseUrl}commands/T0001/1234/secret-part`;
+    const refused = await slackFetch(responseUrl, { method: 'POST', body: '{}' }).catch(
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(TypeError);
+    expect(String((refused as Error).message)).not.toContain('secret-part');
   });
 
   it('answers a JSON post (Bolt’s respond) with ok, status, text and bytes', async () => {
