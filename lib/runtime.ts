@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { WebClient } from '@slack/web-api';
-import type { Dispatcher } from 'undici';
+import type { RequestDispatcher } from './api/client.js';
 import type { ApiSettings } from './api/client-factory.js';
 import { type Config, type SlackAuth, type StorageRole, storageSettings } from './config.js';
 import { createMetrics, recordApiCall } from './observability/metrics.js';
@@ -71,7 +71,7 @@ export interface CoreDeps {
 export function createCoreDeps(
   config: Config,
   logger: Logger,
-  options: { readonly role: StorageRole; readonly dispatcher?: Dispatcher | undefined },
+  options: { readonly role: StorageRole; readonly dispatcher?: RequestDispatcher | undefined },
 ): CoreDeps {
   const { role, dispatcher } = options;
   const metrics = createMetrics();

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { type Dispatcher, request } from 'undici';
+import { request } from 'undici';
+import type { RequestDispatcher } from '../../lib/api/client.js';
 import type { OutcomeCheckSettings } from '../../lib/changes/outcomes.js';
 import type { Config, SlackAuth } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
@@ -39,7 +40,7 @@ export interface BotStackOptions {
   readonly tableName?: string;
   /** The cloud API (the emulator's `/v4` base URL). */
   readonly apiBaseUrl: string;
-  readonly apiDispatcher?: Dispatcher;
+  readonly apiDispatcher?: RequestDispatcher;
   readonly apiTimeoutMs?: number;
   readonly slack?: SlackStandInOptions;
   readonly inlineBudgetMs?: number;

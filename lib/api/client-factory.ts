@@ -1,5 +1,4 @@
-import type { Dispatcher } from 'undici';
-import { type ApiCallEvent, ApiClient } from './client.js';
+import { type ApiCallEvent, ApiClient, type RequestDispatcher } from './client.js';
 
 /**
  * The one place production code builds an `ApiClient`, so every caller (commands, approvals,
@@ -10,7 +9,7 @@ import { type ApiCallEvent, ApiClient } from './client.js';
 export interface ApiSettings {
   readonly baseUrl: string;
   readonly timeoutMs: number;
-  readonly dispatcher?: Dispatcher | undefined;
+  readonly dispatcher?: RequestDispatcher | undefined;
   /** Every attempt of every call, for metrics. */
   readonly onCall?: ((event: ApiCallEvent) => void) | undefined;
 }

@@ -1,7 +1,7 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
-import { Agent, type Dispatcher } from 'undici';
 import * as z from 'zod';
 import packageJson from '../../package.json' with { type: 'json' };
+import { exchange } from '../http-exchange.js';
 import {
   ApiError,
   type ApiErrorCode,
@@ -53,20 +53,56 @@ export const LIST_ALL_PAGE_SIZE = 500;
  */
 export const DEFAULT_LIST_CONCURRENCY = 10;
 
-let sharedAgent: Agent | undefined;
+/** The request the client hands to its transport: one attempt of one call. */
+export interface DispatchedRequest {
+  readonly origin: string;
+  readonly path: string;
+  readonly method: HttpMethod;
+  readonly headers: Record<string, string>;
+  readonly body: string | null;
+  readonly signal: AbortSignal;
+}
+
+/** The answer, read in full by `body.text()`. */
+export interface DispatchedAnswer {
+  readonly statusCode: number;
+  readonly headers: ResponseHeaders;
+  readonly body: { text(): Promise<string> };
+}
 
 /**
- * One keep-alive agent per process, so warm Lambda invocations reuse connections. The idle
- * timeout stays short because a frozen Lambda may wake up to sockets the server already closed.
+ * What the client needs of an HTTP client: undici's `Dispatcher.request` shape, which tests fill
+ * with undici's `MockAgent` and the listing bench with a pool over several API processes.
  */
-export function sharedDispatcher(): Dispatcher {
-  sharedAgent ??= new Agent({
-    keepAliveTimeout: 4_000,
-    keepAliveMaxTimeout: 60_000,
-    connect: { timeout: 5_000 },
-  });
-  return sharedAgent;
+export interface RequestDispatcher {
+  request(request: DispatchedRequest): Promise<DispatchedAnswer>;
 }
+
+/** Connecting to the API takes at most this long; a request that never connected is sent again. */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * The production transport: `node:http(s)` with the process's keep-alive connections
+ * (`keepAliveAgent`). The client's deadline arrives as the signal; nothing else times it out.
+ */
+export const nodeDispatcher: RequestDispatcher = {
+  async request({ origin, path, method, headers, body, signal }) {
+    const answer = await exchange({
+      url: new URL(path, origin),
+      method,
+      headers,
+      body: body ?? undefined,
+      service: 'the cloud API',
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      signal,
+    });
+    return {
+      statusCode: answer.status,
+      headers: answer.headers,
+      body: { text: async () => answer.body.toString('utf8') },
+    };
+  },
+};
 
 /** One attempt of one call, for logs and metrics. */
 export interface ApiCallEvent {
@@ -89,7 +125,7 @@ export interface ApiClientOptions {
   /** The user's personal access token; public operations work without one. */
   token?: string | undefined;
   userAgent?: string | undefined;
-  dispatcher?: Dispatcher | undefined;
+  dispatcher?: RequestDispatcher | undefined;
   /** Budget of one call, retries and waits included, unless the call sets an earlier deadline. */
   timeoutMs?: number | undefined;
   /** Further attempts after the first one. */
@@ -195,7 +231,7 @@ export class ApiClient {
   readonly #basePath: string;
   readonly #token: string | undefined;
   readonly #userAgent: string;
-  readonly #dispatcher: Dispatcher;
+  readonly #dispatcher: RequestDispatcher;
   readonly #timeoutMs: number;
   readonly #maxRetries: number;
   readonly #backoff: BackoffPolicy;
@@ -212,7 +248,7 @@ export class ApiClient {
     this.#basePath = url.pathname.replace(/\/+$/, '');
     this.#token = options.token || undefined;
     this.#userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
-    this.#dispatcher = options.dispatcher ?? sharedDispatcher();
+    this.#dispatcher = options.dispatcher ?? nodeDispatcher;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.#backoff = options.backoff ?? DEFAULT_BACKOFF;
@@ -455,7 +491,7 @@ export class ApiClient {
         signal,
       });
       const bodyText = await response.body.text();
-      const headers = response.headers as ResponseHeaders;
+      const headers = response.headers;
       const rateLimit = parseRateLimit(headers);
       if (rateLimit) this.#lastRateLimit = rateLimit;
 

@@ -212,8 +212,13 @@ export function invalidResponseError(operationId: string, issues: readonly z.cor
 // ---------------------------------------------------------------------------------------------
 // Anything thrown
 
-/** Error codes of Node sockets and undici that mean the API could not be reached or the connection broke. */
+/**
+ * Error codes that mean the API could not be reached or the connection broke: Node's sockets,
+ * `http-exchange.ts` (no connection in time) and undici (a dispatcher a caller passes, such as
+ * its `MockAgent`).
+ */
 const NETWORK_ERROR_CODES = new Set([
+  'CONNECT_TIMEOUT',
   'ECONNREFUSED',
   'ECONNRESET',
   'ENOTFOUND',

@@ -31,6 +31,8 @@ const NEVER_SENT_CODES = new Set([
   'EAI_AGAIN',
   'ENETUNREACH',
   'EHOSTUNREACH',
+  // No connection within the limit: `ConnectTimeoutError` of `http-exchange.ts`, or undici's.
+  'CONNECT_TIMEOUT',
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 

@@ -1,6 +1,6 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
 import aws4, { type Credentials } from 'aws4';
+import { ConnectTimeoutError, exchange, ownKeepAliveAgent } from '../http-exchange.js';
 import { sdkBackoffMs } from './backoff.js';
 import { environmentTarget } from './environment.js';
 
@@ -65,11 +65,6 @@ export class InvokeUnconfirmedError extends Error {
   override readonly name = 'InvokeUnconfirmedError';
 }
 
-/** No connection within the connect timeout: nothing was sent. */
-class ConnectTimeout extends Error {
-  override readonly name = 'TimeoutError';
-}
-
 /** The SDK's throttling error types (`@smithy/core` retry, THROTTLING_ERROR_CODES) Lambda uses. */
 const THROTTLING_TYPES = new Set(['TooManyRequestsException', 'ThrottlingException', 'RequestLimitExceeded']);
 /** Failures before any byte of the request could have reached Lambda. */
@@ -81,7 +76,7 @@ type Attempt =
   | {
       readonly kind: 'answered';
       readonly status: number;
-      readonly headers: IncomingMessage['headers'];
+      readonly headers: IncomingHttpHeaders;
       readonly text: string;
     }
   | { readonly kind: 'not_sent'; readonly error: unknown }
@@ -93,17 +88,16 @@ export function createLambdaInvoker(
   random: () => number = Math.random,
 ): LambdaInvoker {
   const url = new URL(options.endpoint ?? `https://lambda.${options.region}.amazonaws.com`);
-  const secure = url.protocol === 'https:';
-  const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
-  const send = secure ? httpsRequest : httpRequest;
+  const agent = ownKeepAliveAgent(url);
 
-  const attempt = (functionName: string, body: string): Promise<Attempt> => {
+  const attempt = async (functionName: string, body: string): Promise<Attempt> => {
+    const path = `/2015-03-31/functions/${encodeURIComponent(functionName)}/invocations`;
     const signed = aws4.sign(
       {
         host: url.hostname,
         ...(url.port ? { port: Number(url.port) } : {}),
         method: 'POST',
-        path: `/2015-03-31/functions/${encodeURIComponent(functionName)}/invocations`,
+        path,
         service: 'lambda',
         region: options.region,
         headers: { 'content-type': 'application/json', 'x-amz-invocation-type': 'Event' },
@@ -111,60 +105,33 @@ export function createLambdaInvoker(
       },
       options.credentials,
     );
-    return new Promise((resolve) => {
-      const timers: NodeJS.Timeout[] = [];
-      let settled = false;
-      let sent = false;
-      const settle = (result: Attempt) => {
-        if (settled) return;
-        settled = true;
-        for (const timer of timers) clearTimeout(timer);
-        resolve(result);
+    let sent = false;
+    try {
+      const answer = await exchange({
+        url: new URL(path, url),
+        method: 'POST',
+        headers: signed.headers,
+        body,
+        agent,
+        service: 'Lambda',
+        connectTimeoutMs: options.connectTimeoutMs,
+        answerTimeoutMs: options.requestTimeoutMs,
+        // Once the whole request is handed to the connection, Lambda may act on it.
+        onSent: () => {
+          sent = true;
+        },
+      });
+      return {
+        kind: 'answered',
+        status: answer.status,
+        headers: answer.headers,
+        text: answer.body.toString('utf8'),
       };
-      const failed = (error: unknown) =>
-        settle(
-          sent && !(error instanceof ConnectTimeout) && !NOT_SENT_CODES.has(codeOf(error))
-            ? { kind: 'unconfirmed', error }
-            : { kind: 'not_sent', error },
-        );
-      const request = send({ ...signed, agent }, (response: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          settle({
-            kind: 'answered',
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            text: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-        response.on('error', failed);
-      });
-      // Once the whole request is handed to the connection, Lambda may act on it.
-      request.on('finish', () => {
-        sent = true;
-      });
-      timers.push(
-        setTimeout(
-          () => request.destroy(new Error(`Lambda: no answer within ${options.requestTimeoutMs} ms`)),
-          options.requestTimeoutMs,
-        ),
-      );
-      request.on('socket', (socket) => {
-        if (!socket.connecting) return;
-        const connect = setTimeout(
-          () =>
-            request.destroy(
-              new ConnectTimeout(`Lambda: no connection within ${options.connectTimeoutMs} ms`),
-            ),
-          options.connectTimeoutMs,
-        );
-        timers.push(connect);
-        socket.once('connect', () => clearTimeout(connect));
-      });
-      request.on('error', failed);
-      request.end(body);
-    });
+    } catch (error) {
+      return sent && !(error instanceof ConnectTimeoutError) && !NOT_SENT_CODES.has(codeOf(error))
+        ? { kind: 'unconfirmed', error }
+        : { kind: 'not_sent', error };
+    }
   };
 
   return {
@@ -219,7 +186,7 @@ export function lambdaTarget(
  * REST-JSON errors: the type in `x-amzn-ErrorType` (`TooManyRequestsException:http://…` at
  * times), else the body's `__type` or `code`.
  */
-function errorType(headers: IncomingMessage['headers'], text: string, status: number): string {
+function errorType(headers: IncomingHttpHeaders, text: string, status: number): string {
   const header = headers['x-amzn-errortype'];
   const fromHeader = typeof header === 'string' ? header.split(':')[0]?.trim() : undefined;
   if (fromHeader) return fromHeader;

@@ -1,11 +1,12 @@
 import type { FetchFunction } from '@slack/web-api';
-import { request } from 'undici';
+import { exchange } from '../http-exchange.js';
 
 /**
- * The `fetch` Slack's Web API client (and Bolt's `respond`) call, over undici's `request`: the HTTP
- * client the bot's API calls already use. With `globalThis.fetch` the first Slack call of a process
- * set up a second HTTP stack (Node's own copy of undici, its WHATWG request and stream objects, its
- * HTTP parser compiled again), about 10 ms of a cold login or Approve click (`npm run bench`).
+ * The `fetch` Slack's Web API client (and Bolt's `respond`) call, over `http-exchange.ts`: Node's
+ * own HTTP stack, which every other call of the functions uses. `globalThis.fetch` set up a second
+ * HTTP stack on a process's first Slack call (Node's copy of undici, its WHATWG request and stream
+ * objects, its HTTP parser compiled from WebAssembly), about 10 ms of a cold login or Approve click
+ * (`npm run bench`).
  *
  * It answers the client's own `FetchFunction` contract: a text body out; status, headers, URL and
  * the body as text, JSON or bytes back. A form body (a file upload) goes through `fetch` as before.
@@ -13,19 +14,22 @@ import { request } from 'undici';
 export const slackFetch: FetchFunction = async (url, init = {}) => {
   const { body } = init;
   if (body !== undefined && typeof body !== 'string') return fetch(url, init);
-  const answer = await request(url, {
-    method: (init.method ?? 'GET') as 'GET' | 'POST',
-    headers: init.headers ?? {},
-    body: body ?? null,
+  const answer = await exchange({
+    url: new URL(url),
+    method: init.method ?? 'GET',
+    headers: init.headers,
+    body,
+    service: 'Slack',
+    // As undici's default, which `fetch` had; the client sets no timeout of its own.
+    connectTimeoutMs: 10_000,
     signal: init.signal,
   });
-  const bytes = Buffer.from(await answer.body.arrayBuffer());
-  if (answer.statusCode >= 300 && answer.statusCode < 400 && init.redirect !== 'manual') {
+  if (answer.status >= 300 && answer.status < 400 && init.redirect !== 'manual') {
     // As `fetch` fails under the client's `redirect: 'error'`; Slack's endpoints do not redirect.
     // The URL stays out of the message: a response_url is as good as a credential for 30 minutes.
-    throw new TypeError(`Slack answered a redirect (${answer.statusCode}), which is not followed`);
+    throw new TypeError(`Slack answered a redirect (${answer.status}), which is not followed`);
   }
-  return new SlackAnswer(String(url), answer.statusCode, new AnswerHeaders(answer.headers), bytes);
+  return new SlackAnswer(String(url), answer.status, new AnswerHeaders(answer.headers), answer.body);
 };
 
 /** The answer and its headers as the client reads them (the package names but does not export them). */
@@ -45,7 +49,7 @@ class SlackAnswer implements FetchResponse {
     return this.status >= 200 && this.status < 300;
   }
 
-  /** HTTP/1.1 reason phrases are not kept by undici; `fetch` over HTTP/2 has none either. */
+  /** Not kept: the client never reads it, and `fetch` over HTTP/2 has none either. */
   get statusText(): string {
     return '';
   }

@@ -1,5 +1,4 @@
 import type { WebClient } from '@slack/web-api';
-import { request } from 'undici';
 import { ApiError } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
 import { findOperation } from '../api/operations/index.js';
@@ -8,6 +7,7 @@ import { attemptChange, type ChangeAttempt, type OutcomeCheckSettings } from '..
 import type { OperationRunner } from '../changes/ports.js';
 import { watchPlanFor } from '../changes/status-watch.js';
 import { concludeJobInDoubt, firstDelivery, plainJobRefusal } from '../changes/worker-checks.js';
+import { exchange } from '../http-exchange.js';
 import { answersWithChart } from '../reports/chart-operations.js';
 import type { SlackInstallKind } from '../reports/history-budget.js';
 import { withAliasLine } from './alias-line.js';
@@ -292,15 +292,16 @@ export async function deliverSafely(
 }
 
 export async function postJson(url: string, body: unknown): Promise<void> {
-  const response = await request(url, {
+  const response = await exchange({
+    url: new URL(url),
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
-    headersTimeout: 10_000,
-    bodyTimeout: 10_000,
+    service: 'response_url',
+    connectTimeoutMs: 10_000,
+    answerTimeoutMs: 10_000,
   });
-  await response.body.text();
-  if (response.statusCode >= 400) {
-    throw new Error(`response_url answered ${response.statusCode}`);
+  if (response.status >= 400) {
+    throw new Error(`response_url answered ${response.status}`);
   }
 }

@@ -71,6 +71,8 @@ const UNAVAILABLE_NAMES = new Set([
   'ResourceNotFoundException',
 ]);
 const UNAVAILABLE_CODES = new Set([
+  // No connection within the limit (`ConnectTimeoutError` of `http-exchange.ts`).
+  'CONNECT_TIMEOUT',
   'ECONNREFUSED',
   'ECONNRESET',
   'EPIPE',

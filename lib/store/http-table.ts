@@ -1,10 +1,9 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { BatchGetCommandInput, BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import aws4, { type Credentials } from 'aws4';
 import { sdkBackoffMs } from '../aws/backoff.js';
 import { environmentTarget } from '../aws/environment.js';
+import { AnswerTimeoutError, ConnectTimeoutError, exchange, ownKeepAliveAgent } from '../http-exchange.js';
 import { guardedStorageCall } from './store-context.js';
 import type { ItemPage, Table, TableItem } from './table.js';
 
@@ -23,8 +22,9 @@ import type { ItemPage, Table, TableItem } from './table.js';
  * Errors keep the SDK's shape where callers look: `name` is DynamoDB's error type
  * (`ConditionalCheckFailedException`, `TransactionCanceledException`), `$metadata.httpStatusCode`
  * the status, a failed condition's `Item` the old item in wire format; network failures keep
- * Node's `code`, timeouts are `TimeoutError`. Every call runs under the request's storage budget
- * and turns outages into `StoreError('storage_unavailable')` (`guardedStorageCall`).
+ * Node's `code`, timeouts are those of `http-exchange.ts` (`ConnectTimeoutError`, and
+ * `TimeoutError` for an answer). Every call runs under the request's storage budget and turns
+ * outages into `StoreError('storage_unavailable')` (`guardedStorageCall`).
  */
 
 export interface HttpTableOptions {
@@ -72,20 +72,14 @@ export class DynamoDbServiceError extends Error {
   }
 }
 
-class AttemptTimeout extends Error {
-  override readonly name = 'TimeoutError';
-}
-
 export function createHttpTable(options: HttpTableOptions): HttpTable {
   const url = new URL(options.endpoint ?? `https://dynamodb.${options.region}.amazonaws.com`);
-  const secure = url.protocol === 'https:';
-  const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
-  const send = secure ? httpsRequest : httpRequest;
+  const agent = ownKeepAliveAgent(url);
   // A call still retrying when the client is closed (a request's budget ran out, then shutdown)
   // must not open new connections.
   let closed = false;
 
-  const attempt = (target: string, body: string): Promise<{ status: number; text: string }> => {
+  const attempt = async (target: string, body: string): Promise<{ status: number; text: string }> => {
     const signed = aws4.sign(
       {
         host: url.hostname,
@@ -102,38 +96,17 @@ export function createHttpTable(options: HttpTableOptions): HttpTable {
       },
       options.credentials,
     );
-    return new Promise((resolve, reject) => {
-      const timers: NodeJS.Timeout[] = [];
-      const done = () => {
-        for (const timer of timers) clearTimeout(timer);
-      };
-      const request = send({ ...signed, agent }, (response: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          done();
-          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
-        });
-        response.on('error', (error) => {
-          done();
-          reject(error);
-        });
-      });
-      const timeOut = (what: string, ms: number) =>
-        setTimeout(() => request.destroy(new AttemptTimeout(`DynamoDB: no ${what} within ${ms} ms`)), ms);
-      timers.push(timeOut('answer', options.requestTimeoutMs));
-      request.on('socket', (socket) => {
-        if (!socket.connecting) return;
-        const connect = timeOut('connection', options.connectTimeoutMs);
-        timers.push(connect);
-        socket.once('connect', () => clearTimeout(connect));
-      });
-      request.on('error', (error) => {
-        done();
-        reject(error);
-      });
-      request.end(body);
+    const answer = await exchange({
+      url: new URL('/', url),
+      method: 'POST',
+      headers: signed.headers,
+      body,
+      agent,
+      service: 'DynamoDB',
+      connectTimeoutMs: options.connectTimeoutMs,
+      answerTimeoutMs: options.requestTimeoutMs,
     });
+    return { status: answer.status, text: answer.body.toString('utf8') };
   };
 
   const call = (target: string, input: Record<string, unknown>): Promise<Record<string, unknown>> =>
@@ -323,7 +296,7 @@ function errorType(body: Record<string, unknown>): string | undefined {
 }
 
 function isTransient(error: unknown): boolean {
-  if (error instanceof AttemptTimeout) return true;
+  if (error instanceof ConnectTimeoutError || error instanceof AnswerTimeoutError) return true;
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && TRANSIENT_CODES.has(code);
 }
