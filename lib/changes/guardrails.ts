@@ -1,7 +1,7 @@
 import type { AnyOperation, OperationClass, Scope } from '../api/operation.js';
 import type { HelpFit } from '../commands/help-topics.js';
 import type { CommandOperation } from '../commands/registry.js';
-import type { ApprovalPolicy, ApprovalRule, Store, StoredChannelPolicy } from '../store/index.js';
+import type { ApprovalPolicy, ApprovalRule, CallerRead, Store, StoredChannelPolicy } from '../store/index.js';
 
 /**
  * Channel guardrails: what may run in a channel and who must approve it there. The rule for an
@@ -86,10 +86,10 @@ export async function channelGuard(
   team: string,
   channel: string,
   op: AnyOperation,
-  /** The channel's policy, if it was already being read. */
-  policyRead?: Promise<StoredChannelPolicy | undefined>,
+  /** The caller's items, if they were already being read. */
+  read?: CallerRead,
 ): Promise<ChannelGuard> {
-  const policy = await (policyRead ?? store.channelPolicy.get(team, channel));
+  const policy = await store.channelPolicy.get(team, channel, read);
   const refusal = await guardrailRefusal(store, team, op, policy);
   const ruled =
     policy !== undefined &&
@@ -140,10 +140,12 @@ export async function helpFitFor(
   team: string,
   user: string,
   channel: string,
+  /** The caller's items, if they were already being read. */
+  read?: CallerRead,
 ): Promise<HelpFit | undefined> {
   try {
     // Read without the repositories, so a cold `/cloud help` loads neither them nor zod.
-    const { scopes, channelPolicy: policy } = await store.helpScope(team, user, channel);
+    const { scopes, channelPolicy: policy } = await store.helpScope(team, user, channel, read);
     if (!scopes && !policy) return undefined;
     const why = [scopes && "your token's scopes", policy && "this channel's policy"]
       .filter(Boolean)

@@ -2,7 +2,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { WebClient } from '@slack/web-api';
 import type { RelyingParty } from '../passkeys/paths.js';
 import type { OnVerifiedAssertion } from '../passkeys/routes.js';
-import type { StoredChannelPolicy } from '../store/index.js';
+import type { CallerRead, TokenLookup } from '../store/index.js';
 import type { Handoff } from './handoff.js';
 import type { BotInstaller } from './oauth.js';
 import type { RunnerDeps } from './operation-runner.js';
@@ -61,10 +61,13 @@ export interface RequestContext {
    */
   readonly viaAlias?: { readonly name: string; readonly line: string } | undefined;
   /**
-   * This channel's policy, read while the request's delivery claim was in flight (an operation's
-   * command reads it next anyway): the guard uses it instead of reading again.
+   * The caller's items (active profile, default link, this channel's policy), read while the
+   * request's delivery claim was in flight: an operation's command reads them next anyway, so the
+   * guard, the token lookup and the reply's buttons use this read instead of reading again.
    */
-  readonly channelPolicyRead?: Promise<StoredChannelPolicy | undefined> | undefined;
+  readonly callerRead?: CallerRead | undefined;
+  /** The caller's token, looked up from `callerRead` while the command's modules load. */
+  readonly tokenLookup?: Promise<TokenLookup> | undefined;
 }
 
 export interface BotCommandContext {

@@ -56,7 +56,7 @@ export async function answerOperation(
 ): Promise<Reply> {
   const request: OperationRequest = { ...ask, team: ctx.team, user: ctx.user, channel: ctx.channel };
   const { op } = request;
-  const guard = await channelGuard(deps.store, ctx.team, ctx.channel, op, ctx.channelPolicyRead);
+  const guard = await channelGuard(deps.store, ctx.team, ctx.channel, op, ctx.callerRead);
   if (guard.refusal) return notice(guardrailRefusalText(guard.refusal));
   if (breakGlassReason !== undefined) {
     if (!guard.approvalRequired) {
@@ -86,6 +86,8 @@ export async function answerOperation(
     return await runOperation(deps, request, {
       signal: budget.signal,
       deadline: Date.now() + deps.inlineBudgetMs,
+      callerRead: ctx.callerRead,
+      tokenLookup: ctx.tokenLookup,
     });
   } catch (error) {
     // Out of time, or a change whose outcome is unknown: the worker finds out without the deadline

@@ -9,7 +9,7 @@ import { recordChange } from '../changes/audit.js';
 import { helpFitFor } from '../changes/guardrails.js';
 import { SLASH_COMMAND } from '../commands/registry.js';
 import { commandNameOf } from '../commands/usage.js';
-import type { Store } from '../store/index.js';
+import type { CallerRead, Store, TokenLookup } from '../store/index.js';
 import { type ListRead, readListWindow } from './list-reader.js';
 import { withChangeAuthor } from './render/change-author.js';
 import { ListLayout } from './render/list.js';
@@ -64,6 +64,10 @@ export interface RunControl {
   readonly beforeCall?: ((client: ApiClient) => Promise<void>) | undefined;
   /** Sees every call the run makes to the API, retries included, besides the settings' own hook. */
   readonly onApiCall?: ((event: ApiCallEvent) => void) | undefined;
+  /** The caller's items, read with the request's claim (`RequestContext.callerRead`). */
+  readonly callerRead?: CallerRead | undefined;
+  /** The caller's token, already being looked up for the request's own team and user. */
+  readonly tokenLookup?: Promise<TokenLookup> | undefined;
 }
 
 /**
@@ -72,11 +76,11 @@ export interface RunControl {
  */
 export async function runOperation(deps: RunnerDeps, request: OperationRequest, control: RunControl = {}) {
   const { op, input, options, team, user } = request;
-  const resolution = await resolveToken(deps.store, team, user, op);
+  const resolution = await resolveToken(deps.store, team, user, op, control.tokenLookup);
   if (!resolution.ok) return resolution.reply;
 
   // Read while the API answers: the buttons of the reply offer only what may run here.
-  const fit = helpFitFor(deps.store, team, user, request.channel);
+  const fit = helpFitFor(deps.store, team, user, request.channel, control.callerRead);
   const client = createApiClient(withCallHook(deps.api, control.onApiCall), resolution.token);
   const filter = options.filter as Filter | undefined;
   const callOptions = {

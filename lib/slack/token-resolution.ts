@@ -1,5 +1,5 @@
 import type { AnyOperation } from '../api/operation.js';
-import type { Store } from '../store/index.js';
+import type { Store, TokenLookup } from '../store/index.js';
 import { ActionId } from './interaction-ids.js';
 import { actionButton, actionsBlock } from './render/blocks.js';
 import { notice, type Reply } from './reply.js';
@@ -20,14 +20,18 @@ export function loginPrompt(text: string): Reply {
   return notice(text, actions ? [actions] : []);
 }
 
-/** The caller's token for `op`: none is needed for public operations. */
+/**
+ * The caller's token for `op`: none is needed for public operations. `started` is the same lookup
+ * for this team and user, when it was started earlier.
+ */
 export async function resolveToken(
   store: Store,
   team: string,
   user: string,
   op: AnyOperation | undefined,
+  started?: Promise<TokenLookup>,
 ): Promise<TokenResolution> {
-  const lookup = await store.tokenLinks.getToken(team, user);
+  const lookup = await (started ?? store.tokenLinks.getToken(team, user));
   if (lookup.status === 'found') return { ok: true, token: lookup.token, profile: lookup.link.profile };
   if (op?.access === 'public') return { ok: true, token: undefined, profile: undefined };
   if (lookup.status === 'invalid') {

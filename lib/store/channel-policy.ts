@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { OPERATION_CLASSES } from '../api/operation.js';
 import { STEP_UP_REQUIREMENTS } from './approval-policy.js';
-import { getParsed, isConditionFailure, parseListedItem } from './items.js';
+import { type CallerRead, callerItemsOf } from './caller-items.js';
+import { getParsed, isConditionFailure, parseItem, parseListedItem } from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import '../zod-settings.js';
@@ -69,7 +70,13 @@ export class ChannelPolicyRepository {
     this.#ctx = ctx;
   }
 
-  async get(team: string, channel: string): Promise<StoredChannelPolicy | undefined> {
+  /** The channel's policy; from `read` when it is this channel's (sent earlier, `Store.readCaller`). */
+  async get(team: string, channel: string, read?: CallerRead): Promise<StoredChannelPolicy | undefined> {
+    const readAhead = callerItemsOf(read, team, undefined, channel);
+    if (readAhead) {
+      const raw = (await readAhead).channelPolicy;
+      return raw && toPolicy(parseItem(ChannelPolicyItemSchema, raw, 'channel policy'));
+    }
     const item = await getParsed(
       this.#ctx,
       { pk: keys.team(team), sk: keys.channelPolicy(channel) },

@@ -3,10 +3,10 @@ import type { AliasRepository } from './aliases.js';
 import type { ApprovalPolicyRepository } from './approval-policy.js';
 import type { ApprovalRepository } from './approvals.js';
 import type { AuditLogRepository } from './audit-log.js';
+import { type CallerRead, type HelpScope, readCaller, readHelpScope } from './caller-items.js';
 import type { ChannelPolicyRepository } from './channel-policy.js';
 import { DeliveryClaims } from './delivery-claims.js';
 import { StoreError } from './errors.js';
-import { type HelpScope, readHelpScope } from './help-scope.js';
 import type { InstallationRepository, OAuthStateStore } from './installations.js';
 import { type OnFirstUse, onFirstUse } from './lazy.js';
 import type { PasskeyLinkStore } from './passkey-links.js';
@@ -35,9 +35,9 @@ export type {
   VoteMethod,
 } from './approvals.js';
 export type { AuditEntry, AuditResult, NewAuditEntry } from './audit-log.js';
+export type { CallerItems, CallerRead, HelpScope } from './caller-items.js';
 export type { ApprovalRule, ChannelPolicy, StoredChannelPolicy } from './channel-policy.js';
 export { SecretDecryptionError, StoreError } from './errors.js';
-export type { HelpScope } from './help-scope.js';
 export type {
   InstallationNotFoundError,
   InstallationRepository,
@@ -93,8 +93,13 @@ export interface Store {
   readonly stepUp: OnFirstUse<StepUpRepository>;
   /** The store's clock (the tests move it). */
   readonly now: () => Date;
-  /** What `/cloud help` is fitted to, read without loading the repositories (`help-scope.ts`). */
-  helpScope(team: string, user: string, channel: string): Promise<HelpScope>;
+  /**
+   * Sends the read of the caller's items (active profile, default link, channel policy) at once,
+   * without loading the repositories that parse them (`caller-items.ts`); they take it as `read`.
+   */
+  readCaller(team: string, user: string, channel: string): CallerRead;
+  /** What `/cloud help` is fitted to, read without loading the repositories (`caller-items.ts`). */
+  helpScope(team: string, user: string, channel: string, read?: CallerRead): Promise<HelpScope>;
 }
 
 export function createStore(ctx: StoreContext, cipher: TokenCipher | OnFirstUse<TokenCipher>): Store {
@@ -129,7 +134,8 @@ export function createStore(ctx: StoreContext, cipher: TokenCipher | OnFirstUse<
     passkeyLinks: onFirstUse(async () => new (await import('./passkey-links.js')).PasskeyLinkStore(ctx)),
     stepUp: onFirstUse(async () => new (await import('./step-up.js')).StepUpRepository(ctx, cipher)),
     now: ctx.now,
-    helpScope: (team, user, channel) => readHelpScope(ctx, team, user, channel),
+    readCaller: (team, user, channel) => readCaller(ctx, team, user, channel),
+    helpScope: (team, user, channel, read) => readHelpScope(ctx, team, user, channel, read),
   };
 }
 

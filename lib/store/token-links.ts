@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { type CallerRead, callerItemsOf } from './caller-items.js';
 import { isConditionFailure, parseItem, parseListedItem } from './items.js';
 import { checkedProfile, DEFAULT_PROFILE, keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
@@ -66,6 +67,10 @@ type TokenLinkItem = z.infer<typeof TokenLinkItemSchema>;
 
 const ActiveProfileItemSchema = z.object({ kind: z.literal('active_profile'), profile: z.string() });
 
+function activeProfileOf(raw: Record<string, unknown>): string {
+  return parseItem(ActiveProfileItemSchema, raw, 'active profile').profile;
+}
+
 export class TokenLinkRepository {
   readonly #ctx: StoreContext;
   readonly #cipher: TokenCipher;
@@ -123,10 +128,10 @@ export class TokenLinkRepository {
    * The token for a call: of `profile` when given, otherwise of the active profile (or `default`).
    * Throws `SecretDecryptionError` when the stored envelope is not this user's.
    */
-  async getToken(team: string, user: string, profile?: string): Promise<TokenLookup> {
+  async getToken(team: string, user: string, profile?: string, read?: CallerRead): Promise<TokenLookup> {
     const { name, item } =
       profile === undefined
-        ? await this.#activeLinkItem(team, user)
+        ? await this.#activeLinkItem(team, user, read)
         : { name: profile, item: await this.#getItem(team, user, profile) };
     if (item === undefined) return { status: 'missing', profile: name };
     const link = this.#toLink(item);
@@ -165,7 +170,7 @@ export class TokenLinkRepository {
       Key: { pk: keys.user(team, user), sk: keys.active },
       ConsistentRead: true,
     });
-    return result.Item && parseItem(ActiveProfileItemSchema, result.Item, 'active profile').profile;
+    return result.Item && activeProfileOf(result.Item);
   }
 
   /** Makes `profile` the active one; false when the user has no unexpired link of that name. */
@@ -254,7 +259,17 @@ export class TokenLinkRepository {
   async #activeLinkItem(
     team: string,
     user: string,
+    read: CallerRead | undefined,
   ): Promise<{ name: string; item: TokenLinkItem | undefined }> {
+    // Sent earlier with the rest of the caller's items (`Store.readCaller`): nothing to wait for
+    // but that read.
+    const readAhead = callerItemsOf(read, team, user, undefined);
+    if (readAhead) {
+      const { activeProfile, defaultLink } = await readAhead;
+      const name = activeProfile === undefined ? DEFAULT_PROFILE : activeProfileOf(activeProfile);
+      if (name !== DEFAULT_PROFILE) return { name, item: await this.#getItem(team, user, name) };
+      return { name, item: defaultLink && this.#usableLink(defaultLink) };
+    }
     const [active, defaultLink] = await Promise.allSettled([
       this.getActiveProfile(team, user),
       this.#getItem(team, user, DEFAULT_PROFILE),
@@ -272,9 +287,12 @@ export class TokenLinkRepository {
       Key: { pk: keys.user(team, user), sk: keys.link(profile) },
       ConsistentRead: true,
     });
-    if (result.Item === undefined) return undefined;
-    const item = parseItem(TokenLinkItemSchema, result.Item, 'token link');
-    // TTL deletes expired links only eventually; until then they must not be used.
+    return result.Item && this.#usableLink(result.Item);
+  }
+
+  /** The stored link parsed; undefined once expired, since TTL deletes expired links only eventually. */
+  #usableLink(raw: Record<string, unknown>): TokenLinkItem | undefined {
+    const item = parseItem(TokenLinkItemSchema, raw, 'token link');
     return this.#isExpired(item) ? undefined : item;
   }
 

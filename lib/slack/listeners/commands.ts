@@ -53,15 +53,17 @@ export function registerCommands(app: App, deps: BotDeps): void {
       const claim = isFirstCommandDelivery(deps, ctx, command);
       // An operation's answer needs the full parser (the operations table and zod) and the runner
       // (the API client): on a cold start their loading takes longer than the claim's round trip,
-      // so they load while the claim is in flight instead of after it, and the channel's policy,
-      // which its guard reads first, is read meanwhile. A repeated delivery only loads modules it
-      // would have loaded anyway, and drops the read; a failed read surfaces where it is awaited.
+      // so they load while the claim is in flight instead of after it. The caller's items, which
+      // its guard and token lookup read first, are read meanwhile, and the token looked up from
+      // them. A repeated delivery only loads modules it would have loaded anyway, and drops the
+      // reads; a failed read surfaces where it is awaited.
       let operationCtx = ctx;
       if (front.kind === 'operation-args') {
         preloadOperationAnswer();
-        const channelPolicyRead = deps.store.channelPolicy.get(ctx.team, ctx.channel);
-        channelPolicyRead.catch(() => undefined);
-        operationCtx = { ...ctx, channelPolicyRead };
+        const callerRead = deps.store.readCaller(ctx.team, ctx.user, ctx.channel);
+        const tokenLookup = deps.store.tokenLinks.getToken(ctx.team, ctx.user, undefined, callerRead);
+        tokenLookup.catch(() => undefined);
+        operationCtx = { ...ctx, callerRead, tokenLookup };
       }
       if (!(await claim)) return undefined;
       // A word that names no command may be an alias of this channel or workspace: its expansion

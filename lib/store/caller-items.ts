@@ -9,8 +9,8 @@ import type { TableItem } from './table.js';
 /**
  * What `/cloud help` is fitted to: the scopes of the caller's active token and the operation
  * classes the channel allows. It reads the same items as `TokenLinkRepository.getActiveProfile`
- * and `getLink` and `ChannelPolicyRepository.get`, projected to the few attributes help needs and
- * checked here, so the first answer of a cold start loads neither those repositories nor zod
+ * and `getLink` and `ChannelPolicyRepository.get` (the caller's items, below), checks the few
+ * attributes help needs here, so the first answer of a cold start loads neither those repositories nor zod
  * (their item schemas). A malformed item is a `malformed_item` error, as the repositories say it.
  */
 export interface HelpScope {
@@ -20,29 +20,84 @@ export interface HelpScope {
   readonly channelPolicy?: { readonly allowedClasses?: readonly string[] | undefined } | undefined;
 }
 
+/**
+ * The items a person's command in a channel reads first, as stored: their active profile, their
+ * default profile's link and the channel's policy. The repositories parse them where they are used
+ * (`TokenLinkRepository.getToken`, `ChannelPolicyRepository.get`), and help reads what it needs.
+ */
+export interface CallerItems {
+  readonly activeProfile?: TableItem | undefined;
+  readonly defaultLink?: TableItem | undefined;
+  readonly channelPolicy?: TableItem | undefined;
+}
+
+/**
+ * A read of the caller's items already on its way, sent with a command's delivery claim instead
+ * of after the modules that parse them have loaded, and whose items they are: a reader uses it only
+ * for the same team, user and channel. A failed read surfaces where it is awaited.
+ */
+export interface CallerRead {
+  readonly team: string;
+  readonly user: string;
+  readonly channel: string;
+  readonly items: Promise<CallerItems>;
+}
+
+export function readCaller(ctx: StoreContext, team: string, user: string, channel: string): CallerRead {
+  const items = readCallerItems(ctx, team, user, channel);
+  items.catch(() => undefined);
+  return { team, user, channel, items };
+}
+
+/** The read's items when it is of this team, user and channel; undefined for any other. */
+export function callerItemsOf(
+  read: CallerRead | undefined,
+  team: string,
+  user: string | undefined,
+  channel: string | undefined,
+): Promise<CallerItems> | undefined {
+  if (read?.team !== team) return undefined;
+  if (user !== undefined && read.user !== user) return undefined;
+  if (channel !== undefined && read.channel !== channel) return undefined;
+  return read.items;
+}
+
+async function readCallerItems(ctx: StoreContext, team: string, user: string, channel: string) {
+  const { active, policy, defaultLink } = callerKeys(team, user, channel);
+  const found = await readItems(ctx, [active, policy, defaultLink]);
+  return {
+    activeProfile: found.get(itemKey(active)),
+    defaultLink: found.get(itemKey(defaultLink)),
+    channelPolicy: found.get(itemKey(policy)),
+  } satisfies CallerItems;
+}
+
+function callerKeys(team: string, user: string, channel: string) {
+  const userKey = keys.user(team, user);
+  return {
+    active: { pk: userKey, sk: keys.active },
+    policy: { pk: keys.team(team), sk: keys.channelPolicy(channel) },
+    defaultLink: { pk: userKey, sk: keys.link(DEFAULT_PROFILE) },
+  };
+}
+
 export async function readHelpScope(
   ctx: StoreContext,
   team: string,
   user: string,
   channel: string,
+  read?: CallerRead,
 ): Promise<HelpScope> {
-  const userKey = keys.user(team, user);
-  const active = { pk: userKey, sk: keys.active };
-  const policy = { pk: keys.team(team), sk: keys.channelPolicy(channel) };
-  const linkOf = (profile: string) => ({ pk: userKey, sk: keys.link(profile) });
   // Most people use the default profile: its link is read in the same request as the active
   // profile and the channel policy, so help waits for one read; another profile's link is read next.
-  const first = await readItems(ctx, [active, policy, linkOf(DEFAULT_PROFILE)]);
-  const activeItem = first.get(itemKey(active));
-  const profile = activeItem === undefined ? DEFAULT_PROFILE : activeProfileOf(activeItem);
+  const first = await (callerItemsOf(read, team, user, channel) ?? readCallerItems(ctx, team, user, channel));
+  const profile = first.activeProfile === undefined ? DEFAULT_PROFILE : activeProfileOf(first.activeProfile);
+  const linkKey = { pk: keys.user(team, user), sk: keys.link(profile) };
   const link =
-    profile === DEFAULT_PROFILE
-      ? first.get(itemKey(linkOf(DEFAULT_PROFILE)))
-      : (await readItems(ctx, [linkOf(profile)])).get(itemKey(linkOf(profile)));
-  const policyItem = first.get(itemKey(policy));
+    profile === DEFAULT_PROFILE ? first.defaultLink : (await readItems(ctx, [linkKey])).get(itemKey(linkKey));
   return {
     scopes: link === undefined ? undefined : scopesOf(link, ctx.now()),
-    channelPolicy: policyItem === undefined ? undefined : policyOf(policyItem),
+    channelPolicy: first.channelPolicy === undefined ? undefined : policyOf(first.channelPolicy),
   };
 }
 
@@ -51,14 +106,11 @@ interface ItemKey {
   readonly sk: string;
 }
 
-/** What help reads of the three kinds of item: one projection, as a batch read takes one a table. */
-const ATTRIBUTES = ['pk', 'sk', 'kind', 'profile', 'policy', 'scopes', 'token_expiry'] as const;
 /** DynamoDB may leave keys of a batch unprocessed under load: they are asked again, twice at most. */
 const READ_RESENDS = 2;
 
 /** The items at `itemKeys` that exist, by `itemKey`, in one BatchGetItem (more only for keys left unprocessed). */
 async function readItems(ctx: StoreContext, itemKeys: readonly ItemKey[]): Promise<Map<string, TableItem>> {
-  const names = Object.fromEntries(ATTRIBUTES.map((name, i) => [`#a${i}`, name]));
   const found = new Map<string, TableItem>();
   await sendUntilProcessed<object>(
     itemKeys,
@@ -68,8 +120,6 @@ async function readItems(ctx: StoreContext, itemKeys: readonly ItemKey[]): Promi
           [ctx.tableName]: {
             Keys: [...undone],
             ConsistentRead: true,
-            ProjectionExpression: Object.keys(names).join(', '),
-            ExpressionAttributeNames: names,
           },
         },
       });

@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readCaller } from '../../../lib/store/caller-items.js';
+import { ChannelPolicyRepository } from '../../../lib/store/channel-policy.js';
+import { keys } from '../../../lib/store/keys.js';
+import type { StoreContext } from '../../../lib/store/store-context.js';
+import type { Table } from '../../../lib/store/table.js';
+import { TokenLinkRepository } from '../../../lib/store/token-links.js';
+import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
+
+/**
+ * An operation's command sends one read of the caller's items (active profile, default link, the
+ * channel's policy) with its delivery claim. The policy and the token are then taken from that
+ * read, with the same answers as reading them afresh, and without another round trip.
+ */
+
+const TEAM = 'T0READ';
+const CHANNEL = 'C0READ';
+let table: TestTable;
+let calls: string[];
+let ctx: StoreContext;
+let links: TokenLinkRepository;
+let policies: ChannelPolicyRepository;
+
+beforeAll(async () => {
+  table = await createTestTable();
+  const counted = new Proxy(table.ctx.table, {
+    get(target, name: keyof Table) {
+      const member = target[name];
+      if (typeof member !== 'function') return member;
+      return (...args: unknown[]) => {
+        calls.push(String(name));
+        return (member as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  ctx = { ...table.ctx, table: counted };
+  const cipher = randomLocalCipher();
+  links = new TokenLinkRepository(ctx, cipher);
+  policies = new ChannelPolicyRepository(ctx);
+  await new TokenLinkRepository(table.ctx, cipher).saveLink({
+    team: TEAM,
+    user: 'U0DEFAULT',
+    profile: 'default',
+    token: 'tok_default',
+    label: 'mine',
+    apiUsername: 'me',
+    scopes: 'volumes:read',
+    expiry: null,
+  });
+  await new ChannelPolicyRepository(table.ctx).put(TEAM, CHANNEL, { allowedClasses: ['read'] }, 'U0ADMIN');
+});
+afterAll(async () => {
+  await table?.dispose();
+});
+beforeEach(() => {
+  calls = [];
+});
+
+describe('a read of the caller’s items sent ahead', () => {
+  it('gives the channel policy and the default profile’s token in one batch read', async () => {
+    const read = readCaller(ctx, TEAM, 'U0DEFAULT', CHANNEL);
+    const [policy, lookup] = await Promise.all([
+      policies.get(TEAM, CHANNEL, read),
+      links.getToken(TEAM, 'U0DEFAULT', undefined, read),
+    ]);
+    expect(calls).toEqual(['batchGet']);
+    expect(policy).toEqual(await policies.get(TEAM, CHANNEL));
+    expect(policy?.allowedClasses).toEqual(['read']);
+    expect(lookup).toMatchObject({ status: 'found', token: 'tok_default', link: { profile: 'default' } });
+  });
+
+  it('reads another profile’s link next, as a lookup without the read does', async () => {
+    await links.saveLink({
+      team: TEAM,
+      user: 'U0OTHER',
+      profile: 'ops',
+      token: 'tok_ops',
+      label: 'ops',
+      apiUsername: 'ops',
+      scopes: 'unknown',
+      expiry: null,
+    });
+    expect(await links.setActiveProfile(TEAM, 'U0OTHER', 'ops')).toBe(true);
+    calls = [];
+    const read = readCaller(ctx, TEAM, 'U0OTHER', CHANNEL);
+    const lookup = await links.getToken(TEAM, 'U0OTHER', undefined, read);
+    expect(calls).toEqual(['batchGet', 'get']);
+    expect(lookup).toMatchObject({ status: 'found', token: 'tok_ops', link: { profile: 'ops' } });
+  });
+
+  it('is not used for another user or channel: those are read afresh', async () => {
+    const read = readCaller(ctx, TEAM, 'U0DEFAULT', CHANNEL);
+    await read.items;
+    calls = [];
+    expect(await policies.get(TEAM, 'C0ELSEWHERE', read)).toBeUndefined();
+    expect(await links.getToken(TEAM, 'U0NOBODY', undefined, read)).toEqual({
+      status: 'missing',
+      profile: 'default',
+    });
+    expect(calls).toEqual(['get', 'get', 'get']);
+  });
+
+  it('treats an expired default link as missing, and a malformed item as the repositories do', async () => {
+    await links.saveLink({
+      team: TEAM,
+      user: 'U0EXPIRED',
+      profile: 'default',
+      token: 'tok_old',
+      label: 'old',
+      apiUsername: 'old',
+      scopes: 'unknown',
+      expiry: new Date(table.clock.now().getTime() + 60_000),
+    });
+    await table.ctx.table.put({
+      TableName: table.ctx.tableName,
+      Item: {
+        pk: keys.team(TEAM),
+        sk: keys.channelPolicy('C0BROKEN'),
+        kind: 'channel_policy',
+        policy: 'all',
+      },
+    });
+    table.clock.advance(120_000);
+    try {
+      const read = readCaller(ctx, TEAM, 'U0EXPIRED', 'C0BROKEN');
+      expect(await links.getToken(TEAM, 'U0EXPIRED', undefined, read)).toEqual(
+        await links.getToken(TEAM, 'U0EXPIRED'),
+      );
+      expect(await links.getToken(TEAM, 'U0EXPIRED', undefined, read)).toMatchObject({ status: 'missing' });
+      const fromRead = await policies.get(TEAM, 'C0BROKEN', read).catch((e: unknown) => e);
+      const afresh = await policies.get(TEAM, 'C0BROKEN').catch((e: unknown) => e);
+      expect(fromRead).toMatchObject({ code: 'malformed_item' });
+      expect(fromRead).toEqual(afresh);
+    } finally {
+      table.clock.advance(-120_000);
+    }
+  });
+
+  it('surfaces a failed read where it is awaited, as a read of its own would', async () => {
+    const failing = {
+      ...ctx,
+      table: { ...ctx.table, batchGet: () => Promise.reject(new Error('storage down')) },
+    };
+    const read = readCaller(failing, TEAM, 'U0DEFAULT', CHANNEL);
+    await expect(policies.get(TEAM, CHANNEL, read)).rejects.toThrow('storage down');
+    await expect(links.getToken(TEAM, 'U0DEFAULT', undefined, read)).rejects.toThrow('storage down');
+  });
+});
