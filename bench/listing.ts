@@ -2,9 +2,15 @@ import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { Agent, BalancedPool, type Dispatcher, request } from 'undici';
+import { request } from 'undici';
 import * as z from 'zod';
-import { ApiClient, DEFAULT_LIST_CONCURRENCY, LIST_ALL_PAGE_SIZE } from '../lib/api/client.js';
+import {
+  ApiClient,
+  DEFAULT_LIST_CONCURRENCY,
+  LIST_ALL_PAGE_SIZE,
+  nodeDispatcher,
+  type RequestDispatcher,
+} from '../lib/api/client.js';
 import { responseSchemaOf } from '../lib/api/operation.js';
 import { getOperation } from '../lib/api/operations/index.js';
 import type { BenchmarkResult, Row } from './benchmark.js';
@@ -225,20 +231,18 @@ async function measure(options: ListingOptions, emulators: readonly Ready[]): Pr
   await nodesListCalls(emulators);
   for (const { origin } of emulators) await control(origin, 'POST', 'latency', { ms: options.latencyMs });
 
-  // Every request goes to one of the processes, in turn; the base URL only names the API's path.
-  const pool: Dispatcher = new BalancedPool(emulators.map((e) => e.origin));
-  const single: Dispatcher = new Agent();
-  const client = new ApiClient({ baseUrl: emulator.url, token: emulator.demoToken, dispatcher: pool });
-  const singleProcessClient = new ApiClient({
-    baseUrl: emulator.url,
-    token: emulator.demoToken,
-    dispatcher: single,
-  });
-  try {
-    return await measureWith(options, emulators, work, client, singleProcessClient);
-  } finally {
-    await Promise.all([pool.close(), single.close()]);
-  }
+  // Every request goes to one of the processes, in turn, over the client's own transport (as in
+  // production); the base URL only names the API's path.
+  let next = 0;
+  const inTurn: RequestDispatcher = {
+    request: (request) => {
+      const { origin } = emulators[next++ % emulators.length] ?? emulator;
+      return nodeDispatcher.request({ ...request, origin });
+    },
+  };
+  const client = new ApiClient({ baseUrl: emulator.url, token: emulator.demoToken, dispatcher: inTurn });
+  const singleProcessClient = new ApiClient({ baseUrl: emulator.url, token: emulator.demoToken });
+  return await measureWith(options, emulators, work, client, singleProcessClient);
 }
 
 async function measureWith(
@@ -385,7 +389,7 @@ async function measureWith(
   return {
     title: 'Listing everything',
     setup: [
-      `The emulator seeded with ${options.nodes} nodes in ${workers} processes of their own (as the API is remote: its work does not queue behind the client's), each with the same seeded world; the client spreads its requests over them with undici's \`BalancedPool\`, as requests to an API spread over its servers. ${options.latencyMs} ms latency injected on every call, rate limits off.`,
+      `The emulator seeded with ${options.nodes} nodes in ${workers} processes of their own (as the API is remote: its work does not queue behind the client's), each with the same seeded world; the client spreads its requests over them in turn, over its own transport (\`node:http\`, as in production), as requests to an API spread over its servers. ${options.latencyMs} ms latency injected on every call, rate limits off.`,
       workers > 1
         ? `The headline setting is measured against one emulator process as well (marked "1 emulator process"), to show what one process's event loop caps.`
         : 'One emulator process.',
