@@ -10,8 +10,8 @@ import {
 } from '../../lib/reports/tick.js';
 import { createCoreDeps, createSlackAccess } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
-import { slackExecutionSurface } from '../../lib/slack/approval-surface.js';
 import { runbookFollower } from '../../lib/slack/approvals.js';
+import { slackExecutionSurface } from '../../lib/slack/approved-run-surface.js';
 import { slackStatusWatchesFollowingRunbooks } from '../../lib/slack/runbooks.js';
 
 /**

@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { WebClient } from '@slack/web-api';
-import type { ApprovedRunSurface } from '../changes/execution.js';
 import type {
   ApprovalEvent,
   ApprovalSurface,
   BreakGlassAnnouncement,
   CardAccess,
-  ChangeRequest,
-  OperationRunner,
   PostedCard,
 } from '../changes/ports.js';
 import type { ApprovalEnd, RequestFollower } from '../changes/runbooks.js';
@@ -16,13 +13,10 @@ import type { Approval, Store } from '../store/index.js';
 import { approverGroupMembers } from './approver-groups.js';
 import { channelRefusalOf, ensureBotCanPost } from './channel-access.js';
 import type { Handoff } from './handoff.js';
-import { type RunnerDeps, runOperation } from './operation-runner.js';
-import { approvedRunLine, renderApprovalCard } from './render/approval.js';
-import { approvalEventText, breakGlassAlarm, closingDetailText } from './render/approval-events.js';
-import { contextBlock, sectionBlock } from './render/blocks.js';
+import { renderApprovalCard } from './render/approval.js';
+import { approvalEventText, breakGlassAlarm } from './render/approval-events.js';
+import { sectionBlock } from './render/blocks.js';
 import { codeSpan } from './render/text.js';
-import { notice, type Reply } from './reply.js';
-import { slackStatusWatchSurface } from './status-watch.js';
 import { inSlackTeam } from './web-client.js';
 
 export { approverGroupMembers };
@@ -189,32 +183,4 @@ async function announceBreakGlass(
 function slackRefused(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'slack_webapi_platform_error' || code === 'slack_webapi_rate_limited_error';
-}
-
-/** Who is in the approver group, as far as Slack says. */
-/** An approved change runs as the command would have: the same runner, the same answer. */
-export function slackChangeRunner(deps: RunnerDeps): OperationRunner<ChangeRequest, Reply> {
-  return {
-    run: (request, hooks) => runOperation(deps, { ...request, options: {} }, hooks),
-    wentThrough: (op) => notice(`Done: ${codeSpan(`${op.group} ${op.action}`)} went through.`),
-  };
-}
-
-/** Everything running and settling an approved request shows in Slack, on the worker's client. */
-export function slackExecutionSurface(
-  deps: RunnerDeps & { readonly slack: WebClient },
-  follower?: RequestFollower,
-): ApprovedRunSurface {
-  return {
-    ...slackApprovalSurface(deps.slack, deps, follower),
-    runner: slackChangeRunner(deps),
-    approvedStepRan: async (approval, input, attempt) =>
-      follower ? follower.approvedRan(approval, input, attempt) : false,
-    closingDetail: closingDetailText,
-    approvedRunMessage: (approval, answer) => ({
-      text: answer.text,
-      blocks: [...answer.blocks, contextBlock(approvedRunLine(approval))],
-    }),
-    watches: slackStatusWatchSurface(deps),
-  };
 }

@@ -10,7 +10,6 @@ import {
   decide as decideInDomain,
   type Ineligibility,
 } from '../changes/decisions.js';
-import { executeApproval as executeInDomain } from '../changes/execution.js';
 import type { OutcomeCheckSettings } from '../changes/outcomes.js';
 import type { GroupMembers } from '../changes/ports.js';
 import { type RequestOutcome, requestApproval as requestInDomain } from '../changes/requests.js';
@@ -18,7 +17,7 @@ import type { RequestFollower } from '../changes/runbooks.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import { STEP_UP_REQUIREMENTS } from '../store/approval-policy.js';
 import type { Approval, ApprovalPolicy, StepUpRequirement } from '../store/index.js';
-import { approverGroupMembers, slackApprovalSurface, slackExecutionSurface } from './approval-surface.js';
+import { approverGroupMembers, slackApprovalSurface } from './approval-surface.js';
 import { channelRefusalHint } from './channel-access.js';
 import type { BotCommandContext, BotDeps, RequestContext } from './context.js';
 import type { ApprovalJob } from './handoff.js';
@@ -357,8 +356,15 @@ export interface ExecutionDeps extends RunnerDeps, ChangeExecutionDeps {
   readonly outcomeChecks?: OutcomeCheckSettings | undefined;
 }
 
-/** Runs an approved request once (see `lib/changes/execution.ts`), shown on its card in Slack. */
-export function executeApproval(deps: ExecutionDeps, job: ApprovalJob): Promise<void> {
+/**
+ * Runs an approved request once (see `lib/changes/execution.ts`), shown on its card in Slack. The
+ * run and what shows it load here, in the worker; a click in the Slack function only votes.
+ */
+export async function executeApproval(deps: ExecutionDeps, job: ApprovalJob): Promise<void> {
+  const [{ executeApproval: executeInDomain }, { slackExecutionSurface }] = await Promise.all([
+    import('../changes/execution.js'),
+    import('./approved-run-surface.js'),
+  ]);
   return executeInDomain(deps, slackExecutionSurface(deps, runbookFollower(deps)), job);
 }
 

@@ -9,7 +9,6 @@ import { getOperation } from '../api/operations/index.js';
 import type { BotCommandName } from '../commands/bot-command-specs.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import { PROFILE_NAME_PATTERN } from '../store/keys.js';
-import { handleApprovalsCommand } from './approvals.js';
 import type { BotCommandContext, BotDeps } from './context.js';
 import { republishHome } from './home-refresh.js';
 import { CallbackId } from './interactions.js';
@@ -52,7 +51,12 @@ const handlers = {
   logout: (context, parsed) => logout(context, profileFlag(parsed)),
   whoami: (context) => whoami(context),
   use: (context, parsed) => useProfile(context, parsed.args[0] ?? ''),
-  approvals: (context, parsed) => handleApprovalsCommand(context, parsed),
+  approvals: async (context, parsed) => {
+    // The change workflow and its renderers load with the first approvals command, not with a
+    // login or whoami, which share this module.
+    const { handleApprovalsCommand } = await import('./approvals.js');
+    return handleApprovalsCommand(context, parsed);
+  },
   reports: async (context, parsed) => {
     // Reports bring charts and schedules along; they load when first asked for.
     const { handleReportsCommand } = await import('./reports-command.js');

@@ -26,7 +26,8 @@ import { type StatusWatchSurface, startStatusWatch } from '../changes/status-wat
 import type { ParsedCommand } from '../commands/parse.js';
 import type { ChannelPacer } from '../reports/pacer.js';
 import type { Approval, Runbook, RunbookRun, RunbookStep } from '../store/index.js';
-import { slackApprovalSurface, slackChangeRunner } from './approval-surface.js';
+import { slackApprovalSurface } from './approval-surface.js';
+import { slackChangeRunner } from './approved-run-surface.js';
 import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
 import type { BotCommandContext, BotDeps } from './context.js';
 import { ActionId, CallbackId } from './interaction-ids.js';

@@ -4,7 +4,7 @@ import { ApiClient } from '../../lib/api/client.js';
 import { getOperation, requireOperation } from '../../lib/api/operations/index.js';
 import type { OutcomeCheckSettings } from '../../lib/changes/outcomes.js';
 import { sweepApprovals } from '../../lib/changes/sweep.js';
-import { slackExecutionSurface } from '../../lib/slack/approval-surface.js';
+import { slackExecutionSurface } from '../../lib/slack/approved-run-surface.js';
 import { ActionId } from '../../lib/slack/interactions.js';
 import { runWorkerJob } from '../../lib/slack/worker.js';
 import { ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';

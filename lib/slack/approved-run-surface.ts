@@ -1,0 +1,46 @@
+import type { WebClient } from '@slack/web-api';
+import type { ApprovedRunSurface } from '../changes/execution.js';
+import type { ChangeRequest, OperationRunner } from '../changes/ports.js';
+import type { RequestFollower } from '../changes/runbooks.js';
+import { slackApprovalSurface } from './approval-surface.js';
+import { type RunnerDeps, runOperation } from './operation-runner.js';
+import { approvedRunLine } from './render/approval.js';
+import { closingDetailText } from './render/approval-events.js';
+import { contextBlock } from './render/blocks.js';
+import { codeSpan } from './render/text.js';
+import { notice, type Reply } from './reply.js';
+import { slackStatusWatchSurface } from './status-watch.js';
+
+/**
+ * Running an approved change as Slack shows it: the runner, its answer on the card's thread and
+ * the status watch of a long change. Apart from `approval-surface.ts` (the card, its thread and
+ * the audit), so a click that only votes does not load the runner, the API client and the result
+ * renderers: the run happens in the worker.
+ */
+
+/** An approved change runs as the command would have: the same runner, the same answer. */
+export function slackChangeRunner(deps: RunnerDeps): OperationRunner<ChangeRequest, Reply> {
+  return {
+    run: (request, hooks) => runOperation(deps, { ...request, options: {} }, hooks),
+    wentThrough: (op) => notice(`Done: ${codeSpan(`${op.group} ${op.action}`)} went through.`),
+  };
+}
+
+/** Everything running and settling an approved request shows in Slack, on the worker's client. */
+export function slackExecutionSurface(
+  deps: RunnerDeps & { readonly slack: WebClient },
+  follower?: RequestFollower,
+): ApprovedRunSurface {
+  return {
+    ...slackApprovalSurface(deps.slack, deps, follower),
+    runner: slackChangeRunner(deps),
+    approvedStepRan: async (approval, input, attempt) =>
+      follower ? follower.approvedRan(approval, input, attempt) : false,
+    closingDetail: closingDetailText,
+    approvedRunMessage: (approval, answer) => ({
+      text: answer.text,
+      blocks: [...answer.blocks, contextBlock(approvedRunLine(approval))],
+    }),
+    watches: slackStatusWatchSurface(deps),
+  };
+}
