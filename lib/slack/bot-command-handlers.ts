@@ -202,17 +202,20 @@ export async function handleLoginSubmission(
   const identity = await identify(deps, token);
   if (!identity.ok) return { ack: { response_action: 'errors', errors: { [TOKEN_BLOCK]: identity.reason } } };
 
-  await deps.store.tokenLinks.saveLink({
-    team: submission.team,
-    user: submission.user,
-    profile,
-    token,
-    label: identity.label,
-    apiUsername: identity.username,
-    scopes: identity.scopes,
-    expiry: identity.expiry,
-  });
-  await deps.store.tokenLinks.setActiveProfile(submission.team, submission.user, profile);
+  // The profile just linked becomes the active one, in the same write as the link.
+  await deps.store.tokenLinks.saveLink(
+    {
+      team: submission.team,
+      user: submission.user,
+      profile,
+      token,
+      label: identity.label,
+      apiUsername: identity.username,
+      scopes: identity.scopes,
+      expiry: identity.expiry,
+    },
+    { activate: true },
+  );
 
   // The confirmation and the Home's refresh (a hand-off) are independent: told together.
   const confirmation = async () => {

@@ -3,7 +3,7 @@ import { type CallerRead, callerItemsOf } from './caller-items.js';
 import { isConditionFailure, parseItem, parseListedItem } from './items.js';
 import { checkedProfile, DEFAULT_PROFILE, keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
-import { recordTeamMember } from './team-data.js';
+import { teamMemberItem } from './team-data.js';
 import { EnvelopeSchema, type TokenCipher } from './token-cipher.js';
 import '../zod-settings.js';
 
@@ -80,8 +80,13 @@ export class TokenLinkRepository {
     this.#cipher = cipher;
   }
 
-  /** Stores (or replaces) the token of a profile; the first profile linked becomes the active one. */
-  async saveLink(input: NewTokenLink): Promise<TokenLink> {
+  /**
+   * Stores (or replaces) the token of a profile. With `activate` the profile becomes the active
+   * one; without it, only the first profile linked does. The member item, the link and (with
+   * `activate`) the active profile are one transaction: all written or none, and a workspace's
+   * removal, which finds the user's partition through the member item, never misses a link.
+   */
+  async saveLink(input: NewTokenLink, options: { readonly activate?: boolean } = {}): Promise<TokenLink> {
     const profile = checkedProfile(input.profile ?? DEFAULT_PROFILE);
     const pk = keys.user(input.team, input.user);
     const now = this.#ctx.now().toISOString();
@@ -103,17 +108,25 @@ export class TokenLinkRepository {
       updated_at: now,
       ...(input.expiry ? { expires_at: epochSeconds(input.expiry) } : {}),
     } satisfies TokenLinkItem & Record<string, unknown>;
-    // Before the link: a workspace's removal finds the user's partition through this item.
-    await recordTeamMember(this.#ctx, input.team, input.user);
-    await this.#ctx.table.put({ TableName: this.#ctx.tableName, Item: item });
-    try {
-      await this.#ctx.table.put({
-        TableName: this.#ctx.tableName,
-        Item: { pk, sk: keys.active, kind: 'active_profile', profile, updated_at: now },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      });
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+    const { tableName } = this.#ctx;
+    const active = { pk, sk: keys.active, kind: 'active_profile', profile, updated_at: now };
+    await this.#ctx.table.transactWrite({
+      TransactItems: [
+        { Put: { TableName: tableName, Item: teamMemberItem(input.team, input.user) } },
+        { Put: { TableName: tableName, Item: item } },
+        ...(options.activate ? [{ Put: { TableName: tableName, Item: active } }] : []),
+      ],
+    });
+    if (!options.activate) {
+      try {
+        await this.#ctx.table.put({
+          TableName: tableName,
+          Item: active,
+          ConditionExpression: 'attribute_not_exists(pk)',
+        });
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
     }
     return this.#toLink(item);
   }

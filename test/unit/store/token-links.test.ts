@@ -50,6 +50,55 @@ describe('saveLink and getToken', () => {
     expect(await links.getToken('T0001', 'U0B', 'lab')).toMatchObject({ status: 'found', token: lab.token });
   });
 
+  it('with activate, makes the profile active in the one write that stores the link and the member item', async () => {
+    await links.saveLink(link({ team: 'T0ACT', user: 'U0A' }));
+    const writes: string[] = [];
+    const counting = new TokenLinkRepository(
+      {
+        ...table.ctx,
+        table: {
+          ...table.ctx.table,
+          put: (input) => {
+            writes.push('put');
+            return table.ctx.table.put(input);
+          },
+          transactWrite: (input) => {
+            writes.push(`transactWrite:${input.TransactItems?.length}`);
+            return table.ctx.table.transactWrite(input);
+          },
+        },
+      },
+      randomLocalCipher(),
+    );
+    await counting.saveLink(link({ team: 'T0ACT', user: 'U0A', profile: 'ops' }), { activate: true });
+    expect(writes).toEqual(['transactWrite:3']);
+    expect(await links.getActiveProfile('T0ACT', 'U0A')).toBe('ops');
+    const member = await table.ctx.table.get({
+      TableName: table.ctx.tableName,
+      Key: { pk: keys.team('T0ACT'), sk: keys.member('U0A') },
+    });
+    expect(member.Item).toMatchObject({ kind: 'team_member', user_id: 'U0A' });
+  });
+
+  it('writes nothing when the write fails: no link without its member item or active profile', async () => {
+    const failing = new TokenLinkRepository(
+      {
+        ...table.ctx,
+        table: {
+          ...table.ctx.table,
+          transactWrite: () =>
+            Promise.reject(new StoreError('storage_unavailable', 'DynamoDB is not answering.')),
+        },
+      },
+      randomLocalCipher(),
+    );
+    await expect(
+      failing.saveLink(link({ team: 'T0FAIL', user: 'U0A', profile: 'ops' }), { activate: true }),
+    ).rejects.toMatchObject({ code: 'storage_unavailable' });
+    expect(await links.getActiveProfile('T0FAIL', 'U0A')).toBeUndefined();
+    expect(await links.getLink('T0FAIL', 'U0A', 'ops')).toBeUndefined();
+  });
+
   it('replaces the token when the same profile logs in again', async () => {
     await links.saveLink(link({ team: 'T0001', user: 'U0C' }));
     const again = link({ team: 'T0001', user: 'U0C', label: 'renewed' });
