@@ -1,5 +1,5 @@
 import { findOperation } from '../api/operations/index.js';
-import type { Approval, ApprovalPolicy, VoteMethod } from '../store/index.js';
+import type { Approval, ApprovalPolicy, ReadAhead, VoteMethod } from '../store/index.js';
 import { auditApproval, voteWords } from './audit.js';
 import { type BreakGlassOutcome, finishBreakGlass } from './break-glass.js';
 import { effectiveApprovalPolicy } from './guardrails.js';
@@ -75,8 +75,8 @@ export async function decide(
   click: Click,
   approvalId: string,
   decision: Decision,
-  /** The request, if it was already being read (while the click's delivery claim was in flight). */
-  readAhead?: Promise<Approval | undefined>,
+  /** The request and its policies, if they were already being read (with the click's delivery claim). */
+  read?: ReadAhead,
 ): Promise<DecisionOutcome> {
   // A click that moved the request (or found it lapsed) changes what its people see elsewhere.
   // Told once: an approval tells it alongside handing off the run, the other outcomes after.
@@ -85,7 +85,7 @@ export async function decide(
     homesTold ??= surface.requestChanged(click.team, approvalId);
     return homesTold;
   };
-  const outcome = await decideClick(deps, surface, click, approvalId, decision, tellHomes, readAhead);
+  const outcome = await decideClick(deps, surface, click, approvalId, decision, tellHomes, read);
   if (outcome.kind !== 'refused' || outcome.reason === 'expired') await tellHomes();
   return outcome;
 }
@@ -97,17 +97,18 @@ async function decideClick(
   approvalId: string,
   decision: Decision,
   tellHomes?: () => Promise<void>,
-  readAhead?: Promise<Approval | undefined>,
+  read?: ReadAhead,
 ): Promise<DecisionOutcome> {
-  const approval = await (readAhead ?? deps.store.approvals.get(click.team, approvalId));
+  const approval = await deps.store.approvals.get(click.team, approvalId, read);
   if (!approval) return { kind: 'refused', reason: 'no_such_request' };
   if (approval.status === 'expired') return expireOnClick(deps, surface, approval, click.user);
   if (decision === 'cancel') return cancelRequest(deps, surface, approval, click.user);
-  const policy = await policyInForce(deps, approval);
+  const policy = await policyInForce(deps, approval, read);
   const why = await mayDecide(surface, policy, approval, click.user);
   if (why) return { kind: 'refused', reason: 'not_eligible', why };
   const requirement = stepUpRequirement(policy);
-  if (requirement === 'none') return recordVote(deps, surface, click, approval, decision, 'none', tellHomes);
+  if (requirement === 'none')
+    return recordVote(deps, surface, click, approval, decision, 'none', tellHomes, read);
   // What a proof could not change is said now, not after the person has found their phone.
   if (approval.status !== 'pending') return { kind: 'refused', reason: 'too_late', approval };
   if (decision === 'approve' && approval.approvals.some((vote) => vote.user === click.user))
@@ -208,11 +209,12 @@ async function cancelRequest(
 export async function policyInForce(
   deps: Pick<DecisionDeps, 'store'>,
   approval: Approval,
+  read?: ReadAhead,
 ): Promise<ApprovalPolicy> {
   const op = findOperation(approval.operationId);
   return op
-    ? (await effectiveApprovalPolicy(deps.store, approval.team, approval.channel, op)).policy
-    : deps.store.approvalPolicy.get(approval.team);
+    ? (await effectiveApprovalPolicy(deps.store, approval.team, approval.channel, op, read)).policy
+    : deps.store.approvalPolicy.get(approval.team, read);
 }
 
 /** Why `user` may not decide, or undefined when they may (also what a Home asks of each request). */
@@ -243,6 +245,8 @@ async function recordVote(
   method: VoteMethod,
   /** Tells the request's people's Homes; on an approval it goes alongside the run's hand-off. */
   tellHomes?: () => Promise<void>,
+  /** The request as the click read it ahead: the vote's first attempt is conditioned on it. */
+  read?: ReadAhead,
 ): Promise<CountedOutcome> {
   const result = await deps.store.approvals.recordDecision(
     click.team,
@@ -250,6 +254,7 @@ async function recordVote(
     click.user,
     decision,
     method,
+    read,
   );
   const at = deps.store.now();
   const how = voteWords(method);

@@ -1,7 +1,7 @@
 import type { AnyOperation, OperationClass, Scope } from '../api/operation.js';
 import type { HelpFit } from '../commands/help-topics.js';
 import type { CommandOperation } from '../commands/registry.js';
-import type { ApprovalPolicy, ApprovalRule, CallerRead, Store, StoredChannelPolicy } from '../store/index.js';
+import type { ApprovalPolicy, ApprovalRule, ReadAhead, Store, StoredChannelPolicy } from '../store/index.js';
 
 /**
  * Channel guardrails: what may run in a channel and who must approve it there. The rule for an
@@ -34,10 +34,12 @@ export async function effectiveApprovalPolicy(
   team: string,
   channel: string,
   op: AnyOperation,
+  /** The policies, if they were already being read. */
+  read?: ReadAhead,
 ): Promise<EffectivePolicy> {
   const [workspace, channelPolicy] = await Promise.all([
-    store.approvalPolicy.get(team),
-    store.channelPolicy.get(team, channel),
+    store.approvalPolicy.get(team, read),
+    store.channelPolicy.get(team, channel, read),
   ]);
   return applyRules(workspace, channelPolicy, op);
 }
@@ -87,7 +89,7 @@ export async function channelGuard(
   channel: string,
   op: AnyOperation,
   /** The caller's items, if they were already being read. */
-  read?: CallerRead,
+  read?: ReadAhead,
 ): Promise<ChannelGuard> {
   const policy = await store.channelPolicy.get(team, channel, read);
   const refusal = await guardrailRefusal(store, team, op, policy);
@@ -141,7 +143,7 @@ export async function helpFitFor(
   user: string,
   channel: string,
   /** The caller's items, if they were already being read. */
-  read?: CallerRead,
+  read?: ReadAhead,
 ): Promise<HelpFit | undefined> {
   try {
     // Read without the repositories, so a cold `/cloud help` loads neither them nor zod.

@@ -16,7 +16,7 @@ import { type RequestOutcome, requestApproval as requestInDomain } from '../chan
 import type { RequestFollower } from '../changes/runbooks.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import { STEP_UP_REQUIREMENTS } from '../store/approval-policy.js';
-import type { Approval, ApprovalPolicy, StepUpRequirement } from '../store/index.js';
+import type { Approval, ApprovalPolicy, ReadAhead, StepUpRequirement } from '../store/index.js';
 import { approverGroupMembers, slackApprovalSurface } from './approval-surface.js';
 import { channelRefusalHint } from './channel-access.js';
 import type { BotCommandContext, BotDeps, RequestContext } from './context.js';
@@ -243,7 +243,7 @@ export async function decide(
   },
   approvalId: string,
   decision: Decision,
-  readAhead?: Promise<Approval | undefined>,
+  read?: ReadAhead,
 ): Promise<Reply | undefined> {
   const outcome = await decideInDomain(
     deps,
@@ -251,7 +251,7 @@ export async function decide(
     ctx,
     approvalId,
     decision,
-    readAhead,
+    read,
   );
   if (outcome.kind === 'step_up')
     return answerStepUpNeed(client, outcome.need, ctx, 'Click the button again.', passkeyLinksOf(deps));

@@ -2,7 +2,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { WebClient } from '@slack/web-api';
 import type { RelyingParty } from '../passkeys/paths.js';
 import type { OnVerifiedAssertion } from '../passkeys/routes.js';
-import type { CallerRead, TokenLookup } from '../store/index.js';
+import type { ReadAhead, TokenLookup } from '../store/index.js';
 import type { Handoff } from './handoff.js';
 import type { BotInstaller } from './oauth.js';
 import type { RunnerDeps } from './operation-runner.js';
@@ -65,7 +65,7 @@ export interface RequestContext {
    * request's delivery claim was in flight: an operation's command reads them next anyway, so the
    * guard, the token lookup and the reply's buttons use this read instead of reading again.
    */
-  readonly callerRead?: CallerRead | undefined;
+  readonly callerRead?: ReadAhead | undefined;
   /** The caller's token, looked up from `callerRead` while the command's modules load. */
   readonly tokenLookup?: Promise<TokenLookup> | undefined;
 }

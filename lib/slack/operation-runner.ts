@@ -9,7 +9,7 @@ import { recordChange } from '../changes/audit.js';
 import { helpFitFor } from '../changes/guardrails.js';
 import { SLASH_COMMAND } from '../commands/registry.js';
 import { commandNameOf } from '../commands/usage.js';
-import type { CallerRead, Store, TokenLookup } from '../store/index.js';
+import type { ReadAhead, Store, TokenLookup } from '../store/index.js';
 import { type ListRead, readListWindow } from './list-reader.js';
 import { withChangeAuthor } from './render/change-author.js';
 import { ListLayout } from './render/list.js';
@@ -65,7 +65,7 @@ export interface RunControl {
   /** Sees every call the run makes to the API, retries included, besides the settings' own hook. */
   readonly onApiCall?: ((event: ApiCallEvent) => void) | undefined;
   /** The caller's items, read with the request's claim (`RequestContext.callerRead`). */
-  readonly callerRead?: CallerRead | undefined;
+  readonly callerRead?: ReadAhead | undefined;
   /** The caller's token, already being looked up for the request's own team and user. */
   readonly tokenLookup?: Promise<TokenLookup> | undefined;
 }

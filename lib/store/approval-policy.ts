@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { parseItem } from './items.js';
 import { keys } from './keys.js';
+import type { ReadAhead } from './read-ahead.js';
 import type { StoreContext } from './store-context.js';
 import '../zod-settings.js';
 
@@ -68,14 +69,15 @@ export class ApprovalPolicyRepository {
     this.#ctx = ctx;
   }
 
-  async get(team: string): Promise<ApprovalPolicy> {
-    const result = await this.#ctx.table.get({
-      TableName: this.#ctx.tableName,
-      Key: { pk: keys.team(team), sk: keys.policy },
-      ConsistentRead: true,
-    });
-    if (result.Item === undefined) return DEFAULT_APPROVAL_POLICY;
-    const item = parseItem(PolicyItemSchema, result.Item, 'approval policy');
+  /** The workspace's policy; from `read` when it asked for it (`Store.readAhead`). */
+  async get(team: string, read?: ReadAhead): Promise<ApprovalPolicy> {
+    const key = { pk: keys.team(team), sk: keys.policy };
+    const ahead = read?.itemAt(key);
+    const raw = ahead
+      ? await ahead
+      : (await this.#ctx.table.get({ TableName: this.#ctx.tableName, Key: key, ConsistentRead: true })).Item;
+    if (raw === undefined) return DEFAULT_APPROVAL_POLICY;
+    const item = parseItem(PolicyItemSchema, raw, 'approval policy');
     return parseItem(
       ApprovalPolicySchema,
       {

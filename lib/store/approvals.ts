@@ -4,6 +4,7 @@ import { TABLE_DEFINITION } from '../../infra/table.js';
 import { StoreError } from './errors.js';
 import { isConditionFailure, itemOfFailedCondition, parseItem } from './items.js';
 import { COMMAND_NAME_PATTERN, keys } from './keys.js';
+import type { ReadAhead } from './read-ahead.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import { EnvelopeSchema, type TokenCipher } from './token-cipher.js';
 import '../zod-settings.js';
@@ -378,8 +379,9 @@ export class ApprovalRepository {
     };
   }
 
-  async get(team: string, id: string): Promise<Approval | undefined> {
-    const item = await this.#getItem(team, id);
+  /** The request; from `read` when it asked for it (`Store.readAhead`). */
+  async get(team: string, id: string, read?: ReadAhead): Promise<Approval | undefined> {
+    const item = await this.#getItem(team, id, read);
     return item && this.#toApproval(item);
   }
 
@@ -415,7 +417,9 @@ export class ApprovalRepository {
 
   /**
    * One approver's Approve or Deny. The write only succeeds if the request is still pending, not
-   * past its deadline, the user has not voted, and no other vote landed since it was read.
+   * past its deadline, the user has not voted, and no other vote landed since it was read. The
+   * first attempt may go on the request as `read` read it ahead: if another vote landed since, the
+   * write's condition fails and the next attempt reads it afresh.
    */
   async recordDecision(
     team: string,
@@ -423,9 +427,10 @@ export class ApprovalRepository {
     user: string,
     decision: 'approve' | 'deny',
     method: VoteMethod = 'none',
+    read?: ReadAhead,
   ): Promise<DecisionResult> {
     for (let attempt = 0; attempt < MAX_VOTE_ATTEMPTS; attempt++) {
-      const item = await this.#getItem(team, id);
+      const item = await this.#getItem(team, id, attempt === 0 ? read : undefined);
       if (item === undefined) return { outcome: 'not_found' };
       const seen = this.#toApproval(item);
       if (item.status !== 'pending') return { outcome: 'already_decided', approval: seen };
@@ -791,13 +796,13 @@ export class ApprovalRepository {
     }
   }
 
-  async #getItem(team: string, id: string): Promise<ApprovalItem | undefined> {
-    const result = await this.#ctx.table.get({
-      TableName: this.#ctx.tableName,
-      Key: { pk: keys.team(team), sk: keys.approval(id) },
-      ConsistentRead: true,
-    });
-    return result.Item && parseItem(ApprovalItemSchema, result.Item, 'approval');
+  async #getItem(team: string, id: string, read?: ReadAhead): Promise<ApprovalItem | undefined> {
+    const key = { pk: keys.team(team), sk: keys.approval(id) };
+    const ahead = read?.itemAt(key);
+    const raw = ahead
+      ? await ahead
+      : (await this.#ctx.table.get({ TableName: this.#ctx.tableName, Key: key, ConsistentRead: true })).Item;
+    return raw && parseItem(ApprovalItemSchema, raw, 'approval');
   }
 
   /** A conditional update; on a failed condition, the item as it was (`null` if there was none). */

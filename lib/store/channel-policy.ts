@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { OPERATION_CLASSES } from '../api/operation.js';
 import { STEP_UP_REQUIREMENTS } from './approval-policy.js';
-import { type CallerRead, callerItemsOf } from './caller-items.js';
 import { getParsed, isConditionFailure, parseItem, parseListedItem } from './items.js';
 import { keys } from './keys.js';
+import type { ReadAhead } from './read-ahead.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import '../zod-settings.js';
 
@@ -70,19 +70,15 @@ export class ChannelPolicyRepository {
     this.#ctx = ctx;
   }
 
-  /** The channel's policy; from `read` when it is this channel's (sent earlier, `Store.readCaller`). */
-  async get(team: string, channel: string, read?: CallerRead): Promise<StoredChannelPolicy | undefined> {
-    const readAhead = callerItemsOf(read, team, undefined, channel);
-    if (readAhead) {
-      const raw = (await readAhead).channelPolicy;
+  /** The channel's policy; from `read` when it asked for it (`Store.readAhead`). */
+  async get(team: string, channel: string, read?: ReadAhead): Promise<StoredChannelPolicy | undefined> {
+    const key = { pk: keys.team(team), sk: keys.channelPolicy(channel) };
+    const ahead = read?.itemAt(key);
+    if (ahead) {
+      const raw = await ahead;
       return raw && toPolicy(parseItem(ChannelPolicyItemSchema, raw, 'channel policy'));
     }
-    const item = await getParsed(
-      this.#ctx,
-      { pk: keys.team(team), sk: keys.channelPolicy(channel) },
-      ChannelPolicyItemSchema,
-      'channel policy',
-    );
+    const item = await getParsed(this.#ctx, key, ChannelPolicyItemSchema, 'channel policy');
     return item && toPolicy(item);
   }
 

@@ -3,7 +3,6 @@ import type { AliasRepository } from './aliases.js';
 import type { ApprovalPolicyRepository } from './approval-policy.js';
 import type { ApprovalRepository } from './approvals.js';
 import type { AuditLogRepository } from './audit-log.js';
-import { type CallerRead, type HelpScope, readCaller, readHelpScope } from './caller-items.js';
 import type { ChannelPolicyRepository } from './channel-policy.js';
 import { DeliveryClaims } from './delivery-claims.js';
 import { StoreError } from './errors.js';
@@ -11,6 +10,7 @@ import type { InstallationRepository, OAuthStateStore } from './installations.js
 import { type OnFirstUse, onFirstUse } from './lazy.js';
 import type { PasskeyLinkStore } from './passkey-links.js';
 import type { PasskeyRepository } from './passkeys.js';
+import { type HelpScope, type ItemKey, type ReadAhead, readAhead, readHelpScope } from './read-ahead.js';
 import type { ReportSubscriptionRepository } from './report-subscriptions.js';
 import type { RunbookRepository } from './runbooks.js';
 import type { StatusWatchRepository } from './status-watches.js';
@@ -35,7 +35,6 @@ export type {
   VoteMethod,
 } from './approvals.js';
 export type { AuditEntry, AuditResult, NewAuditEntry } from './audit-log.js';
-export type { CallerItems, CallerRead, HelpScope } from './caller-items.js';
 export type { ApprovalRule, ChannelPolicy, StoredChannelPolicy } from './channel-policy.js';
 export { SecretDecryptionError, StoreError } from './errors.js';
 export type {
@@ -45,6 +44,8 @@ export type {
   OAuthStateStore,
   SlackInstallation,
 } from './installations.js';
+export type { HelpScope, ItemKey, ReadAhead } from './read-ahead.js';
+export { approvalClickKeys, callerKeys } from './read-ahead.js';
 export type { ReportKind, ReportSchedule, ReportSubscription } from './report-subscriptions.js';
 export type {
   Runbook,
@@ -94,12 +95,12 @@ export interface Store {
   /** The store's clock (the tests move it). */
   readonly now: () => Date;
   /**
-   * Sends the read of the caller's items (active profile, default link, channel policy) at once,
-   * without loading the repositories that parse them (`caller-items.ts`); they take it as `read`.
+   * Sends one batch read of `keys` at once, without loading the repositories that parse the items
+   * (`read-ahead.ts`); they take it as `read` (`callerKeys`, `approvalClickKeys`).
    */
-  readCaller(team: string, user: string, channel: string): CallerRead;
-  /** What `/cloud help` is fitted to, read without loading the repositories (`caller-items.ts`). */
-  helpScope(team: string, user: string, channel: string, read?: CallerRead): Promise<HelpScope>;
+  readAhead(keys: readonly ItemKey[]): ReadAhead;
+  /** What `/cloud help` is fitted to, read without loading the repositories (`read-ahead.ts`). */
+  helpScope(team: string, user: string, channel: string, read?: ReadAhead): Promise<HelpScope>;
 }
 
 export function createStore(ctx: StoreContext, cipher: TokenCipher | OnFirstUse<TokenCipher>): Store {
@@ -134,7 +135,7 @@ export function createStore(ctx: StoreContext, cipher: TokenCipher | OnFirstUse<
     passkeyLinks: onFirstUse(async () => new (await import('./passkey-links.js')).PasskeyLinkStore(ctx)),
     stepUp: onFirstUse(async () => new (await import('./step-up.js')).StepUpRepository(ctx, cipher)),
     now: ctx.now,
-    readCaller: (team, user, channel) => readCaller(ctx, team, user, channel),
+    readAhead: (itemKeys) => readAhead(ctx, itemKeys),
     helpScope: (team, user, channel, read) => readHelpScope(ctx, team, user, channel, read),
   };
 }

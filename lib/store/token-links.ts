@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { type CallerRead, callerItemsOf } from './caller-items.js';
 import { isConditionFailure, parseItem, parseListedItem } from './items.js';
 import { checkedProfile, DEFAULT_PROFILE, keys } from './keys.js';
+import { profileKeys, type ReadAhead } from './read-ahead.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import { teamMemberItem } from './team-data.js';
 import { EnvelopeSchema, type TokenCipher } from './token-cipher.js';
@@ -141,7 +141,7 @@ export class TokenLinkRepository {
    * The token for a call: of `profile` when given, otherwise of the active profile (or `default`).
    * Throws `SecretDecryptionError` when the stored envelope is not this user's.
    */
-  async getToken(team: string, user: string, profile?: string, read?: CallerRead): Promise<TokenLookup> {
+  async getToken(team: string, user: string, profile?: string, read?: ReadAhead): Promise<TokenLookup> {
     const { name, item } =
       profile === undefined
         ? await this.#activeLinkItem(team, user, read)
@@ -272,13 +272,15 @@ export class TokenLinkRepository {
   async #activeLinkItem(
     team: string,
     user: string,
-    read: CallerRead | undefined,
+    read: ReadAhead | undefined,
   ): Promise<{ name: string; item: TokenLinkItem | undefined }> {
-    // Sent earlier with the rest of the caller's items (`Store.readCaller`): nothing to wait for
+    // Read earlier with the rest of the caller's items (`Store.readAhead`): nothing to wait for
     // but that read.
-    const readAhead = callerItemsOf(read, team, user, undefined);
-    if (readAhead) {
-      const { activeProfile, defaultLink } = await readAhead;
+    const { active: activeKey, defaultLink: defaultKey } = profileKeys(team, user);
+    const activeAhead = read?.itemAt(activeKey);
+    const defaultAhead = read?.itemAt(defaultKey);
+    if (activeAhead && defaultAhead) {
+      const [activeProfile, defaultLink] = await Promise.all([activeAhead, defaultAhead]);
       const name = activeProfile === undefined ? DEFAULT_PROFILE : activeProfileOf(activeProfile);
       if (name !== DEFAULT_PROFILE) return { name, item: await this.#getItem(team, user, name) };
       return { name, item: defaultLink && this.#usableLink(defaultLink) };

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { approvalClickKeys, type ReadAhead } from '../../store/index.js';
 import type { BotDeps, RequestContext } from '../context.js';
 import { answerOperation, responseBody, safely } from '../dispatch.js';
-import { ActionId, actionIdPattern } from '../interaction-ids.js';
+import { ActionId, actionIdPattern, PAYLOAD_WIRE_KEYS } from '../interaction-ids.js';
 import type { ApprovalPayload, ExportPayload, PagePayload, RunPayload } from '../interactions.js';
+import { SLACK_LIMITS } from '../limits.js';
 import type { OperationRequest } from '../operation-runner.js';
 import { notice, type Reply } from '../reply.js';
 import { isFirstClick } from './deliveries.js';
@@ -112,19 +114,19 @@ export function registerActions(app: App, deps: BotDeps): void {
       // loads modules it would have loaded anyway; a failed load surfaces where it is awaited.
       interactions().catch(() => undefined);
       approvals().catch(() => undefined);
-      // The request is read while the claim is in flight too: a read changes nothing, and a
-      // repeated click drops it. A failed read surfaces where it is awaited, inside `safely`.
+      // The request and its policies are read while the claim is in flight too, in one batch
+      // sent before the modules that parse them load: a read changes nothing, and a repeated click
+      // drops it. The request's id is taken from the button here without its schema; the decision
+      // uses the read only for the id the schema then accepts. A failed read surfaces where it is
+      // awaited, inside `safely`.
+      const read = approvalReadAhead(deps, ctx, action.value);
       const payload = decodeApproval(action.value);
-      const request = payload.then((decoded) =>
-        decoded ? deps.store.approvals.get(ctx.team, decoded.approvalId) : undefined,
-      );
       payload.catch(() => undefined);
-      request.catch(() => undefined);
       if (!(await claim)) return;
       const decoded = await payload;
       const reply = await safely(deps, ctx, undefined, async () =>
         decoded
-          ? (await approvals()).decide(deps, client, ctx, decoded.approvalId, decision, request)
+          ? (await approvals()).decide(deps, client, ctx, decoded.approvalId, decision, read)
           : notice('That button is out of date.'),
       );
       // What the clicker alone is told: a new ephemeral message, the card stays as it is; from
@@ -185,6 +187,31 @@ async function decodePage(value: string | undefined): Promise<PagePayload | unde
 async function decodeExport(value: string | undefined): Promise<ExportPayload | undefined> {
   const { decodeActionValue, ExportPayloadSchema } = await interactions();
   return decodeActionValue(ExportPayloadSchema, value);
+}
+
+/**
+ * The batch read of an approval click (the request, the workspace's approval policy and the card
+ * channel's policy), sent at once; none when the button's value names no request id of the right
+ * shape. Read from the button's JSON without its schema, which loads later: the id only picks a key
+ * in the clicker's own workspace, and is checked by the schema before anything is decided.
+ */
+function approvalReadAhead(
+  deps: BotDeps,
+  ctx: RequestContext,
+  value: string | undefined,
+): ReadAhead | undefined {
+  if (value === undefined || value.length > SLACK_LIMITS.buttonValue) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    const id = (parsed as Record<string, unknown> | null)?.[PAYLOAD_WIRE_KEYS.approvalId];
+    if (typeof id !== 'string') return undefined;
+    // A card's click names the card's channel; a Home's has none (its `channel` is the clicker).
+    return deps.store.readAhead(approvalClickKeys(ctx.team, id, ctx.responseUrl ? ctx.channel : undefined));
+  } catch {
+    // Not JSON, or not an id `keys.approval` accepts: the decision reads for itself, and the
+    // schema says what was wrong with the button.
+    return undefined;
+  }
 }
 
 async function decodeApproval(value: string | undefined): Promise<ApprovalPayload | undefined> {

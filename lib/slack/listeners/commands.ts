@@ -8,6 +8,7 @@ import { type FrontParse, namedCommand, parseFront } from '../../commands/parse/
 import type { ParsedCommand } from '../../commands/parse/result.js';
 import { type CommandOperation, SLASH_COMMAND } from '../../commands/registry.js';
 import { recordCommand } from '../../observability/metrics.js';
+import { callerKeys } from '../../store/index.js';
 import type { BotDeps, RequestContext } from '../context.js';
 import { ackBody, answerOperation, preloadInlineAnswer, safely } from '../dispatch.js';
 import { renderHelp } from '../render/help.js';
@@ -60,7 +61,7 @@ export function registerCommands(app: App, deps: BotDeps): void {
       let operationCtx = ctx;
       if (front.kind === 'operation-args') {
         preloadOperationAnswer();
-        const callerRead = deps.store.readCaller(ctx.team, ctx.user, ctx.channel);
+        const callerRead = deps.store.readAhead(callerKeys(ctx.team, ctx.user, ctx.channel));
         const tokenLookup = deps.store.tokenLinks.getToken(ctx.team, ctx.user, undefined, callerRead);
         tokenLookup.catch(() => undefined);
         operationCtx = { ...ctx, callerRead, tokenLookup };

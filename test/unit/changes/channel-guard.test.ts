@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { findOperation } from '../../../lib/api/operations/index.js';
 import { channelGuard } from '../../../lib/changes/guardrails.js';
-import type { CallerRead, Store, StoredChannelPolicy } from '../../../lib/store/index.js';
+import type { ReadAhead, Store, StoredChannelPolicy } from '../../../lib/store/index.js';
 
 /**
  * The guard in front of every operation decides from the channel's policy. A command reads the
  * caller's items, the policy among them, while its delivery claim is in flight; the guard reads the
- * policy from that read (`ChannelPolicyRepository.get`, tested in `caller-read.test.ts`).
+ * policy from that read (`ChannelPolicyRepository.get`, tested in `read-ahead.test.ts`).
  */
 
 const policy: StoredChannelPolicy = {
@@ -20,10 +20,10 @@ const policy: StoredChannelPolicy = {
 };
 
 function storeReading(found: StoredChannelPolicy | undefined) {
-  const reads: { channel: string; read: CallerRead | undefined }[] = [];
+  const reads: { channel: string; read: ReadAhead | undefined }[] = [];
   const store = {
     channelPolicy: {
-      get: async (_team: string, channel: string, read?: CallerRead) => {
+      get: async (_team: string, channel: string, read?: ReadAhead) => {
         reads.push({ channel, read });
         return found;
       },
@@ -39,7 +39,7 @@ const op = (id: string) => {
   return found;
 };
 
-const readAhead: CallerRead = { team: 'T0G', user: 'U0G', channel: 'C0READ', items: Promise.resolve({}) };
+const readAhead: ReadAhead = { itemAt: () => undefined };
 
 describe('channelGuard', () => {
   it('hands the caller read sent with the claim to the policy read, and decides on the policy', async () => {

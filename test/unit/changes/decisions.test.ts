@@ -7,7 +7,7 @@ import type {
   ApprovalSurface,
   GroupMembers,
 } from '../../../lib/changes/ports.js';
-import { createStore, type Store } from '../../../lib/store/index.js';
+import { approvalClickKeys, createStore, type Store } from '../../../lib/store/index.js';
 import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
 
 /**
@@ -160,36 +160,37 @@ describe('decide', () => {
     expect(steps).toEqual(['run handed off', 'homes']);
   });
 
-  it("decides on the request read ahead (during the click's claim) instead of reading it again", async () => {
+  it("decides on the request and its policies read ahead with the click's claim, without reading them again", async () => {
     const { surface } = recordingSurface();
     const { deps: d, dispatched } = deps();
     const approval = await pendingRequest();
-    let reads = 0;
-    const approvals = new Proxy(store.approvals, {
-      get(target, key, receiver) {
-        const value = Reflect.get(target, key, receiver);
-        if (key !== 'get' || typeof value !== 'function')
-          return typeof value === 'function' ? value.bind(target) : value;
-        return (...args: unknown[]) => {
-          reads += 1;
-          return Reflect.apply(value, target, args);
-        };
+    const gets: string[] = [];
+    const counting = {
+      ...table.ctx,
+      table: {
+        ...table.ctx.table,
+        get: (input: Parameters<typeof table.ctx.table.get>[0]) => {
+          gets.push(String(input.Key?.sk));
+          return table.ctx.table.get(input);
+        },
       },
-    });
-    const counted = { ...d, store: { ...store, approvals } as Store };
-    const readAhead = store.approvals.get(TEAM, approval.id);
+    };
+    const counted = { ...d, store: createStore(counting, randomLocalCipher()) };
+    const read = counted.store.readAhead(approvalClickKeys(TEAM, approval.id, CHANNEL));
 
-    const outcome = await decide(counted, surface, click(APPROVER), approval.id, 'approve', readAhead);
+    const outcome = await decide(counted, surface, click(APPROVER), approval.id, 'approve', read);
     expect(outcome).toEqual<DecisionOutcome>({ kind: 'approved' });
-    expect(reads).toBe(0);
+    expect(gets).toEqual([]);
     expect(dispatched).toHaveLength(1);
 
-    // Without one, the request is read here.
+    // Without one, the request is read for the decision and again for the vote, and both policies.
     const another = await pendingRequest();
     expect(await decide(counted, surface, click(APPROVER), another.id, 'approve')).toEqual({
       kind: 'approved',
     });
-    expect(reads).toBe(1);
+    expect(gets.sort()).toEqual(
+      [`APPROVAL#${another.id}`, `APPROVAL#${another.id}`, 'POLICY', `CHANNEL#${CHANNEL}#POLICY`].sort(),
+    );
   });
 
   it('says the approver group could not be read, instead of "not an approver"', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalRepository, type NewApproval } from '../../../lib/store/approvals.js';
+import { approvalClickKeys, readAhead } from '../../../lib/store/read-ahead.js';
 import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
 
 let table: TestTable;
@@ -85,6 +86,20 @@ describe('recordDecision', () => {
     expect((await approvals.recordDecision('T0001', id, 'U0APP1', 'approve')).outcome).toBe('duplicate_vote');
     const second = await approvals.recordDecision('T0001', id, 'U0APP2', 'approve');
     expect(second).toMatchObject({ outcome: 'approved', approval: { status: 'approved' } });
+  });
+
+  it('a vote on a request read ahead counts the vote that landed after the read as well', async () => {
+    const { id } = await approvals.create(request({ requiredApprovals: 2 }));
+    const read = readAhead(table.ctx, approvalClickKeys('T0001', id, 'C0OPS'));
+    expect(await approvals.get('T0001', id, read)).toMatchObject({ status: 'pending', approvals: [] });
+    // Another approver's vote lands between the click's read and its vote.
+    expect((await approvals.recordDecision('T0001', id, 'U0APP1', 'approve')).outcome).toBe('recorded');
+    const late = await approvals.recordDecision('T0001', id, 'U0APP2', 'approve', 'none', read);
+    expect(late).toMatchObject({ outcome: 'approved', approval: { status: 'approved' } });
+    expect((await approvals.get('T0001', id))?.approvals.map((vote) => vote.user)).toEqual([
+      'U0APP1',
+      'U0APP2',
+    ]);
   });
 
   it('a double click of one approver counts once', async () => {

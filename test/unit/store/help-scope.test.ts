@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readHelpScope } from '../../../lib/store/caller-items.js';
 import { ChannelPolicyRepository } from '../../../lib/store/channel-policy.js';
 import { keys } from '../../../lib/store/keys.js';
+import { readHelpScope } from '../../../lib/store/read-ahead.js';
 import { TokenLinkRepository } from '../../../lib/store/token-links.js';
 import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
 

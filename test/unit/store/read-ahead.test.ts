@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { readCaller } from '../../../lib/store/caller-items.js';
 import { ChannelPolicyRepository } from '../../../lib/store/channel-policy.js';
 import { keys } from '../../../lib/store/keys.js';
+import { callerKeys, readAhead } from '../../../lib/store/read-ahead.js';
 import type { StoreContext } from '../../../lib/store/store-context.js';
 import type { Table } from '../../../lib/store/table.js';
 import { TokenLinkRepository } from '../../../lib/store/token-links.js';
@@ -58,7 +58,7 @@ beforeEach(() => {
 
 describe('a read of the caller’s items sent ahead', () => {
   it('gives the channel policy and the default profile’s token in one batch read', async () => {
-    const read = readCaller(ctx, TEAM, 'U0DEFAULT', CHANNEL);
+    const read = readAhead(ctx, callerKeys(TEAM, 'U0DEFAULT', CHANNEL));
     const [policy, lookup] = await Promise.all([
       policies.get(TEAM, CHANNEL, read),
       links.getToken(TEAM, 'U0DEFAULT', undefined, read),
@@ -82,15 +82,15 @@ describe('a read of the caller’s items sent ahead', () => {
     });
     expect(await links.setActiveProfile(TEAM, 'U0OTHER', 'ops')).toBe(true);
     calls = [];
-    const read = readCaller(ctx, TEAM, 'U0OTHER', CHANNEL);
+    const read = readAhead(ctx, callerKeys(TEAM, 'U0OTHER', CHANNEL));
     const lookup = await links.getToken(TEAM, 'U0OTHER', undefined, read);
     expect(calls).toEqual(['batchGet', 'get']);
     expect(lookup).toMatchObject({ status: 'found', token: 'tok_ops', link: { profile: 'ops' } });
   });
 
-  it('is not used for another user or channel: those are read afresh', async () => {
-    const read = readCaller(ctx, TEAM, 'U0DEFAULT', CHANNEL);
-    await read.items;
+  it('is not used for keys it did not ask for (another user or channel): those are read afresh', async () => {
+    const read = readAhead(ctx, callerKeys(TEAM, 'U0DEFAULT', CHANNEL));
+    await policies.get(TEAM, CHANNEL, read);
     calls = [];
     expect(await policies.get(TEAM, 'C0ELSEWHERE', read)).toBeUndefined();
     expect(await links.getToken(TEAM, 'U0NOBODY', undefined, read)).toEqual({
@@ -122,7 +122,7 @@ describe('a read of the caller’s items sent ahead', () => {
     });
     table.clock.advance(120_000);
     try {
-      const read = readCaller(ctx, TEAM, 'U0EXPIRED', 'C0BROKEN');
+      const read = readAhead(ctx, callerKeys(TEAM, 'U0EXPIRED', 'C0BROKEN'));
       expect(await links.getToken(TEAM, 'U0EXPIRED', undefined, read)).toEqual(
         await links.getToken(TEAM, 'U0EXPIRED'),
       );
@@ -141,7 +141,7 @@ describe('a read of the caller’s items sent ahead', () => {
       ...ctx,
       table: { ...ctx.table, batchGet: () => Promise.reject(new Error('storage down')) },
     };
-    const read = readCaller(failing, TEAM, 'U0DEFAULT', CHANNEL);
+    const read = readAhead(failing, callerKeys(TEAM, 'U0DEFAULT', CHANNEL));
     await expect(policies.get(TEAM, CHANNEL, read)).rejects.toThrow('storage down');
     await expect(links.getToken(TEAM, 'U0DEFAULT', undefined, read)).rejects.toThrow('storage down');
   });

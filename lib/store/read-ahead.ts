@@ -20,65 +20,75 @@ export interface HelpScope {
   readonly channelPolicy?: { readonly allowedClasses?: readonly string[] | undefined } | undefined;
 }
 
-/**
- * The items a person's command in a channel reads first, as stored: their active profile, their
- * default profile's link and the channel's policy. The repositories parse them where they are used
- * (`TokenLinkRepository.getToken`, `ChannelPolicyRepository.get`), and help reads what it needs.
- */
-export interface CallerItems {
-  readonly activeProfile?: TableItem | undefined;
-  readonly defaultLink?: TableItem | undefined;
-  readonly channelPolicy?: TableItem | undefined;
+/** A key of the table. */
+export interface ItemKey {
+  readonly pk: string;
+  readonly sk: string;
 }
 
 /**
- * A read of the caller's items already on its way, sent with a command's delivery claim instead
- * of after the modules that parse them have loaded, and whose items they are: a reader uses it only
- * for the same team, user and channel. A failed read surfaces where it is awaited.
+ * Items read in one batch as soon as a request arrives (with its delivery claim), before the
+ * modules that parse them have loaded. A repository takes its item from here when this read asked
+ * for its key (`ChannelPolicyRepository.get`, `TokenLinkRepository.getToken`,
+ * `ApprovalRepository.get`, `ApprovalPolicyRepository.get`) and reads afresh otherwise, so a
+ * read-ahead can only save a round trip, never answer for another key. A failed read surfaces
+ * where one of its items is awaited.
  */
-export interface CallerRead {
-  readonly team: string;
-  readonly user: string;
-  readonly channel: string;
-  readonly items: Promise<CallerItems>;
+export interface ReadAhead {
+  /** The item at `key`, undefined when there is none; undefined itself when the read did not ask for `key`. */
+  itemAt(key: ItemKey): Promise<TableItem | undefined> | undefined;
 }
 
-export function readCaller(ctx: StoreContext, team: string, user: string, channel: string): CallerRead {
-  const items = readCallerItems(ctx, team, user, channel);
-  items.catch(() => undefined);
-  return { team, user, channel, items };
-}
-
-/** The read's items when it is of this team, user and channel; undefined for any other. */
-export function callerItemsOf(
-  read: CallerRead | undefined,
-  team: string,
-  user: string | undefined,
-  channel: string | undefined,
-): Promise<CallerItems> | undefined {
-  if (read?.team !== team) return undefined;
-  if (user !== undefined && read.user !== user) return undefined;
-  if (channel !== undefined && read.channel !== channel) return undefined;
-  return read.items;
-}
-
-async function readCallerItems(ctx: StoreContext, team: string, user: string, channel: string) {
-  const { active, policy, defaultLink } = callerKeys(team, user, channel);
-  const found = await readItems(ctx, [active, policy, defaultLink]);
+export function readAhead(ctx: StoreContext, itemKeys: readonly ItemKey[]): ReadAhead {
+  const asked = new Set(itemKeys.map(itemKey));
+  const found = readItems(ctx, itemKeys);
+  found.catch(() => undefined);
   return {
-    activeProfile: found.get(itemKey(active)),
-    defaultLink: found.get(itemKey(defaultLink)),
-    channelPolicy: found.get(itemKey(policy)),
-  } satisfies CallerItems;
+    itemAt: (key) => (asked.has(itemKey(key)) ? found.then((items) => items.get(itemKey(key))) : undefined),
+  };
 }
 
-function callerKeys(team: string, user: string, channel: string) {
+/** A person's active profile and their default profile's link, which most people use. */
+export function profileKeys(team: string, user: string) {
   const userKey = keys.user(team, user);
   return {
     active: { pk: userKey, sk: keys.active },
-    policy: { pk: keys.team(team), sk: keys.channelPolicy(channel) },
     defaultLink: { pk: userKey, sk: keys.link(DEFAULT_PROFILE) },
-  };
+  } satisfies Record<string, ItemKey>;
+}
+
+/** What a person's command in a channel reads first: their profile's items and the channel's policy. */
+export function callerKeys(team: string, user: string, channel: string): ItemKey[] {
+  const { active, defaultLink } = profileKeys(team, user);
+  return [active, channelPolicyKey(team, channel), defaultLink];
+}
+
+function channelPolicyKey(team: string, channel: string): ItemKey {
+  return { pk: keys.team(team), sk: keys.channelPolicy(channel) };
+}
+
+/**
+ * What a click on an approval card reads first: the request, the workspace's approval policy, and
+ * the policy of the channel the card is in (the request's, unless the click came from a Home).
+ */
+export function approvalClickKeys(team: string, approvalId: string, channel: string | undefined): ItemKey[] {
+  return [
+    { pk: keys.team(team), sk: keys.approval(approvalId) },
+    { pk: keys.team(team), sk: keys.policy },
+    ...(channel ? [channelPolicyKey(team, channel)] : []),
+  ];
+}
+
+/** The items at `itemKeys`: from `read` where it asked for them, the rest in one batch read now. */
+async function itemsAt(
+  ctx: StoreContext,
+  itemKeys: readonly ItemKey[],
+  read: ReadAhead | undefined,
+): Promise<(TableItem | undefined)[]> {
+  const ahead = itemKeys.map((key) => read?.itemAt(key));
+  const missing = itemKeys.filter((_, i) => ahead[i] === undefined);
+  const fresh = missing.length > 0 ? readItems(ctx, missing) : undefined;
+  return Promise.all(itemKeys.map(async (key, i) => ahead[i] ?? (await fresh)?.get(itemKey(key))));
 }
 
 export async function readHelpScope(
@@ -86,24 +96,19 @@ export async function readHelpScope(
   team: string,
   user: string,
   channel: string,
-  read?: CallerRead,
+  read?: ReadAhead,
 ): Promise<HelpScope> {
   // Most people use the default profile: its link is read in the same request as the active
   // profile and the channel policy, so help waits for one read; another profile's link is read next.
-  const first = await (callerItemsOf(read, team, user, channel) ?? readCallerItems(ctx, team, user, channel));
-  const profile = first.activeProfile === undefined ? DEFAULT_PROFILE : activeProfileOf(first.activeProfile);
+  const [activeItem, policyItem, defaultLinkItem] = await itemsAt(ctx, callerKeys(team, user, channel), read);
+  const profile = activeItem === undefined ? DEFAULT_PROFILE : activeProfileOf(activeItem);
   const linkKey = { pk: keys.user(team, user), sk: keys.link(profile) };
   const link =
-    profile === DEFAULT_PROFILE ? first.defaultLink : (await readItems(ctx, [linkKey])).get(itemKey(linkKey));
+    profile === DEFAULT_PROFILE ? defaultLinkItem : (await readItems(ctx, [linkKey])).get(itemKey(linkKey));
   return {
     scopes: link === undefined ? undefined : scopesOf(link, ctx.now()),
-    channelPolicy: first.channelPolicy === undefined ? undefined : policyOf(first.channelPolicy),
+    channelPolicy: policyItem === undefined ? undefined : policyOf(policyItem),
   };
-}
-
-interface ItemKey {
-  readonly pk: string;
-  readonly sk: string;
 }
 
 /** DynamoDB may leave keys of a batch unprocessed under load: they are asked again, twice at most. */
