@@ -13,6 +13,7 @@ import { buildFunctions } from '../../infra/build.js';
 
 let outdir: string;
 let atStart: Set<string>;
+let startFiles: string[];
 let deployed: Set<string>;
 
 /** Source files (relative to the map) that make up the given bundle files. */
@@ -31,7 +32,8 @@ beforeAll(async () => {
   outdir = await mkdtemp(join(tmpdir(), 'chatops-bundle-'));
   await buildFunctions(outdir);
   const slack = join(outdir, 'slack');
-  atStart = await sourcesOf(await staticClosure(join(slack, 'index.mjs')));
+  startFiles = [...(await staticClosure(join(slack, 'index.mjs')))];
+  atStart = await sourcesOf(startFiles);
   const all = await readdir(slack, { recursive: true });
   deployed = await sourcesOf(all.filter((f) => f.endsWith('.mjs')).map((f) => join(slack, f)));
 }, 120_000);
@@ -80,5 +82,17 @@ describe('the Slack function bundle', () => {
     ]) {
       expect(has(atStart, file)).toBe(true);
     }
+  });
+
+  it('keeps the project code it loads at start in one file, not a chunk for each set of lazy importers', async () => {
+    const isProjectCode = (source: string) =>
+      !source.includes('node_modules/') && /(^|\/)(lib|functions)\//.test(source);
+    const withProjectCode = [];
+    for (const file of startFiles) {
+      if ([...(await sourcesOf([file]))].some(isProjectCode)) withProjectCode.push(file);
+    }
+    // Each file at start costs the module loader a resolve, a read and a link (`startInOneChunk`).
+    expect(withProjectCode).toHaveLength(1);
+    expect(has(atStart, 'lib/commands/catalog.ts')).toBe(true);
   });
 });
