@@ -4,7 +4,7 @@ import { keys } from '../../../lib/store/keys.js';
 import { callerKeys, readAhead } from '../../../lib/store/read-ahead.js';
 import type { StoreContext } from '../../../lib/store/store-context.js';
 import type { Table } from '../../../lib/store/table.js';
-import { TokenLinkRepository } from '../../../lib/store/token-links.js';
+import { type NewTokenLink, TokenLinkRepository } from '../../../lib/store/token-links.js';
 import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
 
 /**
@@ -20,6 +20,26 @@ let calls: string[];
 let ctx: StoreContext;
 let links: TokenLinkRepository;
 let policies: ChannelPolicyRepository;
+
+/** A link of `user`'s `profile` in the test's team. */
+function linkOf(
+  user: string,
+  profile: string,
+  token: string,
+  more: Partial<NewTokenLink> = {},
+): NewTokenLink {
+  return {
+    team: TEAM,
+    user,
+    profile,
+    token,
+    label: profile,
+    apiUsername: user,
+    scopes: 'unknown',
+    expiry: null,
+    ...more,
+  };
+}
 
 beforeAll(async () => {
   table = await createTestTable();
@@ -37,16 +57,9 @@ beforeAll(async () => {
   const cipher = randomLocalCipher();
   links = new TokenLinkRepository(ctx, cipher);
   policies = new ChannelPolicyRepository(ctx);
-  await new TokenLinkRepository(table.ctx, cipher).saveLink({
-    team: TEAM,
-    user: 'U0DEFAULT',
-    profile: 'default',
-    token: 'tok_default',
-    label: 'mine',
-    apiUsername: 'me',
-    scopes: 'volumes:read',
-    expiry: null,
-  });
+  await new TokenLinkRepository(table.ctx, cipher).saveLink(
+    linkOf('U0DEFAULT', 'default', 'tok_default', { scopes: 'volumes:read' }),
+  );
   await new ChannelPolicyRepository(table.ctx).put(TEAM, CHANNEL, { allowedClasses: ['read'] }, 'U0ADMIN');
 });
 afterAll(async () => {
@@ -70,16 +83,7 @@ describe('a read of the caller’s items sent ahead', () => {
   });
 
   it('reads another profile’s link next, as a lookup without the read does', async () => {
-    await links.saveLink({
-      team: TEAM,
-      user: 'U0OTHER',
-      profile: 'ops',
-      token: 'tok_ops',
-      label: 'ops',
-      apiUsername: 'ops',
-      scopes: 'unknown',
-      expiry: null,
-    });
+    await links.saveLink(linkOf('U0OTHER', 'ops', 'tok_ops'));
     expect(await links.setActiveProfile(TEAM, 'U0OTHER', 'ops')).toBe(true);
     calls = [];
     const read = readAhead(ctx, callerKeys(TEAM, 'U0OTHER', CHANNEL));
@@ -101,16 +105,9 @@ describe('a read of the caller’s items sent ahead', () => {
   });
 
   it('treats an expired default link as missing, and a malformed item as the repositories do', async () => {
-    await links.saveLink({
-      team: TEAM,
-      user: 'U0EXPIRED',
-      profile: 'default',
-      token: 'tok_old',
-      label: 'old',
-      apiUsername: 'old',
-      scopes: 'unknown',
-      expiry: new Date(table.clock.now().getTime() + 60_000),
-    });
+    await links.saveLink(
+      linkOf('U0EXPIRED', 'default', 'tok_old', { expiry: new Date(table.clock.now().getTime() + 60_000) }),
+    );
     await table.ctx.table.put({
       TableName: table.ctx.tableName,
       Item: {
