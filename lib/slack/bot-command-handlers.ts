@@ -248,9 +248,15 @@ async function identify(deps: BotDeps, token: string): Promise<Identity> {
       if (event.oauthScopes !== undefined) scopes = event.oauthScopes;
     },
   });
+  // The token's own record (label, expiry) is asked for at the same time as the profile: one API
+  // round trip before the modal closes instead of two. Its answer counts only once the profile
+  // call has accepted the token.
+  const profileCall = observed.call(getOperation('profile.view'), {});
+  const tokensCall = client.listAll(getOperation('profile.tokens-list'), {}, { timeoutMs: 1500 });
+  tokensCall.catch(() => undefined);
   let username: string;
   try {
-    const profile = await observed.call(getOperation('profile.view'), {});
+    const profile = await profileCall;
     username = profile.username;
   } catch (error) {
     if (error instanceof ApiError && error.code === 'unauthorized') {
@@ -270,7 +276,7 @@ async function identify(deps: BotDeps, token: string): Promise<Identity> {
   let label = 'personal access token';
   let expiry: Date | null = null;
   try {
-    const tokens = await client.listAll(getOperation('profile.tokens-list'), {}, { timeoutMs: 1500 });
+    const tokens = await tokensCall;
     const own = tokens.data.find((t) => token.startsWith(t.token.slice(0, 16)));
     if (own) {
       label = own.label;

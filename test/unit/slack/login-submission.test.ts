@@ -1,8 +1,10 @@
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { ViewOutput } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningEmulator, startEmulator } from '../../../infra/local/emulator/server.js';
+import { nodeDispatcher, type RequestDispatcher } from '../../../lib/api/client.js';
 import { handleLoginSubmission } from '../../../lib/slack/bot-command-handlers.js';
 import type { BotDeps } from '../../../lib/slack/context.js';
 import { createStore, type Store } from '../../../lib/store/index.js';
@@ -81,5 +83,43 @@ describe('a submitted login', () => {
     releasePost();
     expect(await submitted).toEqual({ ack: undefined });
     expect(await store.tokenLinks.getToken(TEAM, USER)).toMatchObject({ status: 'found' });
+  });
+
+  it("asks for the token's own record while the API is still checking the token", async () => {
+    const seen: string[] = [];
+    let tokensAsked: () => void = () => undefined;
+    const askedForTokens = new Promise<void>((resolve) => {
+      tokensAsked = resolve;
+    });
+    // The profile's answer is held until the token list is asked for (a second at most, so a
+    // client that waits for the profile first still finishes, and fails the order below).
+    const dispatcher: RequestDispatcher = {
+      async request(request) {
+        const what = request.path.startsWith('/v4/profile/tokens') ? 'tokens' : request.path;
+        seen.push(`asked ${what}`);
+        if (what === 'tokens') tokensAsked();
+        if (what === '/v4/profile') await Promise.race([askedForTokens, sleepFor(1_000)]);
+        const answer = await nodeDispatcher.request(request);
+        seen.push(`answered ${what}`);
+        return answer;
+      },
+    };
+    const client = { chat: { postEphemeral: async () => ({ ok: true }) } } as unknown as WebClient;
+    const deps = {
+      store,
+      logger: new Logger({ serviceName: 'login-test', logLevel: 'SILENT' }),
+      api: { baseUrl: emulator.url, timeoutMs: 5_000, dispatcher },
+      handoff: { dispatch: async () => undefined },
+    } as unknown as BotDeps;
+
+    const result = await handleLoginSubmission(deps, {
+      team: TEAM,
+      user: 'U0PARALLEL',
+      view: submissionView(emulator.demoToken),
+      client,
+    });
+    expect(result).toEqual({ ack: undefined });
+    expect(seen.indexOf('asked tokens')).toBeLessThan(seen.indexOf('answered /v4/profile'));
+    expect(await store.tokenLinks.getToken(TEAM, 'U0PARALLEL')).toMatchObject({ status: 'found' });
   });
 });
