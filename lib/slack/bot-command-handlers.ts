@@ -8,6 +8,7 @@ import { ApiError } from '../api/errors.js';
 import { getOperation } from '../api/operations/index.js';
 import type { BotCommandName } from '../commands/bot-command-specs.js';
 import type { ParsedCommand } from '../commands/parse.js';
+import { loadAhead } from '../store/index.js';
 import { PROFILE_NAME_PATTERN } from '../store/keys.js';
 import type { BotCommandContext, BotDeps } from './context.js';
 import { republishHome } from './home-refresh.js';
@@ -199,6 +200,8 @@ export async function handleLoginSubmission(
     };
   }
 
+  // The link is stored once the API has accepted the token: its module loads meanwhile.
+  loadAhead(deps.store.tokenLinks);
   const identity = await identify(deps, token);
   if (!identity.ok) return { ack: { response_action: 'errors', errors: { [TOKEN_BLOCK]: identity.reason } } };
 

@@ -7,7 +7,7 @@ import type { ChannelPolicyRepository } from './channel-policy.js';
 import { DeliveryClaims } from './delivery-claims.js';
 import { StoreError } from './errors.js';
 import type { InstallationRepository, OAuthStateStore } from './installations.js';
-import { type OnFirstUse, onFirstUse } from './lazy.js';
+import { loadAhead, type OnFirstUse, onFirstUse } from './lazy.js';
 import type { PasskeyLinkStore } from './passkey-links.js';
 import type { PasskeyRepository } from './passkeys.js';
 import { type HelpScope, type ItemKey, type ReadAhead, readAhead, readHelpScope } from './read-ahead.js';
@@ -44,6 +44,7 @@ export type {
   OAuthStateStore,
   SlackInstallation,
 } from './installations.js';
+export { loadAhead } from './lazy.js';
 export type { HelpScope, ItemKey, ReadAhead } from './read-ahead.js';
 export { approvalClickKeys, callerKeys } from './read-ahead.js';
 export type { ReportKind, ReportSchedule, ReportSubscription } from './report-subscriptions.js';
@@ -105,9 +106,11 @@ export interface Store {
 
 export function createStore(ctx: StoreContext, cipher: TokenCipher | OnFirstUse<TokenCipher>): Store {
   return {
-    tokenLinks: onFirstUse(
-      async () => new (await import('./token-links.js')).TokenLinkRepository(ctx, cipher),
-    ),
+    tokenLinks: onFirstUse(async () => {
+      // Every use of a link seals or opens a token: the cipher's module loads alongside.
+      loadAhead(cipher);
+      return new (await import('./token-links.js')).TokenLinkRepository(ctx, cipher);
+    }),
     approvals: onFirstUse(async () => new (await import('./approvals.js')).ApprovalRepository(ctx, cipher)),
     approvalPolicy: onFirstUse(
       async () => new (await import('./approval-policy.js')).ApprovalPolicyRepository(ctx),

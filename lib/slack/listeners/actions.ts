@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { approvalClickKeys, type ReadAhead } from '../../store/index.js';
+import { approvalClickKeys, loadAhead, type ReadAhead } from '../../store/index.js';
 import type { BotDeps, RequestContext } from '../context.js';
 import { answerOperation, responseBody, safely } from '../dispatch.js';
 import { ActionId, actionIdPattern, PAYLOAD_WIRE_KEYS } from '../interaction-ids.js';
@@ -114,6 +114,8 @@ export function registerActions(app: App, deps: BotDeps): void {
       // loads modules it would have loaded anyway; a failed load surfaces where it is awaited.
       interactions().catch(() => undefined);
       approvals().catch(() => undefined);
+      // Every decision ends in an audit entry.
+      loadAhead(deps.store.audit);
       // The request and its policies are read while the claim is in flight too, in one batch
       // sent before the modules that parse them load: a read changes nothing, and a repeated click
       // drops it. The request's id is taken from the button here without its schema; the decision
