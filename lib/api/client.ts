@@ -72,7 +72,8 @@ export interface DispatchedAnswer {
 
 /**
  * What the client needs of an HTTP client: undici's `Dispatcher.request` shape, which tests fill
- * with undici's `MockAgent` and the listing bench with a pool over several API processes.
+ * with undici's `MockAgent` and the listing bench with one that spreads requests over several API
+ * processes; in production it is `nodeDispatcher`.
  */
 export interface RequestDispatcher {
   request(request: DispatchedRequest): Promise<DispatchedAnswer>;

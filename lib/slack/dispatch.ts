@@ -17,7 +17,7 @@ import { rateLimitedFor } from './slack-refusals.js';
  */
 
 // Loaded on first use, so a cold start answers `/cloud help` without them: the runner brings the
-// API client and undici, approvals their cards and store calls; what an outcome in doubt is and
+// API client, approvals their cards and store calls; what an outcome in doubt is and
 // which operations answer with a chart are read from the operations table.
 const approvals = () => import('./approvals.js');
 const runner = () => import('./operation-runner.js');
