@@ -12,7 +12,7 @@ import { loadAhead } from '../store/index.js';
 import { PROFILE_NAME_PATTERN } from '../store/keys.js';
 import type { BotCommandContext, BotDeps } from './context.js';
 import { republishHome } from './home-refresh.js';
-import { CallbackId } from './interactions.js';
+import { CallbackId } from './interaction-ids.js';
 import { truncate } from './limits.js';
 import { openModal } from './modals.js';
 import { auditLine } from './render/audit.js';

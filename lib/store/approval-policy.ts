@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { parseItem } from './items.js';
 import { keys } from './keys.js';
 import type { ReadAhead } from './read-ahead.js';
+import { STEP_UP_REQUIREMENTS } from './step-up-requirements.js';
 import type { StoreContext } from './store-context.js';
 import '../zod-settings.js';
 
@@ -11,12 +12,7 @@ import '../zod-settings.js';
  * A workspace that never set one gets the defaults.
  */
 
-/**
- * Step-up a rule can ask for: `code` an authenticator-app code, `passkey` a passkey, `any`
- * either; `none` the click alone.
- */
-export const STEP_UP_REQUIREMENTS = ['none', 'passkey', 'code', 'any'] as const;
-export type StepUpRequirement = (typeof STEP_UP_REQUIREMENTS)[number];
+export { STEP_UP_REQUIREMENTS, type StepUpRequirement } from './step-up-requirements.js';
 
 const SlackUserIdSchema = z.string().regex(/^[UW][A-Z0-9]{2,}$/, 'a Slack user id (U… or W…)');
 

@@ -3,7 +3,7 @@ import type { AnyOperation } from '../../api/operation.js';
 import { findOperation } from '../../api/operations/index.js';
 import { voteWords } from '../../changes/audit.js';
 import type { ApprovalOutcome, ApprovalStatus, VoteMethod } from '../../store/approvals.js';
-import { ActionId } from '../interactions.js';
+import { ActionId } from '../interaction-ids.js';
 import { truncate } from '../limits.js';
 import { NOW_LABEL } from '../preview.js';
 import {

@@ -4,7 +4,7 @@ import type { AnyOperation, Scope } from '../../api/operation.js';
 import { findOperation } from '../../api/operations/index.js';
 import { SLASH_COMMAND } from '../../commands/registry.js';
 import { isStorageUnavailable } from '../../store/errors.js';
-import { ActionId } from '../interactions.js';
+import { ActionId } from '../interaction-ids.js';
 import { truncate } from '../limits.js';
 import { ModalNotOpenedError } from '../modals.js';
 import { rateLimitedFor } from '../slack-refusals.js';

@@ -2,7 +2,7 @@ import type { HeaderBlock, KnownBlock, SectionBlock } from '@slack/types';
 import type { AnyOperation } from '../../api/operation.js';
 import { SLASH_COMMAND } from '../../commands/registry.js';
 import { commandNameOf } from '../../commands/usage.js';
-import { ActionId, type ExportPayload, type PagePayload } from '../interactions.js';
+import { ActionId, type ExportPayload, type PagePayload } from '../interaction-ids.js';
 import { SLACK_LIMITS, truncate } from '../limits.js';
 import {
   actionButton,

@@ -1,7 +1,7 @@
 import type { Button, SectionBlockAccessory } from '@slack/types';
 import type { AnyOperation } from '../../api/operation.js';
 import { engineOperation, getOperation } from '../../api/operations/index.js';
-import { ActionId, type RunPayload } from '../interactions.js';
+import { ActionId, type RunPayload } from '../interaction-ids.js';
 import { actionButton, confirmDialog, overflowMenu } from './blocks.js';
 import { type Item, idOf } from './items.js';
 import {

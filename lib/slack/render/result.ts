@@ -1,7 +1,7 @@
 import type { AnyOperation, Page } from '../../api/operation.js';
 import { getOperation } from '../../api/operations/index.js';
 import { SLASH_COMMAND } from '../../commands/registry.js';
-import { ActionId } from '../interactions.js';
+import { ActionId } from '../interaction-ids.js';
 import {
   actionButton,
   type EphemeralOnlyMessage,
