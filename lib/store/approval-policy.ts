@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { parseItem } from './items.js';
+import { getParsed, parseItem } from './items.js';
 import { keys } from './keys.js';
 import type { ReadAhead } from './read-ahead.js';
 import { STEP_UP_REQUIREMENTS } from './step-up-requirements.js';
@@ -68,12 +68,8 @@ export class ApprovalPolicyRepository {
   /** The workspace's policy; from `read` when it asked for it (`Store.readAhead`). */
   async get(team: string, read?: ReadAhead): Promise<ApprovalPolicy> {
     const key = { pk: keys.team(team), sk: keys.policy };
-    const ahead = read?.itemAt(key);
-    const raw = ahead
-      ? await ahead
-      : (await this.#ctx.table.get({ TableName: this.#ctx.tableName, Key: key, ConsistentRead: true })).Item;
-    if (raw === undefined) return DEFAULT_APPROVAL_POLICY;
-    const item = parseItem(PolicyItemSchema, raw, 'approval policy');
+    const item = await getParsed(this.#ctx, key, PolicyItemSchema, 'approval policy', read);
+    if (item === undefined) return DEFAULT_APPROVAL_POLICY;
     return parseItem(
       ApprovalPolicySchema,
       {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { TABLE_DEFINITION } from '../../infra/table.js';
 import { StoreError } from './errors.js';
-import { isConditionFailure, itemOfFailedCondition, parseItem } from './items.js';
+import { getParsed, isConditionFailure, itemOfFailedCondition, parseItem } from './items.js';
 import { COMMAND_NAME_PATTERN, keys } from './keys.js';
 import type { ReadAhead } from './read-ahead.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
@@ -797,12 +797,13 @@ export class ApprovalRepository {
   }
 
   async #getItem(team: string, id: string, read?: ReadAhead): Promise<ApprovalItem | undefined> {
-    const key = { pk: keys.team(team), sk: keys.approval(id) };
-    const ahead = read?.itemAt(key);
-    const raw = ahead
-      ? await ahead
-      : (await this.#ctx.table.get({ TableName: this.#ctx.tableName, Key: key, ConsistentRead: true })).Item;
-    return raw && parseItem(ApprovalItemSchema, raw, 'approval');
+    return getParsed(
+      this.#ctx,
+      { pk: keys.team(team), sk: keys.approval(id) },
+      ApprovalItemSchema,
+      'approval',
+      read,
+    );
   }
 
   /** A conditional update; on a failed condition, the item as it was (`null` if there was none). */

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { OPERATION_CLASSES } from '../api/operation.js';
-import { getParsed, isConditionFailure, parseItem, parseListedItem } from './items.js';
+import { getParsed, isConditionFailure, parseListedItem } from './items.js';
 import { keys } from './keys.js';
 import type { ReadAhead } from './read-ahead.js';
 import { STEP_UP_REQUIREMENTS } from './step-up-requirements.js';
@@ -72,13 +72,13 @@ export class ChannelPolicyRepository {
 
   /** The channel's policy; from `read` when it asked for it (`Store.readAhead`). */
   async get(team: string, channel: string, read?: ReadAhead): Promise<StoredChannelPolicy | undefined> {
-    const key = { pk: keys.team(team), sk: keys.channelPolicy(channel) };
-    const ahead = read?.itemAt(key);
-    if (ahead) {
-      const raw = await ahead;
-      return raw && toPolicy(parseItem(ChannelPolicyItemSchema, raw, 'channel policy'));
-    }
-    const item = await getParsed(this.#ctx, key, ChannelPolicyItemSchema, 'channel policy');
+    const item = await getParsed(
+      this.#ctx,
+      { pk: keys.team(team), sk: keys.channelPolicy(channel) },
+      ChannelPolicyItemSchema,
+      'channel policy',
+      read,
+    );
     return item && toPolicy(item);
   }
 

@@ -4,7 +4,9 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type * as z from 'zod';
 import { createLogger } from '../observability/logger.js';
 import { StoreError } from './errors.js';
+import type { ReadAhead } from './read-ahead.js';
 import type { StoreContext } from './store-context.js';
+import type { TableItem } from './table.js';
 
 /**
  * Items are parsed where they leave the table, like any other input. The error names the kind
@@ -86,15 +88,30 @@ export async function putNew(ctx: StoreContext, item: ItemKey & Record<string, u
   }
 }
 
-/** Reads one item, strongly consistent, parsed with `schema`. */
+/**
+ * Reads one item, strongly consistent, as stored: from `read` when that read asked for its key
+ * (`Store.readAhead`, sent with the request's claim), otherwise from the table now.
+ */
+export async function readItem(
+  ctx: StoreContext,
+  key: ItemKey,
+  read?: ReadAhead,
+): Promise<TableItem | undefined> {
+  const ahead = read?.itemAt(key);
+  if (ahead) return ahead;
+  return (await ctx.table.get({ TableName: ctx.tableName, Key: key, ConsistentRead: true })).Item;
+}
+
+/** Reads one item (`readItem`), parsed with `schema`. */
 export async function getParsed<S extends z.ZodType>(
   ctx: StoreContext,
   key: ItemKey,
   schema: S,
   kind: string,
+  read?: ReadAhead,
 ): Promise<z.infer<S> | undefined> {
-  const result = await ctx.table.get({ TableName: ctx.tableName, Key: key, ConsistentRead: true });
-  return result.Item === undefined ? undefined : parseItem(schema, result.Item, kind);
+  const item = await readItem(ctx, key, read);
+  return item === undefined ? undefined : parseItem(schema, item, kind);
 }
 
 export interface ConditionalUpdate {

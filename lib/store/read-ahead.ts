@@ -2,28 +2,26 @@ import { setTimeout as sleepFor } from 'node:timers/promises';
 import { sdkBackoffMs } from '../aws/backoff.js';
 import { sendUntilProcessed } from './batch-rounds.js';
 import { StoreError } from './errors.js';
+import type { ItemKey } from './items.js';
 import { DEFAULT_PROFILE, keys } from './keys.js';
 import type { StoreContext } from './store-context.js';
 import type { TableItem } from './table.js';
 
+export type { ItemKey } from './items.js';
+
 /**
  * What `/cloud help` is fitted to: the scopes of the caller's active token and the operation
  * classes the channel allows. It reads the same items as `TokenLinkRepository.getActiveProfile`
- * and `getLink` and `ChannelPolicyRepository.get` (the caller's items, below), checks the few
- * attributes help needs here, so the first answer of a cold start loads neither those repositories nor zod
- * (their item schemas). A malformed item is a `malformed_item` error, as the repositories say it.
+ * and `getLink` and `ChannelPolicyRepository.get` (the caller's items, below) and checks the few
+ * attributes help needs here, so the first answer of a cold start loads neither those
+ * repositories nor zod (their item schemas). A malformed item is a `malformed_item` error, as the
+ * repositories say it.
  */
 export interface HelpScope {
   /** The active link's scopes; undefined without a link or when its scopes are unknown. */
   readonly scopes?: readonly string[] | undefined;
   /** The channel's policy, if it has one: the classes it allows (all, when it does not limit them). */
   readonly channelPolicy?: { readonly allowedClasses?: readonly string[] | undefined } | undefined;
-}
-
-/** A key of the table. */
-export interface ItemKey {
-  readonly pk: string;
-  readonly sk: string;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { sendUntilProcessed } from './batch-rounds.js';
+import type { ItemKey } from './items.js';
 import { keys } from './keys.js';
 import type { StoreContext } from './store-context.js';
 import type { TableItem } from './table.js';
@@ -18,11 +19,6 @@ const BATCH_SIZE = 25;
 /** Rounds of resending what DynamoDB left unprocessed before the removal gives up (and is retried). */
 const UNPROCESSED_ROUNDS = 5;
 const UNPROCESSED_BASE_DELAY_MS = 50;
-
-interface ItemKey {
-  readonly pk: string;
-  readonly sk: string;
-}
 
 /**
  * Notes that `user` has items under the team's user partition. Idempotent (a put of a fixed item),

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { isConditionFailure, parseItem, parseListedItem } from './items.js';
+import { isConditionFailure, parseItem, parseListedItem, readItem } from './items.js';
 import { checkedProfile, DEFAULT_PROFILE, keys } from './keys.js';
 import { profileKeys, type ReadAhead } from './read-ahead.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
@@ -178,12 +178,8 @@ export class TokenLinkRepository {
   }
 
   async getActiveProfile(team: string, user: string): Promise<string | undefined> {
-    const result = await this.#ctx.table.get({
-      TableName: this.#ctx.tableName,
-      Key: { pk: keys.user(team, user), sk: keys.active },
-      ConsistentRead: true,
-    });
-    return result.Item && activeProfileOf(result.Item);
+    const item = await readItem(this.#ctx, profileKeys(team, user).active);
+    return item && activeProfileOf(item);
   }
 
   /** Makes `profile` the active one; false when the user has no unexpired link of that name. */
@@ -274,35 +270,22 @@ export class TokenLinkRepository {
     user: string,
     read: ReadAhead | undefined,
   ): Promise<{ name: string; item: TokenLinkItem | undefined }> {
-    // Read earlier with the rest of the caller's items (`Store.readAhead`): nothing to wait for
-    // but that read.
-    const { active: activeKey, defaultLink: defaultKey } = profileKeys(team, user);
-    const activeAhead = read?.itemAt(activeKey);
-    const defaultAhead = read?.itemAt(defaultKey);
-    if (activeAhead && defaultAhead) {
-      const [activeProfile, defaultLink] = await Promise.all([activeAhead, defaultAhead]);
-      const name = activeProfile === undefined ? DEFAULT_PROFILE : activeProfileOf(activeProfile);
-      if (name !== DEFAULT_PROFILE) return { name, item: await this.#getItem(team, user, name) };
-      return { name, item: defaultLink && this.#usableLink(defaultLink) };
-    }
+    // Either item may come from the caller's items read earlier (`Store.readAhead`).
+    const { active: activeKey, defaultLink: defaultLinkKey } = profileKeys(team, user);
     const [active, defaultLink] = await Promise.allSettled([
-      this.getActiveProfile(team, user),
-      this.#getItem(team, user, DEFAULT_PROFILE),
+      readItem(this.#ctx, activeKey, read),
+      readItem(this.#ctx, defaultLinkKey, read),
     ]);
     if (active.status === 'rejected') throw active.reason;
-    const name = active.value ?? DEFAULT_PROFILE;
+    const name = active.value === undefined ? DEFAULT_PROFILE : activeProfileOf(active.value);
     if (name !== DEFAULT_PROFILE) return { name, item: await this.#getItem(team, user, name) };
     if (defaultLink.status === 'rejected') throw defaultLink.reason;
-    return { name, item: defaultLink.value };
+    return { name, item: defaultLink.value && this.#usableLink(defaultLink.value) };
   }
 
   async #getItem(team: string, user: string, profile: string): Promise<TokenLinkItem | undefined> {
-    const result = await this.#ctx.table.get({
-      TableName: this.#ctx.tableName,
-      Key: { pk: keys.user(team, user), sk: keys.link(profile) },
-      ConsistentRead: true,
-    });
-    return result.Item && this.#usableLink(result.Item);
+    const item = await readItem(this.#ctx, { pk: keys.user(team, user), sk: keys.link(profile) });
+    return item && this.#usableLink(item);
   }
 
   /** The stored link parsed; undefined once expired, since TTL deletes expired links only eventually. */
