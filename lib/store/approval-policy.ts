@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { getParsed, parseItem } from './items.js';
 import { keys } from './keys.js';
-import type { ReadAhead } from './read-ahead.js';
 import { STEP_UP_REQUIREMENTS } from './step-up-requirements.js';
 import type { StoreContext } from './store-context.js';
+import type { ReadAhead } from './table.js';
 import '../zod-settings.js';
 
 /**

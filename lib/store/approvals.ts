@@ -4,8 +4,8 @@ import { TABLE_DEFINITION } from '../../infra/table.js';
 import { StoreError } from './errors.js';
 import { getParsed, isConditionFailure, itemOfFailedCondition, parseItem } from './items.js';
 import { COMMAND_NAME_PATTERN, keys } from './keys.js';
-import type { ReadAhead } from './read-ahead.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
+import type { ReadAhead } from './table.js';
 import { EnvelopeSchema, type TokenCipher } from './token-cipher.js';
 import '../zod-settings.js';
 

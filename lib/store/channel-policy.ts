@@ -2,9 +2,9 @@ import * as z from 'zod';
 import { OPERATION_CLASSES } from '../api/operation.js';
 import { getParsed, isConditionFailure, parseListedItem } from './items.js';
 import { keys } from './keys.js';
-import type { ReadAhead } from './read-ahead.js';
 import { STEP_UP_REQUIREMENTS } from './step-up-requirements.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
+import type { ReadAhead } from './table.js';
 import '../zod-settings.js';
 
 /**

@@ -4,9 +4,8 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type * as z from 'zod';
 import { createLogger } from '../observability/logger.js';
 import { StoreError } from './errors.js';
-import type { ReadAhead } from './read-ahead.js';
 import type { StoreContext } from './store-context.js';
-import type { TableItem } from './table.js';
+import type { ItemKey, ReadAhead, TableItem } from './table.js';
 
 /**
  * Items are parsed where they leave the table, like any other input. The error names the kind
@@ -61,11 +60,6 @@ export function itemOfFailedCondition(error: unknown): Record<string, unknown> |
 /** By name: the table client names DynamoDB's errors as the SDK does (`http-table.ts`). */
 export function isConditionFailure(error: unknown): error is ConditionalCheckFailedException {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
-}
-
-export interface ItemKey {
-  readonly pk: string;
-  readonly sk: string;
 }
 
 /**

@@ -2,12 +2,11 @@ import { setTimeout as sleepFor } from 'node:timers/promises';
 import { sdkBackoffMs } from '../aws/backoff.js';
 import { sendUntilProcessed } from './batch-rounds.js';
 import { StoreError } from './errors.js';
-import type { ItemKey } from './items.js';
 import { DEFAULT_PROFILE, keys } from './keys.js';
 import type { StoreContext } from './store-context.js';
-import type { TableItem } from './table.js';
+import type { ItemKey, ReadAhead, TableItem } from './table.js';
 
-export type { ItemKey } from './items.js';
+export type { ItemKey, ReadAhead } from './table.js';
 
 /**
  * What `/cloud help` is fitted to: the scopes of the caller's active token and the operation
@@ -22,19 +21,6 @@ export interface HelpScope {
   readonly scopes?: readonly string[] | undefined;
   /** The channel's policy, if it has one: the classes it allows (all, when it does not limit them). */
   readonly channelPolicy?: { readonly allowedClasses?: readonly string[] | undefined } | undefined;
-}
-
-/**
- * Items read in one batch as soon as a request arrives (with its delivery claim), before the
- * modules that parse them have loaded. A repository takes its item from here when this read asked
- * for its key (`ChannelPolicyRepository.get`, `TokenLinkRepository.getToken`,
- * `ApprovalRepository.get`, `ApprovalPolicyRepository.get`) and reads afresh otherwise, so a
- * read-ahead can only save a round trip, never answer for another key. A failed read surfaces
- * where one of its items is awaited.
- */
-export interface ReadAhead {
-  /** The item at `key`, undefined when there is none; undefined itself when the read did not ask for `key`. */
-  itemAt(key: ItemKey): Promise<TableItem | undefined> | undefined;
 }
 
 export function readAhead(ctx: StoreContext, itemKeys: readonly ItemKey[]): ReadAhead {

@@ -18,6 +18,24 @@ import type {
 
 export type TableItem = Record<string, unknown>;
 
+/** A key of the table. */
+export interface ItemKey {
+  readonly pk: string;
+  readonly sk: string;
+}
+
+/**
+ * Items read in one batch as soon as a request arrives (with its delivery claim), before the
+ * modules that parse them have loaded (`read-ahead.ts`). A repository takes its item from here
+ * when this read asked for its key (`readItem` in `items.ts`) and reads afresh otherwise, so a
+ * read-ahead can only save a round trip, never answer for another key. A failed read surfaces
+ * where one of its items is awaited.
+ */
+export interface ReadAhead {
+  /** The item at `key`, undefined when there is none; undefined itself when the read did not ask for `key`. */
+  itemAt(key: ItemKey): Promise<TableItem | undefined> | undefined;
+}
+
 export interface ItemPage {
   readonly Items?: TableItem[] | undefined;
   readonly LastEvaluatedKey?: TableItem | undefined;

@@ -1,8 +1,7 @@
 import { sendUntilProcessed } from './batch-rounds.js';
-import type { ItemKey } from './items.js';
 import { keys } from './keys.js';
 import type { StoreContext } from './store-context.js';
-import type { TableItem } from './table.js';
+import type { ItemKey, TableItem } from './table.js';
 
 /**
  * What has to go when a workspace removes the app and is spread over one partition per user:
