@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import aws4, { type Credentials } from 'aws4';
-import { ConnectTimeoutError, exchange, ownKeepAliveAgent } from '../http-exchange.js';
+import { ConnectTimeoutError } from '../http-exchange.js';
 import { sdkBackoffMs } from './backoff.js';
 import { environmentTarget } from './environment.js';
+import { type AwsClientOptions, signedPoster } from './signed-post.js';
 
 /**
  * Lambda's `Invoke` with `InvocationType: 'Event'` (docs.aws.amazon.com/lambda/latest/api/
@@ -27,17 +27,8 @@ import { environmentTarget } from './environment.js';
  * timeout at all, so a hung invoke held the Slack answer until the function timed out.
  */
 
-export interface LambdaInvokerOptions {
-  /** The local stand-in's URL; absent in AWS, where the region's endpoint is used over HTTPS. */
-  readonly endpoint?: string | undefined;
-  readonly region: string;
-  readonly credentials: Credentials;
-  readonly connectTimeoutMs: number;
-  /** One attempt, from sending the request to the end of the answer. */
-  readonly requestTimeoutMs: number;
-  /** Attempts per invoke, the first included. */
-  readonly maxAttempts: number;
-}
+/** `endpoint` is the local stand-in's URL where one runs; `maxAttempts` counts per invoke. */
+export type LambdaInvokerOptions = AwsClientOptions;
 
 export interface LambdaInvoker {
   /** Resolves once Lambda accepted the event (2xx); throws otherwise. */
@@ -87,40 +78,20 @@ export function createLambdaInvoker(
   wait: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   random: () => number = Math.random,
 ): LambdaInvoker {
-  const url = new URL(options.endpoint ?? `https://lambda.${options.region}.amazonaws.com`);
-  const agent = ownKeepAliveAgent(url);
+  const lambda = signedPoster(options, 'lambda', 'Lambda');
 
   const attempt = async (functionName: string, body: string): Promise<Attempt> => {
-    const path = `/2015-03-31/functions/${encodeURIComponent(functionName)}/invocations`;
-    const signed = aws4.sign(
-      {
-        host: url.hostname,
-        ...(url.port ? { port: Number(url.port) } : {}),
-        method: 'POST',
-        path,
-        service: 'lambda',
-        region: options.region,
-        headers: { 'content-type': 'application/json', 'x-amz-invocation-type': 'Event' },
-        body,
-      },
-      options.credentials,
-    );
     let sent = false;
     try {
-      const answer = await exchange({
-        url: new URL(path, url),
-        method: 'POST',
-        headers: signed.headers,
+      const answer = await lambda.post(
+        `/2015-03-31/functions/${encodeURIComponent(functionName)}/invocations`,
+        { 'content-type': 'application/json', 'x-amz-invocation-type': 'Event' },
         body,
-        agent,
-        service: 'Lambda',
-        connectTimeoutMs: options.connectTimeoutMs,
-        answerTimeoutMs: options.requestTimeoutMs,
         // Once the whole request is handed to the connection, Lambda may act on it.
-        onSent: () => {
+        () => {
           sent = true;
         },
-      });
+      );
       return {
         kind: 'answered',
         status: answer.status,
@@ -167,7 +138,7 @@ export function createLambdaInvoker(
       }
     },
     destroy() {
-      agent.destroy();
+      lambda.destroy();
     },
   };
 }

@@ -1,9 +1,9 @@
 import type { BatchGetCommandInput, BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import aws4, { type Credentials } from 'aws4';
 import { sdkBackoffMs } from '../aws/backoff.js';
 import { environmentTarget } from '../aws/environment.js';
-import { AnswerTimeoutError, ConnectTimeoutError, exchange, ownKeepAliveAgent } from '../http-exchange.js';
+import { type AwsClientOptions, signedPoster } from '../aws/signed-post.js';
+import { AnswerTimeoutError, ConnectTimeoutError } from '../http-exchange.js';
 import { guardedStorageCall } from './store-context.js';
 import type { ItemPage, Table, TableItem } from './table.js';
 
@@ -27,17 +27,8 @@ import type { ItemPage, Table, TableItem } from './table.js';
  * outages into `StoreError('storage_unavailable')` (`guardedStorageCall`).
  */
 
-export interface HttpTableOptions {
-  /** DynamoDB Local's URL; absent in AWS, where the region's endpoint is used over HTTPS. */
-  readonly endpoint?: string | undefined;
-  readonly region: string;
-  readonly credentials: Credentials;
-  readonly connectTimeoutMs: number;
-  /** One attempt, from sending the request to the end of the answer. */
-  readonly requestTimeoutMs: number;
-  /** Attempts per call, the first included. */
-  readonly maxAttempts: number;
-}
+/** `endpoint` is DynamoDB Local's URL where one runs. */
+export type HttpTableOptions = AwsClientOptions;
 
 export interface HttpTable extends Table {
   /** Closes idle connections (tests and the local stack; Lambda just freezes). */
@@ -73,39 +64,17 @@ export class DynamoDbServiceError extends Error {
 }
 
 export function createHttpTable(options: HttpTableOptions): HttpTable {
-  const url = new URL(options.endpoint ?? `https://dynamodb.${options.region}.amazonaws.com`);
-  const agent = ownKeepAliveAgent(url);
+  const dynamodb = signedPoster(options, 'dynamodb', 'DynamoDB');
   // A call still retrying when the client is closed (a request's budget ran out, then shutdown)
   // must not open new connections.
   let closed = false;
 
   const attempt = async (target: string, body: string): Promise<{ status: number; text: string }> => {
-    const signed = aws4.sign(
-      {
-        host: url.hostname,
-        ...(url.port ? { port: Number(url.port) } : {}),
-        method: 'POST',
-        path: '/',
-        service: 'dynamodb',
-        region: options.region,
-        headers: {
-          'content-type': 'application/x-amz-json-1.0',
-          'x-amz-target': `DynamoDB_20120810.${target}`,
-        },
-        body,
-      },
-      options.credentials,
-    );
-    const answer = await exchange({
-      url: new URL('/', url),
-      method: 'POST',
-      headers: signed.headers,
+    const answer = await dynamodb.post(
+      '/',
+      { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${target}` },
       body,
-      agent,
-      service: 'DynamoDB',
-      connectTimeoutMs: options.connectTimeoutMs,
-      answerTimeoutMs: options.requestTimeoutMs,
-    });
+    );
     return { status: answer.status, text: answer.body.toString('utf8') };
   };
 
@@ -203,7 +172,7 @@ export function createHttpTable(options: HttpTableOptions): HttpTable {
     },
     destroy() {
       closed = true;
-      agent.destroy();
+      dynamodb.destroy();
     },
   };
 }

@@ -23,6 +23,7 @@ export interface HelpScope {
   readonly channelPolicy?: { readonly allowedClasses?: readonly string[] | undefined } | undefined;
 }
 
+/** Sends one batch read of `itemKeys` now, for the repositories to take their items from (`ReadAhead`). */
 export function readAhead(ctx: StoreContext, itemKeys: readonly ItemKey[]): ReadAhead {
   const asked = new Set(itemKeys.map(itemKey));
   const found = readItems(ctx, itemKeys);
