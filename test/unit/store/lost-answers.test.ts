@@ -5,8 +5,10 @@ import { openTable } from '../../../lib/runtime.js';
 import { DeliveryClaims } from '../../../lib/store/delivery-claims.js';
 import type { HttpTable } from '../../../lib/store/http-table.js';
 import { putNew } from '../../../lib/store/items.js';
+import { keys } from '../../../lib/store/keys.js';
 import type { StoreContext } from '../../../lib/store/store-context.js';
-import { createTestTable, type TestTable } from '../../support/store.js';
+import { TokenLinkRepository } from '../../../lib/store/token-links.js';
+import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
 
 /**
  * A write that reached DynamoDB but whose answer was lost on the way back (a dropped connection):
@@ -102,5 +104,35 @@ describe('a write whose answer was lost', () => {
     await expect(putNew(ctx, { ...item, count: 4 })).rejects.toMatchObject({
       name: 'ConditionalCheckFailedException',
     });
+  });
+
+  it("still stores a login whose one transaction landed: the link, active, with the user's member item", async () => {
+    const links = new TokenLinkRepository(ctx, randomLocalCipher());
+    const lostBefore = proxy.lost();
+    proxy.loseNextAnswer('TransactWriteItems');
+    await links.saveLink(
+      {
+        team: 'T0LOST',
+        user: 'U0LOST',
+        profile: 'ops',
+        token: 'tok_lost_answer_0123456789',
+        label: 'ops',
+        apiUsername: 'me',
+        scopes: 'unknown',
+        expiry: null,
+      },
+      { activate: true },
+    );
+    expect(proxy.lost()).toBe(lostBefore + 1);
+    expect(await links.getToken('T0LOST', 'U0LOST')).toMatchObject({
+      status: 'found',
+      token: 'tok_lost_answer_0123456789',
+      link: { profile: 'ops' },
+    });
+    const member = await test.table.get({
+      TableName: test.ctx.tableName,
+      Key: { pk: keys.team('T0LOST'), sk: keys.member('U0LOST') },
+    });
+    expect(member.Item).toMatchObject({ kind: 'team_member', user_id: 'U0LOST' });
   });
 });
