@@ -174,6 +174,8 @@ const VoteSchema = z.object({
   user: z.string(),
   at: z.iso.datetime(),
   method: z.enum(VOTE_METHODS).optional(),
+  /** The attempt that wrote the vote: a resent write whose first answer was lost finds its own. */
+  attempt: z.string().optional(),
 });
 
 const ApprovalItemSchema = z.object({
@@ -439,7 +441,7 @@ export class ApprovalRepository {
 
       const nowDate = this.#ctx.now();
       const now = nowDate.toISOString();
-      const vote = { user, at: now, method };
+      const vote = { user, at: now, method, attempt: randomUUID() };
       const completes = item.vote_count + 1 >= item.required_approvals;
       const result =
         decision === 'deny'
@@ -485,9 +487,15 @@ export class ApprovalRepository {
                   : {}),
               },
             });
-      if (result.ok) {
+      // A write whose answer was lost is sent again by the table client, and that retry's
+      // condition fails on the first one: the vote found in the item is this attempt's own.
+      const landed =
+        result.ok || (result.item !== null && hasVote(result.item, decision, vote.attempt))
+          ? result.item
+          : undefined;
+      if (landed) {
         const outcome = decision === 'deny' ? 'denied' : completes ? 'approved' : 'recorded';
-        return { outcome, approval: this.#toApproval(result.item) };
+        return { outcome, approval: this.#toApproval(landed) };
       }
       if (result.item === null) return { outcome: 'not_found' };
       const current = this.#toApproval(result.item);
@@ -881,4 +889,11 @@ export class ApprovalRepository {
           : null,
     };
   }
+}
+
+/** Whether `item` holds the vote that attempt `attempt` wrote. */
+function hasVote(item: ApprovalItem, decision: 'approve' | 'deny', attempt: string): boolean {
+  return decision === 'deny'
+    ? item.denied_by?.attempt === attempt
+    : item.approvals.some((vote) => vote.attempt === attempt);
 }

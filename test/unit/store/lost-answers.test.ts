@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openTable } from '../../../lib/runtime.js';
+import { ApprovalRepository } from '../../../lib/store/approvals.js';
 import { DeliveryClaims } from '../../../lib/store/delivery-claims.js';
 import type { HttpTable } from '../../../lib/store/http-table.js';
 import { putNew } from '../../../lib/store/items.js';
@@ -134,5 +135,31 @@ describe('a write whose answer was lost', () => {
       Key: { pk: keys.team('T0LOST'), sk: keys.member('U0LOST') },
     });
     expect(member.Item).toMatchObject({ kind: 'team_member', user_id: 'U0LOST' });
+  });
+
+  it.each([
+    ['an approval that completes the request', 'approve', 1, 'approved'],
+    ['an approval that counts toward two', 'approve', 2, 'recorded'],
+    ['a denial', 'deny', 1, 'denied'],
+  ] as const)('still counts %s as this vote, once', async (_, decision, requiredApprovals, outcome) => {
+    const approvals = new ApprovalRepository(ctx, randomLocalCipher());
+    const { id } = await approvals.create({
+      team: 'T0LOST',
+      requester: 'U0REQ',
+      operationId: 'volumes.delete',
+      input: { volumeId: 12 },
+      summary: 'Delete volume 12',
+      channel: 'C0OPS',
+      requiredApprovals,
+      expiryMinutes: 15,
+    });
+    const lostBefore = proxy.lost();
+    proxy.loseNextAnswer('UpdateItem');
+    const result = await approvals.recordDecision('T0LOST', id, 'U0VOTER', decision);
+    expect(proxy.lost()).toBe(lostBefore + 1);
+    expect(result.outcome).toBe(outcome);
+    const stored = await approvals.get('T0LOST', id);
+    if (decision === 'deny') expect(stored?.deniedBy?.user).toBe('U0VOTER');
+    else expect(stored?.approvals.map((vote) => vote.user)).toEqual(['U0VOTER']);
   });
 });
