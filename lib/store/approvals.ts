@@ -521,6 +521,7 @@ export class ApprovalRepository {
   ): Promise<Approval | undefined> {
     const nowDate = this.#ctx.now();
     const now = nowDate.toISOString();
+    const vote = { user, at: now, method, attempt: randomUUID() };
     const result = await this.#update(team, id, {
       set: [
         '#status = :approved',
@@ -536,31 +537,39 @@ export class ApprovalRepository {
         ':pending': 'pending',
         ':now': now,
         ':one': 1,
-        ':votes': [{ user, at: now, method }],
+        ':votes': [vote],
         ':breakGlass': { user, reason },
         ':user': user,
         ':due': keys.approvalDueSort(new Date(nowDate.getTime() + this.#claimGraceMs), team, id),
       },
     });
-    return result.ok ? this.#toApproval(result.item) : undefined;
+    // As for a vote: a resent write whose first answer was lost fails on its own approval.
+    const landed =
+      result.ok || (result.item?.break_glass !== undefined && hasVote(result.item, 'approve', vote.attempt))
+        ? result.item
+        : undefined;
+    return landed ? this.#toApproval(landed) : undefined;
   }
 
   /** The requester withdraws a pending request. */
   async cancel(team: string, id: string, user: string): Promise<CancelResult> {
     const now = this.#ctx.now().toISOString();
+    const attempt = randomUUID();
     const result = await this.#update(team, id, {
       set: ['#status = :cancelled', 'cancelled_by = :vote'],
       remove: LEAVE_INDEX,
       condition: '#status = :pending AND decide_by > :now AND requester_user = :user',
       values: {
         ':cancelled': 'cancelled',
-        ':vote': { user, at: now },
+        ':vote': { user, at: now, attempt },
         ':pending': 'pending',
         ':now': now,
         ':user': user,
       },
     });
-    if (result.ok) return { outcome: 'cancelled', approval: this.#toApproval(result.item) };
+    // As for a vote: a resent write whose first answer was lost fails on its own cancellation.
+    const landed = result.ok || result.item?.cancelled_by?.attempt === attempt ? result.item : undefined;
+    if (landed) return { outcome: 'cancelled', approval: this.#toApproval(landed) };
     if (result.item === null) return { outcome: 'not_found' };
     const approval = this.#toApproval(result.item);
     if (result.item.status !== 'pending') return { outcome: 'already_decided', approval };

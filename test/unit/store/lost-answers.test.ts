@@ -137,22 +137,39 @@ describe('a write whose answer was lost', () => {
     expect(member.Item).toMatchObject({ kind: 'team_member', user_id: 'U0LOST' });
   });
 
+  it("still counts the requester's cancellation as cancelled, not as decided by someone else", async () => {
+    const approvals = new ApprovalRepository(ctx, randomLocalCipher());
+    const { id } = await newRequest(approvals, 1);
+    const lostBefore = proxy.lost();
+    proxy.loseNextAnswer('UpdateItem');
+    const result = await approvals.cancel('T0LOST', id, 'U0REQ');
+    expect(proxy.lost()).toBe(lostBefore + 1);
+    expect(result).toMatchObject({ outcome: 'cancelled', approval: { status: 'cancelled' } });
+    expect((await approvals.get('T0LOST', id))?.cancelledBy?.user).toBe('U0REQ');
+    // A second cancellation of the same request is its own attempt: already decided.
+    expect((await approvals.cancel('T0LOST', id, 'U0REQ')).outcome).toBe('already_decided');
+  });
+
+  it('still counts a break-glass approval as approved by this requester, once', async () => {
+    const approvals = new ApprovalRepository(ctx, randomLocalCipher());
+    const { id } = await newRequest(approvals, 2);
+    const lostBefore = proxy.lost();
+    proxy.loseNextAnswer('UpdateItem');
+    const approved = await approvals.approveBreakGlass('T0LOST', id, 'U0REQ', 'db down');
+    expect(proxy.lost()).toBe(lostBefore + 1);
+    expect(approved).toMatchObject({ status: 'approved', breakGlass: { user: 'U0REQ', reason: 'db down' } });
+    expect(approved?.approvals.map((vote) => vote.user)).toEqual(['U0REQ']);
+    // Breaking the glass again is another attempt on a request that is no longer pending.
+    expect(await approvals.approveBreakGlass('T0LOST', id, 'U0REQ', 'db down')).toBeUndefined();
+  });
+
   it.each([
     ['an approval that completes the request', 'approve', 1, 'approved'],
     ['an approval that counts toward two', 'approve', 2, 'recorded'],
     ['a denial', 'deny', 1, 'denied'],
   ] as const)('still counts %s as this vote, once', async (_, decision, requiredApprovals, outcome) => {
     const approvals = new ApprovalRepository(ctx, randomLocalCipher());
-    const { id } = await approvals.create({
-      team: 'T0LOST',
-      requester: 'U0REQ',
-      operationId: 'volumes.delete',
-      input: { volumeId: 12 },
-      summary: 'Delete volume 12',
-      channel: 'C0OPS',
-      requiredApprovals,
-      expiryMinutes: 15,
-    });
+    const { id } = await newRequest(approvals, requiredApprovals);
     const lostBefore = proxy.lost();
     proxy.loseNextAnswer('UpdateItem');
     const result = await approvals.recordDecision('T0LOST', id, 'U0VOTER', decision);
@@ -163,3 +180,16 @@ describe('a write whose answer was lost', () => {
     else expect(stored?.approvals.map((vote) => vote.user)).toEqual(['U0VOTER']);
   });
 });
+
+function newRequest(approvals: ApprovalRepository, requiredApprovals: number) {
+  return approvals.create({
+    team: 'T0LOST',
+    requester: 'U0REQ',
+    operationId: 'volumes.delete',
+    input: { volumeId: 12 },
+    summary: 'Delete volume 12',
+    channel: 'C0OPS',
+    requiredApprovals,
+    expiryMinutes: 15,
+  });
+}
