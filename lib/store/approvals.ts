@@ -212,6 +212,8 @@ const ApprovalItemSchema = z.object({
   result_outcome: z.enum(['executed', 'failed', 'unknown', 'not_run']).optional(),
   result_detail: z.string().optional(),
   finished_at: z.iso.datetime().optional(),
+  /** The id of the last conditional write (`#update`), by which a resent write finds its own. */
+  write_id: z.string().optional(),
 });
 type ApprovalItem = z.infer<typeof ApprovalItemSchema>;
 
@@ -487,8 +489,8 @@ export class ApprovalRepository {
                   : {}),
               },
             });
-      // A write whose answer was lost is sent again by the table client, and that retry's
-      // condition fails on the first one: the vote found in the item is this attempt's own.
+      // A vote whose answer was lost is recognised by `#update` (its write id); if another
+      // approver's vote landed between it and its resend, the vote found in the item is its own.
       const landed =
         result.ok || (result.item !== null && hasVote(result.item, decision, vote.attempt))
           ? result.item
@@ -521,7 +523,6 @@ export class ApprovalRepository {
   ): Promise<Approval | undefined> {
     const nowDate = this.#ctx.now();
     const now = nowDate.toISOString();
-    const vote = { user, at: now, method, attempt: randomUUID() };
     const result = await this.#update(team, id, {
       set: [
         '#status = :approved',
@@ -537,39 +538,31 @@ export class ApprovalRepository {
         ':pending': 'pending',
         ':now': now,
         ':one': 1,
-        ':votes': [vote],
+        ':votes': [{ user, at: now, method }],
         ':breakGlass': { user, reason },
         ':user': user,
         ':due': keys.approvalDueSort(new Date(nowDate.getTime() + this.#claimGraceMs), team, id),
       },
     });
-    // As for a vote: a resent write whose first answer was lost fails on its own approval.
-    const landed =
-      result.ok || (result.item?.break_glass !== undefined && hasVote(result.item, 'approve', vote.attempt))
-        ? result.item
-        : undefined;
-    return landed ? this.#toApproval(landed) : undefined;
+    return result.ok ? this.#toApproval(result.item) : undefined;
   }
 
   /** The requester withdraws a pending request. */
   async cancel(team: string, id: string, user: string): Promise<CancelResult> {
     const now = this.#ctx.now().toISOString();
-    const attempt = randomUUID();
     const result = await this.#update(team, id, {
       set: ['#status = :cancelled', 'cancelled_by = :vote'],
       remove: LEAVE_INDEX,
       condition: '#status = :pending AND decide_by > :now AND requester_user = :user',
       values: {
         ':cancelled': 'cancelled',
-        ':vote': { user, at: now, attempt },
+        ':vote': { user, at: now },
         ':pending': 'pending',
         ':now': now,
         ':user': user,
       },
     });
-    // As for a vote: a resent write whose first answer was lost fails on its own cancellation.
-    const landed = result.ok || result.item?.cancelled_by?.attempt === attempt ? result.item : undefined;
-    if (landed) return { outcome: 'cancelled', approval: this.#toApproval(landed) };
+    if (result.ok) return { outcome: 'cancelled', approval: this.#toApproval(result.item) };
     if (result.item === null) return { outcome: 'not_found' };
     const approval = this.#toApproval(result.item);
     if (result.item.status !== 'pending') return { outcome: 'already_decided', approval };
@@ -835,7 +828,11 @@ export class ApprovalRepository {
       values: Record<string, unknown>;
     },
   ): Promise<{ ok: true; item: ApprovalItem } | { ok: false; item: ApprovalItem | null }> {
-    const set = ['updated_at = :updatedAt', ...change.set].join(', ');
+    // Each write names itself: one whose answer was lost is sent again by the table client, and
+    // that resend's condition fails on the first write; finding its own id there, it is the
+    // write that moved the request, not a race lost to another caller.
+    const writeId = randomUUID();
+    const set = ['updated_at = :updatedAt', 'write_id = :writeId', ...change.set].join(', ');
     const remove = change.remove?.length ? ` REMOVE ${change.remove.join(', ')}` : '';
     try {
       const result = await this.#ctx.table.update({
@@ -847,7 +844,11 @@ export class ApprovalRepository {
         ...(`${set} ${change.condition}`.includes('#status')
           ? { ExpressionAttributeNames: { '#status': 'status' } }
           : {}),
-        ExpressionAttributeValues: { ...change.values, ':updatedAt': this.#ctx.now().toISOString() },
+        ExpressionAttributeValues: {
+          ...change.values,
+          ':updatedAt': this.#ctx.now().toISOString(),
+          ':writeId': writeId,
+        },
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       });
@@ -855,7 +856,8 @@ export class ApprovalRepository {
     } catch (error) {
       const old = itemOfFailedCondition(error);
       if (old === undefined) throw error;
-      return { ok: false, item: old && parseItem(ApprovalItemSchema, old, 'approval') };
+      const item = old && parseItem(ApprovalItemSchema, old, 'approval');
+      return item?.write_id === writeId ? { ok: true, item } : { ok: false, item };
     }
   }
 

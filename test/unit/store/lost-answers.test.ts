@@ -163,6 +163,44 @@ describe('a write whose answer was lost', () => {
     expect(await approvals.approveBreakGlass('T0LOST', id, 'U0REQ', 'db down')).toBeUndefined();
   });
 
+  it("still gives the worker the claim it made, and the worker's outcome as written by it", async () => {
+    const approvals = new ApprovalRepository(ctx, randomLocalCipher());
+    const { id } = await newRequest(approvals, 1);
+    await approvals.recordDecision('T0LOST', id, 'U0VOTER', 'approve');
+    const lostBefore = proxy.lost();
+    proxy.loseNextAnswer('UpdateItem');
+    const claim = await approvals.claimExecution('T0LOST', id);
+    expect(claim).toMatchObject({
+      claimed: true,
+      input: { volumeId: 12 },
+      approval: { status: 'executing' },
+    });
+    // Another worker's claim of the same request is refused.
+    expect((await approvals.claimExecution('T0LOST', id)).claimed).toBe(false);
+    proxy.loseNextAnswer('UpdateItem');
+    expect(await approvals.finish('T0LOST', id, 'executed', 'Deleted')).toBe(true);
+    expect(proxy.lost()).toBe(lostBefore + 2);
+    expect(await approvals.finish('T0LOST', id, 'failed', 'a second finish')).toBe(false);
+    expect(await approvals.get('T0LOST', id)).toMatchObject({
+      status: 'executed',
+      result: { outcome: 'executed', detail: 'Deleted' },
+    });
+  });
+
+  it('still tells the sweep it expired a request that ran out of time, once', async () => {
+    const approvals = new ApprovalRepository(ctx, randomLocalCipher());
+    const { id } = await newRequest(approvals, 1);
+    const later = new ApprovalRepository(
+      { ...ctx, now: () => new Date(ctx.now().getTime() + 16 * 60_000) },
+      randomLocalCipher(),
+    );
+    const lostBefore = proxy.lost();
+    proxy.loseNextAnswer('UpdateItem');
+    expect(await later.expire('T0LOST', id)).toBe(true);
+    expect(proxy.lost()).toBe(lostBefore + 1);
+    expect(await later.expire('T0LOST', id)).toBe(false);
+  });
+
   it.each([
     ['an approval that completes the request', 'approve', 1, 'approved'],
     ['an approval that counts toward two', 'approve', 2, 'recorded'],
