@@ -149,7 +149,8 @@ export class AlertClaimRepository {
 
   /**
    * Writes `item` if `condition` holds; otherwise answers the item that stood in the way (parsed
-   * loosely: the caller reads the claim from it).
+   * loosely: the caller reads the claim from it). Undefined when the item is there already, this
+   * same claim (its token): a resend whose first answer was lost.
    */
   async #putIf(
     item: Record<string, unknown>,
@@ -169,6 +170,8 @@ export class AlertClaimRepository {
       const held = itemOfFailedCondition(error);
       if (held === undefined) throw error;
       if (held === null) throw new StoreError('malformed_item', 'An alert claim vanished while held.');
+      // This claim's own token: a resend after a lost answer found the claim it wrote.
+      if (held.claim_token === item.claim_token) return undefined;
       return parseItem(AlertClaimItemSchema, held, 'alert claim');
     }
   }

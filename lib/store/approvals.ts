@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { TABLE_DEFINITION } from '../../infra/table.js';
 import { StoreError } from './errors.js';
-import { getParsed, isConditionFailure, itemOfFailedCondition, parseItem } from './items.js';
+import { getParsed, isConditionFailure, itemOfFailedCondition, namedUpdate, parseItem } from './items.js';
 import { COMMAND_NAME_PATTERN, keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import type { ReadAhead } from './table.js';
@@ -212,7 +212,7 @@ const ApprovalItemSchema = z.object({
   result_outcome: z.enum(['executed', 'failed', 'unknown', 'not_run']).optional(),
   result_detail: z.string().optional(),
   finished_at: z.iso.datetime().optional(),
-  /** The id of the last conditional write (`#update`), by which a resent write finds its own. */
+  /** The id of the last conditional write (`namedUpdate`), by which a resent write finds its own. */
   write_id: z.string().optional(),
 });
 type ApprovalItem = z.infer<typeof ApprovalItemSchema>;
@@ -828,36 +828,32 @@ export class ApprovalRepository {
       values: Record<string, unknown>;
     },
   ): Promise<{ ok: true; item: ApprovalItem } | { ok: false; item: ApprovalItem | null }> {
-    // Each write names itself: one whose answer was lost is sent again by the table client, and
-    // that resend's condition fails on the first write; finding its own id there, it is the
-    // write that moved the request, not a race lost to another caller.
-    const writeId = randomUUID();
-    const set = ['updated_at = :updatedAt', 'write_id = :writeId', ...change.set].join(', ');
+    const set = ['updated_at = :updatedAt', ...change.set].join(', ');
     const remove = change.remove?.length ? ` REMOVE ${change.remove.join(', ')}` : '';
+    // Named (`namedUpdate`): a resend after a lost answer is this write, landed, not a lost race.
+    const named = namedUpdate({
+      UpdateExpression: `SET ${set}${change.add ? ` ADD ${change.add}` : ''}${remove}`,
+      ConditionExpression: change.condition,
+      // `status` is a reserved word in expressions.
+      ...(`${set} ${change.condition}`.includes('#status')
+        ? { ExpressionAttributeNames: { '#status': 'status' } }
+        : {}),
+      ExpressionAttributeValues: { ...change.values, ':updatedAt': this.#ctx.now().toISOString() },
+    });
     try {
       const result = await this.#ctx.table.update({
         TableName: this.#ctx.tableName,
         Key: { pk: keys.team(team), sk: keys.approval(id) },
-        UpdateExpression: `SET ${set}${change.add ? ` ADD ${change.add}` : ''}${remove}`,
-        ConditionExpression: change.condition,
-        // `status` is a reserved word in expressions.
-        ...(`${set} ${change.condition}`.includes('#status')
-          ? { ExpressionAttributeNames: { '#status': 'status' } }
-          : {}),
-        ExpressionAttributeValues: {
-          ...change.values,
-          ':updatedAt': this.#ctx.now().toISOString(),
-          ':writeId': writeId,
-        },
+        ...named.params,
         ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       });
       return { ok: true, item: parseItem(ApprovalItemSchema, result.Attributes, 'approval') };
     } catch (error) {
+      const landed = named.landed(error);
+      if (landed) return { ok: true, item: parseItem(ApprovalItemSchema, landed, 'approval') };
       const old = itemOfFailedCondition(error);
       if (old === undefined) throw error;
-      const item = old && parseItem(ApprovalItemSchema, old, 'approval');
-      return item?.write_id === writeId ? { ok: true, item } : { ok: false, item };
+      return { ok: false, item: old && parseItem(ApprovalItemSchema, old, 'approval') };
     }
   }
 

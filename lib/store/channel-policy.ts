@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { OPERATION_CLASSES } from '../api/operation.js';
-import { getParsed, isConditionFailure, parseListedItem } from './items.js';
+import { getParsed, parseListedItem, updateIf } from './items.js';
 import { keys } from './keys.js';
 import { STEP_UP_REQUIREMENTS } from './step-up-requirements.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
@@ -131,10 +131,11 @@ export class ChannelPolicyRepository {
   async useBreakGlass(team: string, user: string, limit: number): Promise<boolean> {
     const now = this.#ctx.now();
     const hour = now.toISOString().slice(0, 13);
-    try {
-      await this.#ctx.table.update({
-        TableName: this.#ctx.tableName,
-        Key: { pk: keys.team(team), sk: keys.breakGlassUses(user, hour) },
+    // Named (`updateIf`): a resend after a lost answer neither counts the use twice nor refuses it.
+    return updateIf(
+      this.#ctx,
+      { pk: keys.team(team), sk: keys.breakGlassUses(user, hour) },
+      {
         UpdateExpression: 'SET kind = :kind, expires_at = :expires ADD uses :one',
         ConditionExpression: 'attribute_not_exists(uses) OR uses < :limit',
         ExpressionAttributeValues: {
@@ -143,12 +144,8 @@ export class ChannelPolicyRepository {
           ':one': 1,
           ':limit': limit,
         },
-      });
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      },
+    );
   }
 
   async clear(team: string, channel: string): Promise<void> {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -115,12 +116,50 @@ export interface ConditionalUpdate {
   readonly ExpressionAttributeValues: Record<string, unknown>;
 }
 
+/** A conditional update as `namedUpdate` sends it. */
+export interface NamedUpdate extends ConditionalUpdate {
+  readonly ReturnValuesOnConditionCheckFailure: 'ALL_OLD';
+}
+
+/**
+ * A conditional update that names itself, so it counts once however often it is sent. The table
+ * client sends a write again when its answer was lost, and that resend's condition fails on the
+ * first write (or, for a count, would add again). Here the write sets `write_id` to an id of its
+ * own and refuses to apply where that id already is; `landed` finds it in the item a failed
+ * condition saw, which is then this write's result, not a race lost to another writer.
+ */
+export function namedUpdate(update: ConditionalUpdate): {
+  readonly params: NamedUpdate;
+  /** The item as this write left it, when `error` is the refusal of its own resend. */
+  readonly landed: (error: unknown) => Record<string, unknown> | undefined;
+} {
+  const writeId = randomUUID();
+  const set = /\bSET\s/;
+  return {
+    params: {
+      ...update,
+      UpdateExpression: set.test(update.UpdateExpression)
+        ? update.UpdateExpression.replace(set, 'SET write_id = :writeId, ')
+        : `SET write_id = :writeId ${update.UpdateExpression}`,
+      ConditionExpression: `(${update.ConditionExpression}) AND (attribute_not_exists(write_id) OR write_id <> :writeId)`,
+      ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':writeId': writeId },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+    landed: (error) => {
+      const item = itemOfFailedCondition(error);
+      return item?.write_id === writeId ? item : undefined;
+    },
+  };
+}
+
 /** Applies `update` if its condition holds: true when it did, false when another writer won. */
 export async function updateIf(ctx: StoreContext, key: ItemKey, update: ConditionalUpdate): Promise<boolean> {
+  const named = namedUpdate(update);
   try {
-    await ctx.table.update({ TableName: ctx.tableName, Key: key, ...update });
+    await ctx.table.update({ TableName: ctx.tableName, Key: key, ...named.params });
     return true;
   } catch (error) {
+    if (named.landed(error)) return true;
     if (isConditionFailure(error)) return false;
     throw error;
   }

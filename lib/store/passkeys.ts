@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import { isConditionFailure, parseItem, parseListedItem } from './items.js';
+import { isConditionFailure, parseItem, parseListedItem, updateIf } from './items.js';
 import { keys } from './keys.js';
 import type { StoreContext } from './store-context.js';
 import { recordTeamMember } from './team-data.js';
@@ -163,20 +163,16 @@ export class PasskeyRepository {
     from: number,
     to: number,
   ): Promise<boolean> {
-    try {
-      await this.#ctx.table.update({
-        TableName: this.#ctx.tableName,
-        Key: { pk: keys.user(team, user), sk: keys.passkey(credentialHash(credentialId)) },
+    return updateIf(
+      this.#ctx,
+      { pk: keys.user(team, user), sk: keys.passkey(credentialHash(credentialId)) },
+      {
         UpdateExpression: 'SET #counter = :to, last_used_at = :now',
         ConditionExpression: 'attribute_exists(pk) AND #counter = :from',
         ExpressionAttributeNames: { '#counter': 'counter' },
         ExpressionAttributeValues: { ':from': from, ':to': to, ':now': this.#ctx.now().toISOString() },
-      });
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      },
+    );
   }
 
   async #open(team: string, user: string, item: z.infer<typeof PasskeyItemSchema>): Promise<StoredPasskey> {

@@ -2,11 +2,14 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openTable } from '../../../lib/runtime.js';
+import { AlertClaimRepository } from '../../../lib/store/alert-claims.js';
 import { ApprovalRepository } from '../../../lib/store/approvals.js';
+import { ChannelPolicyRepository } from '../../../lib/store/channel-policy.js';
 import { DeliveryClaims } from '../../../lib/store/delivery-claims.js';
 import type { HttpTable } from '../../../lib/store/http-table.js';
-import { putNew } from '../../../lib/store/items.js';
+import { putNew, updateIf } from '../../../lib/store/items.js';
 import { keys } from '../../../lib/store/keys.js';
+import { StepUpRepository } from '../../../lib/store/step-up.js';
 import type { StoreContext } from '../../../lib/store/store-context.js';
 import { TokenLinkRepository } from '../../../lib/store/token-links.js';
 import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
@@ -135,6 +138,83 @@ describe('a write whose answer was lost', () => {
       Key: { pk: keys.team('T0LOST'), sk: keys.member('U0LOST') },
     });
     expect(member.Item).toMatchObject({ kind: 'team_member', user_id: 'U0LOST' });
+  });
+
+  it('still counts a conditional update as applied by this writer, and a second one as refused', async () => {
+    const key = { pk: 'TEAM#T0LOST', sk: 'COUNTER#1' };
+    await test.table.put({ TableName: test.ctx.tableName, Item: { ...key, kind: 'test', version: 1 } });
+    const bump = (from: number) =>
+      updateIf(ctx, key, {
+        UpdateExpression: 'SET version = :next',
+        ConditionExpression: 'version = :from',
+        ExpressionAttributeValues: { ':next': from + 1, ':from': from },
+      });
+    const lostBefore = proxy.lost();
+    proxy.loseNextAnswer('UpdateItem');
+    expect(await bump(1)).toBe(true);
+    expect(proxy.lost()).toBe(lostBefore + 1);
+    // Another writer that read version 1 too lost the race.
+    expect(await bump(1)).toBe(false);
+    const { Item } = await test.table.get({ TableName: test.ctx.tableName, Key: key });
+    expect(Item).toMatchObject({ version: 2 });
+  });
+
+  it("still takes a person's step-up code once: the code that landed is not refused as used", async () => {
+    const cipher = randomLocalCipher();
+    const stepUp = new StepUpRepository(ctx, cipher);
+    expect(await stepUp.startEnrollment('T0LOST', 'U0MFA', 'JBSWY3DPEHPK3PXP')).toBe(true);
+    const lostBefore = proxy.lost();
+    proxy.loseNextAnswer('UpdateItem');
+    expect(await stepUp.takeStep('T0LOST', 'U0MFA', 1000, true)).toBe(true);
+    expect(proxy.lost()).toBe(lostBefore + 1);
+    expect(await stepUp.takeStep('T0LOST', 'U0MFA', 1000, false)).toBe(false);
+    expect(await stepUp.takeStep('T0LOST', 'U0MFA', 1001, false)).toBe(true);
+  });
+
+  it("still lets an approver's proof use its step-up challenge, once", async () => {
+    const stepUp = new StepUpRepository(ctx, randomLocalCipher());
+    const challenge = await stepUp.createChallenge({
+      team: 'T0LOST',
+      user: 'U0MFA',
+      approvalId: 'a1',
+      decision: 'approve',
+      methods: 'code',
+      expiresAt: new Date(ctx.now().getTime() + 5 * 60_000),
+    });
+    const lostBefore = proxy.lost();
+    proxy.loseNextAnswer('UpdateItem');
+    expect(await stepUp.useChallenge('T0LOST', challenge.id, 'U0MFA')).toEqual({ kind: 'used', challenge });
+    expect(proxy.lost()).toBe(lostBefore + 1);
+    expect(await stepUp.useChallenge('T0LOST', challenge.id, 'U0MFA')).toEqual({ kind: 'unusable' });
+  });
+
+  it('counts a break-glass use once, and does not refuse the use whose answer was lost', async () => {
+    const policies = new ChannelPolicyRepository(ctx);
+    const lostBefore = proxy.lost();
+    proxy.loseNextAnswer('UpdateItem');
+    expect(await policies.useBreakGlass('T0LOST', 'U0GLASS', 2)).toBe(true);
+    expect(proxy.lost()).toBe(lostBefore + 1);
+    // The limit is 2: the resend did not count a second use.
+    expect(await policies.useBreakGlass('T0LOST', 'U0GLASS', 2)).toBe(true);
+    expect(await policies.useBreakGlass('T0LOST', 'U0GLASS', 2)).toBe(false);
+    proxy.loseNextAnswer('UpdateItem');
+    expect(await policies.useBreakGlass('T0LOST', 'U0GLASS2', 1)).toBe(true);
+    expect(await policies.useBreakGlass('T0LOST', 'U0GLASS2', 1)).toBe(false);
+  });
+
+  it("still holds the reporter's claim of an alert it wrote, so the alert is posted this run", async () => {
+    const claims = new AlertClaimRepository(ctx);
+    const key = { team: 'T0LOST', subscription: 'sub1', issue: 42 };
+    const lostBefore = proxy.lost();
+    proxy.loseNextAnswer('PutItem');
+    const first = await claims.claim(key);
+    expect(proxy.lost()).toBe(lostBefore + 1);
+    expect(first.status).toBe('claimed');
+    // Another run's claim of the same alert finds it held by the first.
+    expect(await claims.claim(key)).toMatchObject({
+      status: 'held',
+      by: first.status === 'claimed' ? { token: first.claim.token } : {},
+    });
   });
 
   it("still counts the requester's cancellation as cancelled, not as decided by someone else", async () => {
