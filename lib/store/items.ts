@@ -97,6 +97,17 @@ export async function readItem(
   return (await ctx.table.get({ TableName: ctx.tableName, Key: key, ConsistentRead: true })).Item;
 }
 
+/**
+ * Deletes an item; true when it was there. Read first, strongly consistent: a delete whose answer
+ * was lost is sent again by the table client, and the resend finds nothing, so its own answer
+ * (`ReturnValues`) would say that nothing was there when this call removed it.
+ */
+export async function deleteExisting(ctx: StoreContext, key: ItemKey): Promise<boolean> {
+  if ((await readItem(ctx, key)) === undefined) return false;
+  await ctx.table.delete({ TableName: ctx.tableName, Key: key });
+  return true;
+}
+
 /** Reads one item (`readItem`), parsed with `schema`. */
 export async function getParsed<S extends z.ZodType>(
   ctx: StoreContext,

@@ -140,16 +140,13 @@ export class PasskeyRepository {
       ProjectionExpression: 'pk, sk',
       ConsistentRead: true,
     });
-    let removed = 0;
-    for (const item of result.Items ?? []) {
-      const deleted = await this.#ctx.table.delete({
-        TableName: this.#ctx.tableName,
-        Key: { pk: item.pk, sk: item.sk },
-        ReturnValues: 'ALL_OLD',
-      });
-      if (deleted.Attributes !== undefined) removed += 1;
+    // Counted from the consistent read, not from each delete's answer: a delete whose answer was
+    // lost is sent again, and the resend's answer says nothing was there.
+    const found = result.Items ?? [];
+    for (const item of found) {
+      await this.#ctx.table.delete({ TableName: this.#ctx.tableName, Key: { pk: item.pk, sk: item.sk } });
     }
-    return removed;
+    return found.length;
   }
 
   /**

@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { getParsed, isConditionFailure, namedUpdate, parseItem, putNew, updateIf } from './items.js';
+import {
+  deleteExisting,
+  getParsed,
+  isConditionFailure,
+  namedUpdate,
+  parseItem,
+  putNew,
+  updateIf,
+} from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import { EnvelopeSchema, type TokenCipher } from './token-cipher.js';
@@ -145,12 +153,7 @@ export class StepUpRepository {
 
   /** Removes the person's enrollment; false when there was none. */
   async reset(team: string, user: string): Promise<boolean> {
-    const result = await this.#ctx.table.delete({
-      TableName: this.#ctx.tableName,
-      Key: { pk: keys.team(team), sk: keys.stepUpCode(user) },
-      ReturnValues: 'ALL_OLD',
-    });
-    return result.Attributes !== undefined;
+    return deleteExisting(this.#ctx, { pk: keys.team(team), sk: keys.stepUpCode(user) });
   }
 
   /** Wrong codes of `user` in the window that starts at `windowStart`. */

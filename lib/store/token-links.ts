@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { isConditionFailure, parseItem, parseListedItem, readItem } from './items.js';
+import { deleteExisting, isConditionFailure, parseItem, parseListedItem, readItem } from './items.js';
 import { checkedProfile, DEFAULT_PROFILE, keys } from './keys.js';
 import { profileKeys, type ReadAhead } from './read-ahead.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
@@ -242,11 +242,7 @@ export class TokenLinkRepository {
   /** Logout: deletes the link (and the active-profile pointer if it named it). False when there was none. */
   async deleteLink(team: string, user: string, profile: string): Promise<boolean> {
     const pk = keys.user(team, user);
-    const deleted = await this.#ctx.table.delete({
-      TableName: this.#ctx.tableName,
-      Key: { pk, sk: keys.link(profile) },
-      ReturnValues: 'ALL_OLD',
-    });
+    const deleted = await deleteExisting(this.#ctx, { pk, sk: keys.link(profile) });
     try {
       await this.#ctx.table.delete({
         TableName: this.#ctx.tableName,
@@ -257,7 +253,7 @@ export class TokenLinkRepository {
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
-    return deleted.Attributes !== undefined;
+    return deleted;
   }
 
   /**

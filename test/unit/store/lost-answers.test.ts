@@ -217,6 +217,40 @@ describe('a write whose answer was lost', () => {
     });
   });
 
+  it('still says a logout removed the link when the answer to its delete was lost', async () => {
+    const links = new TokenLinkRepository(ctx, randomLocalCipher());
+    await links.saveLink(
+      {
+        team: 'T0LOST',
+        user: 'U0OUT',
+        profile: 'ops',
+        token: 'tok_lost_logout_0123456789',
+        label: 'ops',
+        apiUsername: 'me',
+        scopes: 'unknown',
+        expiry: null,
+      },
+      { activate: true },
+    );
+    const lostBefore = proxy.lost();
+    proxy.loseNextAnswer('DeleteItem');
+    expect(await links.deleteLink('T0LOST', 'U0OUT', 'ops')).toBe(true);
+    expect(proxy.lost()).toBe(lostBefore + 1);
+    expect(await links.deleteLink('T0LOST', 'U0OUT', 'ops')).toBe(false);
+    expect((await links.getToken('T0LOST', 'U0OUT')).status).not.toBe('found');
+  });
+
+  it("still says an mfa reset removed the person's authenticator app when the answer was lost", async () => {
+    const stepUp = new StepUpRepository(ctx, randomLocalCipher());
+    expect(await stepUp.startEnrollment('T0LOST', 'U0RESET', 'JBSWY3DPEHPK3PXP')).toBe(true);
+    const lostBefore = proxy.lost();
+    proxy.loseNextAnswer('DeleteItem');
+    expect(await stepUp.reset('T0LOST', 'U0RESET')).toBe(true);
+    expect(proxy.lost()).toBe(lostBefore + 1);
+    expect(await stepUp.reset('T0LOST', 'U0RESET')).toBe(false);
+    expect(await stepUp.enrollment('T0LOST', 'U0RESET')).toBeUndefined();
+  });
+
   it("still counts the requester's cancellation as cancelled, not as decided by someone else", async () => {
     const approvals = new ApprovalRepository(ctx, randomLocalCipher());
     const { id } = await newRequest(approvals, 1);
