@@ -65,6 +65,11 @@ export class AccountFeed {
     return read;
   }
 
+  /** The events a first run at `now` reads (`eventsReadFrom`): the overlap before it. */
+  recentEvents(now: Date): Promise<AccountEvent[]> {
+    return this.events(eventsReadFrom([{ lastRun: null }], now));
+  }
+
   stats(): Promise<ManagedStats> {
     this.#stats ??= this.#client.call(getOperation('managed.stats'), {}, this.#options);
     return this.#stats;
@@ -84,16 +89,24 @@ export function apiDateTime(ms: number): string {
 }
 
 /**
- * Where the events reports of one account read from: the earliest of their windows, or
- * everything when one of them has no window yet (it has not recorded the newest event's time).
+ * Where the events reports of one account read from: the earliest of their windows. A report's
+ * first run posts nothing (what is there was there before it), so its window starts now: it reads
+ * only the overlap, not the account's whole history. Everything when one of them ran before
+ * without recording a time (a subscription from before windows, which knows only an id).
  */
 export function eventsReadFrom(
   subs: readonly { readonly eventsSeenAt?: string; readonly lastRun: unknown }[],
+  now: Date,
 ): string | undefined {
   let earliest: number | undefined;
   for (const sub of subs) {
-    const seenAt = sub.eventsSeenAt === undefined ? undefined : parseApiDate(sub.eventsSeenAt)?.getTime();
-    if (sub.lastRun === null || seenAt === undefined) return undefined;
+    const seenAt =
+      sub.lastRun === null
+        ? now.getTime()
+        : sub.eventsSeenAt === undefined
+          ? undefined
+          : parseApiDate(sub.eventsSeenAt)?.getTime();
+    if (seenAt === undefined) return undefined;
     earliest = Math.min(earliest ?? seenAt, seenAt);
   }
   return earliest === undefined ? undefined : apiDateTime(earliest - EVENT_OVERLAP_MS);

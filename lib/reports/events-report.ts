@@ -4,7 +4,7 @@ import { contextBlock, mrkdwnFallback, type RenderedMessage, sectionBlock } from
 import { codeSpan, escapeMrkdwn, parseApiDate, slackDate, userMention } from '../slack/render/text.js';
 import type { AuditEntry, AuditLogRepository } from '../store/audit-log.js';
 import type { ReportFilter, ReportSubscription } from '../store/report-subscriptions.js';
-import { EVENT_OVERLAP_MS, eventsReadFrom } from './account-feed.js';
+import { apiDateTime, EVENT_OVERLAP_MS, eventsReadFrom } from './account-feed.js';
 import {
   type DeliveryContext,
   type DeliveryResult,
@@ -190,18 +190,19 @@ export const MAX_REMEMBERED_EVENTS = 1000;
 /**
  * Account events the subscription has not done yet, oldest first, each posted once under its own
  * claim exactly as alerts are (see `deliverAlerts`); events the filter leaves out are passed over
- * as done. The first run only learns what is there.
+ * as done. The first run only learns what is there: it reads the overlap before its own time
+ * (not the account's whole history) and counts what it finds as done.
  *
  * A run reads only the events dated from the newest done event's time less `EVENT_OVERLAP_MS`
  * (the API's `created` filter), and remembers the ids of the events done within that overlap: an
  * event that the API lists late, with an id lower than others already posted, is still in the
  * window and not among the ids, so it is posted once. The time remembered never passes an event
  * left undone (a run stopped part-way), so the next run reads back to it. A subscription from
- * before the window was kept remembers only the newest id: its first run reads everything and
+ * before the window was kept remembers only the newest id: its next run reads everything and
  * counts every event up to that id as done.
  */
 export async function deliverEvents(ctx: DeliveryContext, sub: ReportSubscription): Promise<DeliveryResult> {
-  const from = sub.lastRun === null ? undefined : eventsReadFrom([sub]);
+  const from = eventsReadFrom([sub], ctx.now);
   const fromMs = from === undefined ? undefined : parseApiDate(from)?.getTime();
   const createdMs = (event: AccountEvent) => parseApiDate(event.created)?.getTime() ?? 0;
   // The shared read may reach back further than this subscription's window.
@@ -238,7 +239,7 @@ export async function deliverEvents(ctx: DeliveryContext, sub: ReportSubscriptio
   const done = events.filter(
     (event) => doneBefore(event) || doneNow.has(event.id) || !wantedIds.has(event.id),
   );
-  return { ...run, ...rememberedEvents(sub, events, done) };
+  return { ...run, ...rememberedEvents(sub, events, done, ctx.now) };
 }
 
 /**
@@ -249,6 +250,7 @@ function rememberedEvents(
   sub: ReportSubscription,
   read: readonly AccountEvent[],
   done: readonly AccountEvent[],
+  now: Date,
 ): Pick<DeliveryResult, 'seenIssueIds' | 'eventsSeenAt'> {
   const createdMs = (event: AccountEvent) => parseApiDate(event.created)?.getTime() ?? 0;
   const doneIds = new Set(done.map((event) => event.id));
@@ -262,7 +264,11 @@ function rememberedEvents(
       (oldest, event) => (oldest === undefined || createdMs(event) < createdMs(oldest) ? event : oldest),
       undefined,
     );
-  let seenAt = newestDone?.created ?? sub.eventsSeenAt;
+  // A first run that found no event in its window starts the window at its own time.
+  let seenAt =
+    newestDone?.created ??
+    sub.eventsSeenAt ??
+    (sub.lastRun === null ? apiDateTime(now.getTime()) : undefined);
   if (
     firstUndone &&
     (seenAt === undefined || createdMs(firstUndone) < (parseApiDate(seenAt)?.getTime() ?? 0))

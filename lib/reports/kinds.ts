@@ -17,7 +17,16 @@ import type { ScheduleRule } from './schedule.js';
  */
 export interface ProbeFeed {
   issues(): Promise<readonly { readonly id: number }[]>;
-  events(): Promise<readonly { readonly id: number }[]>;
+  /** The events a first run at `now` reads: those dated within the overlap before it. */
+  recentEvents(now: Date): Promise<readonly { readonly id: number }[]>;
+}
+
+/** What `reports add` learned before subscribing (see `ReportKindSpec.probe`). */
+export interface ProbeResult {
+  /** The ids a first run would take as done, without posting them. */
+  readonly seen: readonly number[];
+  /** Events: the time the subscription's window of events starts at. */
+  readonly eventsSeenAt?: Date;
 }
 
 /** What the tick reads from the API for a kind before delivering, once per account. */
@@ -52,7 +61,7 @@ export interface ReportKindSpec<K extends ReportKind = ReportKind> {
    * The read `reports add` makes before subscribing: it proves the token may read the report and
    * answers the ids a first run learns without posting (see `learnsOpenIssuesFirst`).
    */
-  readonly probe: (feed: ProbeFeed) => Promise<readonly number[]>;
+  readonly probe: (feed: ProbeFeed, now: Date) => Promise<ProbeResult>;
   /** What the subscription's reply says about what is not posted (kinds that learn first only). */
   readonly learnedNote?: (primed: readonly number[] | undefined) => string;
   /** Filter flags this kind takes (`--action`, `--entity`); other kinds refuse them. */
@@ -93,7 +102,9 @@ const MANAGED_READ = {
   scopes: MANAGED_READ_SCOPES,
   reads: 'managed monitoring',
   refusedWhy: 'restricted users cannot read managed issues or stats, so it needs an unrestricted user',
-  probe: async (feed: ProbeFeed) => (await feed.issues()).map((issue) => issue.id),
+  probe: async (feed: ProbeFeed): Promise<ProbeResult> => ({
+    seen: (await feed.issues()).map((issue) => issue.id),
+  }),
 } as const;
 
 const isOrAre = (count: number) => (count === 1 ? 'is' : 'are');
@@ -154,11 +165,12 @@ export const REPORT_KINDS: { readonly [K in ReportKind]: ReportKindSpec<K> } = {
     scopes: ['events:read_only', 'events:read_write', '*'],
     reads: 'account events',
     refusedWhy: '',
-    // The newest event there is: every later one is new (event ids only grow).
-    probe: async (feed) => {
-      const newest = Math.max(0, ...(await feed.events()).map((event) => event.id));
-      return [newest];
-    },
+    // The events of the overlap before now, as done, and the window starting now: every event
+    // the API dates later is new. Only the recent ones are read, not the account's history.
+    probe: async (feed, now) => ({
+      seen: (await feed.recentEvents(now)).map((event) => event.id),
+      eventsSeenAt: now,
+    }),
     learnedNote: (primed) =>
       primed === undefined
         ? 'Events that happened before the first check runs are not posted; each one after that is posted here once.'

@@ -324,7 +324,12 @@ async function fetchAccount(run: TickRun, key: string, items: Claimed[]): Promis
     reads.has('issues') ? feed.issues() : undefined,
     reads.has('stats') ? feed.stats() : undefined,
     reads.has('events')
-      ? feed.events(eventsReadFrom(items.filter(({ sub }) => sub.kind === 'events').map(({ sub }) => sub)))
+      ? feed.events(
+          eventsReadFrom(
+            items.filter(({ sub }) => sub.kind === 'events').map(({ sub }) => sub),
+            run.now,
+          ),
+        )
       : undefined,
     reads.has('services') ? feed.services() : undefined,
   ]);

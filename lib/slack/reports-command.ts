@@ -3,10 +3,10 @@ import type { WebClient } from '@slack/web-api';
 import { type ApiSettings, createApiClient } from '../api/client-factory.js';
 import { isApiError } from '../api/errors.js';
 import type { ParsedCommand } from '../commands/parse.js';
-import { AccountFeed } from '../reports/account-feed.js';
+import { AccountFeed, apiDateTime } from '../reports/account-feed.js';
 import { failureReason } from '../reports/failures.js';
 import type { SlackInstallKind } from '../reports/history-budget.js';
-import { isReportKind, REPORT_KIND_SPECS, reportKindOf } from '../reports/kinds.js';
+import { isReportKind, type ProbeResult, REPORT_KIND_SPECS, reportKindOf } from '../reports/kinds.js';
 import { ChannelPacer } from '../reports/pacer.js';
 import { describeSchedule, firstRunAt, nextRunAfter, scheduleFromFlags } from '../reports/schedule.js';
 import { pauseForTokenProblem } from '../reports/token-notices.js';
@@ -143,7 +143,12 @@ async function addReport(context: BotCommandContext, parsed: BotParsed): Promise
     // The subscription exists now: a failed priming write must not turn into "nothing changed".
     // Unprimed, the first run takes the open issues as seen instead.
     const saved = await deps.store.reports
-      .advance(created, next, { lastRunAt: now, lastRunStatus: 'ok', seenIssueIds })
+      .advance(created, next, {
+        lastRunAt: now,
+        lastRunStatus: 'ok',
+        seenIssueIds,
+        ...(probe.eventsSeenAt && { eventsSeenAt: apiDateTime(probe.eventsSeenAt.getTime()) }),
+      })
       .catch((error: unknown) => {
         deps.logger.warn('what is there already not recorded for a new subscription', { kind, error });
         return false;
@@ -198,8 +203,8 @@ function describeFilter(filter: ReportFilter): string {
 }
 
 type Probe =
-  /** `seen`: what a first run would learn without posting (see the kind's `probe`). */
-  | { readonly kind: 'read'; readonly seen: readonly number[] }
+  /** What a first run would learn without posting (see the kind's `probe`). */
+  | ({ readonly kind: 'read' } & ProbeResult)
   /** The API did not answer in time: subscribe anyway, the first run will tell. */
   | { readonly kind: 'unknown' }
   | { readonly kind: 'refused'; readonly reply: Reply };
@@ -214,7 +219,7 @@ async function probeReport(
   const spec = reportKindOf(kind);
   const client = createApiClient(deps.api, token, { timeoutMs: deps.inlineBudgetMs, maxRetries: 0 });
   try {
-    return { kind: 'read', seen: await spec.probe(new AccountFeed(client)) };
+    return { kind: 'read', ...(await spec.probe(new AccountFeed(client), deps.store.now())) };
   } catch (error) {
     if (isApiError(error, 'unauthorized')) {
       await deps.store.tokenLinks.markInvalid(ctx.team, ctx.user, profile);

@@ -186,7 +186,7 @@ describe('events report: matching, late events and reading only what is recent',
     expect(late.id).toBeLessThan(prompt.id);
   });
 
-  it('with 1,200 old events, a run reads one page of the recent ones, not every page', async () => {
+  it('with 1,200 old events, subscribing and every run read one page of the recent ones, not every page', async () => {
     const channel = 'C0EVENTS';
     const control = harness.e2e.emulator.control;
     const volumeId = await aVolumeId();
@@ -199,9 +199,14 @@ describe('events report: matching, late events and reading only what is recent',
         at: twoDaysAgo + i * 1000,
       });
     }
+    // Subscribing reads only the recent events (what is there now is not posted), and so does
+    // the first run after it.
+    control.resetRequestCounts();
     await subscribeEvents('U0EVA', channel);
-    // The first run after subscribing learns the newest event's time (a whole read, once).
+    expect(control.requestCount('events.list')).toBe(1);
+    control.resetRequestCounts();
     await tickLater();
+    expect(control.requestCount('events.list')).toBe(1);
 
     await renameDirectly(volumeId, 'after-the-old-ones');
     control.resetRequestCounts();
@@ -211,5 +216,35 @@ describe('events report: matching, late events and reading only what is recent',
     const posted = eventTexts(channel).filter((text) => text.includes('after-the-old-ones'));
     expect(posted).toHaveLength(1);
     expect(eventTexts(channel).join('\n')).not.toContain('old-1');
+  });
+
+  it('unprimed (its subscribing read failed), the first run reads only the recent events and posts none of them', async () => {
+    const channel = 'C0EVENTS';
+    const control = harness.e2e.emulator.control;
+    const volumeId = await aVolumeId();
+    const twoDaysAgo = control.now() - 2 * 24 * 60 * 60_000;
+    for (let i = 0; i < 1200; i += 1) {
+      recordEvent(control.world, {
+        action: 'volume_update',
+        entity: { id: volumeId, label: `older-${i}`, type: 'volume', url: `/v4/volumes/${volumeId}` },
+        username: 'someone-else',
+        at: twoDaysAgo + i * 1000,
+      });
+    }
+    await renameDirectly(volumeId, 'before-the-first-run');
+    const postedBefore = eventTexts(channel).length;
+    control.injectFault({ kind: 'status', status: 500, operations: ['events.list'], times: 1 });
+    await subscribeEvents('U0EVA', channel);
+    control.clearFaults();
+    control.resetRequestCounts();
+    await tickLater();
+    expect(control.requestCount('events.list')).toBe(1);
+    expect(eventTexts(channel).slice(postedBefore)).toEqual([]);
+
+    await renameDirectly(volumeId, 'after-the-first-run');
+    await tickLater();
+    const posted = eventTexts(channel).slice(postedBefore);
+    expect(posted.filter((text) => text.includes('after-the-first-run'))).toHaveLength(1);
+    expect(posted.join('\n')).not.toContain('before-the-first-run');
   });
 });
