@@ -481,7 +481,8 @@ const DECLARED_BOT_COMMANDS = [
             name: 'steps',
             kind: TEXT,
             placeholder: '"COMMAND; …"',
-            summary: 'The steps without the modal, separated by `;`',
+            summary:
+              'The steps without the modal, separated by `;` (one in a quoted value, or written `\\;`, stays in its step)',
           },
           RUNBOOK_WORKSPACE_FLAG,
         ],

@@ -126,6 +126,44 @@ export function tokenize(rawText: string): TokenizeResult {
   return { ok: true, tokens };
 }
 
+/**
+ * Splits a list of commands at `separator` where it stands outside quotes, with the quoting rules
+ * of `tokenize` (typographic quotes too); `\` before the separator keeps it in the command. The
+ * commands keep their quotes: each is tokenized again on its own.
+ */
+export function splitCommands(text: string, separator: string): string[] {
+  const commands: string[] = [];
+  let current = '';
+  let quote: QuoteState['kind'] = 'none';
+  const chars = [...text];
+  for (let index = 0; index < chars.length; index++) {
+    const char = chars[index] ?? '';
+    const next = chars[index + 1];
+    if (quote === 'double') {
+      if (DOUBLE_QUOTES.has(char)) quote = 'none';
+      else if (char === '\\' && next !== undefined) {
+        current += char + next;
+        index++;
+        continue;
+      }
+    } else if (quote === 'single') {
+      if (SINGLE_QUOTE_CLOSERS.has(char)) quote = 'none';
+    } else if (char === '\\' && next === separator) {
+      current += separator;
+      index++;
+      continue;
+    } else if (char === separator) {
+      commands.push(current);
+      current = '';
+      continue;
+    } else if (DOUBLE_QUOTES.has(char)) quote = 'double';
+    else if (SINGLE_QUOTE_OPENERS.has(char)) quote = 'single';
+    current += char;
+  }
+  commands.push(current);
+  return commands;
+}
+
 function isEscapableOutsideQuotes(char: string): boolean {
   return /\s/u.test(char) || char === '\\' || DOUBLE_QUOTES.has(char) || SINGLE_QUOTE_OPENERS.has(char);
 }

@@ -24,6 +24,7 @@ import {
 } from '../changes/runbooks.js';
 import { type StatusWatchSurface, startStatusWatch } from '../changes/status-watch.js';
 import type { ParsedCommand } from '../commands/parse.js';
+import { splitCommands } from '../commands/tokenize.js';
 import type { ChannelPacer } from '../reports/pacer.js';
 import type { Approval, Runbook, RunbookRun, RunbookStep } from '../store/index.js';
 import { slackApprovalSurface } from './approval-surface.js';
@@ -429,8 +430,8 @@ async function addRunbook(
     await openModal(client, ctx.triggerId, runbookModal(ctx.channel, name, workspace), again);
     return undefined;
   }
-  const steps = stepsFlag
-    .split(';')
+  // A `;` inside a step's quoted value (or written `\;`) belongs to the step.
+  const steps = splitCommands(stepsFlag, ';')
     .map((step) => step.trim())
     .filter((step) => step.length > 0);
   const where = { team: ctx.team, channel: ctx.channel, user: ctx.user, workspace };

@@ -489,6 +489,20 @@ describe('hostile runbooks', () => {
   });
 });
 
+describe('runbook add --steps', () => {
+  it('keeps a `;` inside a quoted value in its step, and splits at the others', async () => {
+    const added = await harness.e2e.command(
+      ALICE,
+      `runbook add relabel --steps "volumes update $1 --label 'db;primary'; nodes boot $2"`,
+    );
+    expect(harness.e2e.textOf(added.message)).toContain('added runbook `relabel`');
+    expect((await harness.deps.store.runbooks.get(TEAM, CHANNEL, 'relabel'))?.steps).toEqual([
+      "volumes update $1 --label 'db;primary'",
+      'nodes boot $2',
+    ]);
+  });
+});
+
 describe('runbook add without --steps', () => {
   it('opens a modal whose lines are the steps, checked by the parser before anything is stored', async () => {
     const opened = await harness.e2e.stack.workspace.command(ALICE, CHANNEL, 'runbook add from-modal');

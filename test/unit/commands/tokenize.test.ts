@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Token, tokenize, unescapeSlackText } from '../../../lib/commands/tokenize.js';
+import { splitCommands, type Token, tokenize, unescapeSlackText } from '../../../lib/commands/tokenize.js';
 
 function tokensOf(text: string): readonly Token[] {
   const result = tokenize(text);
@@ -136,5 +136,26 @@ describe('unescapeSlackText', () => {
 
   it('decodes &amp;lt; only once', () => {
     expect(unescapeSlackText('&amp;lt;')).toBe('&lt;');
+  });
+});
+
+describe('splitCommands', () => {
+  it.each([
+    ['nodes shutdown $1; nodes boot $1', ['nodes shutdown $1', ' nodes boot $1']],
+    [`volumes update $1 --label 'a;b'; nodes boot $1`, [`volumes update $1 --label 'a;b'`, ' nodes boot $1']],
+    ['volumes update $1 --label "a;b"', ['volumes update $1 --label "a;b"']],
+    ['volumes update $1 --label \u2018a;b\u2019; x', ['volumes update $1 --label \u2018a;b\u2019', ' x']],
+    ['volumes update $1 --label \u201ca;b\u201d', ['volumes update $1 --label \u201ca;b\u201d']],
+    ['volumes update $1 --label a\\;b; x', ['volumes update $1 --label a;b', ' x']],
+    ['volumes update $1 --label "a\\";b"; x', ['volumes update $1 --label "a\\";b"', ' x']],
+    ['a;;b;', ['a', '', 'b', '']],
+  ])('splits %s', (text, commands) => {
+    expect(splitCommands(text, ';')).toEqual(commands);
+  });
+
+  it('keeps an unclosed quote and what follows in one command, for its own tokenizing to refuse', () => {
+    const [only, ...rest] = splitCommands("volumes update $1 --label 'a; nodes boot $1", ';');
+    expect(rest).toEqual([]);
+    expect(tokenize(only ?? '').ok).toBe(false);
   });
 });
