@@ -137,6 +137,11 @@ async function runOperationJob(deps: WorkerDeps, job: OperationJob): Promise<voi
       visibility: 'ephemeral',
     };
     if (job.aliasLine) reply = withAliasLine(reply, job.aliasLine);
+    // The runner marked the token rejected: the person's Home says so without being opened again.
+    if (error instanceof ApiError && error.code === 'unauthorized') {
+      const { refreshHomes } = await import('./home.js');
+      await refreshHomes(deps, deps.slack, job.team, [job.user]);
+    }
   }
   await deliverSafely(deps, job, reply);
 }

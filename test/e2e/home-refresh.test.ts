@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADA, ALICE, BOB, type E2E, startE2E } from '../support/e2e.js';
+import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 
 /**
  * A person's Home follows their profiles and reports without being opened again: after a login,
@@ -51,6 +51,36 @@ describe('profiles', () => {
     expect(e2e.textOf(out.message)).toContain('Unlinked profile `staging`');
     expect(homeText(BOB)).not.toContain('staging');
     expect(homeText(BOB)).toContain('`prod`');
+  });
+
+  it('a token the API rejects in an ordinary command shows as rejected on Home', async () => {
+    const { token } = e2e.emulator.control.createToken('demo', { scopes: '*' });
+    await e2e.login(ADA, token, 'rejected-soon');
+    expect(homeText(ADA)).toMatch(/`rejected-soon` \(active\)/);
+    expect(homeText(ADA)).not.toContain('rejected by the API');
+    e2e.emulator.control.revokeToken(token);
+
+    const delivery = await e2e.command(ADA, 'volumes list');
+    expect(e2e.textOf(delivery.message)).toMatch(/log ?in/i);
+    expect(homeText(ADA)).toContain('rejected by the API');
+  });
+
+  it('so does one rejected in a change the worker runs', async () => {
+    const { token } = e2e.emulator.control.createToken('demo', { scopes: '*' });
+    await e2e.login(BOB, token, 'rejected-later');
+    // A POST: accepted and handed to the worker; the token is revoked before the worker runs it.
+    const delivery = await e2e.stack.workspace.command(
+      BOB,
+      CHANNEL,
+      'profile sshkeys-create --label bobs-key --ssh-key "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHome bob@laptop"',
+    );
+    expect(delivery.status).toBe(200);
+    expect(homeText(BOB)).not.toMatch(/`rejected-later`[^"]*rejected by the API/);
+    e2e.emulator.control.revokeToken(token);
+    await e2e.stack.drain();
+    const told = e2e.stack.standIn.store.messages(CHANNEL, { seenBy: BOB }).at(-1);
+    expect(e2e.textOf(told)).toMatch(/log ?in/i);
+    expect(homeText(BOB)).toMatch(/`rejected-later`[^"]*rejected by the API/);
   });
 
   it('a command that changes nothing publishes nothing', async () => {
