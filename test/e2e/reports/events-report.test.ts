@@ -60,6 +60,20 @@ function eventTexts(channel: string): string[] {
     .filter((text) => text.startsWith('Event '));
 }
 
+/** 1,200 events from two days ago, made outside the bot: three of the API's pages. */
+function recordOldEvents(volumeId: number, labelPrefix: string): void {
+  const control = harness.e2e.emulator.control;
+  const twoDaysAgo = control.now() - 2 * 24 * 60 * 60_000;
+  for (let i = 0; i < 1200; i += 1) {
+    recordEvent(control.world, {
+      action: 'volume_update',
+      entity: { id: volumeId, label: `${labelPrefix}-${i}`, type: 'volume', url: `/v4/volumes/${volumeId}` },
+      username: 'someone-else',
+      at: twoDaysAgo + i * 1000,
+    });
+  }
+}
+
 /** Ticks once the subscription is due again (every 5 minutes by default). */
 async function tickLater() {
   harness.advance(5 * 60_000);
@@ -190,15 +204,7 @@ describe('events report: matching, late events and reading only what is recent',
     const channel = 'C0EVENTS';
     const control = harness.e2e.emulator.control;
     const volumeId = await aVolumeId();
-    const twoDaysAgo = control.now() - 2 * 24 * 60 * 60_000;
-    for (let i = 0; i < 1200; i += 1) {
-      recordEvent(control.world, {
-        action: 'volume_update',
-        entity: { id: volumeId, label: `old-${i}`, type: 'volume', url: `/v4/volumes/${volumeId}` },
-        username: 'someone-else',
-        at: twoDaysAgo + i * 1000,
-      });
-    }
+    recordOldEvents(volumeId, 'old');
     // Subscribing reads only the recent events (what is there now is not posted), and so does
     // the first run after it.
     control.resetRequestCounts();
@@ -222,15 +228,7 @@ describe('events report: matching, late events and reading only what is recent',
     const channel = 'C0EVENTS';
     const control = harness.e2e.emulator.control;
     const volumeId = await aVolumeId();
-    const twoDaysAgo = control.now() - 2 * 24 * 60 * 60_000;
-    for (let i = 0; i < 1200; i += 1) {
-      recordEvent(control.world, {
-        action: 'volume_update',
-        entity: { id: volumeId, label: `older-${i}`, type: 'volume', url: `/v4/volumes/${volumeId}` },
-        username: 'someone-else',
-        at: twoDaysAgo + i * 1000,
-      });
-    }
+    recordOldEvents(volumeId, 'older');
     await renameDirectly(volumeId, 'before-the-first-run');
     const postedBefore = eventTexts(channel).length;
     control.injectFault({ kind: 'status', status: 500, operations: ['events.list'], times: 1 });
