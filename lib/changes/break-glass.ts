@@ -76,7 +76,14 @@ export async function breakGlass(
   const target = await deps.previewTarget(createApiClient(deps.api, token), request.op, request.input);
   if (target === 'not_found') return { kind: 'refused', reason: 'target_not_found' };
   // The reason is the request's too: a step-up's later run, the card and the audit read it there.
-  const created = await createRequest(deps, request, target, { ...policy, requiredApprovals: 1 });
+  const created = await createRequest(
+    deps,
+    request,
+    target,
+    { ...policy, requiredApprovals: 1 },
+    // Under a step-up rule it waits for the requester's own proof; nobody else votes on it.
+    { awaitingRequester: requirement !== 'none' },
+  );
   if (requirement !== 'none') {
     const need = await askForStepUp(deps.store, {
       team: request.team,

@@ -34,6 +34,8 @@ export interface Click {
 /** Why someone may not approve or deny a request. */
 export type Ineligibility =
   | { readonly kind: 'own_request' }
+  /** The requester's own break-glass, waiting for their proof: nobody votes on it. */
+  | { readonly kind: 'awaiting_requester' }
   | { readonly kind: 'not_an_approver' }
   /** The approver group could not be read, so it cannot be told whether they are in it. */
   | {
@@ -224,6 +226,7 @@ export async function mayDecide(
   approval: Approval,
   user: string,
 ): Promise<Ineligibility | undefined> {
+  if (approval.awaitingRequester) return { kind: 'awaiting_requester' };
   if (user === approval.requester && !policy.allowSelfApproval) return { kind: 'own_request' };
   const listed = policy.approverUsers.length > 0 || policy.approverGroup !== null;
   if (!listed || policy.approverUsers.includes(user)) return undefined;
@@ -263,6 +266,8 @@ async function recordVote(
       return { kind: 'refused', reason: 'no_such_request' };
     case 'duplicate_vote':
       return { kind: 'refused', reason: 'duplicate_vote' };
+    case 'awaiting_requester':
+      return { kind: 'refused', reason: 'not_eligible', why: { kind: 'awaiting_requester' } };
     case 'expired':
       return { kind: 'refused', reason: 'expired_meanwhile' };
     case 'lost':

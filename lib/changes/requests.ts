@@ -93,8 +93,10 @@ export function createRequest(
   ask: ChangeAsk,
   target: TargetPreview,
   policy: Pick<ApprovalPolicy, 'requiredApprovals' | 'expiryMinutes'>,
+  options: { readonly awaitingRequester?: boolean } = {},
 ): Promise<Approval> {
   return deps.store.approvals.create({
+    ...options,
     team: ask.team,
     requester: ask.user,
     operationId: ask.op.id,

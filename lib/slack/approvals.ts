@@ -301,6 +301,8 @@ function ineligibilityText(why: Ineligibility): string {
   switch (why.kind) {
     case 'own_request':
       return 'You asked for this, so someone else has to approve or deny it (you can cancel it).';
+    case 'awaiting_requester':
+      return 'This is its requester’s break-glass, waiting for them to confirm it is theirs: it takes no votes, and runs only if they do.';
     case 'not_an_approver':
       return 'You are not one of the approvers of this workspace. `/cloud approvals policy` shows who is.';
     case 'group_unreadable':
@@ -388,7 +390,10 @@ type BotParsed = Extract<ParsedCommand, { kind: 'bot' }>;
 export async function handleApprovalsCommand(context: BotCommandContext, parsed: BotParsed): Promise<Reply> {
   const { deps, ctx } = context;
   if (parsed.subcommand === 'list') {
-    const pending = (await deps.store.approvals.listPending(ctx.team)).reverse();
+    // A break-glass waiting for its requester's proof waits for nobody else's approval.
+    const pending = (await deps.store.approvals.listPending(ctx.team))
+      .filter((approval) => !approval.awaitingRequester)
+      .reverse();
     if (pending.length === 0) return notice('No approval requests are waiting.');
     const shown = pending.slice(0, LISTED_APPROVALS);
     const more = pending.length - shown.length;

@@ -181,7 +181,9 @@ function waitingItem(approval: Approval): KnownBlock[] {
 export function requestState(approval: Approval): string {
   switch (approval.status) {
     case 'pending':
-      return `:hourglass_flowing_sand: waiting (${approval.approvals.length} of ${approval.requiredApprovals} approvals)`;
+      return approval.awaitingRequester
+        ? ':closed_lock_with_key: break-glass, waiting for its requester to confirm'
+        : `:hourglass_flowing_sand: waiting (${approval.approvals.length} of ${approval.requiredApprovals} approvals)`;
     case 'approved':
     case 'executing':
       return ':gear: approved, running';

@@ -84,6 +84,11 @@ export interface Approval {
   readonly fingerprint: string | null;
   /** Run without waiting for approvals, by whom and why. */
   readonly breakGlass: { readonly user: string; readonly reason: string } | null;
+  /**
+   * The requester's own break-glass, waiting for their step-up proof: nobody else votes on it,
+   * and it runs only when they prove it (`approveBreakGlass`), or expires.
+   */
+  readonly awaitingRequester: boolean;
   /** Why the requester asked (`--reason`), as they typed it (escaped where shown). */
   readonly reason: string | null;
   /** The alias (`/cloud NAME args`) the requester typed that expanded to this request, if any. */
@@ -137,6 +142,8 @@ export interface NewApproval {
   readonly channel: string;
   readonly requiredApprovals: number;
   readonly expiryMinutes: number;
+  /** A break-glass that waits for its requester's step-up proof (`Approval.awaitingRequester`). */
+  readonly awaitingRequester?: boolean;
 }
 
 export type DecisionOutcome =
@@ -153,6 +160,8 @@ export type DecisionOutcome =
   | 'already_decided'
   /** This user has already voted. */
   | 'duplicate_vote'
+  /** The requester's own break-glass, waiting for their proof: it takes no votes. */
+  | 'awaiting_requester'
   | 'not_found';
 
 export type DecisionResult =
@@ -188,6 +197,7 @@ const ApprovalItemSchema = z.object({
   preview: z.array(z.string()).optional(),
   fingerprint: z.string().nullable().optional(),
   break_glass: z.object({ user: z.string(), reason: z.string() }).optional(),
+  awaiting_requester: z.boolean().optional(),
   reason: z.string().optional(),
   via_alias: z.string().regex(COMMAND_NAME_PATTERN).optional(),
   input_ciphertext: EnvelopeSchema,
@@ -280,6 +290,7 @@ export class ApprovalRepository {
       preview: [...(input.preview ?? [])],
       fingerprint: input.fingerprint ?? null,
       ...(input.reason === undefined ? {} : { reason: input.reason }),
+      ...(input.awaitingRequester ? { awaiting_requester: true } : {}),
       ...(input.viaAlias !== undefined && COMMAND_NAME_PATTERN.test(input.viaAlias)
         ? { via_alias: input.viaAlias }
         : {}),
@@ -440,6 +451,7 @@ export class ApprovalRepository {
       if (item.status !== 'pending') return { outcome: 'already_decided', approval: seen };
       if (seen.status === 'expired') return { outcome: 'expired', approval: seen };
       if (item.voter_ids?.has(user)) return { outcome: 'duplicate_vote', approval: seen };
+      if (item.awaiting_requester) return { outcome: 'awaiting_requester', approval: seen };
 
       const nowDate = this.#ctx.now();
       const now = nowDate.toISOString();
@@ -532,6 +544,7 @@ export class ApprovalRepository {
         'break_glass = :breakGlass',
         `${DUE_SK} = :due`,
       ],
+      remove: ['awaiting_requester'],
       condition: '#status = :pending AND requester_user = :user',
       values: {
         ':approved': 'approved',
@@ -871,6 +884,7 @@ export class ApprovalRepository {
       preview: item.preview ?? [],
       fingerprint: item.fingerprint ?? null,
       breakGlass: item.break_glass ?? null,
+      awaitingRequester: item.awaiting_requester === true,
       reason: item.reason ?? null,
       viaAlias: item.via_alias ?? null,
       channel: item.channel_id,

@@ -279,6 +279,48 @@ describe('with step-up by code on destructive operations', () => {
   });
 });
 
+describe('a break-glass waiting for its requester to confirm', () => {
+  it("waits for nobody else: not on an approver's Home or in the list, a vote on it is refused, and it runs only when its requester confirms", async () => {
+    await e2e.command(ALICE, 'mfa reset');
+    const secret = await enroll(ALICE);
+    const volume = e2e.emulator.control.createVolume({ label: `awaiting-${userCounter}` });
+    const before = e2e.openView(ALICE)?.id;
+    await e2e.command(ALICE, `volumes delete ${volume.id} --break-glass "disk full"`);
+    const view = e2e.openView(ALICE);
+    if (!view || view.id === before) throw new Error('no modal for break-glass');
+    const request = (await e2e.stack.store.approvals.listPending(team())).find(
+      (a) => a.reason === 'disk full',
+    );
+    if (!request) throw new Error('no stored request');
+    expect(request.awaitingRequester).toBe(true);
+
+    // Bob, an approver, is not asked for it anywhere, and his vote does not count.
+    await e2e.command(BOB, 'approvals list');
+    const listed = e2e.stack.standIn.store.messages(CHANNEL, { seenBy: BOB }).at(-1);
+    // The list would name it by its summary, which names the volume.
+    expect(request.summary).toContain(volume.label);
+    expect(e2e.textOf(listed)).not.toContain(volume.label);
+    await e2e.stack.workspace.openHome(BOB);
+    await e2e.stack.drain();
+    const bobsHome = JSON.stringify(e2e.stack.standIn.store.homeView(team(), BOB)?.view.blocks ?? []);
+    expect(bobsHome).not.toContain(request.id);
+    expect(await e2e.stack.store.approvals.recordDecision(team(), request.id, BOB, 'approve')).toMatchObject({
+      outcome: 'awaiting_requester',
+    });
+    expect(deletesOf(volume.id)).toBe(0);
+
+    // Alice's own Home says what it waits for.
+    await e2e.stack.workspace.openHome(ALICE);
+    await e2e.stack.drain();
+    const alicesHome = JSON.stringify(e2e.stack.standIn.store.homeView(team(), ALICE)?.view.blocks ?? []);
+    expect(alicesHome).toContain('break-glass, waiting for its requester to confirm');
+
+    await submitCode(ALICE, view, codeAt(secret, clock.now()));
+    expect(deletesOf(volume.id)).toBe(1);
+    expect((await e2e.stack.store.approvals.get(team(), request.id))?.awaitingRequester).toBe(false);
+  });
+});
+
 describe('reasons', () => {
   it('a rule requiring a reason refuses a request without one, and says how', async () => {
     await e2e.stack.store.channelPolicy.put(

@@ -117,6 +117,7 @@ describe('renderApprovalCard with a stored approval', () => {
       preview: [],
       fingerprint: null,
       breakGlass: null,
+      awaitingRequester: false,
       channel: 'C1',
       messageTs: null,
       status: 'pending',
