@@ -302,7 +302,7 @@ function ineligibilityText(why: Ineligibility): string {
     case 'own_request':
       return 'You asked for this, so someone else has to approve or deny it (you can cancel it).';
     case 'awaiting_requester':
-      return 'This is its requester’s break-glass, waiting for them to confirm it is theirs: it takes no votes, and runs only if they do.';
+      return 'This is its requester’s break-glass, waiting for their own step-up proof: it takes no votes, and runs only once they give it.';
     case 'not_an_approver':
       return 'You are not one of the approvers of this workspace. `/cloud approvals policy` shows who is.';
     case 'group_unreadable':
