@@ -8,7 +8,7 @@ import type {
 } from '@slack/bolt';
 import * as z from 'zod';
 import { StoreError } from './errors.js';
-import { getParsed, isConditionFailure, parseItem } from './items.js';
+import { getParsed, isConditionFailure, namedUpdate, parseItem } from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import { type CipherContext, EnvelopeSchema, type TokenCipher } from './token-cipher.js';
@@ -232,8 +232,8 @@ export class OAuthStateError extends Error {
 
 /**
  * Bolt's `StateStore` in the table: each state is a random value stored with its install options
- * and deleted by the one verification that uses it, so a replayed redirect (or a state this app
- * never issued) is refused. Bolt's cookie ties the state to the browser that started the flow.
+ * and used (then deleted) by one verification, so a replayed redirect (or a state this app never
+ * issued) is refused. Bolt's cookie ties the state to the browser that started the flow.
  */
 export class OAuthStateStore implements StateStore {
   readonly #ctx: StoreContext;
@@ -272,20 +272,33 @@ export class OAuthStateStore implements StateStore {
     } catch {
       throw new OAuthStateError('unknown_or_used');
     }
-    let old: Record<string, unknown> | undefined;
+    // Used by one conditional write, then deleted. The write is named (`namedUpdate`): one whose
+    // answer was lost, and which the table client sent again, is this verification's use, not a
+    // replay's, so the install goes on instead of failing as "already used".
+    const use = namedUpdate({
+      UpdateExpression: 'SET used = :true',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(used)',
+      ExpressionAttributeValues: { ':true': true },
+    });
+    let used: Record<string, unknown> | undefined;
     try {
-      const deleted = await this.#ctx.table.delete({
+      const result = await this.#ctx.table.update({
         TableName: this.#ctx.tableName,
         Key: { pk, sk: 'STATE' },
-        ConditionExpression: 'attribute_exists(pk)',
-        ReturnValues: 'ALL_OLD',
+        ...use.params,
+        ReturnValues: 'ALL_NEW',
       });
-      old = deleted.Attributes;
+      used = result.Attributes;
     } catch (error) {
-      if (isConditionFailure(error)) throw new OAuthStateError('unknown_or_used');
-      throw error;
+      used = use.landed(error);
+      if (used === undefined && isConditionFailure(error)) throw new OAuthStateError('unknown_or_used');
+      if (used === undefined) throw error;
     }
-    const item = parseItem(OAuthStateItemSchema, old, 'OAuth state');
+    // Marked used, it cannot be used again: TTL removes it if this delete does not.
+    await this.#ctx.table
+      .delete({ TableName: this.#ctx.tableName, Key: { pk, sk: 'STATE' } })
+      .catch(() => undefined);
+    const item = parseItem(OAuthStateItemSchema, used, 'OAuth state');
     // TTL removes expired states only eventually; until then they are refused here.
     if (item.expires_at <= epochSeconds(this.#ctx.now())) throw new OAuthStateError('expired');
     return item.install_options as unknown as InstallURLOptions;

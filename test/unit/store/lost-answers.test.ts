@@ -7,6 +7,7 @@ import { ApprovalRepository } from '../../../lib/store/approvals.js';
 import { ChannelPolicyRepository } from '../../../lib/store/channel-policy.js';
 import { DeliveryClaims } from '../../../lib/store/delivery-claims.js';
 import type { HttpTable } from '../../../lib/store/http-table.js';
+import { OAuthStateStore } from '../../../lib/store/installations.js';
 import { putNew, updateIf } from '../../../lib/store/items.js';
 import { keys } from '../../../lib/store/keys.js';
 import { StepUpRepository } from '../../../lib/store/step-up.js';
@@ -249,6 +250,19 @@ describe('a write whose answer was lost', () => {
     expect(proxy.lost()).toBe(lostBefore + 1);
     expect(await stepUp.reset('T0LOST', 'U0RESET')).toBe(false);
     expect(await stepUp.enrollment('T0LOST', 'U0RESET')).toBeUndefined();
+  });
+
+  it('still installs with an Add to Slack state whose use was answered lost, and refuses its replay', async () => {
+    const states = new OAuthStateStore(ctx);
+    const options = { scopes: ['commands'], redirectUri: 'https://bot.example/slack/oauth_redirect' };
+    const state = await states.generateStateParam(options);
+    const lostBefore = proxy.lost();
+    proxy.loseNextAnswer('UpdateItem');
+    expect(await states.verifyStateParam(ctx.now(), state)).toEqual(options);
+    expect(proxy.lost()).toBe(lostBefore + 1);
+    await expect(states.verifyStateParam(ctx.now(), state)).rejects.toMatchObject({
+      reason: 'unknown_or_used',
+    });
   });
 
   it("still counts the requester's cancellation as cancelled, not as decided by someone else", async () => {
