@@ -108,6 +108,21 @@ async function requestDeletion(reason?: string): Promise<{ volumeId: number; car
   return { volumeId: volume.id, card: lastCard() };
 }
 
+/**
+ * Alice, enrolled afresh, breaks glass to delete a new volume under the code rule: the command
+ * opens the code modal, and nothing has run yet.
+ */
+async function breakGlassWithCode(label: string, reason: string) {
+  await e2e.command(ALICE, 'mfa reset');
+  const secret = await enroll(ALICE);
+  const volume = e2e.emulator.control.createVolume({ label: `${label}-${userCounter}` });
+  const before = e2e.openView(ALICE)?.id;
+  await e2e.command(ALICE, `volumes delete ${volume.id} --break-glass "${reason}"`);
+  const view = e2e.openView(ALICE);
+  if (!view || view.id === before) throw new Error('no modal for break-glass');
+  return { secret, volume, view };
+}
+
 /** A click; returns the code modal it opened for `user`, if any. */
 async function click(user: string, card: StoredMessage, actionId: string): Promise<StoredView | undefined> {
   const before = e2e.openView(user)?.id;
@@ -263,13 +278,7 @@ describe('with step-up by code on destructive operations', () => {
   });
 
   it('break-glass is gated as well: the command alone runs nothing; with a code it runs once', async () => {
-    await e2e.command(ALICE, 'mfa reset');
-    const secret = await enroll(ALICE);
-    const volume = e2e.emulator.control.createVolume({ label: `glass-${userCounter}` });
-    const before = e2e.openView(ALICE)?.id;
-    await e2e.command(ALICE, `volumes delete ${volume.id} --break-glass "db down, restoring"`);
-    const view = e2e.openView(ALICE);
-    if (!view || view.id === before) throw new Error('no modal for break-glass');
+    const { secret, volume, view } = await breakGlassWithCode('glass', 'db down, restoring');
     expect(deletesOf(volume.id)).toBe(0);
     await submitCode(ALICE, view, codeAt(secret, clock.now()));
     expect(deletesOf(volume.id)).toBe(1);
@@ -281,13 +290,7 @@ describe('with step-up by code on destructive operations', () => {
 
 describe('a break-glass waiting for its requester to confirm', () => {
   it("waits for nobody else: not on an approver's Home or in the list, a vote on it is refused, and it runs only when its requester confirms", async () => {
-    await e2e.command(ALICE, 'mfa reset');
-    const secret = await enroll(ALICE);
-    const volume = e2e.emulator.control.createVolume({ label: `awaiting-${userCounter}` });
-    const before = e2e.openView(ALICE)?.id;
-    await e2e.command(ALICE, `volumes delete ${volume.id} --break-glass "disk full"`);
-    const view = e2e.openView(ALICE);
-    if (!view || view.id === before) throw new Error('no modal for break-glass');
+    const { secret, volume, view } = await breakGlassWithCode('awaiting', 'disk full');
     const request = (await e2e.stack.store.approvals.listPending(team())).find(
       (a) => a.reason === 'disk full',
     );
