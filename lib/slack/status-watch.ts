@@ -218,6 +218,11 @@ export function slackStatusWatchSurface(deps: SlackWatchDeps): StatusWatchSurfac
 
     async ended(watch, outcome, status) {
       await deps.onEnded?.(watch, outcome, status);
+      // The token was rejected (and marked so): the person's Home shows it without being opened.
+      if (outcome === 'token_rejected') {
+        const { refreshHomes } = await import('./home.js');
+        await refreshHomes(deps, deps.slack, watch.team, [watch.user]);
+      }
     },
   };
 }

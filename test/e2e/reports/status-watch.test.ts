@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getOperation } from '../../../lib/api/operations/index.js';
 import { watchPlanFor } from '../../../lib/changes/status-watch.js';
 import { postStatusWatch } from '../../../lib/slack/status-watch.js';
-import { ALICE, CHANNEL } from '../../support/e2e.js';
+import { ALICE, BOB, CHANNEL } from '../../support/e2e.js';
 import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
 
 /**
@@ -132,6 +132,29 @@ describe('a database created from Slack', () => {
     // Two watches follow it: the worker's, from the command, and this test's own.
     expect(summary.watches).toMatchObject({ finished: 2, updated: 2 });
     expect(messageAt(started.ts).all).toContain('no longer exists');
+  });
+
+  it("ends when the API rejects the watcher's token, and their Home shows the profile rejected", async () => {
+    const watcher = BOB;
+    const { token } = harness.e2e.emulator.control.createToken('demo', { scopes: '*' });
+    await harness.e2e.login(watcher, token, 'watching');
+    const db = await createDatabaseFromSlack('rejected-watch');
+    const started = await postStatusWatch(harness.deps, {
+      team: TEAM,
+      user: watcher,
+      channel: CHANNEL,
+      op: getOperation('databases.mysql-create'),
+      input: {},
+      result: db,
+      now: harness.now(),
+    });
+    if (started.status !== 'watching') throw new Error('watch not started');
+    const home = () =>
+      JSON.stringify(harness.e2e.stack.standIn.store.homeView(TEAM, watcher)?.view.blocks ?? []);
+    expect(home()).not.toContain('rejected by the API');
+    harness.e2e.emulator.control.revokeToken(token);
+    await harness.tick();
+    expect(home()).toMatch(/`watching`[^"]*rejected by the API/);
   });
 
   it('tells the person directly how it ended when the bot was removed from the channel meanwhile', async () => {
