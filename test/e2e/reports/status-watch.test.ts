@@ -37,6 +37,22 @@ async function createDatabaseFromSlack(label: string) {
   return db;
 }
 
+/** A watch of `db` as it is now, started directly (not through a command); Alice's by default. */
+async function watchDatabase(db: { id: number }, options: { user?: string; giveUpAfterMs?: number } = {}) {
+  const started = await postStatusWatch(harness.deps, {
+    team: TEAM,
+    user: options.user ?? ALICE,
+    channel: CHANNEL,
+    op: getOperation('databases.mysql-create'),
+    input: {},
+    result: db,
+    ...(options.giveUpAfterMs === undefined ? {} : { giveUpAfterMs: options.giveUpAfterMs }),
+    now: harness.now(),
+  });
+  if (started.status !== 'watching') throw new Error('watch not started');
+  return started;
+}
+
 function messageAt(ts: string) {
   const message = harness.e2e.stack.standIn.store.findMessage(CHANNEL, ts);
   if (!message) throw new Error(`no message ${ts}`);
@@ -117,16 +133,7 @@ describe('a database created from Slack', () => {
 
   it('says so and stops when the database is deleted while provisioning', async () => {
     const db = await createDatabaseFromSlack('scratch');
-    const started = await postStatusWatch(harness.deps, {
-      team: TEAM,
-      user: ALICE,
-      channel: CHANNEL,
-      op: getOperation('databases.mysql-create'),
-      input: {},
-      result: db,
-      now: harness.now(),
-    });
-    if (started.status !== 'watching') throw new Error('watch not started');
+    const started = await watchDatabase(db);
     harness.e2e.emulator.control.world.databases.delete(db.id);
     const summary = await harness.tick();
     // Two watches follow it: the worker's, from the command, and this test's own.
@@ -139,16 +146,7 @@ describe('a database created from Slack', () => {
     const { token } = harness.e2e.emulator.control.createToken('demo', { scopes: '*' });
     await harness.e2e.login(watcher, token, 'watching');
     const db = await createDatabaseFromSlack('rejected-watch');
-    const started = await postStatusWatch(harness.deps, {
-      team: TEAM,
-      user: watcher,
-      channel: CHANNEL,
-      op: getOperation('databases.mysql-create'),
-      input: {},
-      result: db,
-      now: harness.now(),
-    });
-    if (started.status !== 'watching') throw new Error('watch not started');
+    await watchDatabase(db, { user: watcher });
     const home = () =>
       JSON.stringify(harness.e2e.stack.standIn.store.homeView(TEAM, watcher)?.view.blocks ?? []);
     expect(home()).not.toContain('rejected by the API');
@@ -159,16 +157,7 @@ describe('a database created from Slack', () => {
 
   it('tells the person directly how it ended when the bot was removed from the channel meanwhile', async () => {
     const db = await createDatabaseFromSlack('orphan');
-    const started = await postStatusWatch(harness.deps, {
-      team: TEAM,
-      user: ALICE,
-      channel: CHANNEL,
-      op: getOperation('databases.mysql-create'),
-      input: {},
-      result: db,
-      now: harness.now(),
-    });
-    if (started.status !== 'watching') throw new Error('watch not started');
+    const started = await watchDatabase(db);
     const { store } = harness.e2e.stack.standIn;
     const directBefore = store.messages(`D${ALICE}`).length;
     store.kickBot(CHANNEL);
@@ -188,17 +177,7 @@ describe('a database created from Slack', () => {
 
   it('gives up after its time limit and says how to check', async () => {
     const db = await createDatabaseFromSlack('slowpoke');
-    const started = await postStatusWatch(harness.deps, {
-      team: TEAM,
-      user: ALICE,
-      channel: CHANNEL,
-      op: getOperation('databases.mysql-create'),
-      input: {},
-      result: db,
-      giveUpAfterMs: 10 * MINUTE,
-      now: harness.now(),
-    });
-    if (started.status !== 'watching') throw new Error('watch not started');
+    const started = await watchDatabase(db, { giveUpAfterMs: 10 * MINUTE });
     harness.advance(11 * MINUTE);
     await harness.tick();
     const text = messageAt(started.ts).all;
