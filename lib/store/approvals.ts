@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { TABLE_DEFINITION } from '../../infra/table.js';
 import { StoreError } from './errors.js';
-import { getParsed, isConditionFailure, itemOfFailedCondition, namedUpdate, parseItem } from './items.js';
+import { getParsed, isConditionFailure, parseItem, updateReturning } from './items.js';
 import { COMMAND_NAME_PATTERN, keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import type { ReadAhead } from './table.js';
@@ -843,31 +843,22 @@ export class ApprovalRepository {
   ): Promise<{ ok: true; item: ApprovalItem } | { ok: false; item: ApprovalItem | null }> {
     const set = ['updated_at = :updatedAt', ...change.set].join(', ');
     const remove = change.remove?.length ? ` REMOVE ${change.remove.join(', ')}` : '';
-    // Named (`namedUpdate`): a resend after a lost answer is this write, landed, not a lost race.
-    const named = namedUpdate({
-      UpdateExpression: `SET ${set}${change.add ? ` ADD ${change.add}` : ''}${remove}`,
-      ConditionExpression: change.condition,
-      // `status` is a reserved word in expressions.
-      ...(`${set} ${change.condition}`.includes('#status')
-        ? { ExpressionAttributeNames: { '#status': 'status' } }
-        : {}),
-      ExpressionAttributeValues: { ...change.values, ':updatedAt': this.#ctx.now().toISOString() },
-    });
-    try {
-      const result = await this.#ctx.table.update({
-        TableName: this.#ctx.tableName,
-        Key: { pk: keys.team(team), sk: keys.approval(id) },
-        ...named.params,
-        ReturnValues: 'ALL_NEW',
-      });
-      return { ok: true, item: parseItem(ApprovalItemSchema, result.Attributes, 'approval') };
-    } catch (error) {
-      const landed = named.landed(error);
-      if (landed) return { ok: true, item: parseItem(ApprovalItemSchema, landed, 'approval') };
-      const old = itemOfFailedCondition(error);
-      if (old === undefined) throw error;
-      return { ok: false, item: old && parseItem(ApprovalItemSchema, old, 'approval') };
-    }
+    // Named (`updateReturning`): a resend after a lost answer is this write, landed, not a lost race.
+    const result = await updateReturning(
+      this.#ctx,
+      { pk: keys.team(team), sk: keys.approval(id) },
+      {
+        UpdateExpression: `SET ${set}${change.add ? ` ADD ${change.add}` : ''}${remove}`,
+        ConditionExpression: change.condition,
+        // `status` is a reserved word in expressions.
+        ...(`${set} ${change.condition}`.includes('#status')
+          ? { ExpressionAttributeNames: { '#status': 'status' } }
+          : {}),
+        ExpressionAttributeValues: { ...change.values, ':updatedAt': this.#ctx.now().toISOString() },
+      },
+    );
+    if (result.ok) return { ok: true, item: parseItem(ApprovalItemSchema, result.item, 'approval') };
+    return { ok: false, item: result.item && parseItem(ApprovalItemSchema, result.item, 'approval') };
   }
 
   #toApproval(item: ApprovalItem): Approval {

@@ -8,7 +8,7 @@ import type {
 } from '@slack/bolt';
 import * as z from 'zod';
 import { StoreError } from './errors.js';
-import { getParsed, isConditionFailure, namedUpdate, parseItem } from './items.js';
+import { getParsed, isConditionFailure, parseItem, updateReturning } from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import { type CipherContext, EnvelopeSchema, type TokenCipher } from './token-cipher.js';
@@ -272,33 +272,24 @@ export class OAuthStateStore implements StateStore {
     } catch {
       throw new OAuthStateError('unknown_or_used');
     }
-    // Used by one conditional write, then deleted. The write is named (`namedUpdate`): one whose
-    // answer was lost, and which the table client sent again, is this verification's use, not a
-    // replay's, so the install goes on instead of failing as "already used".
-    const use = namedUpdate({
-      UpdateExpression: 'SET used = :true',
-      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(used)',
-      ExpressionAttributeValues: { ':true': true },
-    });
-    let used: Record<string, unknown> | undefined;
-    try {
-      const result = await this.#ctx.table.update({
-        TableName: this.#ctx.tableName,
-        Key: { pk, sk: 'STATE' },
-        ...use.params,
-        ReturnValues: 'ALL_NEW',
-      });
-      used = result.Attributes;
-    } catch (error) {
-      used = use.landed(error);
-      if (used === undefined && isConditionFailure(error)) throw new OAuthStateError('unknown_or_used');
-      if (used === undefined) throw error;
-    }
+    // Used by one conditional write, then deleted. The write is named (`updateReturning`): one
+    // whose answer was lost, and which the table client sent again, is this verification's use,
+    // not a replay's, so the install goes on instead of failing as "already used".
+    const use = await updateReturning(
+      this.#ctx,
+      { pk, sk: 'STATE' },
+      {
+        UpdateExpression: 'SET used = :true',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(used)',
+        ExpressionAttributeValues: { ':true': true },
+      },
+    );
+    if (!use.ok) throw new OAuthStateError('unknown_or_used');
     // Marked used, it cannot be used again: TTL removes it if this delete does not.
     await this.#ctx.table
       .delete({ TableName: this.#ctx.tableName, Key: { pk, sk: 'STATE' } })
       .catch(() => undefined);
-    const item = parseItem(OAuthStateItemSchema, used, 'OAuth state');
+    const item = parseItem(OAuthStateItemSchema, use.item, 'OAuth state');
     // TTL removes expired states only eventually; until then they are refused here.
     if (item.expires_at <= epochSeconds(this.#ctx.now())) throw new OAuthStateError('expired');
     return item.install_options as unknown as InstallURLOptions;

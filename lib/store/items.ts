@@ -127,22 +127,16 @@ export interface ConditionalUpdate {
   readonly ExpressionAttributeValues: Record<string, unknown>;
 }
 
-/** A conditional update as `namedUpdate` sends it. */
-export interface NamedUpdate extends ConditionalUpdate {
-  readonly ReturnValuesOnConditionCheckFailure: 'ALL_OLD';
-}
-
 /**
  * A conditional update that names itself, so it counts once however often it is sent. The table
  * client sends a write again when its answer was lost, and that resend's condition fails on the
  * first write (or, for a count, would add again). Here the write sets `write_id` to an id of its
- * own and refuses to apply where that id already is; `landed` finds it in the item a failed
- * condition saw, which is then this write's result, not a race lost to another writer.
+ * own and refuses to apply where that id already is. Found by `isOwn` in the item a failed
+ * condition saw, that item is this write's result, not a race lost to another writer.
  */
-export function namedUpdate(update: ConditionalUpdate): {
-  readonly params: NamedUpdate;
-  /** The item as this write left it, when `error` is the refusal of its own resend. */
-  readonly landed: (error: unknown) => Record<string, unknown> | undefined;
+function namedUpdate(update: ConditionalUpdate): {
+  readonly params: ConditionalUpdate & { readonly ReturnValuesOnConditionCheckFailure: 'ALL_OLD' };
+  readonly isOwn: (item: TableItem) => boolean;
 } {
   const writeId = randomUUID();
   const set = /\bSET\s/;
@@ -156,11 +150,34 @@ export function namedUpdate(update: ConditionalUpdate): {
       ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':writeId': writeId },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
-    landed: (error) => {
-      const item = itemOfFailedCondition(error);
-      return item?.write_id === writeId ? item : undefined;
-    },
+    isOwn: (item) => item.write_id === writeId,
   };
+}
+
+/**
+ * Applies `update` (named, as `namedUpdate`) if its condition holds, and answers the item: as the
+ * update left it, or, when the condition failed, as the condition saw it (`null`: there was none).
+ */
+export async function updateReturning(
+  ctx: StoreContext,
+  key: ItemKey,
+  update: ConditionalUpdate,
+): Promise<{ ok: true; item: TableItem } | { ok: false; item: TableItem | null }> {
+  const named = namedUpdate(update);
+  try {
+    const result = await ctx.table.update({
+      TableName: ctx.tableName,
+      Key: key,
+      ...named.params,
+      ReturnValues: 'ALL_NEW',
+    });
+    // ALL_NEW always answers the item; its parser refuses a missing one.
+    return { ok: true, item: result.Attributes ?? {} };
+  } catch (error) {
+    const old = itemOfFailedCondition(error);
+    if (old === undefined) throw error;
+    return old !== null && named.isOwn(old) ? { ok: true, item: old } : { ok: false, item: old };
+  }
 }
 
 /** Applies `update` if its condition holds: true when it did, false when another writer won. */
@@ -170,8 +187,8 @@ export async function updateIf(ctx: StoreContext, key: ItemKey, update: Conditio
     await ctx.table.update({ TableName: ctx.tableName, Key: key, ...named.params });
     return true;
   } catch (error) {
-    if (named.landed(error)) return true;
-    if (isConditionFailure(error)) return false;
-    throw error;
+    const old = itemOfFailedCondition(error);
+    if (old === undefined) throw error;
+    return old !== null && named.isOwn(old);
   }
 }

@@ -4,10 +4,10 @@ import {
   deleteExisting,
   getParsed,
   isConditionFailure,
-  namedUpdate,
   parseItem,
   putNew,
   updateIf,
+  updateReturning,
 } from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
@@ -221,34 +221,25 @@ export class StepUpRepository {
   async useChallenge(team: string, id: string, user: string): Promise<ChallengeUse> {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return { kind: 'unusable' };
     // Named: a resend after a lost answer finds the challenge used by this call, not another proof.
-    const named = namedUpdate({
-      UpdateExpression: 'SET used = :true',
-      ConditionExpression: 'used = :false AND user_id = :user AND expires_at_iso > :now',
-      ExpressionAttributeValues: {
-        ':true': true,
-        ':false': false,
-        ':user': user,
-        ':now': this.#ctx.now().toISOString(),
+    const result = await updateReturning(
+      this.#ctx,
+      { pk: keys.team(team), sk: keys.stepUpChallenge(id) },
+      {
+        UpdateExpression: 'SET used = :true',
+        ConditionExpression: 'used = :false AND user_id = :user AND expires_at_iso > :now',
+        ExpressionAttributeValues: {
+          ':true': true,
+          ':false': false,
+          ':user': user,
+          ':now': this.#ctx.now().toISOString(),
+        },
       },
-    });
-    const used = (item: unknown): ChallengeUse => ({
+    );
+    if (!result.ok) return { kind: 'unusable' };
+    return {
       kind: 'used',
-      challenge: toChallenge(parseItem(ChallengeItemSchema, item, 'step-up challenge')),
-    });
-    try {
-      const result = await this.#ctx.table.update({
-        TableName: this.#ctx.tableName,
-        Key: { pk: keys.team(team), sk: keys.stepUpChallenge(id) },
-        ...named.params,
-        ReturnValues: 'ALL_NEW',
-      });
-      return used(result.Attributes);
-    } catch (error) {
-      const landed = named.landed(error);
-      if (landed) return used(landed);
-      if (isConditionFailure(error)) return { kind: 'unusable' };
-      throw error;
-    }
+      challenge: toChallenge(parseItem(ChallengeItemSchema, result.item, 'step-up challenge')),
+    };
   }
 
   /**
