@@ -169,11 +169,19 @@ export async function safely(
       // Slack's window to open a modal passed, or it rate limited a call: the person is told to
       // try again; nothing is broken.
       deps.logger.warn('slack refused for now', { correlationId: ctx.correlationId, error });
-    } else if (!(await apiErrors()).isApiError(error)) {
-      deps.logger.error('command failed', { correlationId: ctx.correlationId, operationId, error });
-    } else if ((await apiErrors()).isApiError(error, 'unauthorized')) {
-      // The runner marked the token rejected: the person's Home says so without being opened again.
-      await (await import('./home-refresh.js')).republishHome(deps, ctx.team, [ctx.user], ctx.correlationId);
+    } else {
+      const { isApiError } = await apiErrors();
+      if (!isApiError(error)) {
+        deps.logger.error('command failed', { correlationId: ctx.correlationId, operationId, error });
+      } else if (isApiError(error, 'unauthorized')) {
+        // The runner marked the token rejected: the person's Home says so without being opened.
+        await (await import('./home-refresh.js')).republishHome(
+          deps,
+          ctx.team,
+          [ctx.user],
+          ctx.correlationId,
+        );
+      }
     }
     return {
       // Changes run in the worker or after approval, and an inline update only adds a best-effort
