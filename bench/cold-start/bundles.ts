@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { buildFunctions, FUNCTIONS } from '../../infra/build.js';
+import { BUNDLE_OPTIONS, buildFunctions, FUNCTIONS } from '../../infra/build.js';
 import { expectSuccess, spawnTsx } from '../child-processes.js';
 import { bundleComposition } from './bundle-composition.js';
 
@@ -55,6 +55,11 @@ export interface BuiltFunction {
 
 export interface ColdStartArtifacts {
   readonly ours: BuiltFunction;
+  /**
+   * The bot's Slack function as one file, built without splitting (`oneFileBuild`): what an acting
+   * path's first answer takes when none of its code has to be loaded then.
+   */
+  readonly oursOneFile: BuiltFunction;
   readonly baseline: BuiltFunction;
   /** The minimal Bolt app plus the bot's configuration and delivery claim (`floor-bolt.ts`). */
   readonly floor: BuiltFunction;
@@ -146,9 +151,46 @@ async function buildBaseline(workDir: string, name: string, slackSource: string)
   return join(outdir, 'slack');
 }
 
+/**
+ * The bot's Slack function with the build's options but no splitting: esbuild then puts what the
+ * function imports lazily in the same file, each module wrapped to be evaluated when it is first
+ * imported, so the whole file is parsed at import and nothing is loaded from another file after.
+ * Not a way to ship (every cold start parses all of it): it measures what an acting path's first
+ * answer costs besides loading its first-use files. The rasteriser, which the Slack function never
+ * runs and the real build leaves out, would be imported at the top of that one file; a module
+ * that refuses to draw stands in for it.
+ */
+async function oneFileBuild(outdir: string): Promise<string> {
+  await build({
+    ...BUNDLE_OPTIONS,
+    mainFields: [...BUNDLE_OPTIONS.mainFields],
+    splitting: false,
+    entryPoints: { index: join(PROJECT_ROOT, 'functions', 'slack', 'handler.ts') },
+    outdir,
+    plugins: [
+      {
+        name: 'no-rasteriser',
+        setup(bundle) {
+          bundle.onResolve({ filter: /^@resvg\/resvg-wasm$/ }, () => ({
+            path: 'resvg',
+            namespace: 'no-rasteriser',
+          }));
+          bundle.onLoad({ filter: /.*/, namespace: 'no-rasteriser' }, () => ({
+            contents:
+              'export function initWasm() { throw new Error("the Slack function draws no chart"); }\nexport class Resvg {}\n',
+            loader: 'js',
+          }));
+        },
+      },
+    ],
+  });
+  return outdir;
+}
+
 export async function prepareColdStart(workDir: string): Promise<ColdStartArtifacts> {
   const oursDir = join(workDir, 'ours');
   await buildFunctions(oursDir);
+  const oursOneFileDir = await oneFileBuild(join(workDir, 'ours-one-file'));
   const variants = Object.keys(FLOOR_VARIANTS) as FloorVariant[];
   const [baselineDir, floorDir, variantDirs] = await Promise.all([
     buildBaseline(workDir, 'baseline', BASELINE_SOURCE),
@@ -172,6 +214,7 @@ export async function prepareColdStart(workDir: string): Promise<ColdStartArtifa
   });
   return {
     ours: await describeFunction(join(oursDir, 'slack')),
+    oursOneFile: await describeFunction(oursOneFileDir),
     baseline: await describeFunction(baselineDir),
     floor: await describeFunction(floorDir),
     floorVariants: Object.fromEntries(
