@@ -292,8 +292,12 @@ export async function checkOutcome(
 }
 
 /**
- * The status first (one read of the target, when the row names a telling status), then the
- * events. Reads that fail count as "not seen", never as "did not happen".
+ * The events, and the target's status where the row names a telling one. Only an event by the
+ * API user whose token sent the change proves it (the event's `username`, API-FACTS-MORE.md §8):
+ * someone else's same action on the same node, within the clock allowance before the send, is
+ * theirs. A telling status proves it only while the events show nobody else's such action (a node
+ * another person is rebooting is `rebooting` too). Reads that fail count as "not seen", never as
+ * "did not happen".
  */
 async function checkEvents(
   client: ApiClient,
@@ -302,35 +306,56 @@ async function checkEvents(
 ): Promise<OutcomeCheck> {
   const callOptions = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
   if (!plan.status && !plan.since) return 'unknowable';
-  if (plan.status) {
-    const shown = await client
-      .call(plan.status.view, plan.status.viewInput, callOptions)
-      .catch(() => undefined);
-    const value =
-      typeof shown === 'object' && shown !== null
-        ? (shown as Record<string, unknown>)[plan.status.field]
-        : undefined;
-    if (typeof value === 'string' && plan.status.values.includes(value)) return 'done';
+  let othersActed = false;
+  if (plan.since) {
+    const [sender, events] = await Promise.all([
+      senderOf(client, callOptions),
+      client
+        .listAll(plan.list, {}, { ...callOptions, maxPages: 1, filter: eventFilterOf(plan, plan.since) })
+        .then((page) => page.data.filter((event) => eventShowsChange(event, plan)))
+        .catch(() => undefined),
+    ]);
+    // Without both, nobody's event can be told to be this change's.
+    if (sender === undefined || events === undefined) return 'not_seen';
+    if (events.some((event) => event.username === sender)) return 'done';
+    othersActed = events.length > 0;
   }
-  if (!plan.since) return 'not_seen';
-  try {
-    const page = await client.listAll(
-      plan.list,
-      {},
-      {
-        ...callOptions,
-        maxPages: 1,
-        filter: eventFilterOf(plan, plan.since),
-      },
-    );
-    return page.data.some((event) => eventShowsChange(event, plan)) ? 'done' : 'not_seen';
-  } catch {
-    return 'not_seen';
-  }
+  if (!plan.status || othersActed) return 'not_seen';
+  const shown = await client
+    .call(plan.status.view, plan.status.viewInput, callOptions)
+    .catch(() => undefined);
+  const value =
+    typeof shown === 'object' && shown !== null
+      ? (shown as Record<string, unknown>)[plan.status.field]
+      : undefined;
+  return typeof value === 'string' && plan.status.values.includes(value) ? 'done' : 'not_seen';
+}
+
+/** The API user of each client's token, once read (`GET /profile`, which any token may call). */
+const senders = new WeakMap<ApiClient, string>();
+
+async function senderOf(client: ApiClient, options: { timeoutMs?: number }): Promise<string | undefined> {
+  const known = senders.get(client);
+  if (known !== undefined) return known;
+  const profile = operations.find((op) => op.id === 'profile.view');
+  if (!profile) return undefined;
+  const shown = await client.call(profile, {}, options).catch(() => undefined);
+  const username =
+    typeof shown === 'object' && shown !== null ? (shown as Record<string, unknown>).username : undefined;
+  if (typeof username !== 'string') return undefined;
+  senders.set(client, username);
+  return username;
+}
+
+interface ChangeEvent {
+  readonly username: unknown;
 }
 
 /** Checked again here: the filter is the API's to apply, and a failed event is no proof. */
-function eventShowsChange(event: unknown, plan: Extract<OutcomePlan, { strategy: 'event' }>): boolean {
+function eventShowsChange(
+  event: unknown,
+  plan: Extract<OutcomePlan, { strategy: 'event' }>,
+): event is ChangeEvent {
   if (typeof event !== 'object' || event === null) return false;
   const { action, status, entity } = event as Record<string, unknown>;
   const entityId =

@@ -164,6 +164,31 @@ describe('a reboot refused before the API acted', () => {
   });
 });
 
+describe('a reboot that never reached the API while someone else rebooted the same node', () => {
+  it('is not taken for theirs: neither their event nor the node rebooting proves it', async () => {
+    const node = runningNode();
+    const other = `oncall-${node.id}`;
+    e2e.emulator.control.createUser({ username: other });
+    const { token } = e2e.emulator.control.createToken(other, { scopes: '*' });
+    // Another person reboots the node from elsewhere, moments before Alice asks the bot to.
+    await new ApiClient({ baseUrl: e2e.emulator.url, token }).call(getOperation('nodes.reboot'), {
+      nodeId: node.id,
+    });
+    const before = eventsOf(node.id, 'node_reboot');
+    expect(before.filter((e) => e.username === other)).toHaveLength(1);
+    expect(world().nodes.get(node.id)?.status).toBe('rebooting');
+
+    e2e.emulator.control.injectFault({ kind: 'status', status: 500, operations: ['nodes.reboot'], times: 1 });
+    await e2e.command(ALICE, `nodes reboot ${node.id}`);
+
+    // Alice's request changed nothing: the events are those from before it.
+    expect(eventsOf(node.id, 'node_reboot')).toHaveLength(before.length);
+    const last = e2e.textOf(e2e.lastSeen(ALICE));
+    expect(last).toContain('Still unknown after 4 seconds');
+    expect(last).not.toMatch(/went through|failed/);
+  });
+});
+
 describe('the same reboot delivered twice', () => {
   it('reboots once', async () => {
     const node = runningNode();

@@ -33,7 +33,7 @@ export function verdictText(
         : strategy === 'appears'
           ? 'a new one matching the request is there now'
           : strategy === 'event'
-            ? "the account's events (or the node's status) show it started after the request was sent"
+            ? "the account's events show it, started by your API user after the request was sent (or the node's status shows it under way, with nobody else's such action in the events)"
             : 'it shows the requested values now';
     return `${name} went through after all: read back, ${seen}. Check with ${command}.`;
   }
@@ -49,7 +49,7 @@ export function verdictText(
       : strategy === 'appears'
         ? 'no new one has appeared'
         : strategy === 'event'
-          ? "the account's events show no sign of it since the request was sent"
+          ? "the account's events show no sign of it from your API user since the request was sent"
           : 'it does not show the requested values';
   return (
     `Still unknown after ${verdict.waited}: ${still}, so it most likely did not happen, but the API never said so. ` +
