@@ -115,8 +115,7 @@ export type AnyOperation = OperationSpec<z.ZodType, z.ZodType, boolean, string>;
 /**
  * Which account events (API-FACTS-MORE.md §8) show that a change of this row reached the API:
  * the `action` values it writes, and which input field holds the event's `entity.id` (disk events
- * carry the node's id, §8; a create's entity is what it creates). `statuses`: node statuses that only this change moves the node into,
- * read as proof too (a shorter way to a verdict than the events). Or, when the documents name no
+ * carry the node's id, §8; a create's entity is what it creates). Or, when the documents name no
  * event for the change, why not (`none`), so a row never lacks both silently.
  */
 export type EventEvidence =
@@ -127,7 +126,6 @@ export type EventEvidence =
        * entity, whose id is the answer's `id` (a new volume, a new SSH key).
        */
       readonly entityId?: string;
-      readonly statuses?: readonly string[];
       /** Where the documents name these actions, e.g. `API-FACTS-MORE.md §2.1`. */
       readonly source: string;
     }

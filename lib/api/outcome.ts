@@ -63,18 +63,9 @@ export type OutcomePlan =
       readonly entityId: string | number;
       /**
        * When the request was about to be sent, on the bot's clock; undefined when that was not
-       * kept (then only the status can tell). Events from `EVENT_CLOCK_SKEW_MS` before it count.
+       * kept (then nothing tells). Events from `EVENT_CLOCK_SKEW_MS` before it count.
        */
       readonly since: Date | undefined;
-      /** A status only this action moves the target into, read from the target itself. */
-      readonly status:
-        | {
-            readonly view: AnyOperation;
-            readonly viewInput: Record<string, unknown>;
-            readonly field: string;
-            readonly values: readonly string[];
-          }
-        | undefined;
     };
 
 /**
@@ -165,7 +156,7 @@ function eventsList(): AnyOperation | undefined {
   return operations.find((candidate) => candidate.id === 'events.list');
 }
 
-/** Read back from the account events (and the target's status) what the row says the change writes. */
+/** Read back from the account events what the row says the change writes. */
 function eventPlanFor(
   op: AnyOperation,
   input: Readonly<Record<string, unknown>>,
@@ -177,12 +168,7 @@ function eventPlanFor(
   // A create's entity id is in the answer, which a lost answer does not give: no events plan.
   const entityId = evidence.entityId === undefined ? undefined : input[evidence.entityId];
   if (typeof entityId !== 'string' && typeof entityId !== 'number') return undefined;
-  const view = evidence.statuses && viewOperationFor(op);
-  const status =
-    view && evidence.statuses && view.pathParams.every((name) => input[name] !== undefined)
-      ? { view, viewInput: pick(input, view.pathParams), field: 'status', values: evidence.statuses }
-      : undefined;
-  return { strategy: 'event', list, actions: evidence.actions, entityId, since: context.since, status };
+  return { strategy: 'event', list, actions: evidence.actions, entityId, since: context.since };
 }
 
 /** The event filter: these actions on this entity, dated from `since` less the clock allowance. */
@@ -292,43 +278,37 @@ export async function checkOutcome(
 }
 
 /**
- * The events, and the target's status where the row names a telling one. Only an event by the
- * API user whose token sent the change proves it (the event's `username`, API-FACTS-MORE.md §8):
- * someone else's same action on the same node, within the clock allowance before the send, is
- * theirs. A telling status proves it only while the events show nobody else's such action (a node
- * another person is rebooting is `rebooting` too). Reads that fail count as "not seen", never as
- * "did not happen".
+ * The account's events since the request was about to be sent. Only an event by the API user whose
+ * token sent the change proves it (the event's `username`, API-FACTS-MORE.md §8): someone else's
+ * same action on the same node, within the clock allowance before the send, is theirs. The
+ * node's status is no proof either way: another person's reboot, the host's or the watchdog's
+ * leaves a node `rebooting` too. A token that may not read the events cannot tell at all; other
+ * reads that fail count as "not seen", never as "did not happen".
  */
 async function checkEvents(
   client: ApiClient,
   plan: Extract<OutcomePlan, { strategy: 'event' }>,
   options: { timeoutMs?: number },
 ): Promise<OutcomeCheck> {
+  if (!plan.since) return 'unknowable';
   const callOptions = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
-  if (!plan.status && !plan.since) return 'unknowable';
-  let othersActed = false;
-  if (plan.since) {
-    const [sender, events] = await Promise.all([
-      senderOf(client, callOptions),
-      client
-        .listAll(plan.list, {}, { ...callOptions, maxPages: 1, filter: eventFilterOf(plan, plan.since) })
-        .then((page) => page.data.filter((event) => eventShowsChange(event, plan)))
-        .catch(() => undefined),
-    ]);
-    // Without both, nobody's event can be told to be this change's.
-    if (sender === undefined || events === undefined) return 'not_seen';
-    if (events.some((event) => event.username === sender)) return 'done';
-    othersActed = events.length > 0;
-  }
-  if (!plan.status || othersActed) return 'not_seen';
-  const shown = await client
-    .call(plan.status.view, plan.status.viewInput, callOptions)
-    .catch(() => undefined);
-  const value =
-    typeof shown === 'object' && shown !== null
-      ? (shown as Record<string, unknown>)[plan.status.field]
-      : undefined;
-  return typeof value === 'string' && plan.status.values.includes(value) ? 'done' : 'not_seen';
+  const [sender, events] = await Promise.all([
+    senderOf(client, callOptions),
+    client
+      .listAll(plan.list, {}, { ...callOptions, maxPages: 1, filter: eventFilterOf(plan, plan.since) })
+      .then((page) => page.data.filter((event) => eventShowsChange(event, plan)))
+      .catch((error: unknown) => (isForbidden(error) ? FORBIDDEN : undefined)),
+  ]);
+  if (events === FORBIDDEN) return 'unknowable';
+  // Without both, no event can be told to be this change's.
+  if (sender === undefined || events === undefined) return 'not_seen';
+  return events.some((event) => event.username === sender) ? 'done' : 'not_seen';
+}
+
+const FORBIDDEN = Symbol('forbidden');
+
+function isForbidden(error: unknown): boolean {
+  return error instanceof ApiError && error.code === 'forbidden';
 }
 
 /** The API user of each client's token, once read (`GET /profile`, which any token may call). */

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createClock } from '../../infra/local/emulator/clock.js';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { ApiClient } from '../../lib/api/client.js';
@@ -14,8 +14,9 @@ import { testClock } from '../support/store.js';
 /**
  * A node action whose answer is lost (API-FACTS-MORE.md §2): a reboot leaves the node `running`
  * before and after, so the node alone cannot tell whether it happened. The bot reads the
- * account's events (§8) for the action on that node since it was about to send the request, and
- * the node's status where only that action moves it there. The emulator over HTTP with injected
+ * account's events (§8) for the action on that node since it was about to send the request, by the
+ * API user whose token sent it: the node's status, or anyone else's event, is no proof. The
+ * emulator over HTTP with injected
  * latency and faults; the bot's clock runs 10 s ahead of the API's, within the allowance.
  */
 
@@ -128,7 +129,7 @@ describe('a shutdown answered with a 500 after the API acted', () => {
 });
 
 describe('a resize whose connection dropped after the API acted', () => {
-  it('the node shows no telling status; the events prove it went through', async () => {
+  it('the events prove it went through (the node shows it no other way)', async () => {
     const node = runningNode();
     const type =
       [...world().nodes.values()].map((n) => n.type).find((t) => t !== node.type) ?? 'g6-standard-2';
@@ -186,6 +187,29 @@ describe('a reboot that never reached the API while someone else rebooted the sa
     const last = e2e.textOf(e2e.lastSeen(ALICE));
     expect(last).toContain('Still unknown after 4 seconds');
     expect(last).not.toMatch(/went through|failed/);
+  });
+});
+
+describe('a reboot in doubt, asked with a token that may not read the events', () => {
+  it('is unknown, not "went through": the node rebooting could be anyone\'s reboot', async () => {
+    const { token } = e2e.emulator.control.createToken('demo', { scopes: 'nodes:read_write' });
+    await e2e.login(BOB, token);
+    const node = runningNode();
+    const before = eventsOf(node.id, 'node_reboot').length;
+    e2e.emulator.control.setLatency(API_TIMEOUT_MS + 700, ['nodes.reboot']);
+    await e2e.command(BOB, `nodes reboot ${node.id}`);
+    e2e.emulator.control.setLatency(0);
+
+    // The API reboots it once its delay is over (the bot, unable to read it back, said so at once);
+    // nothing Bob's token may read says the reboot was his.
+    await vi.waitFor(() => expect(eventsOf(node.id, 'node_reboot')).toHaveLength(before + 1), {
+      timeout: 5_000,
+    });
+    expect(world().nodes.get(node.id)?.status).toBe('rebooting');
+    const said = lastSaid(BOB);
+    expect(said).toContain('may or may not have happened');
+    expect(said).toContain('Whether `nodes reboot` happened is unknown: the bot cannot read it back');
+    expect(said).not.toMatch(/went through|failed/);
   });
 });
 

@@ -232,7 +232,6 @@ export const nodeActionOperations = [
     events: {
       actions: ['node_reboot'],
       entityId: 'nodeId',
-      statuses: ['rebooting'],
       source: 'API-FACTS-MORE.md §2.1',
     },
     example: 'nodes reboot 123',
@@ -253,7 +252,6 @@ export const nodeActionOperations = [
     events: {
       actions: ['node_shutdown'],
       entityId: 'nodeId',
-      statuses: ['shutting_down'],
       source: 'API-FACTS-MORE.md §2.2',
     },
     example: 'nodes shutdown 123',
@@ -276,7 +274,6 @@ export const nodeActionOperations = [
       }),
     response: EmptyResultSchema,
     watch: WATCH_THIS_NODE,
-    // The documented node statuses (API-FACTS.md) have no resizing state: the events tell.
     events: {
       actions: ['node_resize_create', 'node_resize'],
       entityId: 'nodeId',
@@ -302,7 +299,6 @@ export const nodeActionOperations = [
     events: {
       actions: ['node_rebuild'],
       entityId: 'nodeId',
-      statuses: ['rebuilding'],
       source: 'API-FACTS-MORE.md §2.4',
     },
     example: "nodes rebuild 123 --image node/debian12 --root-pass '<strong password>'",
@@ -341,7 +337,6 @@ export const nodeActionOperations = [
     events: {
       actions: ['node_migrate', 'node_migrate_datacenter', 'node_migrate_datacenter_create'],
       entityId: 'nodeId',
-      statuses: ['migrating'],
       source: 'API-FACTS-MORE.md §2.6',
     },
     example: 'nodes migrate 123 --region eu-west',

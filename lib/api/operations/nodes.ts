@@ -803,11 +803,10 @@ export const nodeOperations = [
     paginated: false,
     request: () => z.strictObject({ ...NodeRef, config_id: IdSchema.optional() }),
     response: EmptyResultSchema,
-    // `node_boot` is in the published action enum (API-FACTS-MORE.md §8); `booting` in the node's statuses.
+    // `node_boot` is in the published action enum (API-FACTS-MORE.md §8).
     events: {
       actions: ['node_boot'],
       entityId: 'nodeId',
-      statuses: ['booting'],
       source: 'API-FACTS-MORE.md §8',
     },
     // It answers `{}` as the other lifecycle actions do: the node is followed until it is up (or

@@ -33,7 +33,7 @@ export function verdictText(
         : strategy === 'appears'
           ? 'a new one matching the request is there now'
           : strategy === 'event'
-            ? "the account's events show it, started by your API user after the request was sent (or the node's status shows it under way, with nobody else's such action in the events)"
+            ? "the account's events show it, started by your API user after the request was sent"
             : 'it shows the requested values now';
     return `${name} went through after all: read back, ${seen}. Check with ${command}.`;
   }
