@@ -38,10 +38,13 @@ export function verdictText(
     return `${name} went through after all: read back, ${seen}. Check with ${command}.`;
   }
   if (verdict.check === 'unknowable') {
-    return (
-      `Whether ${name} happened is unknown: the bot cannot read it back. ` +
-      `Check with ${command} before running it again.`
-    );
+    // Only the account's events tell a node action, by whom: a token without the events scope
+    // cannot read them, nor can a check that lost the time the request was sent.
+    const why =
+      strategy === 'event'
+        ? "only the account's events can tell, and the bot could not read them for this request (a token without `events:read_only` cannot)"
+        : 'the bot cannot read it back';
+    return `Whether ${name} happened is unknown: ${why}. Check with ${command} before running it again.`;
   }
   const still =
     strategy === 'gone'
