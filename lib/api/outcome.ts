@@ -52,6 +52,8 @@ export type OutcomePlan =
       readonly expected: Record<string, unknown>;
       /** Filter on the label, when the list can filter by it. */
       readonly filter: Filter | undefined;
+      /** The events a create writes (its row's), read to tell whose a new matching item is. */
+      readonly created: CreateEvents | undefined;
     }
   | {
       readonly strategy: 'event';
@@ -67,6 +69,12 @@ export type OutcomePlan =
        */
       readonly since: Date | undefined;
     };
+
+/** The account events that show who created an item (`volume_create` with the new volume's id). */
+export interface CreateEvents {
+  readonly list: AnyOperation;
+  readonly actions: readonly string[];
+}
 
 /**
  * How far the API's clock may run behind the bot's: an event the API dated this much before the
@@ -176,11 +184,25 @@ export function eventFilterOf(plan: Extract<OutcomePlan, { strategy: 'event' }>,
   const from = new Date(since.getTime() - EVENT_CLOCK_SKEW_MS);
   // The API writes and compares `created` as `2018-01-01T00:01:01`: UTC, to the second.
   const created = { '+gte': from.toISOString().slice(0, 19) };
-  const action =
-    plan.actions.length === 1
-      ? [{ action: plan.actions[0] ?? '' }]
-      : [{ '+or': plan.actions.map((a) => ({ action: a })) }];
-  return { '+and': [...action, { 'entity.id': plan.entityId }, { created }] };
+  return { '+and': [actionFilter(plan.actions), { 'entity.id': plan.entityId }, { created }] };
+}
+
+/** These actions on any of these entities, whenever: a new item's create event is its only one. */
+function creationFilter(actions: readonly string[], ids: readonly string[]): Filter {
+  const entity =
+    ids.length === 1
+      ? { 'entity.id': entityIdValue(ids[0] ?? '') }
+      : { '+or': ids.map((id) => ({ 'entity.id': entityIdValue(id) })) };
+  return { '+and': [actionFilter(actions), entity] };
+}
+
+function actionFilter(actions: readonly string[]): Filter {
+  return actions.length === 1 ? { action: actions[0] ?? '' } : { '+or': actions.map((a) => ({ action: a })) };
+}
+
+/** `entity.id` is an integer (API-FACTS-MORE.md §8); an id that is not one is compared as given. */
+function entityIdValue(id: string): string | number {
+  return /^\d+$/.test(id) ? Number(id) : id;
 }
 
 /** How a change reads back from the target's own state (gone, shows the values, appears). */
@@ -206,7 +228,12 @@ function statePlanFor(op: AnyOperation, input: Readonly<Record<string, unknown>>
     const expected = scalarFields(body);
     if (typeof expected.label !== 'string') return undefined;
     const filter = list.filterable.includes('label') ? { label: expected.label } : undefined;
-    return { strategy: 'appears', list, listInput: pick(input, list.pathParams), expected, filter };
+    const events = eventsList();
+    const created =
+      op.events && 'actions' in op.events && op.events.entityId === undefined && events
+        ? { list: events, actions: op.events.actions }
+        : undefined;
+    return { strategy: 'appears', list, listInput: pick(input, list.pathParams), expected, filter, created };
   }
   // A long action whose body is the resource's next state (a resize): read the resource.
   if (op.watch && !op.watch.target) {
@@ -266,9 +293,10 @@ export async function checkOutcome(
         });
         const fresh = all.data.filter((item) => {
           const id = idOf(item);
-          return id !== undefined && !baseline?.has(id);
+          return id !== undefined && !baseline?.has(id) && matches(item, plan.expected) === 'done';
         });
-        return fresh.some((item) => matches(item, plan.expected) === 'done') ? 'done' : 'not_seen';
+        if (fresh.length === 0) return 'not_seen';
+        return plan.created ? whoCreated(client, plan.created, fresh, callOptions) : 'done';
       }
     }
   } catch (error) {
@@ -303,6 +331,49 @@ async function checkEvents(
   // Without both, no event can be told to be this change's.
   if (sender === undefined || events === undefined) return 'not_seen';
   return events.some((event) => event.username === sender) ? 'done' : 'not_seen';
+}
+
+/**
+ * Whether a new item with the requested values is the sender's: its create event (the item's id
+ * as the event's entity, whenever dated: a new item has the one) by the sender's API user.
+ * Someone else's is theirs, made meanwhile with the same values; one whose event has not shown yet
+ * is waited for. A token that may not read the events cannot tell whose it is, and then the item
+ * itself is the evidence a create has (it was not in the list read just before the send).
+ */
+async function whoCreated(
+  client: ApiClient,
+  created: CreateEvents,
+  fresh: readonly unknown[],
+  options: { timeoutMs?: number },
+): Promise<OutcomeCheck> {
+  const ids = new Set(fresh.map((item) => idOf(item)).filter((id): id is string => id !== undefined));
+  const [sender, events] = await Promise.all([
+    senderOf(client, options),
+    client
+      .listAll(
+        created.list,
+        {},
+        { ...options, maxPages: 1, filter: creationFilter(created.actions, [...ids]) },
+      )
+      .then((page) => page.data)
+      .catch((error: unknown) => (isForbidden(error) ? FORBIDDEN : undefined)),
+  ]);
+  if (events === FORBIDDEN) return 'done';
+  if (sender === undefined || events === undefined) return 'not_seen';
+  const creations = events.filter((event): event is ChangeEvent & Record<string, unknown> => {
+    if (typeof event !== 'object' || event === null) return false;
+    const { action, status, entity } = event as Record<string, unknown>;
+    const entityId =
+      typeof entity === 'object' && entity !== null ? (entity as Record<string, unknown>).id : undefined;
+    return (
+      typeof action === 'string' &&
+      created.actions.includes(action) &&
+      status !== EVENT_FAILED &&
+      entityId !== undefined &&
+      ids.has(String(entityId))
+    );
+  });
+  return creations.some((event) => event.username === sender) ? 'done' : 'not_seen';
 }
 
 const FORBIDDEN = Symbol('forbidden');

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { ApiClient } from '../../lib/api/client.js';
 import { getOperation, requireOperation } from '../../lib/api/operations/index.js';
@@ -189,6 +189,59 @@ describe('a create whose answer is lost', () => {
     await e2e.command(ALICE, `profile sshkeys-create --label ${label} --ssh-key "${SSH_KEY}"`);
     expect(keysLabelled(label)).toBe(1);
     expect(e2e.textOf(e2e.lastSeen(ALICE))).toContain('went through after all');
+  });
+});
+
+describe('a create that never reached the API while someone else made one just like it', () => {
+  it('is not taken for theirs: a new volume with the same values, made by another API user, is not hers', async () => {
+    const label = `v-race-${Date.now()}`;
+    const other = `oncall-${label}`;
+    e2e.emulator.control.createUser({ username: other });
+    const { token } = e2e.emulator.control.createToken(other, { scopes: '*' });
+    const volumesLabelled = () =>
+      [...e2e.emulator.control.world.volumes.values()].filter((v) => v.label === label);
+    const checkingNotes = () =>
+      e2e.seen(ALICE).filter((m) => m.text.includes('may or may not have happened')).length;
+    const notesBefore = checkingNotes();
+    e2e.emulator.control.injectFault({ kind: 'drop', operations: ['volumes.create'], times: 1 });
+    const asked = e2e.command(ALICE, `volumes create --label ${label} --region us-east --size 20`);
+    // While the bot reads it back, another person creates a volume with the very same values.
+    await vi.waitFor(() => expect(checkingNotes()).toBe(notesBefore + 1), { timeout: 5_000, interval: 20 });
+    await new ApiClient({ baseUrl: e2e.emulator.url, token }).call(getOperation('volumes.create'), {
+      label,
+      region: 'us-east',
+      size: 20,
+    });
+    await asked;
+
+    // Hers never reached the API: the one volume with that label is theirs.
+    expect(volumesLabelled()).toHaveLength(1);
+    const last = e2e.textOf(e2e.lastSeen(ALICE));
+    expect(last).toContain('Still unknown after 4 seconds');
+    expect(last).not.toContain('went through');
+  });
+});
+
+describe('a create in doubt, asked with a token that may not read the events', () => {
+  it('the new item with the requested values is still the evidence: "went through after all"', async () => {
+    const { token } = e2e.emulator.control.createToken('demo', { scopes: 'volumes:read_write' });
+    await e2e.login(BOB, token);
+    const label = `v-noevents-${Date.now()}`;
+    e2e.emulator.control.injectFault({
+      kind: 'drop',
+      afterActing: true,
+      operations: ['volumes.create'],
+      times: 1,
+    });
+    await e2e.command(BOB, `volumes create --label ${label} --region us-east --size 20`);
+
+    expect([...e2e.emulator.control.world.volumes.values()].filter((v) => v.label === label)).toHaveLength(1);
+    const said = e2e
+      .seen(BOB)
+      .map((m) => m.text)
+      .join('\n');
+    expect(said).toContain('may or may not have happened');
+    expect(said).toContain('went through after all');
   });
 });
 
