@@ -360,19 +360,7 @@ async function whoCreated(
   ]);
   if (events === FORBIDDEN) return 'done';
   if (sender === undefined || events === undefined) return 'not_seen';
-  const creations = events.filter((event): event is ChangeEvent & Record<string, unknown> => {
-    if (typeof event !== 'object' || event === null) return false;
-    const { action, status, entity } = event as Record<string, unknown>;
-    const entityId =
-      typeof entity === 'object' && entity !== null ? (entity as Record<string, unknown>).id : undefined;
-    return (
-      typeof action === 'string' &&
-      created.actions.includes(action) &&
-      status !== EVENT_FAILED &&
-      entityId !== undefined &&
-      ids.has(String(entityId))
-    );
-  });
+  const creations = events.filter((event) => isEventOf(event, created.actions, ids));
   return creations.some((event) => event.username === sender) ? 'done' : 'not_seen';
 }
 
@@ -407,16 +395,26 @@ function eventShowsChange(
   event: unknown,
   plan: Extract<OutcomePlan, { strategy: 'event' }>,
 ): event is ChangeEvent {
+  return isEventOf(event, plan.actions, new Set([String(plan.entityId)]));
+}
+
+/** An event, not failed, of one of `actions` on one of the entities `ids` names. */
+function isEventOf(
+  event: unknown,
+  actions: readonly string[],
+  ids: ReadonlySet<string>,
+): event is ChangeEvent {
   if (typeof event !== 'object' || event === null) return false;
   const { action, status, entity } = event as Record<string, unknown>;
   const entityId =
     typeof entity === 'object' && entity !== null ? (entity as Record<string, unknown>).id : undefined;
   return (
     typeof action === 'string' &&
-    plan.actions.includes(action) &&
+    actions.includes(action) &&
     status !== EVENT_FAILED &&
     entityId !== undefined &&
-    String(entityId) === String(plan.entityId)
+    entityId !== null &&
+    ids.has(String(entityId))
   );
 }
 
