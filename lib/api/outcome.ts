@@ -305,6 +305,13 @@ export async function checkOutcome(
   }
 }
 
+/** What a token that may not read the account's events gets when it asks for them. */
+const FORBIDDEN = Symbol('forbidden');
+
+function isForbidden(error: unknown): boolean {
+  return error instanceof ApiError && error.code === 'forbidden';
+}
+
 /**
  * The account's events since the request was about to be sent. Only an event by the API user whose
  * token sent the change proves it (the event's `username`, API-FACTS-MORE.md §8): someone else's
@@ -320,17 +327,16 @@ async function checkEvents(
 ): Promise<OutcomeCheck> {
   if (!plan.since) return 'unknowable';
   const callOptions = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
-  const [sender, events] = await Promise.all([
-    senderOf(client, callOptions),
-    client
-      .listAll(plan.list, {}, { ...callOptions, maxPages: 1, filter: eventFilterOf(plan, plan.since) })
-      .then((page) => page.data.filter((event) => eventShowsChange(event, plan)))
-      .catch((error: unknown) => (isForbidden(error) ? FORBIDDEN : undefined)),
-  ]);
-  if (events === FORBIDDEN) return 'unknowable';
-  // Without both, no event can be told to be this change's.
-  if (sender === undefined || events === undefined) return 'not_seen';
-  return events.some((event) => event.username === sender) ? 'done' : 'not_seen';
+  const target = new Set([String(plan.entityId)]);
+  const shown = await shownBySender(
+    client,
+    plan.list,
+    eventFilterOf(plan, plan.since),
+    (event) => isEventOf(event, plan.actions, target),
+    callOptions,
+  );
+  if (shown === FORBIDDEN) return 'unknowable';
+  return shown ? 'done' : 'not_seen';
 }
 
 /**
@@ -347,27 +353,39 @@ async function whoCreated(
   options: { timeoutMs?: number },
 ): Promise<OutcomeCheck> {
   const ids = new Set(fresh.map((item) => idOf(item)).filter((id): id is string => id !== undefined));
+  const shown = await shownBySender(
+    client,
+    created.list,
+    creationFilter(created.actions, [...ids]),
+    (event) => isEventOf(event, created.actions, ids),
+    options,
+  );
+  if (shown === FORBIDDEN) return 'done';
+  return shown ? 'done' : 'not_seen';
+}
+
+/**
+ * Whether the events `filter` selects hold one that `isChange` accepts, by the API user of the
+ * client's token. Undefined when the events or that user could not be read this time (no event
+ * can then be told to be the change's); `FORBIDDEN` when the token may not read the events at all.
+ */
+async function shownBySender(
+  client: ApiClient,
+  list: AnyOperation,
+  filter: Filter,
+  isChange: (event: unknown) => event is ChangeEvent,
+  options: { timeoutMs?: number },
+): Promise<boolean | undefined | typeof FORBIDDEN> {
   const [sender, events] = await Promise.all([
     senderOf(client, options),
     client
-      .listAll(
-        created.list,
-        {},
-        { ...options, maxPages: 1, filter: creationFilter(created.actions, [...ids]) },
-      )
-      .then((page) => page.data)
+      .listAll(list, {}, { ...options, maxPages: 1, filter })
+      .then((page) => page.data.filter(isChange))
       .catch((error: unknown) => (isForbidden(error) ? FORBIDDEN : undefined)),
   ]);
-  if (events === FORBIDDEN) return 'done';
-  if (sender === undefined || events === undefined) return 'not_seen';
-  const creations = events.filter((event) => isEventOf(event, created.actions, ids));
-  return creations.some((event) => event.username === sender) ? 'done' : 'not_seen';
-}
-
-const FORBIDDEN = Symbol('forbidden');
-
-function isForbidden(error: unknown): boolean {
-  return error instanceof ApiError && error.code === 'forbidden';
+  if (events === FORBIDDEN) return FORBIDDEN;
+  if (sender === undefined || events === undefined) return undefined;
+  return events.some((event) => event.username === sender);
 }
 
 /** The API user of each client's token, once read (`GET /profile`, which any token may call). */
@@ -390,15 +408,10 @@ interface ChangeEvent {
   readonly username: unknown;
 }
 
-/** Checked again here: the filter is the API's to apply, and a failed event is no proof. */
-function eventShowsChange(
-  event: unknown,
-  plan: Extract<OutcomePlan, { strategy: 'event' }>,
-): event is ChangeEvent {
-  return isEventOf(event, plan.actions, new Set([String(plan.entityId)]));
-}
-
-/** An event, not failed, of one of `actions` on one of the entities `ids` names. */
+/**
+ * An event, not failed, of one of `actions` on one of the entities `ids` names: checked again
+ * here, since the filter is the API's to apply, and a failed event is no proof.
+ */
 function isEventOf(
   event: unknown,
   actions: readonly string[],
