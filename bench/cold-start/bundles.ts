@@ -190,9 +190,9 @@ async function oneFileBuild(outdir: string): Promise<string> {
 export async function prepareColdStart(workDir: string): Promise<ColdStartArtifacts> {
   const oursDir = join(workDir, 'ours');
   await buildFunctions(oursDir);
-  const oursOneFileDir = await oneFileBuild(join(workDir, 'ours-one-file'));
   const variants = Object.keys(FLOOR_VARIANTS) as FloorVariant[];
-  const [baselineDir, floorDir, variantDirs] = await Promise.all([
+  const [oursOneFileDir, baselineDir, floorDir, variantDirs] = await Promise.all([
+    oneFileBuild(join(workDir, 'ours-one-file')),
     buildBaseline(workDir, 'baseline', BASELINE_SOURCE),
     buildBaseline(workDir, 'floor', FLOOR_SOURCE),
     Promise.all(
