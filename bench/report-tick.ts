@@ -4,8 +4,8 @@ import { startSlackStandIn } from '../infra/local/slack/server.js';
 import { settleWithConcurrency } from '../lib/concurrency.js';
 import { DEFAULT_PACER_OPTIONS } from '../lib/reports/pacer.js';
 import { DEFAULT_ACCOUNT_CONCURRENCY, runReporterTick, type TickSummary } from '../lib/reports/tick.js';
-import { slackStatusWatches } from '../lib/slack/status-watch.js';
-import { createSlackWebClient } from '../lib/slack/web-client.js';
+import { slackReporterSurface } from '../lib/slack/reporter-surface.js';
+import { createSlackWebClient } from '../lib/slack-kit/web-client.js';
 import { createBenchTable } from './bench-table.js';
 import type { BenchmarkResult, Row } from './benchmark.js';
 import { BENCH_TEAM } from './slash-command-event.js';
@@ -148,7 +148,10 @@ async function runOnce(
         api: { baseUrl: emulator.url, timeoutMs: 10_000 },
         slack: reporterSlack,
         logger,
-        statusWatchSurface: slackStatusWatches({ store, slack: reporterSlack, logger }),
+        surface: slackReporterSurface(
+          { store, api: { baseUrl: emulator.url, timeoutMs: 10_000 }, slack: reporterSlack, logger },
+          { followRunbooks: false },
+        ),
       },
       now,
     );

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { ActionId, encodeActionValue } from '../lib/slack/interactions.js';
-import { signedHeaders } from '../lib/slack/signing.js';
+import { ActionId, encodeActionValue } from '../lib/slack-kit/interactions.js';
+import { signedHeaders } from '../lib/slack-kit/signing.js';
 
 /**
  * A signed `/cloud <text>` as API Gateway's HTTP API (payload 2.0) hands it to the Slack

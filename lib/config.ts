@@ -303,6 +303,15 @@ export interface StorageSettings {
 }
 
 /** Who the client serves: the Slack function answers within Slack's 3 s, the others have minutes. */
+/** What building a DynamoDB client reads from the configuration. */
+export type StorageConfig = Pick<
+  Config,
+  | 'DYNAMODB_ENDPOINT'
+  | 'DYNAMODB_CONNECT_TIMEOUT_MS'
+  | 'DYNAMODB_REQUEST_TIMEOUT_MS'
+  | 'DYNAMODB_MAX_ATTEMPTS'
+>;
+
 export type StorageRole = 'slack' | 'background';
 
 /**

@@ -3,7 +3,13 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { WebClient } from '@slack/web-api';
 import type { RequestDispatcher } from './api/client.js';
 import type { ApiSettings } from './api/client-factory.js';
-import { type Config, type SlackAuth, type StorageRole, storageSettings } from './config.js';
+import {
+  type Config,
+  type SlackAuth,
+  type StorageConfig,
+  type StorageRole,
+  storageSettings,
+} from './config.js';
 import { createMetrics, recordApiCall } from './observability/metrics.js';
 import type { SlackInstallKind } from './reports/history-budget.js';
 import { type BotInstaller, createInstaller } from './slack/oauth.js';
@@ -12,7 +18,7 @@ import {
   createBackgroundSlackClient,
   createSlackWebClient,
   installedBotTokens,
-} from './slack/web-client.js';
+} from './slack-kit/web-client.js';
 import { createHttpTable, type HttpTable, tableTarget } from './store/http-table.js';
 import { createStore, createTokenCipher, type Store } from './store/index.js';
 
@@ -21,15 +27,6 @@ import { createStore, createTokenCipher, type Store } from './store/index.js';
  * configuration. Entry points call this once, outside the handler, so warm invocations reuse
  * connections.
  */
-
-/** What building a DynamoDB client reads from the configuration. */
-export type StorageConfig = Pick<
-  Config,
-  | 'DYNAMODB_ENDPOINT'
-  | 'DYNAMODB_CONNECT_TIMEOUT_MS'
-  | 'DYNAMODB_REQUEST_TIMEOUT_MS'
-  | 'DYNAMODB_MAX_ATTEMPTS'
->;
 
 /**
  * The repositories' table (`lib/store/http-table.ts`): bounded attempts as `role` sets them, the

@@ -12,7 +12,7 @@ import { createCoreDeps, createSlackAccess } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
 import { runbookFollower } from '../../lib/slack/approvals.js';
 import { slackExecutionSurface } from '../../lib/slack/approved-run-surface.js';
-import { slackStatusWatchesFollowingRunbooks } from '../../lib/slack/runbooks.js';
+import { slackReporterSurface } from '../../lib/slack/reporter-surface.js';
 
 /**
  * The scheduled reporter (EventBridge, every few minutes): due report subscriptions and status
@@ -116,7 +116,7 @@ async function wire(): Promise<ReporterDeps> {
     ...core,
     slack: slack.client,
     slackInstall: slack.install,
-    statusWatchSurface: slackStatusWatchesFollowingRunbooks({ ...core, slack: slack.client, logger }),
+    surface: slackReporterSurface({ ...core, slack: slack.client, logger }, { followRunbooks: true }),
   };
 }
 

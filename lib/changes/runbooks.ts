@@ -2,7 +2,7 @@ import { ApiError } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
 import { registry } from '../commands/operation-registry.js';
 import { parseCommand } from '../commands/parse.js';
-import { isPrototypeKey } from '../commands/prototype-keys.js';
+import { isPrototypeKey } from '../prototype-keys.js';
 import type {
   Approval,
   AuditResult,

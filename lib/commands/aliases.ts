@@ -1,5 +1,5 @@
+import { isPrototypeKey } from '../prototype-keys.js';
 import { COMMAND_NAME_PATTERN } from '../store/keys.js';
-import { isPrototypeKey } from './prototype-keys.js';
 import { actionNamesOf, type CommandOperation, type CommandRegistry, SLASH_COMMAND } from './registry.js';
 import { type Token, tokenize } from './tokenize.js';
 

@@ -1,9 +1,9 @@
 import * as z from 'zod';
+import type { EnumValue, FieldShape, ValueKind } from '../api/field-shape.js';
 import type { AnyOperation } from '../api/operation.js';
-import type { EnumValue, FieldShape, ValueKind } from './shape.js';
 import '../zod-settings.js';
 
-export type { FieldShape } from './shape.js';
+export type { FieldShape } from '../api/field-shape.js';
 
 /**
  * What the command layer needs to know about a field to turn typed text into a value and to

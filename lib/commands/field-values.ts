@@ -1,5 +1,5 @@
-import { PROTOTYPE_KEY_REASON, prototypeKeyPath } from './prototype-keys.js';
-import { accepts, type FieldShape } from './shape.js';
+import { accepts, type FieldShape } from '../api/field-shape.js';
+import { PROTOTYPE_KEY_REASON, prototypeKeyPath } from '../prototype-keys.js';
 
 /**
  * Typed text → typed value, driven by the field's shape. The request schema still has the last

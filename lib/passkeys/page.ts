@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DOCUMENT_PAGE_STYLE, escapeHtml } from '../slack/page-style.js';
+import { DOCUMENT_PAGE_STYLE, escapeHtml } from '../slack-kit/page-style.js';
 
 /**
  * The passkey page: one card, its style and script inline (it loads nothing else), under a

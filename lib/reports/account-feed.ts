@@ -2,7 +2,7 @@ import type { ApiClient, CallOptions } from '../api/client.js';
 import type { AccountEvent } from '../api/operations/events.js';
 import { getOperation } from '../api/operations/index.js';
 import type { ManagedIssue, ManagedStats } from '../api/operations/managed.js';
-import { parseApiDate } from '../slack/render/text.js';
+import { parseApiDate } from '../slack-kit/text.js';
 import type { KnownServices } from './render.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { ChannelRefusal } from '../slack/channel-access.js';
-import { codeSpan } from '../slack/render/text.js';
+import type { ChannelRefusal } from '../slack-kit/channel-access.js';
+import { codeSpan } from '../slack-kit/text.js';
 import type { ReportSubscription } from '../store/index.js';
 import { reportKindOf } from './kinds.js';
 import type { NoticeDeps } from './token-notices.js';

@@ -1,9 +1,9 @@
 import type { WebClient } from '@slack/web-api';
 import * as z from 'zod';
 import type { ManagedIssue } from '../api/operations/managed.js';
-import type { RenderedMessage } from '../slack/render/blocks.js';
-import { rateLimitedFor } from '../slack/slack-refusals.js';
-import { withoutRetries } from '../slack/web-client.js';
+import type { RenderedMessage } from '../slack-kit/blocks.js';
+import { rateLimitedFor } from '../slack-kit/slack-refusals.js';
+import { withoutRetries } from '../slack-kit/web-client.js';
 import type { AlertClaim, AlertClaimRepository } from '../store/alert-claims.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
 import type { OnFirstUse } from '../store/lazy.js';

@@ -1,7 +1,7 @@
 import type { AccountEvent } from '../api/operations/events.js';
 import { findOperation } from '../api/operations/index.js';
-import { contextBlock, mrkdwnFallback, type RenderedMessage, sectionBlock } from '../slack/render/blocks.js';
-import { codeSpan, escapeMrkdwn, parseApiDate, slackDate, userMention } from '../slack/render/text.js';
+import { contextBlock, mrkdwnFallback, type RenderedMessage, sectionBlock } from '../slack-kit/blocks.js';
+import { codeSpan, escapeMrkdwn, parseApiDate, slackDate, userMention } from '../slack-kit/text.js';
 import type { AuditEntry, AuditLogRepository } from '../store/audit-log.js';
 import type { ReportFilter, ReportSubscription } from '../store/report-subscriptions.js';
 import { apiDateTime, EVENT_OVERLAP_MS, eventsReadFrom } from './account-feed.js';

@@ -1,11 +1,11 @@
+import type { ReportKind } from '../store/report-kind-names.js';
 import type { Deliverer } from './deliver.js';
-import type { ReportKind } from './kind-names.js';
 import type { ScheduleRule } from './schedule.js';
 
 /**
  * Every report kind, one entry each: the Slack command (its usage, flags and checks), the schedule
  * rules, the reporter's tick and delivery read their kind's parts from here instead of switching
- * on the kind's name. Adding a kind is its name in `kind-names.ts` (which the store validates
+ * on the kind's name. Adding a kind is its name in `lib/store/report-kind-names.ts` (which the store validates
  * against, and which this table must cover), one entry here, and its module (like
  * `events-report.ts`), whose deliverer the entry loads. A kind that reads something new from the
  * API also adds that read to `account-feed.ts`.

@@ -1,5 +1,5 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
-import { rateLimitedFor } from '../slack/slack-refusals.js';
+import { rateLimitedFor } from '../slack-kit/slack-refusals.js';
 
 /**
  * Keeps the reporter within Slack's posting limits: about one message per second per channel, and

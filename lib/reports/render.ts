@@ -6,8 +6,6 @@ import type {
   ManagedStats,
   ManagedStatsSeries,
 } from '../api/operations/managed.js';
-import { ActionId } from '../slack/interactions.js';
-import { SLACK_LIMITS, truncate } from '../slack/limits.js';
 import {
   actionButton,
   actionsBlock,
@@ -20,8 +18,10 @@ import {
   mrkdwnFallback,
   type RenderedMessage,
   sectionBlock,
-} from '../slack/render/blocks.js';
-import { issueTitle, serviceName as serviceWords, titleNamesId } from '../slack/render/field-words.js';
+} from '../slack-kit/blocks.js';
+import { issueTitle, serviceName as serviceWords, titleNamesId } from '../slack-kit/field-words.js';
+import { ActionId } from '../slack-kit/interactions.js';
+import { SLACK_LIMITS, truncate } from '../slack-kit/limits.js';
 import {
   capitalize,
   codeSpan,
@@ -32,7 +32,7 @@ import {
   slackDate,
   statusText,
   userMention,
-} from '../slack/render/text.js';
+} from '../slack-kit/text.js';
 import type { ReportSubscription } from '../store/report-subscriptions.js';
 import { describeSchedule } from './schedule.js';
 import { formatValue, type SeriesSummary, summarizeSeries } from './stats-series.js';

@@ -1,8 +1,8 @@
 import type { WebClient } from '@slack/web-api';
 import { type ManagedStats, managedStatsSchema } from '../api/operations/managed.js';
-import { shareFile } from '../slack/file-share.js';
-import { contextBlock, mrkdwnFallback, sectionBlock } from '../slack/render/blocks.js';
-import type { Reply } from '../slack/reply.js';
+import { contextBlock, mrkdwnFallback, sectionBlock } from '../slack-kit/blocks.js';
+import { shareFile } from '../slack-kit/file-share.js';
+import type { Reply } from '../slack-kit/reply.js';
 import { renderStatsChart } from './chart.js';
 import { statsSummary, statsUnavailableText } from './render.js';
 import { summarizeSeries } from './stats-series.js';

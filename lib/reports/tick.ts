@@ -3,10 +3,9 @@ import type { WebClient } from '@slack/web-api';
 import type { ApiCallEvent } from '../api/client.js';
 import { type ApiSettings, createApiClient } from '../api/client-factory.js';
 import { isApiError } from '../api/errors.js';
-import { runStatusWatches, type StatusWatchSurface, type WatchTickSummary } from '../changes/status-watch.js';
 import { settleWithConcurrency } from '../concurrency.js';
-import { channelRefusalOf } from '../slack/channel-access.js';
-import { inSlackTeam } from '../slack/web-client.js';
+import { channelRefusalOf } from '../slack-kit/channel-access.js';
+import { inSlackTeam } from '../slack-kit/web-client.js';
 import type { ReportSubscription, Store, TokenLink } from '../store/index.js';
 import { AccountFeed, eventsReadFrom } from './account-feed.js';
 import { pauseForChannelProblem } from './channel-notices.js';
@@ -60,9 +59,25 @@ export interface ReporterDeps {
   readonly pacer?: ChannelPacer;
   /** Sees every API attempt with the account it was made for (metrics, tests). */
   readonly onApiCall?: (account: string, event: ApiCallEvent) => void;
-  /** Where status watches are shown, pacing its posts with this tick's pacer. */
-  readonly statusWatchSurface: (pacer: ChannelPacer) => StatusWatchSurface;
+  /** What the tick does beside its reports, through the surface they are shown on. */
+  readonly surface: ReporterSurface;
 }
+
+/**
+ * What each tick needs of the surface besides its own posts (`lib/slack/` implements it, wiring
+ * the status watches of `lib/changes/`), so that the reports know nothing of the change workflow.
+ */
+export interface ReporterSurface {
+  /** Runs the status watches of long changes, pacing their posts with this tick's pacer. */
+  statusWatches(pacer: ChannelPacer, now: Date): Promise<WatchTickSummary>;
+  /** Publishes these people's Homes again: a rejected token and paused reports show there. */
+  refreshHomes(team: string, users: readonly string[]): Promise<void>;
+}
+
+/** What the status watches did on a tick (see `runStatusWatches` in `lib/changes/status-watch.ts`). */
+export type WatchTickSummary = Readonly<
+  Record<'running' | 'checked' | 'updated' | 'finished' | 'failures', number>
+>;
 
 export const DEFAULT_ACCOUNT_CONCURRENCY = 8;
 export const DEFAULT_MAX_SUBSCRIPTIONS_PER_TICK = 1000;
@@ -198,7 +213,13 @@ export async function runReporterTick(
     options,
     pacer,
     history: new HistoryBudget(deps.slackInstall ?? 'distributed'),
-    notices: { store: deps.store, slack: deps.slack, pacer, logger: deps.logger },
+    notices: {
+      store: deps.store,
+      slack: deps.slack,
+      pacer,
+      logger: deps.logger,
+      refreshHomes: (team, users) => deps.surface.refreshHomes(team, users),
+    },
     tally,
     deliveries: [],
   };
@@ -448,12 +469,10 @@ const NO_WATCHES_CHECKED: WatchTickSummary = { running: 0, checked: 0, updated: 
 async function checkStatusWatches(run: TickRun): Promise<WatchTickSummary> {
   // Watches are checked again next run; past the deadline they would only eat the final margin.
   if (pastDeadline(run.options)) return { ...NO_WATCHES_CHECKED };
-  return runStatusWatches(run.deps, run.deps.statusWatchSurface(run.pacer), run.now).catch(
-    (error: unknown): WatchTickSummary => {
-      run.deps.logger.error('status watches failed', { reason: failureReason(error) });
-      return { ...NO_WATCHES_CHECKED, failures: 1 };
-    },
-  );
+  return run.deps.surface.statusWatches(run.pacer, run.now).catch((error: unknown): WatchTickSummary => {
+    run.deps.logger.error('status watches failed', { reason: failureReason(error) });
+    return { ...NO_WATCHES_CHECKED, failures: 1 };
+  });
 }
 
 export function failureOf(sub: ReportSubscription, step: FailureStep, error: unknown): SubscriptionFailure {

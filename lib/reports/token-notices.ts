@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { WebClient } from '@slack/web-api';
-import { codeSpan, countOf, escapeMrkdwn, slackDate, userMention } from '../slack/render/text.js';
+import { codeSpan, countOf, escapeMrkdwn, slackDate, userMention } from '../slack-kit/text.js';
 import type { ReportSubscription, Store, TokenLink } from '../store/index.js';
 import { type ChannelPacer, certainlyNotPosted } from './pacer.js';
 
@@ -15,6 +15,8 @@ export interface NoticeDeps {
   readonly slack: WebClient;
   readonly pacer: ChannelPacer;
   readonly logger: Logger;
+  /** Publishes these people's Homes again (see `ReporterSurface` in `tick.ts`). */
+  readonly refreshHomes: (team: string, users: readonly string[]) => Promise<void>;
 }
 
 export interface TokenAccount {
@@ -52,11 +54,8 @@ export async function pauseForTokenProblem(
   const affected = (await deps.store.reports.list(team, { owner, profile })).filter((s) => !s.paused);
   await deps.store.reports.pauseOwnedBy(team, owner, profile, PAUSE_REASONS[problem]);
   // Their Home shows the profile rejected and the reports paused (this runs in the reporter or
-  // the worker, never before a command's answer). Loaded on first use: most runs pause nothing.
-  if (problem === 'rejected' || affected.length > 0) {
-    const { refreshHomes } = await import('../slack/home.js');
-    await refreshHomes(deps, deps.slack, team, [owner]);
-  }
+  // the worker, never before a command's answer).
+  if (problem === 'rejected' || affected.length > 0) await deps.refreshHomes(team, [owner]);
   if (affected.length === 0) return affected;
 
   const relink = `/cloud login${profile === 'default' ? '' : ` --profile ${profile}`}`;

@@ -11,17 +11,17 @@ import {
 import { catalog } from '../commands/catalog.js';
 import { type FrontParse, parseFront } from '../commands/parse/front.js';
 import type { ParsedCommand } from '../commands/parse/result.js';
-import { isPrototypeKey } from '../commands/prototype-keys.js';
 import { type CommandOperation, SLASH_COMMAND } from '../commands/registry.js';
 import { tokenize } from '../commands/tokenize.js';
+import { isPrototypeKey } from '../prototype-keys.js';
+import { contextBlock } from '../slack-kit/blocks.js';
+import { SLACK_LIMITS, truncate } from '../slack-kit/limits.js';
+import { notice, type Reply } from '../slack-kit/reply.js';
+import { codeSpan, slackDate, userMention } from '../slack-kit/text.js';
 import type { AliasScope, StoredAlias } from '../store/index.js';
 import { withAliasLine } from './alias-line.js';
 import { isPolicyAdmin } from './approvals.js';
 import type { BotCommandContext, BotDeps, RequestContext } from './context.js';
-import { SLACK_LIMITS, truncate } from './limits.js';
-import { contextBlock } from './render/blocks.js';
-import { codeSpan, slackDate, userMention } from './render/text.js';
-import { notice, type Reply } from './reply.js';
 
 /**
  * `/cloud alias add|list|remove`, and `/cloud NAME ARGS` for an alias. An alias grants nothing: its

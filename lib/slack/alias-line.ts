@@ -1,7 +1,7 @@
 import type { KnownBlock } from '@slack/types';
-import { SLACK_LIMITS, truncate } from './limits.js';
-import { contextBlock } from './render/blocks.js';
-import type { Reply } from './reply.js';
+import { contextBlock } from '../slack-kit/blocks.js';
+import { SLACK_LIMITS, truncate } from '../slack-kit/limits.js';
+import type { Reply } from '../slack-kit/reply.js';
 
 /**
  * The line that says which alias ran what, on top of an answer: the immediate one, and the

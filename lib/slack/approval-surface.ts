@@ -9,15 +9,15 @@ import type {
   PostedCard,
 } from '../changes/ports.js';
 import type { ApprovalEnd, RequestFollower } from '../changes/runbooks.js';
+import { sectionBlock } from '../slack-kit/blocks.js';
+import { channelRefusalOf, ensureBotCanPost } from '../slack-kit/channel-access.js';
+import { codeSpan } from '../slack-kit/text.js';
+import { inSlackTeam } from '../slack-kit/web-client.js';
 import type { Approval, Store } from '../store/index.js';
 import { approverGroupMembers } from './approver-groups.js';
-import { channelRefusalOf, ensureBotCanPost } from './channel-access.js';
 import type { Handoff } from './handoff.js';
 import { renderApprovalCard } from './render/approval.js';
 import { approvalEventText, breakGlassAlarm } from './render/approval-events.js';
-import { sectionBlock } from './render/blocks.js';
-import { codeSpan } from './render/text.js';
-import { inSlackTeam } from './web-client.js';
 
 export { approverGroupMembers };
 

@@ -2,13 +2,13 @@ import type { WebClient } from '@slack/web-api';
 import type { ApprovedRunSurface } from '../changes/execution.js';
 import type { ChangeRequest, OperationRunner } from '../changes/ports.js';
 import type { RequestFollower } from '../changes/runbooks.js';
+import { contextBlock } from '../slack-kit/blocks.js';
+import { notice, type Reply } from '../slack-kit/reply.js';
+import { codeSpan } from '../slack-kit/text.js';
 import { slackApprovalSurface } from './approval-surface.js';
 import { type RunnerDeps, runOperation } from './operation-runner.js';
 import { approvedRunLine } from './render/approval.js';
 import { closingDetailText } from './render/approval-events.js';
-import { contextBlock } from './render/blocks.js';
-import { codeSpan } from './render/text.js';
-import { notice, type Reply } from './reply.js';
 import { slackStatusWatchSurface } from './status-watch.js';
 
 /**

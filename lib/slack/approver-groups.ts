@@ -1,6 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import type { GroupMembers } from '../changes/ports.js';
-import { rateLimitedFor, slackErrorOf } from './slack-refusals.js';
+import { rateLimitedFor, slackErrorOf } from '../slack-kit/slack-refusals.js';
 
 /**
  * Who is in an approver user group, as Slack says (`usergroups.users.list`), for the approval

@@ -8,16 +8,16 @@ import { ApiError } from '../api/errors.js';
 import { getOperation } from '../api/operations/index.js';
 import type { BotCommandName } from '../commands/bot-command-specs.js';
 import type { ParsedCommand } from '../commands/parse.js';
+import { CallbackId } from '../slack-kit/interaction-ids.js';
+import { truncate } from '../slack-kit/limits.js';
+import { notice, type Reply } from '../slack-kit/reply.js';
+import { bold, codeSpan, slackDate } from '../slack-kit/text.js';
 import { loadAhead } from '../store/index.js';
 import { PROFILE_NAME_PATTERN } from '../store/keys.js';
 import type { BotCommandContext, BotDeps } from './context.js';
 import { republishHome } from './home-refresh.js';
-import { CallbackId } from './interaction-ids.js';
-import { truncate } from './limits.js';
 import { openModal } from './modals.js';
 import { auditLine } from './render/audit.js';
-import { bold, codeSpan, slackDate } from './render/text.js';
-import { notice, type Reply } from './reply.js';
 import '../zod-settings.js';
 
 /**

@@ -9,13 +9,13 @@ import {
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { DEFAULT_SLACK_STORAGE_BUDGET_MS } from '../config.js';
 import { passkeyRequestPath } from '../passkeys/paths.js';
+import { SLACK_CLIENT_OPTIONS } from '../slack-kit/web-client.js';
 import { isStorageUnavailable } from '../store/errors.js';
 import { withoutStorageBudget, withStorageBudget } from '../store/store-context.js';
 import type { BotDeps } from './context.js';
 import { registerListeners } from './listeners/index.js';
 import { isOAuthPage, oauthRoutes } from './oauth.js';
 import { isTeamRemovalError } from './uninstall.js';
-import { SLACK_CLIENT_OPTIONS } from './web-client.js';
 
 /**
  * The Slack side of the bot, wired: Bolt verifies signatures and routes to the listeners

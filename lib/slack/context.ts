@@ -2,11 +2,11 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { WebClient } from '@slack/web-api';
 import type { RelyingParty } from '../passkeys/paths.js';
 import type { OnVerifiedAssertion } from '../passkeys/routes.js';
+import type { BotTokens } from '../slack-kit/web-client.js';
 import type { ReadAhead, TokenLookup } from '../store/index.js';
 import type { Handoff } from './handoff.js';
 import type { BotInstaller } from './oauth.js';
 import type { RunnerDeps } from './operation-runner.js';
-import type { BotTokens } from './web-client.js';
 
 /**
  * What a Slack request carries to the code that answers it: the bot's dependencies and the

@@ -1,13 +1,13 @@
 import type { WebClient } from '@slack/web-api';
 import { channelGuard } from '../changes/guardrails.js';
+import { notice, type Reply } from '../slack-kit/reply.js';
+import { rateLimitedFor } from '../slack-kit/slack-refusals.js';
 import { isStorageUnavailable } from '../store/errors.js';
 import type { BotDeps, RequestContext } from './context.js';
 import type { OperationJob } from './handoff.js';
 import { ModalNotOpenedError } from './modals.js';
 import type { OperationRequest } from './operation-runner.js';
 import { guardrailRefusalText } from './render/guardrails.js';
-import { notice, type Reply } from './reply.js';
-import { rateLimitedFor } from './slack-refusals.js';
 
 /**
  * Where every listener's request goes once it is parsed: the channel's guardrails, approval,

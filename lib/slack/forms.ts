@@ -5,15 +5,15 @@ import type { AnyOperation } from '../api/operation.js';
 import { findOperation } from '../api/operations/index.js';
 import { type FieldShape, isRequired, requestShapeOf } from '../commands/field-shapes.js';
 import { convertText } from '../commands/field-values.js';
-import { prototypeKeyPath } from '../commands/prototype-keys.js';
 import { commandNameOf } from '../commands/usage.js';
-import { CallbackId } from './interactions.js';
-import { SLACK_LIMITS, truncate } from './limits.js';
+import { prototypeKeyPath } from '../prototype-keys.js';
+import { fieldLabel, fieldValue, formHint, formLabel } from '../slack-kit/field-words.js';
+import { CallbackId } from '../slack-kit/interactions.js';
+import { SLACK_LIMITS, truncate } from '../slack-kit/limits.js';
+import { escapeMrkdwn } from '../slack-kit/text.js';
 import { openModal } from './modals.js';
-import { fieldLabel, fieldValue, formHint, formLabel } from './render/field-words.js';
 import { routeOf } from './render/related-operations.js';
 import { kindOfRoute } from './render/resource-kinds.js';
-import { escapeMrkdwn } from './render/text.js';
 import '../zod-settings.js';
 
 /**

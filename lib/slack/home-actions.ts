@@ -1,9 +1,9 @@
 import type { WebClient } from '@slack/web-api';
+import { decodeActionValue } from '../slack-kit/interactions.js';
+import { notice, type Reply } from '../slack-kit/reply.js';
 import type { BotDeps, RequestContext } from './context.js';
 import { ReportButtonSchema } from './home.js';
 import { republishHome } from './home-refresh.js';
-import { decodeActionValue } from './interactions.js';
-import { notice, type Reply } from './reply.js';
 import { handleReportsCommand } from './reports-command.js';
 
 /**

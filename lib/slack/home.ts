@@ -5,14 +5,14 @@ import * as z from 'zod';
 import { findOperation } from '../api/operations/index.js';
 import { mayDecide, policyInForce } from '../changes/decisions.js';
 import type { GroupMembers } from '../changes/ports.js';
+import { actionsBlock, contextBlock, headerBlock, sectionBlock } from '../slack-kit/blocks.js';
+import { ActionId } from '../slack-kit/interaction-ids.js';
+import { SLACK_LIMITS, truncate } from '../slack-kit/limits.js';
+import { rateLimitedFor, slackErrorOf } from '../slack-kit/slack-refusals.js';
+import { bold, codeSpan, escapeMrkdwn, slackDate, userMention } from '../slack-kit/text.js';
 import type { Approval, ReportSubscription, Store, TokenLink } from '../store/index.js';
 import { approverGroupMembers } from './approver-groups.js';
-import { ActionId } from './interaction-ids.js';
-import { SLACK_LIMITS, truncate } from './limits.js';
 import { actionPhrase, voteButtons } from './render/approval.js';
-import { actionsBlock, contextBlock, headerBlock, sectionBlock } from './render/blocks.js';
-import { bold, codeSpan, escapeMrkdwn, slackDate, userMention } from './render/text.js';
-import { rateLimitedFor, slackErrorOf } from './slack-refusals.js';
 import '../zod-settings.js';
 
 /**

@@ -3,12 +3,12 @@ import { createApiClient } from '../api/client-factory.js';
 import type { Filter } from '../api/filter.js';
 import { SLASH_COMMAND } from '../commands/registry.js';
 import { commandNameOf } from '../commands/usage.js';
-import { shareFile } from './file-share.js';
+import { shareFile } from '../slack-kit/file-share.js';
+import { notice, type Reply } from '../slack-kit/reply.js';
+import { codeSpan, formatNumber } from '../slack-kit/text.js';
 import { LIST_READ_PAGE_SIZE } from './list-reader.js';
 import type { OperationRequest, RunnerDeps } from './operation-runner.js';
 import { withoutSecretFields } from './render/items.js';
-import { codeSpan, formatNumber } from './render/text.js';
-import { notice, type Reply } from './reply.js';
 import { resolveToken } from './token-resolution.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { View } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import { rateLimitedFor, slackErrorOf } from './slack-refusals.js';
+import { rateLimitedFor, slackErrorOf } from '../slack-kit/slack-refusals.js';
 
 /**
  * Opening a modal with the `trigger_id` of an interaction. Slack takes a trigger once and only for

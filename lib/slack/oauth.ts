@@ -3,10 +3,10 @@ import { LogLevel } from '@slack/bolt';
 import { InstallProvider, type InstallProviderOptions, type InstallURLOptions } from '@slack/oauth';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { SlackAuth } from '../config.js';
+import { BOT_SCOPES } from '../slack-kit/app-scopes.js';
+import { documentPage, escapeHtml } from '../slack-kit/page-style.js';
+import { SLACK_CLIENT_OPTIONS } from '../slack-kit/web-client.js';
 import type { Store } from '../store/index.js';
-import { BOT_SCOPES } from './app-scopes.js';
-import { documentPage, escapeHtml } from './page-style.js';
-import { SLACK_CLIENT_OPTIONS } from './web-client.js';
 
 /**
  * "Add to Slack" for a distributed app, with Bolt's `InstallProvider` doing the OAuth exchange:

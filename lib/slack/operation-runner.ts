@@ -9,13 +9,13 @@ import { recordChange } from '../changes/audit.js';
 import { helpFitFor } from '../changes/guardrails.js';
 import { SLASH_COMMAND } from '../commands/registry.js';
 import { commandNameOf } from '../commands/usage.js';
+import { notice, type Reply, visibilityOf } from '../slack-kit/reply.js';
+import { formatNumber } from '../slack-kit/text.js';
 import type { ReadAhead, Store, TokenLookup } from '../store/index.js';
 import { type ListRead, readListWindow } from './list-reader.js';
 import { withChangeAuthor } from './render/change-author.js';
 import { ListLayout } from './render/list.js';
 import { renderOperationResult } from './render/result.js';
-import { formatNumber } from './render/text.js';
-import { notice, type Reply, visibilityOf } from './reply.js';
 import { resolveToken } from './token-resolution.js';
 
 /**

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import type { StepUpCompletion, StepUpDeps } from '../changes/decisions.js';
 import type { AssertionOutcome, OnVerifiedAssertion } from '../passkeys/routes.js';
+import { inSlackTeam } from '../slack-kit/web-client.js';
 import type { RunnerDeps } from './operation-runner.js';
-import { inSlackTeam } from './web-client.js';
 
 /**
  * A passkey approval, recorded: the passkey page (`lib/passkeys/routes.ts`) has checked the

@@ -2,6 +2,9 @@ import { OPERATION_CLASSES, type OperationClass } from '../api/operation.js';
 import { findOperation } from '../api/operations/index.js';
 import { CLASS_WORDS } from '../changes/guardrails.js';
 import type { ParsedCommand } from '../commands/parse.js';
+import { channelRefusalHint, ensureBotCanPost } from '../slack-kit/channel-access.js';
+import { notice, type Reply } from '../slack-kit/reply.js';
+import { codeSpan, escapeMrkdwn, slackDate } from '../slack-kit/text.js';
 import type { ApprovalRule, ChannelPolicy, StoredChannelPolicy } from '../store/index.js';
 import {
   describePolicy,
@@ -11,10 +14,7 @@ import {
   stepUpWords,
   unusableApproverGroup,
 } from './approvals.js';
-import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
 import type { BotCommandContext } from './context.js';
-import { codeSpan, escapeMrkdwn, slackDate } from './render/text.js';
-import { notice, type Reply } from './reply.js';
 
 /**
  * `/cloud policy`: the guardrails of this channel. Anyone sees them; workspace admins (or the

@@ -12,11 +12,18 @@ import {
   readResource as read,
   type TargetPreview,
 } from '../changes/preview.js';
+import { factLabel, quantityWords } from '../slack-kit/field-words.js';
+import {
+  bold,
+  codeSpan,
+  escapeMrkdwn,
+  formatAbsoluteDate,
+  parseApiDate,
+  slackDate,
+} from '../slack-kit/text.js';
 import { costLine } from './render/cost.js';
-import { factLabel, quantityWords } from './render/field-words.js';
 import { routeOf, viewOperationOf } from './render/related-operations.js';
 import { kindOfRoute } from './render/resource-kinds.js';
-import { bold, codeSpan, escapeMrkdwn, formatAbsoluteDate, parseApiDate, slackDate } from './render/text.js';
 
 /**
  * What an approver needs to see before saying yes, read with the requester's token when the

@@ -10,15 +10,15 @@ import { isReportKind, type ProbeResult, REPORT_KIND_SPECS, reportKindOf } from 
 import { ChannelPacer } from '../reports/pacer.js';
 import { describeSchedule, firstRunAt, nextRunAfter, scheduleFromFlags } from '../reports/schedule.js';
 import { pauseForTokenProblem } from '../reports/token-notices.js';
+import { mrkdwnFallback, sectionBlock } from '../slack-kit/blocks.js';
+import { channelRefusalHint, ensureBotCanPost } from '../slack-kit/channel-access.js';
+import { notice, type Reply } from '../slack-kit/reply.js';
+import { codeSpan, countOf, escapeMrkdwn, slackDate, userMention } from '../slack-kit/text.js';
 import type { ReportKind, ReportSubscription, Store, TokenLink } from '../store/index.js';
 import type { ReportFilter } from '../store/report-subscriptions.js';
-import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
 import type { BotCommandContext } from './context.js';
 import type { ReportRunJob } from './handoff.js';
 import { republishHome } from './home-refresh.js';
-import { mrkdwnFallback, sectionBlock } from './render/blocks.js';
-import { codeSpan, countOf, escapeMrkdwn, slackDate, userMention } from './render/text.js';
-import { notice, type Reply } from './reply.js';
 import { loginPrompt } from './token-resolution.js';
 
 /**
@@ -504,7 +504,14 @@ async function runReport(deps: ReportRunDeps, job: ReportRunJob, sub: ReportSubs
     if (isApiError(error, 'unauthorized')) {
       const account = { team: sub.team, owner: sub.owner, profile: sub.profile };
       const paused = await pauseForTokenProblem(
-        { store: deps.store, slack: deps.slack, pacer, logger: deps.logger },
+        {
+          store: deps.store,
+          slack: deps.slack,
+          pacer,
+          logger: deps.logger,
+          refreshHomes: async (team, users) =>
+            (await import('./home.js')).refreshHomes(deps, deps.slack, team, users),
+        },
         account,
         'rejected',
       );

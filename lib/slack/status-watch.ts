@@ -15,20 +15,20 @@ import {
   type WatchView,
 } from '../changes/status-watch.js';
 import { ChannelPacer } from '../reports/pacer.js';
-import type { StatusWatch, Store, WatchOutcome } from '../store/index.js';
-import { channelRefusalOf } from './channel-access.js';
 import {
   contextBlock,
   fallbackText,
   mrkdwnFallback,
   type RenderedMessage,
   sectionBlock,
-} from './render/blocks.js';
+} from '../slack-kit/blocks.js';
+import { channelRefusalOf } from '../slack-kit/channel-access.js';
+import { codeSpan, escapeMrkdwn, userMention } from '../slack-kit/text.js';
+import { inSlackTeam } from '../slack-kit/web-client.js';
+import type { StatusWatch, Store, WatchOutcome } from '../store/index.js';
 import { withChangeAuthor } from './render/change-author.js';
 import type { AllowedHere } from './render/next-actions.js';
 import { renderOperationResult } from './render/result.js';
-import { codeSpan, escapeMrkdwn, userMention } from './render/text.js';
-import { inSlackTeam } from './web-client.js';
 
 /**
  * A status watch as Slack shows it (`lib/changes/status-watch.ts` decides when): a channel

@@ -7,12 +7,12 @@ import {
   type StepUpNeed,
 } from '../changes/step-up.js';
 import { type PasskeyLinkContext, passkeyApprovalLink } from '../passkeys/links.js';
+import { CallbackId } from '../slack-kit/interaction-ids.js';
+import { notice, type Reply } from '../slack-kit/reply.js';
+import { codeSpan, slackDate } from '../slack-kit/text.js';
 import type { ChallengeDecision, StepUpChallenge, StepUpRequirement } from '../store/index.js';
 import type { BotDeps } from './context.js';
-import { CallbackId } from './interaction-ids.js';
 import { openModal } from './modals.js';
-import { codeSpan, slackDate } from './render/text.js';
-import { notice, type Reply } from './reply.js';
 
 /**
  * What a click that needs step-up is answered with: the code modal, or why the click counted for

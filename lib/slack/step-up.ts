@@ -11,12 +11,12 @@ import {
 } from '../changes/step-up.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import { passkeyEnrollmentLink } from '../passkeys/links.js';
+import { notice, type Reply } from '../slack-kit/reply.js';
+import { codeSpan, formatAbsoluteDate, slackDate } from '../slack-kit/text.js';
 import type { StoredPasskey } from '../store/passkeys.js';
 import { slackApprovalSurface } from './approval-surface.js';
 import { isPolicyAdmin, runbookFollower } from './approvals.js';
 import type { BotCommandContext, BotDeps } from './context.js';
-import { codeSpan, formatAbsoluteDate, slackDate } from './render/text.js';
-import { notice, type Reply } from './reply.js';
 import { CODE_BLOCK, CODE_INPUT, lockedOutText, passkeyLinksOf } from './step-up-prompts.js';
 import '../zod-settings.js';
 

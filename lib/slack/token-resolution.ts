@@ -1,8 +1,8 @@
 import type { AnyOperation } from '../api/operation.js';
+import { actionButton, actionsBlock } from '../slack-kit/blocks.js';
+import { ActionId } from '../slack-kit/interaction-ids.js';
+import { notice, type Reply } from '../slack-kit/reply.js';
 import type { Store, TokenLookup } from '../store/index.js';
-import { ActionId } from './interaction-ids.js';
-import { actionButton, actionsBlock } from './render/blocks.js';
-import { notice, type Reply } from './reply.js';
 
 /**
  * Which token a person's call goes out with: the one linked to their profile, none for a public

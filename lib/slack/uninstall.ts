@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { BotTokens } from '../slack-kit/web-client.js';
 import type { Store } from '../store/index.js';
-import type { BotTokens } from './web-client.js';
 
 /**
  * A workspace removed the app (`app_uninstalled`) or revoked its bot token (`tokens_revoked`):

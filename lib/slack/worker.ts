@@ -10,15 +10,15 @@ import { concludeJobInDoubt, firstDelivery, plainJobRefusal } from '../changes/w
 import { exchange } from '../http-exchange.js';
 import { answersWithChart } from '../reports/chart-operations.js';
 import type { SlackInstallKind } from '../reports/history-budget.js';
+import { sectionBlock } from '../slack-kit/blocks.js';
+import { channelRefusalHint, ensureBotCanPost } from '../slack-kit/channel-access.js';
+import { notice, type Reply, visibilityOf } from '../slack-kit/reply.js';
+import { codeSpan } from '../slack-kit/text.js';
 import { withAliasLine } from './alias-line.js';
 import { executeApproval } from './approvals.js';
-import { channelRefusalHint, ensureBotCanPost } from './channel-access.js';
 import { type OperationRequest, type RunnerDeps, runOperation } from './operation-runner.js';
-import { sectionBlock } from './render/blocks.js';
 import { renderError } from './render/errors.js';
 import { checkingText, verdictText } from './render/outcome.js';
-import { codeSpan } from './render/text.js';
-import { notice, type Reply, visibilityOf } from './reply.js';
 import { postStatusWatch } from './status-watch.js';
 import { type OperationJob, type WorkerJob, WorkerJobSchema } from './worker-jobs.js';
 

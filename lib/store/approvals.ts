@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { TABLE_DEFINITION } from '../../infra/table.js';
 import { StoreError } from './errors.js';
 import { getParsed, isConditionFailure, parseItem, updateReturning } from './items.js';
 import { COMMAND_NAME_PATTERN, keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import type { ReadAhead } from './table.js';
+import { TABLE_DEFINITION } from './table-definition.js';
 import { EnvelopeSchema, type TokenCipher } from './token-cipher.js';
 import '../zod-settings.js';
 

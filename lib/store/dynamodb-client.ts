@@ -1,6 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { type StorageRole, storageSettings } from '../config.js';
-import type { StorageConfig } from '../runtime.js';
+import { type StorageConfig, type StorageRole, storageSettings } from '../config.js';
 
 /**
  * A DynamoDB client whose calls cannot hang: without a request timeout the SDK waits for a hung

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { TABLE_DEFINITION } from '../../infra/table.js';
-import { REPORT_KIND_NAMES, type ReportKind } from '../reports/kind-names.js';
 import {
   type ConditionalUpdate,
   getParsed,
@@ -12,7 +10,9 @@ import {
   updateIf,
 } from './items.js';
 import { keys } from './keys.js';
+import { REPORT_KIND_NAMES, type ReportKind } from './report-kind-names.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
+import { TABLE_DEFINITION } from './table-definition.js';
 import { recordTeamMember } from './team-data.js';
 import '../zod-settings.js';
 
@@ -22,7 +22,7 @@ import '../zod-settings.js';
  * out of the index, resuming puts it back.
  */
 
-export type { ReportKind } from '../reports/kind-names.js';
+export type { ReportKind } from './report-kind-names.js';
 
 /**
  * A subscription's filter, by the name of the flag that set it (`action`, `entity`), each a list of

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { TABLE_DEFINITION } from '../../infra/table.js';
 import { type ConditionalUpdate, getParsed, parseItem, putNew, updateIf } from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
+import { TABLE_DEFINITION } from './table-definition.js';
 import '../zod-settings.js';
 
 /**

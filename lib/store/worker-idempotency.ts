@@ -1,6 +1,6 @@
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { TABLE_DEFINITION } from '../../infra/table.js';
+import { TABLE_DEFINITION } from './table-definition.js';
 
 /**
  * Powertools' DynamoDB persistence layer, keeping its records in the bot's table

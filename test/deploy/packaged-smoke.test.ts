@@ -23,7 +23,7 @@ import { type LocalLambdaServer, serveLambdas } from '../../infra/local/lambda-a
 import { type SlackStandIn, startSlackStandIn } from '../../infra/local/slack/server.js';
 import { SlackWorkspace } from '../../infra/local/slack/workspace.js';
 import { createTable } from '../../infra/table.js';
-import { ActionId } from '../../lib/slack/interactions.js';
+import { ActionId } from '../../lib/slack-kit/interactions.js';
 import { keys } from '../../lib/store/keys.js';
 import { ALICE, BOB, CHANNEL } from '../support/e2e.js';
 import { type LocalLambda, startLocalLambda } from './support/lambda-runtime.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GENERATED_FILES } from '../../infra/generate.js';
-import { TABLE_DEFINITION } from '../../infra/table.js';
+import { TABLE_DEFINITION } from '../../lib/store/table-definition.js';
 
 /**
  * The CloudFormation that `osls package` makes of serverless.yml (no AWS account involved):

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreChange } from '../../infra/local/slack/store.js';
-import { ActionId } from '../../lib/slack/interactions.js';
+import { ActionId } from '../../lib/slack-kit/interactions.js';
 import { ALICE, type E2E, startE2E } from '../support/e2e.js';
 
 /**

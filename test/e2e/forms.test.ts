@@ -1,6 +1,6 @@
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ActionId } from '../../lib/slack/interactions.js';
+import { ActionId } from '../../lib/slack-kit/interactions.js';
 import { ALICE, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 
 /** Operation forms: a modal built from the request schema, validated like typed flags. */

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredView } from '../../infra/local/slack/store.js';
 import { HOME_MAX_BLOCKS } from '../../lib/slack/home.js';
-import { ActionId } from '../../lib/slack/interactions.js';
-import { SLACK_LIMITS } from '../../lib/slack/limits.js';
+import { ActionId } from '../../lib/slack-kit/interactions.js';
+import { SLACK_LIMITS } from '../../lib/slack-kit/limits.js';
 import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 import { testClock } from '../support/store.js';
 

@@ -4,9 +4,9 @@ import { type Emulator, startEmulator } from '../../infra/local/emulator/server.
 import { ApiClient } from '../../lib/api/client.js';
 import type { AnyOperation } from '../../lib/api/operation.js';
 import { operations } from '../../lib/api/operations/index.js';
-import { decodeActionValue, PagePayloadSchema } from '../../lib/slack/interactions.js';
 import { type ListPosition, readListWindow } from '../../lib/slack/list-reader.js';
 import { ListLayout } from '../../lib/slack/render/list.js';
+import { decodeActionValue, PagePayloadSchema } from '../../lib/slack-kit/interactions.js';
 import { ALICE, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 import { existingInputFor } from '../support/sample-inputs.js';
 import { buttonLabeled, expectSendable } from '../unit/slack/render/message-checks.js';

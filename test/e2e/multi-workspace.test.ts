@@ -7,8 +7,8 @@ import { localDynamoDbClientConfig } from '../../infra/local/dynamodb.js';
 import { SECOND_TEAM } from '../../infra/local/slack/oauth.js';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
 import type { SlackWorkspace } from '../../infra/local/slack/workspace.js';
-import { ActionId } from '../../lib/slack/interactions.js';
-import { inSlackTeam } from '../../lib/slack/web-client.js';
+import { ActionId } from '../../lib/slack-kit/interactions.js';
+import { inSlackTeam } from '../../lib/slack-kit/web-client.js';
 import { keys } from '../../lib/store/keys.js';
 import { ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 

@@ -3,7 +3,7 @@ import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { operations, requireOperation } from '../../lib/api/operations/index.js';
 import { actionNamesOf } from '../../lib/commands/registry.js';
 import { commandNameOf } from '../../lib/commands/usage.js';
-import { signedHeaders } from '../../lib/slack/signing.js';
+import { signedHeaders } from '../../lib/slack-kit/signing.js';
 import { ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 
 /**

@@ -5,7 +5,7 @@ import { type SlackStandIn, startSlackStandIn } from '../../infra/local/slack/se
 import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { SlackWorkspace } from '../../infra/local/slack/workspace.js';
 import { loadLocalEnv, type RealWorkspace, startRealWorkspace } from '../../infra/local/start.js';
-import { ActionId } from '../../lib/slack/interactions.js';
+import { ActionId } from '../../lib/slack-kit/interactions.js';
 
 /**
  * `npm start` against a workspace over Socket Mode, end to end: the bot starts as it does with

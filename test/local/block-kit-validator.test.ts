@@ -5,7 +5,7 @@ import {
   validateMessage,
   validateView,
 } from '../../infra/local/slack/block-kit-validator.js';
-import { SLACK_LIMITS, serializedBlocksLength } from '../../lib/slack/limits.js';
+import { SLACK_LIMITS, serializedBlocksLength } from '../../lib/slack-kit/limits.js';
 
 const plain = (text: string) => ({ type: 'plain_text', text });
 const mrkdwn = (text: string) => ({ type: 'mrkdwn', text });

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SECOND_TEAM } from '../../infra/local/slack/oauth.js';
 import { type Sandbox, startSandbox } from '../../infra/local/start.js';
-import { ActionId } from '../../lib/slack/interaction-ids.js';
+import { ActionId } from '../../lib/slack-kit/interaction-ids.js';
 import { browserAvailability, CHROMIUM, failInCiWithoutBrowser } from '../support/browser.js';
 
 /**

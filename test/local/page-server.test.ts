@@ -5,7 +5,7 @@ import type { CompletionData } from '../../infra/local/slack/page/commands.js';
 import type { ActionResult } from '../../infra/local/slack/page/server.js';
 import type { PageMessage, PageState } from '../../infra/local/slack/page/state.js';
 import { type Sandbox, startSandbox } from '../../infra/local/start.js';
-import { ActionId } from '../../lib/slack/interactions.js';
+import { ActionId } from '../../lib/slack-kit/interactions.js';
 
 /**
  * The sandbox page's HTTP API, driven as the page drives it, through the demo scenario of

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { APPROVAL_LINK_SECONDS } from '../../lib/passkeys/links.js';
-import { ActionId } from '../../lib/slack/interactions.js';
+import { ActionId } from '../../lib/slack-kit/interactions.js';
 import { browserAvailability, CHROMIUM, failInCiWithoutBrowser } from '../support/browser.js';
 import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 import { testClock } from '../support/store.js';

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { type Sandbox, startSandbox } from '../../infra/local/start.js';
-import { ActionId } from '../../lib/slack/interaction-ids.js';
+import { ActionId } from '../../lib/slack-kit/interaction-ids.js';
 import { browserAvailability, CHROMIUM, failInCiWithoutBrowser } from '../support/browser.js';
 
 /**

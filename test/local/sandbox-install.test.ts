@@ -4,7 +4,7 @@ import { SECOND_TEAM } from '../../infra/local/slack/oauth.js';
 import type { ActionResult } from '../../infra/local/slack/page/server.js';
 import type { PageState } from '../../infra/local/slack/page/state.js';
 import { type Sandbox, startSandbox } from '../../infra/local/start.js';
-import { DOCUMENT_PAGE_STYLE, PAGE_BASE_STYLE } from '../../lib/slack/page-style.js';
+import { DOCUMENT_PAGE_STYLE, PAGE_BASE_STYLE } from '../../lib/slack-kit/page-style.js';
 
 /**
  * The sandbox of `npm start` as a distributed app: the seeded workspace works as it always did

@@ -4,7 +4,7 @@ import type { PageState } from '../../infra/local/slack/page/state.js';
 import { type Sandbox, startSandbox } from '../../infra/local/start.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import type { ReporterDeps } from '../../lib/reports/tick.js';
-import { slackStatusWatches } from '../../lib/slack/status-watch.js';
+import { slackReporterSurface } from '../../lib/slack/reporter-surface.js';
 
 /**
  * The reporter as `npm start` runs it every 10 s: a run that found nothing to do prints nothing,
@@ -42,11 +42,15 @@ function reporter() {
     slack: sandbox.stack.worker.slack,
     slackInstall: sandbox.stack.worker.slackInstall,
     logger,
-    statusWatchSurface: slackStatusWatches({
-      store: sandbox.stack.store,
-      slack: sandbox.stack.worker.slack,
-      logger,
-    }),
+    surface: slackReporterSurface(
+      {
+        store: sandbox.stack.store,
+        api: { baseUrl: sandbox.emulator.url, timeoutMs: 10_000 },
+        slack: sandbox.stack.worker.slack,
+        logger,
+      },
+      { followRunbooks: false },
+    ),
   };
   const summaries = () => info.mock.calls.filter(([message]) => message === 'reporter run').length;
   return { deps, summaries };

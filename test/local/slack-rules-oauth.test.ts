@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SECOND_TEAM } from '../../infra/local/slack/oauth.js';
 import { type SlackStandIn, startSlackStandIn } from '../../infra/local/slack/server.js';
-import { DOCUMENT_PAGE_STYLE } from '../../lib/slack/page-style.js';
+import { DOCUMENT_PAGE_STYLE } from '../../lib/slack-kit/page-style.js';
 
 /**
  * The stand-in's side of "Add to Slack" (rules of `infra/local/slack/rules.ts`), tested on the

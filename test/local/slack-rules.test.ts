@@ -4,7 +4,7 @@ import {
   type SlackStandInOptions,
   startSlackStandIn,
 } from '../../infra/local/slack/server.js';
-import { BOT_SCOPES } from '../../lib/slack/app-scopes.js';
+import { BOT_SCOPES } from '../../lib/slack-kit/app-scopes.js';
 
 /**
  * The stand-in by itself against each rule of `infra/local/slack/rules.ts` (one `describe` per

@@ -1,4 +1,4 @@
-import { SLACK_LIMITS, serializedBlocksLength } from '../../../lib/slack/limits.js';
+import { SLACK_LIMITS, serializedBlocksLength } from '../../../lib/slack-kit/limits.js';
 
 /**
  * Block Kit checks as Slack applies them, run by the local Slack stand-in on whatever arrives on

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { documentPage, escapeHtml } from '../../../lib/slack/page-style.js';
+import { documentPage, escapeHtml } from '../../../lib/slack-kit/page-style.js';
 import type { SlackChannel } from './store.js';
 
 /**

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { BOT_SCOPES } from '../../../lib/slack/app-scopes.js';
+import { BOT_SCOPES } from '../../../lib/slack-kit/app-scopes.js';
 import { type AppSettings, defaultAppSettings } from './app-settings.js';
 import { HistoryCaps, type InstallKind } from './history-caps.js';
 import { type OAuthApp, SECOND_TEAM, type SlackTeam, StandInOAuth } from './oauth.js';

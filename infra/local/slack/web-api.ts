@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { extname } from 'node:path';
 import * as z from 'zod';
-import { SLACK_LIMITS } from '../../../lib/slack/limits.js';
+import { SLACK_LIMITS } from '../../../lib/slack-kit/limits.js';
 import type { AppSettings } from './app-settings.js';
 import { describeProblem, refusalFor, validateMessage, validateView } from './block-kit-validator.js';
 import { isProcessed, slackFileProblems } from './file-shares.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
-import { signedHeaders } from '../../../lib/slack/signing.js';
+import { signedHeaders } from '../../../lib/slack-kit/signing.js';
 import type { SlackStandIn } from './server.js';
 import { type EnvelopeType, NotAcknowledgedError } from './socket-mode.js';
 import type { StoredMessage, StoredView } from './store.js';

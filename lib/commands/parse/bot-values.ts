@@ -1,8 +1,8 @@
+import { BOOLEAN_SHAPE } from '../../api/field-shape.js';
 import { isReportKind, REPORT_KIND_SPECS } from '../../reports/kinds.js';
 import { PROFILE_NAME_PATTERN } from '../../store/keys.js';
 import type { BotValueKind } from '../bot-command-specs.js';
 import { convertText } from '../field-values.js';
-import { BOOLEAN_SHAPE } from '../shape.js';
 import { exampleOf, MAX_LISTED_PEOPLE, readSlackId } from '../slack-ids.js';
 import { type BotValue, clip } from './result.js';
 

@@ -1,9 +1,9 @@
+import { accepts, BOOLEAN_SHAPE, type FieldShape } from '../../api/field-shape.js';
 import type { AnyOperation } from '../../api/operation.js';
+import { isPrototypeKey, PROTOTYPE_KEY_REASON } from '../../prototype-keys.js';
 import { isBooleanField, itemShapeOf } from '../field-shapes.js';
 import { isBooleanWord } from '../field-values.js';
 import { normalizeName, positionalName } from '../names.js';
-import { isPrototypeKey, PROTOTYPE_KEY_REASON } from '../prototype-keys.js';
-import { accepts, BOOLEAN_SHAPE, type FieldShape } from '../shape.js';
 import { didYouMean, suggest } from '../suggest.js';
 import { type FlagToken, type Token, walkTokens } from '../tokenize.js';
 import { flagNameOf, PAGE_FIELDS } from '../usage.js';

@@ -1,9 +1,9 @@
 import type * as z from 'zod';
+import { accepts, type FieldShape } from '../../api/field-shape.js';
 import type { AnyOperation } from '../../api/operation.js';
 import { isBooleanField, isSecretField } from '../field-shapes.js';
 import { convertText, parseJson, splitListText } from '../field-values.js';
 import { positionalName } from '../names.js';
-import { accepts, type FieldShape } from '../shape.js';
 import { flagNameOf, PAGE_FIELDS } from '../usage.js';
 import {
   type CollectedFlags,

@@ -1,7 +1,7 @@
+import { BOOLEAN_SHAPE, type FieldShape } from '../../api/field-shape.js';
 import { type AnyOperation, PageQuerySchema } from '../../api/operation.js';
 import { isBooleanField } from '../field-shapes.js';
 import { convertText, parseJson } from '../field-values.js';
-import { BOOLEAN_SHAPE, type FieldShape } from '../shape.js';
 import { didYouMean, suggest } from '../suggest.js';
 import { flagNameOf } from '../usage.js';
 import {

@@ -1,19 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { ActionId, actionIdPattern, PAYLOAD_WIRE_KEYS } from '../../slack-kit/interaction-ids.js';
+import type {
+  ApprovalPayload,
+  ExportPayload,
+  PagePayload,
+  RunPayload,
+} from '../../slack-kit/interactions.js';
+import { SLACK_LIMITS } from '../../slack-kit/limits.js';
+import { notice, type Reply } from '../../slack-kit/reply.js';
 import { approvalClickKeys, loadAhead, type ReadAhead } from '../../store/index.js';
 import type { BotDeps, RequestContext } from '../context.js';
 import { answerOperation, responseBody, safely } from '../dispatch.js';
-import { ActionId, actionIdPattern, PAYLOAD_WIRE_KEYS } from '../interaction-ids.js';
-import type { ApprovalPayload, ExportPayload, PagePayload, RunPayload } from '../interactions.js';
-import { SLACK_LIMITS } from '../limits.js';
 import type { OperationRequest } from '../operation-runner.js';
-import { notice, type Reply } from '../reply.js';
 import { isFirstClick } from './deliveries.js';
 
 // Loaded on first use, so a cold start answers `/cloud help` without them: the payload schemas
 // (zod), the operations table, approvals, login and forms.
-const interactions = () => import('../interactions.js');
+const interactions = () => import('../../slack-kit/interactions.js');
 const operations = () => import('../../api/operations/index.js');
 const approvals = () => import('../approvals.js');
 const botCommands = () => import('../bot-command-handlers.js');

@@ -8,11 +8,11 @@ import { type FrontParse, namedCommand, parseFront } from '../../commands/parse/
 import type { ParsedCommand } from '../../commands/parse/result.js';
 import { type CommandOperation, SLASH_COMMAND } from '../../commands/registry.js';
 import { recordCommand } from '../../observability/metrics.js';
+import { notice, type Reply } from '../../slack-kit/reply.js';
 import { callerKeys } from '../../store/index.js';
 import type { BotDeps, RequestContext } from '../context.js';
 import { ackBody, answerOperation, preloadInlineAnswer, safely } from '../dispatch.js';
 import { renderHelp } from '../render/help.js';
-import { notice, type Reply } from '../reply.js';
 import { isFirstCommandDelivery } from './deliveries.js';
 
 // Loaded on first use, so a cold start answers `/cloud help` without them: the bot's own commands

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { CallbackId } from '../../slack-kit/interaction-ids.js';
+import type { Reply } from '../../slack-kit/reply.js';
 import type { BotDeps, RequestContext } from '../context.js';
 import { answerOperation, safely } from '../dispatch.js';
-import { CallbackId } from '../interaction-ids.js';
-import type { Reply } from '../reply.js';
 
 // Loaded on first use: a cold start that answers a command needs neither.
 const botCommands = () => import('../bot-command-handlers.js');

@@ -3,11 +3,11 @@ import { describeFieldErrors } from '../../api/errors.js';
 import { voteWords } from '../../changes/audit.js';
 import type { ClosingReason } from '../../changes/closing.js';
 import type { ApprovalEvent, BreakGlassAnnouncement } from '../../changes/ports.js';
+import { factLabel } from '../../slack-kit/field-words.js';
+import { defuseMarkup, escapeMrkdwn, slackDate } from '../../slack-kit/text.js';
 import type { ApprovalOutcome, ApprovalPolicy, VoteMethod } from '../../store/index.js';
 import { renderError } from './errors.js';
-import { factLabel } from './field-words.js';
 import { checkingText, notDeletedText, verdictText } from './outcome.js';
-import { defuseMarkup, escapeMrkdwn, slackDate } from './text.js';
 
 /**
  * What an approval request's thread says at each step, and the words stored with its outcome

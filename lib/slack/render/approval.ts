@@ -2,10 +2,6 @@ import type { ActionsBlock, KnownBlock } from '@slack/types';
 import type { AnyOperation } from '../../api/operation.js';
 import { findOperation } from '../../api/operations/index.js';
 import { voteWords } from '../../changes/audit.js';
-import type { ApprovalOutcome, ApprovalStatus, VoteMethod } from '../../store/approvals.js';
-import { ActionId } from '../interaction-ids.js';
-import { truncate } from '../limits.js';
-import { NOW_LABEL } from '../preview.js';
 import {
   actionButton,
   actionsBlock,
@@ -16,9 +12,9 @@ import {
   type RenderedMessage,
   sectionBlock,
   truncateMrkdwn,
-} from './blocks.js';
-import { routeOf } from './related-operations.js';
-import { kindOfRoute } from './resource-kinds.js';
+} from '../../slack-kit/blocks.js';
+import { ActionId } from '../../slack-kit/interaction-ids.js';
+import { truncate } from '../../slack-kit/limits.js';
 import {
   bold,
   codeSpan,
@@ -27,7 +23,11 @@ import {
   escapeMrkdwn,
   slackDate,
   userMention,
-} from './text.js';
+} from '../../slack-kit/text.js';
+import type { ApprovalOutcome, ApprovalStatus, VoteMethod } from '../../store/approvals.js';
+import { NOW_LABEL } from '../preview.js';
+import { routeOf } from './related-operations.js';
+import { kindOfRoute } from './resource-kinds.js';
 
 /**
  * The approval card for a destructive operation: what will happen and to what, who asked, how

@@ -1,8 +1,8 @@
 import type { KnownBlock } from '@slack/types';
 import type { AnyOperation } from '../../api/operation.js';
 import { SLASH_COMMAND } from '../../commands/registry.js';
-import { contextBlock } from './blocks.js';
-import { codeSpan, userMention } from './text.js';
+import { contextBlock } from '../../slack-kit/blocks.js';
+import { codeSpan, userMention } from '../../slack-kit/text.js';
 
 /**
  * A change posted in a channel is the bot's message, so Slack shows the bot as its author: the

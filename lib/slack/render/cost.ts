@@ -1,5 +1,5 @@
 import type { Price, PriceChange } from '../../changes/cost.js';
-import { escapeMrkdwn } from './text.js';
+import { escapeMrkdwn } from '../../slack-kit/text.js';
 
 /**
  * A change's price on the approval card: `*Cost:* $5.48/month → $26.28/month (+$20.80/month,

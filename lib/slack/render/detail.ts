@@ -1,6 +1,5 @@
 import type { KnownBlock } from '@slack/types';
 import type { AnyOperation } from '../../api/operation.js';
-import { SLACK_LIMITS, truncate } from '../limits.js';
 import {
   actionsBlock,
   codeSections,
@@ -10,14 +9,29 @@ import {
   headerBlock,
   type RenderedMessage,
   sectionBlock,
-} from './blocks.js';
-import { factLabel, fieldLabel, fieldValue, resourceHeading, sentenceField } from './field-words.js';
+} from '../../slack-kit/blocks.js';
+import {
+  factLabel,
+  fieldLabel,
+  fieldValue,
+  resourceHeading,
+  sentenceField,
+} from '../../slack-kit/field-words.js';
+import { SLACK_LIMITS, truncate } from '../../slack-kit/limits.js';
+import {
+  capitalize,
+  codeSpan,
+  countOf,
+  escapeMrkdwn,
+  formatNumber,
+  slackDate,
+  statusText,
+} from '../../slack-kit/text.js';
 import { type Item, idOf, isItem, isSecretField, stringAt, titleOf } from './items.js';
 import { listRow } from './list.js';
 import { type AllowedHere, itemRefOf, nextActionButton, nextActionsOf } from './next-actions.js';
 import { type PathValue, pathValuesOf, routeOf } from './related-operations.js';
 import { type Field, isGenericKind, itemTitle, kindOfRoute } from './resource-kinds.js';
-import { capitalize, codeSpan, countOf, escapeMrkdwn, formatNumber, slackDate, statusText } from './text.js';
 
 /** Fields a detail view shows at most: two sections of ten. */
 export const MAX_DETAIL_FIELDS = 2 * SLACK_LIMITS.sectionFields;

@@ -3,11 +3,6 @@ import { ApiError, type ApiFieldError } from '../../api/errors.js';
 import type { AnyOperation, Scope } from '../../api/operation.js';
 import { findOperation } from '../../api/operations/index.js';
 import { SLASH_COMMAND } from '../../commands/registry.js';
-import { isStorageUnavailable } from '../../store/errors.js';
-import { ActionId } from '../interaction-ids.js';
-import { truncate } from '../limits.js';
-import { ModalNotOpenedError } from '../modals.js';
-import { rateLimitedFor } from '../slack-refusals.js';
 import {
   actionsBlock,
   codeSections,
@@ -15,10 +10,15 @@ import {
   fallbackText,
   type RenderedMessage,
   sectionBlock,
-} from './blocks.js';
+} from '../../slack-kit/blocks.js';
+import { ActionId } from '../../slack-kit/interaction-ids.js';
+import { truncate } from '../../slack-kit/limits.js';
+import { rateLimitedFor } from '../../slack-kit/slack-refusals.js';
+import { codeSpan, escapeMrkdwn } from '../../slack-kit/text.js';
+import { isStorageUnavailable } from '../../store/errors.js';
+import { ModalNotOpenedError } from '../modals.js';
 import { findOperationByRoute, pathValuesOf, routeOf } from './related-operations.js';
 import { kindOfRoute } from './resource-kinds.js';
-import { codeSpan, escapeMrkdwn } from './text.js';
 
 /**
  * The one place an error becomes a Slack reply (sent ephemerally): plain words about what

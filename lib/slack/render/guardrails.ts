@@ -1,5 +1,5 @@
 import { CLASS_WORDS, type GuardrailRefusal } from '../../changes/guardrails.js';
-import { codeSpan, escapeMrkdwn, slackDate } from './text.js';
+import { codeSpan, escapeMrkdwn, slackDate } from '../../slack-kit/text.js';
 
 /** Why an operation may not run in this channel, naming the rule and where it is allowed. */
 export function guardrailRefusalText(refusal: GuardrailRefusal): string {

@@ -1,6 +1,5 @@
 import type { KnownBlock } from '@slack/types';
 import type { HelpDoc } from '../../commands/help-topics.js';
-import { SLACK_LIMITS } from '../limits.js';
 import {
   blocksLength,
   contextBlock,
@@ -9,8 +8,9 @@ import {
   MESSAGE_BUDGET,
   type RenderedMessage,
   sectionBlock,
-} from './blocks.js';
-import { escapeMrkdwn } from './text.js';
+} from '../../slack-kit/blocks.js';
+import { SLACK_LIMITS } from '../../slack-kit/limits.js';
+import { escapeMrkdwn } from '../../slack-kit/text.js';
 
 /** Room kept for the "cut short" note, measured before the sections go in. */
 const NOTE_ALLOWANCE = 300;

@@ -1,9 +1,9 @@
 import type { KnownBlock } from '@slack/types';
 import { type AnyOperation, PAGE_SIZE_MIN } from '../../api/operation.js';
 import { SLASH_COMMAND } from '../../commands/registry.js';
-import { codeSections, contextBlock, type RenderedMessage } from './blocks.js';
+import { codeSections, contextBlock, type RenderedMessage } from '../../slack-kit/blocks.js';
+import { codeSpan, formatNumber } from '../../slack-kit/text.js';
 import { withoutSecretFields } from './items.js';
-import { codeSpan, formatNumber } from './text.js';
 
 /** Characters of JSON a message shows at most (escaped), split over sections of at most 3,000. */
 export const JSON_BUDGET = 9000;

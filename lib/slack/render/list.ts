@@ -2,8 +2,6 @@ import type { HeaderBlock, KnownBlock, SectionBlock } from '@slack/types';
 import type { AnyOperation } from '../../api/operation.js';
 import { SLASH_COMMAND } from '../../commands/registry.js';
 import { commandNameOf } from '../../commands/usage.js';
-import { ActionId, type ExportPayload, type PagePayload } from '../interaction-ids.js';
-import { SLACK_LIMITS, truncate } from '../limits.js';
 import {
   actionButton,
   actionsBlock,
@@ -15,13 +13,15 @@ import {
   type RenderedMessage,
   sectionBlock,
   truncateMrkdwn,
-} from './blocks.js';
-import { factLabel, fieldValue, titleNamesId } from './field-words.js';
+} from '../../slack-kit/blocks.js';
+import { factLabel, fieldValue, titleNamesId } from '../../slack-kit/field-words.js';
+import { ActionId, type ExportPayload, type PagePayload } from '../../slack-kit/interaction-ids.js';
+import { SLACK_LIMITS, truncate } from '../../slack-kit/limits.js';
+import { bold, capitalize, codeSpan, escapeMrkdwn, formatNumber } from '../../slack-kit/text.js';
 import { type Item, idOf, isItem } from './items.js';
 import { type AllowedHere, itemRefOf, rowAccessory } from './next-actions.js';
 import { type PathValue, pathValuesOf, routeOf, viewOperationOf } from './related-operations.js';
 import { itemTitle, type KindMatch, kindOfRoute, type ResourceKind } from './resource-kinds.js';
-import { bold, capitalize, codeSpan, escapeMrkdwn, formatNumber } from './text.js';
 
 /** What decides how rows pack into messages: the same for everyone who sees the list. */
 export interface ListLayoutOptions {

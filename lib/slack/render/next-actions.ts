@@ -1,8 +1,9 @@
 import type { Button, SectionBlockAccessory } from '@slack/types';
 import type { AnyOperation } from '../../api/operation.js';
 import { engineOperation, getOperation } from '../../api/operations/index.js';
-import { ActionId, type RunPayload } from '../interaction-ids.js';
-import { actionButton, confirmDialog, overflowMenu } from './blocks.js';
+import { actionButton, confirmDialog, overflowMenu } from '../../slack-kit/blocks.js';
+import { ActionId, type RunPayload } from '../../slack-kit/interaction-ids.js';
+import { capitalize } from '../../slack-kit/text.js';
 import { type Item, idOf } from './items.js';
 import {
   isCompleteInput,
@@ -12,7 +13,6 @@ import {
   viewOperationOf,
 } from './related-operations.js';
 import type { KindMatch, NextOperation, ResourceKind } from './resource-kinds.js';
-import { capitalize } from './text.js';
 
 /**
  * The buttons that follow a resource: view it, and the natural next steps of its kind, each a run

@@ -2,7 +2,7 @@ import type { ApiError } from '../../api/errors.js';
 import type { AnyOperation } from '../../api/operation.js';
 import { checkCommandFor } from '../../api/outcome.js';
 import { type Verdict, whatWentWrong } from '../../changes/outcomes.js';
-import { codeSpan } from './text.js';
+import { codeSpan } from '../../slack-kit/text.js';
 
 /**
  * How the truthful-outcome checks read in Slack: the note while the bot finds out, and what the

@@ -1,6 +1,6 @@
 import type { AnyOperation, HttpMethod } from '../../api/operation.js';
 import { operations } from '../../api/operations/index.js';
-import type { RunPayload } from '../interaction-ids.js';
+import type { RunPayload } from '../../slack-kit/interaction-ids.js';
 
 /**
  * Finding the operations that belong to a resource (view it, boot it, list its backups) from the

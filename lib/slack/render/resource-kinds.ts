@@ -1,7 +1,5 @@
 import type { DatabaseEngineAction, OperationId } from '../../api/operations/index.js';
-import { fieldValue, issueTitle, quantityWords, serviceName } from './field-words.js';
-import { booleanAt, type Item, idOf, numberAt, stringAt, stringsAt, titleOf, valueAt } from './items.js';
-import type { PathValue, ResourceRef } from './related-operations.js';
+import { fieldValue, issueTitle, quantityWords, serviceName } from '../../slack-kit/field-words.js';
 import {
   codeSpan,
   countOf,
@@ -11,7 +9,9 @@ import {
   slackDate,
   statusText,
   type TimeStyle,
-} from './text.js';
+} from '../../slack-kit/text.js';
+import { booleanAt, type Item, idOf, numberAt, stringAt, stringsAt, titleOf, valueAt } from './items.js';
+import type { PathValue, ResourceRef } from './related-operations.js';
 
 /**
  * What the renderers know about each kind of resource, as data: what it is called, which facts make

@@ -1,14 +1,15 @@
 import type { AnyOperation, Page } from '../../api/operation.js';
 import { getOperation } from '../../api/operations/index.js';
 import { SLASH_COMMAND } from '../../commands/registry.js';
-import { ActionId } from '../interaction-ids.js';
 import {
   actionButton,
   type EphemeralOnlyMessage,
   fallbackText,
   type RenderedMessage,
   sectionBlock,
-} from './blocks.js';
+} from '../../slack-kit/blocks.js';
+import { ActionId } from '../../slack-kit/interaction-ids.js';
+import { capitalize, codeSpan, escapeMrkdwn } from '../../slack-kit/text.js';
 import { renderDetail } from './detail.js';
 import { isItem } from './items.js';
 import { renderJson } from './json.js';
@@ -23,7 +24,6 @@ import {
 } from './related-operations.js';
 import { kindOfRoute } from './resource-kinds.js';
 import { isSensitiveResult, renderSensitiveResult, type TwoFactorOptions } from './sensitive.js';
-import { capitalize, codeSpan, escapeMrkdwn } from './text.js';
 
 export interface ResultOptions extends TwoFactorOptions {
   /** Accepted so a job's options pass through as they are; lists page in `list-reader.ts`. */

@@ -11,14 +11,14 @@ import {
   headerBlock,
   type RenderedMessage,
   sectionBlock,
-} from './blocks.js';
+} from '../../slack-kit/blocks.js';
+import { fieldLabel } from '../../slack-kit/field-words.js';
+import { codeSpan, escapeMrkdwn, link, slackDate } from '../../slack-kit/text.js';
 import { genericFields } from './detail.js';
-import { fieldLabel } from './field-words.js';
 import { type Item, isItem, isSecretField, stringAt } from './items.js';
 import { renderJson } from './json.js';
 import { pathValuesOf, routeOf } from './related-operations.js';
 import { kindOfRoute } from './resource-kinds.js';
-import { codeSpan, escapeMrkdwn, link, slackDate } from './text.js';
 
 /**
  * Replies that carry secrets: a new token, database credentials, a 2FA secret and its scratch

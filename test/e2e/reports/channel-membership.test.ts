@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BOT_SCOPES } from '../../../lib/slack/app-scopes.js';
+import { BOT_SCOPES } from '../../../lib/slack-kit/app-scopes.js';
 import { type ReporterHarness, startReporterHarness } from './harness.js';
 
 /**

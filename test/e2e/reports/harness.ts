@@ -14,11 +14,11 @@ import {
   type TickSummary,
 } from '../../../lib/reports/tick.js';
 import type { BotDeps } from '../../../lib/slack/context.js';
-import type { Reply } from '../../../lib/slack/reply.js';
+import { slackReporterSurface } from '../../../lib/slack/reporter-surface.js';
 import { handleReportsCommand } from '../../../lib/slack/reports-command.js';
-import { slackStatusWatchesFollowingRunbooks } from '../../../lib/slack/runbooks.js';
-import { createSlackWebClient } from '../../../lib/slack/web-client.js';
 import { runWorkerJob } from '../../../lib/slack/worker.js';
+import type { Reply } from '../../../lib/slack-kit/reply.js';
+import { createSlackWebClient } from '../../../lib/slack-kit/web-client.js';
 import type { ReportSubscription } from '../../../lib/store/index.js';
 import { type E2E, startE2E } from '../../support/e2e.js';
 
@@ -89,7 +89,7 @@ export async function startReporterHarness(
     slack,
     logger,
     slackInstall,
-    statusWatchSurface: slackStatusWatchesFollowingRunbooks({ store: stack.store, slack, logger, api }),
+    surface: slackReporterSurface({ store: stack.store, slack, logger, api }, { followRunbooks: true }),
   };
   const handoff = new InProcessHandoff((job) => runWorkerJob(deps, job));
   const botDeps: BotDeps = {

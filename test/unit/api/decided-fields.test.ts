@@ -11,7 +11,7 @@ import {
 import { operations } from '../../../lib/api/operations/index.js';
 import { viewOperationFor } from '../../../lib/api/outcome.js';
 import { targetKindOf } from '../../../lib/changes/preview.js';
-import { factLabel } from '../../../lib/slack/render/field-words.js';
+import { factLabel } from '../../../lib/slack-kit/field-words.js';
 
 const IMAGE_CREATING = {
   id: 'private/7',

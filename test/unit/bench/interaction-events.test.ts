@@ -12,8 +12,8 @@ import {
   ApprovalPayloadSchema,
   CallbackId,
   decodeActionValue,
-} from '../../../lib/slack/interactions.js';
-import { slackSignature } from '../../../lib/slack/signing.js';
+} from '../../../lib/slack-kit/interactions.js';
+import { slackSignature } from '../../../lib/slack-kit/signing.js';
 
 /**
  * The cold-start benchmark's events must be requests Bolt accepts and routes to the listener being

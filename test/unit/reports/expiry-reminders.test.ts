@@ -63,7 +63,16 @@ function noticeDeps() {
     },
   });
   const logger = { warn: () => undefined } as unknown as Logger;
-  return { store: { reports } as unknown as Store, slack: unreachable, pacer: new ChannelPacer(), logger };
+  const refreshHomes = () => {
+    throw new Error('Homes were published');
+  };
+  return {
+    store: { reports } as unknown as Store,
+    slack: unreachable,
+    pacer: new ChannelPacer(),
+    logger,
+    refreshHomes,
+  };
 }
 
 describe('expiry reminder claims', () => {

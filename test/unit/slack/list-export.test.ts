@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { getOperation } from '../../../lib/api/operations/index.js';
-import { decodeActionValue, ExportPayloadSchema } from '../../../lib/slack/interactions.js';
 import { toCsv } from '../../../lib/slack/list-export.js';
 import { renderList } from '../../../lib/slack/render/list.js';
+import { decodeActionValue, ExportPayloadSchema } from '../../../lib/slack-kit/interactions.js';
 import { listOf, many, node } from './render/fixtures.js';
 import { buttonLabeled, expectSendable } from './render/message-checks.js';
 

@@ -8,7 +8,7 @@ import {
   localDynamoDbClientConfig,
   startDynamoDbLocal,
 } from '../../../infra/local/dynamodb.js';
-import { DEFAULT_TABLE_NAME } from '../../../infra/table.js';
+import { DEFAULT_TABLE_NAME } from '../../../lib/store/table-definition.js';
 
 function isRunning(pid: number): boolean {
   try {

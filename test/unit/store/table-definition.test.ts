@@ -1,6 +1,7 @@
 import { DescribeTableCommand, DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TABLE_DEFINITION, toCloudFormationTable, toCreateTableInput } from '../../../infra/table.js';
+import { toCloudFormationTable, toCreateTableInput } from '../../../infra/table.js';
+import { TABLE_DEFINITION } from '../../../lib/store/table-definition.js';
 import { createTestTable, type TestTable } from '../../support/store.js';
 
 describe('the table definition', () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { PAGE_BASE_STYLE } from '../../../../lib/slack/page-style.js';
+import { PAGE_BASE_STYLE } from '../../../../lib/slack-kit/page-style.js';
 
 /**
  * The sandbox page: one self-contained HTML document with its style and script inline, so it

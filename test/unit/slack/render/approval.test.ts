@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { ActionId, ApprovalPayloadSchema, decodeActionValue } from '../../../../lib/slack/interactions.js';
 import {
   type ApprovalCardView,
   approvedRunLine,
   renderApprovalCard,
 } from '../../../../lib/slack/render/approval.js';
+import {
+  ActionId,
+  ApprovalPayloadSchema,
+  decodeActionValue,
+} from '../../../../lib/slack-kit/interactions.js';
 import type { Approval } from '../../../../lib/store/approvals.js';
 import { buttonLabeled, buttons, expectSendable, visibleText } from './message-checks.js';
 

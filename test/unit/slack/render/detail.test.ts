@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defineOperation } from '../../../../lib/api/operation.js';
 import { getOperation, requireOperation } from '../../../../lib/api/operations/index.js';
-import { actionIdPattern } from '../../../../lib/slack/interaction-ids.js';
-import { ActionId, decodeActionValue, RunPayloadSchema } from '../../../../lib/slack/interactions.js';
-import { SLACK_LIMITS } from '../../../../lib/slack/limits.js';
 import { renderDetail } from '../../../../lib/slack/render/detail.js';
+import { actionIdPattern } from '../../../../lib/slack-kit/interaction-ids.js';
+import { ActionId, decodeActionValue, RunPayloadSchema } from '../../../../lib/slack-kit/interactions.js';
+import { SLACK_LIMITS } from '../../../../lib/slack-kit/limits.js';
 import {
   database,
   detachedVolume,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, errorFromResponse, toApiError } from '../../../../lib/api/errors.js';
 import { parseCommand } from '../../../../lib/commands/parse.js';
-import { ActionId } from '../../../../lib/slack/interactions.js';
 import { renderError } from '../../../../lib/slack/render/errors.js';
+import { ActionId } from '../../../../lib/slack-kit/interactions.js';
 import { FULL_TOKEN } from './fixtures.js';
 import { buttons, everything, expectSendable, visibleText } from './message-checks.js';
 

@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { defineOperation, PageQuerySchema } from '../../../../lib/api/operation.js';
 import { getOperation, requireOperation } from '../../../../lib/api/operations/index.js';
+import { ListLayout, renderList } from '../../../../lib/slack/render/list.js';
 import {
   ActionId,
   decodeActionValue,
   PagePayloadSchema,
   RunPayloadSchema,
-} from '../../../../lib/slack/interactions.js';
-import { ListLayout, renderList } from '../../../../lib/slack/render/list.js';
+} from '../../../../lib/slack-kit/interactions.js';
 import {
   database,
   databaseType,

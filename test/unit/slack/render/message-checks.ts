@@ -1,7 +1,7 @@
 import type { KnownBlock } from '@slack/types';
 import { expect } from 'vitest';
 import { describeProblem, validateMessage } from '../../../../infra/local/slack/block-kit-validator.js';
-import { serializedBlocksLength } from '../../../../lib/slack/limits.js';
+import { serializedBlocksLength } from '../../../../lib/slack-kit/limits.js';
 
 /** What the renderers return. */
 export interface Message {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { getOperation, operations, requireOperation } from '../../../../lib/api/operations/index.js';
-import { decodeActionValue, RunPayloadSchema } from '../../../../lib/slack/interactions.js';
 import { describeCompletion, renderOperationResult } from '../../../../lib/slack/render/result.js';
+import { decodeActionValue, RunPayloadSchema } from '../../../../lib/slack-kit/interactions.js';
 import { many, node, page, TOKEN_PREFIX, token, volume } from './fixtures.js';
 import { buttons, expectSendable, visibleText } from './message-checks.js';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { AnyOperation } from '../../../../lib/api/operation.js';
 import { operations } from '../../../../lib/api/operations/index.js';
-import { truncateMrkdwn } from '../../../../lib/slack/render/blocks.js';
 import { renderOperationResult } from '../../../../lib/slack/render/result.js';
-import { slackDate } from '../../../../lib/slack/render/text.js';
+import { truncateMrkdwn } from '../../../../lib/slack-kit/blocks.js';
+import { slackDate } from '../../../../lib/slack-kit/text.js';
 import { publishedExample } from '../../../support/openapi-examples.js';
 import type { Message } from './message-checks.js';
 

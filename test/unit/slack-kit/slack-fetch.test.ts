@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { ErrorCode, WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slackFetch } from '../../../lib/slack/slack-fetch.js';
+import { slackFetch } from '../../../lib/slack-kit/slack-fetch.js';
 
 /**
  * Slack's Web API client over `slackFetch` instead of `globalThis.fetch`: what the client reads of

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { slackSignature } from '../../../lib/slack/signing.js';
+import { slackSignature } from '../../../lib/slack-kit/signing.js';
 
 describe('slackSignature', () => {
   it("matches Slack's published test vector", () => {

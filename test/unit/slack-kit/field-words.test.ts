@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { getOperation } from '../../../../lib/api/operations/index.js';
-import type { FieldShape } from '../../../../lib/commands/shape.js';
-import { auditLine } from '../../../../lib/slack/render/audit.js';
-import { renderDetail } from '../../../../lib/slack/render/detail.js';
+import type { FieldShape } from '../../../lib/api/field-shape.js';
+import { getOperation } from '../../../lib/api/operations/index.js';
+import { auditLine } from '../../../lib/slack/render/audit.js';
+import { renderDetail } from '../../../lib/slack/render/detail.js';
+import { renderList } from '../../../lib/slack/render/list.js';
 import {
   factLabel,
   fieldLabel,
@@ -13,11 +14,10 @@ import {
   maintenanceWindowWords,
   resourceHeading,
   serviceName,
-} from '../../../../lib/slack/render/field-words.js';
-import { renderList } from '../../../../lib/slack/render/list.js';
-import type { AuditEntry } from '../../../../lib/store/audit-log.js';
-import { database, listOf, managedIssue } from './fixtures.js';
-import { expectSendable, visibleText } from './message-checks.js';
+} from '../../../lib/slack-kit/field-words.js';
+import type { AuditEntry } from '../../../lib/store/audit-log.js';
+import { database, listOf, managedIssue } from '../slack/render/fixtures.js';
+import { expectSendable, visibleText } from '../slack/render/message-checks.js';
 
 /**
  * How fields read, each case with the text people saw before (in the test's name) and what they

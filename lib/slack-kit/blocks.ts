@@ -11,8 +11,8 @@ import type {
   SectionBlock,
   SectionBlockAccessory,
 } from '@slack/types';
-import { type ActionPayload, encodeActionValue, type RunPayload } from '../interaction-ids.js';
-import { SLACK_LIMITS, serializedBlocksLength, truncate } from '../limits.js';
+import { type ActionPayload, encodeActionValue, type RunPayload } from './interaction-ids.js';
+import { SLACK_LIMITS, serializedBlocksLength, truncate } from './limits.js';
 import { escapeMrkdwn } from './text.js';
 
 /**

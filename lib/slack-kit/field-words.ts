@@ -1,4 +1,4 @@
-import type { FieldShape } from '../../commands/shape.js';
+import type { FieldShape } from '../api/field-shape.js';
 import { escapeMrkdwn, formatNumber, parseApiDate, slackDate } from './text.js';
 
 /**

@@ -9,7 +9,7 @@ import {
   slackDate,
   statusEmoji,
   userMention,
-} from '../../../../lib/slack/render/text.js';
+} from '../../../lib/slack-kit/text.js';
 
 describe('mrkdwn text', () => {
   it('escapes the three characters Slack requires', () => {

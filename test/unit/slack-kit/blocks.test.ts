@@ -1,6 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ActionId, actionIdPattern } from '../../../../lib/slack/interaction-ids.js';
-import { SLACK_LIMITS } from '../../../../lib/slack/limits.js';
 import {
   actionButton,
   actionsBlock,
@@ -8,8 +6,10 @@ import {
   confirmDialog,
   overflowMenu,
   truncateMrkdwn,
-} from '../../../../lib/slack/render/blocks.js';
-import { expectSendable } from './message-checks.js';
+} from '../../../lib/slack-kit/blocks.js';
+import { ActionId, actionIdPattern } from '../../../lib/slack-kit/interaction-ids.js';
+import { SLACK_LIMITS } from '../../../lib/slack-kit/limits.js';
+import { expectSendable } from '../slack/render/message-checks.js';
 
 describe('actionsBlock', () => {
   it('suffixes repeated action ids so Slack accepts the block, and the pattern matches them all', () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseCommand } from '../../../lib/commands/parse.js';
+import { parseCommand } from '../../lib/commands/parse.js';
 
 /**
  * Typed names become object keys (`--a.b` builds `{ a: { b } }`, map keys, JSON values). The

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { operations } from '../../../lib/api/operations/index.js';
+import { loginPrompt } from '../../../lib/slack/token-resolution.js';
 import {
   ActionId,
   ApprovalPayloadSchema,
@@ -10,9 +11,8 @@ import {
   type PagePayload,
   PagePayloadSchema,
   RunPayloadSchema,
-} from '../../../lib/slack/interactions.js';
-import { SLACK_LIMITS } from '../../../lib/slack/limits.js';
-import { loginPrompt } from '../../../lib/slack/token-resolution.js';
+} from '../../../lib/slack-kit/interactions.js';
+import { SLACK_LIMITS } from '../../../lib/slack-kit/limits.js';
 
 /**
  * Button and menu values: the code on both sides names the fields, the wire spells them with one

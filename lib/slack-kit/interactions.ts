@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { prototypeKeyPath } from '../commands/prototype-keys.js';
+import { prototypeKeyPath } from '../prototype-keys.js';
 import {
   type ApprovalPayload,
   type ExportPayload,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SLACK_LIMITS, truncate } from '../../../lib/slack/limits.js';
+import { SLACK_LIMITS, truncate } from '../../../lib/slack-kit/limits.js';
 
 const x = (length: number) => 'x'.repeat(length);
 

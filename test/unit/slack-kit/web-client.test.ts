@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BotTokenExpiredError, installedBotTokens } from '../../../lib/slack/web-client.js';
+import { BotTokenExpiredError, installedBotTokens } from '../../../lib/slack-kit/web-client.js';
 
 /** Bot tokens of installations, for the worker and the reporter (no incoming event refreshes them). */
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { BOT_SCOPES } from '../../../lib/slack/app-scopes.js';
+import { BOT_SCOPES } from '../../../lib/slack-kit/app-scopes.js';
 
 /** The bot scopes listed under `oauth_config.scopes.bot` in the manifest. */
 function manifestBotScopes(manifest: string): string[] {

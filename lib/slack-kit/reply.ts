@@ -1,6 +1,6 @@
 import type { KnownBlock } from '@slack/types';
 import type { AnyOperation } from '../api/operation.js';
-import { mrkdwnFallback, sectionBlock } from './render/blocks.js';
+import { mrkdwnFallback, sectionBlock } from './blocks.js';
 
 /**
  * What the bot answers a request with, whichever path the answer took (inline, the worker, an

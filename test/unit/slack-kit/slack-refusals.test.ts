@@ -1,6 +1,6 @@
 import { WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
-import { rateLimitedFor } from '../../../lib/slack/slack-refusals.js';
+import { rateLimitedFor } from '../../../lib/slack-kit/slack-refusals.js';
 
 /** The Web API client's own error classes, as it throws them. */
 function platformError(error: string, responseMetadata?: Record<string, unknown>) {
