@@ -13,6 +13,7 @@ import { type FrontParse, parseFront } from '../commands/parse/front.js';
 import type { ParsedCommand } from '../commands/parse/result.js';
 import { type CommandOperation, SLASH_COMMAND } from '../commands/registry.js';
 import { tokenize } from '../commands/tokenize.js';
+import { isPolicyAdmin } from '../core/admins.js';
 import { isPrototypeKey } from '../prototype-keys.js';
 import { contextBlock } from '../slack-kit/blocks.js';
 import { SLACK_LIMITS, truncate } from '../slack-kit/limits.js';
@@ -20,7 +21,7 @@ import { notice, type Reply } from '../slack-kit/reply.js';
 import { codeSpan, slackDate, userMention } from '../slack-kit/text.js';
 import type { AliasScope, StoredAlias } from '../store/index.js';
 import { withAliasLine } from './alias-line.js';
-import { isPolicyAdmin } from './approvals.js';
+import { callerOf } from './caller.js';
 import type { BotCommandContext, BotDeps, RequestContext } from './context.js';
 
 /**
@@ -167,7 +168,7 @@ async function changeRefusal(
   const authorOfExisting = existing !== undefined && existing.createdBy === context.ctx.user;
   if (scope.kind === 'channel' && (existing === undefined || authorOfExisting)) return undefined;
   const policy = await context.deps.store.approvalPolicy.get(context.ctx.team);
-  if (await isPolicyAdmin(context, policy)) return undefined;
+  if (await isPolicyAdmin(context.deps, callerOf(context), policy)) return undefined;
   if (scope.kind === 'workspace') {
     return 'Only workspace admins (or the admins named in the approval policy) can change workspace aliases. Leave out `--workspace` to change an alias of this channel.';
   }

@@ -15,24 +15,22 @@ import type { GroupMembers } from '../changes/ports.js';
 import { type RequestOutcome, requestApproval as requestInDomain } from '../changes/requests.js';
 import type { RequestFollower } from '../changes/runbooks.js';
 import type { ParsedCommand } from '../commands/parse.js';
+import { isPolicyAdmin } from '../core/admins.js';
 import { channelRefusalHint } from '../slack-kit/channel-access.js';
 import { notice, type Reply } from '../slack-kit/reply.js';
 import { bold, codeSpan, slackDate } from '../slack-kit/text.js';
 import type { Approval, ApprovalPolicy, ReadAhead, StepUpRequirement } from '../store/index.js';
 import { STEP_UP_REQUIREMENTS } from '../store/step-up-requirements.js';
 import { approverGroupMembers, slackApprovalSurface } from './approval-surface.js';
+import { callerOf } from './caller.js';
 import type { BotCommandContext, BotDeps, RequestContext } from './context.js';
 import type { ApprovalJob } from './handoff.js';
 import type { RunnerDeps } from './operation-runner.js';
-import { isPolicyAdmin } from './policy-admins.js';
 import { previewTarget } from './preview.js';
 import { breakGlassAudience } from './render/approval-events.js';
 import { renderError } from './render/errors.js';
 import { answerStepUpNeed, passkeyLinksOf } from './step-up-prompts.js';
 import { resolveToken } from './token-resolution.js';
-
-// Where the policy's own commands and the callers that share its admins have always found it.
-export { isPolicyAdmin };
 
 /**
  * The two-person rule in front of destructive operations, as Slack asks for it and answers. The
@@ -410,7 +408,7 @@ export async function handleApprovalsCommand(context: BotCommandContext, parsed:
   if (flagProblem) return notice(flagProblem);
   const changes = policyChanges(parsed.flags);
   if (Object.keys(changes).length === 0) return notice(describePolicy(policy));
-  if (!(await isPolicyAdmin(context, policy))) {
+  if (!(await isPolicyAdmin(context.deps, callerOf(context), policy))) {
     return notice(
       'Only workspace admins (or the admins named in the policy) can change the approval policy.',
     );

@@ -2,18 +2,19 @@ import { OPERATION_CLASSES, type OperationClass } from '../api/operation.js';
 import { findOperation } from '../api/operations/index.js';
 import { CLASS_WORDS } from '../changes/guardrails.js';
 import type { ParsedCommand } from '../commands/parse.js';
+import { isPolicyAdmin } from '../core/admins.js';
 import { channelRefusalHint, ensureBotCanPost } from '../slack-kit/channel-access.js';
 import { notice, type Reply } from '../slack-kit/reply.js';
 import { codeSpan, escapeMrkdwn, slackDate } from '../slack-kit/text.js';
 import type { ApprovalRule, ChannelPolicy, StoredChannelPolicy } from '../store/index.js';
 import {
   describePolicy,
-  isPolicyAdmin,
   policyChanges,
   stepUpFlagProblem,
   stepUpWords,
   unusableApproverGroup,
 } from './approvals.js';
+import { callerOf } from './caller.js';
 import type { BotCommandContext } from './context.js';
 
 /**
@@ -31,7 +32,7 @@ export async function handlePolicyCommand(context: BotCommandContext, parsed: Bo
   if (!changing) return notice(await describeChannelPolicy(context, current));
 
   const workspace = await deps.store.approvalPolicy.get(ctx.team);
-  if (!(await isPolicyAdmin(context, workspace))) {
+  if (!(await isPolicyAdmin(context.deps, callerOf(context), workspace))) {
     return notice(
       'Only workspace admins (or the admins named in the approval policy) can change channel policies.',
     );

@@ -25,6 +25,7 @@ import {
 import { type StatusWatchSurface, startStatusWatch } from '../changes/status-watch.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import { splitCommands } from '../commands/tokenize.js';
+import { isPolicyAdmin } from '../core/admins.js';
 import type { ChannelPacer } from '../reports/pacer.js';
 import { confirmDialog, sectionBlock } from '../slack-kit/blocks.js';
 import { channelRefusalHint, ensureBotCanPost } from '../slack-kit/channel-access.js';
@@ -34,10 +35,10 @@ import { codeSpan, escapeMrkdwn } from '../slack-kit/text.js';
 import type { Approval, Runbook, RunbookRun, RunbookStep } from '../store/index.js';
 import { slackApprovalSurface } from './approval-surface.js';
 import { slackChangeRunner } from './approved-run-surface.js';
+import { callerOf } from './caller.js';
 import type { BotCommandContext, BotDeps } from './context.js';
 import { openModal } from './modals.js';
 import type { RunnerDeps } from './operation-runner.js';
-import { isPolicyAdmin } from './policy-admins.js';
 import { previewTarget } from './preview.js';
 import { renderError } from './render/errors.js';
 import { guardrailRefusalText } from './render/guardrails.js';
@@ -347,7 +348,7 @@ function noRunbook(name: string): string {
 /** Workspace runbooks run in every channel: only policy admins add or remove them. */
 async function mayChangeWorkspaceRunbooks(context: BotCommandContext): Promise<boolean> {
   const policy = await context.deps.store.approvalPolicy.get(context.ctx.team);
-  return isPolicyAdmin(context, policy);
+  return isPolicyAdmin(context.deps, callerOf(context), policy);
 }
 
 function runbookLine(runbook: Runbook, note = ''): string {
@@ -391,7 +392,7 @@ export async function cancelRunAs(context: BotCommandContext, runId: string): Pr
   if (run.state !== 'running') return notice(`Run ${codeSpan(runId)} has already ended.`);
   if (run.user !== ctx.user) {
     const policy = await deps.store.approvalPolicy.get(ctx.team);
-    if (!(await isPolicyAdmin(context, policy))) {
+    if (!(await isPolicyAdmin(context.deps, callerOf(context), policy))) {
       return notice(
         `Run ${codeSpan(runId)} was started by <@${run.user}>; only they or a workspace admin (or an admin named in the approval policy) can cancel it.`,
       );

@@ -10,12 +10,14 @@ import {
   startCodeEnrollment,
 } from '../changes/step-up.js';
 import type { ParsedCommand } from '../commands/parse.js';
+import { isPolicyAdmin } from '../core/admins.js';
 import { passkeyEnrollmentLink } from '../passkeys/links.js';
 import { notice, type Reply } from '../slack-kit/reply.js';
 import { codeSpan, formatAbsoluteDate, slackDate } from '../slack-kit/text.js';
 import type { StoredPasskey } from '../store/passkeys.js';
 import { slackApprovalSurface } from './approval-surface.js';
-import { isPolicyAdmin, runbookFollower } from './approvals.js';
+import { runbookFollower } from './approvals.js';
+import { callerOf } from './caller.js';
 import type { BotCommandContext, BotDeps } from './context.js';
 import { CODE_BLOCK, CODE_INPUT, lockedOutText, passkeyLinksOf } from './step-up-prompts.js';
 import '../zod-settings.js';
@@ -242,7 +244,7 @@ async function reset(context: BotCommandContext, other: string | undefined): Pro
   const whose = other ?? ctx.user;
   if (whose !== ctx.user) {
     const policy = await deps.store.approvalPolicy.get(ctx.team);
-    if (!(await isPolicyAdmin(context, policy))) {
+    if (!(await isPolicyAdmin(context.deps, callerOf(context), policy))) {
       return notice(
         "Only workspace admins (or the admins named in the approval policy) can reset someone else's step-up.",
       );

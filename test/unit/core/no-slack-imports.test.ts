@@ -4,15 +4,16 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The change workflow (`lib/changes/`) knows nothing of the surface it is shown on: Slack is one
- * way to show it, implementing the domain's ports from `lib/slack/`. A module of the domain that
- * imports `@slack/*` or anything under `lib/slack/` would tie the two together again, so it fails
- * here, whether it imports statically, as a type, by re-export or with a dynamic `import()`.
+ * The core (`lib/core/`, and the change workflow in `lib/changes/`) knows nothing of the surface it
+ * is used from: Slack is one way in, which words the core's outcomes and implements its ports from
+ * `lib/slack/`. A module of the core that imports `@slack/*`, the Slack surface (`lib/slack/`) or
+ * Slack's bottom floor (`lib/slack-kit/`) would tie the two together again, so it fails here,
+ * whether it imports statically, as a type, by re-export or with a dynamic `import()`.
  */
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const DOMAIN_FOLDERS = ['lib/changes'];
-const SLACK_LAYER = join(root, 'lib', 'slack');
+const CORE_FOLDERS = ['lib/core', 'lib/changes'];
+const SLACK_LAYERS = [join(root, 'lib', 'slack'), join(root, 'lib', 'slack-kit')];
 
 /** `import … from 'x'`, `import 'x'`, `export … from 'x'`, `import('x')`, `import type … from 'x'`. */
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"`]([^'"`]+)['"`]/gm;
@@ -30,7 +31,7 @@ function slackImportsOf(file: string, source: string): string[] {
       if (specifier === '@slack' || specifier.startsWith('@slack/')) return true;
       if (!specifier.startsWith('.')) return false;
       const target = resolve(dirname(file), specifier);
-      return target === SLACK_LAYER || target.startsWith(`${SLACK_LAYER}${sep}`);
+      return SLACK_LAYERS.some((layer) => target === layer || target.startsWith(`${layer}${sep}`));
     });
 }
 
@@ -42,12 +43,12 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-describe('the change domain', () => {
+describe('the core', () => {
   it('catches every way of importing Slack (guards the checker itself)', () => {
     const file = join(root, 'lib', 'changes', 'sample.ts');
     const sample = [
       "import type { WebClient } from '@slack/web-api';",
-      "import { codeSpan } from '../slack/render/text.js';",
+      "import { codeSpan } from '../slack-kit/text.js';",
       "export { notice } from '../slack/runner.js';",
       "const lazy = () => import('../slack/worker.js');",
       'import {',
@@ -61,7 +62,7 @@ describe('the change domain', () => {
     ].join('\n');
     expect(slackImportsOf(file, sample)).toEqual([
       '@slack/web-api',
-      '../slack/render/text.js',
+      '../slack-kit/text.js',
       '../slack/runner.js',
       '../slack/worker.js',
       '../slack/channel-access.js',
@@ -69,13 +70,15 @@ describe('the change domain', () => {
     ]);
   });
 
-  it('reads the domain folders (guards the file walk)', () => {
-    const files = DOMAIN_FOLDERS.flatMap((folder) => sourceFiles(join(root, folder)));
-    expect(files.map((file) => relative(root, file))).toContain('lib/changes/sweep.ts');
+  it('reads the core folders (guards the file walk)', () => {
+    const files = CORE_FOLDERS.flatMap((folder) => sourceFiles(join(root, folder)));
+    expect(files.map((file) => relative(root, file))).toEqual(
+      expect.arrayContaining(['lib/changes/sweep.ts', 'lib/core/caller.ts']),
+    );
   });
 
   it('imports nothing from @slack/* or lib/slack', () => {
-    const offending = DOMAIN_FOLDERS.flatMap((folder) => sourceFiles(join(root, folder))).flatMap((file) =>
+    const offending = CORE_FOLDERS.flatMap((folder) => sourceFiles(join(root, folder))).flatMap((file) =>
       slackImportsOf(file, readFileSync(file, 'utf8')).map(
         (specifier) => `${relative(root, file)}: ${specifier}`,
       ),
