@@ -4,8 +4,8 @@ import { relyingPartyOf } from '../../lib/passkeys/paths.js';
 import { createCoreDeps, createSlackAccess } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
-import { LambdaHandoff } from '../../lib/slack/handoff.js';
 import { passkeyApprovalRecorder } from '../../lib/slack/passkey-approvals.js';
+import { LambdaHandoff } from '../../lib/worker/handoff.js';
 
 /**
  * Slack's requests (slash commands, buttons, modals, events) and, for a distributed app, the

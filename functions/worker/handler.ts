@@ -4,11 +4,11 @@ import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import { createCoreDeps, createSlackAccess } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
-import { runWorkerJob } from '../../lib/slack/worker.js';
-import { type WorkerJob, WorkerJobSchema } from '../../lib/slack/worker-jobs.js';
+import { runWorkerJob } from '../../lib/slack/worker-handlers.js';
 import { inSlackTeam } from '../../lib/slack-kit/web-client.js';
 import { createDynamoDbClient } from '../../lib/store/dynamodb-client.js';
 import { workerIdempotencyPersistence } from '../../lib/store/worker-idempotency.js';
+import { type WorkerJob, WorkerJobSchema } from '../../lib/worker/jobs.js';
 
 /** Jobs handed off by the Slack function (asynchronous invoke). */
 const config = loadConfig(await withSecretsFromSsm(process.env));

@@ -13,7 +13,7 @@ import type { SlackHandler } from '../../lib/slack/bot.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
 import { INSTALL_PATH, OAUTH_REDIRECT_PATH } from '../../lib/slack/oauth.js';
 import { passkeyApprovalRecorder } from '../../lib/slack/passkey-approvals.js';
-import { runWorkerJob, type WorkerDeps } from '../../lib/slack/worker.js';
+import { runWorkerJob, type WorkerDeps } from '../../lib/slack/worker-handlers.js';
 import { inSlackTeam } from '../../lib/slack-kit/web-client.js';
 import { createStore, type Store } from '../../lib/store/index.js';
 import { LocalKeyTokenCipher } from '../../lib/store/token-cipher.js';

@@ -1,5 +1,5 @@
-import type { Handoff } from '../../lib/slack/handoff.js';
-import { type WorkerJob, WorkerJobSchema } from '../../lib/slack/worker-jobs.js';
+import type { Handoff } from '../../lib/worker/handoff.js';
+import { type WorkerJob, WorkerJobSchema } from '../../lib/worker/jobs.js';
 
 /**
  * The local stack's hand-off: the worker runs in this process, and the job goes through JSON and

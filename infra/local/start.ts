@@ -13,7 +13,7 @@ import type { ReporterDeps } from '../../lib/reports/tick.js';
 import { openTable } from '../../lib/runtime.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
 import { slackReporterSurface } from '../../lib/slack/reporter-surface.js';
-import { runWorkerJob } from '../../lib/slack/worker.js';
+import { runWorkerJob } from '../../lib/slack/worker-handlers.js';
 import { signedHeaders } from '../../lib/slack-kit/signing.js';
 import { createSlackWebClient } from '../../lib/slack-kit/web-client.js';
 import { createStore } from '../../lib/store/index.js';

@@ -14,8 +14,8 @@ import { channelRefusalOf, ensureBotCanPost } from '../slack-kit/channel-access.
 import { codeSpan } from '../slack-kit/text.js';
 import { inSlackTeam } from '../slack-kit/web-client.js';
 import type { Approval, Store } from '../store/index.js';
+import type { Handoff } from '../worker/handoff.js';
 import { approverGroupMembers } from './approver-groups.js';
-import type { Handoff } from './handoff.js';
 import { renderApprovalCard } from './render/approval.js';
 import { approvalEventText, breakGlassAlarm } from './render/approval-events.js';
 

@@ -4,7 +4,7 @@ import type { RelyingParty } from '../passkeys/paths.js';
 import type { OnVerifiedAssertion } from '../passkeys/routes.js';
 import type { BotTokens } from '../slack-kit/web-client.js';
 import type { ReadAhead, TokenLookup } from '../store/index.js';
-import type { Handoff } from './handoff.js';
+import type { Handoff } from '../worker/handoff.js';
 import type { BotInstaller } from './oauth.js';
 import type { RunnerDeps } from './operation-runner.js';
 

@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { Handoff } from './handoff.js';
-import type { HomeRefreshJob, RequestHomesJob } from './worker-jobs.js';
+import type { Handoff } from '../worker/handoff.js';
+import type { HomeRefreshJob, RequestHomesJob } from '../worker/jobs.js';
 
 /**
  * A person's profiles or reports changed by a command (login, logout, use, reports add, remove,

@@ -16,8 +16,8 @@ import { notice, type Reply } from '../slack-kit/reply.js';
 import { codeSpan, countOf, escapeMrkdwn, slackDate, userMention } from '../slack-kit/text.js';
 import type { ReportKind, ReportSubscription, Store, TokenLink } from '../store/index.js';
 import type { ReportFilter } from '../store/report-subscriptions.js';
+import type { ReportRunJob } from '../worker/handoff.js';
 import type { BotCommandContext } from './context.js';
-import type { ReportRunJob } from './handoff.js';
 import { republishHome } from './home-refresh.js';
 import { loginPrompt } from './token-resolution.js';
 

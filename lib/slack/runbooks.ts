@@ -33,6 +33,7 @@ import { ActionId, CallbackId } from '../slack-kit/interaction-ids.js';
 import { notice, type Reply } from '../slack-kit/reply.js';
 import { codeSpan, escapeMrkdwn } from '../slack-kit/text.js';
 import type { Approval, Runbook, RunbookRun, RunbookStep } from '../store/index.js';
+import type { RunbookStepJob } from '../worker/jobs.js';
 import { slackApprovalSurface } from './approval-surface.js';
 import { slackChangeRunner } from './approved-run-surface.js';
 import { callerOf } from './caller.js';
@@ -44,7 +45,6 @@ import { renderError } from './render/errors.js';
 import { guardrailRefusalText } from './render/guardrails.js';
 import { slackStatusWatchSurface } from './status-watch.js';
 import { resolveToken } from './token-resolution.js';
-import type { RunbookStepJob } from './worker-jobs.js';
 import '../zod-settings.js';
 
 /**

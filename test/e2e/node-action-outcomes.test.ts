@@ -6,7 +6,7 @@ import { getOperation } from '../../lib/api/operations/index.js';
 import type { OutcomeCheckSettings } from '../../lib/changes/outcomes.js';
 import { sweepApprovals } from '../../lib/changes/sweep.js';
 import { slackExecutionSurface } from '../../lib/slack/approved-run-surface.js';
-import { runWorkerJob } from '../../lib/slack/worker.js';
+import { runWorkerJob } from '../../lib/slack/worker-handlers.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
 import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 import { testClock } from '../support/store.js';

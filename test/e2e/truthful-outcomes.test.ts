@@ -5,7 +5,7 @@ import { getOperation, requireOperation } from '../../lib/api/operations/index.j
 import type { OutcomeCheckSettings } from '../../lib/changes/outcomes.js';
 import { sweepApprovals } from '../../lib/changes/sweep.js';
 import { slackExecutionSurface } from '../../lib/slack/approved-run-surface.js';
-import { runWorkerJob } from '../../lib/slack/worker.js';
+import { runWorkerJob } from '../../lib/slack/worker-handlers.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
 import { ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 import { commandTextFor, existingInputFor } from '../support/sample-inputs.js';

@@ -10,7 +10,7 @@ import { answerOperation, safely } from '../dispatch.js';
 const botCommands = () => import('../bot-command-handlers.js');
 const forms = () => import('../forms.js');
 const errorReplies = () => import('../render/errors.js');
-const worker = () => import('../worker.js');
+const worker = () => import('../worker-handlers.js');
 const stepUp = () => import('../step-up.js');
 
 /** Modal submissions: an operation's form, the private login form, a step-up code and a runbook's steps. */

@@ -16,7 +16,7 @@ import {
 import type { BotDeps } from '../../../lib/slack/context.js';
 import { slackReporterSurface } from '../../../lib/slack/reporter-surface.js';
 import { handleReportsCommand } from '../../../lib/slack/reports-command.js';
-import { runWorkerJob } from '../../../lib/slack/worker.js';
+import { runWorkerJob } from '../../../lib/slack/worker-handlers.js';
 import type { Reply } from '../../../lib/slack-kit/reply.js';
 import { createSlackWebClient } from '../../../lib/slack-kit/web-client.js';
 import type { ReportSubscription } from '../../../lib/store/index.js';

@@ -5,7 +5,7 @@ import { sweepApprovals } from '../../../lib/changes/sweep.js';
 import { runbookFollower } from '../../../lib/slack/approvals.js';
 import { slackExecutionSurface } from '../../../lib/slack/approved-run-surface.js';
 import { continueAfterWatch, slackRunbookSurface } from '../../../lib/slack/runbooks.js';
-import { runWorkerJob } from '../../../lib/slack/worker.js';
+import { runWorkerJob } from '../../../lib/slack/worker-handlers.js';
 import { ActionId } from '../../../lib/slack-kit/interactions.js';
 import type { RunbookRun } from '../../../lib/store/index.js';
 import { ADA, ALICE, BOB, CHANNEL } from '../../support/e2e.js';

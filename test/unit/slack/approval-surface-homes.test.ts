@@ -2,8 +2,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { WebClient } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
 import { slackApprovalSurface } from '../../../lib/slack/approval-surface.js';
-import type { WorkerJob } from '../../../lib/slack/worker-jobs.js';
 import type { Store } from '../../../lib/store/index.js';
+import type { WorkerJob } from '../../../lib/worker/jobs.js';
 
 const logger = new Logger({ serviceName: 'approval-surface-homes-test', logLevel: 'SILENT' });
 

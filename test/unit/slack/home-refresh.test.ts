@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Handoff } from '../../../lib/slack/handoff.js';
 import { HOME_REFRESH_HANDOFF_WAIT_MS, republishHome } from '../../../lib/slack/home-refresh.js';
-import type { WorkerJob } from '../../../lib/slack/worker-jobs.js';
+import type { Handoff } from '../../../lib/worker/handoff.js';
+import type { WorkerJob } from '../../../lib/worker/jobs.js';
 
 /** Re-publishing Home is a courtesy: it never fails a command's answer and never holds it up long. */
 

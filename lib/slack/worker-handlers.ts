@@ -14,17 +14,19 @@ import { sectionBlock } from '../slack-kit/blocks.js';
 import { channelRefusalHint, ensureBotCanPost } from '../slack-kit/channel-access.js';
 import { notice, type Reply, visibilityOf } from '../slack-kit/reply.js';
 import { codeSpan } from '../slack-kit/text.js';
+import type { OperationJob } from '../worker/jobs.js';
+import { routeWorkerJob, type WorkerHandlers } from '../worker/router.js';
 import { withAliasLine } from './alias-line.js';
 import { executeApproval } from './approvals.js';
 import { type OperationRequest, type RunnerDeps, runOperation } from './operation-runner.js';
 import { renderError } from './render/errors.js';
 import { checkingText, verdictText } from './render/outcome.js';
 import { postStatusWatch } from './status-watch.js';
-import { type OperationJob, type WorkerJob, WorkerJobSchema } from './worker-jobs.js';
 
 /**
- * The worker: runs what the Slack function handed off, without Slack's 3-second deadline, and
- * posts the answer to the command's `response_url`.
+ * The worker's jobs as Slack shows them: each runs what the Slack function handed off, without
+ * Slack's 3-second deadline, and posts the answer to the command's `response_url` (or with the Web
+ * API). The router that checks a job and picks its handler is `lib/worker/router.ts`.
  */
 
 export interface WorkerDeps extends RunnerDeps {
@@ -38,26 +40,17 @@ export interface WorkerDeps extends RunnerDeps {
   readonly slackInstall?: SlackInstallKind | undefined;
 }
 
-/**
- * Runs one job. The job is checked like any other input (an asynchronous invoke can carry
- * anything IAM lets through): a malformed one is logged and dropped, never thrown, because
- * throwing makes Lambda deliver it again.
- */
-export async function runWorkerJob(deps: WorkerDeps, event: unknown): Promise<void> {
-  const parsed = WorkerJobSchema.safeParse(event);
-  if (!parsed.success) {
-    deps.logger.error('worker job dropped: malformed', {
-      issues: parsed.error.issues.map((issue) => issue.path.join('.') || '(job)'),
-    });
-    return;
-  }
-  const job: WorkerJob = parsed.data;
-  switch (job.kind) {
-    case 'operation':
-      return runOperationJob(deps, job);
-    case 'approval':
-      return executeApproval(deps, job);
-    case 'report-run': {
+/** Runs one job the worker was given, with the Slack handlers (see `routeWorkerJob`). */
+export function runWorkerJob(deps: WorkerDeps, event: unknown): Promise<void> {
+  return routeWorkerJob(slackWorkerHandlers(deps), deps.logger, event);
+}
+
+/** Each kind of job, run and answered in Slack. */
+export function slackWorkerHandlers(deps: WorkerDeps): WorkerHandlers {
+  return {
+    operation: (job) => runOperationJob(deps, job),
+    approval: (job) => executeApproval(deps, job),
+    'report-run': async (job) => {
       // Loaded on first use, as in the Slack function: charts and schedules come with it.
       const { runReportJob } = await import('./reports-command.js');
       await deliverSafely(deps, job, await runReportJob(deps, job));
@@ -65,20 +58,20 @@ export async function runWorkerJob(deps: WorkerDeps, event: unknown): Promise<vo
       const sub = await deps.store.reports.get(job.team, job.subscriptionId).catch(() => undefined);
       const { refreshHomes } = await import('./home.js');
       return refreshHomes(deps, deps.slack, job.team, [job.user, ...(sub ? [sub.owner] : [])]);
-    }
-    case 'home-refresh': {
+    },
+    'home-refresh': async (job) => {
       const { refreshHomes } = await import('./home.js');
       return refreshHomes(deps, deps.slack, job.team, job.users);
-    }
-    case 'request-homes': {
+    },
+    'request-homes': async (job) => {
       const { refreshHomesFor } = await import('./home.js');
       return refreshHomesFor(deps, deps.slack, job.team, job.approvalId);
-    }
-    case 'runbook-step': {
+    },
+    'runbook-step': async (job) => {
       const { runRunbookStepJob } = await import('./runbooks.js');
       return runRunbookStepJob(deps, job);
-    }
-  }
+    },
+  };
 }
 
 async function runOperationJob(deps: WorkerDeps, job: OperationJob): Promise<void> {

@@ -4,9 +4,9 @@ import {
   type LambdaInvoker,
   lambdaTarget,
 } from '../aws/lambda-invoke.js';
-import type { WorkerJob } from './worker-jobs.js';
+import type { WorkerJob } from './jobs.js';
 
-export type { ApprovalJob, OperationJob, ReportRunJob, WorkerJob } from './worker-jobs.js';
+export type { ApprovalJob, OperationJob, ReportRunJob, WorkerJob } from './jobs.js';
 
 /**
  * Work that cannot finish inside Slack's inline budget is handed to the worker. In AWS that is
