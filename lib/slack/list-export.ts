@@ -1,15 +1,14 @@
 import type { WebClient } from '@slack/web-api';
-import { createApiClient } from '../api/client-factory.js';
-import type { Filter } from '../api/filter.js';
 import { SLASH_COMMAND } from '../commands/registry.js';
 import { commandNameOf } from '../commands/usage.js';
+import { runOperationWith } from '../core/operations.js';
 import { shareFile } from '../slack-kit/file-share.js';
 import { notice, type Reply } from '../slack-kit/reply.js';
 import { codeSpan, formatNumber } from '../slack-kit/text.js';
 import { LIST_READ_PAGE_SIZE } from './list-reader.js';
 import type { OperationRequest, RunnerDeps } from './operation-runner.js';
 import { withoutSecretFields } from './render/items.js';
-import { resolveToken } from './token-resolution.js';
+import { tokenProblemReply } from './token-resolution.js';
 
 /**
  * The whole of a list as a file (the `--all` message's CSV and JSON buttons), as `linode-cli`
@@ -34,17 +33,17 @@ export async function sendListFile(
   format: ListFileFormat,
   now: Date,
 ): Promise<Reply> {
-  const { op, team, user } = request;
-  const resolution = await resolveToken(deps.store, team, user, op);
-  if (!resolution.ok) return resolution.reply;
-  const client = createApiClient(deps.api, resolution.token);
+  const { op, user } = request;
   const { page: _page, page_size: _pageSize, ...input } = request.input;
-  const filter = request.options.filter as Filter | undefined;
-  const read = await client.listAll(op, input, {
-    ...(filter && { filter }),
-    ...(op.pageParams ? { pageSize: LIST_READ_PAGE_SIZE } : {}),
-    maxPages: LIST_FILE_MAX_ITEMS / LIST_READ_PAGE_SIZE,
-  });
+  const outcome = await runOperationWith(deps, request, {}, (client, options) =>
+    client.listAll(op, input, {
+      ...options,
+      ...(op.pageParams ? { pageSize: LIST_READ_PAGE_SIZE } : {}),
+      maxPages: LIST_FILE_MAX_ITEMS / LIST_READ_PAGE_SIZE,
+    }),
+  );
+  if (outcome.kind === 'no_token') return tokenProblemReply(outcome);
+  const read = outcome.output;
   const items = withoutSecretFields(read.data) as unknown[];
   const command = `${SLASH_COMMAND} ${commandNameOf(op)}`;
   if (items.length === 0) return notice(`${codeSpan(command)} has nothing to list now, so no file was sent.`);

@@ -1,4 +1,5 @@
 import type { AnyOperation } from '../api/operation.js';
+import { requesterToken, type TokenProblem } from '../changes/tokens.js';
 import { actionButton, actionsBlock } from '../slack-kit/blocks.js';
 import { ActionId } from '../slack-kit/interaction-ids.js';
 import { notice, type Reply } from '../slack-kit/reply.js';
@@ -21,8 +22,9 @@ export function loginPrompt(text: string): Reply {
 }
 
 /**
- * The caller's token for `op`: none is needed for public operations. `started` is the same lookup
- * for this team and user, when it was started earlier.
+ * The caller's token for `op` (`requesterToken` in `lib/changes/tokens.ts` decides which): none is
+ * needed for public operations. `started` is the same lookup for this team and user, when it was
+ * started earlier.
  */
 export async function resolveToken(
   store: Store,
@@ -31,24 +33,22 @@ export async function resolveToken(
   op: AnyOperation | undefined,
   started?: Promise<TokenLookup>,
 ): Promise<TokenResolution> {
-  const lookup = await (started ?? store.tokenLinks.getToken(team, user));
-  if (lookup.status === 'found') return { ok: true, token: lookup.token, profile: lookup.link.profile };
-  if (op?.access === 'public') return { ok: true, token: undefined, profile: undefined };
-  if (lookup.status === 'invalid') {
-    return {
-      ok: false,
-      reply: loginPrompt(
-        `The API no longer accepts the token of your profile *${lookup.link.profile}* (revoked or expired). ` +
-          'Run `/cloud login` with a new token.',
-      ),
-    };
+  const token = await requesterToken(store, team, user, op, started);
+  if (token.ok) return token;
+  return { ok: false, reply: tokenProblemReply(token) };
+}
+
+/** What a person without a usable token is told, with the button that links one. */
+export function tokenProblemReply({ problem, profile }: { problem: TokenProblem; profile: string }): Reply {
+  if (problem === 'rejected') {
+    return loginPrompt(
+      `The API no longer accepts the token of your profile *${profile}* (revoked or expired). ` +
+        'Run `/cloud login` with a new token.',
+    );
   }
-  return {
-    ok: false,
-    reply: loginPrompt(
-      lookup.profile === 'default'
-        ? 'You have not linked a token yet. Run `/cloud login` and paste a personal access token.'
-        : `You have no token for profile *${lookup.profile}*. Run \`/cloud login --profile ${lookup.profile}\`.`,
-    ),
-  };
+  return loginPrompt(
+    profile === 'default'
+      ? 'You have not linked a token yet. Run `/cloud login` and paste a personal access token.'
+      : `You have no token for profile *${profile}*. Run \`/cloud login --profile ${profile}\`.`,
+  );
 }
