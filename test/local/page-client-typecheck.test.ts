@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -7,14 +7,18 @@ import type { ClientActionResult } from '../../infra/local/slack/page/client-api
 import type { ActionResult } from '../../infra/local/slack/page/server.js';
 
 /**
- * The sandbox page's browser script is plain JavaScript that no build step reads, so nothing but
- * `npm run typecheck` notices when it reads a field the server no longer sends or an element that
- * may be missing. These tests fail when the script drops out of that check, or when the check
- * loses the DOM library, the root's strictness or its separation from the server's check.
+ * The sandbox page's browser script is plain JavaScript (ES modules in `client/`) that no build
+ * step reads, so nothing but `npm run typecheck` notices when it reads a field the server no longer
+ * sends or an element that may be missing. These tests fail when a module of the script drops out
+ * of that check, or when the check loses the DOM library, the root's strictness or its separation
+ * from the server's check.
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const CLIENT = resolve(ROOT, 'infra/local/slack/page/client.js');
+const CLIENT_DIR = resolve(ROOT, 'infra/local/slack/page/client');
+const CLIENT_FILES = readdirSync(CLIENT_DIR)
+  .filter((name) => name.endsWith('.js'))
+  .map((name) => resolve(CLIENT_DIR, name));
 
 function parseConfig(configPath: string): ts.ParsedCommandLine {
   const parsed = ts.getParsedCommandLineOfConfigFile(configPath, undefined, {
@@ -47,22 +51,26 @@ function typecheckConfigs(): string[] {
 const hasDom = (options: ts.CompilerOptions) => (options.lib ?? []).some((lib) => /dom/i.test(lib));
 
 describe('the sandbox page script type-check', () => {
-  it('is run by npm run typecheck with checkJs and strict on client.js', () => {
-    const covering = typecheckConfigs()
-      .map(parseConfig)
-      .filter((config) => config.fileNames.map((file) => resolve(file)).includes(CLIENT));
-    expect(covering).toHaveLength(1);
-    const options = covering[0]?.options ?? {};
-    expect(options.checkJs).toBe(true);
-    expect(options.noEmit).toBe(true);
-    expect(options).toMatchObject({
-      strict: true,
-      noUncheckedIndexedAccess: true,
-      exactOptionalPropertyTypes: true,
-    });
+  it('is run by npm run typecheck with checkJs and strict on every module of client/', () => {
+    expect(CLIENT_FILES).toContain(resolve(CLIENT_DIR, 'main.js'));
+    const configs = typecheckConfigs().map(parseConfig);
+    for (const file of CLIENT_FILES) {
+      const covering = configs.filter((config) =>
+        config.fileNames.map((name) => resolve(name)).includes(file),
+      );
+      expect(covering, file).toHaveLength(1);
+      const options = covering[0]?.options ?? {};
+      expect(options.checkJs, file).toBe(true);
+      expect(options.noEmit, file).toBe(true);
+      expect(options, file).toMatchObject({
+        strict: true,
+        noUncheckedIndexedAccess: true,
+        exactOptionalPropertyTypes: true,
+      });
+    }
   });
 
-  it('checks client.js against the browser, not Node', () => {
+  it('checks client/ against the browser, not Node', () => {
     const page = parseConfig(resolve(ROOT, 'infra/local/slack/page/tsconfig.json'));
     expect(hasDom(page.options)).toBe(true);
     // Node's globals (`process`, `Buffer`) do not exist in the page.
@@ -75,13 +83,15 @@ describe('the sandbox page script type-check', () => {
     expect(hasDom(root.options)).toBe(false);
   });
 
-  it('starts client.js with // @ts-check, so editors check it without the tsconfig too', () => {
-    expect(readFileSync(CLIENT, 'utf8').split('\n')[0]).toBe('// @ts-check');
+  it('starts every module of client/ with // @ts-check, so editors check it without the tsconfig too', () => {
+    for (const file of CLIENT_FILES) {
+      expect(readFileSync(file, 'utf8').split('\n')[0], file).toBe('// @ts-check');
+    }
   });
 
   // Checked by `tsc` (the root type-check), not at run time: a field the server renames or drops
-  // while client.js still reads it fails `npm run typecheck` here.
-  it("holds the server's action answers to the shape client.js reads (state and completion share one type)", () => {
+  // while client/ still reads it fails `npm run typecheck` here.
+  it("holds the server's action answers to the shape client/ reads (state and completion share one type)", () => {
     expectTypeOf<ActionResult>().toExtend<ClientActionResult>();
   });
 });

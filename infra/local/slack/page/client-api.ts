@@ -1,5 +1,5 @@
 /**
- * What the sandbox page's browser script (`client.js`) reads from the page server's HTTP API, as
+ * What the sandbox page's browser script (`client/`) reads from the page server's HTTP API, as
  * types it imports through JSDoc. Kept free of imports on purpose: the script is type-checked on
  * its own with the DOM library, and importing the server's modules would pull Node's types and
  * the whole stand-in into that check. The server builds its answers with these same types

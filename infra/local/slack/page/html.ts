@@ -1,17 +1,20 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { PAGE_BASE_STYLE } from '../../../../lib/slack-kit/page-style.js';
 
 /**
- * The sandbox page: one self-contained HTML document with its style and script inline, so it
- * needs no build step and no other request than the page's own API. The Content-Security-Policy
- * allows exactly this script and style (by hash), so text the bot posts can never run as code
- * even if an escape were missed.
+ * The sandbox page: one HTML document with its style inline and its script as native ES modules
+ * (`client/`, entered at `client/main.js`) that the page server serves beside it, so it needs no
+ * build step. The Content-Security-Policy allows exactly this style (by hash) and scripts from the
+ * page's own origin only, never inline or evaluated code, so text the bot posts can never run as
+ * code even if an escape were missed.
  */
 
 export interface SandboxPage {
   readonly html: string;
   readonly contentSecurityPolicy: string;
+  /** The page's script modules, by the path each is served at (`/client/main.js`, …). */
+  readonly scripts: ReadonlyMap<string, string>;
 }
 
 // The Slack client's own layout, on the colours, type and buttons the install pages share.
@@ -162,15 +165,20 @@ function sha256Source(text: string): string {
   return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 }
 
-/** Where the browser code lives: a plain script file, linted with the rest of the code. */
-function clientScript(): string {
-  const source = readFileSync(new URL('./client.js', import.meta.url), 'utf8');
-  // Inside an inline <script>, `</script` would end it early.
-  return source.replace(/<\/(script)/gi, '<\\/$1');
+const CLIENT_DIR = new URL('./client/', import.meta.url);
+
+/**
+ * Where the browser code lives: plain ES modules, linted and type-checked with the rest of the
+ * code, each served as it is. Several files instead of one so each part of the page has its own;
+ * modules rather than files joined at serve time so each says what it uses (`import`), and the
+ * browser, `tsc` and Biome all read them as they are.
+ */
+function clientScripts(): ReadonlyMap<string, string> {
+  const files = readdirSync(CLIENT_DIR).filter((name) => name.endsWith('.js'));
+  return new Map(files.map((name) => [`/client/${name}`, readFileSync(new URL(name, CLIENT_DIR), 'utf8')]));
 }
 
 export function sandboxPage(): SandboxPage {
-  const script = clientScript();
   const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -179,13 +187,15 @@ export function sandboxPage(): SandboxPage {
 <title>Slack sandbox</title>
 <style>${STYLE}</style>
 </head>
-<body>${BODY}<script>${script}</script>
+<body>${BODY}<script type="module" src="/client/main.js"></script>
 </body>
 </html>
 `;
   const contentSecurityPolicy = [
     "default-src 'none'",
-    `script-src ${sha256Source(script)}`,
+    // The page's modules (`client/`): every other path of the page server answers HTML or JSON sent
+    // as nosniff, or the event stream, none of which a browser runs as a script.
+    "script-src 'self'",
     `style-src ${sha256Source(STYLE)}`,
     "connect-src 'self'",
     // Charts and pictures come from the Slack stand-in on another port, or from anywhere a block links.
@@ -194,5 +204,5 @@ export function sandboxPage(): SandboxPage {
     "form-action 'none'",
     "frame-ancestors 'none'",
   ].join('; ');
-  return { html, contentSecurityPolicy };
+  return { html, contentSecurityPolicy, scripts: clientScripts() };
 }

@@ -17,11 +17,12 @@ import { openViewFor, PageLookupError, type PageScope, pageState, resolveSeat } 
  * would send it; what the bot posts arrives in the stand-in's store and is streamed back as
  * Server-Sent Events.
  *
- * Routes: `GET /` the page, `GET /events` change notifications, `GET /api/state?user=&channel=`,
- * `GET /api/commands`, `POST /api/command`, `POST /api/click`, `POST /api/view`,
- * `POST /api/view/close`. Each takes the workspace the page acts in as `team` (the seeded one by
- * default). Outside Slack, the demo's cloud side: `GET /api/monitoring`, `POST
- * /api/monitoring/issue` and `POST /api/monitoring/resolve` (see `PageMonitoring`).
+ * Routes: `GET /` the page, `GET /client/*.js` its script modules, `GET /events` change
+ * notifications, `GET /api/state?user=&channel=`, `GET /api/commands`, `POST /api/command`,
+ * `POST /api/click`, `POST /api/view`, `POST /api/view/close`. Each takes the workspace the page
+ * acts in as `team` (the seeded one by default). Outside Slack, the demo's cloud side:
+ * `GET /api/monitoring`, `POST /api/monitoring/issue` and `POST /api/monitoring/resolve` (see
+ * `PageMonitoring`).
  */
 
 export interface PageServerOptions {
@@ -508,6 +509,16 @@ export function createPageHandler(workspace: SlackWorkspace, options: PageHandle
     const url = new URL(request.url ?? '/', 'http://localhost');
     const method = request.method ?? 'GET';
     if (method === 'GET' || method === 'HEAD') {
+      const script = page.scripts.get(url.pathname);
+      if (script !== undefined) {
+        response.writeHead(200, {
+          'content-type': 'text/javascript; charset=utf-8',
+          'cache-control': 'no-store',
+          'x-content-type-options': 'nosniff',
+        });
+        response.end(method === 'HEAD' ? undefined : script);
+        return;
+      }
       switch (url.pathname) {
         case '/':
         case '/index.html':

@@ -1,0 +1,122 @@
+// @ts-check
+// The composer: the slash-command box, what it completes (fitted to who is typing and where) and
+// its usage line, earlier commands, and sending a command.
+
+import { completionsFor } from './completion.js';
+import { node } from './dom.js';
+import { els, post, report, scheduleRefresh, setStatus, ui } from './session.js';
+
+/** @typedef {import('./completion.js').Completion} Completion */
+
+export async function loadCommands() {
+  try {
+    // Fitted to who is typing and where, as the bot's help is.
+    const query = new URLSearchParams({ team: ui.team, user: ui.user, channel: ui.channel });
+    const response = await fetch(`/api/commands?${query}`);
+    if (response.ok) {
+      ui.commands = await response.json();
+      ui.commandsFor = `${ui.user} ${ui.channel}`;
+    }
+  } catch {
+    // Completion is a convenience; commands still work without it.
+  }
+}
+
+function renderCompletions() {
+  const { items, active } = ui.completion;
+  els.completions.replaceChildren(
+    ...items.map((item, index) => {
+      const entry = node('li');
+      entry.dataset.testid = 'completion';
+      entry.dataset.value = item.value;
+      entry.setAttribute('role', 'option');
+      entry.classList.toggle('active', index === active);
+      entry.append(node('span', 'word', item.word), node('span', 'summary', item.summary));
+      entry.addEventListener('mousedown', (event) => {
+        event.preventDefault();
+        acceptCompletion(item);
+      });
+      return entry;
+    }),
+  );
+  els.completions.hidden = items.length === 0;
+  els.completions.querySelector('.active')?.scrollIntoView({ block: 'nearest' });
+}
+
+function updateCompletions() {
+  const { items, usage } = completionsFor(els.input.value, ui.commands);
+  const complete = items.length === 1 && items[0]?.value.trim() === els.input.value.trim();
+  ui.completion = { items: complete ? [] : items.slice(0, 60), active: -1 };
+  els.usage.textContent = usage;
+  renderCompletions();
+}
+
+function hideCompletions() {
+  ui.completion = { items: [], active: -1 };
+  renderCompletions();
+}
+
+/** @param {Completion} item */
+function acceptCompletion(item) {
+  els.input.value = item.value;
+  els.input.focus();
+  updateCompletions();
+}
+
+async function sendCommand() {
+  const text = els.input.value.trim();
+  if (text === '') return;
+  hideCompletions();
+  ui.history.unshift(text);
+  ui.historyIndex = -1;
+  els.send.disabled = true;
+  setStatus(`Sending ${text}…`, 'pending');
+  const result = await post('/api/command', { user: ui.user, channel: ui.channel, text });
+  els.send.disabled = false;
+  report(`Sent ${text}`, result);
+  if (result.ok) {
+    els.input.value = '';
+    els.usage.textContent = '';
+  }
+  scheduleRefresh();
+}
+
+/** Sending, completing as the person types, and stepping through earlier commands. */
+export function wireComposer() {
+  els.form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    sendCommand();
+  });
+  els.input.addEventListener('input', updateCompletions);
+  els.input.addEventListener('focus', updateCompletions);
+  els.input.addEventListener('blur', hideCompletions);
+  els.input.addEventListener('keydown', (event) => {
+    const { items, active } = ui.completion;
+    if (items.length > 0) {
+      if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+        event.preventDefault();
+        const step = event.key === 'ArrowDown' ? 1 : -1;
+        ui.completion.active = (active + step + items.length) % items.length;
+        renderCompletions();
+        return;
+      }
+      if (event.key === 'Tab' || (event.key === 'Enter' && active >= 0)) {
+        event.preventDefault();
+        const chosen = items[Math.max(active, 0)];
+        if (chosen) acceptCompletion(chosen);
+        return;
+      }
+      if (event.key === 'Escape') {
+        hideCompletions();
+        return;
+      }
+    }
+    // Earlier commands, newest first, as a terminal would offer them.
+    if ((event.key === 'ArrowUp' || event.key === 'ArrowDown') && ui.history.length > 0) {
+      event.preventDefault();
+      const step = event.key === 'ArrowUp' ? 1 : -1;
+      ui.historyIndex = Math.min(Math.max(ui.historyIndex + step, -1), ui.history.length - 1);
+      els.input.value = ui.historyIndex < 0 ? '' : (ui.history[ui.historyIndex] ?? '');
+    }
+  });
+}
