@@ -3,17 +3,14 @@ import type { ViewOutput } from '@slack/bolt';
 import type { SectionBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import * as z from 'zod';
-import { createApiClient } from '../api/client-factory.js';
-import { ApiError } from '../api/errors.js';
-import { getOperation } from '../api/operations/index.js';
 import type { BotCommandName } from '../commands/bot-command-specs.js';
 import type { ParsedCommand } from '../commands/parse.js';
+import { type LinkRefusal, linksOf, linkToken, unlinkProfile, useProfile } from '../core/membership.js';
 import { CallbackId } from '../slack-kit/interaction-ids.js';
 import { truncate } from '../slack-kit/limits.js';
 import { notice, type Reply } from '../slack-kit/reply.js';
 import { bold, codeSpan, slackDate } from '../slack-kit/text.js';
-import { loadAhead } from '../store/index.js';
-import { PROFILE_NAME_PATTERN } from '../store/keys.js';
+import { callerOf } from './caller.js';
 import type { BotCommandContext, BotDeps } from './context.js';
 import { republishHome } from './home-refresh.js';
 import { openModal } from './modals.js';
@@ -40,8 +37,6 @@ export type HandledBotCommand = Exclude<BotCommandName, 'help'>;
  */
 export type BotHandlers = { readonly [Name in HandledBotCommand]: BotHandler };
 
-const PROFILE_NAME = PROFILE_NAME_PATTERN;
-
 function profileFlag(parsed: BotParsed): string | undefined {
   const value = parsed.flags.profile;
   return typeof value === 'string' ? value : undefined;
@@ -51,7 +46,7 @@ const handlers = {
   login: (context, parsed) => openLogin(context, profileFlag(parsed) ?? 'default'),
   logout: (context, parsed) => logout(context, profileFlag(parsed)),
   whoami: (context) => whoami(context),
-  use: (context, parsed) => useProfile(context, parsed.args[0] ?? ''),
+  use: (context, parsed) => switchProfile(context, parsed.args[0] ?? ''),
   approvals: async (context, parsed) => {
     // The change workflow and its renderers load with the first approvals command, not with a
     // login or whoami, which share this module.
@@ -171,9 +166,27 @@ export interface LoginSubmission {
 
 type LoginAck = { response_action: 'errors'; errors: Record<string, string> } | undefined;
 
+/** What the modal shows under the field a refused login is about. */
+const REFUSAL_FIELDS: Readonly<Record<LinkRefusal, { readonly block: string; readonly text: string }>> = {
+  profile_name_invalid: {
+    block: PROFILE_BLOCK,
+    text: 'Use 1 to 32 letters, digits, ., - or _, starting with a letter or digit.',
+  },
+  token_malformed: { block: TOKEN_BLOCK, text: 'That does not look like a token.' },
+  token_rejected: {
+    block: TOKEN_BLOCK,
+    text: 'The API did not accept this token: it may be mistyped, revoked or expired.',
+  },
+  api_unreachable: { block: TOKEN_BLOCK, text: 'The API did not answer in time. Try again in a moment.' },
+  check_failed: {
+    block: TOKEN_BLOCK,
+    text: 'The token could not be checked with the API. Try again in a moment.',
+  },
+};
+
 /**
- * Checks the token with `GET /profile`, learns its scopes, label and expiry, and stores it
- * encrypted. The token is never echoed: not in errors, not in the confirmation.
+ * The login modal's submission: the token is linked by the core (`linkToken`), which checks it
+ * with the API first. The token is never echoed: not in errors, not in the confirmation.
  */
 export async function handleLoginSubmission(
   deps: BotDeps,
@@ -183,113 +196,38 @@ export async function handleLoginSubmission(
   const token = values[TOKEN_BLOCK]?.[TOKEN_INPUT]?.value?.trim() ?? '';
   const profile = values[PROFILE_BLOCK]?.[PROFILE_INPUT]?.value?.trim() || 'default';
   const metadata = LoginMetadataSchema.safeParse(safeJson(submission.view.private_metadata));
+  const ctx = {
+    team: submission.team,
+    user: submission.user,
+    channel: metadata.success ? metadata.data.channel : '',
+    correlationId: randomUUID(),
+  };
 
-  if (!PROFILE_NAME.test(profile)) {
-    return {
-      ack: {
-        response_action: 'errors',
-        errors: {
-          [PROFILE_BLOCK]: 'Use 1 to 32 letters, digits, ., - or _, starting with a letter or digit.',
-        },
-      },
-    };
+  const outcome = await linkToken(deps, callerOf({ ctx, client: submission.client }), { profile, token });
+  if (outcome.kind === 'refused') {
+    const { block, text } = REFUSAL_FIELDS[outcome.reason];
+    return { ack: { response_action: 'errors', errors: { [block]: text } } };
   }
-  if (!/^\S{16,200}$/.test(token)) {
-    return {
-      ack: { response_action: 'errors', errors: { [TOKEN_BLOCK]: 'That does not look like a token.' } },
-    };
-  }
-
-  // The link is stored once the API has accepted the token: its module loads meanwhile.
-  loadAhead(deps.store.tokenLinks);
-  const identity = await identify(deps, token);
-  if (!identity.ok) return { ack: { response_action: 'errors', errors: { [TOKEN_BLOCK]: identity.reason } } };
-
-  // The profile just linked becomes the active one, in the same write as the link.
-  await deps.store.tokenLinks.saveLink(
-    {
-      team: submission.team,
-      user: submission.user,
-      profile,
-      token,
-      label: identity.label,
-      apiUsername: identity.username,
-      scopes: identity.scopes,
-      expiry: identity.expiry,
-    },
-    { activate: true },
-  );
 
   // The confirmation and the Home's refresh (a hand-off) are independent: told together.
   const confirmation = async () => {
     if (!metadata.success) return;
-    const expiry = identity.expiry ? `expires ${slackDate(identity.expiry, 'at')}` : 'does not expire';
+    const expiry = outcome.expiry ? `expires ${slackDate(outcome.expiry, 'at')}` : 'does not expire';
     await submission.client.chat
       .postEphemeral({
         channel: metadata.data.channel,
         user: submission.user,
         text:
-          `:white_check_mark: Linked as ${bold(identity.username)} (profile ${codeSpan(profile)}, now active). ` +
-          `Scopes: ${codeSpan(identity.scopes)}; the token ${expiry}.`,
+          `:white_check_mark: Linked as ${bold(outcome.apiUsername)} (profile ${codeSpan(outcome.profile)}, now active). ` +
+          `Scopes: ${codeSpan(outcome.scopes)}; the token ${expiry}.`,
       })
       .catch((error: unknown) => deps.logger.warn('login confirmation not posted', { error }));
   };
-  await Promise.all([confirmation(), republishHome(deps, submission.team, [submission.user], randomUUID())]);
+  await Promise.all([
+    confirmation(),
+    republishHome(deps, submission.team, [submission.user], ctx.correlationId),
+  ]);
   return { ack: undefined };
-}
-
-type Identity =
-  | { ok: true; username: string; scopes: string; label: string; expiry: Date | null }
-  | { ok: false; reason: string };
-
-async function identify(deps: BotDeps, token: string): Promise<Identity> {
-  let scopes: string | undefined;
-  const client = createApiClient(deps.api, token);
-  const observed = createApiClient(deps.api, token, {
-    timeoutMs: Math.min(deps.api.timeoutMs, 2000),
-    observe: (event) => {
-      if (event.oauthScopes !== undefined) scopes = event.oauthScopes;
-    },
-  });
-  // The token's own record (label, expiry) is asked for at the same time as the profile: one API
-  // round trip before the modal closes instead of two. Its answer counts only once the profile
-  // call has accepted the token.
-  const profileCall = observed.call(getOperation('profile.view'), {});
-  const tokensCall = client.listAll(getOperation('profile.tokens-list'), {}, { timeoutMs: 1500 });
-  tokensCall.catch(() => undefined);
-  let username: string;
-  try {
-    const profile = await profileCall;
-    username = profile.username;
-  } catch (error) {
-    if (error instanceof ApiError && error.code === 'unauthorized') {
-      return {
-        ok: false,
-        reason: 'The API did not accept this token: it may be mistyped, revoked or expired.',
-      };
-    }
-    if (error instanceof ApiError && (error.code === 'timeout' || error.code === 'network')) {
-      return { ok: false, reason: 'The API did not answer in time. Try again in a moment.' };
-    }
-    return { ok: false, reason: 'The token could not be checked with the API. Try again in a moment.' };
-  }
-
-  // Label and expiry are on the token's own record, which tokens with account:read_only can list;
-  // the list shows the first 16 characters of each token.
-  let label = 'personal access token';
-  let expiry: Date | null = null;
-  try {
-    const tokens = await tokensCall;
-    const own = tokens.data.find((t) => token.startsWith(t.token.slice(0, 16)));
-    if (own) {
-      label = own.label;
-      scopes ??= own.scopes;
-      expiry = own.expiry ? new Date(own.expiry.endsWith('Z') ? own.expiry : `${own.expiry}Z`) : null;
-    }
-  } catch {
-    // Without account:read_only the token cannot list tokens; scopes still come from the header.
-  }
-  return { ok: true, username, scopes: scopes ?? 'unknown', label: truncate(label, 100), expiry };
 }
 
 function safeJson(text: string | undefined): unknown {
@@ -303,22 +241,22 @@ function safeJson(text: string | undefined): unknown {
 // ---------------------------------------------------------------------------------------------
 // logout, whoami, use
 
-async function logout({ deps, ctx }: BotCommandContext, profile: string | undefined): Promise<Reply> {
-  const name = profile ?? (await deps.store.tokenLinks.getActiveProfile(ctx.team, ctx.user)) ?? 'default';
-  const deleted = await deps.store.tokenLinks.deleteLink(ctx.team, ctx.user, name);
-  if (deleted) await republishHome(deps, ctx.team, [ctx.user], ctx.correlationId);
+async function logout(context: BotCommandContext, profile: string | undefined): Promise<Reply> {
+  const { deps, ctx } = context;
+  const outcome = await unlinkProfile(deps, callerOf(context), { profile });
+  if (outcome.kind === 'unlinked') await republishHome(deps, ctx.team, [ctx.user], ctx.correlationId);
   return notice(
-    deleted
-      ? `Unlinked profile \`${name}\`; its token is deleted from the bot. Revoke it in the cloud console too if you no longer need it.`
-      : `You have no linked token named \`${name}\`. \`/cloud whoami\` lists yours.`,
+    outcome.kind === 'unlinked'
+      ? `Unlinked profile \`${outcome.profile}\`; its token is deleted from the bot. Revoke it in the cloud console too if you no longer need it.`
+      : `You have no linked token named \`${outcome.profile}\`. \`/cloud whoami\` lists yours.`,
   );
 }
 
-async function whoami({ deps, ctx }: BotCommandContext): Promise<Reply> {
-  const { links, activeProfile } = await deps.store.tokenLinks.listLinks(ctx.team, ctx.user);
+async function whoami(context: BotCommandContext): Promise<Reply> {
+  const links = await linksOf(context.deps, callerOf(context));
   if (links.length === 0) return notice('You have no linked token. Run `/cloud login` to link one.');
   const lines = links.map((link) => {
-    const active = link.profile === activeProfile ? ' *(active)*' : '';
+    const active = link.active ? ' *(active)*' : '';
     const state = link.status === 'invalid' ? ' :warning: rejected by the API — log in again' : '';
     const expiry = link.expiry ? `expires ${slackDate(link.expiry, 'at')}` : 'no expiry';
     return `• ${codeSpan(link.profile)}${active}: ${bold(link.apiUsername)}, scopes ${codeSpan(link.scopes)}, ${expiry}${state}`;
@@ -326,13 +264,14 @@ async function whoami({ deps, ctx }: BotCommandContext): Promise<Reply> {
   return notice(`Your linked tokens:\n${lines.join('\n')}`);
 }
 
-async function useProfile({ deps, ctx }: BotCommandContext, profile: string): Promise<Reply> {
-  const switched = await deps.store.tokenLinks.setActiveProfile(ctx.team, ctx.user, profile);
-  if (switched) await republishHome(deps, ctx.team, [ctx.user], ctx.correlationId);
+async function switchProfile(context: BotCommandContext, profile: string): Promise<Reply> {
+  const { deps, ctx } = context;
+  const outcome = await useProfile(deps, callerOf(context), { profile });
+  if (outcome.kind === 'switched') await republishHome(deps, ctx.team, [ctx.user], ctx.correlationId);
   return notice(
-    switched
-      ? `Your commands now run with profile \`${profile}\`.`
-      : `You have no linked token named \`${profile}\`. Link one with \`/cloud login --profile ${profile}\`.`,
+    outcome.kind === 'switched'
+      ? `Your commands now run with profile \`${outcome.profile}\`.`
+      : `You have no linked token named \`${outcome.profile}\`. Link one with \`/cloud login --profile ${outcome.profile}\`.`,
   );
 }
 

@@ -8,6 +8,7 @@ import {
 } from '@slack/bolt';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { DEFAULT_SLACK_STORAGE_BUDGET_MS } from '../config.js';
+import { isTeamRemovalError, rememberServingOrg } from '../core/installations.js';
 import { passkeyRequestPath } from '../passkeys/paths.js';
 import { SLACK_CLIENT_OPTIONS } from '../slack-kit/web-client.js';
 import { isStorageUnavailable } from '../store/errors.js';
@@ -15,7 +16,6 @@ import { withoutStorageBudget, withStorageBudget } from '../store/store-context.
 import type { BotDeps } from './context.js';
 import { registerListeners } from './listeners/index.js';
 import { isOAuthPage, oauthRoutes } from './oauth.js';
-import { isTeamRemovalError } from './uninstall.js';
 
 /**
  * The Slack side of the bot, wired: Bolt verifies signatures and routes to the listeners
@@ -152,7 +152,7 @@ function authorizeFor(deps: BotDeps): Authorize<boolean> {
     const { teamId, enterpriseId, isEnterpriseInstall } = source;
     // The worker and the reporter know only a team: note which org's installation serves it.
     if (isEnterpriseInstall && teamId && enterpriseId && !remembered.has(teamId)) {
-      await deps.store.installations.rememberServedBy(teamId, enterpriseId);
+      await rememberServingOrg(deps, { team: teamId, enterprise: enterpriseId });
       remembered.add(teamId);
     }
     return result;

@@ -1,7 +1,7 @@
 import type { App } from '@slack/bolt';
+import { type RemovalReason, removeTeam } from '../../core/installations.js';
 import { withoutStorageBudget } from '../../store/store-context.js';
 import type { BotDeps } from '../context.js';
-import { type RemovalReason, removeTeam, TeamRemovalError } from '../uninstall.js';
 
 /**
  * Events Slack sends about the app itself: a workspace removing it or revoking its token, and a
@@ -22,15 +22,18 @@ export function registerEvents(app: App, deps: BotDeps): void {
       if (reason === 'tokens_revoked' && !('tokens' in event && event.tokens.bot?.length)) return;
       const team = body.team_id;
       if (!team) return;
-      const redelivered = context.retryNum !== undefined;
-      try {
-        await withoutStorageBudget(() =>
-          removeTeam(deps, team, body.enterprise_id ?? undefined, reason, { redelivered }),
-        );
-      } catch (error) {
-        // Answered 200, Slack would never send it again, and the rest would stay: links included.
-        throw new TeamRemovalError(team, reason, { cause: error });
-      }
+      // A removal that does not finish throws `TeamRemovalError`: answered 200, Slack would never
+      // send it again, and the rest would stay, links included.
+      await withoutStorageBudget(() =>
+        removeTeam(deps, {
+          team,
+          enterprise: body.enterprise_id ?? undefined,
+          reason,
+          redelivered: context.retryNum !== undefined,
+          // The worker's and reporter's cache of bot tokens: a warm container must not keep the revoked one.
+          onInstallationRemoved: () => deps.botTokens?.forget(team),
+        }),
+      );
     });
   }
 }

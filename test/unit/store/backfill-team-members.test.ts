@@ -11,7 +11,7 @@ import {
   parseBackfillArguments,
 } from '../../../infra/backfill-team-members.js';
 import { localDynamoDbClientConfig } from '../../../infra/local/dynamodb.js';
-import { removeTeam } from '../../../lib/slack/uninstall.js';
+import { removeTeam } from '../../../lib/core/installations.js';
 import { createStore } from '../../../lib/store/index.js';
 import { keys } from '../../../lib/store/keys.js';
 import { ReportSubscriptionRepository } from '../../../lib/store/report-subscriptions.js';
@@ -173,7 +173,14 @@ describe('backfilling team member items', () => {
     const store = createStore(test.ctx, cipher);
     const logger = new Logger({ serviceName: 'backfill-test', logLevel: 'SILENT' });
 
-    const removal = await removeTeam({ store, logger }, 'T0GONE', undefined, 'app_uninstalled');
+    const removal = await removeTeam(
+      { store, logger },
+      {
+        team: 'T0GONE',
+        enterprise: undefined,
+        reason: 'app_uninstalled',
+      },
+    );
 
     expect(removal.linksDeleted).toBe(3);
     for (const user of ['U0ALPHA', 'U0BETA', 'U0GAMMA']) {
