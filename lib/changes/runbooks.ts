@@ -40,17 +40,22 @@ const ARG_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:@/-]*$/;
 // ---------------------------------------------------------------------------------------------
 // definitions
 
+/** Why a name cannot be a runbook's. */
+export type RunbookNameFault =
+  /** Not 1 to 32 lowercase letters, digits or dashes, starting with a letter. */
+  | 'shape'
+  /** A name that reaches an object's prototype, such as `constructor`. */
+  | 'reserved'
+  /** A word the bot answers to at its top level: a command or one of their aliases. */
+  | 'command';
+
 /** Why a name cannot be a runbook's, or undefined when it can. */
-export function runbookNameProblem(name: string): string | undefined {
-  if (!COMMAND_NAME_PATTERN.test(name)) {
-    return 'A runbook name is 1 to 32 lowercase letters, digits or dashes, starting with a letter.';
-  }
-  if (isPrototypeKey(name)) return `\`${name}\` cannot be a runbook name.`;
+export function runbookNameFault(name: string): RunbookNameFault | undefined {
+  if (!COMMAND_NAME_PATTERN.test(name)) return 'shape';
+  if (isPrototypeKey(name)) return 'reserved';
   // A runbook is run as `runbook run NAME`, but its name must not read as a command either.
   // Aliases too: `findTopic` knows every word the top level answers to.
-  if (registry.findTopic(name).found) {
-    return `\`${name}\` is a command of this bot; pick another name.`;
-  }
+  if (registry.findTopic(name).found) return 'command';
   return undefined;
 }
 
@@ -59,30 +64,36 @@ function placeholdersOf(step: string): number[] {
   return [...step.matchAll(PLACEHOLDER)].map((match) => Number(match[1]));
 }
 
+/** Why steps cannot be a runbook's; `step` counts from 1. */
+export type StepFault =
+  | { readonly kind: 'no_steps' }
+  | { readonly kind: 'too_many_steps'; readonly max: number }
+  | { readonly kind: 'too_long'; readonly step: number; readonly max: number }
+  /** A `$` that is not `$1` to `$9`. */
+  | { readonly kind: 'bad_parameter'; readonly step: number }
+  /** The command parser refused it, saying why in `parserMessage`. */
+  | { readonly kind: 'unparsed'; readonly step: number; readonly parserMessage: string }
+  /** A command of the bot's own, not an API operation. */
+  | { readonly kind: 'not_an_operation'; readonly step: number }
+  | { readonly kind: 'breaks_glass'; readonly step: number };
+
 /**
- * Each step checked by the real parser with its placeholders filled in: a problem a line, empty
- * when every step is a command that could run.
+ * Each step checked by the real parser with its placeholders filled in: a fault a step (or one
+ * for the list), empty when every step is a command that could run.
  */
-export function stepProblems(steps: readonly string[]): string[] {
-  if (steps.length === 0) return ['A runbook has at least one step.'];
-  if (steps.length > MAX_RUNBOOK_STEPS) return [`A runbook has at most ${MAX_RUNBOOK_STEPS} steps.`];
-  const problems: string[] = [];
-  steps.forEach((step, index) => {
-    const label = `Step ${index + 1}`;
-    if (step.length > MAX_STEP_LENGTH) {
-      problems.push(`${label} is longer than ${MAX_STEP_LENGTH} characters.`);
-      return;
-    }
-    if (/\$(0|[^1-9])|\$$/.test(step)) {
-      problems.push(`${label}: parameters are \`$1\` to \`$9\`.`);
-      return;
-    }
-    const parsed = parseCommand(step.replace(PLACEHOLDER, PLACEHOLDER_STAND_IN));
-    if (parsed.kind === 'error') problems.push(`${label}: ${parsed.message.split('\n')[0]}`);
-    else if (parsed.kind !== 'operation') problems.push(`${label} is not an API operation.`);
-    else if (parsed.breakGlass !== undefined) problems.push(`${label}: a runbook step cannot break glass.`);
+export function stepFaults(steps: readonly string[]): StepFault[] {
+  if (steps.length === 0) return [{ kind: 'no_steps' }];
+  if (steps.length > MAX_RUNBOOK_STEPS) return [{ kind: 'too_many_steps', max: MAX_RUNBOOK_STEPS }];
+  return steps.flatMap((text, index): StepFault[] => {
+    const step = index + 1;
+    if (text.length > MAX_STEP_LENGTH) return [{ kind: 'too_long', step, max: MAX_STEP_LENGTH }];
+    if (/\$(0|[^1-9])|\$$/.test(text)) return [{ kind: 'bad_parameter', step }];
+    const parsed = parseCommand(text.replace(PLACEHOLDER, PLACEHOLDER_STAND_IN));
+    if (parsed.kind === 'error') return [{ kind: 'unparsed', step, parserMessage: parsed.message }];
+    if (parsed.kind !== 'operation') return [{ kind: 'not_an_operation', step }];
+    if (parsed.breakGlass !== undefined) return [{ kind: 'breaks_glass', step }];
+    return [];
   });
-  return problems;
 }
 
 /** How many arguments a runbook takes: its highest `$N`. */
@@ -90,23 +101,22 @@ export function parameterCount(steps: readonly string[]): number {
   return Math.max(0, ...steps.flatMap(placeholdersOf));
 }
 
+/** Why a run's arguments do not fit its runbook. */
+export type ArgumentFault =
+  | { readonly kind: 'count'; readonly needed: number; readonly given: number }
+  /** An argument that is not one word of letters, digits and `_ . : @ / -`, or too long. */
+  | { readonly kind: 'not_a_word' };
+
 export type Substitution =
   | { readonly ok: true; readonly commands: readonly string[] }
-  | { readonly ok: false; readonly problem: string };
+  | { readonly ok: false; readonly fault: ArgumentFault };
 
 /** The steps with the run's arguments in place, or why the arguments do not fit. */
 export function substituteArgs(steps: readonly string[], args: readonly string[]): Substitution {
   const needed = parameterCount(steps);
-  if (args.length !== needed) {
-    return {
-      ok: false,
-      problem: `This runbook takes ${needed} argument${needed === 1 ? '' : 's'}; ${args.length} given.`,
-    };
-  }
+  if (args.length !== needed) return { ok: false, fault: { kind: 'count', needed, given: args.length } };
   const bad = args.find((arg) => arg.length > MAX_ARG_LENGTH || !ARG_PATTERN.test(arg));
-  if (bad !== undefined) {
-    return { ok: false, problem: 'Each argument is one word of letters, digits and `_ . : @ / -`.' };
-  }
+  if (bad !== undefined) return { ok: false, fault: { kind: 'not_a_word' } };
   return {
     ok: true,
     commands: steps.map((step) => step.replace(PLACEHOLDER, (_, n) => args[Number(n) - 1] ?? '')),
@@ -168,6 +178,11 @@ const STOPPING: ReadonlySet<RunbookStepState> = new Set(['failed', 'in_doubt', '
 
 function withStep(run: RunbookRun, index: number, patch: Partial<RunbookStep>): RunbookStep[] {
   return run.steps.map((step, i) => (i === index ? { ...step, ...patch } : step));
+}
+
+/** A new run with the message its thread hangs from, in place of the run as created. */
+export function threadRun(run: RunbookRun, threadTs: string): RunbookRun {
+  return { ...run, threadTs, version: run.version + 1 };
 }
 
 /** The claim on starting step `index`: only from pending, only while the run goes on, only once. */

@@ -9,30 +9,39 @@ import { attemptChange } from '../changes/outcomes.js';
 import { requestApproval } from '../changes/requests.js';
 import {
   type ApprovalEnd,
+  type ArgumentFault,
   approvalEnded,
   approvedStepRan,
-  parameterCount,
   type RequestFollower,
   type RunbookEvent,
+  type RunbookNameFault,
   type RunbookSurface,
-  requestCancel,
-  runbookNameProblem,
+  type StepFault,
   startStep,
-  stepProblems,
-  substituteArgs,
   watchEnded,
 } from '../changes/runbooks.js';
 import { type StatusWatchSurface, startStatusWatch } from '../changes/status-watch.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import { splitCommands } from '../commands/tokenize.js';
-import { isPolicyAdmin } from '../core/admins.js';
+import {
+  type AddRunbookOutcome,
+  addRunbook,
+  cancelRunbookRun,
+  checkRunbookChange,
+  findRunbook,
+  listRunbooks,
+  type RunbookScope,
+  type RunbookSummary,
+  removeRunbook,
+  startRunbookRun,
+} from '../core/runbook-library.js';
 import type { ChannelPacer } from '../reports/pacer.js';
 import { confirmDialog, sectionBlock } from '../slack-kit/blocks.js';
 import { channelRefusalHint, ensureBotCanPost } from '../slack-kit/channel-access.js';
 import { ActionId, CallbackId } from '../slack-kit/interaction-ids.js';
 import { notice, type Reply } from '../slack-kit/reply.js';
 import { codeSpan, escapeMrkdwn } from '../slack-kit/text.js';
-import type { Approval, Runbook, RunbookRun, RunbookStep } from '../store/index.js';
+import type { Approval, RunbookRun, RunbookStep } from '../store/index.js';
 import type { RunbookStepJob } from '../worker/jobs.js';
 import { slackApprovalSurface } from './approval-surface.js';
 import { slackChangeRunner } from './approved-run-surface.js';
@@ -48,8 +57,9 @@ import { resolveToken } from './token-resolution.js';
 import '../zod-settings.js';
 
 /**
- * Runbooks as Slack shows them (`lib/changes/runbooks.ts` decides): `/cloud runbook …`, and a
- * run as one channel message listing its steps, whose thread says each step's moves. Approval
+ * Runbooks as Slack shows them (`lib/core/runbook-library.ts` decides who may change, start or
+ * cancel what, and `lib/changes/runbooks.ts` how a run moves): `/cloud runbook …`, and a run as
+ * one channel message listing its steps, whose thread says each step's moves. Approval
  * cards go in the channel as any request's do; the thread says which step waits on which.
  */
 
@@ -294,39 +304,16 @@ export async function handleRunbookCommand(
   context: BotCommandContext,
   parsed: BotParsed,
 ): Promise<Reply | undefined> {
-  const { deps, ctx } = context;
   const name = parsed.args[0] ?? '';
   switch (parsed.subcommand) {
     case 'add':
-      return addRunbook(context, name, parsed.flags.steps, parsed.flags.workspace === true);
+      return addRunbookAs(context, name, parsed.flags.steps, parsed.flags.workspace === true);
     case 'list':
-      return listRunbooks(context);
-    case 'show': {
-      const problem = runbookNameProblem(name);
-      if (problem) return notice(problem);
-      const runbook = await deps.store.runbooks.find(ctx.team, ctx.channel, name);
-      if (!runbook) return notice(noRunbook(name));
-      const scope = runbook.channel === null ? ' (the workspace’s)' : '';
-      return notice(
-        [
-          `Runbook ${codeSpan(name)}${scope}:`,
-          ...runbook.steps.map((s, i) => `${i + 1}. ${codeSpan(s)}`),
-        ].join('\n'),
-      );
-    }
-    case 'remove': {
-      const problem = runbookNameProblem(name);
-      if (problem) return notice(problem);
-      const workspace = parsed.flags.workspace === true;
-      if (workspace && !(await mayChangeWorkspaceRunbooks(context))) return notice(WORKSPACE_ADMINS_ONLY);
-      const removed = await deps.store.runbooks.remove(ctx.team, workspace ? null : ctx.channel, name);
-      if (removed) return notice(`Removed ${workspace ? 'workspace ' : ''}runbook ${codeSpan(name)}.`);
-      return notice(
-        workspace
-          ? `The workspace has no runbook ${codeSpan(name)}.`
-          : `This channel has no runbook ${codeSpan(name)}.`,
-      );
-    }
+      return listRunbooksAs(context);
+    case 'show':
+      return showRunbook(context, name);
+    case 'remove':
+      return removeRunbookAs(context, { name, workspace: parsed.flags.workspace === true });
     case 'run':
       return startRun(context, name, parsed.args.slice(1));
     case 'cancel':
@@ -336,8 +323,6 @@ export async function handleRunbookCommand(
   }
 }
 
-const RUN_ID_PATTERN = /^[A-Za-z0-9-]{1,64}$/;
-
 const WORKSPACE_ADMINS_ONLY =
   'Only workspace admins (or the admins named in the approval policy) can change workspace runbooks. Leave out `--workspace` to change a runbook of this channel.';
 
@@ -345,35 +330,101 @@ function noRunbook(name: string): string {
   return `Neither this channel nor the workspace has a runbook ${codeSpan(name)}.`;
 }
 
-/** Workspace runbooks run in every channel: only policy admins add or remove them. */
-async function mayChangeWorkspaceRunbooks(context: BotCommandContext): Promise<boolean> {
-  const policy = await context.deps.store.approvalPolicy.get(context.ctx.team);
-  return isPolicyAdmin(context.deps, callerOf(context), policy);
+/** Why `name` cannot be a runbook's, in words. */
+function runbookNameProblem(name: string, fault: RunbookNameFault): string {
+  switch (fault) {
+    case 'shape':
+      return 'A runbook name is 1 to 32 lowercase letters, digits or dashes, starting with a letter.';
+    case 'reserved':
+      return `\`${name}\` cannot be a runbook name.`;
+    case 'command':
+      return `\`${name}\` is a command of this bot; pick another name.`;
+  }
 }
 
-function runbookLine(runbook: Runbook, note = ''): string {
-  const steps = runbook.steps.length;
-  return `${codeSpan(runbook.name)}: ${steps} step${steps === 1 ? '' : 's'}, ${parameterCount(runbook.steps)} argument(s)${note}`;
+/** One line of a runbook's steps that cannot be. */
+export function stepProblem(fault: StepFault): string {
+  switch (fault.kind) {
+    case 'no_steps':
+      return 'A runbook has at least one step.';
+    case 'too_many_steps':
+      return `A runbook has at most ${fault.max} steps.`;
+    case 'too_long':
+      return `Step ${fault.step} is longer than ${fault.max} characters.`;
+    case 'bad_parameter':
+      return `Step ${fault.step}: parameters are \`$1\` to \`$9\`.`;
+    case 'unparsed':
+      return `Step ${fault.step}: ${fault.parserMessage.split('\n')[0]}`;
+    case 'not_an_operation':
+      return `Step ${fault.step} is not an API operation.`;
+    case 'breaks_glass':
+      return `Step ${fault.step}: a runbook step cannot break glass.`;
+  }
+}
+
+function argumentProblem(fault: ArgumentFault): string {
+  switch (fault.kind) {
+    case 'count':
+      return `This runbook takes ${fault.needed} argument${fault.needed === 1 ? '' : 's'}; ${fault.given} given.`;
+    case 'not_a_word':
+      return 'Each argument is one word of letters, digits and `_ . : @ / -`.';
+  }
+}
+
+async function showRunbook(context: BotCommandContext, name: string): Promise<Reply> {
+  const found = await findRunbook(context.deps, callerOf(context), { name });
+  switch (found.kind) {
+    case 'invalid_name':
+      return notice(runbookNameProblem(name, found.fault));
+    case 'not_found':
+      return notice(noRunbook(name));
+    case 'found': {
+      const scope = found.runbook.channel === null ? ' (the workspace’s)' : '';
+      return notice(
+        [
+          `Runbook ${codeSpan(name)}${scope}:`,
+          ...found.runbook.steps.map((s, i) => `${i + 1}. ${codeSpan(s)}`),
+        ].join('\n'),
+      );
+    }
+  }
+}
+
+async function removeRunbookAs(context: BotCommandContext, scope: RunbookScope): Promise<Reply> {
+  const { name, workspace } = scope;
+  const removed = await removeRunbook(context.deps, callerOf(context), scope);
+  switch (removed.kind) {
+    case 'invalid_name':
+      return notice(runbookNameProblem(name, removed.fault));
+    case 'not_allowed':
+      return notice(WORKSPACE_ADMINS_ONLY);
+    case 'removed':
+      return notice(`Removed ${workspace ? 'workspace ' : ''}runbook ${codeSpan(name)}.`);
+    case 'not_found':
+      return notice(
+        workspace
+          ? `The workspace has no runbook ${codeSpan(name)}.`
+          : `This channel has no runbook ${codeSpan(name)}.`,
+      );
+  }
+}
+
+function runbookLine(runbook: RunbookSummary, note = ''): string {
+  return `${codeSpan(runbook.name)}: ${runbook.steps} step${runbook.steps === 1 ? '' : 's'}, ${runbook.parameters} argument(s)${note}`;
 }
 
 /** This channel's runbooks and the workspace's; a workspace one a channel's hides says so. */
-async function listRunbooks({ deps, ctx }: BotCommandContext): Promise<Reply> {
-  const [own, workspace] = await Promise.all([
-    deps.store.runbooks.list(ctx.team, ctx.channel),
-    deps.store.runbooks.list(ctx.team, null),
-  ]);
+async function listRunbooksAs(context: BotCommandContext): Promise<Reply> {
+  const { channel: own, workspace } = await listRunbooks(context.deps, callerOf(context));
   if (own.length === 0 && workspace.length === 0) {
     return notice('This channel and the workspace have no runbooks. Add one with `/cloud runbook add NAME`.');
   }
-  const ownNames = new Set(own.map((r) => r.name));
   const lines = [
     '*This channel’s runbooks*',
     ...(own.length > 0 ? own.map((r) => runbookLine(r)) : ['none']),
     '*The workspace’s runbooks*',
     ...(workspace.length > 0
-      ? workspace.map((r) =>
-          runbookLine(r, ownNames.has(r.name) ? ' (this channel’s of the same name runs here)' : ''),
-        )
+      ? workspace.map((r) => runbookLine(r, r.shadowed ? ' (this channel’s of the same name runs here)' : ''))
       : ['none']),
   ];
   return notice(lines.join('\n'));
@@ -384,46 +435,44 @@ async function listRunbooks({ deps, ctx }: BotCommandContext): Promise<Reply> {
  * or a policy admin stops it before its next step.
  */
 export async function cancelRunAs(context: BotCommandContext, runId: string): Promise<Reply> {
-  const { deps, ctx } = context;
-  if (!RUN_ID_PATTERN.test(runId)) return notice('That is not a run id.');
-  const run = await deps.store.runbooks.getRun(ctx.team, runId);
-  if (!run || run.channel !== ctx.channel)
-    return notice(`There is no run ${codeSpan(runId)} in this channel.`);
-  if (run.state !== 'running') return notice(`Run ${codeSpan(runId)} has already ended.`);
-  if (run.user !== ctx.user) {
-    const policy = await deps.store.approvalPolicy.get(ctx.team);
-    if (!(await isPolicyAdmin(context.deps, callerOf(context), policy))) {
-      return notice(
-        `Run ${codeSpan(runId)} was started by <@${run.user}>; only they or a workspace admin (or an admin named in the approval policy) can cancel it.`,
-      );
-    }
-  }
-  const cancelled = await requestCancel(
+  const { deps } = context;
+  const cancelled = await cancelRunbookRun(
     deps,
     slackRunbookSurface({ ...deps, slack: context.client }),
-    ctx.team,
-    runId,
-    ctx.user,
+    callerOf(context),
+    { runId },
   );
-  if (cancelled.kind === 'not_running') return notice(`Run ${codeSpan(runId)} has already ended.`);
-  return notice(
-    cancelled.runningStep === undefined
-      ? `Cancelled run ${codeSpan(runId)}; no further step will start.`
-      : `Cancelled run ${codeSpan(runId)}. Step ${cancelled.runningStep + 1} is under way and is not interrupted; no step after it will start.`,
-  );
+  switch (cancelled.kind) {
+    case 'invalid_run_id':
+      return notice('That is not a run id.');
+    case 'not_found':
+      return notice(`There is no run ${codeSpan(runId)} in this channel.`);
+    case 'ended':
+      return notice(`Run ${codeSpan(runId)} has already ended.`);
+    case 'not_allowed':
+      return notice(
+        `Run ${codeSpan(runId)} was started by <@${cancelled.startedBy}>; only they or a workspace admin (or an admin named in the approval policy) can cancel it.`,
+      );
+    case 'cancelled':
+      return notice(
+        cancelled.runningStep === undefined
+          ? `Cancelled run ${codeSpan(runId)}; no further step will start.`
+          : `Cancelled run ${codeSpan(runId)}. Step ${cancelled.runningStep + 1} is under way and is not interrupted; no step after it will start.`,
+      );
+  }
 }
 
-async function addRunbook(
+async function addRunbookAs(
   context: BotCommandContext,
   name: string,
   stepsFlag: unknown,
   workspace: boolean,
 ): Promise<Reply | undefined> {
   const { deps, ctx, client } = context;
-  const problem = runbookNameProblem(name);
-  if (problem) return notice(problem);
-  if (workspace && !(await mayChangeWorkspaceRunbooks(context))) return notice(WORKSPACE_ADMINS_ONLY);
+  const scope = { name, workspace };
   if (typeof stepsFlag !== 'string') {
+    const check = await checkRunbookChange(deps, callerOf(context), scope);
+    if (check.kind !== 'allowed') return notice(addRefusalText(check, scope));
     if (!ctx.triggerId) {
       return notice('Give the steps with `--steps "COMMAND; COMMAND; …"`, one command each, in order.');
     }
@@ -435,55 +484,35 @@ async function addRunbook(
   const steps = splitCommands(stepsFlag, ';')
     .map((step) => step.trim())
     .filter((step) => step.length > 0);
-  const where = { team: ctx.team, channel: ctx.channel, user: ctx.user, workspace };
-  const saved = await saveRunbook(deps, where, name, steps);
-  if (!saved.ok) return notice(saved.problem);
-  return { ...notice(saved.text), visibility: 'in_channel' };
+  const added = await addRunbook(deps, callerOf(context), { ...scope, steps });
+  if (added.kind !== 'added') return notice(addRefusalText(added, scope));
+  return { ...notice(addedText(ctx.user, scope, added.steps)), visibility: 'in_channel' };
 }
 
-type Saved = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly problem: string };
+/** Why a runbook was not added, the same from the flag and the modal. */
+function addRefusalText(refusal: Exclude<AddRunbookOutcome, { kind: 'added' }>, scope: RunbookScope): string {
+  const { name, workspace } = scope;
+  switch (refusal.kind) {
+    case 'invalid_name':
+      return runbookNameProblem(name, refusal.fault);
+    case 'not_allowed':
+      return WORKSPACE_ADMINS_ONLY;
+    case 'invalid_steps':
+      return `Runbook ${codeSpan(name)} was not added:\n${refusal.faults.map(stepProblem).join('\n')}`;
+    case 'exists': {
+      const owner = workspace ? 'The workspace has' : 'This channel has';
+      const again = workspace ? ' --workspace' : '';
+      return `${owner} a runbook ${codeSpan(name)} already; remove it first (${codeSpan(`/cloud runbook remove ${name}${again}`)}).`;
+    }
+  }
+}
 
-/** Checks a runbook's steps with the parser and stores it; the same from the flag and the modal. */
-async function saveRunbook(
-  deps: Pick<RunnerDeps, 'store'>,
-  where: {
-    readonly team: string;
-    readonly channel: string;
-    readonly user: string;
-    /** The workspace's runbook rather than the channel's (the caller checked the person may). */
-    readonly workspace: boolean;
-  },
-  name: string,
-  steps: readonly string[],
-): Promise<Saved> {
-  const problem = runbookNameProblem(name);
-  if (problem) return { ok: false, problem };
-  const problems = stepProblems(steps);
-  if (problems.length > 0) {
-    return { ok: false, problem: `Runbook ${codeSpan(name)} was not added:\n${problems.join('\n')}` };
-  }
-  const added = await deps.store.runbooks.add({
-    team: where.team,
-    channel: where.workspace ? null : where.channel,
-    name,
-    steps,
-    createdBy: where.user,
-  });
-  if (!added) {
-    const owner = where.workspace ? 'The workspace has' : 'This channel has';
-    const again = where.workspace ? ' --workspace' : '';
-    return {
-      ok: false,
-      problem: `${owner} a runbook ${codeSpan(name)} already; remove it first (${codeSpan(`/cloud runbook remove ${name}${again}`)}).`,
-    };
-  }
-  const run = codeSpan(`/cloud runbook run ${name}`);
-  const scope = where.workspace ? 'workspace runbook' : 'runbook';
-  const everywhere = where.workspace ? ', in any channel' : '';
-  return {
-    ok: true,
-    text: `<@${where.user}> added ${scope} ${codeSpan(name)} with ${steps.length} step${steps.length === 1 ? '' : 's'}. Run it with ${run}${everywhere}.`,
-  };
+/** What the channel is told of a runbook added. */
+function addedText(user: string, scope: RunbookScope, steps: number): string {
+  const run = codeSpan(`/cloud runbook run ${scope.name}`);
+  const kind = scope.workspace ? 'workspace runbook' : 'runbook';
+  const everywhere = scope.workspace ? ', in any channel' : '';
+  return `<@${user}> added ${kind} ${codeSpan(scope.name)} with ${steps} step${steps === 1 ? '' : 's'}. Run it with ${run}${everywhere}.`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -531,7 +560,11 @@ export function runbookModal(channel: string, name: string, workspace: boolean):
 
 export type RunbookModalAck = { response_action: 'errors'; errors: Record<string, string> } | undefined;
 
-/** The modal's steps, checked and stored; a problem is shown under the steps field. */
+/**
+ * The modal's steps, checked and stored; a problem is shown under the steps field. Whether the
+ * person may add a workspace runbook is asked again: an admin when the modal opened may not be
+ * one now.
+ */
 export async function handleRunbookSubmission(
   deps: BotDeps & { readonly slack: WebClient },
   submission: { readonly team: string; readonly user: string; readonly view: ViewOutput },
@@ -543,34 +576,26 @@ export async function handleRunbookSubmission(
       errors: { [STEPS_BLOCK]: 'This form is out of date; run the command again.' },
     };
   }
-  const { workspace } = metadata.data;
-  if (workspace) {
-    // Asked again on submission: an admin when the modal opened may not be one now.
-    const context: BotCommandContext = {
-      deps,
-      client: deps.slack,
-      ctx: {
-        team: submission.team,
-        user: submission.user,
-        channel: metadata.data.channel,
-        correlationId: randomUUID(),
-      },
-    };
-    if (!(await mayChangeWorkspaceRunbooks(context))) {
-      return { response_action: 'errors', errors: { [STEPS_BLOCK]: WORKSPACE_ADMINS_ONLY } };
-    }
-  }
+  const { channel, name, workspace } = metadata.data;
+  const caller = callerOf({
+    client: deps.slack,
+    ctx: { team: submission.team, user: submission.user, channel, correlationId: randomUUID() },
+  });
   const text = submission.view.state.values[STEPS_BLOCK]?.[STEPS_INPUT]?.value ?? '';
   const steps = text
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line.length > 0);
-  const where = { team: submission.team, channel: metadata.data.channel, user: submission.user, workspace };
-  const saved = await saveRunbook(deps, where, metadata.data.name, steps);
-  if (!saved.ok)
-    return { response_action: 'errors', errors: { [STEPS_BLOCK]: saved.problem.slice(0, 2000) } };
+  const scope = { name, workspace };
+  const added = await addRunbook(deps, caller, { ...scope, steps });
+  if (added.kind !== 'added') {
+    return {
+      response_action: 'errors',
+      errors: { [STEPS_BLOCK]: addRefusalText(added, scope).slice(0, 2000) },
+    };
+  }
   await deps.slack.chat
-    .postMessage({ channel: where.channel, text: saved.text })
+    .postMessage({ channel, text: addedText(submission.user, scope, added.steps) })
     .catch((error: unknown) => deps.logger.warn('runbook confirmation not posted', { error }));
   return undefined;
 }
@@ -583,44 +608,53 @@ function jsonOrUndefined(text: string): unknown {
   }
 }
 
+/** `/cloud runbook run NAME ARGS…`: the run's message in this channel, its first step handed to the worker. */
 async function startRun(context: BotCommandContext, name: string, args: readonly string[]): Promise<Reply> {
   const { deps, ctx, client } = context;
-  const problem = runbookNameProblem(name);
-  if (problem) return notice(problem);
-  const runbook = await deps.store.runbooks.find(ctx.team, ctx.channel, name);
-  if (!runbook) return notice(noRunbook(name));
-  const substituted = substituteArgs(runbook.steps, args);
-  if (!substituted.ok) return notice(substituted.problem);
-  const access = await ensureBotCanPost(client, ctx.channel);
-  if (access.kind === 'refused')
-    return notice(`A run needs its thread here. ${channelRefusalHint(access.refusal)}`);
-  const run = await deps.store.runbooks.createRun({
-    team: ctx.team,
-    channel: ctx.channel,
-    runbook: name,
-    args,
-    user: ctx.user,
-    commands: substituted.commands,
-  });
-  const message = runMessage(run);
-  const posted = await client.chat.postMessage({
-    channel: ctx.channel,
-    text: message.text,
-    blocks: message.blocks,
-  });
-  if (!posted.ts) return notice('The run message could not be posted, so the run did not start.');
-  const threaded = { ...run, threadTs: posted.ts, version: run.version + 1 };
-  if (!(await deps.store.runbooks.replaceRun(threaded))) {
-    return notice('The run could not be saved, so it did not start.');
-  }
-  await deps.handoff.dispatch({
-    kind: 'runbook-step',
-    correlationId: ctx.correlationId,
-    team: ctx.team,
-    runId: run.id,
-    step: 0,
-  });
-  return notice(
-    `:arrow_forward: Started run ${codeSpan(run.id)} of ${codeSpan(name)}; its thread follows each step.`,
+  const started = await startRunbookRun(
+    deps,
+    {
+      async access(channel) {
+        const access = await ensureBotCanPost(client, channel);
+        return access.kind === 'refused' ? access : { kind: 'open' };
+      },
+      async post(run) {
+        const message = runMessage(run);
+        const posted = await client.chat.postMessage({
+          channel: run.channel,
+          text: message.text,
+          blocks: message.blocks,
+        });
+        return posted.ts;
+      },
+      startFirstStep: (run) =>
+        deps.handoff.dispatch({
+          kind: 'runbook-step',
+          correlationId: ctx.correlationId,
+          team: run.team,
+          runId: run.id,
+          step: 0,
+        }),
+    },
+    callerOf(context),
+    { name, args },
   );
+  switch (started.kind) {
+    case 'invalid_name':
+      return notice(runbookNameProblem(name, started.fault));
+    case 'not_found':
+      return notice(noRunbook(name));
+    case 'arguments_do_not_fit':
+      return notice(argumentProblem(started.fault));
+    case 'channel_refused':
+      return notice(`A run needs its thread here. ${channelRefusalHint(started.refusal)}`);
+    case 'not_posted':
+      return notice('The run message could not be posted, so the run did not start.');
+    case 'not_saved':
+      return notice('The run could not be saved, so it did not start.');
+    case 'started':
+      return notice(
+        `:arrow_forward: Started run ${codeSpan(started.runId)} of ${codeSpan(name)}; its thread follows each step.`,
+      );
+  }
 }

@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   cancelRun,
   claimStep,
-  runbookNameProblem,
+  runbookNameFault,
   settleStep,
-  stepProblems,
+  stepFaults,
   substituteArgs,
 } from '../../../lib/changes/runbooks.js';
+import { stepProblem } from '../../../lib/slack/runbooks.js';
 import type { RunbookRun } from '../../../lib/store/index.js';
 
 function run(states: RunbookRun['steps'][number]['state'][], current = 0): RunbookRun {
@@ -46,12 +47,13 @@ describe('runbook names and steps', () => {
       'a#b',
       'x'.repeat(40),
     ]) {
-      expect(runbookNameProblem(name), name).toBeDefined();
+      expect(runbookNameFault(name), name).toBeDefined();
     }
-    expect(runbookNameProblem('resize-node')).toBeUndefined();
+    expect(runbookNameFault('resize-node')).toBeUndefined();
   });
 
   it('checks every step with the parser, placeholders filled in', () => {
+    const stepProblems = (steps: string[]) => stepFaults(steps).map(stepProblem);
     expect(stepProblems(['nodes shutdown $1', 'nodes resize $1 --type $2', 'nodes boot $1'])).toEqual([]);
     expect(stepProblems(['nodes explode $1'])).toHaveLength(1);
     expect(stepProblems(['runbook list'])).toEqual(['Step 1 is not an API operation.']);

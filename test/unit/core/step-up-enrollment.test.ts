@@ -1,0 +1,230 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CODE_PERIOD_SECONDS, codeAt, MAX_WRONG_CODES } from '../../../lib/changes/step-up.js';
+import type { Caller } from '../../../lib/core/caller.js';
+import {
+  confirmAuthenticatorApp,
+  resetStepUp,
+  type StepUpEnrollmentDeps,
+  startEnrollment,
+  stepUpStatus,
+} from '../../../lib/core/step-up-enrollment.js';
+import { createStore, type Store } from '../../../lib/store/index.js';
+import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
+
+/**
+ * Enrolling step-up methods, as any surface asks for it: the core decides whose enrollment the
+ * caller may touch and writes it, on DynamoDB Local, with no Slack.
+ */
+
+const TEAM = 'T0ENROLL';
+const STEP_MS = CODE_PERIOD_SECONDS * 1000;
+
+let table: TestTable;
+let store: Store;
+let deps: StepUpEnrollmentDeps;
+let userCounter = 0;
+beforeAll(async () => {
+  table = await createTestTable();
+  store = createStore(table.ctx, randomLocalCipher());
+  deps = { store, approvalAdmins: ['U0DEPLOYADMIN'], logger: { error: () => {} } };
+});
+afterAll(() => table.dispose());
+beforeEach(() => {
+  // The start of a lockout window, a few steps in: no test straddles a window by accident.
+  table.clock.set(new Date(Date.UTC(2030, 0, 15, 9, 0, 5)));
+});
+
+function newUser(): string {
+  return `U0E${String(++userCounter).padStart(4, '0')}`;
+}
+
+/** A person asking; whether the workspace makes them an admin is `workspaceAdmin`, or a failure if asked. */
+function callerFor(user: string, workspaceAdmin?: boolean): Caller {
+  return {
+    team: TEAM,
+    user,
+    channel: 'C0ENROLL',
+    surface: 'slack',
+    isWorkspaceAdmin: async () => {
+      if (workspaceAdmin === undefined) throw new Error('the workspace was asked, and it must not be');
+      return workspaceAdmin;
+    },
+  };
+}
+
+/** A person with a confirmed authenticator app. */
+async function withApp(user: string): Promise<void> {
+  const started = await startEnrollment(deps, callerFor(user), { method: 'code' });
+  if (started.kind !== 'app_started') throw new Error(`not started: ${started.kind}`);
+  const code = codeAt(started.secret, table.clock.now());
+  expect(await confirmAuthenticatorApp(deps, callerFor(user), { code })).toEqual({ kind: 'confirmed' });
+}
+
+async function givePasskey(user: string, name: string): Promise<void> {
+  await store.passkeys.save(TEAM, user, {
+    id: Buffer.from(`${name}-of-${user}`).toString('base64url'),
+    publicKey: new Uint8Array(77).fill(7),
+    counter: 0,
+    transports: ['internal'],
+  });
+}
+
+describe('startEnrollment', () => {
+  it('gives the caller a new authenticator secret, pending until a code confirms it', async () => {
+    const user = newUser();
+    const started = await startEnrollment(deps, callerFor(user), { method: 'code' });
+    expect(started).toMatchObject({ kind: 'app_started', uri: expect.stringContaining('otpauth://totp/') });
+    expect((await stepUpStatus(deps, callerFor(user))).app).toEqual({ kind: 'pending' });
+  });
+
+  it('refuses a second app while one is confirmed', async () => {
+    const user = newUser();
+    await withApp(user);
+    expect(await startEnrollment(deps, callerFor(user), { method: 'code' })).toEqual({
+      kind: 'app_enrolled_already',
+    });
+  });
+
+  it('answers a passkey enrollment with the caller it binds the link to, writing nothing', async () => {
+    const user = newUser();
+    expect(await startEnrollment(deps, callerFor(user), { method: 'passkey' })).toEqual({
+      kind: 'passkey_link',
+      team: TEAM,
+      user,
+    });
+    expect(await stepUpStatus(deps, callerFor(user))).toEqual({ app: { kind: 'none' }, passkeysAddedAt: [] });
+  });
+});
+
+describe('confirmAuthenticatorApp', () => {
+  it('refuses a wrong code, counts it towards the lockout and leaves the app unconfirmed', async () => {
+    const user = newUser();
+    await startEnrollment(deps, callerFor(user), { method: 'code' });
+    expect(await confirmAuthenticatorApp(deps, callerFor(user), { code: '000000' })).toEqual({
+      kind: 'wrong',
+      attemptsLeft: MAX_WRONG_CODES - 1,
+    });
+    expect((await stepUpStatus(deps, callerFor(user))).app).toEqual({ kind: 'pending' });
+  });
+
+  it('says there is nothing to confirm when no enrollment was started', async () => {
+    expect(await confirmAuthenticatorApp(deps, callerFor(newUser()), { code: '123456' })).toEqual({
+      kind: 'nothing_to_confirm',
+    });
+  });
+
+  it('says an app confirmed already is confirmed already', async () => {
+    const user = newUser();
+    await withApp(user);
+    table.clock.advance(STEP_MS);
+    expect(await confirmAuthenticatorApp(deps, callerFor(user), { code: '123456' })).toEqual({
+      kind: 'confirmed_already',
+    });
+  });
+
+  it('audits the confirmation without the secret', async () => {
+    const user = newUser();
+    const started = await startEnrollment(deps, callerFor(user), { method: 'code' });
+    if (started.kind !== 'app_started') throw new Error('not started');
+    await confirmAuthenticatorApp(deps, callerFor(user), { code: codeAt(started.secret, table.clock.now()) });
+    const entries = (await store.audit.list(TEAM, { limit: 200 })).entries.filter(
+      (entry) => entry.target === `user ${user}`,
+    );
+    expect(entries).toMatchObject([
+      { action: 'mfa.enroll', actor: user, detail: 'authenticator app confirmed' },
+    ]);
+    expect(JSON.stringify(entries)).not.toContain(started.secret);
+  });
+});
+
+describe('stepUpStatus', () => {
+  it('says when the app was confirmed, and when each passkey was added, oldest first', async () => {
+    const user = newUser();
+    const confirmedAt = table.clock.now();
+    await withApp(user);
+    table.clock.advance(60_000);
+    const first = table.clock.now();
+    await givePasskey(user, 'laptop');
+    table.clock.advance(60_000);
+    const second = table.clock.now();
+    await givePasskey(user, 'phone');
+    expect(await stepUpStatus(deps, callerFor(user))).toEqual({
+      app: { kind: 'active', confirmedAt },
+      passkeysAddedAt: [first, second],
+    });
+  });
+
+  it('says a person with nothing enrolled has nothing', async () => {
+    expect(await stepUpStatus(deps, callerFor(newUser()))).toEqual({
+      app: { kind: 'none' },
+      passkeysAddedAt: [],
+    });
+  });
+});
+
+describe('resetStepUp', () => {
+  it("refuses to reset another person's step-up for someone who is no admin, and removes nothing", async () => {
+    const owner = newUser();
+    await withApp(owner);
+    await givePasskey(owner, 'key');
+    expect(await resetStepUp(deps, callerFor(newUser(), false), { user: owner })).toEqual({
+      kind: 'not_allowed',
+    });
+    const status = await stepUpStatus(deps, callerFor(owner));
+    expect(status.app.kind).toBe('active');
+    expect(status.passkeysAddedAt).toHaveLength(1);
+  });
+
+  it("lets an admin named in the approval policy reset another person's app and passkeys, audited", async () => {
+    const owner = newUser();
+    const admin = newUser();
+    await withApp(owner);
+    await givePasskey(owner, 'laptop');
+    await givePasskey(owner, 'phone');
+    await store.approvalPolicy.put(TEAM, { admins: [admin] }, admin);
+    expect(await resetStepUp(deps, callerFor(admin), { user: owner })).toEqual({
+      kind: 'reset',
+      user: owner,
+      appRemoved: true,
+      passkeysRemoved: 2,
+    });
+    expect(await stepUpStatus(deps, callerFor(owner))).toEqual({
+      app: { kind: 'none' },
+      passkeysAddedAt: [],
+    });
+    const entries = (await store.audit.list(TEAM, { limit: 200 })).entries;
+    expect(entries).toContainEqual(
+      expect.objectContaining({
+        action: 'mfa.reset',
+        actor: admin,
+        target: `user ${owner}`,
+        detail: 'authenticator app and 2 passkeys removed',
+      }),
+    );
+  });
+
+  it("lets a workspace admin reset another person's step-up", async () => {
+    const owner = newUser();
+    await givePasskey(owner, 'key');
+    expect(await resetStepUp(deps, callerFor(newUser(), true), { user: owner })).toMatchObject({
+      kind: 'reset',
+      passkeysRemoved: 1,
+    });
+  });
+
+  it('resets the caller’s own without asking whether they are an admin', async () => {
+    const user = newUser();
+    await withApp(user);
+    expect(await resetStepUp(deps, callerFor(user), {})).toEqual({
+      kind: 'reset',
+      user,
+      appRemoved: true,
+      passkeysRemoved: 0,
+    });
+  });
+
+  it('says so when there is nothing to reset', async () => {
+    const user = newUser();
+    expect(await resetStepUp(deps, callerFor(user), {})).toEqual({ kind: 'nothing_enrolled', user });
+  });
+});
