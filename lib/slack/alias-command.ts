@@ -1,120 +1,103 @@
 import type { KnownBlock } from '@slack/types';
-import {
-  type AliasTemplate,
-  checkAliasName,
-  expandAlias,
-  PLACEHOLDER_VALUES,
-  parameterList,
-  placeholderArguments,
-  readTemplate,
-} from '../commands/aliases.js';
-import { catalog } from '../commands/catalog.js';
-import { type FrontParse, parseFront } from '../commands/parse/front.js';
+import { parameterList } from '../commands/aliases.js';
+import type { FrontParse } from '../commands/parse/front.js';
 import type { ParsedCommand } from '../commands/parse/result.js';
 import { type CommandOperation, SLASH_COMMAND } from '../commands/registry.js';
-import { tokenize } from '../commands/tokenize.js';
-import { isPolicyAdmin } from '../core/admins.js';
-import { isPrototypeKey } from '../prototype-keys.js';
+import {
+  type AliasRefusal,
+  type AliasScopeKind,
+  addAlias,
+  callAlias,
+  type ExpansionProblem,
+  listAliases,
+  removeAlias,
+} from '../core/aliases.js';
 import { contextBlock } from '../slack-kit/blocks.js';
 import { SLACK_LIMITS, truncate } from '../slack-kit/limits.js';
 import { notice, type Reply } from '../slack-kit/reply.js';
 import { codeSpan, slackDate, userMention } from '../slack-kit/text.js';
-import type { AliasScope, StoredAlias } from '../store/index.js';
+import type { StoredAlias } from '../store/index.js';
 import { withAliasLine } from './alias-line.js';
 import { callerOf } from './caller.js';
 import type { BotCommandContext, BotDeps, RequestContext } from './context.js';
 
 /**
- * `/cloud alias add|list|remove`, and `/cloud NAME ARGS` for an alias. An alias grants nothing: its
- * expansion goes down the same path as the same command typed (the channel's guardrails, approvals,
- * previews, forms), and the answer says what it ran.
- *
- * Who may change aliases: a workspace alias (`--workspace`) is changed by the people who change the
- * approval policy (workspace admins and the policy's admins). A channel alias may be added by
- * anyone in the channel, because it runs nothing its user could not type; once added, only its
- * author or an admin may replace or remove it, so nobody can turn a colleague's alias into another
- * command under the same name.
+ * `/cloud alias add|list|remove`, and `/cloud NAME ARGS` for an alias, as Slack shows them: the
+ * core (`lib/core/aliases.ts`) decides who may change which alias and what a call runs; this words
+ * its outcomes, and the answer to an alias's call says what it ran.
  */
 
 type BotParsed = Extract<ParsedCommand, { kind: 'bot' }>;
 type CatalogFront = FrontParse<CommandOperation>;
 
-/** Per channel and for the workspace: enough for shortcuts, and a list that fits one message. */
-export const MAX_ALIASES_PER_SCOPE = 50;
 const LINES_PER_SECTION = 10;
 
 export async function handleAliasCommand(context: BotCommandContext, parsed: BotParsed): Promise<Reply> {
-  const workspace = parsed.flags.workspace === true;
-  const scope: AliasScope = workspace
-    ? { kind: 'workspace' }
-    : { kind: 'channel', channel: context.ctx.channel };
+  const scope: AliasScopeKind = parsed.flags.workspace === true ? 'workspace' : 'channel';
   switch (parsed.subcommand) {
     case 'add':
-      return addAlias(context, scope, parsed.args[0] ?? '', parsed.args[1] ?? '');
+      return answerAdd(context, scope, parsed.args[0] ?? '', parsed.args[1] ?? '');
     case 'remove':
-      return removeAlias(context, scope, parsed.args[0] ?? '');
+      return answerRemove(context, scope, parsed.args[0] ?? '');
     default:
-      return listAliases(context);
+      return answerList(context);
   }
 }
 
 // ---------------------------------------------------------------------------------------------
 // add, remove, list
 
-async function addAlias(
+async function answerAdd(
   context: BotCommandContext,
-  scope: AliasScope,
+  scope: AliasScopeKind,
   name: string,
   expansion: string,
 ): Promise<Reply> {
-  const { deps, ctx } = context;
-  const named = checkAliasName(name, catalog);
-  if (!named.ok) return notice(named.message);
-  const checked = await checkExpansion(name, expansion);
-  if (!checked.ok) return notice(checked.message);
-
-  const existing = await deps.store.aliases.get(ctx.team, scope, name);
-  const refusal = await changeRefusal(context, scope, existing, 'replace');
-  if (refusal) return notice(refusal);
-  if (existing === undefined) {
-    const listed = await deps.store.aliases.list(ctx.team, ctx.channel);
-    const count = scope.kind === 'workspace' ? listed.workspace.length : listed.channel.length;
-    if (count >= MAX_ALIASES_PER_SCOPE) {
+  const outcome = await addAlias(context.deps, callerOf(context), { scope, name, expansion });
+  switch (outcome.kind) {
+    case 'invalid_name':
+      return notice(outcome.message);
+    case 'invalid_expansion':
+      return notice(expansionProblemText(outcome.problem));
+    case 'refused':
+      return notice(refusalText(outcome, name, 'replace'));
+    case 'at_cap':
       return notice(
-        `${scopeWords(scope, true)} has ${MAX_ALIASES_PER_SCOPE} aliases, the most it may have. Remove one first (\`${SLASH_COMMAND} alias list\`).`,
+        `${scopeWords(scope, true)} has ${outcome.limit} aliases, the most it may have. Remove one first (\`${SLASH_COMMAND} alias list\`).`,
+      );
+    case 'added':
+    case 'replaced': {
+      const parameters = outcome.parameterCount;
+      const call = `${SLASH_COMMAND} ${name}${parameters > 0 ? ` ${parameterList(parameters)}` : ''}`;
+      return notice(
+        `${outcome.kind === 'replaced' ? 'Replaced' : 'Added'} alias ${codeSpan(name)} for ${scopeWords(scope, false)}: ${codeSpan(call)} runs ${codeSpan(`${SLASH_COMMAND} ${expansion}`)}, under the guardrails and approvals of the channel it is used in.`,
       );
     }
   }
-  await deps.store.aliases.put(ctx.team, scope, name, expansion, ctx.user);
-  await audit(context, 'alias.add', name, `${SLASH_COMMAND} ${expansion}`);
-  const parameters = checked.template.parameterCount;
-  const call = `${SLASH_COMMAND} ${name}${parameters > 0 ? ` ${parameterList(parameters)}` : ''}`;
-  return notice(
-    `${existing ? 'Replaced' : 'Added'} alias ${codeSpan(name)} for ${scopeWords(scope, false)}: ${codeSpan(call)} runs ${codeSpan(`${SLASH_COMMAND} ${expansion}`)}, under the guardrails and approvals of the channel it is used in.`,
-  );
 }
 
-async function removeAlias(context: BotCommandContext, scope: AliasScope, name: string): Promise<Reply> {
-  const { deps, ctx } = context;
-  const named = checkAliasName(name, catalog);
-  if (!named.ok) return notice(named.message);
-  const existing = await deps.store.aliases.get(ctx.team, scope, name);
-  if (existing === undefined) {
-    const other = scope.kind === 'workspace' ? '' : ' (a workspace alias is removed with `--workspace`)';
-    return notice(
-      `${scopeWords(scope, true)} has no alias ${codeSpan(name)}${other}. \`${SLASH_COMMAND} alias list\` lists them.`,
-    );
+async function answerRemove(context: BotCommandContext, scope: AliasScopeKind, name: string): Promise<Reply> {
+  const outcome = await removeAlias(context.deps, callerOf(context), { scope, name });
+  switch (outcome.kind) {
+    case 'invalid_name':
+      return notice(outcome.message);
+    case 'not_found': {
+      const other = scope === 'workspace' ? '' : ' (a workspace alias is removed with `--workspace`)';
+      return notice(
+        `${scopeWords(scope, true)} has no alias ${codeSpan(name)}${other}. \`${SLASH_COMMAND} alias list\` lists them.`,
+      );
+    }
+    case 'refused':
+      return notice(refusalText(outcome, name, 'remove'));
+    case 'already_removed':
+      return notice(`Alias ${codeSpan(name)} was already removed.`);
+    case 'removed':
+      return notice(`Removed alias ${codeSpan(name)} of ${scopeWords(scope, false)}.`);
   }
-  const refusal = await changeRefusal(context, scope, existing, 'remove');
-  if (refusal) return notice(refusal);
-  const removed = await deps.store.aliases.remove(ctx.team, scope, name);
-  if (!removed) return notice(`Alias ${codeSpan(name)} was already removed.`);
-  await audit(context, 'alias.remove', name, `${SLASH_COMMAND} ${existing.expansion}`);
-  return notice(`Removed alias ${codeSpan(name)} of ${scopeWords(scope, false)}.`);
 }
 
-async function listAliases({ deps, ctx }: BotCommandContext): Promise<Reply> {
-  const { channel, workspace } = await deps.store.aliases.list(ctx.team, ctx.channel);
+async function answerList(context: BotCommandContext): Promise<Reply> {
+  const { channel, workspace } = await listAliases(context.deps, callerOf(context));
   if (channel.length === 0 && workspace.length === 0) {
     return notice(
       `No aliases here yet. Add one with ${codeSpan(`${SLASH_COMMAND} alias add rmvol "volumes delete $1"`)}.`,
@@ -158,67 +141,27 @@ async function listAliases({ deps, ctx }: BotCommandContext): Promise<Reply> {
   };
 }
 
-/** Why this person may not replace or remove the alias, or undefined when they may. */
-async function changeRefusal(
-  context: BotCommandContext,
-  scope: AliasScope,
-  existing: StoredAlias | undefined,
-  verb: 'replace' | 'remove',
-): Promise<string | undefined> {
-  const authorOfExisting = existing !== undefined && existing.createdBy === context.ctx.user;
-  if (scope.kind === 'channel' && (existing === undefined || authorOfExisting)) return undefined;
-  const policy = await context.deps.store.approvalPolicy.get(context.ctx.team);
-  if (await isPolicyAdmin(context.deps, callerOf(context), policy)) return undefined;
-  if (scope.kind === 'workspace') {
+/** Why the person may not replace or remove the alias, in words. */
+function refusalText(refusal: AliasRefusal, name: string, verb: 'replace' | 'remove'): string {
+  if (refusal.reason === 'workspace_needs_admin') {
     return 'Only workspace admins (or the admins named in the approval policy) can change workspace aliases. Leave out `--workspace` to change an alias of this channel.';
   }
-  return `Alias ${codeSpan(existing?.name ?? '')} was added by ${userMention(existing?.createdBy ?? '')}; only they or a workspace admin can ${verb} it.`;
+  return `Alias ${codeSpan(name)} was added by ${userMention(refusal.author)}; only they or a workspace admin can ${verb} it.`;
 }
 
-type ExpansionCheck =
-  | { readonly ok: true; readonly template: AliasTemplate }
-  | { readonly ok: false; readonly message: string };
-
-/**
- * The expansion must be an operation command the parser accepts, with placeholder arguments in
- * place of `$1` … `$n`. Not help, not a bot command (so never another alias or `alias` itself),
- * and never `--break-glass`: bypassing approvals is decided by the person at the moment, with
- * their reason, not stored under a short name.
- */
-async function checkExpansion(name: string, expansion: string): Promise<ExpansionCheck> {
-  const read = readTemplate(expansion);
-  if (!read.ok) return read;
-  const { template } = read;
-  const { parseCommand } = await import('../commands/parse.js');
-  let firstProblem: string | undefined;
-  for (const value of PLACEHOLDER_VALUES) {
-    const expanded = expandAlias(name, template, placeholderArguments(template, value));
-    if (!expanded.ok) return expanded;
-    const front = parseFront(expanded.transportText, catalog);
-    const notOperation = frontRefusal(front);
-    if (notOperation) return { ok: false, message: notOperation };
-    const parsed = parseCommand(expanded.transportText);
-    if (parsed.kind === 'operation' || parsed.kind === 'form') return { ok: true, template };
-    if (parsed.kind === 'error') firstProblem ??= parsed.message;
-  }
-  return {
-    ok: false,
-    message: `The expansion is not a command that runs (checked with ${PLACEHOLDER_VALUES.map((v) => codeSpan(v)).join(' and ')} for its parameters): ${firstProblem ?? 'it does not parse'}`,
-  };
-}
-
-/** Why an expansion's front is not an operation an alias may run, or undefined when it is. */
-function frontRefusal(front: CatalogFront): string | undefined {
-  switch (front.kind) {
-    case 'operation-args':
-      return front.breakGlass === undefined
-        ? undefined
-        : '`--break-glass` cannot be part of an alias: type the command with its reason when it is needed.';
-    case 'error':
-      return `The expansion is not a command: ${front.message}`;
-    case 'help':
-    case 'bot':
+/** Why an expansion cannot be an alias's, or cannot run, in words. */
+function expansionProblemText(problem: ExpansionProblem): string {
+  switch (problem.kind) {
+    case 'unreadable':
+      return problem.message;
+    case 'not_a_command':
+      return `The expansion is not a command: ${problem.message}`;
+    case 'not_an_operation':
       return `An alias runs an operation such as ${codeSpan('volumes delete $1')}, not help, the bot's own commands or another alias.`;
+    case 'break_glass':
+      return '`--break-glass` cannot be part of an alias: type the command with its reason when it is needed.';
+    case 'does_not_run':
+      return `The expansion is not a command that runs (checked with ${problem.placeholders.map((v) => codeSpan(v)).join(' and ')} for its parameters): ${problem.message ?? 'it does not parse'}`;
   }
 }
 
@@ -232,9 +175,6 @@ export type AnswerExpansion = (
   viaAlias: { readonly name: string; readonly line: string },
 ) => Promise<Reply | undefined>;
 
-/** A typed first word that could name an alias (any case; aliases are stored lowercase). */
-const TYPED_ALIAS_NAME = /^[A-Za-z][A-Za-z0-9-]{0,31}$/;
-
 /**
  * `/cloud NAME ARGS` when NAME is an alias here: the answer to its expansion with what it ran on
  * top (none when a form opened). `not-an-alias` when the first word names no alias, so the caller
@@ -246,62 +186,29 @@ export async function answerAliasCall(
   text: string,
   answerExpansion: AnswerExpansion,
 ): Promise<Reply | undefined | 'not-an-alias'> {
-  const tokenized = tokenize(text);
-  if (!tokenized.ok) return 'not-an-alias';
-  const [first, ...rest] = tokenized.tokens;
-  if (first?.kind !== 'word' || !TYPED_ALIAS_NAME.test(first.text)) return 'not-an-alias';
-  const name = first.text.toLowerCase();
-  if (isPrototypeKey(name) || catalog.findTopic(name).found) return 'not-an-alias';
-  const alias = await deps.store.aliases.find(ctx.team, ctx.channel, name);
-  if (alias === undefined) return 'not-an-alias';
-
+  const call = await callAlias(deps, ctx, text);
+  if (call.kind === 'not_an_alias') return 'not-an-alias';
+  const { alias } = call;
   const where = alias.scope.kind === 'workspace' ? 'the workspace' : 'this channel';
-  const definition = `Alias ${codeSpan(name)} of ${where} runs ${codeSpan(`${SLASH_COMMAND} ${alias.expansion}`)}`;
-  if (rest.length === 1 && rest[0]?.kind === 'flag' && rest[0].name.toLowerCase() === 'help') {
-    return notice(`${definition}. Added by ${userMention(alias.createdBy)} ${slackDate(alias.createdAt)}.`);
+  const definition = `Alias ${codeSpan(alias.name)} of ${where} runs ${codeSpan(`${SLASH_COMMAND} ${alias.expansion}`)}`;
+  switch (call.kind) {
+    case 'help':
+      return notice(`${definition}. Added by ${userMention(alias.createdBy)} ${slackDate(alias.createdAt)}.`);
+    case 'cannot_run':
+      return notice(`${definition}, which cannot run: ${expansionProblemText(call.problem)}`);
+    case 'bad_arguments':
+      return notice(call.message);
+    case 'expanded': {
+      const ran = `:link: Alias ${codeSpan(alias.name)} (${where}): ${codeSpan(`${SLASH_COMMAND} ${call.displayText}`)}`;
+      const reply = await answerExpansion(call.front, call.transportText, { name: alias.name, line: ran });
+      return reply && withAliasLine(reply, ran);
+    }
   }
-  // Stored by an earlier release under other rules, or written by hand: checked again before use.
-  const template = readTemplate(alias.expansion);
-  if (!template.ok) return notice(`${definition}, which cannot run: ${template.message}`);
-  const expanded = expandAlias(name, template.template, rest);
-  if (!expanded.ok) return notice(expanded.message);
-  const front = parseFront(expanded.transportText, catalog);
-  const refusal = frontRefusal(front);
-  if (refusal) return notice(`${definition}, which cannot run: ${refusal}`);
-
-  if (front.kind === 'operation-args' && front.op.class !== 'read') {
-    await deps.store.audit
-      .append({
-        team: ctx.team,
-        actor: ctx.user,
-        action: 'alias.run',
-        target: `alias ${name}`,
-        result: 'requested',
-        detail: `${SLASH_COMMAND} ${expanded.displayText}`,
-      })
-      .catch((error: unknown) => deps.logger.error('audit entry not written', { error }));
-  }
-  const ran = `:link: Alias ${codeSpan(name)} (${where}): ${codeSpan(`${SLASH_COMMAND} ${expanded.displayText}`)}`;
-  const reply = await answerExpansion(front, expanded.transportText, { name, line: ran });
-  return reply && withAliasLine(reply, ran);
 }
 
 // ---------------------------------------------------------------------------------------------
 
-function scopeWords(scope: AliasScope, capital: boolean): string {
-  const words = scope.kind === 'workspace' ? 'the workspace' : 'this channel';
+function scopeWords(scope: AliasScopeKind, capital: boolean): string {
+  const words = scope === 'workspace' ? 'the workspace' : 'this channel';
   return capital ? `${words[0]?.toUpperCase()}${words.slice(1)}` : words;
-}
-
-async function audit(context: BotCommandContext, action: string, name: string, detail: string) {
-  await context.deps.store.audit
-    .append({
-      team: context.ctx.team,
-      actor: context.ctx.user,
-      action,
-      target: `alias ${name}`,
-      result: 'succeeded',
-      detail,
-    })
-    .catch((error: unknown) => context.deps.logger.error('audit entry not written', { error }));
 }

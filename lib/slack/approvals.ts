@@ -15,12 +15,18 @@ import type { GroupMembers } from '../changes/ports.js';
 import { type RequestOutcome, requestApproval as requestInDomain } from '../changes/requests.js';
 import type { RequestFollower } from '../changes/runbooks.js';
 import type { ParsedCommand } from '../commands/parse.js';
-import { isPolicyAdmin } from '../core/admins.js';
-import { channelRefusalHint } from '../slack-kit/channel-access.js';
+import {
+  type ApprovalSettings,
+  changeApprovalPolicy,
+  type PolicyChecks,
+  type SettingsProblem,
+  showApprovalPolicy,
+  type UnusableGroup,
+} from '../core/policies.js';
+import { channelRefusalHint, ensureBotCanPost } from '../slack-kit/channel-access.js';
 import { notice, type Reply } from '../slack-kit/reply.js';
 import { bold, codeSpan, slackDate } from '../slack-kit/text.js';
 import type { Approval, ApprovalPolicy, ReadAhead, StepUpRequirement } from '../store/index.js';
-import { STEP_UP_REQUIREMENTS } from '../store/step-up-requirements.js';
 import type { ApprovalJob } from '../worker/handoff.js';
 import { approverGroupMembers, slackApprovalSurface } from './approval-surface.js';
 import { callerOf } from './caller.js';
@@ -403,91 +409,79 @@ export async function handleApprovalsCommand(context: BotCommandContext, parsed:
     const tail = more > 0 ? `\n…and ${more} older request${more === 1 ? '' : 's'}.` : '';
     return notice(`*Waiting for approval* (newest first):\n${lines.join('\n')}${tail}`);
   }
-  const policy = await deps.store.approvalPolicy.get(ctx.team);
-  const flagProblem = stepUpFlagProblem(parsed.flags);
-  if (flagProblem) return notice(flagProblem);
-  const changes = policyChanges(parsed.flags);
-  if (Object.keys(changes).length === 0) return notice(describePolicy(policy));
-  if (!(await isPolicyAdmin(context.deps, callerOf(context), policy))) {
-    return notice(
-      'Only workspace admins (or the admins named in the policy) can change the approval policy.',
-    );
-  }
-  const next = { ...policy, ...changes };
-  const groupProblem = await unusableApproverGroup(context.client, changes.approverGroup);
-  if (groupProblem) return notice(groupProblem);
-  // Requesters never approve their own requests (unless allowed), so a list shorter than the
-  // count could never approve anything.
-  if (
-    next.approverGroup === null &&
-    next.approverUsers.length > 0 &&
-    next.approverUsers.length < next.requiredApprovals
-  ) {
-    return notice(
-      `The policy would need ${next.requiredApprovals} approvals but names only ${next.approverUsers.length} ` +
-        'approver(s). Add approvers or lower `--required`.',
-    );
-  }
-  try {
-    const saved = await deps.store.approvalPolicy.put(ctx.team, next, ctx.user);
-    await deps.store.audit.append({
-      team: ctx.team,
-      actor: ctx.user,
-      action: 'approvals.policy',
-      target: 'approval policy',
-      result: 'succeeded',
-      detail: describePolicy(saved),
-    });
-    return notice(`Approval policy updated.\n${describePolicy(saved)}`);
-  } catch (error) {
-    return { ...renderError(error, { referenceId: ctx.correlationId.slice(0, 8) }), visibility: 'ephemeral' };
+  const settings = policyChanges(parsed.flags);
+  const caller = callerOf(context);
+  if (Object.keys(settings).length === 0)
+    return notice(describePolicy(await showApprovalPolicy(deps, caller)));
+  const outcome = await changeApprovalPolicy(deps, slackPolicyChecks(context.client), caller, settings);
+  switch (outcome.kind) {
+    case 'refused':
+      return notice(
+        'Only workspace admins (or the admins named in the policy) can change the approval policy.',
+      );
+    case 'invalid':
+      if (outcome.problem.kind !== 'too_few_approvers') return notice(settingsProblemText(outcome.problem));
+      return notice(
+        `The policy would need ${outcome.problem.required} approvals but names only ${outcome.problem.named} ` +
+          'approver(s). Add approvers or lower `--required`.',
+      );
+    case 'not_saved':
+      return {
+        ...renderError(outcome.error, { referenceId: ctx.correlationId.slice(0, 8) }),
+        visibility: 'ephemeral',
+      };
+    case 'updated':
+      return notice(`Approval policy updated.\n${describePolicy(outcome.policy)}`);
   }
 }
 
 /**
  * What the approval flags set. The parser has read each as its declared kind (`bot-command-specs.ts`):
  * people and groups as ids of Slack's shape and length (`none` as an empty list or `null`),
- * counts and minutes as whole numbers in range.
+ * counts and minutes as whole numbers in range; the step-up word is the core's to check.
  */
-export function policyChanges(flags: BotParsed['flags']): Partial<ApprovalPolicy> {
-  const value: Partial<ApprovalPolicy> = {};
+export function policyChanges(flags: BotParsed['flags']): ApprovalSettings {
   const { approvers, required, expiry } = flags;
   const group = flags['approver-group'];
   const self = flags['allow-self-approval'];
-  if (Array.isArray(approvers)) value.approverUsers = [...approvers];
-  if (typeof group === 'string' || group === null) value.approverGroup = group;
-  if (typeof required === 'number') value.requiredApprovals = required;
-  if (typeof expiry === 'number') value.expiryMinutes = expiry;
-  if (typeof self === 'boolean') value.allowSelfApproval = self;
   const stepUp = flags['step-up'];
-  if (typeof stepUp === 'string' && isStepUpRequirement(stepUp.trim().toLowerCase()))
-    value.stepUp = stepUp.trim().toLowerCase() as StepUpRequirement;
   const reason = flags['require-reason'];
-  if (typeof reason === 'boolean') value.requireReason = reason;
-  return value;
+  return {
+    ...(Array.isArray(approvers) && { approverUsers: [...approvers] }),
+    ...((typeof group === 'string' || group === null) && { approverGroup: group }),
+    ...(typeof required === 'number' && { requiredApprovals: required }),
+    ...(typeof expiry === 'number' && { expiryMinutes: expiry }),
+    ...(typeof self === 'boolean' && { allowSelfApproval: self }),
+    ...(typeof stepUp === 'string' && { stepUp }),
+    ...(typeof reason === 'boolean' && { requireReason: reason }),
+  };
 }
 
-function isStepUpRequirement(word: string): boolean {
-  return (STEP_UP_REQUIREMENTS as readonly string[]).includes(word);
+/** What Slack tells the core before a policy is stored: approver groups and channel access. */
+export function slackPolicyChecks(client: WebClient): PolicyChecks {
+  return {
+    approverGroupMembers: (group) => approverGroupMembers(client, group),
+    announcementAccess: async (channel) => {
+      const access = await ensureBotCanPost(client, channel);
+      return access.kind === 'refused' ? access : { kind: 'open' };
+    },
+  };
 }
 
-/** Why `--step-up` cannot be read, or undefined when it can (or is not given). */
-export function stepUpFlagProblem(flags: BotParsed['flags']): string | undefined {
-  const stepUp = flags['step-up'];
-  if (typeof stepUp !== 'string' || isStepUpRequirement(stepUp.trim().toLowerCase())) return undefined;
-  return '`--step-up` is `passkey`, `code`, `any` (either) or `none`, e.g. `--step-up code`.';
+/** Why approval settings cannot be stored, in words (all but too few approvers, worded by each command). */
+export function settingsProblemText(
+  problem: Exclude<SettingsProblem, { readonly kind: 'too_few_approvers' }>,
+): string {
+  switch (problem.kind) {
+    case 'unknown_step_up':
+      return '`--step-up` is `passkey`, `code`, `any` (either) or `none`, e.g. `--step-up code`.';
+    case 'unusable_approver_group':
+      return unusableApproverGroup(problem.group, problem.members);
+  }
 }
 
-/**
- * Why a newly named approver group cannot serve, or undefined when it can (or none is named). A
- * group the bot cannot read would make every approval wait for members it cannot see.
- */
-export async function unusableApproverGroup(
-  client: WebClient,
-  group: string | null | undefined,
-): Promise<string | undefined> {
-  if (!group) return undefined;
-  const members = await approverGroupMembers(client, group);
+/** Why a newly named approver group cannot serve: a group the bot cannot read would make every approval wait. */
+function unusableApproverGroup(group: string, members: UnusableGroup): string {
   switch (members.kind) {
     case 'plan':
       return `${NO_GROUPS_ON_PLAN} <!subteam^${group}>, and nobody could approve through it. Name the approvers instead: \`--approvers @alice,@bob\`.`;
@@ -495,8 +489,6 @@ export async function unusableApproverGroup(
       return `Slack knows no user group <!subteam^${group}>. Check the name, or name the approvers with \`--approvers @alice,@bob\`.`;
     case 'rate_limited':
       return `Slack asked the bot to slow down before it could check <!subteam^${group}>; nothing was changed. Try again in ${Math.ceil(members.retryAfterSeconds)} s.`;
-    default:
-      return undefined;
   }
 }
 
