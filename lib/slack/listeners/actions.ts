@@ -1,20 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { ActionId, actionIdPattern, PAYLOAD_WIRE_KEYS } from '../../slack-kit/interaction-ids.js';
-import type {
-  ApprovalPayload,
-  ExportPayload,
-  PagePayload,
-  RunPayload,
-} from '../../slack-kit/interactions.js';
+import type { RunPayload } from '../../slack-kit/interactions.js';
 import { SLACK_LIMITS } from '../../slack-kit/limits.js';
 import { notice, type Reply } from '../../slack-kit/reply.js';
 import { approvalClickKeys, loadAhead, type ReadAhead } from '../../store/index.js';
 import type { BotDeps, RequestContext } from '../context.js';
-import { answerOperation, responseBody, safely } from '../dispatch.js';
+import { answerOperation } from '../dispatch.js';
 import type { OperationRequest } from '../operation-runner.js';
-import { isFirstClick } from './deliveries.js';
+import { type Click, onClick } from './clicks.js';
 
 // Loaded on first use, so a cold start answers `/cloud help` without them: the payload schemas
 // (zod), the operations table, approvals, login and forms.
@@ -26,174 +20,138 @@ const forms = () => import('../forms.js');
 const homeActions = () => import('../home-actions.js');
 const runbooks = () => import('../runbooks.js');
 
-/** Buttons and menus: run an operation, page a listing, decide an approval, log in. */
+/**
+ * Buttons and menus: run an operation, page a listing, decide an approval, log in. Each is taken
+ * the same way (`onClick`: ack, context, first click, decode, safety net, reply); what follows is
+ * each one's own work.
+ */
 export function registerActions(app: App, deps: BotDeps): void {
-  app.action(actionIdPattern(ActionId.run), async ({ ack, body, action, respond, client }) => {
-    await ack();
-    const ctx = actionContext(body);
-    if (!ctx || action.type !== 'button' || !(await isFirstClick(deps, ctx, action))) return;
-    const payload = await decodeRun(action.value);
-    const reply = await safely(deps, ctx, payload?.operationId, () =>
-      answerRun(deps, ctx, client, payload, false),
-    );
-    if (reply) await respond(responseBody(reply, false));
-  });
+  // A run button and a menu's option both name an operation and its input.
+  const run = ({ ctx, client, payload }: Click<RunPayload, undefined>) =>
+    answerRun(deps, ctx, client, payload, false);
+  app.action(actionIdPattern(ActionId.run), onClick(deps, { payload: (m) => m.RunPayloadSchema }, run));
 
-  app.action(actionIdPattern(ActionId.page), async ({ ack, body, action, respond, client }) => {
-    await ack();
-    const ctx = actionContext(body);
-    if (!ctx || action.type !== 'button' || !(await isFirstClick(deps, ctx, action))) return;
-    const payload = await decodePage(action.value);
-    const reply = await safely(deps, ctx, payload?.operationId, () =>
-      answerRun(
-        deps,
-        ctx,
-        client,
-        payload && {
-          ...payload,
-          options: {
-            page: payload.page,
-            start: payload.start,
-            previousStart: payload.previousStart,
-            all: payload.compact === true,
-            filter: payload.filter,
+  app.action(
+    actionIdPattern(ActionId.page),
+    onClick(
+      deps,
+      { payload: (m) => m.PagePayloadSchema, reply: 'in place of the message' },
+      async ({ ctx, client, payload }) =>
+        answerRun(
+          deps,
+          ctx,
+          client,
+          payload && {
+            ...payload,
+            options: {
+              page: payload.page,
+              start: payload.start,
+              previousStart: payload.previousStart,
+              all: payload.compact === true,
+              filter: payload.filter,
+            },
           },
-        },
-        true,
-      ),
-    );
-    if (reply) await respond(responseBody(reply, true));
-  });
+          true,
+        ),
+    ),
+  );
 
-  app.action(actionIdPattern(ActionId.exportList), async ({ ack, body, action, respond, client }) => {
-    await ack();
-    const ctx = actionContext(body);
-    if (!ctx || action.type !== 'button' || !(await isFirstClick(deps, ctx, action))) return;
-    const payload = await decodeExport(action.value);
-    // The worker's answer must not take the list's place, which is what an answer through this
-    // click's response_url does: it comes as a message of its own (or in the DM with the file).
-    const { responseUrl: _listMessage, ...apart } = ctx;
-    const reply = await safely(deps, ctx, payload?.operationId, () =>
-      answerRun(
-        deps,
-        apart,
-        client,
-        payload && { ...payload, options: { export: payload.format, filter: payload.filter } },
-        false,
-      ),
-    );
-    if (!reply) return;
-    const told =
-      reply.outcome === 'handed_off' && payload
-        ? notice(
-            `:outbox_tray: Reading the whole list for a ${payload.format.toUpperCase()} file to your direct messages with the app…`,
-          )
-        : reply;
-    await respond({ ...responseBody(told, false), response_type: 'ephemeral' });
-  });
+  app.action(
+    actionIdPattern(ActionId.exportList),
+    onClick(
+      deps,
+      { payload: (m) => m.ExportPayloadSchema, reply: 'to the clicker alone' },
+      async ({ ctx, client, payload }) => {
+        // The worker's answer must not take the list's place, which is what an answer through this
+        // click's response_url does: it comes as a message of its own (or in the DM with the file).
+        const { responseUrl: _listMessage, ...apart } = ctx;
+        const reply = await answerRun(
+          deps,
+          apart,
+          client,
+          payload && { ...payload, options: { export: payload.format, filter: payload.filter } },
+          false,
+        );
+        return reply?.outcome === 'handed_off' && payload
+          ? notice(
+              `:outbox_tray: Reading the whole list for a ${payload.format.toUpperCase()} file to your direct messages with the app…`,
+            )
+          : reply;
+      },
+    ),
+  );
 
-  app.action(actionIdPattern(ActionId.menu), async ({ ack, body, action, respond, client }) => {
-    await ack();
-    const ctx = actionContext(body);
-    if (!ctx || action.type !== 'overflow' || !(await isFirstClick(deps, ctx, action))) return;
-    const payload = await decodeRun(action.selected_option.value);
-    const reply = await safely(deps, ctx, payload?.operationId, () =>
-      answerRun(deps, ctx, client, payload, false),
-    );
-    if (reply) await respond(responseBody(reply, false));
-  });
+  app.action(
+    actionIdPattern(ActionId.menu),
+    onClick(deps, { element: 'overflow', payload: (m) => m.RunPayloadSchema }, run),
+  );
 
   for (const [actionId, decision] of [
     [ActionId.approve, 'approve'],
     [ActionId.deny, 'deny'],
     [ActionId.cancel, 'cancel'],
   ] as const) {
-    app.action(actionIdPattern(actionId), async ({ ack, body, action, respond, client }) => {
-      await ack();
-      // The card's buttons, or the same buttons on the clicker's Home tab.
-      const ctx = actionContext(body) ?? homeClickContext(body);
-      if (!ctx || action.type !== 'button') return;
-      const claim = isFirstClick(deps, ctx, action);
-      // On a cold start the payload's schema and the approvals module take longer to load than
-      // the click's claim takes to answer: they load while it is in flight. A repeated click only
-      // loads modules it would have loaded anyway; a failed load surfaces where it is awaited.
-      interactions().catch(() => undefined);
-      approvals().catch(() => undefined);
-      // Every decision ends in an audit entry.
-      loadAhead(deps.store.audit);
-      // The request and its policies are read while the claim is in flight too, in one batch
-      // sent before the modules that parse them load: a read changes nothing, and a repeated click
-      // drops it. The request's id is taken from the button here without its schema; the decision
-      // uses the read only for the id the schema then accepts. A failed read surfaces where it is
-      // awaited, inside `safely`.
-      const read = approvalReadAhead(deps, ctx, action.value);
-      const payload = decodeApproval(action.value);
-      payload.catch(() => undefined);
-      if (!(await claim)) return;
-      const decoded = await payload;
-      const reply = await safely(deps, ctx, undefined, async () =>
-        decoded
-          ? (await approvals()).decide(deps, client, ctx, decoded.approvalId, decision, read)
-          : notice('That button is out of date.'),
-      );
-      // What the clicker alone is told: a new ephemeral message, the card stays as it is; from
-      // Home (no response_url) a direct message, while the Home itself is published again.
-      if (!reply) return;
-      if (ctx.responseUrl) await respond({ ...responseBody(reply, false), response_type: 'ephemeral' });
-      else await tellDirectly(deps, client, ctx, reply);
-    });
+    app.action(
+      actionIdPattern(actionId),
+      onClick(
+        deps,
+        {
+          // The card's buttons, or the same buttons on the clicker's Home tab.
+          from: 'message or home',
+          payload: (m) => m.ApprovalPayloadSchema,
+          meanwhile: (ctx, value) => {
+            // On a cold start the payload's schema and the approvals module take longer to load
+            // than the click's claim takes to answer: they load while it is in flight. A repeated
+            // click only loads modules it would have loaded anyway; a failed load surfaces where it
+            // is awaited.
+            interactions().catch(() => undefined);
+            approvals().catch(() => undefined);
+            // Every decision ends in an audit entry.
+            loadAhead(deps.store.audit);
+            // The request and its policies are read while the claim is in flight too, in one batch
+            // sent before the modules that parse them load: a read changes nothing, and a repeated
+            // click drops it. The request's id is taken from the button here without its schema;
+            // the decision uses the read only for the id the schema then accepts. A failed read
+            // surfaces where it is awaited, inside the safety net.
+            return approvalReadAhead(deps, ctx, value);
+          },
+          // What the clicker alone is told: a new ephemeral message, the card stays as it is; from
+          // Home (no response_url) a direct message, while the Home itself is published again.
+          reply: 'to the clicker alone',
+        },
+        async ({ ctx, client, payload, meanwhile: read }) =>
+          payload
+            ? (await approvals()).decide(deps, client, ctx, payload.approvalId, decision, read)
+            : notice('That button is out of date.'),
+      ),
+    );
   }
 
-  app.action(ActionId.homeReport, async ({ ack, body, action, client }) => {
-    await ack();
-    const ctx = homeClickContext(body);
-    if (!ctx || action.type !== 'button' || !(await isFirstClick(deps, ctx, action))) return;
-    const reply = await safely(deps, ctx, undefined, async () =>
-      (await homeActions()).answerHomeReportButton(deps, ctx, client, action.value),
-    );
-    if (reply) await tellDirectly(deps, client, ctx, reply);
-  });
+  app.action(
+    ActionId.homeReport,
+    onClick(deps, { from: 'home' }, async ({ ctx, client, value }) =>
+      (await homeActions()).answerHomeReportButton(deps, ctx, client, value),
+    ),
+  );
 
-  app.action(ActionId.runbookCancel, async ({ ack, body, action, respond, client }) => {
-    await ack();
-    const ctx = actionContext(body);
-    if (!ctx || action.type !== 'button' || !(await isFirstClick(deps, ctx, action))) return;
-    const reply = await safely(deps, ctx, undefined, async () =>
-      (await runbooks()).cancelRunAs({ deps, ctx, client }, action.value ?? ''),
-    );
+  app.action(
+    ActionId.runbookCancel,
     // Only the clicker is told; the run's message itself is updated as the run moves.
-    if (reply) await respond({ ...responseBody(reply, false), response_type: 'ephemeral' });
-  });
+    onClick(deps, { reply: 'to the clicker alone' }, async ({ ctx, client, value }) =>
+      (await runbooks()).cancelRunAs({ deps, ctx, client }, value ?? ''),
+    ),
+  );
 
-  app.action(ActionId.login, async ({ ack, body, client, respond }) => {
-    await ack();
-    const ctx = actionContext(body) ?? homeClickContext(body);
-    if (!ctx) return;
-    const reply = await safely(deps, ctx, undefined, async () =>
+  app.action(
+    ActionId.login,
+    // Any element, and not claimed: the click only opens the login form, which stores nothing.
+    onClick(deps, { from: 'message or home', element: 'any', once: false }, async ({ ctx, client }) =>
       (await botCommands()).handleBotCommand(
         { deps, ctx, client },
         { kind: 'bot', command: 'login', args: [], flags: {} },
       ),
-    );
-    if (!reply) return;
-    if (ctx.responseUrl) await respond(responseBody(reply, false));
-    else await tellDirectly(deps, client, ctx, reply);
-  });
-}
-
-async function decodeRun(value: string | undefined): Promise<RunPayload | undefined> {
-  const { decodeActionValue, RunPayloadSchema } = await interactions();
-  return decodeActionValue(RunPayloadSchema, value);
-}
-
-async function decodePage(value: string | undefined): Promise<PagePayload | undefined> {
-  const { decodeActionValue, PagePayloadSchema } = await interactions();
-  return decodeActionValue(PagePayloadSchema, value);
-}
-
-async function decodeExport(value: string | undefined): Promise<ExportPayload | undefined> {
-  const { decodeActionValue, ExportPayloadSchema } = await interactions();
-  return decodeActionValue(ExportPayloadSchema, value);
+    ),
+  );
 }
 
 /**
@@ -219,71 +177,6 @@ function approvalReadAhead(
     // schema says what was wrong with the button.
     return undefined;
   }
-}
-
-async function decodeApproval(value: string | undefined): Promise<ApprovalPayload | undefined> {
-  const { decodeActionValue, ApprovalPayloadSchema } = await interactions();
-  return decodeActionValue(ApprovalPayloadSchema, value);
-}
-
-/**
- * A click on a view (the person's Home tab): Slack sends no channel and no `response_url`, so it
- * is answered in the person's direct messages with the app (posting to a user id opens them).
- * Run, paging, menu and file buttons are on messages only and need the message's channel: those
- * listeners take message clicks alone (`actionContext`).
- */
-function homeClickContext(body: {
-  team?: { id: string } | null;
-  user: { id: string; team_id?: string };
-  container?: { type?: string };
-  trigger_id?: string;
-}): RequestContext | undefined {
-  const team = body.team?.id ?? body.user.team_id;
-  if (!team || body.container?.type !== 'view') return undefined;
-  return {
-    team,
-    user: body.user.id,
-    channel: body.user.id,
-    triggerId: body.trigger_id,
-    correlationId: randomUUID(),
-  };
-}
-
-/** What a Home click's clicker is told, by direct message; a message Slack refuses is only logged. */
-async function tellDirectly(
-  deps: BotDeps,
-  client: WebClient,
-  ctx: RequestContext,
-  reply: Reply,
-): Promise<void> {
-  try {
-    await client.chat.postMessage({ channel: ctx.user, text: reply.text, blocks: [...reply.blocks] });
-  } catch (error) {
-    deps.logger.warn('answer to a Home click not sent', {
-      correlationId: ctx.correlationId,
-      error: error instanceof Error ? error.message : String(error),
-    });
-  }
-}
-
-/** Bolt's block_actions body, narrowed to what the listeners need. */
-function actionContext(body: {
-  team?: { id: string } | null;
-  user: { id: string; team_id?: string };
-  channel?: { id: string };
-  response_url?: string;
-  trigger_id?: string;
-}): RequestContext | undefined {
-  const team = body.team?.id ?? body.user.team_id;
-  if (!team || !body.channel || !body.response_url) return undefined;
-  return {
-    team,
-    user: body.user.id,
-    channel: body.channel.id,
-    responseUrl: body.response_url,
-    triggerId: body.trigger_id,
-    correlationId: randomUUID(),
-  };
 }
 
 /** A button or menu asked to run an operation: the payload is re-validated like typed input. */

@@ -25,8 +25,7 @@ export function registerViews(app: App, deps: BotDeps): void {
     }
     await ack();
     const ctx: RequestContext = {
-      team: body.team?.id ?? body.user.team_id ?? '',
-      user: body.user.id,
+      ...submitter(body),
       channel: submission.channel,
       responseUrl: submission.responseUrl,
       correlationId: randomUUID(),
@@ -39,24 +38,19 @@ export function registerViews(app: App, deps: BotDeps): void {
 
   app.view(CallbackId.login, async ({ ack, body, view, client }) => {
     const { handleLoginSubmission, TOKEN_BLOCK } = await botCommands();
-    const result = await handleLoginSubmission(deps, {
-      team: body.team?.id ?? body.user.team_id ?? '',
-      user: body.user.id,
-      view,
-      client,
-    }).catch(async (error: unknown) => {
-      const text = (await errorReplies()).modalErrorText(error);
-      if (text === undefined) throw error;
-      const cause = error instanceof Error && error.cause instanceof Error ? error.cause.name : undefined;
-      deps.logger.error('login not stored: storage unavailable', { cause });
-      return { ack: { response_action: 'errors' as const, errors: { [TOKEN_BLOCK]: text } } };
-    });
+    const result = await handleLoginSubmission(deps, { ...submitter(body), view, client }).catch(
+      async (error: unknown) => {
+        const ack = await storageTroubleUnder(TOKEN_BLOCK, error);
+        const cause = error instanceof Error && error.cause instanceof Error ? error.cause.name : undefined;
+        deps.logger.error('login not stored: storage unavailable', { cause });
+        return { ack };
+      },
+    );
     await ack(result.ack);
   });
 
   app.view(CallbackId.stepUpCode, async ({ ack, body, view, client }) => {
-    const team = body.team?.id ?? body.user.team_id ?? '';
-    const user = body.user.id;
+    const { team, user } = submitter(body);
     const correlationId = randomUUID();
     const { handleCodeSubmission, CODE_BLOCK } = await stepUp();
     const result = await handleCodeSubmission(
@@ -82,14 +76,28 @@ export function registerViews(app: App, deps: BotDeps): void {
     const { handleRunbookSubmission } = await import('../runbooks.js');
     const result = await handleRunbookSubmission(
       { ...deps, slack: client },
-      { team: body.team?.id ?? body.user.team_id ?? '', user: body.user.id, view },
-    ).catch(async (error: unknown) => {
-      const text = (await errorReplies()).modalErrorText(error);
-      if (text === undefined) throw error;
-      return { response_action: 'errors' as const, errors: { steps: text } };
-    });
+      { ...submitter(body), view },
+    ).catch((error: unknown) => storageTroubleUnder('steps', error));
     await ack(result);
   });
+}
+
+/** Who submitted a modal, and in which workspace. */
+function submitter(body: { team: { id: string } | null; user: { id: string; team_id?: string } }): {
+  readonly team: string;
+  readonly user: string;
+} {
+  return { team: body.team?.id ?? body.user.team_id ?? '', user: body.user.id };
+}
+
+/**
+ * Storage trouble, shown under the modal's `field` (only plain text fits there) so the person can
+ * submit again; anything else is rethrown, for Bolt's error handler.
+ */
+async function storageTroubleUnder(field: string, error: unknown) {
+  const text = (await errorReplies()).modalErrorText(error);
+  if (text === undefined) throw error;
+  return { response_action: 'errors' as const, errors: { [field]: text } };
 }
 
 function errorName(error: unknown): string | undefined {
