@@ -4,14 +4,14 @@ import { notice, type Reply } from '../slack-kit/reply.js';
 import type { BotDeps, RequestContext } from './context.js';
 import { ReportButtonSchema } from './home.js';
 import { republishHome } from './home-refresh.js';
-import { handleReportsCommand } from './reports-command.js';
+import { answerReportChange } from './reports-command.js';
 
 /**
  * What a click on a Home tab's report button does: the same as `/cloud reports pause|resume|run
- * ID` typed in the report's own channel (the same checks: owner or admin, the token, the bot in
- * the channel). A change re-publishes the Homes of the report's owner and the clicker (the reports
- * command does, as when typed; a run once the worker has run it); a click that changed nothing (a
- * report paused already, one gone) re-publishes the clicker's, whose Home was out of date.
+ * ID` typed in the report's own channel (the same core rules: owner or admin, the token, the bot
+ * in the channel). A change re-publishes the Homes of the report's owner and the clicker (as when
+ * typed; a run once the worker has run it); a click that changed nothing (a report paused
+ * already, one gone) re-publishes the clicker's, whose Home was out of date.
  * A Home click has no channel and no `response_url`; the answer is returned for the listener to
  * send to the clicker's direct messages with the app.
  */
@@ -23,16 +23,8 @@ export async function answerHomeReportButton(
 ): Promise<Reply | undefined> {
   const button = decodeActionValue(ReportButtonSchema, value);
   if (!button) return notice('That button is out of date. Open the Home tab again.');
-  const sub = await deps.store.reports.get(ctx.team, button.r);
-  if (!sub) {
-    await republishHome(deps, ctx.team, [ctx.user], ctx.correlationId);
-    return notice('That report no longer exists.');
-  }
-  const reply = await handleReportsCommand(
-    { deps, ctx: { ...ctx, channel: sub.channel }, client },
-    { kind: 'bot', command: 'reports', subcommand: button.c, args: [sub.id], flags: {} },
-  );
-  const changedOrHandedOff = reply.visibility === 'in_channel' || reply.outcome === 'handed_off';
+  const answer = await answerReportChange({ deps, ctx, client }, button.c, { id: button.r });
+  const changedOrHandedOff = answer.effect === 'changed' || answer.effect === 'handed_off';
   if (!changedOrHandedOff) await republishHome(deps, ctx.team, [ctx.user], ctx.correlationId);
-  return reply;
+  return answer.effect === 'no_report' ? notice('That report no longer exists.') : answer.reply;
 }

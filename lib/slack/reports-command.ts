@@ -1,38 +1,48 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
 import type { WebClient } from '@slack/web-api';
-import { type ApiSettings, createApiClient } from '../api/client-factory.js';
-import { isApiError } from '../api/errors.js';
 import type { ParsedCommand } from '../commands/parse.js';
-import { AccountFeed, apiDateTime } from '../reports/account-feed.js';
-import { failureReason } from '../reports/failures.js';
-import type { SlackInstallKind } from '../reports/history-budget.js';
-import { isReportKind, type ProbeResult, REPORT_KIND_SPECS, reportKindOf } from '../reports/kinds.js';
-import { ChannelPacer } from '../reports/pacer.js';
-import { describeSchedule, firstRunAt, nextRunAfter, scheduleFromFlags } from '../reports/schedule.js';
-import { pauseForTokenProblem } from '../reports/token-notices.js';
+import {
+  type AddReportOutcome,
+  addReport,
+  checkReportRun,
+  listReports,
+  type NotAllowed,
+  pauseReport,
+  type ReportChannels,
+  type ReportNotFound,
+  type ReportRef,
+  type ReportRunDeps,
+  type ReportRunOutcome,
+  type ReportSubscriptionDeps,
+  type ReportTokenProblem,
+  removeReport,
+  resumeReport,
+  runReportJob,
+} from '../core/report-subscriptions.js';
+import { isReportKind, REPORT_KIND_SPECS, reportKindOf } from '../reports/kinds.js';
+import { describeSchedule, scheduleFromFlags } from '../reports/schedule.js';
 import { mrkdwnFallback, sectionBlock } from '../slack-kit/blocks.js';
 import { channelRefusalHint, ensureBotCanPost } from '../slack-kit/channel-access.js';
 import { notice, type Reply } from '../slack-kit/reply.js';
 import { codeSpan, countOf, escapeMrkdwn, slackDate, userMention } from '../slack-kit/text.js';
-import type { ReportKind, ReportSubscription, Store, TokenLink } from '../store/index.js';
+import type { ReportKind, ReportSubscription } from '../store/index.js';
 import type { ReportFilter } from '../store/report-subscriptions.js';
 import type { ReportRunJob } from '../worker/handoff.js';
+import { callerOf } from './caller.js';
 import type { BotCommandContext } from './context.js';
 import { republishHome } from './home-refresh.js';
 import { loginPrompt } from './token-resolution.js';
 
 /**
  * `/cloud reports add|list|remove|pause|resume|run`: channel subscriptions to the managed issues
- * digest, new-issue alerts and the stats chart. A subscription runs with the linked token of the
- * person who added it, so `add` checks that token can read managed monitoring before subscribing.
+ * digest, new-issue alerts and the stats chart, as Slack asks for them and shows them. What may be
+ * subscribed, changed or run is decided in `lib/core/report-subscriptions.ts`; this reads the
+ * command, words each outcome, and keeps the Homes of the people concerned up to date.
  */
 
 type BotParsed = Extract<ParsedCommand, { kind: 'bot' }>;
 
 const titleOf = (kind: ReportKind): string => reportKindOf(kind).title;
 const KIND_NAMES = REPORT_KIND_SPECS.map((spec) => spec.kind).join('|');
-/** More than this in one channel is more likely a mistake than a wish. */
-const MAX_SUBSCRIPTIONS_PER_CHANNEL = 20;
 
 function textFlag(parsed: BotParsed, name: string): string | undefined {
   const value = parsed.flags[name];
@@ -47,17 +57,35 @@ function shortId(sub: ReportSubscription): string {
   return codeSpan(sub.id.slice(0, 8));
 }
 
+/** Whether the bot can post a channel's reports, as the core asks it: Slack's membership, joined if public. */
+function slackReportChannels(client: WebClient): ReportChannels {
+  return {
+    canPostReports: async (channel) => {
+      const access = await ensureBotCanPost(client, channel);
+      if (access.kind === 'refused' || access.kind === 'joined') return access;
+      // A channel Slack would not describe is tried anyway: the first run will tell.
+      return { kind: 'open' };
+    },
+  };
+}
+
+function reportDeps({ deps, client }: BotCommandContext): ReportSubscriptionDeps & {
+  readonly channels: ReportChannels;
+} {
+  return { ...deps, channels: slackReportChannels(client) };
+}
+
 export async function handleReportsCommand(context: BotCommandContext, parsed: BotParsed): Promise<Reply> {
   switch (parsed.subcommand) {
     case 'add':
-      return addReport(context, parsed);
+      return answerReportAdd(context, parsed);
     case 'list':
-      return listReports(context);
+      return answerReportList(context);
     case 'remove':
     case 'pause':
     case 'resume':
     case 'run':
-      return changeReport(context, parsed.subcommand, parsed.args[0] ?? '');
+      return (await answerReportChange(context, parsed.subcommand, { typed: parsed.args[0] ?? '' })).reply;
   }
   return notice(
     `Usage: \`/cloud reports add ${KIND_NAMES}\`, \`reports list\`, \`reports remove|pause|resume|run ID\`.`,
@@ -67,110 +95,84 @@ export async function handleReportsCommand(context: BotCommandContext, parsed: B
 // ---------------------------------------------------------------------------------------------
 // add
 
-/** Whether a token's scopes (space-separated, `*` for all) let it read what the report kind reads. */
-export function scopesCoverReports(scopes: string, kind: ReportKind): boolean {
-  const covering = reportKindOf(kind).scopes;
-  return scopes.split(/\s+/).some((scope) => covering.includes(scope));
-}
-
-async function addReport(context: BotCommandContext, parsed: BotParsed): Promise<Reply> {
+async function answerReportAdd(context: BotCommandContext, parsed: BotParsed): Promise<Reply> {
   const { deps, ctx } = context;
   // Read as a report kind by the parser (`KIND` is of kind `report-kind`); this only narrows it.
   const kind = parsed.args[0] ?? '';
   if (!isReportKind(kind)) return notice(`Usage: \`/cloud reports add ${KIND_NAMES}\`.`);
-  const reportKind = kind;
-  const spec = reportKindOf(reportKind);
+  const spec = reportKindOf(kind);
   const schedule = scheduleFromFlags(spec.schedule, {
     every: textFlag(parsed, 'every'),
     daily: textFlag(parsed, 'daily'),
     tz: textFlag(parsed, 'tz'),
   });
   if (!schedule.ok) return notice(schedule.message);
-  const filter = filterFromFlags(reportKind, parsed);
+  const filter = filterFromFlags(kind, parsed);
   if (!filter.ok) return notice(filter.message);
 
-  const lookup = await deps.store.tokenLinks.getToken(ctx.team, ctx.user);
-  if (lookup.status === 'missing') {
-    return loginPrompt(
-      `Reports run with your linked token, and you have none yet. Run \`/cloud login\` with a token that has \`${spec.scopes[0]}\`, then add the report again.`,
-    );
-  }
-  if (lookup.status === 'invalid') {
-    return loginPrompt(
-      `The API no longer accepts the token of your profile *${escapeMrkdwn(lookup.link.profile)}*. Run \`/cloud login\` with a new token, then add the report again.`,
-    );
-  }
-  const { link, token } = lookup;
-  if (link.scopes !== 'unknown' && !scopesCoverReports(link.scopes, reportKind)) {
-    return notice(
-      `Reports run with your token of profile \`${escapeMrkdwn(link.profile)}\`, whose scopes are \`${escapeMrkdwn(link.scopes)}\`. ` +
-        `The ${spec.title} reads ${spec.reads}, which needs ${spec.scopes.map((scope) => `\`${scope}\``).join(' or ')}; ` +
-        `that scope is missing. Create a token with \`${spec.scopes[0]}\` and link it with \`/cloud login\`, then add the report again.`,
-    );
-  }
-  const inChannelCount = (await deps.store.reports.list(ctx.team, { channel: ctx.channel })).length;
-  if (inChannelCount >= MAX_SUBSCRIPTIONS_PER_CHANNEL) {
-    return notice(
-      `This channel already has ${inChannelCount} report subscriptions. Remove one first (\`/cloud reports list\` shows them).`,
-    );
-  }
-
-  // One read now: it proves the token may read what the report reads before anything is stored,
-  // and gives kinds that learn first what is already there (open issues, the newest event).
-  const probe = await probeReport(context, reportKind, token, link.profile);
-  if (probe.kind === 'refused') return probe.reply;
-
-  // Reports are the bot's own posts: a channel it cannot post in would only collect failed runs.
-  const access = await ensureBotCanPost(context.client, ctx.channel);
-  if (access.kind === 'refused')
-    return notice(`Nothing was subscribed. ${channelRefusalHint(access.refusal)}`);
-
-  const now = deps.store.now();
-  const created = await deps.store.reports.create({
-    team: ctx.team,
-    kind: reportKind,
-    channel: ctx.channel,
-    owner: ctx.user,
-    profile: link.profile,
+  const outcome = await addReport(reportDeps(context), callerOf(context), {
+    kind,
     schedule: schedule.value,
-    nextRunAt: firstRunAt(schedule.value, now),
     filter: filter.value,
   });
-  let primed: readonly number[] | undefined;
-  if (spec.learnsOpenIssuesFirst && probe.kind === 'read') {
-    const next = nextRunAfter(created.schedule, created.nextRunAt, now);
-    const seenIssueIds = probe.seen;
-    // The subscription exists now: a failed priming write must not turn into "nothing changed".
-    // Unprimed, the first run takes the open issues as seen instead.
-    const saved = await deps.store.reports
-      .advance(created, next, {
-        lastRunAt: now,
-        lastRunStatus: 'ok',
-        seenIssueIds,
-        ...(probe.eventsSeenAt && { eventsSeenAt: apiDateTime(probe.eventsSeenAt.getTime()) }),
-      })
-      .catch((error: unknown) => {
-        deps.logger.warn('what is there already not recorded for a new subscription', { kind, error });
-        return false;
-      });
-    if (saved) primed = seenIssueIds;
+  // Home shows the new report, or the profile as rejected from now on.
+  if (outcome.kind === 'subscribed' || outcome.kind === 'token_rejected') {
+    await republishHome(deps, ctx.team, [ctx.user], ctx.correlationId);
   }
+  return addReply(context, kind, outcome);
+}
 
-  const when =
-    schedule.value.type === 'every'
-      ? `${describeSchedule(schedule.value)}, starting within a few minutes`
-      : `${describeSchedule(schedule.value)}, first on ${slackDate(created.nextRunAt)}`;
-  const lines = [
-    `:white_check_mark: ${userMention(ctx.user)} subscribed this channel to the *${spec.title}*, ${when}.`,
-    `It runs with their token of profile ${codeSpan(link.profile)}. ID ${shortId(created)}: ` +
-      `\`/cloud reports pause|resume|run|remove ${created.id.slice(0, 8)}\`.`,
-  ];
-  if (access.kind === 'joined') lines.push('I joined this channel to post the report here.');
-  const filtered = describeFilter(filter.value);
-  if (filtered) lines.push(`Only events ${filtered}.`);
-  if (spec.learnedNote) lines.push(spec.learnedNote(primed));
-  await republishHome(deps, ctx.team, [ctx.user], ctx.correlationId);
-  return inChannel(lines.join('\n'));
+function addReply({ ctx }: BotCommandContext, kind: ReportKind, outcome: AddReportOutcome): Reply {
+  const spec = reportKindOf(kind);
+  switch (outcome.kind) {
+    case 'no_token':
+      return loginPrompt(
+        `Reports run with your linked token, and you have none yet. Run \`/cloud login\` with a token that has \`${spec.scopes[0]}\`, then add the report again.`,
+      );
+    case 'token_invalid':
+      return loginPrompt(
+        `The API no longer accepts the token of your profile *${escapeMrkdwn(outcome.profile)}*. Run \`/cloud login\` with a new token, then add the report again.`,
+      );
+    case 'scope_missing':
+      return notice(
+        `Reports run with your token of profile \`${escapeMrkdwn(outcome.profile)}\`, whose scopes are \`${escapeMrkdwn(outcome.scopes)}\`. ` +
+          `The ${spec.title} reads ${spec.reads}, which needs ${spec.scopes.map((scope) => `\`${scope}\``).join(' or ')}; ` +
+          `that scope is missing. Create a token with \`${spec.scopes[0]}\` and link it with \`/cloud login\`, then add the report again.`,
+      );
+    case 'channel_full':
+      return notice(
+        `This channel already has ${outcome.count} report subscriptions. Remove one first (\`/cloud reports list\` shows them).`,
+      );
+    case 'token_rejected':
+      return loginPrompt(
+        'The API rejected your token (revoked or expired). Run `/cloud login` with a new one, then add the report again.',
+      );
+    case 'api_refused': {
+      const why = spec.refusedWhy === '' ? '' : ` (${spec.refusedWhy})`;
+      return notice(
+        `The API refused to show ${spec.reads} to your token: it needs \`${spec.scopes[0]}\`${why}. Nothing was subscribed.`,
+      );
+    }
+    case 'channel_refused':
+      return notice(`Nothing was subscribed. ${channelRefusalHint(outcome.refusal)}`);
+    case 'subscribed': {
+      const created = outcome.subscription;
+      const when =
+        created.schedule.type === 'every'
+          ? `${describeSchedule(created.schedule)}, starting within a few minutes`
+          : `${describeSchedule(created.schedule)}, first on ${slackDate(created.nextRunAt)}`;
+      const lines = [
+        `:white_check_mark: ${userMention(ctx.user)} subscribed this channel to the *${spec.title}*, ${when}.`,
+        `It runs with their token of profile ${codeSpan(created.profile)}. ID ${shortId(created)}: ` +
+          `\`/cloud reports pause|resume|run|remove ${created.id.slice(0, 8)}\`.`,
+      ];
+      if (outcome.joined) lines.push('I joined this channel to post the report here.');
+      const filtered = describeFilter(created.filter);
+      if (filtered) lines.push(`Only events ${filtered}.`);
+      if (spec.learnedNote) lines.push(spec.learnedNote(outcome.primed));
+      return inChannel(lines.join('\n'));
+    }
+  }
 }
 
 /** The words of each filter flag the kind takes; a filter flag of another kind is refused. */
@@ -202,49 +204,6 @@ function describeFilter(filter: ReportFilter): string {
     .join(' and ');
 }
 
-type Probe =
-  /** What a first run would learn without posting (see the kind's `probe`). */
-  | ({ readonly kind: 'read' } & ProbeResult)
-  /** The API did not answer in time: subscribe anyway, the first run will tell. */
-  | { readonly kind: 'unknown' }
-  | { readonly kind: 'refused'; readonly reply: Reply };
-
-async function probeReport(
-  context: BotCommandContext,
-  kind: ReportKind,
-  token: string,
-  profile: string,
-): Promise<Probe> {
-  const { deps, ctx } = context;
-  const spec = reportKindOf(kind);
-  const client = createApiClient(deps.api, token, { timeoutMs: deps.inlineBudgetMs, maxRetries: 0 });
-  try {
-    return { kind: 'read', ...(await spec.probe(new AccountFeed(client), deps.store.now())) };
-  } catch (error) {
-    if (isApiError(error, 'unauthorized')) {
-      await deps.store.tokenLinks.markInvalid(ctx.team, ctx.user, profile);
-      // Home shows the profile as rejected from now on.
-      await republishHome(deps, ctx.team, [ctx.user], ctx.correlationId);
-      return {
-        kind: 'refused',
-        reply: loginPrompt(
-          'The API rejected your token (revoked or expired). Run `/cloud login` with a new one, then add the report again.',
-        ),
-      };
-    }
-    if (isApiError(error, 'forbidden')) {
-      const why = spec.refusedWhy === '' ? '' : ` (${spec.refusedWhy})`;
-      return {
-        kind: 'refused',
-        reply: notice(
-          `The API refused to show ${spec.reads} to your token: it needs \`${spec.scopes[0]}\`${why}. Nothing was subscribed.`,
-        ),
-      };
-    }
-    return { kind: 'unknown' };
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // list
 
@@ -257,273 +216,236 @@ function scheduleState(sub: ReportSubscription): string {
   return `next ${slackDate(sub.nextRunAt)}${last}`;
 }
 
-async function listReports({ deps, ctx }: BotCommandContext): Promise<Reply> {
-  const subs = await deps.store.reports.list(ctx.team, { channel: ctx.channel });
+async function answerReportList(context: BotCommandContext): Promise<Reply> {
+  const subs = await listReports(context.deps, callerOf(context));
   if (subs.length === 0) {
     return notice(
       'This channel has no report subscriptions. Add one with `/cloud reports add issues --daily 09:00`, ' +
         '`/cloud reports add alerts` or `/cloud reports add stats --every 6h`.',
     );
   }
-  const lines = subs
-    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
-    .map(
-      (sub) =>
-        `• ${shortId(sub)} *${titleOf(sub.kind)}*, ${escapeMrkdwn(describeSchedule(sub.schedule))}, by ${userMention(sub.owner)} ` +
-        `(profile ${codeSpan(sub.profile)}): ${scheduleState(sub)}`,
-    );
+  const lines = subs.map(
+    (sub) =>
+      `• ${shortId(sub)} *${titleOf(sub.kind)}*, ${escapeMrkdwn(describeSchedule(sub.schedule))}, by ${userMention(sub.owner)} ` +
+      `(profile ${codeSpan(sub.profile)}): ${scheduleState(sub)}`,
+  );
   return notice(`*Reports in this channel:*\n${lines.join('\n')}`);
 }
 
 // ---------------------------------------------------------------------------------------------
 // remove, pause, resume, run
 
-type Change = 'remove' | 'pause' | 'resume' | 'run';
+export type ReportChange = 'remove' | 'pause' | 'resume' | 'run';
 
-/** The team's subscription whose id starts with `text` (the lists show 8 characters). */
-async function findSubscription(
+/**
+ * What a change typed or clicked came to: its reply, and what it did: `changed` the report,
+ * `handed_off` its run to the worker, found `no_report`, or nothing (a refusal).
+ */
+export interface ReportChangeAnswer {
+  readonly reply: Reply;
+  readonly effect: 'changed' | 'handed_off' | 'no_report' | 'nothing';
+}
+
+/**
+ * `/cloud reports remove|pause|resume|run ID`, or the same from a button that names the report by
+ * its whole id (Home's), which acts as if typed in the report's own channel.
+ */
+export async function answerReportChange(
   context: BotCommandContext,
-  text: string,
-): Promise<{ sub: ReportSubscription } | { reply: Reply }> {
-  const wanted = text.trim().toLowerCase();
-  if (!/^[0-9a-f-]{4,36}$/.test(wanted)) {
-    return {
-      reply: notice(
-        'Give the report ID as `/cloud reports list` shows it, e.g. `/cloud reports pause 1a2b3c4d`.',
-      ),
-    };
-  }
-  const all = await context.deps.store.reports.list(context.ctx.team);
-  const matches = all.filter((sub) => sub.id.startsWith(wanted));
-  const [sub] = matches;
-  if (!sub)
-    return {
-      reply: notice(`No report has the ID \`${wanted}\`. \`/cloud reports list\` shows this channel's.`),
-    };
-  if (matches.length > 1)
-    return { reply: notice(`Several reports start with \`${wanted}\`; give more of the ID.`) };
-  return { sub };
-}
-
-/** The owner, the bot's configured admins and workspace admins may change a subscription. */
-async function mayChange(
-  { deps, ctx, client }: BotCommandContext,
-  sub: ReportSubscription,
-): Promise<boolean> {
-  if (sub.owner === ctx.user || deps.approvalAdmins.includes(ctx.user)) return true;
-  // A failed lookup (rate limited, Slack down) is thrown and answered as such, not taken for "no".
-  const info = await client.users.info({ user: ctx.user });
-  return info.user?.is_admin === true || info.user?.is_owner === true;
-}
-
-async function changeReport(context: BotCommandContext, change: Change, idText: string): Promise<Reply> {
+  change: ReportChange,
+  report: ReportRef,
+): Promise<ReportChangeAnswer> {
   const { deps, ctx } = context;
-  const found = await findSubscription(context, idText);
-  if ('reply' in found) return found.reply;
-  const { sub } = found;
-  const elsewhere = sub.channel === ctx.channel ? '' : ` (in <#${sub.channel}>)`;
-
-  if (change === 'run') {
-    if (sub.channel !== ctx.channel)
-      return notice(`Report ${shortId(sub)} posts in <#${sub.channel}>; run it from there.`);
-    return runNow(context, sub);
+  const caller = callerOf(context);
+  const outcome =
+    change === 'remove'
+      ? await removeReport(deps, caller, { report })
+      : change === 'pause'
+        ? await pauseReport(deps, caller, { report, reason: `paused by ${userMention(ctx.user)}` })
+        : change === 'resume'
+          ? await resumeReport(reportDeps(context), caller, { report })
+          : await checkReportRun(deps, caller, { report });
+  switch (outcome.kind) {
+    case 'not_an_id':
+    case 'not_found':
+    case 'ambiguous':
+      return { reply: notFoundReply(outcome), effect: 'no_report' };
+    case 'not_allowed':
+      return { reply: notAllowedReply(outcome, change), effect: 'nothing' };
   }
-  if (!(await mayChange(context, sub))) {
-    return notice(
-      `Only ${userMention(sub.owner)}, who added report ${shortId(sub)}, or a workspace admin can ${change} it.`,
-    );
-  }
-  switch (change) {
-    case 'remove': {
-      await deps.store.reports.delete(ctx.team, sub.id);
-      await republishHome(deps, ctx.team, [sub.owner, ctx.user], ctx.correlationId);
-      return inChannel(
+  const sub = outcome.subscription;
+  // Where the person is: a button acts from the report's own channel.
+  const here = 'id' in report ? sub.channel : ctx.channel;
+  const elsewhere = sub.channel === here ? '' : ` (in <#${sub.channel}>)`;
+  const changed = async (text: string): Promise<ReportChangeAnswer> => {
+    await republishHome(deps, ctx.team, [sub.owner, ctx.user], ctx.correlationId);
+    return { reply: inChannel(text), effect: 'changed' };
+  };
+  const refused = (text: string): ReportChangeAnswer => ({ reply: notice(text), effect: 'nothing' });
+  switch (outcome.kind) {
+    case 'removed':
+      return changed(
         `${userMention(ctx.user)} removed the *${titleOf(sub.kind)}* ${shortId(sub)}${elsewhere}.`,
       );
-    }
-    case 'pause': {
-      if (sub.paused) return notice(`Report ${shortId(sub)} is paused already.`);
-      await deps.store.reports.pause(ctx.team, sub.id, `paused by ${userMention(ctx.user)}`);
-      await republishHome(deps, ctx.team, [sub.owner, ctx.user], ctx.correlationId);
-      return inChannel(
+    case 'already_paused':
+      return refused(`Report ${shortId(sub)} is paused already.`);
+    case 'paused':
+      return changed(
         `${userMention(ctx.user)} paused the *${titleOf(sub.kind)}* ${shortId(sub)}${elsewhere}. \`/cloud reports resume ${sub.id.slice(0, 8)}\` starts it again.`,
       );
+    case 'not_paused':
+      return refused(`Report ${shortId(sub)} is not paused.`);
+    case 'token_problem':
+      return refused(tokenProblemText(sub, outcome.problem));
+    case 'channel_refused': {
+      const other = sub.channel === here ? undefined : sub.channel;
+      return refused(`Report ${shortId(sub)} stays paused. ${channelRefusalHint(outcome.refusal, other)}`);
     }
-    case 'resume': {
-      if (!sub.paused) return notice(`Report ${shortId(sub)} is not paused.`);
-      const problem = await tokenProblem(context, sub);
-      if (problem) return notice(problem);
-      // A report paused because its channel refused it would only pause again.
-      const access = await ensureBotCanPost(context.client, sub.channel);
-      if (access.kind === 'refused') {
-        const other = sub.channel === ctx.channel ? undefined : sub.channel;
-        return notice(`Report ${shortId(sub)} stays paused. ${channelRefusalHint(access.refusal, other)}`);
-      }
-      const next = firstRunAt(sub.schedule, deps.store.now());
-      await deps.store.reports.resume(ctx.team, sub.id, next);
-      await republishHome(deps, ctx.team, [sub.owner, ctx.user], ctx.correlationId);
-      return inChannel(
-        `${userMention(ctx.user)} resumed the *${titleOf(sub.kind)}* ${shortId(sub)}${elsewhere}; next run ${slackDate(next)}.`,
+    case 'resumed':
+      return changed(
+        `${userMention(ctx.user)} resumed the *${titleOf(sub.kind)}* ${shortId(sub)}${elsewhere}; next run ${slackDate(outcome.nextRunAt)}.`,
       );
-    }
+    case 'elsewhere':
+      return refused(`Report ${shortId(sub)} posts in <#${sub.channel}>; run it from there.`);
+    case 'is_paused':
+      return refused(`Report ${shortId(sub)} is paused; resume it first.`);
+    case 'may_run':
+      return runNow(context, sub, here);
   }
 }
 
-/** Why the subscription's token cannot run it, or undefined when it can. */
-async function tokenProblem(
-  { deps }: { readonly deps: { readonly store: Store } },
-  sub: ReportSubscription,
-): Promise<string | undefined> {
-  const link: TokenLink | undefined = await deps.store.tokenLinks.getLink(sub.team, sub.owner, sub.profile);
+function notFoundReply(outcome: ReportNotFound): Reply {
+  switch (outcome.kind) {
+    case 'not_an_id':
+      return notice(
+        'Give the report ID as `/cloud reports list` shows it, e.g. `/cloud reports pause 1a2b3c4d`.',
+      );
+    case 'not_found':
+      return notice(`No report has the ID \`${outcome.id}\`. \`/cloud reports list\` shows this channel's.`);
+    case 'ambiguous':
+      return notice(`Several reports start with \`${outcome.id}\`; give more of the ID.`);
+  }
+}
+
+function notAllowedReply({ subscription: sub }: NotAllowed, change: ReportChange): Reply {
+  return notice(
+    `Only ${userMention(sub.owner)}, who added report ${shortId(sub)}, or a workspace admin can ${change} it.`,
+  );
+}
+
+function tokenProblemText(sub: ReportSubscription, problem: ReportTokenProblem): string {
   const relink = `/cloud login${sub.profile === 'default' ? '' : ` --profile ${sub.profile}`}`;
-  if (!link) {
-    return `Report ${shortId(sub)} runs with ${userMention(sub.owner)}'s token of profile ${codeSpan(sub.profile)}, which is no longer linked. ${userMention(sub.owner)} has to run ${codeSpan(relink)} first.`;
+  switch (problem.kind) {
+    case 'unlinked':
+      return `Report ${shortId(sub)} runs with ${userMention(sub.owner)}'s token of profile ${codeSpan(sub.profile)}, which is no longer linked. ${userMention(sub.owner)} has to run ${codeSpan(relink)} first.`;
+    case 'rejected':
+      return `The API rejected ${userMention(sub.owner)}'s token of profile ${codeSpan(sub.profile)}, which report ${shortId(sub)} runs with. ${userMention(sub.owner)} has to run ${codeSpan(relink)} with a new token first.`;
+    case 'scope_missing':
+      return `The token report ${shortId(sub)} runs with has scopes ${codeSpan(problem.scopes)}, without \`${reportKindOf(sub.kind).scopes[0]}\`; link one that has it.`;
   }
-  if (link.status === 'invalid') {
-    return `The API rejected ${userMention(sub.owner)}'s token of profile ${codeSpan(sub.profile)}, which report ${shortId(sub)} runs with. ${userMention(sub.owner)} has to run ${codeSpan(relink)} with a new token first.`;
-  }
-  if (link.scopes !== 'unknown' && !scopesCoverReports(link.scopes, sub.kind)) {
-    return `The token report ${shortId(sub)} runs with has scopes ${codeSpan(link.scopes)}, without \`${reportKindOf(sub.kind).scopes[0]}\`; link one that has it.`;
-  }
-  return undefined;
 }
 
 /**
  * `/cloud reports run ID` checks what it can at once and hands the run to the worker: posting
  * goes at one message a second per channel, so a few alerts would already miss Slack's 3 s.
  */
-async function runNow(context: BotCommandContext, sub: ReportSubscription): Promise<Reply> {
-  const { deps, ctx } = context;
-  if (sub.paused) return notice(`Report ${shortId(sub)} is paused; resume it first.`);
-  const problem = await tokenProblem(context, sub);
-  if (problem) return notice(problem);
+async function runNow(
+  { deps, ctx }: BotCommandContext,
+  sub: ReportSubscription,
+  channel: string,
+): Promise<ReportChangeAnswer> {
   await deps.handoff.dispatch({
     kind: 'report-run',
     correlationId: ctx.correlationId,
     team: ctx.team,
     user: ctx.user,
-    channel: ctx.channel,
+    channel,
     ...(ctx.responseUrl ? { responseUrl: ctx.responseUrl } : {}),
     subscriptionId: sub.id,
   });
   return {
-    ...notice(`:hourglass_flowing_sand: Running report ${shortId(sub)} (${titleOf(sub.kind)}) now…`),
-    outcome: 'handed_off',
+    reply: {
+      ...notice(`:hourglass_flowing_sand: Running report ${shortId(sub)} (${titleOf(sub.kind)}) now…`),
+      outcome: 'handed_off',
+    },
+    effect: 'handed_off',
   };
 }
 
-/** The worker's Lambda times out at 120 s; the run stops posting well before, the rest waits for the schedule. */
-const RUN_NOW_BUDGET_MS = 90_000;
+// ---------------------------------------------------------------------------------------------
+// the worker's run
 
-export interface ReportRunDeps {
-  readonly store: Store;
-  readonly api: ApiSettings;
-  readonly logger: Logger;
+/** What the worker gives a report's run; the Homes it refreshes are published with `slack`. */
+export type SlackReportRunDeps = Omit<ReportRunDeps, 'refreshHomes' | 'slack'> & {
   readonly slack: WebClient;
-  /** Which of Slack's history limits apply (`lib/reports/history-budget.ts`); the stricter when unknown. */
-  readonly slackInstall?: SlackInstallKind | undefined;
-}
+};
 
 /**
- * The worker's half of `/cloud reports run`: posts the report outside its schedule (which stays
- * as it is), alerts under the same claims as the scheduled runs, so a run racing this one never
- * posts an issue twice. Returns the summary for the person who asked; never throws.
+ * The worker's half of `/cloud reports run`: the core runs the report; this words how it went for
+ * the person who asked. Never throws.
  */
-export async function runReportJob(deps: ReportRunDeps, job: ReportRunJob): Promise<Reply> {
-  try {
-    const sub = await deps.store.reports.get(job.team, job.subscriptionId);
-    if (!sub) return notice('That report was removed before it could run.');
-    if (sub.paused) return notice(`Report ${shortId(sub)} is paused; resume it first.`);
-    return await runReport(deps, job, sub);
-  } catch (error) {
-    deps.logger.error('report run failed', {
-      correlationId: job.correlationId,
-      reason: failureReason(error),
-    });
-    return notice(`The report could not be run (${escapeMrkdwn(failureReason(error))}).`);
+export async function answerReportRun(
+  deps: SlackReportRunDeps,
+  job: ReportRunJob,
+): Promise<{ readonly outcome: ReportRunOutcome; readonly reply: Reply }> {
+  const outcome = await runReportJob(
+    {
+      store: deps.store,
+      api: deps.api,
+      logger: deps.logger,
+      slack: deps.slack,
+      slackInstall: deps.slackInstall,
+      refreshHomes: async (team, users) =>
+        (await import('./home.js')).refreshHomes(deps, deps.slack, team, users),
+    },
+    job,
+  );
+  return { outcome, reply: runReply(outcome) };
+}
+
+function runReply(outcome: ReportRunOutcome): Reply {
+  switch (outcome.kind) {
+    case 'gone':
+      return notice('That report was removed before it could run.');
+    case 'failed':
+      return notice(`The report could not be run (${escapeMrkdwn(outcome.reason)}).`);
+  }
+  const sub = outcome.subscription;
+  switch (outcome.kind) {
+    case 'is_paused':
+      return notice(`Report ${shortId(sub)} is paused; resume it first.`);
+    case 'token_problem':
+      return notice(outcome.problem ? tokenProblemText(sub, outcome.problem) : 'The report cannot run now.');
+    case 'api_slow':
+      return notice(`The API is slow right now; report ${shortId(sub)} will be posted within a few minutes.`);
+    case 'token_rejected':
+      return notice(
+        `The API rejected ${userMention(sub.owner)}'s token, which report ${shortId(sub)} runs with; ${countOf(outcome.paused, 'report')} paused.`,
+      );
+    case 'not_posted':
+      return notice(`Report ${shortId(sub)} could not be posted (${escapeMrkdwn(outcome.reason)}).`);
+    case 'posted':
+      return postedReply(outcome);
   }
 }
 
-async function runReport(deps: ReportRunDeps, job: ReportRunJob, sub: ReportSubscription): Promise<Reply> {
-  const lookup = await deps.store.tokenLinks.getToken(sub.team, sub.owner, sub.profile);
-  if (lookup.status !== 'found')
-    return notice((await tokenProblem({ deps }, sub)) ?? 'The report cannot run now.');
-
-  const now = deps.store.now();
-  const api = createApiClient(deps.api, lookup.token);
-  const feed = new AccountFeed(api);
-  const pacer = new ChannelPacer();
-  try {
-    // Loaded on first use: the chart code is not needed by any other command.
-    const [deliver, { recordRunNow }, { HistoryBudget }] = await Promise.all([
-      reportKindOf(sub.kind).deliverer(),
-      import('../reports/tick.js'),
-      import('../reports/history-budget.js'),
-    ]);
-    const result = await deliver(
-      {
-        slack: deps.slack,
-        pacer,
-        feed,
-        now,
-        charts: new Map(),
-        claims: deps.store.alertClaims,
-        audit: deps.store.audit,
-        history: new HistoryBudget(deps.slackInstall ?? 'distributed'),
-        deadline: Date.now() + RUN_NOW_BUDGET_MS,
-      },
-      sub,
-    );
-    const notSaved = result.seenIssueIds ? await recordRunNow(deps, sub, now, result) : [];
-    for (const failure of notSaved) {
-      deps.logger.warn('report progress not saved', { ...failure, correlationId: job.correlationId });
-    }
-    if (result.error !== undefined) throw result.error;
-    const unsaved =
-      notSaved.length === 0
-        ? ''
-        : `\n:warning: ${countOf(notSaved.length, 'record')} of this run could not be saved (${escapeMrkdwn(
-            [...new Set(notSaved.map((f) => `${f.step}: ${f.reason}`))].join(', '),
-          )}); the next run checks the channel before posting anything again.`;
-    const { eachNew } = reportKindOf(sub.kind);
-    if (!eachNew) return notice(`Posted report ${shortId(sub)}.${unsaved}`);
-    const count = result.alerted?.length ?? 0;
-    const text =
-      sub.lastRun === null
-        ? `Report ${shortId(sub)} ${eachNew.learned}; new ones will be posted as they appear.`
-        : count === 0
-          ? `${eachNew.none} for report ${shortId(sub)}.`
-          : `Posted ${countOf(count, eachNew.noun)}.`;
-    const rest = result.unfinished ? ' The rest follow with the next scheduled run.' : '';
-    return notice(`${text}${rest}${unsaved}`);
-  } catch (error) {
-    if (isApiError(error, 'timeout') || isApiError(error, 'network') || isApiError(error, 'server_error')) {
-      await deps.store.reports.advance(sub, now);
-      return notice(`The API is slow right now; report ${shortId(sub)} will be posted within a few minutes.`);
-    }
-    if (isApiError(error, 'unauthorized')) {
-      const account = { team: sub.team, owner: sub.owner, profile: sub.profile };
-      const paused = await pauseForTokenProblem(
-        {
-          store: deps.store,
-          slack: deps.slack,
-          pacer,
-          logger: deps.logger,
-          refreshHomes: async (team, users) =>
-            (await import('./home.js')).refreshHomes(deps, deps.slack, team, users),
-        },
-        account,
-        'rejected',
-      );
-      return notice(
-        `The API rejected ${userMention(sub.owner)}'s token, which report ${shortId(sub)} runs with; ${countOf(paused.length, 'report')} paused.`,
-      );
-    }
-    deps.logger.warn('report run failed', {
-      subscription: sub.id,
-      correlationId: job.correlationId,
-      reason: failureReason(error),
-    });
-    return notice(`Report ${shortId(sub)} could not be posted (${escapeMrkdwn(failureReason(error))}).`);
-  }
+function postedReply(outcome: Extract<ReportRunOutcome, { kind: 'posted' }>): Reply {
+  const { subscription: sub, notSaved } = outcome;
+  const unsaved =
+    notSaved.length === 0
+      ? ''
+      : `\n:warning: ${countOf(notSaved.length, 'record')} of this run could not be saved (${escapeMrkdwn(
+          [...new Set(notSaved.map((f) => `${f.step}: ${f.reason}`))].join(', '),
+        )}); the next run checks the channel before posting anything again.`;
+  const { eachNew } = reportKindOf(sub.kind);
+  if (!eachNew) return notice(`Posted report ${shortId(sub)}.${unsaved}`);
+  const count = outcome.alerted;
+  const text =
+    sub.lastRun === null
+      ? `Report ${shortId(sub)} ${eachNew.learned}; new ones will be posted as they appear.`
+      : count === 0
+        ? `${eachNew.none} for report ${shortId(sub)}.`
+        : `Posted ${countOf(count, eachNew.noun)}.`;
+  const rest = outcome.unfinished ? ' The rest follow with the next scheduled run.' : '';
+  return notice(`${text}${rest}${unsaved}`);
 }

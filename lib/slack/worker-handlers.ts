@@ -52,12 +52,13 @@ export function slackWorkerHandlers(deps: WorkerDeps): WorkerHandlers {
     approval: (job) => executeApproval(deps, job),
     'report-run': async (job) => {
       // Loaded on first use, as in the Slack function: charts and schedules come with it.
-      const { runReportJob } = await import('./reports-command.js');
-      await deliverSafely(deps, job, await runReportJob(deps, job));
+      const { answerReportRun } = await import('./reports-command.js');
+      const { outcome, reply } = await answerReportRun(deps, job);
+      await deliverSafely(deps, job, reply);
       // The run is the report's last run now: its owner's Home and the asker's show it.
-      const sub = await deps.store.reports.get(job.team, job.subscriptionId).catch(() => undefined);
+      const owner = outcome.kind === 'gone' ? undefined : outcome.subscription?.owner;
       const { refreshHomes } = await import('./home.js');
-      return refreshHomes(deps, deps.slack, job.team, [job.user, ...(sub ? [sub.owner] : [])]);
+      return refreshHomes(deps, deps.slack, job.team, [job.user, ...(owner ? [owner] : [])]);
     },
     'home-refresh': async (job) => {
       const { refreshHomes } = await import('./home.js');

@@ -54,6 +54,7 @@ describe('the Slack function bundle', () => {
     'lib/slack/operation-runner.ts',
     'lib/slack/bot-command-handlers.ts',
     'lib/slack/reports-command.ts',
+    'lib/core/report-subscriptions.ts',
     'lib/api/client.ts',
   ])('loads %s on first use, not at start', (file) => {
     expect(has(deployed, file)).toBe(true);

@@ -143,6 +143,30 @@ describe('Approve on Home', () => {
   });
 });
 
+describe('report buttons on Home', () => {
+  it('Pause pauses the report as `/cloud reports pause` typed in its own channel would, answered by DM', async () => {
+    await e2e.command(ALICE, 'reports add issues --daily 09:00');
+    const [sub] = await e2e.stack.store.reports.list(team(), { owner: ALICE });
+    if (!sub) throw new Error('no subscription');
+    const home = await openHome(ALICE);
+    const delivery = await e2e.stack.workspace.clickInView(ALICE, home, {
+      actionId: ActionId.homeReport,
+      value: JSON.stringify({ r: sub.id, c: 'pause' }),
+    });
+    expect(delivery.status).toBe(200);
+    await e2e.stack.drain();
+    expect(await e2e.stack.store.reports.get(team(), sub.id)).toMatchObject({
+      paused: true,
+      pauseReason: `paused by <@${ALICE}>`,
+    });
+    const told = e2e.textOf(e2e.stack.standIn.store.messages(`D${ALICE}`).at(-1));
+    // Worded from the report's own channel: no "(in #channel)".
+    expect(told).toContain(`paused the *managed issues digest* \`${sub.id.slice(0, 8)}\`. `);
+    expect(homeText(ALICE)).toContain(':double_vertical_bar: paused');
+    await e2e.stack.store.reports.delete(team(), sub.id);
+  });
+});
+
 describe('a long Home', () => {
   it('with 150 requests waiting, stays within 100 blocks and says how many more there are', async () => {
     const store = e2e.stack.store;

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseCommand } from '../../../lib/commands/parse.js';
-import { scopesCoverReports } from '../../../lib/slack/reports-command.js';
+import { scopesCoverReports } from '../../../lib/core/report-subscriptions.js';
 import { slackFixtures } from '../../support/slack-fixtures.js';
 import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
 
