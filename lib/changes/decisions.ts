@@ -12,6 +12,7 @@ import {
   type StepUpProof,
   stepUpRequirement,
 } from './step-up.js';
+import { castVote } from './votes.js';
 
 /**
  * A click on Approve, Deny or Cancel. Clicks move the record with conditional writes (see
@@ -251,14 +252,14 @@ async function recordVote(
   /** The request as the click read it ahead: the vote's first attempt is conditioned on it. */
   read?: ReadAhead,
 ): Promise<CountedOutcome> {
-  const result = await deps.store.approvals.recordDecision(
-    click.team,
-    approval.id,
-    click.user,
+  const result = await castVote(deps.store, {
+    team: click.team,
+    approvalId: approval.id,
+    user: click.user,
     decision,
     method,
     read,
-  );
+  });
   const at = deps.store.now();
   const how = voteWords(method);
   switch (result.outcome) {

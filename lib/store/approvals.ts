@@ -146,27 +146,35 @@ export interface NewApproval {
   readonly awaitingRequester?: boolean;
 }
 
-export type DecisionOutcome =
-  /** The vote counted; more approvals are needed. */
-  | 'recorded'
-  /** This vote completed the approvals: the caller goes on to `claimExecution`. */
-  | 'approved'
-  /** This vote denied the request. */
-  | 'denied'
-  /** Another decision won the race between reading and writing. */
-  | 'lost'
-  | 'expired'
-  /** The request was no longer pending when this vote arrived. */
-  | 'already_decided'
-  /** This user has already voted. */
-  | 'duplicate_vote'
-  /** The requester's own break-glass, waiting for their proof: it takes no votes. */
-  | 'awaiting_requester'
-  | 'not_found';
+/**
+ * A request as a vote reads it: what the voting rules look at (`castVote` in
+ * `lib/changes/votes.ts`), and the state a vote's write is conditioned on.
+ */
+export interface VoteView {
+  readonly approval: Approval;
+  /**
+   * Pending as stored. A request past its deadline is still pending here until the sweep writes
+   * it expired, while `approval.status` already says `expired`.
+   */
+  readonly pending: boolean;
+  /** Approvals counted so far: a vote is written only if no other landed since this was read. */
+  readonly voteCount: number;
+  readonly voters: ReadonlySet<string>;
+}
 
-export type DecisionResult =
-  | { readonly outcome: 'not_found' }
-  | { readonly outcome: Exclude<DecisionOutcome, 'not_found'>; readonly approval: Approval };
+/** One Approve or Deny to write; `attempt` lets a resent write whose answer was lost find it. */
+export interface NewVote {
+  readonly decision: 'approve' | 'deny';
+  readonly user: string;
+  readonly method: VoteMethod;
+  readonly at: Date;
+  readonly attempt: string;
+}
+
+export type VoteWrite =
+  | { readonly kind: 'written'; readonly approval: Approval }
+  /** Its condition failed: the request as it is now, or undefined when it is gone. */
+  | { readonly kind: 'not_written'; readonly current: VoteView | undefined };
 
 export type CancelResult =
   | { readonly outcome: 'not_found' }
@@ -229,11 +237,6 @@ type ApprovalItem = z.infer<typeof ApprovalItemSchema>;
 
 const InputSchema = z.record(z.string(), z.unknown());
 
-/**
- * A vote that lost a race to another vote re-reads and tries again. Each such loss means one more
- * vote landed, so a vote needs at most `required + 1` attempts; the policy allows up to 10.
- */
-const MAX_VOTE_ATTEMPTS = 12;
 /** Result details are for the card and thread; the API's full answer does not belong in the table. */
 const MAX_DETAIL_LENGTH = 3_000;
 const DEFAULT_RETENTION_DAYS = 30;
@@ -430,96 +433,71 @@ export class ApprovalRepository {
     return result.ok;
   }
 
+  /** The request as a vote reads it (see `VoteView`); undefined when there is none. */
+  async readForVote(team: string, id: string, read?: ReadAhead): Promise<VoteView | undefined> {
+    const item = await this.#getItem(team, id, read);
+    return item && this.#toVoteView(item);
+  }
+
   /**
-   * One approver's Approve or Deny. The write only succeeds if the request is still pending, not
-   * past its deadline, the user has not voted, and no other vote landed since it was read. The
-   * first attempt may go on the request as `read` read it ahead: if another vote landed since, the
-   * write's condition fails and the next attempt reads it afresh.
+   * Writes one Approve or Deny on the request as `seen`: it lands only while the request is still
+   * pending, before its deadline, with exactly `seen.voteCount` votes and none by this user, so a
+   * vote that another vote overtook changes nothing. An approval that `completes` the count also
+   * approves the request, due for a worker's claim (the sweep closes it if none comes). A write
+   * whose answer was lost, and which the table client sent again, counts as written when the
+   * request holds this vote's attempt. Which votes may count is the workflow's rule
+   * (`castVote` in `lib/changes/votes.ts`); this only writes.
    */
-  async recordDecision(
+  async writeVote(
     team: string,
     id: string,
-    user: string,
-    decision: 'approve' | 'deny',
-    method: VoteMethod = 'none',
-    read?: ReadAhead,
-  ): Promise<DecisionResult> {
-    for (let attempt = 0; attempt < MAX_VOTE_ATTEMPTS; attempt++) {
-      const item = await this.#getItem(team, id, attempt === 0 ? read : undefined);
-      if (item === undefined) return { outcome: 'not_found' };
-      const seen = this.#toApproval(item);
-      if (item.status !== 'pending') return { outcome: 'already_decided', approval: seen };
-      if (seen.status === 'expired') return { outcome: 'expired', approval: seen };
-      if (item.voter_ids?.has(user)) return { outcome: 'duplicate_vote', approval: seen };
-      if (item.awaiting_requester) return { outcome: 'awaiting_requester', approval: seen };
-
-      const nowDate = this.#ctx.now();
-      const now = nowDate.toISOString();
-      const vote = { user, at: now, method, attempt: randomUUID() };
-      const completes = item.vote_count + 1 >= item.required_approvals;
-      const result =
-        decision === 'deny'
-          ? await this.#update(team, id, {
-              set: ['#status = :denied', 'denied_by = :vote'],
-              remove: LEAVE_INDEX,
-              condition: '#status = :pending AND decide_by > :now',
-              values: { ':denied': 'denied', ':vote': vote, ':pending': 'pending', ':now': now },
-            })
-          : await this.#update(team, id, {
-              set: [
-                'vote_count = :next',
-                'approvals = list_append(approvals, :votes)',
-                ...(completes
-                  ? [
-                      '#status = :approved',
-                      'approved_at = :now',
-                      // A worker should claim it at once; if none does, the sweep closes it.
-                      `${DUE_SK} = :due`,
-                    ]
-                  : []),
-              ],
-              add: 'voter_ids :voter',
-              condition:
-                '#status = :pending AND decide_by > :now AND vote_count = :seen AND NOT contains(voter_ids, :user)',
-              values: {
-                ':next': item.vote_count + 1,
-                ':votes': [vote],
-                ':voter': new Set([user]),
-                ':pending': 'pending',
-                ':now': now,
-                ':seen': item.vote_count,
-                ':user': user,
-                ...(completes
-                  ? {
-                      ':approved': 'approved',
-                      ':due': keys.approvalDueSort(
-                        new Date(nowDate.getTime() + this.#claimGraceMs),
-                        team,
-                        id,
-                      ),
-                    }
-                  : {}),
-              },
-            });
-      // A vote whose answer was lost is recognised by `#update` (its write id); if another
-      // approver's vote landed between it and its resend, the vote found in the item is its own.
-      const landed =
-        result.ok || (result.item !== null && hasVote(result.item, decision, vote.attempt))
-          ? result.item
-          : undefined;
-      if (landed) {
-        const outcome = decision === 'deny' ? 'denied' : completes ? 'approved' : 'recorded';
-        return { outcome, approval: this.#toApproval(landed) };
-      }
-      if (result.item === null) return { outcome: 'not_found' };
-      const current = this.#toApproval(result.item);
-      if (result.item.status !== 'pending') return { outcome: 'lost', approval: current };
-      if (current.status === 'expired') return { outcome: 'expired', approval: current };
-      if (result.item.voter_ids?.has(user)) return { outcome: 'duplicate_vote', approval: current };
-      // Another approver's vote landed in between: count again from the new state.
+    vote: NewVote,
+    seen: VoteView,
+    completes: boolean,
+  ): Promise<VoteWrite> {
+    const now = vote.at.toISOString();
+    const stored = { user: vote.user, at: now, method: vote.method, attempt: vote.attempt };
+    const result =
+      vote.decision === 'deny'
+        ? await this.#update(team, id, {
+            set: ['#status = :denied', 'denied_by = :vote'],
+            remove: LEAVE_INDEX,
+            condition: '#status = :pending AND decide_by > :now',
+            values: { ':denied': 'denied', ':vote': stored, ':pending': 'pending', ':now': now },
+          })
+        : await this.#update(team, id, {
+            set: [
+              'vote_count = :next',
+              'approvals = list_append(approvals, :votes)',
+              ...(completes ? ['#status = :approved', 'approved_at = :now', `${DUE_SK} = :due`] : []),
+            ],
+            add: 'voter_ids :voter',
+            condition:
+              '#status = :pending AND decide_by > :now AND vote_count = :seen AND NOT contains(voter_ids, :user)',
+            values: {
+              ':next': seen.voteCount + 1,
+              ':votes': [stored],
+              ':voter': new Set([vote.user]),
+              ':pending': 'pending',
+              ':now': now,
+              ':seen': seen.voteCount,
+              ':user': vote.user,
+              ...(completes
+                ? {
+                    ':approved': 'approved',
+                    ':due': keys.approvalDueSort(new Date(vote.at.getTime() + this.#claimGraceMs), team, id),
+                  }
+                : {}),
+            },
+          });
+    // A vote whose answer was lost is recognised by `#update` (its write id); if another
+    // approver's vote landed between it and its resend, the vote found in the item is its own.
+    if (result.ok) return { kind: 'written', approval: this.#toApproval(result.item) };
+    if (result.item === null) return { kind: 'not_written', current: undefined };
+    if (hasVote(result.item, vote.decision, vote.attempt)) {
+      return { kind: 'written', approval: this.#toApproval(result.item) };
     }
-    const latest = await this.get(team, id);
-    return latest ? { outcome: 'lost', approval: latest } : { outcome: 'not_found' };
+    return { kind: 'not_written', current: this.#toVoteView(result.item) };
   }
 
   /**
@@ -859,6 +837,15 @@ export class ApprovalRepository {
     );
     if (result.ok) return { ok: true, item: parseItem(ApprovalItemSchema, result.item, 'approval') };
     return { ok: false, item: result.item && parseItem(ApprovalItemSchema, result.item, 'approval') };
+  }
+
+  #toVoteView(item: ApprovalItem): VoteView {
+    return {
+      approval: this.#toApproval(item),
+      pending: item.status === 'pending',
+      voteCount: item.vote_count,
+      voters: item.voter_ids ?? new Set(),
+    };
   }
 
   #toApproval(item: ApprovalItem): Approval {

@@ -28,11 +28,12 @@ export type {
   ApprovalOutcome,
   ApprovalStatus,
   ApprovalVote,
-  DecisionOutcome,
-  DecisionResult,
   DueApproval,
   ExecutionClaim,
+  NewVote,
   VoteMethod,
+  VoteView,
+  VoteWrite,
 } from './approvals.js';
 export type { AuditEntry, AuditResult, NewAuditEntry } from './audit-log.js';
 export type { ApprovalRule, ChannelPolicy, StoredChannelPolicy } from './channel-policy.js';

@@ -7,6 +7,7 @@ import { localDynamoDbClientConfig } from '../../infra/local/dynamodb.js';
 import { SECOND_TEAM } from '../../infra/local/slack/oauth.js';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
 import type { SlackWorkspace } from '../../infra/local/slack/workspace.js';
+import { castVote } from '../../lib/changes/votes.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
 import { inSlackTeam } from '../../lib/slack-kit/web-client.js';
 import { keys } from '../../lib/store/keys.js';
@@ -313,13 +314,25 @@ describe('requests already approved when the app is removed', () => {
     // Approved, and the worker's invocation has not started yet (the decision is written first).
     const waiting = await requestDeletion(teamB, B_CHANNEL);
     const waitingId = await idOf();
-    expect((await approvals.recordDecision(SECOND_TEAM.id, waitingId, BOB, 'approve')).outcome).toBe(
-      'approved',
-    );
+    expect(
+      (
+        await castVote(e2e.stack.store, {
+          team: SECOND_TEAM.id,
+          approvalId: waitingId,
+          user: BOB,
+          decision: 'approve',
+        })
+      ).outcome,
+    ).toBe('approved');
     // Approved and claimed: a worker is running it.
     await requestDeletion(teamB, B_CHANNEL);
     const runningId = await idOf();
-    await approvals.recordDecision(SECOND_TEAM.id, runningId, BOB, 'approve');
+    await castVote(e2e.stack.store, {
+      team: SECOND_TEAM.id,
+      approvalId: runningId,
+      user: BOB,
+      decision: 'approve',
+    });
     expect((await approvals.claimExecution(SECOND_TEAM.id, runningId)).claimed).toBe(true);
 
     expect((await teamB.uninstall('Ev0UNINSTALL2')).status).toBe(200);

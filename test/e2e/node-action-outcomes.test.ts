@@ -5,6 +5,7 @@ import { ApiClient } from '../../lib/api/client.js';
 import { getOperation } from '../../lib/api/operations/index.js';
 import type { OutcomeCheckSettings } from '../../lib/changes/outcomes.js';
 import { sweepApprovals } from '../../lib/changes/sweep.js';
+import { castVote } from '../../lib/changes/votes.js';
 import { slackExecutionSurface } from '../../lib/slack/approved-run-surface.js';
 import { runWorkerJob } from '../../lib/slack/worker-handlers.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
@@ -254,7 +255,12 @@ describe('an approved reboot whose worker died after the API call', () => {
       if (!approval) throw new Error('no pending approval');
 
       // Bob approves; the worker claims it, reboots the node, and dies before writing anything.
-      await e2e.stack.store.approvals.recordDecision(team(), approval.id, BOB, 'approve');
+      await castVote(e2e.stack.store, {
+        team: team(),
+        approvalId: approval.id,
+        user: BOB,
+        decision: 'approve',
+      });
       expect((await e2e.stack.store.approvals.claimExecution(team(), approval.id)).claimed).toBe(true);
       await new ApiClient({ baseUrl: e2e.emulator.url, token: e2e.emulator.demoToken }).call(
         getOperation('nodes.reboot'),

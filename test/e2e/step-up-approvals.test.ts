@@ -6,6 +6,7 @@ import {
   LOCKOUT_WINDOW_MINUTES,
   MAX_WRONG_CODES,
 } from '../../lib/changes/step-up.js';
+import { castVote } from '../../lib/changes/votes.js';
 import { CODE_BLOCK } from '../../lib/slack/step-up.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
 import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
@@ -307,7 +308,14 @@ describe('a break-glass waiting for its requester to confirm', () => {
     await e2e.stack.drain();
     const bobsHome = JSON.stringify(e2e.stack.standIn.store.homeView(team(), BOB)?.view.blocks ?? []);
     expect(bobsHome).not.toContain(request.id);
-    expect(await e2e.stack.store.approvals.recordDecision(team(), request.id, BOB, 'approve')).toMatchObject({
+    expect(
+      await castVote(e2e.stack.store, {
+        team: team(),
+        approvalId: request.id,
+        user: BOB,
+        decision: 'approve',
+      }),
+    ).toMatchObject({
       outcome: 'awaiting_requester',
     });
     expect(deletesOf(volume.id)).toBe(0);

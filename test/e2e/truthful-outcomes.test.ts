@@ -4,6 +4,7 @@ import { ApiClient } from '../../lib/api/client.js';
 import { getOperation, requireOperation } from '../../lib/api/operations/index.js';
 import type { OutcomeCheckSettings } from '../../lib/changes/outcomes.js';
 import { sweepApprovals } from '../../lib/changes/sweep.js';
+import { castVote } from '../../lib/changes/votes.js';
 import { slackExecutionSurface } from '../../lib/slack/approved-run-surface.js';
 import { runWorkerJob } from '../../lib/slack/worker-handlers.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
@@ -371,7 +372,14 @@ describe('the approval sweep', () => {
     const approval = await approvalOf(card);
     // Bob approves; the worker claims it, deletes the volume, and dies before writing anything.
     expect(
-      (await e2e.stack.store.approvals.recordDecision(team(), approval.id, BOB, 'approve')).outcome,
+      (
+        await castVote(e2e.stack.store, {
+          team: team(),
+          approvalId: approval.id,
+          user: BOB,
+          decision: 'approve',
+        })
+      ).outcome,
     ).toBe('approved');
     const claim = await e2e.stack.store.approvals.claimExecution(team(), approval.id);
     expect(claim.claimed).toBe(true);
@@ -396,7 +404,12 @@ describe('the approval sweep', () => {
     const volumeId = newVolume();
     const card = await requestDeletion(volumeId);
     const approval = await approvalOf(card);
-    await e2e.stack.store.approvals.recordDecision(team(), approval.id, BOB, 'approve');
+    await castVote(e2e.stack.store, {
+      team: team(),
+      approvalId: approval.id,
+      user: BOB,
+      decision: 'approve',
+    });
     await e2e.stack.store.approvals.claimExecution(team(), approval.id);
 
     clock.advance(4 * 60_000);
@@ -450,7 +463,12 @@ describe('the approval sweep', () => {
     const volumeId = newVolume();
     const card = await requestDeletion(volumeId);
     const approval = await approvalOf(card);
-    await e2e.stack.store.approvals.recordDecision(team(), approval.id, BOB, 'approve');
+    await castVote(e2e.stack.store, {
+      team: team(),
+      approvalId: approval.id,
+      user: BOB,
+      decision: 'approve',
+    });
     clock.advance(6 * 60_000);
     expect((await sweepApprovals(e2e.stack.worker, slackExecutionSurface(e2e.stack.worker))).notRun).toBe(1);
     expect((await e2e.stack.store.approvals.get(team(), approval.id))?.status).toBe('not_run');

@@ -2,6 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningEmulator, startEmulator } from '../../../infra/local/emulator/server.js';
 import type { DispatchedRequest, RequestDispatcher } from '../../../lib/api/client.js';
+import { castVote } from '../../../lib/changes/votes.js';
 import type { Caller } from '../../../lib/core/caller.js';
 import {
   isTeamRemovalError,
@@ -324,9 +325,9 @@ async function seedWorkspace(team: string) {
   });
   const pending = await store.approvals.create(approvalIn(team, 'volumes.delete'));
   const approved = await store.approvals.create(approvalIn(team, 'volumes.resize'));
-  await store.approvals.recordDecision(team, approved.id, 'U0APPROVER', 'approve');
+  await castVote(store, { team, approvalId: approved.id, user: 'U0APPROVER', decision: 'approve' });
   const executing = await store.approvals.create(approvalIn(team, 'volumes.detach'));
-  await store.approvals.recordDecision(team, executing.id, 'U0APPROVER', 'approve');
+  await castVote(store, { team, approvalId: executing.id, user: 'U0APPROVER', decision: 'approve' });
   await store.approvals.claimExecution(team, executing.id);
   await link(team, 'U0OWNER');
   await link(team, 'U0REQUESTER', 'staging');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { castVote } from '../../../lib/changes/votes.js';
 import { ApprovalRepository, type NewApproval } from '../../../lib/store/approvals.js';
-import { approvalClickKeys, readAhead } from '../../../lib/store/read-ahead.js';
 import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
 
 let table: TestTable;
@@ -24,8 +24,6 @@ function request(overrides: Partial<NewApproval> = {}): NewApproval {
     ...overrides,
   };
 }
-
-const approvers = (count: number) => Array.from({ length: count }, (_, i) => `U0APP${i}`);
 
 describe('create and get', () => {
   it('creates a pending request that reads back as written', async () => {
@@ -51,95 +49,6 @@ describe('create and get', () => {
   });
 });
 
-describe('recordDecision', () => {
-  it('50 concurrent approvals of a one-approval request: exactly one approves, the others lose', async () => {
-    const { id } = await approvals.create(request());
-    const results = await Promise.all(
-      approvers(50).map((user) => approvals.recordDecision('T0001', id, user, 'approve')),
-    );
-    const outcomes = results.map((r) => r.outcome);
-    expect(outcomes.filter((o) => o === 'approved')).toHaveLength(1);
-    expect(
-      outcomes.filter((o) => o !== 'approved').every((o) => o === 'lost' || o === 'already_decided'),
-    ).toBe(true);
-    const stored = await approvals.get('T0001', id);
-    expect(stored?.status).toBe('approved');
-    expect(stored?.approvals).toHaveLength(1);
-  });
-
-  it('counts votes up to the required number, then approves, however they race', async () => {
-    const { id } = await approvals.create(request({ requiredApprovals: 3 }));
-    const results = await Promise.all(
-      approvers(8).map((user) => approvals.recordDecision('T0001', id, user, 'approve')),
-    );
-    const outcomes = results.map((r) => r.outcome);
-    expect(outcomes.filter((o) => o === 'approved')).toHaveLength(1);
-    expect(outcomes.filter((o) => o === 'recorded')).toHaveLength(2);
-    const stored = await approvals.get('T0001', id);
-    expect(stored?.status).toBe('approved');
-    expect(new Set(stored?.approvals.map((v) => v.user)).size).toBe(3);
-  });
-
-  it('records a first vote of two and refuses the same voter twice', async () => {
-    const { id } = await approvals.create(request({ requiredApprovals: 2 }));
-    expect((await approvals.recordDecision('T0001', id, 'U0APP1', 'approve')).outcome).toBe('recorded');
-    expect((await approvals.recordDecision('T0001', id, 'U0APP1', 'approve')).outcome).toBe('duplicate_vote');
-    const second = await approvals.recordDecision('T0001', id, 'U0APP2', 'approve');
-    expect(second).toMatchObject({ outcome: 'approved', approval: { status: 'approved' } });
-  });
-
-  it('a vote on a request read ahead counts the vote that landed after the read as well', async () => {
-    const { id } = await approvals.create(request({ requiredApprovals: 2 }));
-    const read = readAhead(table.ctx, approvalClickKeys('T0001', id, 'C0OPS'));
-    expect(await approvals.get('T0001', id, read)).toMatchObject({ status: 'pending', approvals: [] });
-    // Another approver's vote lands between the click's read and its vote.
-    expect((await approvals.recordDecision('T0001', id, 'U0APP1', 'approve')).outcome).toBe('recorded');
-    const late = await approvals.recordDecision('T0001', id, 'U0APP2', 'approve', 'none', read);
-    expect(late).toMatchObject({ outcome: 'approved', approval: { status: 'approved' } });
-    expect((await approvals.get('T0001', id))?.approvals.map((vote) => vote.user)).toEqual([
-      'U0APP1',
-      'U0APP2',
-    ]);
-  });
-
-  it('a double click of one approver counts once', async () => {
-    const { id } = await approvals.create(request({ requiredApprovals: 2 }));
-    const results = await Promise.all(
-      Array.from({ length: 5 }, () => approvals.recordDecision('T0001', id, 'U0APP1', 'approve')),
-    );
-    expect(results.filter((r) => r.outcome === 'recorded')).toHaveLength(1);
-    expect(results.filter((r) => r.outcome === 'duplicate_vote')).toHaveLength(4);
-  });
-
-  it('a deny ends the request; later votes are told it is decided', async () => {
-    const { id } = await approvals.create(request({ requiredApprovals: 2 }));
-    await approvals.recordDecision('T0001', id, 'U0APP1', 'approve');
-    const denied = await approvals.recordDecision('T0001', id, 'U0APP2', 'deny');
-    expect(denied).toMatchObject({
-      outcome: 'denied',
-      approval: { status: 'denied', deniedBy: { user: 'U0APP2' } },
-    });
-    expect((await approvals.recordDecision('T0001', id, 'U0APP3', 'approve')).outcome).toBe(
-      'already_decided',
-    );
-  });
-
-  it('a request past its deadline reads as expired and takes no votes, before anyone writes it down', async () => {
-    const { id } = await approvals.create(request({ expiryMinutes: 15 }));
-    table.clock.advance(15 * 60_000);
-    expect((await approvals.get('T0001', id))?.status).toBe('expired');
-    expect((await approvals.recordDecision('T0001', id, 'U0APP1', 'approve')).outcome).toBe('expired');
-    expect(await approvals.claimExecution('T0001', id)).toMatchObject({ claimed: false });
-    table.clock.set('2030-01-15T09:00:00.000Z');
-  });
-
-  it('says when the request does not exist', async () => {
-    expect(await approvals.recordDecision('T0001', 'no-such-id', 'U0APP1', 'approve')).toEqual({
-      outcome: 'not_found',
-    });
-  });
-});
-
 describe('expire', () => {
   it('writes the expiry down once, and only after the deadline', async () => {
     const { id } = await approvals.create(request({ expiryMinutes: 1 }));
@@ -160,14 +69,22 @@ describe('cancel', () => {
       approval: { status: 'cancelled', cancelledBy: { user: 'U0REQ' } },
     });
     expect((await approvals.cancel('T0001', id, 'U0REQ')).outcome).toBe('already_decided');
-    expect((await approvals.recordDecision('T0001', id, 'U0APP1', 'approve')).outcome).toBe(
-      'already_decided',
-    );
+    expect(
+      (
+        await castVote(
+          { approvals, now: table.ctx.now },
+          { team: 'T0001', approvalId: id, user: 'U0APP1', decision: 'approve' },
+        )
+      ).outcome,
+    ).toBe('already_decided');
   });
 
   it('cannot withdraw an approved request', async () => {
     const { id } = await approvals.create(request());
-    await approvals.recordDecision('T0001', id, 'U0APP1', 'approve');
+    await castVote(
+      { approvals, now: table.ctx.now },
+      { team: 'T0001', approvalId: id, user: 'U0APP1', decision: 'approve' },
+    );
     expect((await approvals.cancel('T0001', id, 'U0REQ')).outcome).toBe('already_decided');
   });
 });
@@ -175,7 +92,10 @@ describe('cancel', () => {
 describe('claimExecution and finish', () => {
   it('50 concurrent claims of an approved request: exactly one gets to execute, with the input', async () => {
     const { id } = await approvals.create(request({ input: { volumeId: 12, note: 'ä ✓' } }));
-    await approvals.recordDecision('T0001', id, 'U0APP1', 'approve');
+    await castVote(
+      { approvals, now: table.ctx.now },
+      { team: 'T0001', approvalId: id, user: 'U0APP1', decision: 'approve' },
+    );
     const claims = await Promise.all(Array.from({ length: 50 }, () => approvals.claimExecution('T0001', id)));
     const winners = claims.filter((c) => c.claimed);
     expect(winners).toHaveLength(1);
@@ -187,7 +107,10 @@ describe('claimExecution and finish', () => {
 
   it('cannot claim a request that is not approved', async () => {
     const { id } = await approvals.create(request({ requiredApprovals: 2 }));
-    await approvals.recordDecision('T0001', id, 'U0APP1', 'approve');
+    await castVote(
+      { approvals, now: table.ctx.now },
+      { team: 'T0001', approvalId: id, user: 'U0APP1', decision: 'approve' },
+    );
     expect(await approvals.claimExecution('T0001', id)).toMatchObject({
       claimed: false,
       approval: { status: 'pending' },
@@ -196,7 +119,10 @@ describe('claimExecution and finish', () => {
 
   it('finishes an execution once, with its result', async () => {
     const { id } = await approvals.create(request());
-    await approvals.recordDecision('T0001', id, 'U0APP1', 'approve');
+    await castVote(
+      { approvals, now: table.ctx.now },
+      { team: 'T0001', approvalId: id, user: 'U0APP1', decision: 'approve' },
+    );
     expect(await approvals.finish('T0001', id, 'executed', 'too early')).toBe(false);
     await approvals.claimExecution('T0001', id);
     expect(await approvals.finish('T0001', id, 'executed', 'Volume 12 deleted')).toBe(true);

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { castVote } from '../../../lib/changes/votes.js';
 import { openTable } from '../../../lib/runtime.js';
 import { AlertClaimRepository } from '../../../lib/store/alert-claims.js';
 import { ApprovalRepository } from '../../../lib/store/approvals.js';
@@ -294,7 +295,10 @@ describe('a write whose answer was lost', () => {
   it("still gives the worker the claim it made, and the worker's outcome as written by it", async () => {
     const approvals = new ApprovalRepository(ctx, randomLocalCipher());
     const { id } = await newRequest(approvals, 1);
-    await approvals.recordDecision('T0LOST', id, 'U0VOTER', 'approve');
+    await castVote(
+      { approvals, now: ctx.now },
+      { team: 'T0LOST', approvalId: id, user: 'U0VOTER', decision: 'approve' },
+    );
     const lostBefore = proxy.lost();
     proxy.loseNextAnswer('UpdateItem');
     const claim = await approvals.claimExecution('T0LOST', id);
@@ -338,7 +342,10 @@ describe('a write whose answer was lost', () => {
     const { id } = await newRequest(approvals, requiredApprovals);
     const lostBefore = proxy.lost();
     proxy.loseNextAnswer('UpdateItem');
-    const result = await approvals.recordDecision('T0LOST', id, 'U0VOTER', decision);
+    const result = await castVote(
+      { approvals, now: ctx.now },
+      { team: 'T0LOST', approvalId: id, user: 'U0VOTER', decision },
+    );
     expect(proxy.lost()).toBe(lostBefore + 1);
     expect(result.outcome).toBe(outcome);
     const stored = await approvals.get('T0LOST', id);
