@@ -7,12 +7,12 @@ import {
   type Decision,
   type DecisionDeps,
   type DecisionOutcome,
-  decide as decideInDomain,
+  decide,
   type Ineligibility,
 } from '../changes/decisions.js';
 import type { OutcomeCheckSettings } from '../changes/outcomes.js';
 import type { GroupMembers } from '../changes/ports.js';
-import { type RequestOutcome, requestApproval as requestInDomain } from '../changes/requests.js';
+import { type RequestOutcome, requestApproval } from '../changes/requests.js';
 import type { RequestFollower } from '../changes/runbooks.js';
 import type { ParsedCommand } from '../commands/parse.js';
 import {
@@ -51,7 +51,7 @@ const LISTED_APPROVALS = 12;
 // ---------------------------------------------------------------------------------------------
 // requesting
 
-export async function requestApproval(
+export async function answerApprovalRequest(
   deps: BotDeps,
   ctx: RequestContext,
   client: WebClient,
@@ -61,7 +61,7 @@ export async function requestApproval(
 ): Promise<Reply> {
   const token = await resolveToken(deps.store, ctx.team, ctx.user, op);
   if (!token.ok) return token.reply;
-  const outcome = await requestInDomain(
+  const outcome = await requestApproval(
     { ...deps, previewTarget },
     slackApprovalSurface(client, deps, runbookFollower({ ...deps, slack: client })),
     {
@@ -156,7 +156,7 @@ function approversText(policy: ApprovalPolicy, requester: string): string {
  * `--break-glass "reason"`: runs at once where the channel allows it, for the people it lists,
  * loudly (see `lib/changes/break-glass.ts`).
  */
-export async function runBreakGlass(
+export async function answerBreakGlass(
   deps: BotDeps,
   ctx: RequestContext,
   client: WebClient,
@@ -235,7 +235,7 @@ export function breakGlassReply(
 export type { Decision, DecisionDeps };
 
 /** A click on Approve, Deny or Cancel. Returns what the clicker alone is told, if anything. */
-export async function decide(
+export async function answerDecision(
   deps: DecisionDeps & Pick<RunnerDeps, 'api'> & Pick<BotDeps, 'passkeys'>,
   client: WebClient,
   ctx: {
@@ -249,7 +249,7 @@ export async function decide(
   decision: Decision,
   read?: ReadAhead,
 ): Promise<Reply | undefined> {
-  const outcome = await decideInDomain(
+  const outcome = await decide(
     deps,
     slackApprovalSurface(client, deps, runbookFollower({ ...deps, slack: client })),
     ctx,
@@ -366,12 +366,12 @@ export interface ExecutionDeps extends RunnerDeps, ChangeExecutionDeps {
  * Runs an approved request once (see `lib/changes/execution.ts`), shown on its card in Slack. The
  * run and what shows it load here, in the worker; a click in the Slack function only votes.
  */
-export async function executeApproval(deps: ExecutionDeps, job: ApprovalJob): Promise<void> {
-  const [{ executeApproval: executeInDomain }, { slackExecutionSurface }] = await Promise.all([
+export async function runApprovalJob(deps: ExecutionDeps, job: ApprovalJob): Promise<void> {
+  const [{ executeApproval }, { slackExecutionSurface }] = await Promise.all([
     import('../changes/execution.js'),
     import('./approved-run-surface.js'),
   ]);
-  return executeInDomain(deps, slackExecutionSurface(deps, runbookFollower(deps)), job);
+  return executeApproval(deps, slackExecutionSurface(deps, runbookFollower(deps)), job);
 }
 
 /**

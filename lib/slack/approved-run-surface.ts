@@ -6,7 +6,7 @@ import { contextBlock } from '../slack-kit/blocks.js';
 import { notice, type Reply } from '../slack-kit/reply.js';
 import { codeSpan } from '../slack-kit/text.js';
 import { slackApprovalSurface } from './approval-surface.js';
-import { type RunnerDeps, runOperation } from './operation-runner.js';
+import { answerOperation, type RunnerDeps } from './operation-runner.js';
 import { approvedRunLine } from './render/approval.js';
 import { closingDetailText } from './render/approval-events.js';
 import { slackStatusWatchSurface } from './status-watch.js';
@@ -21,7 +21,7 @@ import { slackStatusWatchSurface } from './status-watch.js';
 /** An approved change runs as the command would have: the same runner, the same answer. */
 export function slackChangeRunner(deps: RunnerDeps): OperationRunner<ChangeRequest, Reply> {
   return {
-    run: (request, hooks) => runOperation(deps, { ...request, options: {} }, hooks),
+    run: (request, hooks) => answerOperation(deps, { ...request, options: {} }, hooks),
     wentThrough: (op) => notice(`Done: ${codeSpan(`${op.group} ${op.action}`)} went through.`),
   };
 }

@@ -64,10 +64,10 @@ export async function answerOperation(
         '`--break-glass` is only for commands that need approval; this one runs without the flag.',
       );
     }
-    return (await approvals()).runBreakGlass(deps, ctx, client, op, request.input, breakGlassReason);
+    return (await approvals()).answerBreakGlass(deps, ctx, client, op, request.input, breakGlassReason);
   }
   if (guard.approvalRequired)
-    return (await approvals()).requestApproval(deps, ctx, client, op, request.input, reason);
+    return (await approvals()).answerApprovalRequest(deps, ctx, client, op, request.input, reason);
   if (reason !== undefined) {
     // Only a request that waits for approval keeps its reason; saying nothing would lose it.
     return notice(
@@ -82,8 +82,8 @@ export async function answerOperation(
   const budget = new AbortController();
   const timer = setTimeout(() => budget.abort(), deps.inlineBudgetMs);
   try {
-    const { runOperation } = await runner();
-    return await runOperation(deps, request, {
+    const { answerOperation } = await runner();
+    return await answerOperation(deps, request, {
       signal: budget.signal,
       deadline: Date.now() + deps.inlineBudgetMs,
       callerRead: ctx.callerRead,

@@ -7,7 +7,7 @@ import {
   type OperationControl,
   type OperationDeps,
   type OperationRequest,
-  runOperation as runCoreOperation,
+  runOperation,
   runOperationWith,
 } from '../core/operations.js';
 import { notice, type Reply, visibilityOf } from '../slack-kit/reply.js';
@@ -40,7 +40,7 @@ export interface RunControl extends OperationControl {
  * the one place that answers errors; anything else (including aborts, which mean the caller gave
  * up) propagates too.
  */
-export async function runOperation(deps: RunnerDeps, request: OperationRequest, control: RunControl = {}) {
+export async function answerOperation(deps: RunnerDeps, request: OperationRequest, control: RunControl = {}) {
   const { op, input, options, team, user } = request;
   // Read while the API answers: the buttons of the reply offer only what may run here.
   let fit: ReturnType<typeof helpFitFor> | undefined;
@@ -52,7 +52,7 @@ export async function runOperation(deps: RunnerDeps, request: OperationRequest, 
     },
   };
   if (op.paginated && !options.json) return answerList(deps, request, core, () => fit);
-  const outcome = await runCoreOperation(deps, request, core);
+  const outcome = await runOperation(deps, request, core);
   if (outcome.kind === 'no_token') return tokenProblemReply(outcome);
   const { output } = outcome;
   control.onOutput?.(output);

@@ -17,8 +17,8 @@ import { codeSpan } from '../slack-kit/text.js';
 import type { OperationJob } from '../worker/jobs.js';
 import { routeWorkerJob, type WorkerHandlers } from '../worker/router.js';
 import { withAliasLine } from './alias-line.js';
-import { executeApproval } from './approvals.js';
-import { type OperationRequest, type RunnerDeps, runOperation } from './operation-runner.js';
+import { runApprovalJob } from './approvals.js';
+import { answerOperation, type OperationRequest, type RunnerDeps } from './operation-runner.js';
 import { renderError } from './render/errors.js';
 import { checkingText, verdictText } from './render/outcome.js';
 import { postStatusWatch } from './status-watch.js';
@@ -49,7 +49,7 @@ export function runWorkerJob(deps: WorkerDeps, event: unknown): Promise<void> {
 export function slackWorkerHandlers(deps: WorkerDeps): WorkerHandlers {
   return {
     operation: (job) => runOperationJob(deps, job),
-    approval: (job) => executeApproval(deps, job),
+    approval: (job) => runApprovalJob(deps, job),
     'report-run': async (job) => {
       // Loaded on first use, as in the Slack function: charts and schedules come with it.
       const { answerReportRun } = await import('./reports-command.js');
@@ -140,14 +140,14 @@ async function runOperationJob(deps: WorkerDeps, job: OperationJob): Promise<voi
   await deliverSafely(deps, job, reply);
 }
 
-async function readOnly(deps: WorkerDeps, request: Parameters<typeof runOperation>[1]) {
+async function readOnly(deps: WorkerDeps, request: Parameters<typeof answerOperation>[1]) {
   if (request.options.export && request.op.paginated) {
     const { sendListFile } = await import('./list-export.js');
     const reply = await sendListFile(deps, request, request.options.export, new Date());
     return { kind: 'answered' as const, reply, output: undefined };
   }
   let output: unknown;
-  const reply = await runOperation(deps, request, { onOutput: (value) => (output = value) });
+  const reply = await answerOperation(deps, request, { onOutput: (value) => (output = value) });
   if (output !== undefined && answersWithChart(request.op)) {
     // Loaded on first use: the rasteriser (wasm and font) is needed by this answer alone.
     const { answerWithChart } = await import('../reports/stats-answer.js');
@@ -163,7 +163,7 @@ async function readOnly(deps: WorkerDeps, request: Parameters<typeof runOperatio
 /** A handed-off change runs as it would have inline: the same runner, the same answer. */
 function plainRunner(deps: RunnerDeps): OperationRunner<OperationRequest, Reply> {
   return {
-    run: (request, hooks) => runOperation(deps, request, hooks),
+    run: (request, hooks) => answerOperation(deps, request, hooks),
     wentThrough: (op) => notice(`Done: ${codeSpan(`${op.group} ${op.action}`)} went through.`),
   };
 }

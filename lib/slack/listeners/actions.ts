@@ -121,7 +121,7 @@ export function registerActions(app: App, deps: BotDeps): void {
         },
         async ({ ctx, client, payload, meanwhile: read }) =>
           payload
-            ? (await approvals()).decide(deps, client, ctx, payload.approvalId, decision, read)
+            ? (await approvals()).answerDecision(deps, client, ctx, payload.approvalId, decision, read)
             : notice('That button is out of date.'),
       ),
     );
