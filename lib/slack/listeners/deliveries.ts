@@ -6,7 +6,9 @@ import type { BotDeps, RequestContext } from '../context.js';
 /**
  * Slack may deliver one request twice (a retry after a slow answer, a replayed payload): the
  * stable id of the delivery is claimed once, and a repeat does nothing. Conditional writes keep
- * approvals exact anyway; this keeps a repeated "Boot" or "Create" from running twice.
+ * approvals exact anyway; this keeps a repeated "Boot" or "Create" from running twice. The claim
+ * stays in the Slack surface: it is about how Slack delivers requests, not a rule of the bot, and
+ * another surface claims its own deliveries its own way.
  */
 async function isFirstDelivery(deps: BotDeps, key: string): Promise<boolean> {
   return deps.store.deliveries.claimOnce(key);
