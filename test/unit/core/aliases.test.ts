@@ -7,8 +7,8 @@ import {
   MAX_ALIASES_PER_SCOPE,
   removeAlias,
 } from '../../../lib/core/aliases.js';
-import type { Caller } from '../../../lib/core/caller.js';
 import { createStore, type Store } from '../../../lib/store/index.js';
+import { testCaller } from '../../support/caller.js';
 import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
 
 /**
@@ -45,18 +45,8 @@ function newTeam(): string {
 
 /** A caller in `team`'s ops channel; `admin` is what the workspace says when asked. */
 function callerIn(team: string, user: string, admin = false) {
-  let asked = 0;
-  const caller: Caller = {
-    team,
-    user,
-    channel: CHANNEL,
-    surface: 'slack',
-    isWorkspaceAdmin: async () => {
-      asked += 1;
-      return admin;
-    },
-  };
-  return { caller, asked: () => asked };
+  const caller = testCaller({ team, channel: CHANNEL }, user, admin);
+  return { caller, asked: caller.asked };
 }
 
 const channelScope = { kind: 'channel', channel: CHANNEL } as const;

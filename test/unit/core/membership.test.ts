@@ -15,6 +15,7 @@ import {
 import { linksOf, linkToken, unlinkProfile, useProfile } from '../../../lib/core/membership.js';
 import { createStore, type Store } from '../../../lib/store/index.js';
 import type { SlackInstallation } from '../../../lib/store/installations.js';
+import { testCaller } from '../../support/caller.js';
 import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
 
 /**
@@ -36,16 +37,9 @@ afterAll(async () => {
   await table?.dispose();
 });
 
+/** No rule of membership asks whether the caller is a workspace admin: asking fails the test. */
 function callerOf(team: string, user: string): Caller {
-  return {
-    team,
-    user,
-    channel: 'C0MEMBERS',
-    surface: 'slack',
-    isWorkspaceAdmin: async () => {
-      throw new Error('no rule of membership asks whether the caller is a workspace admin');
-    },
-  };
+  return testCaller({ team, channel: 'C0MEMBERS' }, user);
 }
 
 const EXPIRY = new Date('2031-01-01T00:00:00.000Z');

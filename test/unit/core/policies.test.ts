@@ -1,7 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CardAccess, GroupMembers } from '../../../lib/changes/ports.js';
-import type { Caller } from '../../../lib/core/caller.js';
 import {
   applyChannelPolicyChange,
   changeApprovalPolicy,
@@ -11,6 +10,7 @@ import {
 } from '../../../lib/core/policies.js';
 import { DEFAULT_APPROVAL_POLICY } from '../../../lib/store/approval-policy.js';
 import { createStore, type Store } from '../../../lib/store/index.js';
+import { testCaller } from '../../support/caller.js';
 import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
 
 /**
@@ -47,18 +47,8 @@ function newTeam(): string {
 
 /** A caller in `team`'s ops channel; `admin` is what the workspace says when asked. */
 function callerIn(team: string, user: string, admin = false) {
-  let asked = 0;
-  const caller: Caller = {
-    team,
-    user,
-    channel: CHANNEL,
-    surface: 'slack',
-    isWorkspaceAdmin: async () => {
-      asked += 1;
-      return admin;
-    },
-  };
-  return { caller, asked: () => asked };
+  const caller = testCaller({ team, channel: CHANNEL }, user, admin);
+  return { caller, asked: caller.asked };
 }
 
 /** Every group readable with members, every channel open, unless a test says otherwise. */

@@ -17,6 +17,7 @@ import {
 import { createSlackWebClient } from '../../../lib/slack-kit/web-client.js';
 import { createStore, type ReportSubscription, type Store } from '../../../lib/store/index.js';
 import type { NewReportSubscription } from '../../../lib/store/report-subscriptions.js';
+import { testCaller } from '../../support/caller.js';
 import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
 
 /**
@@ -47,17 +48,7 @@ afterAll(async () => {
 const newTeam = () => `T${randomUUID().slice(0, 8).toUpperCase()}`;
 
 function caller(team: string, user: string, options: { admin?: boolean } = {}): Caller {
-  return {
-    team,
-    user,
-    channel: CHANNEL,
-    surface: 'slack',
-    isWorkspaceAdmin: async () => {
-      if (options.admin === undefined)
-        throw new Error('the workspace was asked whether this person is an admin');
-      return options.admin;
-    },
-  };
+  return testCaller({ team, channel: CHANNEL }, user, options.admin);
 }
 
 /** An API no test here should reach: every request is counted and fails. */

@@ -13,6 +13,7 @@ import {
   startRunbookRun,
 } from '../../../lib/core/runbook-library.js';
 import { createStore, type RunbookRun, type Store } from '../../../lib/store/index.js';
+import { testCaller } from '../../support/caller.js';
 import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
 
 /**
@@ -51,15 +52,7 @@ function place(): { team: string; channel: string } {
 
 /** `user` asking in `where`; whether the workspace makes them an admin is `workspaceAdmin`, or a failure if asked. */
 function callerFor(where: { team: string; channel: string }, user: string, workspaceAdmin?: boolean): Caller {
-  return {
-    ...where,
-    user,
-    surface: 'slack',
-    isWorkspaceAdmin: async () => {
-      if (workspaceAdmin === undefined) throw new Error('the workspace was asked, and it must not be');
-      return workspaceAdmin;
-    },
-  };
+  return testCaller(where, user, workspaceAdmin);
 }
 
 /** A surface that posts every run's message as `1.0`, and records what it was asked. */

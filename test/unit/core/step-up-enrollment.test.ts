@@ -9,6 +9,7 @@ import {
   stepUpStatus,
 } from '../../../lib/core/step-up-enrollment.js';
 import { createStore, type Store } from '../../../lib/store/index.js';
+import { testCaller } from '../../support/caller.js';
 import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
 
 /**
@@ -40,16 +41,7 @@ function newUser(): string {
 
 /** A person asking; whether the workspace makes them an admin is `workspaceAdmin`, or a failure if asked. */
 function callerFor(user: string, workspaceAdmin?: boolean): Caller {
-  return {
-    team: TEAM,
-    user,
-    channel: 'C0ENROLL',
-    surface: 'slack',
-    isWorkspaceAdmin: async () => {
-      if (workspaceAdmin === undefined) throw new Error('the workspace was asked, and it must not be');
-      return workspaceAdmin;
-    },
-  };
+  return testCaller({ team: TEAM, channel: 'C0ENROLL' }, user, workspaceAdmin);
 }
 
 /** A person with a confirmed authenticator app. */
