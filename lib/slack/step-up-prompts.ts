@@ -16,7 +16,7 @@ import { openModal } from './modals.js';
 
 /**
  * What a click that needs step-up is answered with: the code modal, or why the click counted for
- * nothing (not enrolled, locked out, a passkey required). Apart from `step-up.ts` so the approval
+ * nothing (not enrolled, locked out, a passkey required). Apart from `step-up-codes.ts` so the approval
  * replies can open it without importing the enrollment commands.
  */
 

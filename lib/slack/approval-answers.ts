@@ -379,7 +379,7 @@ export async function runApprovalJob(deps: ExecutionDeps, job: ApprovalJob): Pro
  * ends or runs, and only then find out whether a run waits on it.
  */
 export function runbookFollower(deps: RunnerDeps & { readonly slack: WebClient }): RequestFollower {
-  const follower = async () => (await import('./runbooks.js')).runbookRequestFollower(deps);
+  const follower = async () => (await import('./runbook-runs.js')).runbookRequestFollower(deps);
   return {
     requestEnded: async (approval, end) => (await follower()).requestEnded(approval, end),
     approvedRan: async (approval, input, attempt) => (await follower()).approvedRan(approval, input, attempt),

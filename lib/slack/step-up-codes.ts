@@ -13,8 +13,8 @@ import {
 import { passkeyEnrollmentLink } from '../passkeys/links.js';
 import { notice, type Reply } from '../slack-kit/reply.js';
 import { codeSpan, formatAbsoluteDate, slackDate } from '../slack-kit/text.js';
+import { runbookFollower } from './approval-answers.js';
 import { slackApprovalSurface } from './approval-surface.js';
-import { runbookFollower } from './approvals.js';
 import { callerOf } from './caller.js';
 import type { BotCommandContext, BotDeps } from './context.js';
 import { CODE_BLOCK, CODE_INPUT, lockedOutText, passkeyLinksOf } from './step-up-prompts.js';
@@ -106,7 +106,7 @@ async function completionReply(
   channel: string,
   user: string,
 ): Promise<Reply | undefined> {
-  const approvals = await import('./approvals.js');
+  const approvals = await import('./approval-answers.js');
   return completion.kind === 'decided'
     ? approvals.decisionReply(completion.outcome)
     : approvals.breakGlassReply(completion.outcome, { user, channel });

@@ -3,19 +3,19 @@ import type { ViewOutput } from '@slack/bolt';
 import type { SectionBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import * as z from 'zod';
-import type { BotCommandName } from '../commands/bot-command-specs.js';
-import type { ParsedCommand } from '../commands/parse.js';
-import { type LinkRefusal, linksOf, linkToken, unlinkProfile, useProfile } from '../core/membership.js';
-import { CallbackId } from '../slack-kit/interaction-ids.js';
-import { truncate } from '../slack-kit/limits.js';
-import { notice, type Reply } from '../slack-kit/reply.js';
-import { bold, codeSpan, slackDate } from '../slack-kit/text.js';
-import { callerOf } from './caller.js';
-import type { BotCommandContext, BotDeps } from './context.js';
-import { republishHome } from './home-refresh.js';
-import { openModal } from './modals.js';
-import { auditLine } from './render/audit.js';
-import '../zod-settings.js';
+import type { BotCommandName } from '../../commands/bot-command-specs.js';
+import type { ParsedCommand } from '../../commands/parse.js';
+import { type LinkRefusal, linksOf, linkToken, unlinkProfile, useProfile } from '../../core/membership.js';
+import { CallbackId } from '../../slack-kit/interaction-ids.js';
+import { truncate } from '../../slack-kit/limits.js';
+import { notice, type Reply } from '../../slack-kit/reply.js';
+import { bold, codeSpan, slackDate } from '../../slack-kit/text.js';
+import { callerOf } from '../caller.js';
+import type { BotCommandContext, BotDeps } from '../context.js';
+import { republishHome } from '../home-refresh.js';
+import { openModal } from '../modals.js';
+import { auditLine } from '../render/audit.js';
+import '../../zod-settings.js';
 
 /**
  * The bot's own commands: linking tokens (login, logout, whoami, use) and the audit log live
@@ -50,29 +50,29 @@ const handlers = {
   approvals: async (context, parsed) => {
     // The change workflow and its renderers load with the first approvals command, not with a
     // login or whoami, which share this module.
-    const { handleApprovalsCommand } = await import('./approvals.js');
+    const { handleApprovalsCommand } = await import('../approval-answers.js');
     return handleApprovalsCommand(context, parsed);
   },
   reports: async (context, parsed) => {
     // Reports bring charts and schedules along; they load when first asked for.
-    const { handleReportsCommand } = await import('./reports-command.js');
+    const { handleReportsCommand } = await import('./reports.js');
     return handleReportsCommand(context, parsed);
   },
   policy: async (context, parsed) => {
-    const { handlePolicyCommand } = await import('./policy-command.js');
+    const { handlePolicyCommand } = await import('./policy.js');
     return handlePolicyCommand(context, parsed);
   },
   audit: (context, parsed) => auditLog(context, parsed),
   mfa: async (context, parsed) => {
-    const { handleMfaCommand } = await import('./step-up.js');
+    const { handleMfaCommand } = await import('../step-up-codes.js');
     return handleMfaCommand(context, parsed);
   },
   alias: async (context, parsed) => {
-    const { handleAliasCommand } = await import('./alias-command.js');
+    const { handleAliasCommand } = await import('./alias.js');
     return handleAliasCommand(context, parsed);
   },
   runbook: async (context, parsed) => {
-    const { handleRunbookCommand } = await import('./runbooks.js');
+    const { handleRunbookCommand } = await import('../runbook-runs.js');
     return handleRunbookCommand(context, parsed);
   },
 } satisfies BotHandlers;
