@@ -12,15 +12,15 @@ import { channelRefusalHint } from '../../slack-kit/channel-access.js';
 import { notice, type Reply } from '../../slack-kit/reply.js';
 import { codeSpan, escapeMrkdwn, slackDate } from '../../slack-kit/text.js';
 import type { ApprovalRule } from '../../store/index.js';
+import { callerOf } from '../caller.js';
+import type { BotCommandContext } from '../context.js';
 import {
   describePolicy,
   policyChanges,
   settingsProblemText,
   slackPolicyChecks,
   stepUpWords,
-} from '../approval-answers.js';
-import { callerOf } from '../caller.js';
-import type { BotCommandContext } from '../context.js';
+} from './approvals.js';
 
 /**
  * `/cloud policy`: the guardrails of this channel, as Slack shows them. Anyone sees them; the core
