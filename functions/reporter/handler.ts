@@ -10,7 +10,7 @@ import {
 } from '../../lib/reports/tick.js';
 import { createCoreDeps, createSlackAccess } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
-import { runbookFollower } from '../../lib/slack/approvals.js';
+import { runbookFollower } from '../../lib/slack/approval-answers.js';
 import { slackExecutionSurface } from '../../lib/slack/approved-run-surface.js';
 import { slackReporterSurface } from '../../lib/slack/reporter-surface.js';
 

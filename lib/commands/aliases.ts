@@ -7,7 +7,7 @@ import { type Token, tokenize } from './tokenize.js';
  * Aliases: a short name for an operation command with positional parameters, e.g. `rm` for
  * `volumes delete $1`. This module checks names and expansions and substitutes arguments; where
  * aliases are stored is `lib/store/aliases.ts`, who may change them and what a call runs is the
- * core's (`lib/core/aliases.ts`), and the Slack layer (`lib/slack/alias-command.ts`) sends the
+ * core's (`lib/core/aliases.ts`), and the Slack layer (`lib/slack/bot-commands/alias.ts`) sends the
  * expansion down the same path as typed text.
  *
  * Arguments are substituted as tokens, never as text: an argument is one word wherever it lands,

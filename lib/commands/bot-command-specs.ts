@@ -3,9 +3,10 @@ import { REPORT_KIND_SPECS } from '../reports/kinds.js';
 /**
  * Commands of the bot itself, which are not API operations. They are declared here so that the
  * parser can check their subcommands, words and flags and help can list them; what they do is
- * implemented with the Slack handlers (`lib/slack/bot-command-handlers.ts`). Every flag and word
- * has a kind, and the parser reads its text into that kind's value (`parse/bot-values.ts`), so a
- * handler receives ids, numbers and switches, never text to check again.
+ * implemented with the Slack handlers (`lib/slack/bot-commands/`, a file per command, routed by the
+ * table in `index.ts`). Every flag and word has a kind, and the parser reads its text into that
+ * kind's value (`parse/bot-values.ts`), so a handler receives ids, numbers and switches, never
+ * text to check again.
  */
 
 /**

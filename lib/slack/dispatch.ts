@@ -19,7 +19,7 @@ import { guardrailRefusalText } from './render/guardrails.js';
 // Loaded on first use, so a cold start answers `/cloud help` without them: the runner brings the
 // API client, approvals their cards and store calls; what an outcome in doubt is and
 // which operations answer with a chart are read from the operations table.
-const approvals = () => import('./approvals.js');
+const approvals = () => import('./approval-answers.js');
 const runner = () => import('./operation-runner.js');
 // Only a failure needs them: the API's error type and the error replies (with the operations table).
 const apiErrors = () => import('../api/errors.js');

@@ -1,10 +1,10 @@
 import type { WebClient } from '@slack/web-api';
 import { decodeActionValue } from '../slack-kit/interactions.js';
 import { notice, type Reply } from '../slack-kit/reply.js';
+import { answerReportChange } from './bot-commands/reports.js';
 import type { BotDeps, RequestContext } from './context.js';
 import { ReportButtonSchema } from './home.js';
 import { republishHome } from './home-refresh.js';
-import { answerReportChange } from './reports-command.js';
 
 /**
  * What a click on a Home tab's report button does: the same as `/cloud reports pause|resume|run

@@ -26,7 +26,7 @@ export function passkeyApprovalRecorder(
       const [{ completeStepUp }, { slackApprovalSurface }, { runbookFollower }] = await Promise.all([
         import('../changes/decisions.js'),
         import('./approval-surface.js'),
-        import('./approvals.js'),
+        import('./approval-answers.js'),
       ]);
       const completion = await completeStepUp(
         deps,

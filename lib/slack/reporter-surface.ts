@@ -3,7 +3,7 @@ import { runStatusWatches, type StatusWatchDeps, type StatusWatchSurface } from 
 import type { ChannelPacer } from '../reports/pacer.js';
 import type { ReporterSurface } from '../reports/tick.js';
 import { type HomeDeps, refreshHomes } from './home.js';
-import { slackStatusWatchesFollowingRunbooks } from './runbooks.js';
+import { slackStatusWatchesFollowingRunbooks } from './runbook-runs.js';
 import { slackStatusWatches } from './status-watch.js';
 
 /**

@@ -16,8 +16,9 @@ import { openModal } from './modals.js';
 
 /**
  * What a click that needs step-up is answered with: the code modal, or why the click counted for
- * nothing (not enrolled, locked out, a passkey required). Apart from `step-up.ts` so the approval
- * replies can open it without importing the enrollment commands.
+ * nothing (not enrolled, locked out, a passkey required). Apart from `step-up-codes.ts` and
+ * `bot-commands/mfa.ts` so the approval replies can open it without importing the enrollment
+ * commands.
  */
 
 const DECISION_WORDS: Record<ChallengeDecision, string> = {

@@ -17,7 +17,7 @@ import { codeSpan } from '../slack-kit/text.js';
 import type { OperationJob } from '../worker/jobs.js';
 import { routeWorkerJob, type WorkerHandlers } from '../worker/router.js';
 import { withAliasLine } from './alias-line.js';
-import { runApprovalJob } from './approvals.js';
+import { runApprovalJob } from './approval-answers.js';
 import { answerOperation, type OperationRequest, type RunnerDeps } from './operation-runner.js';
 import { renderError } from './render/errors.js';
 import { checkingText, verdictText } from './render/outcome.js';
@@ -52,7 +52,7 @@ export function slackWorkerHandlers(deps: WorkerDeps): WorkerHandlers {
     approval: (job) => runApprovalJob(deps, job),
     'report-run': async (job) => {
       // Loaded on first use, as in the Slack function: charts and schedules come with it.
-      const { answerReportRun } = await import('./reports-command.js');
+      const { answerReportRun } = await import('./bot-commands/reports.js');
       const { outcome, reply } = await answerReportRun(deps, job);
       await deliverSafely(deps, job, reply);
       // The run is the report's last run now: its owner's Home and the asker's show it.
@@ -69,7 +69,7 @@ export function slackWorkerHandlers(deps: WorkerDeps): WorkerHandlers {
       return refreshHomesFor(deps, deps.slack, job.team, job.approvalId);
     },
     'runbook-step': async (job) => {
-      const { runRunbookStepJob } = await import('./runbooks.js');
+      const { runRunbookStepJob } = await import('./runbook-runs.js');
       return runRunbookStepJob(deps, job);
     },
   };

@@ -49,11 +49,11 @@ describe('the Slack function bundle', () => {
   });
 
   it.each([
-    'lib/slack/approvals.ts',
+    'lib/slack/approval-answers.ts',
     'lib/slack/forms.ts',
     'lib/slack/operation-runner.ts',
-    'lib/slack/bot-command-handlers.ts',
-    'lib/slack/reports-command.ts',
+    'lib/slack/bot-commands/index.ts',
+    'lib/slack/bot-commands/reports.ts',
     'lib/core/report-subscriptions.ts',
     'lib/api/client.ts',
   ])('loads %s on first use, not at start', (file) => {

@@ -7,7 +7,7 @@ import {
   MAX_WRONG_CODES,
 } from '../../lib/changes/step-up.js';
 import { castVote } from '../../lib/changes/votes.js';
-import { CODE_BLOCK } from '../../lib/slack/step-up.js';
+import { CODE_BLOCK } from '../../lib/slack/step-up-codes.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
 import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 import { testClock } from '../support/store.js';

@@ -95,7 +95,7 @@ describe('import graph', () => {
     // `import type` and the action ids with a multi-line import.
     expect(names).toEqual(
       expect.arrayContaining([
-        'slack/approvals.ts',
+        'slack/approval-answers.ts',
         'slack/operation-runner.ts',
         'slack-kit/interactions.ts',
       ]),

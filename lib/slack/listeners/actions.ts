@@ -14,11 +14,11 @@ import { type Click, onClick } from './clicks.js';
 // (zod), the operations table, approvals, login and forms.
 const interactions = () => import('../../slack-kit/interactions.js');
 const operations = () => import('../../api/operations/index.js');
-const approvals = () => import('../approvals.js');
-const botCommands = () => import('../bot-command-handlers.js');
+const approvals = () => import('../approval-answers.js');
+const botCommands = () => import('../bot-commands/index.js');
 const forms = () => import('../forms.js');
 const homeActions = () => import('../home-actions.js');
-const runbooks = () => import('../runbooks.js');
+const runbookCommand = () => import('../bot-commands/runbook.js');
 
 /**
  * Buttons and menus: run an operation, page a listing, decide an approval, log in. Each is taken
@@ -138,7 +138,7 @@ export function registerActions(app: App, deps: BotDeps): void {
     ActionId.runbookCancel,
     // Only the clicker is told; the run's message itself is updated as the run moves.
     onClick(deps, { reply: 'to the clicker alone' }, async ({ ctx, client, value }) =>
-      (await runbooks()).cancelRunAs({ deps, ctx, client }, value ?? ''),
+      (await runbookCommand()).cancelRunAs({ deps, ctx, client }, value ?? ''),
     ),
   );
 

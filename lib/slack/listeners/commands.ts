@@ -19,8 +19,8 @@ import { isFirstCommandDelivery } from './deliveries.js';
 // bring login and approvals, forms their field shapes; an operation's arguments, its help with
 // flags and its form need the operations table and zod, which the command catalog stands in for
 // until a command names an operation.
-const botCommands = () => import('../bot-command-handlers.js');
-const aliases = () => import('../alias-command.js');
+const botCommands = () => import('../bot-commands/index.js');
+const aliases = () => import('../bot-commands/alias.js');
 const errorReplies = () => import('../render/errors.js');
 const forms = () => import('../forms.js');
 const fullParser = () => import('../../commands/parse.js');

@@ -7,11 +7,11 @@ import type { BotDeps, RequestContext } from '../context.js';
 import { answerOperation, safely } from '../dispatch.js';
 
 // Loaded on first use: a cold start that answers a command needs neither.
-const botCommands = () => import('../bot-command-handlers.js');
+const profiles = () => import('../bot-commands/profiles.js');
 const forms = () => import('../forms.js');
 const errorReplies = () => import('../render/errors.js');
 const worker = () => import('../worker-handlers.js');
-const stepUp = () => import('../step-up.js');
+const stepUp = () => import('../step-up-codes.js');
 
 /** Modal submissions: an operation's form, the private login form, a step-up code and a runbook's steps. */
 export function registerViews(app: App, deps: BotDeps): void {
@@ -37,7 +37,7 @@ export function registerViews(app: App, deps: BotDeps): void {
   });
 
   app.view(CallbackId.login, async ({ ack, body, view, client }) => {
-    const { handleLoginSubmission, TOKEN_BLOCK } = await botCommands();
+    const { handleLoginSubmission, TOKEN_BLOCK } = await profiles();
     const result = await handleLoginSubmission(deps, { ...submitter(body), view, client }).catch(
       async (error: unknown) => {
         const ack = await storageTroubleUnder(TOKEN_BLOCK, error);
@@ -73,7 +73,7 @@ export function registerViews(app: App, deps: BotDeps): void {
     await ack(result.ack);
   });
   app.view(CallbackId.runbookAdd, async ({ ack, body, view, client }) => {
-    const { handleRunbookSubmission } = await import('../runbooks.js');
+    const { handleRunbookSubmission } = await import('../bot-commands/runbook.js');
     const result = await handleRunbookSubmission(
       { ...deps, slack: client },
       { ...submitter(body), view },

@@ -13,9 +13,9 @@ import {
   type TickOptions,
   type TickSummary,
 } from '../../../lib/reports/tick.js';
+import { handleReportsCommand } from '../../../lib/slack/bot-commands/reports.js';
 import type { BotDeps } from '../../../lib/slack/context.js';
 import { slackReporterSurface } from '../../../lib/slack/reporter-surface.js';
-import { handleReportsCommand } from '../../../lib/slack/reports-command.js';
 import { runWorkerJob } from '../../../lib/slack/worker-handlers.js';
 import type { Reply } from '../../../lib/slack-kit/reply.js';
 import { createSlackWebClient } from '../../../lib/slack-kit/web-client.js';

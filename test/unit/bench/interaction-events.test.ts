@@ -6,7 +6,7 @@ import {
   loginSubmissionEvent,
   slashCommandEvent,
 } from '../../../bench/slash-command-event.js';
-import { TOKEN_BLOCK } from '../../../lib/slack/bot-command-handlers.js';
+import { TOKEN_BLOCK } from '../../../lib/slack/bot-commands/profiles.js';
 import {
   ActionId,
   ApprovalPayloadSchema,

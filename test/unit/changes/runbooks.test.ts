@@ -7,7 +7,7 @@ import {
   stepFaults,
   substituteArgs,
 } from '../../../lib/changes/runbooks.js';
-import { stepProblem } from '../../../lib/slack/runbooks.js';
+import { stepProblem } from '../../../lib/slack/bot-commands/runbook.js';
 import type { RunbookRun } from '../../../lib/store/index.js';
 
 function run(states: RunbookRun['steps'][number]['state'][], current = 0): RunbookRun {

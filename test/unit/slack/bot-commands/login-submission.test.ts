@@ -3,12 +3,12 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { ViewOutput } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type RunningEmulator, startEmulator } from '../../../infra/local/emulator/server.js';
-import { nodeDispatcher, type RequestDispatcher } from '../../../lib/api/client.js';
-import { handleLoginSubmission } from '../../../lib/slack/bot-command-handlers.js';
-import type { BotDeps } from '../../../lib/slack/context.js';
-import { createStore, type Store } from '../../../lib/store/index.js';
-import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
+import { type RunningEmulator, startEmulator } from '../../../../infra/local/emulator/server.js';
+import { nodeDispatcher, type RequestDispatcher } from '../../../../lib/api/client.js';
+import { handleLoginSubmission } from '../../../../lib/slack/bot-commands/profiles.js';
+import type { BotDeps } from '../../../../lib/slack/context.js';
+import { createStore, type Store } from '../../../../lib/store/index.js';
+import { createTestTable, randomLocalCipher, type TestTable } from '../../../support/store.js';
 
 /**
  * A login's last steps, the confirmation to the person and the hand-off that refreshes their

@@ -1,127 +1,26 @@
-import type { ViewOutput } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
-import * as z from 'zod';
-import { completeStepUp, type StepUpCompletion } from '../changes/decisions.js';
-import { CODE_DIGITS, LOCKOUT_WINDOW_MINUTES, type ProofCheck } from '../changes/step-up.js';
-import type { ParsedCommand } from '../commands/parse.js';
+import { CODE_DIGITS } from '../../changes/step-up.js';
+import type { ParsedCommand } from '../../commands/parse.js';
 import {
   confirmAuthenticatorApp,
   resetStepUp,
   startEnrollment,
   stepUpStatus,
-} from '../core/step-up-enrollment.js';
-import { passkeyEnrollmentLink } from '../passkeys/links.js';
-import { notice, type Reply } from '../slack-kit/reply.js';
-import { codeSpan, formatAbsoluteDate, slackDate } from '../slack-kit/text.js';
-import { slackApprovalSurface } from './approval-surface.js';
-import { runbookFollower } from './approvals.js';
-import { callerOf } from './caller.js';
-import type { BotCommandContext, BotDeps } from './context.js';
-import { CODE_BLOCK, CODE_INPUT, lockedOutText, passkeyLinksOf } from './step-up-prompts.js';
-import '../zod-settings.js';
-
-export { CODE_BLOCK };
+} from '../../core/step-up-enrollment.js';
+import { passkeyEnrollmentLink } from '../../passkeys/links.js';
+import { notice, type Reply } from '../../slack-kit/reply.js';
+import { codeSpan, slackDate } from '../../slack-kit/text.js';
+import { callerOf } from '../caller.js';
+import type { BotCommandContext } from '../context.js';
+import { attempts } from '../step-up-codes.js';
+import { lockedOutText, passkeyLinksOf } from '../step-up-prompts.js';
 
 /**
- * Step-up approvals as Slack asks for them: the code modal a click opens, its submission, what a
- * person who cannot prove anything is told, and `/cloud mfa enroll|confirm|status|reset`. The
- * rules (which step-up a rule asks for, codes, lockout, challenges) are `lib/changes/step-up.ts`;
- * who may enroll, confirm or reset whose methods, and those writes, `lib/core/step-up-enrollment.ts`.
- *
- * The prompts a click answers with are `step-up-prompts.ts`. The enrollment secret is shown once, in the enrolling person's ephemeral reply, and never
- * again: not in logs, channel messages, errors, the audit or the modal's metadata.
+ * `/cloud mfa enroll|confirm|status|reset`: a person's step-up methods, an authenticator app or
+ * passkeys. Who may enroll, confirm or reset whose methods, and those writes, are
+ * `lib/core/step-up-enrollment.ts`. The enrollment secret is shown once, in the enrolling person's
+ * ephemeral reply, and never again: not in logs, channel messages, errors, the audit or the
+ * modal's metadata.
  */
-
-// ---------------------------------------------------------------------------------------------
-// the code modal's submission
-
-/** What the modal carries to its submission: which challenge, and where to answer. */
-const CodeModalMetadataSchema = z.object({ challenge: z.string().max(64), channel: z.string().max(32) });
-
-export interface CodeSubmission {
-  readonly team: string;
-  readonly user: string;
-  readonly view: ViewOutput;
-  readonly client: WebClient;
-  readonly correlationId: string;
-}
-
-type CodeAck = { response_action: 'errors'; errors: Record<string, string> } | undefined;
-
-/**
- * Checks the code and, when it checks out, records the vote (or breaks the glass) the click asked
- * for. A refused code keeps the modal open with why; `tell` gets what the person is told after
- * it closed.
- */
-export async function handleCodeSubmission(
-  deps: BotDeps,
-  submission: CodeSubmission,
-  tell: (channel: string, reply: Reply) => Promise<void>,
-): Promise<{ ack: CodeAck }> {
-  const code = submission.view.state.values[CODE_BLOCK]?.[CODE_INPUT]?.value ?? '';
-  const metadata = CodeModalMetadataSchema.safeParse(safeJson(submission.view.private_metadata));
-  if (!metadata.success) return refuse('This window is out of date. Click the button again.');
-  const click = { team: submission.team, user: submission.user, correlationId: submission.correlationId };
-  const completion = await completeStepUp(
-    deps,
-    slackApprovalSurface(submission.client, deps, runbookFollower({ ...deps, slack: submission.client })),
-    click,
-    metadata.data.challenge,
-    { method: 'code', code },
-  );
-  if (completion.kind === 'not_proved') return refuse(proofRefusalText(completion.check));
-  const reply = await completionReply(completion, metadata.data.channel, submission.user);
-  if (reply) await tell(metadata.data.channel, reply);
-  return { ack: undefined };
-}
-
-function refuse(text: string): { ack: CodeAck } {
-  return { ack: { response_action: 'errors', errors: { [CODE_BLOCK]: text } } };
-}
-
-/** Plain text (modal errors render no mrkdwn): the times in UTC. */
-function proofRefusalText(check: Exclude<ProofCheck, { kind: 'proved' }>): string {
-  switch (check.kind) {
-    case 'wrong':
-      return `That code is not right; nothing was counted. ${attempts(check.attemptsLeft)}`;
-    case 'replayed':
-      return `That code was used already; wait for the next one. Nothing was counted. ${attempts(check.attemptsLeft)}`;
-    case 'locked_out':
-      return `Too many wrong codes: none is accepted from you until ${formatAbsoluteDate(check.until)}. Nothing was counted.`;
-    case 'not_enrolled':
-      return 'You have no authenticator app enrolled: run /cloud mfa enroll. Nothing was counted.';
-    case 'wrong_method':
-      return 'This rule requires a passkey; a code does not count here.';
-    case 'challenge_unusable':
-      return 'This window has expired or was used. Click the button again.';
-  }
-}
-
-function attempts(left: number): string {
-  return `${left} attempt${left === 1 ? '' : 's'} left before a ${LOCKOUT_WINDOW_MINUTES}-minute lockout.`;
-}
-
-async function completionReply(
-  completion: Exclude<StepUpCompletion, { kind: 'not_proved' }>,
-  channel: string,
-  user: string,
-): Promise<Reply | undefined> {
-  const approvals = await import('./approvals.js');
-  return completion.kind === 'decided'
-    ? approvals.decisionReply(completion.outcome)
-    : approvals.breakGlassReply(completion.outcome, { user, channel });
-}
-
-function safeJson(text: string | undefined): unknown {
-  try {
-    return JSON.parse(text ?? '');
-  } catch {
-    return undefined;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// `/cloud mfa enroll|confirm|status|reset`
 
 type BotParsed = Extract<ParsedCommand, { kind: 'bot' }>;
 

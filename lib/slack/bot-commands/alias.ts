@@ -1,8 +1,8 @@
 import type { KnownBlock } from '@slack/types';
-import { parameterList } from '../commands/aliases.js';
-import type { FrontParse } from '../commands/parse/front.js';
-import type { ParsedCommand } from '../commands/parse/result.js';
-import { type CommandOperation, SLASH_COMMAND } from '../commands/registry.js';
+import { parameterList } from '../../commands/aliases.js';
+import type { FrontParse } from '../../commands/parse/front.js';
+import type { ParsedCommand } from '../../commands/parse/result.js';
+import { type CommandOperation, SLASH_COMMAND } from '../../commands/registry.js';
 import {
   type AliasRefusal,
   type AliasScopeKind,
@@ -11,15 +11,15 @@ import {
   type ExpansionProblem,
   listAliases,
   removeAlias,
-} from '../core/aliases.js';
-import { contextBlock } from '../slack-kit/blocks.js';
-import { SLACK_LIMITS, truncate } from '../slack-kit/limits.js';
-import { notice, type Reply } from '../slack-kit/reply.js';
-import { codeSpan, slackDate, userMention } from '../slack-kit/text.js';
-import type { StoredAlias } from '../store/index.js';
-import { withAliasLine } from './alias-line.js';
-import { callerOf } from './caller.js';
-import type { BotCommandContext, BotDeps, RequestContext } from './context.js';
+} from '../../core/aliases.js';
+import { contextBlock } from '../../slack-kit/blocks.js';
+import { SLACK_LIMITS, truncate } from '../../slack-kit/limits.js';
+import { notice, type Reply } from '../../slack-kit/reply.js';
+import { codeSpan, slackDate, userMention } from '../../slack-kit/text.js';
+import type { StoredAlias } from '../../store/index.js';
+import { withAliasLine } from '../alias-line.js';
+import { callerOf } from '../caller.js';
+import type { BotCommandContext, BotDeps, RequestContext } from '../context.js';
 
 /**
  * `/cloud alias add|list|remove`, and `/cloud NAME ARGS` for an alias, as Slack shows them: the

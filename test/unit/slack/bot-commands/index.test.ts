@@ -1,13 +1,13 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { BOT_COMMANDS, type BotCommandName } from '../../../lib/commands/bot-command-specs.js';
-import { type ParsedCommand, parseCommand } from '../../../lib/commands/parse.js';
+import { BOT_COMMANDS, type BotCommandName } from '../../../../lib/commands/bot-command-specs.js';
+import { type ParsedCommand, parseCommand } from '../../../../lib/commands/parse.js';
 import {
   type BotHandler,
   type BotHandlers,
   type HandledBotCommand,
   handleBotCommand,
-} from '../../../lib/slack/bot-command-handlers.js';
-import type { BotCommandContext } from '../../../lib/slack/context.js';
+} from '../../../../lib/slack/bot-commands/index.js';
+import type { BotCommandContext } from '../../../../lib/slack/context.js';
 
 /**
  * The bot's own commands are a closed set declared once (`lib/commands/bot-command-specs.ts`), and the

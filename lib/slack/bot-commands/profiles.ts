@@ -1,94 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import type { ViewOutput } from '@slack/bolt';
-import type { SectionBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import * as z from 'zod';
-import type { BotCommandName } from '../commands/bot-command-specs.js';
-import type { ParsedCommand } from '../commands/parse.js';
-import { type LinkRefusal, linksOf, linkToken, unlinkProfile, useProfile } from '../core/membership.js';
-import { CallbackId } from '../slack-kit/interaction-ids.js';
-import { truncate } from '../slack-kit/limits.js';
-import { notice, type Reply } from '../slack-kit/reply.js';
-import { bold, codeSpan, slackDate } from '../slack-kit/text.js';
-import { callerOf } from './caller.js';
-import type { BotCommandContext, BotDeps } from './context.js';
-import { republishHome } from './home-refresh.js';
-import { openModal } from './modals.js';
-import { auditLine } from './render/audit.js';
-import '../zod-settings.js';
+import { type LinkRefusal, linksOf, linkToken, unlinkProfile, useProfile } from '../../core/membership.js';
+import { CallbackId } from '../../slack-kit/interaction-ids.js';
+import { notice, type Reply } from '../../slack-kit/reply.js';
+import { bold, codeSpan, slackDate } from '../../slack-kit/text.js';
+import { callerOf } from '../caller.js';
+import type { BotCommandContext, BotDeps } from '../context.js';
+import { republishHome } from '../home-refresh.js';
+import { openModal } from '../modals.js';
+import '../../zod-settings.js';
 
 /**
- * The bot's own commands: linking tokens (login, logout, whoami, use) and the audit log live
- * here; approvals, reports and policy have their own modules, which the handler table routes to.
+ * `/cloud login|logout|whoami|use`: a person's linked API tokens, each under a profile name. The
+ * core links, unlinks and switches them (`lib/core/membership.ts`); this is the login modal, its
+ * submission and what each command is told.
  */
-
-type BotParsed = Extract<ParsedCommand, { kind: 'bot' }>;
-
-/** What one bot command does: the parsed command in, the reply out (none when a modal opened). */
-export type BotHandler = (context: BotCommandContext, parsed: BotParsed) => Promise<Reply | undefined>;
-
-/** `help` is answered by the Slack layer from the registry; every other declared command is here. */
-export type HandledBotCommand = Exclude<BotCommandName, 'help'>;
-
-/**
- * Keyed by the declared names, so a command declared in `bot-command-specs.ts` without a handler, or
- * a handler for a name that is not declared, is a type error rather than a reply saying the
- * command is not available.
- */
-export type BotHandlers = { readonly [Name in HandledBotCommand]: BotHandler };
-
-function profileFlag(parsed: BotParsed): string | undefined {
-  const value = parsed.flags.profile;
-  return typeof value === 'string' ? value : undefined;
-}
-
-const handlers = {
-  login: (context, parsed) => openLogin(context, profileFlag(parsed) ?? 'default'),
-  logout: (context, parsed) => logout(context, profileFlag(parsed)),
-  whoami: (context) => whoami(context),
-  use: (context, parsed) => switchProfile(context, parsed.args[0] ?? ''),
-  approvals: async (context, parsed) => {
-    // The change workflow and its renderers load with the first approvals command, not with a
-    // login or whoami, which share this module.
-    const { handleApprovalsCommand } = await import('./approvals.js');
-    return handleApprovalsCommand(context, parsed);
-  },
-  reports: async (context, parsed) => {
-    // Reports bring charts and schedules along; they load when first asked for.
-    const { handleReportsCommand } = await import('./reports-command.js');
-    return handleReportsCommand(context, parsed);
-  },
-  policy: async (context, parsed) => {
-    const { handlePolicyCommand } = await import('./policy-command.js');
-    return handlePolicyCommand(context, parsed);
-  },
-  audit: (context, parsed) => auditLog(context, parsed),
-  mfa: async (context, parsed) => {
-    const { handleMfaCommand } = await import('./step-up.js');
-    return handleMfaCommand(context, parsed);
-  },
-  alias: async (context, parsed) => {
-    const { handleAliasCommand } = await import('./alias-command.js');
-    return handleAliasCommand(context, parsed);
-  },
-  runbook: async (context, parsed) => {
-    const { handleRunbookCommand } = await import('./runbooks.js');
-    return handleRunbookCommand(context, parsed);
-  },
-} satisfies BotHandlers;
-
-// A Map, not an index into the object: the name reached here from user input, and `constructor`
-// or `__proto__` would find the object's prototype members.
-const handlerByName: ReadonlyMap<string, BotHandler> = new Map(Object.entries(handlers));
-
-export async function handleBotCommand(
-  context: BotCommandContext,
-  parsed: BotParsed,
-): Promise<Reply | undefined> {
-  const handler = handlerByName.get(parsed.command);
-  if (handler !== undefined) return handler(context, parsed);
-  return notice(`\`${parsed.command}\` is not a command of this bot. \`/cloud help\` lists them.`);
-}
 
 // ---------------------------------------------------------------------------------------------
 // login
@@ -150,7 +78,10 @@ export function loginModal(channel: string, profile: string) {
 }
 
 /** `profile` was read as a profile name by the parser (`--profile` is of kind `profile`). */
-async function openLogin({ ctx, client }: BotCommandContext, profile: string): Promise<Reply | undefined> {
+export async function openLogin(
+  { ctx, client }: BotCommandContext,
+  profile: string,
+): Promise<Reply | undefined> {
   if (!ctx.triggerId) return notice('Run `/cloud login` to link a token.');
   const again = `Run ${codeSpan(`/cloud login${profile === 'default' ? '' : ` --profile ${profile}`}`)} again.`;
   await openModal(client, ctx.triggerId, loginModal(ctx.channel, profile), again);
@@ -241,7 +172,7 @@ function safeJson(text: string | undefined): unknown {
 // ---------------------------------------------------------------------------------------------
 // logout, whoami, use
 
-async function logout(context: BotCommandContext, profile: string | undefined): Promise<Reply> {
+export async function logout(context: BotCommandContext, profile: string | undefined): Promise<Reply> {
   const { deps, ctx } = context;
   const outcome = await unlinkProfile(deps, callerOf(context), { profile });
   if (outcome.kind === 'unlinked') await republishHome(deps, ctx.team, [ctx.user], ctx.correlationId);
@@ -252,7 +183,7 @@ async function logout(context: BotCommandContext, profile: string | undefined): 
   );
 }
 
-async function whoami(context: BotCommandContext): Promise<Reply> {
+export async function whoami(context: BotCommandContext): Promise<Reply> {
   const links = await linksOf(context.deps, callerOf(context));
   if (links.length === 0) return notice('You have no linked token. Run `/cloud login` to link one.');
   const lines = links.map((link) => {
@@ -264,7 +195,7 @@ async function whoami(context: BotCommandContext): Promise<Reply> {
   return notice(`Your linked tokens:\n${lines.join('\n')}`);
 }
 
-async function switchProfile(context: BotCommandContext, profile: string): Promise<Reply> {
+export async function switchProfile(context: BotCommandContext, profile: string): Promise<Reply> {
   const { deps, ctx } = context;
   const outcome = await useProfile(deps, callerOf(context), { profile });
   if (outcome.kind === 'switched') await republishHome(deps, ctx.team, [ctx.user], ctx.correlationId);
@@ -273,34 +204,4 @@ async function switchProfile(context: BotCommandContext, profile: string): Promi
       ? `Your commands now run with profile \`${outcome.profile}\`.`
       : `You have no linked token named \`${outcome.profile}\`. Link one with \`/cloud login --profile ${outcome.profile}\`.`,
   );
-}
-
-// ---------------------------------------------------------------------------------------------
-// audit
-
-const AUDIT_DEFAULT = 20;
-/** Lines per section: a section holds 3,000 characters. */
-const AUDIT_LINES_PER_SECTION = 10;
-
-async function auditLog({ deps, ctx }: BotCommandContext, parsed: BotParsed): Promise<Reply> {
-  // `--limit` is a count from 1 to 50, read by the parser.
-  const limit = typeof parsed.flags.limit === 'number' ? parsed.flags.limit : AUDIT_DEFAULT;
-  const { entries } = await deps.store.audit.list(ctx.team, { limit });
-  if (entries.length === 0) return notice('Nothing has been changed through the bot in this workspace yet.');
-  const lines = entries.map(auditLine);
-  const sections: SectionBlock[] = [];
-  for (let i = 0; i < lines.length; i += AUDIT_LINES_PER_SECTION) {
-    sections.push({
-      type: 'section',
-      text: { type: 'mrkdwn', text: truncate(lines.slice(i, i + AUDIT_LINES_PER_SECTION).join('\n'), 3000) },
-    });
-  }
-  return {
-    text: `The last ${entries.length} changes made through the bot`,
-    blocks: [
-      { type: 'header', text: { type: 'plain_text', text: 'Changes made through the bot' } },
-      ...sections,
-    ],
-    visibility: 'ephemeral',
-  };
 }

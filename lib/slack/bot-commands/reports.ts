@@ -1,5 +1,5 @@
 import type { WebClient } from '@slack/web-api';
-import type { ParsedCommand } from '../commands/parse.js';
+import type { ParsedCommand } from '../../commands/parse.js';
 import {
   type AddReportOutcome,
   addReport,
@@ -17,20 +17,20 @@ import {
   removeReport,
   resumeReport,
   runReportJob,
-} from '../core/report-subscriptions.js';
-import { isReportKind, REPORT_KIND_SPECS, reportKindOf } from '../reports/kinds.js';
-import { describeSchedule, scheduleFromFlags } from '../reports/schedule.js';
-import { mrkdwnFallback, sectionBlock } from '../slack-kit/blocks.js';
-import { channelRefusalHint, ensureBotCanPost } from '../slack-kit/channel-access.js';
-import { notice, type Reply } from '../slack-kit/reply.js';
-import { codeSpan, countOf, escapeMrkdwn, slackDate, userMention } from '../slack-kit/text.js';
-import type { ReportKind, ReportSubscription } from '../store/index.js';
-import type { ReportFilter } from '../store/report-subscriptions.js';
-import type { ReportRunJob } from '../worker/handoff.js';
-import { callerOf } from './caller.js';
-import type { BotCommandContext } from './context.js';
-import { republishHome } from './home-refresh.js';
-import { loginPrompt } from './token-resolution.js';
+} from '../../core/report-subscriptions.js';
+import { isReportKind, REPORT_KIND_SPECS, reportKindOf } from '../../reports/kinds.js';
+import { describeSchedule, scheduleFromFlags } from '../../reports/schedule.js';
+import { mrkdwnFallback, sectionBlock } from '../../slack-kit/blocks.js';
+import { channelRefusalHint, ensureBotCanPost } from '../../slack-kit/channel-access.js';
+import { notice, type Reply } from '../../slack-kit/reply.js';
+import { codeSpan, countOf, escapeMrkdwn, slackDate, userMention } from '../../slack-kit/text.js';
+import type { ReportKind, ReportSubscription } from '../../store/index.js';
+import type { ReportFilter } from '../../store/report-subscriptions.js';
+import type { ReportRunJob } from '../../worker/handoff.js';
+import { callerOf } from '../caller.js';
+import type { BotCommandContext } from '../context.js';
+import { republishHome } from '../home-refresh.js';
+import { loginPrompt } from '../token-resolution.js';
 
 /**
  * `/cloud reports add|list|remove|pause|resume|run`: channel subscriptions to the managed issues
@@ -396,7 +396,7 @@ export async function answerReportRun(
       slack: deps.slack,
       slackInstall: deps.slackInstall,
       refreshHomes: async (team, users) =>
-        (await import('./home.js')).refreshHomes(deps, deps.slack, team, users),
+        (await import('../home.js')).refreshHomes(deps, deps.slack, team, users),
     },
     job,
   );

@@ -1,17 +1,19 @@
-import { OPERATION_CLASSES } from '../api/operation.js';
-import { CLASS_WORDS } from '../changes/guardrails.js';
-import type { ParsedCommand } from '../commands/parse.js';
+import { OPERATION_CLASSES } from '../../api/operation.js';
+import { CLASS_WORDS } from '../../changes/guardrails.js';
+import type { ParsedCommand } from '../../commands/parse.js';
 import {
   type ChannelPolicies,
   type ChannelPolicyChange,
   type ChannelPolicyProblem,
   changeChannelPolicy,
   showChannelPolicy,
-} from '../core/policies.js';
-import { channelRefusalHint } from '../slack-kit/channel-access.js';
-import { notice, type Reply } from '../slack-kit/reply.js';
-import { codeSpan, escapeMrkdwn, slackDate } from '../slack-kit/text.js';
-import type { ApprovalRule } from '../store/index.js';
+} from '../../core/policies.js';
+import { channelRefusalHint } from '../../slack-kit/channel-access.js';
+import { notice, type Reply } from '../../slack-kit/reply.js';
+import { codeSpan, escapeMrkdwn, slackDate } from '../../slack-kit/text.js';
+import type { ApprovalRule } from '../../store/index.js';
+import { callerOf } from '../caller.js';
+import type { BotCommandContext } from '../context.js';
 import {
   describePolicy,
   policyChanges,
@@ -19,8 +21,6 @@ import {
   slackPolicyChecks,
   stepUpWords,
 } from './approvals.js';
-import { callerOf } from './caller.js';
-import type { BotCommandContext } from './context.js';
 
 /**
  * `/cloud policy`: the guardrails of this channel, as Slack shows them. Anyone sees them; the core
