@@ -1,12 +1,12 @@
 import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_FILE_PROCESSING_MS } from '../../infra/local/slack/file-shares.js';
 import { SLACK_RULES } from '../../infra/local/slack/rules.js';
 import {
   type SlackStandIn,
   type SlackStandInOptions,
   startSlackStandIn,
 } from '../../infra/local/slack/server.js';
+import { DEFAULT_FILE_PROCESSING_MS } from '../../infra/local/slack/store.js';
 import { quietLogger } from '../support/slack-client.js';
 
 /** The stand-in's rules on uploads and on history, each tested by itself (see `rules.ts`). */

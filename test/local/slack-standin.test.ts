@@ -1,12 +1,12 @@
 import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_FILE_PROCESSING_MS } from '../../infra/local/slack/file-shares.js';
 import {
   type SlackStandIn,
   type SlackStandInOptions,
   startSlackStandIn,
 } from '../../infra/local/slack/server.js';
 import type { StoreChange } from '../../infra/local/slack/store.js';
+import { DEFAULT_FILE_PROCESSING_MS } from '../../infra/local/slack/store.js';
 import { quietLogger } from '../support/slack-client.js';
 
 const START = Date.parse('2025-01-15T09:00:00Z');

@@ -17,9 +17,6 @@ import type { SlackStore, StoredFile } from './store.js';
  *   (node-slack-sdk#1790: "there is no way to share files within an ephemeral message").
  */
 
-/** About what Slack takes for a small image; tests set their own. */
-export const DEFAULT_FILE_PROCESSING_MS = 1500;
-
 /** Whether Slack has finished processing the file (and shared it where it was asked to). */
 export function isProcessed(file: StoredFile, now: number): boolean {
   return file.processedAt !== undefined && file.processedAt <= now;

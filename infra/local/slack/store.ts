@@ -1,10 +1,12 @@
 import { EventEmitter } from 'node:events';
-import { DEFAULT_FILE_PROCESSING_MS } from './file-shares.js';
 
 /**
  * What the Slack stand-in has seen and shown: channels with their messages, modals, files and
  * every Web API call. Tests query it; the browser page subscribes to `change` to stream updates.
  */
+
+/** How long Slack takes to process an upload (about what it takes for a small image); tests set their own. */
+export const DEFAULT_FILE_PROCESSING_MS = 1500;
 
 export interface SlackUser {
   readonly id: string;

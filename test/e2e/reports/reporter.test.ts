@@ -1,6 +1,6 @@
 import { PNG } from 'pngjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_FILE_PROCESSING_MS } from '../../../infra/local/slack/file-shares.js';
+import { DEFAULT_FILE_PROCESSING_MS } from '../../../infra/local/slack/store.js';
 import type { ManagedStats } from '../../../lib/api/operations/managed.js';
 import { CHART_SCALE, CHART_SIZE, renderStatsChart } from '../../../lib/reports/chart.js';
 import { ChannelPacer } from '../../../lib/reports/pacer.js';
