@@ -4,6 +4,7 @@ import { getOperation } from '../api/operations/index.js';
 import { loadAhead, type Store } from '../store/index.js';
 import { DEFAULT_PROFILE, PROFILE_NAME_PATTERN } from '../store/keys.js';
 import type { TokenLinkStatus } from '../store/token-links.js';
+import { truncate } from '../truncate.js';
 import type { Caller } from './caller.js';
 
 /**
@@ -147,11 +148,7 @@ const LABEL_LIMIT = 100;
  * two halves of a surrogate pair (as every text the bot bounds is cut).
  */
 function boundedLabel(label: string): string {
-  if (label.length <= LABEL_LIMIT) return label;
-  let end = LABEL_LIMIT - 1;
-  const last = label.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
-  return `${label.slice(0, end).trimEnd()}…`;
+  return truncate(label, LABEL_LIMIT);
 }
 
 // ---------------------------------------------------------------------------------------------

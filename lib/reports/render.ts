@@ -21,7 +21,7 @@ import {
 } from '../slack-kit/blocks.js';
 import { issueTitle, serviceName as serviceWords, titleNamesId } from '../slack-kit/field-words.js';
 import { ActionId } from '../slack-kit/interactions.js';
-import { SLACK_LIMITS, truncate } from '../slack-kit/limits.js';
+import { SLACK_LIMITS } from '../slack-kit/limits.js';
 import {
   capitalize,
   codeSpan,
@@ -34,6 +34,7 @@ import {
   userMention,
 } from '../slack-kit/text.js';
 import type { ReportSubscription } from '../store/report-subscriptions.js';
+import { truncate } from '../truncate.js';
 import { describeSchedule } from './schedule.js';
 import { formatValue, type SeriesSummary, summarizeSeries } from './stats-series.js';
 

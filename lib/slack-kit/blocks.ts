@@ -11,8 +11,9 @@ import type {
   SectionBlock,
   SectionBlockAccessory,
 } from '@slack/types';
+import { truncate } from '../truncate.js';
 import { type ActionPayload, encodeActionValue, type RunPayload } from './interaction-ids.js';
-import { SLACK_LIMITS, serializedBlocksLength, truncate } from './limits.js';
+import { SLACK_LIMITS, serializedBlocksLength } from './limits.js';
 import { escapeMrkdwn } from './text.js';
 
 /**

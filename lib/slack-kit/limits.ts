@@ -50,17 +50,6 @@ export const SLACK_LIMITS = {
   markdownText: 12_000,
 } as const;
 
-/** Shortens text visibly: the result is at most `max` characters and ends with `…` when cut. */
-export function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
-  if (max <= 0) return '';
-  let end = max - 1;
-  // A cut between the two halves of a surrogate pair would render as a replacement character.
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
-  return `${text.slice(0, end).trimEnd()}…`;
-}
-
 /** How long the blocks are in the form Slack measures for `msg_blocks_too_long`. */
 export function serializedBlocksLength(blocks: unknown): number {
   return blocks === undefined ? 0 : JSON.stringify(blocks).length;

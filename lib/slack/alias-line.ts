@@ -1,7 +1,8 @@
 import type { KnownBlock } from '@slack/types';
 import { contextBlock } from '../slack-kit/blocks.js';
-import { SLACK_LIMITS, truncate } from '../slack-kit/limits.js';
+import { SLACK_LIMITS } from '../slack-kit/limits.js';
 import type { Reply } from '../slack-kit/reply.js';
+import { truncate } from '../truncate.js';
 
 /**
  * The line that says which alias ran what, on top of an answer: the immediate one, and the

@@ -13,10 +13,11 @@ import {
   removeAlias,
 } from '../../core/aliases.js';
 import { contextBlock } from '../../slack-kit/blocks.js';
-import { SLACK_LIMITS, truncate } from '../../slack-kit/limits.js';
+import { SLACK_LIMITS } from '../../slack-kit/limits.js';
 import { notice, type Reply } from '../../slack-kit/reply.js';
 import { codeSpan, slackDate, userMention } from '../../slack-kit/text.js';
 import type { StoredAlias } from '../../store/index.js';
+import { truncate } from '../../truncate.js';
 import { withAliasLine } from '../alias-line.js';
 import { callerOf } from '../caller.js';
 import type { BotCommandContext, BotDeps, RequestContext } from '../context.js';

@@ -1,7 +1,7 @@
 import type { SectionBlock } from '@slack/types';
 import type { ParsedCommand } from '../../commands/parse.js';
-import { truncate } from '../../slack-kit/limits.js';
 import { notice, type Reply } from '../../slack-kit/reply.js';
+import { truncate } from '../../truncate.js';
 import type { BotCommandContext } from '../context.js';
 import { auditLine } from '../render/audit.js';
 

@@ -14,7 +14,6 @@ import {
   truncateMrkdwn,
 } from '../../slack-kit/blocks.js';
 import { ActionId } from '../../slack-kit/interaction-ids.js';
-import { truncate } from '../../slack-kit/limits.js';
 import {
   bold,
   codeSpan,
@@ -25,6 +24,7 @@ import {
   userMention,
 } from '../../slack-kit/text.js';
 import type { ApprovalOutcome, ApprovalStatus, VoteMethod } from '../../store/approvals.js';
+import { truncate } from '../../truncate.js';
 import { NOW_LABEL } from '../preview.js';
 import { routeOf } from './related-operations.js';
 import { kindOfRoute } from './resource-kinds.js';

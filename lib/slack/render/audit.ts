@@ -1,8 +1,8 @@
 import { catalog } from '../../commands/catalog.js';
 import { factLabel } from '../../slack-kit/field-words.js';
-import { truncate } from '../../slack-kit/limits.js';
 import { codeSpan, escapeMrkdwn, slackDate, userMention } from '../../slack-kit/text.js';
 import type { AuditEntry, AuditResult } from '../../store/audit-log.js';
+import { truncate } from '../../truncate.js';
 
 /**
  * One line of `/cloud audit` in words: when (in the reader's time zone, `2026-11-26 20:50 UTC`

@@ -17,7 +17,7 @@ import {
   resourceHeading,
   sentenceField,
 } from '../../slack-kit/field-words.js';
-import { SLACK_LIMITS, truncate } from '../../slack-kit/limits.js';
+import { SLACK_LIMITS } from '../../slack-kit/limits.js';
 import {
   capitalize,
   codeSpan,
@@ -27,6 +27,7 @@ import {
   slackDate,
   statusText,
 } from '../../slack-kit/text.js';
+import { truncate } from '../../truncate.js';
 import { type Item, idOf, isItem, isSecretField, stringAt, titleOf } from './items.js';
 import { listRow } from './list.js';
 import { type AllowedHere, itemRefOf, nextActionButton, nextActionsOf } from './next-actions.js';

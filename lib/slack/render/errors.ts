@@ -12,10 +12,10 @@ import {
   sectionBlock,
 } from '../../slack-kit/blocks.js';
 import { ActionId } from '../../slack-kit/interaction-ids.js';
-import { truncate } from '../../slack-kit/limits.js';
 import { rateLimitedFor } from '../../slack-kit/slack-refusals.js';
 import { codeSpan, escapeMrkdwn } from '../../slack-kit/text.js';
 import { isStorageUnavailable } from '../../store/errors.js';
+import { truncate } from '../../truncate.js';
 import { ModalNotOpenedError } from '../modals.js';
 import { findOperationByRoute, pathValuesOf, routeOf } from './related-operations.js';
 import { kindOfRoute } from './resource-kinds.js';

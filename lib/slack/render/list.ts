@@ -16,8 +16,9 @@ import {
 } from '../../slack-kit/blocks.js';
 import { factLabel, fieldValue, titleNamesId } from '../../slack-kit/field-words.js';
 import { ActionId, type ExportPayload, type PagePayload } from '../../slack-kit/interaction-ids.js';
-import { SLACK_LIMITS, truncate } from '../../slack-kit/limits.js';
+import { SLACK_LIMITS } from '../../slack-kit/limits.js';
 import { bold, capitalize, codeSpan, escapeMrkdwn, formatNumber } from '../../slack-kit/text.js';
+import { truncate } from '../../truncate.js';
 import { type Item, idOf, isItem } from './items.js';
 import { type AllowedHere, itemRefOf, rowAccessory } from './next-actions.js';
 import { type PathValue, pathValuesOf, routeOf, viewOperationOf } from './related-operations.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SLACK_LIMITS, truncate } from '../../../lib/slack-kit/limits.js';
+import { SLACK_LIMITS } from '../../../lib/slack-kit/limits.js';
+import { truncate } from '../../../lib/truncate.js';
 
 const x = (length: number) => 'x'.repeat(length);
 
