@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { castVote } from '../../../lib/changes/votes.js';
-import { ApprovalRepository, type NewApproval } from '../../../lib/store/approvals.js';
+import { ApprovalRepository } from '../../../lib/store/approvals.js';
 import { approvalClickKeys, readAhead } from '../../../lib/store/read-ahead.js';
+import { approvalRequest } from '../../support/approvals.js';
 import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
 
 let table: TestTable;
@@ -12,25 +13,11 @@ beforeAll(async () => {
 });
 afterAll(() => table.dispose());
 
-function request(overrides: Partial<NewApproval> = {}): NewApproval {
-  return {
-    team: 'T0001',
-    requester: 'U0REQ',
-    operationId: 'volumes.delete',
-    input: { volumeId: 12 },
-    summary: 'Delete volume 12',
-    channel: 'C0OPS',
-    requiredApprovals: 1,
-    expiryMinutes: 15,
-    ...overrides,
-  };
-}
-
 const approvers = (count: number) => Array.from({ length: count }, (_, i) => `U0APP${i}`);
 
 describe('castVote: the N-of-M rule, vote by vote, on the table', () => {
   it('50 concurrent approvals of a one-approval request: exactly one approves, the others lose', async () => {
-    const { id } = await approvals.create(request());
+    const { id } = await approvals.create(approvalRequest());
     const results = await Promise.all(
       approvers(50).map((user) =>
         castVote(
@@ -50,7 +37,7 @@ describe('castVote: the N-of-M rule, vote by vote, on the table', () => {
   });
 
   it('counts votes up to the required number, then approves, however they race', async () => {
-    const { id } = await approvals.create(request({ requiredApprovals: 3 }));
+    const { id } = await approvals.create(approvalRequest({ requiredApprovals: 3 }));
     const results = await Promise.all(
       approvers(8).map((user) =>
         castVote(
@@ -68,7 +55,7 @@ describe('castVote: the N-of-M rule, vote by vote, on the table', () => {
   });
 
   it('records a first vote of two and refuses the same voter twice', async () => {
-    const { id } = await approvals.create(request({ requiredApprovals: 2 }));
+    const { id } = await approvals.create(approvalRequest({ requiredApprovals: 2 }));
     expect(
       (
         await castVote(
@@ -93,7 +80,7 @@ describe('castVote: the N-of-M rule, vote by vote, on the table', () => {
   });
 
   it('a vote on a request read ahead counts the vote that landed after the read as well', async () => {
-    const { id } = await approvals.create(request({ requiredApprovals: 2 }));
+    const { id } = await approvals.create(approvalRequest({ requiredApprovals: 2 }));
     const read = readAhead(table.ctx, approvalClickKeys('T0001', id, 'C0OPS'));
     expect(await approvals.get('T0001', id, read)).toMatchObject({ status: 'pending', approvals: [] });
     // Another approver's vote lands between the click's read and its vote.
@@ -117,7 +104,7 @@ describe('castVote: the N-of-M rule, vote by vote, on the table', () => {
   });
 
   it('a double click of one approver counts once', async () => {
-    const { id } = await approvals.create(request({ requiredApprovals: 2 }));
+    const { id } = await approvals.create(approvalRequest({ requiredApprovals: 2 }));
     const results = await Promise.all(
       Array.from({ length: 5 }, () =>
         castVote(
@@ -131,7 +118,7 @@ describe('castVote: the N-of-M rule, vote by vote, on the table', () => {
   });
 
   it('a deny ends the request; later votes are told it is decided', async () => {
-    const { id } = await approvals.create(request({ requiredApprovals: 2 }));
+    const { id } = await approvals.create(approvalRequest({ requiredApprovals: 2 }));
     await castVote(
       { approvals, now: table.ctx.now },
       { team: 'T0001', approvalId: id, user: 'U0APP1', decision: 'approve' },
@@ -155,7 +142,7 @@ describe('castVote: the N-of-M rule, vote by vote, on the table', () => {
   });
 
   it('a request past its deadline reads as expired and takes no votes, before anyone writes it down', async () => {
-    const { id } = await approvals.create(request({ expiryMinutes: 15 }));
+    const { id } = await approvals.create(approvalRequest({ expiryMinutes: 15 }));
     table.clock.advance(15 * 60_000);
     expect((await approvals.get('T0001', id))?.status).toBe('expired');
     expect(

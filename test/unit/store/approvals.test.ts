@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { castVote } from '../../../lib/changes/votes.js';
-import { ApprovalRepository, type NewApproval } from '../../../lib/store/approvals.js';
+import { ApprovalRepository } from '../../../lib/store/approvals.js';
+import { approvalRequest } from '../../support/approvals.js';
 import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
 
 let table: TestTable;
@@ -11,30 +12,16 @@ beforeAll(async () => {
 });
 afterAll(() => table.dispose());
 
-function request(overrides: Partial<NewApproval> = {}): NewApproval {
-  return {
-    team: 'T0001',
-    requester: 'U0REQ',
-    operationId: 'volumes.delete',
-    input: { volumeId: 12 },
-    summary: 'Delete volume 12',
-    channel: 'C0OPS',
-    requiredApprovals: 1,
-    expiryMinutes: 15,
-    ...overrides,
-  };
-}
-
 describe('create and get', () => {
   it('creates a pending request that reads back as written', async () => {
-    const created = await approvals.create(request());
+    const created = await approvals.create(approvalRequest());
     expect(created).toMatchObject({ status: 'pending', requester: 'U0REQ', approvals: [], messageTs: null });
     expect(created.decideBy.getTime() - table.clock.now().getTime()).toBe(15 * 60_000);
     expect(await approvals.get('T0001', created.id)).toEqual(created);
   });
 
   it('records where the card was posted', async () => {
-    const { id } = await approvals.create(request());
+    const { id } = await approvals.create(approvalRequest());
     expect(await approvals.setMessage('T0001', id, 'C0OPS', '1718000000.000100')).toBe(true);
     expect(await approvals.get('T0001', id)).toMatchObject({ messageTs: '1718000000.000100' });
     expect(await approvals.setMessage('T0001', 'missing', 'C0OPS', '1')).toBe(false);
@@ -42,7 +29,7 @@ describe('create and get', () => {
 
   it('stores the input encrypted: a scan does not show a password given to the operation', async () => {
     await approvals.create(
-      request({ operationId: 'nodes.rebuild', input: { nodeId: 7, root_pass: 'Hunter2-Secret!' } }),
+      approvalRequest({ operationId: 'nodes.rebuild', input: { nodeId: 7, root_pass: 'Hunter2-Secret!' } }),
     );
     const scan = await table.ctx.table.scan({ TableName: table.ctx.tableName });
     expect(JSON.stringify(scan.Items)).not.toContain('Hunter2-Secret!');
@@ -51,7 +38,7 @@ describe('create and get', () => {
 
 describe('expire', () => {
   it('writes the expiry down once, and only after the deadline', async () => {
-    const { id } = await approvals.create(request({ expiryMinutes: 1 }));
+    const { id } = await approvals.create(approvalRequest({ expiryMinutes: 1 }));
     expect(await approvals.expire('T0001', id)).toBe(false);
     table.clock.advance(60_000);
     const results = await Promise.all(Array.from({ length: 5 }, () => approvals.expire('T0001', id)));
@@ -62,7 +49,7 @@ describe('expire', () => {
 
 describe('cancel', () => {
   it('lets the requester withdraw a pending request, once', async () => {
-    const { id } = await approvals.create(request());
+    const { id } = await approvals.create(approvalRequest());
     expect((await approvals.cancel('T0001', id, 'U0APP1')).outcome).toBe('not_requester');
     expect(await approvals.cancel('T0001', id, 'U0REQ')).toMatchObject({
       outcome: 'cancelled',
@@ -80,7 +67,7 @@ describe('cancel', () => {
   });
 
   it('cannot withdraw an approved request', async () => {
-    const { id } = await approvals.create(request());
+    const { id } = await approvals.create(approvalRequest());
     await castVote(
       { approvals, now: table.ctx.now },
       { team: 'T0001', approvalId: id, user: 'U0APP1', decision: 'approve' },
@@ -91,7 +78,7 @@ describe('cancel', () => {
 
 describe('claimExecution and finish', () => {
   it('50 concurrent claims of an approved request: exactly one gets to execute, with the input', async () => {
-    const { id } = await approvals.create(request({ input: { volumeId: 12, note: 'ä ✓' } }));
+    const { id } = await approvals.create(approvalRequest({ input: { volumeId: 12, note: 'ä ✓' } }));
     await castVote(
       { approvals, now: table.ctx.now },
       { team: 'T0001', approvalId: id, user: 'U0APP1', decision: 'approve' },
@@ -106,7 +93,7 @@ describe('claimExecution and finish', () => {
   });
 
   it('cannot claim a request that is not approved', async () => {
-    const { id } = await approvals.create(request({ requiredApprovals: 2 }));
+    const { id } = await approvals.create(approvalRequest({ requiredApprovals: 2 }));
     await castVote(
       { approvals, now: table.ctx.now },
       { team: 'T0001', approvalId: id, user: 'U0APP1', decision: 'approve' },
@@ -118,7 +105,7 @@ describe('claimExecution and finish', () => {
   });
 
   it('finishes an execution once, with its result', async () => {
-    const { id } = await approvals.create(request());
+    const { id } = await approvals.create(approvalRequest());
     await castVote(
       { approvals, now: table.ctx.now },
       { team: 'T0001', approvalId: id, user: 'U0APP1', decision: 'approve' },
