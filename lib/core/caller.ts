@@ -14,7 +14,19 @@ export interface Caller {
    * lookup that fails throws: it says nothing about the person, so it is never taken for "no".
    */
   readonly isWorkspaceAdmin: () => Promise<boolean>;
+  /** The agent acting for the person, when the request came through one (`surface: 'agent'`). */
+  readonly agent?: AgentIdentity | undefined;
 }
 
-/** The way the request came in: a person in Slack (commands, buttons, forms, Home). */
-export type Surface = 'slack';
+/**
+ * The way the request came in: a person in Slack (commands, buttons, forms, Home), or an agent
+ * acting for a person (MCP), whose home channel is the caller's channel.
+ */
+export type Surface = 'slack' | 'agent';
+
+/** Which agent asks for the person: its grant and the name its client gives itself. */
+export interface AgentIdentity {
+  readonly grantId: string;
+  readonly clientId: string;
+  readonly name: string;
+}

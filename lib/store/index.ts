@@ -1,3 +1,4 @@
+import type { AgentGrantRepository } from './agent-grants.js';
 import type { AlertClaimRepository } from './alert-claims.js';
 import type { AliasRepository } from './aliases.js';
 import type { ApprovalPolicyRepository } from './approval-policy.js';
@@ -20,6 +21,14 @@ import type { TeamUserData } from './team-data.js';
 import type { TokenCipher } from './token-cipher.js';
 import type { TokenLinkRepository } from './token-links.js';
 
+export type {
+  AgentGrant,
+  AgentScope,
+  IssuedTokens,
+  NewAgentGrant,
+  TokenRefusal,
+  VerifiedAgentToken,
+} from './agent-grants.js';
 export type { AlertClaim, ClaimResult } from './alert-claims.js';
 export type { AliasScope, StoredAlias } from './aliases.js';
 export type { ApprovalPolicy, StepUpRequirement } from './approval-policy.js';
@@ -94,6 +103,8 @@ export interface Store {
   readonly passkeyLinks: OnFirstUse<PasskeyLinkStore>;
   readonly runbooks: OnFirstUse<RunbookRepository>;
   readonly stepUp: OnFirstUse<StepUpRepository>;
+  /** Agents people let act for them, and their tokens (hashed). */
+  readonly agentGrants: OnFirstUse<AgentGrantRepository>;
   /** The store's clock (the tests move it). */
   readonly now: () => Date;
   /**
@@ -138,6 +149,7 @@ export function createStore(ctx: StoreContext, cipher: TokenCipher | OnFirstUse<
     passkeys: onFirstUse(async () => new (await import('./passkeys.js')).PasskeyRepository(ctx, cipher)),
     passkeyLinks: onFirstUse(async () => new (await import('./passkey-links.js')).PasskeyLinkStore(ctx)),
     stepUp: onFirstUse(async () => new (await import('./step-up.js')).StepUpRepository(ctx, cipher)),
+    agentGrants: onFirstUse(async () => new (await import('./agent-grants.js')).AgentGrantRepository(ctx)),
     now: ctx.now,
     readAhead: (itemKeys) => readAhead(ctx, itemKeys),
     helpScope: (team, user, channel, read) => readHelpScope(ctx, team, user, channel, read),

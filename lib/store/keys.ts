@@ -117,6 +117,11 @@ export const keys = {
     `STEPUP#FAILURES#${checkedId('user', user)}#${windowStart}`,
   /** One step-up challenge, until a proof uses it or it expires. */
   stepUpChallenge: (id: string) => `STEPUP#CHALLENGE#${checkedId('challenge', id)}`,
+  /** Under `user`: one agent a person let act for them (`agent-grants.ts`), by grant id. */
+  agentGrant: (id: string) => `AGENT#${checkedId('agent grant', id)}`,
+  agentGrantPrefix: 'AGENT#',
+  /** One agent access or refresh token, by the SHA-256 of the token: the token is never stored. */
+  agentToken: (tokenHash: string) => `AGENT_TOKEN#${checkedId('agent token', tokenHash)}`,
 } as const;
 
 /** A team and one of its users, as a user partition or a member item names them. */

@@ -1,0 +1,158 @@
+import { createHash } from 'node:crypto';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ACCESS_TOKEN_SECONDS,
+  type AgentGrant,
+  AgentGrantRepository,
+  REFRESH_TOKEN_SECONDS,
+  SLACKBOT_GRANT_ID,
+} from '../../../lib/store/agent-grants.js';
+import { createTestTable, type TestTable } from '../../support/store.js';
+
+let table: TestTable;
+let grants: AgentGrantRepository;
+beforeAll(async () => {
+  table = await createTestTable();
+  grants = new AgentGrantRepository(table.ctx);
+});
+afterAll(() => table.dispose());
+
+const RESOURCE = 'https://bot.example.com/mcp';
+
+function newGrant(user = 'U0ALICE', team = 'T0TEAM'): Promise<AgentGrant> {
+  return grants.create({
+    team,
+    user,
+    clientId: 'https://agent.example.com/client.json',
+    clientName: 'Claude Code',
+    homeChannel: 'C0OPS',
+    scopes: ['cloud:read', 'cloud:change'],
+  });
+}
+
+describe('agent grants', () => {
+  it('lists a person’s agents and no one else’s', async () => {
+    const mine = await newGrant('U0LISTER');
+    await newGrant('U0OTHER');
+    const listed = await grants.listFor('T0TEAM', 'U0LISTER');
+    expect(listed.map((g) => g.id)).toEqual([mine.id]);
+    expect(listed[0]).toMatchObject({ clientName: 'Claude Code', homeChannel: 'C0OPS' });
+  });
+
+  it('keeps one Slackbot grant per person: a second replaces the first', async () => {
+    const base = { team: 'T0TEAM', user: 'U0SLACKBOT', clientId: 'slackbot', clientName: 'Slackbot' };
+    await grants.create({ ...base, id: SLACKBOT_GRANT_ID, homeChannel: 'C0OPS', scopes: ['cloud:read'] });
+    await grants.create({ ...base, id: SLACKBOT_GRANT_ID, homeChannel: 'C0DEV', scopes: ['cloud:read'] });
+    const listed = await grants.listFor('T0TEAM', 'U0SLACKBOT');
+    expect(listed.map((g) => g.homeChannel)).toEqual(['C0DEV']);
+  });
+
+  it('stores tokens only as hashes', async () => {
+    const grant = await newGrant('U0HASHED');
+    const issued = await grants.issueTokens(grant, RESOURCE);
+    const items = await table.client.send(new ScanCommand({ TableName: table.ctx.tableName }));
+    const dump = JSON.stringify(items.Items);
+    expect(dump).not.toContain(issued.accessToken);
+    expect(dump).not.toContain(issued.refreshToken);
+    expect(dump).toContain(createHash('sha256').update(issued.accessToken).digest('base64url'));
+  });
+});
+
+describe('access tokens', () => {
+  it('verify for the resource they were issued for, naming the grant', async () => {
+    const grant = await newGrant('U0VERIFY');
+    const { accessToken, expiresInSeconds } = await grants.issueTokens(grant, RESOURCE);
+    expect(expiresInSeconds).toBe(ACCESS_TOKEN_SECONDS);
+    const verified = await grants.verifyAccessToken(accessToken, RESOURCE);
+    expect(verified).toMatchObject({ grant: { id: grant.id, user: 'U0VERIFY' }, resource: RESOURCE });
+  });
+
+  it('are refused for another resource', async () => {
+    const { accessToken } = await grants.issueTokens(await newGrant('U0RESOURCE'), RESOURCE);
+    expect(await grants.verifyAccessToken(accessToken, 'https://other.example.com/mcp')).toEqual({
+      refused: 'wrong_resource',
+    });
+  });
+
+  it('stop counting after an hour', async () => {
+    const { accessToken } = await grants.issueTokens(await newGrant('U0EXPIRE'), RESOURCE);
+    table.clock.advance(ACCESS_TOKEN_SECONDS * 1000);
+    try {
+      expect(await grants.verifyAccessToken(accessToken, RESOURCE)).toEqual({ refused: 'expired' });
+    } finally {
+      table.clock.advance(-ACCESS_TOKEN_SECONDS * 1000);
+    }
+  });
+
+  it('stop counting when their grant is revoked', async () => {
+    const grant = await newGrant('U0REVOKE');
+    const { accessToken } = await grants.issueTokens(grant, RESOURCE);
+    expect(await grants.revoke('T0TEAM', 'U0REVOKE', grant.id)).toBe(true);
+    expect(await grants.verifyAccessToken(accessToken, RESOURCE)).toEqual({ refused: 'revoked' });
+    expect(await grants.revoke('T0TEAM', 'U0REVOKE', grant.id)).toBe(false);
+  });
+
+  it('refuse malformed and refresh tokens without reading them as access', async () => {
+    const { refreshToken } = await grants.issueTokens(await newGrant('U0KINDS'), RESOURCE);
+    expect(await grants.verifyAccessToken(refreshToken, RESOURCE)).toEqual({ refused: 'unknown' });
+    expect(await grants.verifyAccessToken('__proto__', RESOURCE)).toEqual({ refused: 'unknown' });
+    expect(await grants.verifyAccessToken('x'.repeat(100_000), RESOURCE)).toEqual({ refused: 'unknown' });
+  });
+
+  it('logging out takes every agent of the person away', async () => {
+    const first = await grants.issueTokens(await newGrant('U0LOGOUT'), RESOURCE);
+    await grants.issueTokens(await newGrant('U0LOGOUT'), RESOURCE);
+    expect(await grants.revokeAllFor('T0TEAM', 'U0LOGOUT')).toBe(2);
+    expect(await grants.listFor('T0TEAM', 'U0LOGOUT')).toEqual([]);
+    expect(await grants.verifyAccessToken(first.accessToken, RESOURCE)).toEqual({ refused: 'revoked' });
+  });
+});
+
+describe('refresh tokens', () => {
+  it('give a new pair once, for the same grant', async () => {
+    const grant = await newGrant('U0ROTATE');
+    const first = await grants.issueTokens(grant, RESOURCE);
+    const second = await grants.refresh(first.refreshToken, grant.clientId, RESOURCE);
+    if ('refused' in second) throw new Error(`refused: ${second.refused}`);
+    expect(second.refreshToken).not.toBe(first.refreshToken);
+    expect(await grants.verifyAccessToken(second.accessToken, RESOURCE)).toMatchObject({
+      grant: { id: grant.id },
+    });
+  });
+
+  it('used twice, revoke the grant: a replayed refresh token ends the agent’s access', async () => {
+    const grant = await newGrant('U0REPLAY');
+    const first = await grants.issueTokens(grant, RESOURCE);
+    const second = await grants.refresh(first.refreshToken, grant.clientId, RESOURCE);
+    expect(await grants.refresh(first.refreshToken, grant.clientId, RESOURCE)).toEqual({ refused: 'reused' });
+    if ('refused' in second) throw new Error('the first refresh was refused');
+    expect(await grants.verifyAccessToken(second.accessToken, RESOURCE)).toEqual({ refused: 'revoked' });
+  });
+
+  it('are refused for another client, and then still work for their own', async () => {
+    const grant = await newGrant('U0CLIENT');
+    const { refreshToken } = await grants.issueTokens(grant, RESOURCE);
+    expect(await grants.refresh(refreshToken, 'https://evil.example.com/c.json', RESOURCE)).toEqual({
+      refused: 'wrong_client',
+    });
+    expect(await grants.refresh(refreshToken, grant.clientId, RESOURCE)).toHaveProperty('accessToken');
+  });
+
+  it('expire after 30 days', async () => {
+    const grant = await newGrant('U0OLD');
+    const { refreshToken } = await grants.issueTokens(grant, RESOURCE);
+    table.clock.advance(REFRESH_TOKEN_SECONDS * 1000);
+    try {
+      expect(await grants.refresh(refreshToken, grant.clientId, RESOURCE)).toEqual({ refused: 'expired' });
+    } finally {
+      table.clock.advance(-REFRESH_TOKEN_SECONDS * 1000);
+    }
+  });
+
+  it('are not refresh tokens when they are access tokens', async () => {
+    const grant = await newGrant('U0SWAP');
+    const { accessToken } = await grants.issueTokens(grant, RESOURCE);
+    expect(await grants.refresh(accessToken, grant.clientId, RESOURCE)).toEqual({ refused: 'unknown' });
+  });
+});
