@@ -1,0 +1,82 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { authorize } from './authorize.js';
+import { callback, consent } from './consent.js';
+import type { OAuthContext, OAuthRouteDeps } from './deps.js';
+import { json, methodNotAllowed, methodOf, type OAuthRouteHandler, oauthError, preflight } from './http.js';
+import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.js';
+import { noticePage } from './pages.js';
+import { register } from './register.js';
+import { revoke, token } from './token.js';
+import { agentOAuthUrls, pathOf } from './urls.js';
+
+export type { OAuthRouteDeps } from './deps.js';
+export type { OAuthRouteHandler } from './http.js';
+
+/**
+ * The bot as the OAuth 2.1 authorization server of its own MCP resource (MCP-FACTS §2), as routes:
+ * path → handler of API Gateway v2 events, for `lib/agents/app.ts` to mount beside `/mcp`.
+ *
+ * | path | method | what |
+ * | --- | --- | --- |
+ * | `/.well-known/oauth-protected-resource/mcp` | GET | RFC 9728 metadata of `<public>/mcp` |
+ * | `/.well-known/oauth-authorization-server` | GET | RFC 8414 metadata |
+ * | `/oauth/authorize` | GET | checks the agent's request, then Sign in with Slack |
+ * | `/oauth/callback` | GET | Slack's way back: who the person is, then the consent page |
+ * | `/oauth/consent` | POST | the person's answer: a grant and a code, or `access_denied` |
+ * | `/oauth/token` | POST | codes and refresh tokens for access tokens |
+ * | `/oauth/register` | POST | Dynamic Client Registration |
+ * | `/oauth/revoke` | POST | token revocation |
+ *
+ * (Paths under the public URL's own path when it has one; see `urls.ts`.) A handler that fails
+ * unexpectedly answers a page or an OAuth error saying to try again, and logs the error's kind
+ * only: never a code, a token, a state or a cookie.
+ */
+export function oauthRoutes(deps: OAuthRouteDeps): Record<string, OAuthRouteHandler> {
+  const ctx: OAuthContext = { ...deps, urls: agentOAuthUrls(deps.publicUrl) };
+  const { urls } = ctx;
+  const document =
+    (body: unknown): OAuthRouteHandler =>
+    async (event) => {
+      const method = methodOf(event);
+      if (method === 'OPTIONS') return preflight('GET');
+      if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed('GET');
+      // Public and the same for everyone: clients may cache it for an hour.
+      return json(200, body, { 'cache-control': 'public, max-age=3600' });
+    };
+  const handle =
+    (
+      allow: 'GET' | 'POST',
+      kind: 'page' | 'api',
+      run: (event: APIGatewayProxyEventV2, ctx: OAuthContext) => Promise<APIGatewayProxyStructuredResultV2>,
+    ): OAuthRouteHandler =>
+    async (event) => {
+      const method = methodOf(event);
+      if (kind === 'api' && method === 'OPTIONS') return preflight(allow);
+      if (method !== allow && !(allow === 'GET' && method === 'HEAD')) return methodNotAllowed(allow);
+      try {
+        return await run(event, ctx);
+      } catch (error) {
+        deps.logger.error('agent OAuth request failed', {
+          path: event.rawPath,
+          error: error instanceof Error ? error.name : 'unknown',
+        });
+        return kind === 'page'
+          ? noticePage(
+              503,
+              'Something went wrong',
+              'The sign-in could not go on just now. Start it again from your agent in a minute.',
+            )
+          : oauthError(503, 'temporarily_unavailable', 'Try again in a minute.', { 'retry-after': '30' });
+      }
+    };
+  return {
+    [pathOf(urls.protectedResourceMetadata)]: document(protectedResourceMetadata(urls)),
+    [pathOf(urls.authorizationServerMetadata)]: document(authorizationServerMetadata(urls)),
+    [pathOf(urls.authorize)]: handle('GET', 'page', authorize),
+    [pathOf(urls.callback)]: handle('GET', 'page', callback),
+    [pathOf(urls.consent)]: handle('POST', 'page', consent),
+    [pathOf(urls.token)]: handle('POST', 'api', token),
+    [pathOf(urls.register)]: handle('POST', 'api', register),
+    [pathOf(urls.revoke)]: handle('POST', 'api', revoke),
+  };
+}
