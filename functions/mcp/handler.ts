@@ -16,7 +16,7 @@ if (!config.WORKER_FUNCTION_NAME)
   throw new Error('Invalid configuration: WORKER_FUNCTION_NAME is required in AWS');
 if (!config.BOT_PUBLIC_URL) throw new Error('Invalid configuration: BOT_PUBLIC_URL is required in AWS');
 
-const core = createCoreDeps(config, logger, { role: 'slack' });
+const core = createCoreDeps(config, logger, { role: 'background' });
 const { client } = createSlackAccess(config.slackAuth, core.store, config.SLACK_API_URL);
 const app = createAgentsApp({
   ...core,
