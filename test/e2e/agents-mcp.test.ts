@@ -181,6 +181,55 @@ describe('changes', () => {
   });
 });
 
+describe('hostile arguments', () => {
+  it('prototype keys pollute nothing and run nothing they name', async () => {
+    const client = await connect(await agentToken());
+    const args = JSON.parse(
+      '{"__proto__": {"polluted": true}, "constructor": {"prototype": {"x": 1}}, "volumeId": 1}',
+    );
+    const result = await client.callTool({
+      name: 'read',
+      arguments: { operation: 'volumes.view', arguments: args },
+    });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('constructor');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    await client.close();
+  });
+
+  it('an operation name of odd unicode or great length is refused with a way forward', async () => {
+    const client = await connect(await agentToken());
+    const odd = await client.callTool({
+      name: 'read',
+      arguments: { operation: 'volumes\u202e.list\u0000' },
+    });
+    expect(odd.isError).toBe(true);
+    expect(textOf(odd)).toContain('find_operations');
+    const long = await client.callTool({ name: 'read', arguments: { operation: 'x'.repeat(50_000) } });
+    expect(long.isError).toBe(true);
+    await client.close();
+  });
+
+  it('a body over the size limit is refused before anything is parsed', async () => {
+    const token = await agentToken();
+    const response = await fetch(e2e.stack.mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${token}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/list',
+        params: { pad: 'x'.repeat(5 * 1024 * 1024) },
+      }),
+    });
+    expect(response.status).toBe(413);
+  });
+});
+
 describe('authorization', () => {
   async function post(headers: Record<string, string>): Promise<Response> {
     return fetch(e2e.stack.mcpUrl, {
