@@ -152,6 +152,29 @@ describe('changes', () => {
     await client.close();
   });
 
+  it('whose answer was lost after the API acted read as done, as the card says, never as failed', async () => {
+    const volume = e2e.emulator.control.createVolume({ label: 'agent-lost-answer' });
+    const client = await connect(await agentToken());
+    const asked = await client.callTool({
+      name: 'request_destructive_change',
+      arguments: { operation: 'volumes.delete', arguments: { volumeId: volume.id } },
+    });
+    const { request_id } = asked.structuredContent as { request_id: string };
+    e2e.emulator.control.injectFault({
+      kind: 'status',
+      status: 500,
+      afterActing: true,
+      operations: ['volumes.delete'],
+      times: 1,
+    });
+    await e2e.stack.workspace.click(BOB, lastCard(), { actionId: ActionId.approve });
+    await e2e.stack.drain();
+    const status = await client.callTool({ name: 'get_request', arguments: { request_id } });
+    expect(status.structuredContent).toMatchObject({ state: 'done' });
+    expect(e2e.textOf(e2e.stack.standIn.store.lastMessage(CHANNEL))).not.toMatch(/failed/i);
+    await client.close();
+  });
+
   it('refused by a read-only home channel make no API call', async () => {
     const volume = e2e.emulator.control.createVolume({ label: 'agent-kept' });
     const client = await connect(await agentToken({ homeChannel: READ_ONLY_CHANNEL }));
@@ -163,6 +186,39 @@ describe('changes', () => {
     expect(textOf(asked)).toContain('request_destructive_change');
     expect(e2e.emulator.control.requestCount('volumes.delete', { volumeId: volume.id })).toBe(0);
     expect(e2e.emulator.control.requestCount('volumes.view', { volumeId: volume.id })).toBe(0);
+    await client.close();
+  });
+
+  it('cannot be approved by an agent: there is no tool for it, and its token is not a Slack signature', async () => {
+    const volume = e2e.emulator.control.createVolume({ label: 'agent-self-approve' });
+    const token = await agentToken();
+    const client = await connect(token);
+    await client.callTool({
+      name: 'request_destructive_change',
+      arguments: { operation: 'volumes.delete', arguments: { volumeId: volume.id } },
+    });
+    const card = lastCard();
+    await expect(
+      client.callTool({ name: 'approve_request', arguments: { request_id: 'any' } }),
+    ).rejects.toThrow(/approve_request/);
+    const asOperation = await client.callTool({
+      name: 'request_change',
+      arguments: { operation: 'approvals.approve', arguments: {} },
+    });
+    expect(asOperation.isError).toBe(true);
+    // The card's button posts to the Slack endpoint, which takes only Slack's signature.
+    const click = await fetch(e2e.stack.botUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${token}` },
+      body: new URLSearchParams({
+        payload: JSON.stringify({ type: 'block_actions', actions: [] }),
+      }).toString(),
+    });
+    expect(click.status).toBe(401);
+    expect(e2e.textOf(e2e.stack.standIn.store.findMessage(CHANNEL, card.ts) ?? card)).toContain(
+      'Approval needed',
+    );
+    expect(e2e.emulator.control.requestCount('volumes.delete', { volumeId: volume.id })).toBe(0);
     await client.close();
   });
 
