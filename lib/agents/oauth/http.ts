@@ -15,7 +15,7 @@ export type Params =
   | { readonly ok: false; readonly problem: string };
 
 /** A query string or form body is at most this long: every parameter here is short. */
-export const MAX_PARAMS_LENGTH = 16 * 1024;
+export const MAX_PARAMS_LENGTH = 8 * 1024;
 
 /** `application/x-www-form-urlencoded` text as parameters; a repeated or oversized one refuses all. */
 export function paramsOf(text: string): Params {

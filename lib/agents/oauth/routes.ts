@@ -1,13 +1,18 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { BotTokens } from '../../slack-kit/web-client.js';
 import { authorize } from './authorize.js';
+import { type ClientMetadataPolicy, PRODUCTION_CLIENT_METADATA_POLICY } from './client-metadata.js';
 import { callback, consent } from './consent.js';
 import type { OAuthContext, OAuthRouteDeps } from './deps.js';
 import { json, methodNotAllowed, methodOf, type OAuthRouteHandler, oauthError, preflight } from './http.js';
 import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.js';
 import { noticePage } from './pages.js';
 import { register } from './register.js';
+import { createSlackSignIn } from './slack-sign-in.js';
 import { revoke, token } from './token.js';
 import { agentOAuthUrls, pathOf } from './urls.js';
+import { botWorkspaces } from './workspaces.js';
 
 export type { OAuthRouteDeps } from './deps.js';
 export type { OAuthRouteHandler } from './http.js';
@@ -79,4 +84,36 @@ export function oauthRoutes(deps: OAuthRouteDeps): Record<string, OAuthRouteHand
     [pathOf(urls.register)]: handle('POST', 'api', register),
     [pathOf(urls.revoke)]: handle('POST', 'api', revoke),
   };
+}
+
+/** What the functions (and the local stack) know, from which `oauthRoutesFor` wires the routes. */
+export interface OAuthSettings {
+  readonly store: OAuthRouteDeps['store'];
+  readonly logger: Logger;
+  readonly publicUrl: string;
+  /** The Slack app's client id and secret (`SLACK_CLIENT_ID`, `SLACK_CLIENT_SECRET`). */
+  readonly slackApp: { readonly clientId: string; readonly clientSecret: string };
+  /** `SLACK_API_URL`: its origin is Slack's for Sign in with Slack; `https://slack.com` when unset. */
+  readonly slackApiUrl?: string | undefined;
+  /** The bot's token in each workspace (`SlackAccess.botTokens`). */
+  readonly botTokens: BotTokens;
+  /** The production policy unless the local stack says otherwise. */
+  readonly clientMetadata?: ClientMetadataPolicy | undefined;
+}
+
+export function oauthRoutesFor(settings: OAuthSettings): Record<string, OAuthRouteHandler> {
+  const urls = agentOAuthUrls(settings.publicUrl);
+  return oauthRoutes({
+    store: settings.store,
+    logger: settings.logger,
+    publicUrl: settings.publicUrl,
+    slackSignIn: createSlackSignIn({
+      clientId: settings.slackApp.clientId,
+      clientSecret: settings.slackApp.clientSecret,
+      redirectUri: urls.callback,
+      slackUrl: settings.slackApiUrl ? new URL(settings.slackApiUrl).origin : 'https://slack.com',
+    }),
+    workspaces: botWorkspaces(settings.botTokens, settings.slackApiUrl),
+    clientMetadata: settings.clientMetadata ?? PRODUCTION_CLIENT_METADATA_POLICY,
+  });
 }
