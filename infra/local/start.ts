@@ -7,6 +7,7 @@ import { type App, LogLevel, type ReceiverEvent, SocketModeReceiver } from '@sla
 import { request } from 'undici';
 import * as z from 'zod';
 import { runReports } from '../../functions/reporter/handler.js';
+import { SLACKBOT_MCP_PATH } from '../../lib/agents/slackbot.js';
 import { helpFitFor } from '../../lib/changes/guardrails.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import type { ReporterDeps } from '../../lib/reports/tick.js';
@@ -311,6 +312,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         resolve: (issue) => {
           emulator.control.resolveManagedIssue(issue);
         },
+      },
+      // Slackbot's side of the app's MCP server: Slack holds the signing secret, as the page's
+      // server does here; the browser only ever sees the answers.
+      slackbot: {
+        url: new URL(SLACKBOT_MCP_PATH, stack.mcpUrl).href,
+        signingSecret: stack.signingSecret,
       },
     }),
   );
