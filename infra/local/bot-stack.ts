@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { request } from 'undici';
+import { type AgentsApp, createAgentsApp } from '../../lib/agents/app.js';
+import { MCP_PATH } from '../../lib/agents/mcp.js';
 import type { RequestDispatcher } from '../../lib/api/client.js';
 import type { OutcomeCheckSettings } from '../../lib/changes/outcomes.js';
 import type { Config, SlackAuth } from '../../lib/config.js';
@@ -74,6 +76,10 @@ export interface BotStackOptions {
 export interface BotStack {
   /** The bot's request URL (slash commands and interactivity). */
   readonly botUrl: string;
+  /** The MCP endpoint agents connect to (`http://localhost:<port>/mcp`). */
+  readonly mcpUrl: string;
+  /** The agents' function, as wired here. */
+  readonly agents: AgentsApp;
   readonly signingSecret: string;
   readonly standIn: SlackStandIn;
   readonly workspace: SlackWorkspace;
@@ -145,12 +151,22 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
     if (!slackHandler) throw new Error('the Slack function is not wired yet');
     return slackHandler(event, context);
   };
+  let agentsApp: AgentsApp | undefined;
+  const agentsRoute = (event: Parameters<SlackHandler>[0]) => {
+    if (!agentsApp) throw new Error('the agents function is not wired yet');
+    return agentsApp.handler(event);
+  };
   const server = await serveLambdas(
     {
       [SLACK_EVENTS_PATH]: route,
       [INSTALL_PATH]: route,
       [OAUTH_REDIRECT_PATH]: route,
       [`${PASSKEY_PATH}/*`]: route,
+      // The agents' function (functions/mcp): the MCP endpoint and the pages agents sign in through.
+      [MCP_PATH]: agentsRoute,
+      [`${MCP_PATH}/*`]: agentsRoute,
+      '/.well-known/*': agentsRoute,
+      '/oauth/*': agentsRoute,
     },
     options.port ?? 0,
   );
@@ -208,11 +224,15 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
     },
   });
   slackHandler = handler;
+  const publicUrl = server.url.replace('//127.0.0.1:', '//localhost:');
+  agentsApp = createAgentsApp({ ...core, slack: access.client, handoff, publicUrl });
   const botUrl = `${server.url}${SLACK_EVENTS_PATH}`;
   const workspace = new SlackWorkspace({ standIn, botUrl, signingSecret });
 
   return {
     botUrl,
+    mcpUrl: agentsApp.resource,
+    agents: agentsApp,
     signingSecret,
     standIn,
     workspace,

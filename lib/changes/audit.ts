@@ -9,7 +9,7 @@ import type { ChangeDeps, ChangeRequest } from './ports.js';
  */
 export async function auditApproval(
   deps: Pick<ChangeDeps, 'store' | 'logger'>,
-  approval: Pick<Approval, 'team' | 'id' | 'operationId' | 'summary'>,
+  approval: Pick<Approval, 'team' | 'id' | 'operationId' | 'summary'> & Partial<Pick<Approval, 'viaAgent'>>,
   actor: string,
   result: AuditResult,
   detail?: string,
@@ -23,6 +23,8 @@ export async function auditApproval(
       approvalId: approval.id,
       result,
       ...(detail !== undefined && { detail }),
+      // The agent asked; everyone after it (approvers, the sweep) acts as themselves.
+      ...(result === 'requested' && approval.viaAgent ? { viaAgent: approval.viaAgent.name } : {}),
     })
     .catch((error: unknown) =>
       deps.logger.error('audit entry not written', { approvalId: approval.id, error }),
@@ -32,7 +34,7 @@ export async function auditApproval(
 /** A change run outside an approval (or the run of an approved one): who, what, on what, how it went. */
 export async function recordChange(
   deps: Pick<ChangeDeps, 'store' | 'logger'>,
-  request: Pick<ChangeRequest, 'team' | 'user' | 'op' | 'input' | 'approvalId'>,
+  request: Pick<ChangeRequest, 'team' | 'user' | 'op' | 'input' | 'approvalId' | 'viaAgent'>,
   result: AuditResult,
   detail: string | undefined,
   /** The API's answer to a change that succeeded: a create's new id goes into the target. */
@@ -47,6 +49,7 @@ export async function recordChange(
       ...(request.approvalId ? { approvalId: request.approvalId } : {}),
       result,
       ...(detail ? { detail } : {}),
+      ...(request.viaAgent ? { viaAgent: request.viaAgent } : {}),
     });
   } catch (error) {
     // The change itself happened (or failed) already; a lost audit line must not hide that.

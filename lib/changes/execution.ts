@@ -141,6 +141,7 @@ async function runApproved(
     op,
     input,
     approvalId: approval.id,
+    ...(approval.viaAgent ? { viaAgent: approval.viaAgent.name } : {}),
   };
   try {
     return await attemptChange(deps, surface.runner, request);

@@ -117,6 +117,8 @@ export interface ChangeRequest {
   readonly op: AnyOperation;
   readonly input: Readonly<Record<string, unknown>>;
   readonly approvalId?: string | undefined;
+  /** The agent that asked for the person (its client's name), when one did. */
+  readonly viaAgent?: string | undefined;
 }
 
 export interface RunHooks {

@@ -1,7 +1,7 @@
 import type { ApiClient } from '../api/client.js';
 import { createApiClient } from '../api/client-factory.js';
 import type { AnyOperation } from '../api/operation.js';
-import type { Approval, ApprovalPolicy } from '../store/index.js';
+import type { Approval, ApprovalAgent, ApprovalPolicy } from '../store/index.js';
 import { auditApproval } from './audit.js';
 import { effectiveApprovalPolicy } from './guardrails.js';
 import type { ApprovalSurface, ChangeDeps, ChannelRefusal } from './ports.js';
@@ -23,6 +23,8 @@ export interface ChangeAsk {
   readonly reason?: string | undefined;
   /** The alias the requester typed, when the command came from one (the card names it). */
   readonly viaAlias?: string | undefined;
+  /** The agent that asked for the person, when one did (the card and the audit name it). */
+  readonly viaAgent?: ApprovalAgent | undefined;
 }
 
 /** Reads the target as the approvers will see it, with the requester's token. */
@@ -106,6 +108,7 @@ export function createRequest(
     fingerprint: target.fingerprint,
     reason: ask.reason,
     ...(ask.viaAlias === undefined ? {} : { viaAlias: ask.viaAlias }),
+    ...(ask.viaAgent === undefined ? {} : { viaAgent: ask.viaAgent }),
     channel: ask.channel,
     requiredApprovals: policy.requiredApprovals,
     expiryMinutes: policy.expiryMinutes,

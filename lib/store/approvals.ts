@@ -93,6 +93,8 @@ export interface Approval {
   readonly reason: string | null;
   /** The alias (`/cloud NAME args`) the requester typed that expanded to this request, if any. */
   readonly viaAlias?: string | null;
+  /** The agent that asked for the requester, when one did (MCP): its client's name and grant. */
+  readonly viaAgent?: ApprovalAgent | null;
   readonly channel: string;
   /** The card's message, once posted (also the thread of the audit trail). */
   readonly messageTs: string | null;
@@ -122,6 +124,12 @@ export interface Approval {
   } | null;
 }
 
+/** The agent behind a request: the name its client gives itself, and the grant it acted under. */
+export interface ApprovalAgent {
+  readonly name: string;
+  readonly grantId: string;
+}
+
 /** A request the sweep should look at: its key, as found in the index. */
 export interface DueApproval {
   readonly team: string;
@@ -139,6 +147,7 @@ export interface NewApproval {
   readonly reason?: string | undefined;
   /** An alias name as `lib/commands/aliases.ts` accepts it; any other value is not stored. */
   readonly viaAlias?: string | undefined;
+  readonly viaAgent?: ApprovalAgent | undefined;
   readonly channel: string;
   readonly requiredApprovals: number;
   readonly expiryMinutes: number;
@@ -208,6 +217,7 @@ const ApprovalItemSchema = z.object({
   awaiting_requester: z.boolean().optional(),
   reason: z.string().optional(),
   via_alias: z.string().regex(COMMAND_NAME_PATTERN).optional(),
+  via_agent: z.object({ name: z.string(), grant_id: z.string() }).optional(),
   input_ciphertext: EnvelopeSchema,
   channel_id: z.string(),
   message_ts: z.string().nullable(),
@@ -297,6 +307,9 @@ export class ApprovalRepository {
       ...(input.viaAlias !== undefined && COMMAND_NAME_PATTERN.test(input.viaAlias)
         ? { via_alias: input.viaAlias }
         : {}),
+      ...(input.viaAgent === undefined
+        ? {}
+        : { via_agent: { name: input.viaAgent.name.slice(0, 100), grant_id: input.viaAgent.grantId } }),
       input_ciphertext: await this.#cipher.encrypt(JSON.stringify(input.input), {
         team: input.team,
         user: input.requester,
@@ -865,6 +878,7 @@ export class ApprovalRepository {
       awaitingRequester: item.awaiting_requester === true,
       reason: item.reason ?? null,
       viaAlias: item.via_alias ?? null,
+      viaAgent: item.via_agent ? { name: item.via_agent.name, grantId: item.via_agent.grant_id } : null,
       channel: item.channel_id,
       messageTs: item.message_ts,
       status: lapsed ? 'expired' : item.status,

@@ -44,6 +44,8 @@ export interface AuditEntry {
   readonly approvalId: string | null;
   readonly result: AuditResult;
   readonly detail: string | null;
+  /** The agent that acted for the actor (its client's name), when it came through one. */
+  readonly viaAgent?: string | null;
 }
 
 export interface NewAuditEntry {
@@ -54,6 +56,7 @@ export interface NewAuditEntry {
   readonly approvalId?: string;
   readonly result: AuditResult;
   readonly detail?: string;
+  readonly viaAgent?: string | undefined;
 }
 
 export interface AuditPage {
@@ -73,6 +76,7 @@ const AuditItemSchema = z.object({
   approval_id: z.string().nullable(),
   result: z.enum(AUDIT_RESULTS),
   detail: z.string().nullable(),
+  via_agent: z.string().optional(),
   expires_at: z.number(),
 });
 type AuditItem = z.infer<typeof AuditItemSchema>;
@@ -80,6 +84,7 @@ type AuditItem = z.infer<typeof AuditItemSchema>;
 const CursorSchema = z.object({ pk: z.string(), sk: z.string() });
 
 const MAX_DETAIL_LENGTH = 1_000;
+const MAX_AGENT_NAME_LENGTH = 100;
 const DEFAULT_RETENTION_DAYS = 365;
 
 export class AuditLogRepository {
@@ -107,6 +112,7 @@ export class AuditLogRepository {
       approval_id: entry.approvalId ?? null,
       result: entry.result,
       detail: entry.detail?.slice(0, MAX_DETAIL_LENGTH) ?? null,
+      ...(entry.viaAgent === undefined ? {} : { via_agent: entry.viaAgent.slice(0, MAX_AGENT_NAME_LENGTH) }),
       expires_at: epochSeconds(at) + this.#retentionSeconds,
     } satisfies AuditItem & Record<string, unknown>;
     await this.#ctx.table.put({ TableName: this.#ctx.tableName, Item: item });
@@ -146,6 +152,7 @@ function toEntry(item: AuditItem): AuditEntry {
     approvalId: item.approval_id,
     result: item.result,
     detail: item.detail,
+    viaAgent: item.via_agent ?? null,
   };
 }
 

@@ -34,6 +34,7 @@ export type { AliasScope, StoredAlias } from './aliases.js';
 export type { ApprovalPolicy, StepUpRequirement } from './approval-policy.js';
 export type {
   Approval,
+  ApprovalAgent,
   ApprovalOutcome,
   ApprovalStatus,
   ApprovalVote,

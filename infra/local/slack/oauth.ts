@@ -63,8 +63,14 @@ interface IssuedCode {
   readonly expiresAt: number;
 }
 
-/** Slack's codes are good for ten minutes and one exchange. */
-const CODE_MS = 10 * 60 * 1000;
+/**
+ * Slack's codes are good for ten minutes and one exchange: the most RFC 6749 §4.1.2 allows ("A
+ * maximum authorization code lifetime of 10 minutes is RECOMMENDED"; "The client MUST NOT use the
+ * authorization code more than once"). Sign in with Slack's codes follow the same rule
+ * (`openid.ts`), as its flow "follows the flow of our OAuth V2 process"
+ * (api.slack.com/authentication/sign-in-with-slack).
+ */
+export const AUTHORIZATION_CODE_MS = 10 * 60 * 1000;
 
 export type AuthorizeAnswer =
   | { readonly kind: 'page'; readonly status: number; readonly html: string }
@@ -190,7 +196,7 @@ export class StandInOAuth {
       user,
       scopes: form.get('scope') ?? '',
       redirectUri,
-      expiresAt: this.#now() + CODE_MS,
+      expiresAt: this.#now() + AUTHORIZATION_CODE_MS,
     });
     back.searchParams.set('code', code);
     return { kind: 'redirect', location: back.toString() };

@@ -193,6 +193,52 @@ export const SLACK_RULES = [
     source:
       'https://api.slack.com/interactivity/slash-commands (Message visibility; Sending delayed responses), worded in slackhq/slack-api-docs index_slash_commands.md: "When the `response_type` is `in_channel`, **both** the response message and the initial message typed by the user will be shared in the channel"; "The only user-facing difference between immediate responses and delayed responses is that "in channel" delayed responses will not include the initial command sent by the user. To echo the command back to the channel, you\'ll still need to provide a response to Slack\'s original visit to your invocation URL"; Best practices: respond with "a simplified JSON response containing only the `response_type` field set to `in_channel`" to have the slash command "displayed within the channel"',
   },
+  {
+    id: 'openid-discovery',
+    methods: ['.well-known/openid-configuration', 'openid/connect/keys'],
+    behaviour:
+      "Sign in with Slack's discovery document field for field, with the stand-in's base URL as issuer (Slack's is https://slack.com) and its own endpoints: authorization_endpoint /openid/connect/authorize, token_endpoint <apiUrl>openid.connect.token, userinfo_endpoint <apiUrl>openid.connect.userInfo, jwks_uri /openid/connect/keys, scopes openid profile email, response type code, response mode query, grant type authorization_code, RS256, client_secret_post and client_secret_basic; like Slack's it lists no code_challenge_methods_supported; the JWKS holds the RSA public key (kid, alg RS256, use sig) that signs the id_tokens, made once per stand-in",
+    source:
+      'https://api.slack.com/authentication/sign-in-with-slack; https://slack.com/.well-known/openid-configuration as captured in geldata/gel tests/test_http_ext_auth.py (SLACK_DISCOVERY_DOCUMENT); MCP-FACTS.md §5; OpenID Connect Discovery 1.0 §3; RFC 7517',
+  },
+  {
+    id: 'openid-authorize',
+    methods: ['openid/connect/authorize'],
+    behaviour:
+      "the page takes response_type=code, the app's client_id, scope with openid (email and profile optional; nothing else), redirect_uri among the app's Redirect URLs (none: the first), state, nonce and an optional team hint (the seeded workspace is the only one with people); a person of the workspace (not a bot) picks who they are and allows: Slack redirects to redirect_uri with code and state; Cancel (or a person not of the workspace) redirects with error=access_denied and state; a request it cannot serve (unknown client, unlisted redirect_uri, another response_type, a scope without openid or an unknown one, a repeated parameter, PKCE other than S256) gets a page and no redirect",
+    source:
+      'https://api.slack.com/authentication/sign-in-with-slack (authorize parameters, scopes openid email profile); RFC 6749 §3.1 (parameters once, unknown ones ignored), §4.1.2 and §4.1.2.1 (code, state, access_denied); RFC 7636 §4.3 (a challenge without a method is plain); OpenID Connect Core 1.0 §3.1.2.1 (nonce)',
+    stricter:
+      "Slack's answer to a request without openid, with another response_type or with a plain PKCE challenge is not documented: the stand-in refuses each with a page rather than a redirect, and takes S256 only",
+  },
+  {
+    id: 'openid-token',
+    methods: ['openid.connect.token'],
+    behaviour:
+      "the client authenticates with client_id and client_secret in the body or a Basic header (not both: invalid_arguments); unknown client: invalid_client_id; wrong secret: bad_client_secret; grant_type authorization_code (the default) or refresh_token, else invalid_grant_type; a code works once and for ten minutes on the stand-in's clock, for the client it was issued to, and is spent by any exchange, failed or not; else invalid_code; redirect_uri must repeat the authorize request's when it named one (and match when given), else bad_redirect_uri; with a code_challenge the code_verifier must hash to it (S256), and without one none may be sent, else invalid_code; the answer is {ok, access_token xoxp-…, token_type Bearer, id_token}, and with rotation (tokenExpiresInSeconds) refresh_token and expires_in, each refresh token good once (else invalid_refresh_token); the id_token is an RS256 JWT with iss, sub (the user id), aud (the client id), exp (300 s after iat), iat, auth_time, nonce, at_hash, https://slack.com/user_id and team_id, email and email_verified with email, name, given_name, family_name and locale with profile; every answer is HTTP 200",
+    source:
+      'https://docs.slack.dev/reference/methods/openid.connect.token (arguments, code_verifier "Required when the authorization request included a code_challenge", redirect_uri "required if your app passed it", example response and id_token payload); slack-ruby/slack-api-ref methods/openid/openid.connect.token.json (errors); RFC 6749 §2.3.1 (client_secret_basic), §4.1.2 (10 minutes, once); RFC 7636 §4.6; OpenID Connect Core 1.0 §2, §3.1.3.6 (at_hash), §12.2 (no nonce on refresh)',
+    stricter:
+      "Slack names no error for a PKCE mismatch: the stand-in answers invalid_code; a code spent by a failed exchange, a verifier sent without a challenge, both client authentication methods at once and an exchange without the secret (for an app with PKCE) are refused, which Slack's pages do not say",
+  },
+  {
+    id: 'openid-user-info',
+    methods: ['openid.connect.userInfo'],
+    behaviour:
+      'the user token in Authorization: Bearer (or as token) answers ok with sub, https://slack.com/user_id, team_id, team_name and team_domain, and the email and profile claims its scopes allow; no token: not_authed; an unknown one: invalid_auth; an expired rotating one: token_expired; a bot token: not_allowed_token_type',
+    source:
+      'https://docs.slack.dev/reference/methods/openid.connect.userInfo (example response); slack-ruby/slack-api-ref methods/openid/openid.connect.userInfo.json (errors not_authed, invalid_auth, token_expired, not_allowed_token_type); @slack/web-api OpenIDConnectUserInfoResponse',
+  },
+  {
+    id: 'openid-user-token',
+    methods: ['*'],
+    behaviour:
+      "a Sign in with Slack token is a person's user token with openid, email and profile only: auth.test answers the person (user_id, team_id, no bot_id); a method that takes user tokens answers missing_scope with the user scope it needs (chat.postMessage: chat:write, …) and provided; views.* answer not_allowed_token_type (user-tokens.ts, one row per method)",
+    source:
+      'https://api.slack.com/methods/auth.test ("No scopes required"); each method page\'s required user scope and https://api.slack.com/scopes (openid, email, profile unlock openid.connect.userInfo only)',
+    stricter:
+      'views.open, views.push and views.update need no scope and may take user tokens in Slack; the stand-in serves views to the bot only and refuses a user token with not_allowed_token_type',
+  },
 ] as const satisfies readonly SlackRule[];
 
 export type SlackRuleId = (typeof SLACK_RULES)[number]['id'];

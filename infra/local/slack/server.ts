@@ -6,6 +6,13 @@ import { type AppSettings, defaultAppSettings } from './app-settings.js';
 import { HistoryCaps, type InstallKind } from './history-caps.js';
 import { type OAuthApp, SECOND_TEAM, type SlackTeam, StandInOAuth } from './oauth.js';
 import {
+  OPENID_PATHS,
+  OPENID_TOKEN_METHOD,
+  OPENID_USER_INFO_METHOD,
+  type OpenIdClient,
+  StandInOpenId,
+} from './openid.js';
+import {
   type ChannelRateLimit,
   ChannelRateLimiter,
   DEFAULT_CHANNEL_RATE_LIMIT,
@@ -31,8 +38,10 @@ import { callWebApi, mimeTypeOf, type WebApiContext } from './web-api.js';
  * endpoints, all recording into an in-memory store.
  *
  * Routes: `POST /api/<method>`, `POST|PUT /upload/<fileId>`, `GET /files/<fileId>/<name>`,
- * `POST /response/<id>`, and the Socket Mode WebSocket at `/link/` (`socket-mode.ts`); anything
- * else goes to `fallback` when given.
+ * `POST /response/<id>`, "Add to Slack" at `/oauth/v2/authorize` (`oauth.ts`), Sign in with Slack
+ * at `/.well-known/openid-configuration`, `/openid/connect/authorize` and `/openid/connect/keys`
+ * (`openid.ts`), and the Socket Mode WebSocket at `/link/` (`socket-mode.ts`); anything else goes
+ * to `fallback` when given.
  */
 
 export const DEFAULT_BOT_TOKEN = 'xoxb-local-stand-in';
@@ -79,6 +88,8 @@ export interface SlackStandInOptions {
   readonly app?: Partial<AppSettings>;
   /** A distributed app's OAuth settings: "Add to Slack" works, into the seeded and a second workspace. */
   readonly oauthApp?: OAuthApp;
+  /** The app's Sign in with Slack settings: people of the seeded workspace can sign in to it. */
+  readonly openIdClient?: OpenIdClient;
   /** Socket Mode: the app-level tokens Slack issued (one with `connections:write` by default). */
   readonly appTokens?: readonly AppLevelToken[];
   /** Socket Mode deadlines and redeliveries looked at every this many real ms; 0: only on `socketMode.sweep()`. */
@@ -98,6 +109,11 @@ export interface SlackStandIn {
   readonly settings: AppSettings;
   /** "Add to Slack": the authorize page, codes, `oauth.v2.access` and the tokens it issued. */
   readonly oauth: StandInOAuth;
+  /**
+   * Sign in with Slack: the discovery document, the authorize page, `openid.connect.token`, the
+   * signing keys, `openid.connect.userInfo` and the user tokens it issued.
+   */
+  readonly openId: StandInOpenId;
   /** Socket Mode: `apps.connections.open`, the connections, envelopes and acknowledgements. */
   readonly socketMode: SocketModeHub;
   /**
@@ -241,6 +257,15 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const oauth = new StandInOAuth(teams, store.now);
   let clientUrl: string | undefined;
   if (options.oauthApp) oauth.register(options.oauthApp);
+  const apiUrl = `${url}/api/`;
+  const openId = new StandInOpenId({
+    issuer: url,
+    apiUrl,
+    team: store.seed.team,
+    users: store.seed.users,
+    now: store.now,
+  });
+  if (options.openIdClient) openId.register(options.openIdClient);
   const historyCaps = new HistoryCaps(store.now);
   const settings: AppSettings = { ...defaultAppSettings(), ...options.app };
   const methodLimiter = options.methodTiers === true ? new MethodRateLimiter(store.now) : undefined;
@@ -258,6 +283,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     botToken,
     botScopes: options.botScopes ?? BOT_SCOPES,
     oauth,
+    openId,
     triggers,
     rateLimiter,
     methodRateLimit,
@@ -307,6 +333,24 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     if (method === 'oauth.v2.access') {
       const answer = oauth.access(args);
       const grant = typeof args.grant_type === 'string' ? { grant_type: args.grant_type } : {};
+      const error = typeof answer.error === 'string' ? { error: answer.error } : {};
+      store.recordCall({ method, body: grant, at: store.now(), ok: answer.ok === true, ...error });
+      sendJson(response, 200, answer);
+      return;
+    }
+    if (method === OPENID_TOKEN_METHOD || method === OPENID_USER_INFO_METHOD) {
+      // Neither is a call of the bot's; only the grant type is recorded, never a code or a token.
+      const answer =
+        method === OPENID_TOKEN_METHOD
+          ? openId.token(args, request.headers.authorization)
+          : openId.userInfo(
+              bearerToken(request) ?? (typeof token === 'string' ? token : undefined),
+              (candidate) => candidate === botToken || oauth.stateOf(candidate) !== 'unknown',
+            );
+      const grant =
+        method === OPENID_TOKEN_METHOD && typeof args.grant_type === 'string'
+          ? { grant_type: args.grant_type }
+          : {};
       const error = typeof answer.error === 'string' ? { error: answer.error } : {};
       store.recordCall({ method, body: grant, at: store.now(), ok: answer.ok === true, ...error });
       sendJson(response, 200, answer);
@@ -404,6 +448,21 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       else response.writeHead(answer.status, { 'content-type': 'text/html; charset=utf-8' }).end(answer.html);
       return;
     }
+    if (requestUrl.pathname === OPENID_PATHS.discovery && method === 'GET') {
+      return sendJson(response, 200, openId.discovery());
+    }
+    if (requestUrl.pathname === OPENID_PATHS.keys && method === 'GET') {
+      return sendJson(response, 200, openId.jwks());
+    }
+    if (requestUrl.pathname === OPENID_PATHS.authorize && (method === 'GET' || method === 'POST')) {
+      const answer =
+        method === 'POST'
+          ? openId.decide(new URLSearchParams((await readBody(request)).toString('utf8')))
+          : openId.authorizePage(requestUrl.searchParams);
+      if (answer.kind === 'redirect') response.writeHead(302, { location: answer.location }).end();
+      else response.writeHead(answer.status, { 'content-type': 'text/html; charset=utf-8' }).end(answer.html);
+      return;
+    }
     if (requestUrl.pathname === '/app_redirect' && method === 'GET') {
       const team = requestUrl.searchParams.get('team') ?? '';
       if (clientUrl && oauth.teams.some((t) => t.id === team)) {
@@ -435,11 +494,12 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
 
   return {
     url,
-    apiUrl: `${url}/api/`,
+    apiUrl,
     botToken,
     store,
     settings,
     oauth,
+    openId,
     socketMode,
     openClientAt: (pageUrl) => {
       clientUrl = pageUrl;

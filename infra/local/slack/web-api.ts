@@ -7,6 +7,7 @@ import { describeProblem, refusalFor, validateMessage, validateView } from './bl
 import { isProcessed, slackFileProblems } from './file-shares.js';
 import type { HistoryCaps, InstallKind } from './history-caps.js';
 import type { SlackTeam, StandInOAuth } from './oauth.js';
+import type { StandInOpenId } from './openid.js';
 import type { ChannelRateLimiter, RateDecision } from './rate-limit.js';
 import type {
   KnownChannel,
@@ -18,6 +19,7 @@ import type {
   StoredView,
 } from './store.js';
 import type { IssuedTrigger, TriggerRegistry } from './triggers.js';
+import { answerUserToken } from './user-tokens.js';
 
 /**
  * The Web API methods the bot calls, answered as Slack answers them: HTTP 200 with
@@ -33,6 +35,8 @@ export interface WebApiContext {
   readonly botScopes: readonly string[];
   /** Bot tokens issued through "Add to Slack", each of its own workspace. */
   readonly oauth?: StandInOAuth | undefined;
+  /** User tokens issued through Sign in with Slack: a person's, not the bot's (`user-tokens.ts`). */
+  readonly openId?: StandInOpenId | undefined;
   /** The workspace of the token that made the call (its bot answers `auth.test`). */
   readonly callerTeam?: SlackTeam | undefined;
   /** The scopes of the token that made the call. */
@@ -87,6 +91,10 @@ export function callWebApi(
   const handler = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
   if (!handler) return { status: 200, body: { ok: false, error: 'unknown_method', req_method: method } };
   if (!token) return { status: 200, body: { ok: false, error: 'not_authed' } };
+  const userToken = context.openId?.tokenState(token);
+  if (userToken?.state === 'valid')
+    return { status: 200, body: answerUserToken(method, userToken.person, context.baseUrl) };
+  if (userToken?.state === 'expired') return { status: 200, body: { ok: false, error: 'token_expired' } };
   const callerTeam = token === context.botToken ? context.store.seed.team : context.oauth?.teamOf(token);
   if (!callerTeam) {
     const error = context.oauth?.stateOf(token) === 'expired' ? 'token_expired' : 'invalid_auth';
@@ -836,3 +844,6 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
     return { channel: { id: channel.id } };
   },
 };
+
+/** The methods served above, by name (`user-tokens.ts` has a row for each). */
+export const WEB_API_METHOD_NAMES: readonly string[] = Object.keys(METHODS);

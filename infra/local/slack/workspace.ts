@@ -340,6 +340,83 @@ export class SlackWorkspace {
   }
 }
 
+/** Where Slack sent the browser after Sign in with Slack: the app's redirect URI and what it carries. */
+export interface SignInRedirect {
+  /** The whole redirect URL, to follow as the browser would (or to tamper with). */
+  readonly url: string;
+  /** The one-time code, when the person allowed. */
+  readonly code?: string;
+  readonly state?: string;
+  /** `access_denied` when the person cancelled. */
+  readonly error?: string;
+}
+
+export interface SignInChoice {
+  /** Who the person says they are on the page; `U0ALICE` by default. */
+  readonly user?: string;
+  /** Allow (the default) or Cancel. */
+  readonly decision?: 'allow' | 'deny';
+}
+
+/**
+ * Sign in with Slack as a person's browser goes through it, for tests that walk an app's flow
+ * without a browser: Slack's authorize page at `authorizeUrl` (the stand-in's
+ * `/openid/connect/authorize?…`, as the app built it) opens, the person picks who they are from
+ * the workspace's people and allows (or cancels), and Slack's redirect back to the app is
+ * returned, not followed. The form is submitted as the page carries it, so what the app asked
+ * for is what the stand-in checks again. Throws if the page does not open or does not offer
+ * `user`, with the page's own words.
+ */
+export async function signInWithSlack(
+  authorizeUrl: string,
+  choice: SignInChoice = {},
+): Promise<SignInRedirect> {
+  const user = choice.user ?? 'U0ALICE';
+  const page = await request(authorizeUrl);
+  const html = await page.body.text();
+  if (page.statusCode !== 200)
+    throw new Error(`Slack's sign-in page did not open (HTTP ${page.statusCode}): ${pageText(html)}`);
+  const action = /<form method="post" action="([^"]+)">/.exec(html)?.[1];
+  if (!action) throw new Error("Slack's sign-in page has no form.");
+  if (!html.includes(`<option value="${user}">`)) throw new Error(`The sign-in page does not offer ${user}.`);
+  const form = new URLSearchParams();
+  for (const [, name = '', value = ''] of html.matchAll(
+    /<input type="hidden" name="([^"]*)" value="([^"]*)">/g,
+  ))
+    form.append(unescapeHtml(name), unescapeHtml(value));
+  form.set('user', user);
+  form.set('decision', choice.decision ?? 'allow');
+  const answer = await request(new URL(unescapeHtml(action), authorizeUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: form.toString(),
+  });
+  const answerHtml = await answer.body.text();
+  const location = answer.headers.location;
+  if (answer.statusCode !== 302 || typeof location !== 'string')
+    throw new Error(
+      `Slack's sign-in page refused the form (HTTP ${answer.statusCode}): ${pageText(answerHtml)}`,
+    );
+  const back = new URL(location).searchParams;
+  const optional = (name: string) => {
+    const value = back.get(name);
+    return value === null ? {} : { [name]: value };
+  };
+  return { url: location, ...optional('code'), ...optional('state'), ...optional('error') };
+}
+
+/** The text of the stand-in's pages, which `escapeHtml` writes as numeric character references. */
+function unescapeHtml(text: string): string {
+  return text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+}
+
+function pageText(html: string): string {
+  return unescapeHtml(html.replace(/<style>[^<]*<\/style>/g, '').replace(/<[^>]+>/g, ' '))
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 300);
+}
+
 function findElement(blocks: readonly unknown[], target: ClickTarget): FoundElement | undefined {
   for (const raw of blocks) {
     const block = raw as Record<string, unknown>;

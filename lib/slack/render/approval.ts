@@ -40,6 +40,11 @@ export type ApprovalCardStatus = ApprovalStatus;
 
 type When = Date | string | number;
 
+/** The agent's name as its client gave it: outside text, so escaped and cut, never markup. */
+function agentWords(agent: { readonly name: string } | null | undefined): string {
+  return agent ? ` (through agent ${bold(truncate(agent.name, 60))})` : '';
+}
+
 export interface ApprovalVoteView {
   readonly user: string;
   readonly at: When;
@@ -61,6 +66,8 @@ export interface ApprovalCardView {
   readonly reason?: string | null | undefined;
   /** The alias the requester typed that ran this command. */
   readonly viaAlias?: string | null | undefined;
+  /** The agent that asked for the requester (MCP), when one did. */
+  readonly viaAgent?: { readonly name: string } | null | undefined;
   /** Overrides `summary` as the target named in the header. */
   readonly targetLabel?: string | undefined;
   /** What the operation destroys; the operation's own `destructive.consequence` when absent. */
@@ -104,7 +111,7 @@ export function renderApprovalCard({ approval }: ApprovalCardInput): RenderedMes
   // A break-glass run was nobody's request to approve: it says who used it, never "asked".
   const asked = approval.breakGlass
     ? `${userMention(approval.breakGlass.user)} used break-glass to ${escapeMrkdwn(phrase)} ${bold(target)}.`
-    : `${userMention(approval.requester)} asked to ${escapeMrkdwn(phrase)} ${bold(target)}${approval.viaAlias ? ` via alias ${codeSpan(approval.viaAlias)}` : ''}.`;
+    : `${userMention(approval.requester)}${agentWords(approval.viaAgent)} asked to ${escapeMrkdwn(phrase)} ${bold(target)}${approval.viaAlias ? ` via alias ${codeSpan(approval.viaAlias)}` : ''}.`;
   blocks.push(sectionBlock(consequence ? `${asked}\n:warning: ${escapeMrkdwn(consequence)}` : asked));
   if (approval.reason && !approval.breakGlass) {
     blocks.push(sectionBlock(`*Reason:* “${escapeMrkdwn(truncate(approval.reason, REASON_MAX))}”`));

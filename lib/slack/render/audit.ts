@@ -1,6 +1,6 @@
 import { catalog } from '../../commands/catalog.js';
 import { factLabel } from '../../slack-kit/field-words.js';
-import { codeSpan, escapeMrkdwn, slackDate, userMention } from '../../slack-kit/text.js';
+import { bold, codeSpan, escapeMrkdwn, slackDate, userMention } from '../../slack-kit/text.js';
 import type { AuditEntry, AuditResult } from '../../store/audit-log.js';
 import { truncate } from '../../truncate.js';
 
@@ -84,5 +84,6 @@ export function auditLine(entry: AuditEntry): string {
     const outcome = entry.result === 'succeeded' ? '' : ` — *${auditResultWords(entry.result)}*`;
     what = `${done}${outcome}`;
   }
-  return `• ${when} ${userMention(entry.actor)} ${what}${approval}${detail}`;
+  const agent = entry.viaAgent ? ` through agent ${bold(truncate(entry.viaAgent, 60))}` : '';
+  return `• ${when} ${userMention(entry.actor)}${agent} ${what}${approval}${detail}`;
 }

@@ -1,0 +1,28 @@
+import { createAgentsApp } from '../../lib/agents/app.js';
+import { loadConfig } from '../../lib/config.js';
+import { createLogger } from '../../lib/observability/logger.js';
+import { createCoreDeps, createSlackAccess } from '../../lib/runtime.js';
+import { withSecretsFromSsm } from '../../lib/secrets.js';
+import { LambdaHandoff } from '../../lib/worker/handoff.js';
+
+/**
+ * Agents over MCP (`/mcp`), and the pages they sign people in through, via API Gateway. The
+ * approval cards their changes become are posted with the bot's Slack token; the worker runs them
+ * once approved, as it runs every approved request.
+ */
+const config = loadConfig(await withSecretsFromSsm(process.env));
+const logger = createLogger('mcp');
+if (!config.WORKER_FUNCTION_NAME)
+  throw new Error('Invalid configuration: WORKER_FUNCTION_NAME is required in AWS');
+if (!config.BOT_PUBLIC_URL) throw new Error('Invalid configuration: BOT_PUBLIC_URL is required in AWS');
+
+const core = createCoreDeps(config, logger, { role: 'background' });
+const { client } = createSlackAccess(config.slackAuth, core.store, config.SLACK_API_URL);
+const app = createAgentsApp({
+  ...core,
+  slack: client,
+  handoff: new LambdaHandoff(config.WORKER_FUNCTION_NAME),
+  publicUrl: config.BOT_PUBLIC_URL,
+});
+
+export const handler = app.handler;

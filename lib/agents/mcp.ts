@@ -1,0 +1,121 @@
+import {
+  type AuthInfo,
+  createMcpHandler,
+  getOAuthProtectedResourceMetadataUrl,
+  McpServer,
+  OAuthError,
+  OAuthErrorCode,
+  requireBearerAuth,
+} from '@modelcontextprotocol/server';
+import type { Caller } from '../core/caller.js';
+import type { AgentGrant, AgentScope } from '../store/agent-grants.js';
+import { type AgentSession, type AgentToolDeps, registerAgentTools } from './tools.js';
+
+/**
+ * The MCP endpoint (spec 2026-07-28 over Streamable HTTP, stateless, JSON answers; 2025-era clients
+ * such as Slackbot are served by the SDK's stateless legacy path). Every request builds its own
+ * server with the tools fitted to its caller, so nothing of one person's survives into another's.
+ */
+
+export const MCP_PATH = '/mcp';
+export const SERVER_INFO = { name: 'cloud-chatops', version: '1.0.0' } as const;
+
+/** An authenticated request: who the agent acts for, and as which agent. */
+export interface AgentAuth {
+  readonly grant: AgentGrant;
+  readonly scopes: readonly AgentScope[];
+  /** Where a scope challenge points (RFC 9728), for agents that signed in with OAuth. */
+  readonly resourceMetadataUrl?: string | undefined;
+}
+
+export interface McpEndpoint {
+  /** Serves one MCP request for `auth` (already verified by the caller of this function). */
+  serve(request: Request, auth: AgentAuth): Promise<Response>;
+}
+
+export function createMcpEndpoint(deps: AgentToolDeps): McpEndpoint {
+  const handler = createMcpHandler(
+    async ({ authInfo }) => {
+      const server = new McpServer(SERVER_INFO, {
+        // Each person's tools differ: no client may cache one person's list for another.
+        cacheHints: { 'tools/list': { ttlMs: 0, cacheScope: 'private' } },
+      });
+      await registerAgentTools(server, deps, sessionOf(authInfo));
+      return server;
+    },
+    {
+      // A buffered Lambda answer: nothing streams through API Gateway's HTTP API (MCP-FACTS §3).
+      responseMode: 'json',
+      keepAliveMs: 0,
+      onerror: (error) => deps.logger.warn('mcp request refused', { error: error.message }),
+    },
+  );
+  return {
+    serve: (request, auth) => handler.fetch(request, { authInfo: authInfoOf(auth) }),
+  };
+}
+
+/** The SDK passes `AuthInfo` through untouched; the grant rides in `extra`. */
+function authInfoOf(auth: AgentAuth): AuthInfo {
+  return {
+    token: '',
+    clientId: auth.grant.clientId,
+    scopes: [...auth.scopes],
+    ...(auth.resourceMetadataUrl ? { resourceMetadataUrl: auth.resourceMetadataUrl } : {}),
+    extra: { grant: auth.grant },
+  };
+}
+
+function sessionOf(authInfo: AuthInfo | undefined): AgentSession {
+  const grant = authInfo?.extra?.grant as AgentGrant | undefined;
+  if (!grant) throw new Error('An MCP request reached the tools without an authenticated agent.');
+  return { caller: agentCaller(grant), scopes: (authInfo?.scopes ?? []) as AgentScope[] };
+}
+
+/** The agent as the core sees it: the person, in the home channel, through this agent. */
+export function agentCaller(grant: AgentGrant): Caller {
+  return {
+    team: grant.team,
+    user: grant.user,
+    channel: grant.homeChannel,
+    surface: 'agent',
+    agent: { grantId: grant.id, clientId: grant.clientId, name: grant.clientName },
+    // No rule an agent can reach asks this; an agent is never a workspace admin.
+    isWorkspaceAdmin: async () => false,
+  };
+}
+
+/**
+ * Checks the bearer token (RFC 6750) of a request to `resource`: the grant behind it, or the 401
+ * the spec asks for, pointing at the protected resource metadata (MCP-FACTS §2).
+ */
+export function bearerGate(
+  deps: Pick<AgentToolDeps, 'store'>,
+  resource: string,
+): (request: Request) => Promise<AgentAuth | Response> {
+  const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(new URL(resource));
+  const gate = requireBearerAuth({
+    verifier: {
+      async verifyAccessToken(token: string): Promise<AuthInfo> {
+        const verified = await deps.store.agentGrants.verifyAccessToken(token, resource);
+        if ('refused' in verified) throw new OAuthError(OAuthErrorCode.InvalidToken, 'Invalid access token');
+        return {
+          token,
+          clientId: verified.grant.clientId,
+          scopes: [...verified.scopes],
+          expiresAt: Math.floor(verified.expiresAt.getTime() / 1000),
+          resource: new URL(verified.resource),
+          extra: { grant: verified.grant },
+        };
+      },
+    },
+    expectedResource: new URL(resource),
+    resourceMetadataUrl,
+  });
+  return async (request) => {
+    const result = await gate(request);
+    if (result instanceof Response) return result;
+    const grant = result.extra?.grant as AgentGrant;
+    return { grant, scopes: result.scopes as AgentScope[], resourceMetadataUrl };
+  };
+}

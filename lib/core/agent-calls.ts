@@ -1,0 +1,253 @@
+import type { AnyOperation } from '../api/operation.js';
+import { findOperation } from '../api/operations/index.js';
+import { targetOf } from '../changes/audit.js';
+import { channelGuard, type GuardrailRefusal, helpFitFor } from '../changes/guardrails.js';
+import type { ApprovalSurface } from '../changes/ports.js';
+import { type RequestOutcome, requestApproval, type TargetPreviewer } from '../changes/requests.js';
+import { requesterToken, type TokenProblem } from '../changes/tokens.js';
+import type { Approval } from '../store/index.js';
+import type { Caller } from './caller.js';
+import { type OperationDeps, runOperation } from './operations.js';
+
+/**
+ * What an agent may do for the person it acts for, by the rules a person's own commands obey: the
+ * home channel's guardrails, the person's token, and approval. Two rules are the agent's own:
+ * every change it asks for waits for people in the home channel (even one a person could run at
+ * once there), and it never decides a request: approving, denying, cancelling and break-glass are
+ * not offered to it at all. Outcomes are data; the agent surface words them.
+ */
+
+export type AgentOperationKind = 'read' | 'change' | 'destructive';
+
+/** How an operation is reached by an agent: a read, a change, or a destructive change. */
+export function agentKindOf(op: Pick<AnyOperation, 'method' | 'destructive'>): AgentOperationKind {
+  if (op.method === 'GET') return 'read';
+  return op.destructive ? 'destructive' : 'change';
+}
+
+/** The operations the person's token and the home channel allow, or all when nothing narrows them. */
+export async function operationsFor(
+  deps: Pick<OperationDeps, 'store'>,
+  caller: Caller,
+  all: readonly AnyOperation[],
+): Promise<readonly AnyOperation[]> {
+  const fit = await helpFitFor(deps.store, caller.team, caller.user, caller.channel);
+  return fit ? all.filter((op) => fit.allows(op)) : all;
+}
+
+/** Why nothing was run, before any API call. */
+export type AgentRefusal =
+  | { readonly kind: 'unknown_operation'; readonly operation: string }
+  /** The operation is not of the kind the tool runs (a change through the read tool). */
+  | { readonly kind: 'wrong_tool'; readonly op: AnyOperation; readonly expected: AgentOperationKind }
+  | { readonly kind: 'invalid_input'; readonly op: AnyOperation; readonly problems: readonly string[] }
+  | { readonly kind: 'channel_refused'; readonly refusal: GuardrailRefusal }
+  | { readonly kind: 'no_token'; readonly problem: TokenProblem; readonly profile: string };
+
+export interface AgentCall {
+  readonly operation: string;
+  readonly arguments: unknown;
+}
+
+export type AgentReadOutcome =
+  | AgentRefusal
+  | { readonly kind: 'answered'; readonly op: AnyOperation; readonly output: unknown };
+
+export interface AgentReadControl {
+  readonly signal?: AbortSignal | undefined;
+  readonly deadline?: number | undefined;
+  readonly page?: number | undefined;
+}
+
+/**
+ * Runs a read for the person with their own token, where the home channel allows it. API
+ * failures are thrown (an `ApiError`), after the audit line.
+ */
+export async function agentRead(
+  deps: OperationDeps,
+  caller: Caller,
+  call: AgentCall,
+  control: AgentReadControl = {},
+): Promise<AgentReadOutcome> {
+  const checked = await checkCall(deps, caller, call, ['read']);
+  if (checked.kind !== 'checked') return checked;
+  const { op, input } = checked;
+  const request = { team: caller.team, user: caller.user, channel: caller.channel, op, input };
+  try {
+    const outcome = await runOperation(
+      deps,
+      { ...request, options: { page: control.page } },
+      { signal: control.signal, deadline: control.deadline },
+    );
+    if (outcome.kind === 'no_token') return outcome;
+    await auditRead(deps, caller, op, input, 'succeeded');
+    return { kind: 'answered', op, output: outcome.output };
+  } catch (error) {
+    await auditRead(deps, caller, op, input, 'failed');
+    throw error;
+  }
+}
+
+export type AgentChangeOutcome = AgentRefusal | RequestOutcome;
+
+export interface AgentChange extends AgentCall {
+  readonly reason?: string | undefined;
+}
+
+/**
+ * Asks for a change for the person: the same approval card a person's command would post, in the
+ * agent's home channel, naming the agent. Nothing runs until people approve it there.
+ */
+export async function agentChange(
+  deps: OperationDeps & { readonly previewTarget: TargetPreviewer },
+  surface: ApprovalSurface,
+  caller: Caller,
+  change: AgentChange,
+  kind: Exclude<AgentOperationKind, 'read'>,
+): Promise<AgentChangeOutcome> {
+  const checked = await checkCall(deps, caller, change, [kind]);
+  if (checked.kind !== 'checked') return checked;
+  const { op, input } = checked;
+  const token = await requesterToken(deps.store, caller.team, caller.user, op);
+  if (!token.ok) return { kind: 'no_token', problem: token.problem, profile: token.profile };
+  return requestApproval(
+    { ...deps, previewTarget: deps.previewTarget },
+    surface,
+    {
+      team: caller.team,
+      user: caller.user,
+      channel: caller.channel,
+      op,
+      input,
+      reason: change.reason,
+      ...(caller.agent ? { viaAgent: { name: caller.agent.name, grantId: caller.agent.grantId } } : {}),
+    },
+    token.token,
+  );
+}
+
+/** Where a request an agent asked for stands, as every surface shows it. */
+export type AgentRequestState =
+  | 'waiting_for_approval'
+  | 'approved'
+  | 'running'
+  | 'done'
+  | 'failed'
+  | 'in_doubt'
+  | 'unknown'
+  | 'not_run'
+  | 'denied'
+  | 'expired'
+  | 'cancelled';
+
+export interface AgentRequestView {
+  readonly id: string;
+  readonly operation: string;
+  readonly target: string;
+  readonly state: AgentRequestState;
+  /** True when it ran through break-glass rather than approvals. */
+  readonly breakGlass: boolean;
+  readonly approvals: number;
+  readonly requiredApprovals: number;
+  readonly approvers: readonly string[];
+  readonly decidedBy?: string | undefined;
+  readonly decideBy: Date;
+  readonly channel: string;
+  /** What the run's end says (an error's words, what the in-doubt checks found). */
+  readonly detail?: string | undefined;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * A request of the person's, as it stands now. Only their own: an agent cannot read what others
+ * asked for, whatever id it guesses.
+ */
+export async function agentRequestStatus(
+  deps: Pick<OperationDeps, 'store'>,
+  caller: Caller,
+  id: string,
+): Promise<{ readonly kind: 'not_found' } | { readonly kind: 'found'; readonly request: AgentRequestView }> {
+  if (!UUID.test(id)) return { kind: 'not_found' };
+  const approval = await deps.store.approvals.get(caller.team, id);
+  if (!approval || approval.requester !== caller.user) return { kind: 'not_found' };
+  return { kind: 'found', request: requestView(approval) };
+}
+
+export function requestView(approval: Approval): AgentRequestView {
+  const decided = approval.deniedBy ?? approval.cancelledBy;
+  const detail = approval.result?.detail ?? approval.doubtNote ?? undefined;
+  return {
+    id: approval.id,
+    operation: approval.operationId,
+    target: approval.summary,
+    state: stateOf(approval),
+    breakGlass: approval.breakGlass !== null,
+    approvals: approval.approvals.length,
+    requiredApprovals: approval.requiredApprovals,
+    approvers: approval.approvals.map((vote) => vote.user),
+    ...(decided ? { decidedBy: decided.user } : {}),
+    decideBy: approval.decideBy,
+    channel: approval.channel,
+    ...(detail ? { detail } : {}),
+  };
+}
+
+function stateOf(approval: Approval): AgentRequestState {
+  switch (approval.status) {
+    case 'pending':
+      return 'waiting_for_approval';
+    case 'executing':
+      return 'running';
+    case 'executed':
+      return 'done';
+    default:
+      return approval.status;
+  }
+}
+
+type CheckedCall =
+  | { readonly kind: 'checked'; readonly op: AnyOperation; readonly input: Readonly<Record<string, unknown>> }
+  | AgentRefusal;
+
+/** The operation exists, is of the tool's kind, its input is valid, and the home channel allows it. */
+async function checkCall(
+  deps: Pick<OperationDeps, 'store'>,
+  caller: Caller,
+  call: AgentCall,
+  kinds: readonly AgentOperationKind[],
+): Promise<CheckedCall> {
+  const op = typeof call.operation === 'string' ? findOperation(call.operation) : undefined;
+  if (!op) return { kind: 'unknown_operation', operation: String(call.operation).slice(0, 100) };
+  const kind = agentKindOf(op);
+  if (!kinds.includes(kind)) return { kind: 'wrong_tool', op, expected: kind };
+  const parsed = op.request.safeParse(call.arguments ?? {});
+  if (!parsed.success) {
+    const problems = parsed.error.issues
+      .slice(0, 10)
+      .map((issue) => `${issue.path.map(String).join('.') || '(arguments)'}: ${issue.message}`);
+    return { kind: 'invalid_input', op, problems };
+  }
+  const guard = await channelGuard(deps.store, caller.team, caller.channel, op);
+  if (guard.refusal) return { kind: 'channel_refused', refusal: guard.refusal };
+  return { kind: 'checked', op, input: parsed.data as Readonly<Record<string, unknown>> };
+}
+
+async function auditRead(
+  deps: OperationDeps,
+  caller: Caller,
+  op: AnyOperation,
+  input: Readonly<Record<string, unknown>>,
+  result: 'succeeded' | 'failed',
+): Promise<void> {
+  await deps.store.audit
+    .append({
+      team: caller.team,
+      actor: caller.user,
+      action: op.id,
+      target: targetOf(op, input),
+      result,
+      ...(caller.agent ? { viaAgent: caller.agent.name } : {}),
+    })
+    .catch((error: unknown) => deps.logger.error('audit entry not written', { operationId: op.id, error }));
+}
