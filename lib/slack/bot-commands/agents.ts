@@ -1,4 +1,5 @@
 import type { KnownBlock } from '@slack/types';
+import { CLASS_WORDS } from '../../changes/guardrails.js';
 import type { ParsedCommand } from '../../commands/parse.js';
 import { SLASH_COMMAND } from '../../commands/registry.js';
 import {
@@ -15,13 +16,12 @@ import { contextBlock, sectionBlock } from '../../slack-kit/blocks.js';
 import { channelRefusalHint } from '../../slack-kit/channel-access.js';
 import { SLACK_LIMITS } from '../../slack-kit/limits.js';
 import { notice, type Reply } from '../../slack-kit/reply.js';
-import { bold, codeSpan, slackDate } from '../../slack-kit/text.js';
-import type { AgentGrant } from '../../store/index.js';
-import { truncate } from '../../truncate.js';
+import { codeSpan } from '../../slack-kit/text.js';
 import { slackApprovalSurface } from '../approval-surface.js';
 import { callerOf } from '../caller.js';
 import type { BotCommandContext } from '../context.js';
 import { republishHome } from '../home-refresh.js';
+import { accessWords, agentLine, agentName } from '../render/agents.js';
 import { loginPrompt } from '../token-resolution.js';
 
 /**
@@ -33,8 +33,6 @@ import { loginPrompt } from '../token-resolution.js';
 type BotParsed = Extract<ParsedCommand, { kind: 'bot' }>;
 
 const LINES_PER_SECTION = 10;
-/** A client names itself; its name is shown cut to this. */
-const AGENT_NAME_SHOWN = 80;
 
 export async function handleAgentsCommand(context: BotCommandContext, parsed: BotParsed): Promise<Reply> {
   switch (parsed.subcommand) {
@@ -46,29 +44,6 @@ export async function handleAgentsCommand(context: BotCommandContext, parsed: Bo
     default:
       return answerList(context);
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// words shared by the command and Home
-
-/** The agent's name as its client gives it: as text (`bold` escapes it), cut where a client made it long. */
-export function agentName(grant: Pick<AgentGrant, 'clientName'>): string {
-  const name = truncate(grant.clientName.trim(), AGENT_NAME_SHOWN);
-  return bold(name === '' ? 'An agent without a name' : name);
-}
-
-/** What the agent may do, in words. */
-export function accessWords(access: AgentAccess): string {
-  return access === 'change' ? 'read and ask for changes' : 'read';
-}
-
-/** One agent on one line: its name, home, what it may do, since when, last used. */
-export function agentLine(grant: AgentGrant): string {
-  const used = grant.lastUsedAt ? `last used ${slackDate(grant.lastUsedAt)}` : 'not used yet';
-  return (
-    `${agentName(grant)} · home <#${grant.homeChannel}> · may ${accessWords(accessOf(grant))} · ` +
-    `since ${slackDate(grant.createdAt)} · ${used}`
-  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -196,7 +171,7 @@ function slackbotReply(outcome: SlackbotHomeOutcome): Reply {
         `Slackbot acts with your linked token, and you have none yet. Run ${codeSpan(`${SLASH_COMMAND} login`)}, then this again.`,
       );
     case 'guardrails': {
-      const allowed = outcome.allowedClasses.length === 0 ? 'nothing' : outcome.allowedClasses.join(', ');
+      const allowed = outcome.allowedClasses.map((c) => CLASS_WORDS[c]).join(', ') || 'nothing';
       const instead =
         outcome.access === 'change' && outcome.allowedClasses.includes('read')
           ? ` ${codeSpan(`${SLASH_COMMAND} agents slackbot read`)} lets it read from here.`
