@@ -97,6 +97,26 @@ describe('/cloud agents', () => {
     expect(reply.text).not.toContain(tokens.accessToken);
   });
 
+  it('lists 30 at most, and says how many more there are and their numbers', async () => {
+    const user = await newPerson();
+    await Promise.all(
+      Array.from({ length: 32 }, (_, i) =>
+        e2e.stack.store.agentGrants.create({
+          team: team(),
+          user,
+          clientId: `https://agent-${i}.example/client`,
+          clientName: `Agent ${i}`,
+          homeChannel: CHANNEL,
+          scopes: ['cloud:read'],
+        }),
+      ),
+    );
+    const reply = await say(user, 'agents');
+    expect(reply.text).toContain('30. ');
+    expect(reply.text).not.toContain('31. ');
+    expect(reply.text).toContain('…and 2 more, numbers 31 to 32.');
+  });
+
   it("shows an agent's name as text, whatever its client calls itself", async () => {
     const user = await newPerson();
     await addAgent(user, '<!channel> *bold*');

@@ -14,9 +14,8 @@ import {
 } from '../../core/agents.js';
 import { contextBlock, sectionBlock } from '../../slack-kit/blocks.js';
 import { channelRefusalHint } from '../../slack-kit/channel-access.js';
-import { SLACK_LIMITS } from '../../slack-kit/limits.js';
 import { notice, type Reply } from '../../slack-kit/reply.js';
-import { codeSpan } from '../../slack-kit/text.js';
+import { codeSpan, countOf } from '../../slack-kit/text.js';
 import { slackApprovalSurface } from '../approval-surface.js';
 import { callerOf } from '../caller.js';
 import type { BotCommandContext } from '../context.js';
@@ -33,6 +32,8 @@ import { loginPrompt } from '../token-resolution.js';
 type BotParsed = Extract<ParsedCommand, { kind: 'bot' }>;
 
 const LINES_PER_SECTION = 10;
+/** Agents one reply lists: about 250 characters a line keeps it far below Slack's message budget. */
+const AGENTS_LISTED = 30;
 
 export async function handleAgentsCommand(context: BotCommandContext, parsed: BotParsed): Promise<Reply> {
   switch (parsed.subcommand) {
@@ -57,21 +58,25 @@ async function answerList(context: BotCommandContext): Promise<Reply> {
         `${codeSpan(`${SLASH_COMMAND} agents slackbot`)} in a channel lets your Slackbot act for you from there.`,
     );
   }
-  const lines = agents.map((grant, i) => `${i + 1}. ${agentLine(grant)} · id ${codeSpan(grant.id)}`);
+  const lines = agents
+    .slice(0, AGENTS_LISTED)
+    .map((grant, i) => `${i + 1}. ${agentLine(grant)} · id ${codeSpan(grant.id)}`);
   const blocks: KnownBlock[] = [];
   for (let i = 0; i < lines.length; i += LINES_PER_SECTION) {
     const head = i === 0 ? '*Agents acting for you*\n' : '';
     blocks.push(sectionBlock(`${head}${lines.slice(i, i + LINES_PER_SECTION).join('\n')}`));
   }
+  const more = agents.length - lines.length;
   blocks.push(
     contextBlock(
+      ...(more > 0 ? [`…and ${more} more, numbers ${AGENTS_LISTED + 1} to ${agents.length}.`] : []),
       `Each acts with your linked token, under the guardrails and approvals of its home channel. ` +
         `${codeSpan(`${SLASH_COMMAND} agents revoke N`)} takes one away.`,
     ),
   );
   return {
-    text: `${agents.length} agent${agents.length === 1 ? '' : 's'} acting for you`,
-    blocks: blocks.slice(0, SLACK_LIMITS.blocksPerMessage),
+    text: `${countOf(agents.length, 'agent')} acting for you`,
+    blocks,
     visibility: 'ephemeral',
   };
 }
