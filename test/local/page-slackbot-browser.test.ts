@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/local/start.js';
-import { SLACKBOT_GRANT_ID } from '../../lib/store/agent-grants.js';
 import { browserAvailability, CHROMIUM, failInCiWithoutBrowser } from '../support/browser.js';
 
 /**
  * The sandbox page's Slackbot panel in a real browser (Debian's chromium driven by
- * playwright-core): Alice asks Slackbot to delete a volume, the answer shows its text and blocks,
- * and the approval card it asked for shows in #ops naming Slackbot. Skipped where playwright-core
+ * playwright-core): Alice lets her Slackbot act for her from #ops, asks it to delete a volume, the
+ * answer shows its text and blocks, and the approval card it asked for shows in #ops naming Slackbot. Skipped where playwright-core
  * or chromium is missing, failing in CI; `page-slackbot.test.ts` drives the same routes over HTTP.
  */
 
@@ -18,6 +17,7 @@ const ALICE = 'U0ALICE';
 interface Locator {
   click(): Promise<void>;
   fill(value: string): Promise<void>;
+  press(key: string): Promise<void>;
   waitFor(options?: { state?: 'attached' | 'visible' }): Promise<void>;
   textContent(): Promise<string | null>;
   filter(options: { hasText?: string | RegExp }): Locator;
@@ -73,16 +73,6 @@ describe.skipIf(skipReason !== undefined)(
         token: { token_input: sandbox.emulator.demoToken },
       });
       await sandbox.stack.drain();
-      // What `/cloud agents slackbot change` in #ops makes, once that command is on this branch.
-      await sandbox.stack.store.agentGrants.create({
-        id: SLACKBOT_GRANT_ID,
-        team: workspace.teamId,
-        user: ALICE,
-        clientId: 'slackbot',
-        clientName: 'Slackbot',
-        homeChannel: OPS,
-        scopes: ['cloud:read', 'cloud:change'],
-      });
       browser = await (playwright as Playwright).chromium.launch({
         executablePath: CHROMIUM,
         headless: true,
@@ -102,6 +92,14 @@ describe.skipIf(skipReason !== undefined)(
       const volume = sandbox.emulator.control.createVolume({ label: 'slackbot-browser-doomed' });
       await page.goto(`${sandbox.pageUrl}/?user=${ALICE}&channel=${OPS}`);
       await page.locator('[data-testid="message-list"][data-ready="true"]').waitFor();
+      // Alice lets her Slackbot act for her from #ops, where its cards then go.
+      const command = page.getByTestId('command-input');
+      await command.fill('/cloud agents slackbot change');
+      await command.press('Enter');
+      await page
+        .locator('[data-testid="status"][data-state="ok"]')
+        .filter({ hasText: 'Sent /cloud agents slackbot change' })
+        .waitFor();
       await page.getByTestId('slackbot-link').click();
       expect(await page.getByTestId('channel-name').textContent()).toBe('Slackbot');
       const picker = page.getByTestId('slackbot-tool');

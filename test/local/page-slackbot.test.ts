@@ -33,13 +33,10 @@ beforeAll(async () => {
     token: { token_input: sandbox.emulator.demoToken },
   });
   await sandbox.stack.drain();
-  // What `/cloud agents slackbot change` in #ops makes, once that command is on this branch.
-  await sandbox.stack.store.agentGrants.create({
-    id: SLACKBOT_GRANT_ID,
-    team: team(),
-    user: ALICE,
-    clientId: 'slackbot',
-    clientName: 'Slackbot',
+  // Alice lets her Slackbot act for her, asking for changes approved in #ops.
+  expect((await sandbox.stack.workspace.command(ALICE, OPS, 'agents slackbot change')).status).toBe(200);
+  await sandbox.stack.drain();
+  expect(await sandbox.stack.store.agentGrants.get(team(), ALICE, SLACKBOT_GRANT_ID)).toMatchObject({
     homeChannel: OPS,
     scopes: ['cloud:read', 'cloud:change'],
   });
