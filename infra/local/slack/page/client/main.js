@@ -6,7 +6,8 @@
 //   sidebar.js      workspaces, who you are, the Home link, channels, the channel header
 //   monitoring.js   the cloud emulator's issues, outside Slack
 //   messages.js     the channel's messages and threads (home.js: the Home tab instead;
-//                   slackbot.js: the DM with Slackbot, and its form in place of the composer)
+//                   slackbot.js: the DM with Slackbot, and its form in place of the composer;
+//                   tool-arguments.js: what is typed there, checked before sending)
 //   modal.js        the open modal
 //   composer.js     the slash-command box (completion.js: what it suggests)
 //   blocks.js       Block Kit blocks in any of them (block-elements.js, block-text.js)
