@@ -23,6 +23,8 @@ const app = createAgentsApp({
   slack: client,
   handoff: new LambdaHandoff(config.WORKER_FUNCTION_NAME),
   publicUrl: config.BOT_PUBLIC_URL,
+  // Slackbot's calls are signed with the app's signing secret, as every Slack request is.
+  signingSecret: config.SLACK_SIGNING_SECRET,
 });
 
 export const handler = app.handler;

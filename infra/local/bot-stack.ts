@@ -225,7 +225,7 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
   });
   slackHandler = handler;
   const publicUrl = server.url.replace('//127.0.0.1:', '//localhost:');
-  agentsApp = createAgentsApp({ ...core, slack: access.client, handoff, publicUrl });
+  agentsApp = createAgentsApp({ ...core, slack: access.client, handoff, publicUrl, signingSecret, now });
   const botUrl = `${server.url}${SLACK_EVENTS_PATH}`;
   const workspace = new SlackWorkspace({ standIn, botUrl, signingSecret });
 

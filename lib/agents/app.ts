@@ -1,19 +1,25 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { type AgentRoute, type AgentsResult, requestOf, resultOf } from './http.js';
 import { type AgentAuth, bearerGate, createMcpEndpoint, MCP_PATH } from './mcp.js';
+import { SLACKBOT_MCP_PATH, slackbotRoute } from './slackbot.js';
 import type { AgentToolDeps } from './tools.js';
+
+export type { AgentRoute, AgentsResult } from './http.js';
 
 /**
  * The agents' function: the MCP endpoint and, plugged into the same table, the pages agents sign
  * in through. Each route answers an API Gateway (HTTP API, payload 2.0) event.
  */
 
-export type AgentsResult = APIGatewayProxyStructuredResultV2;
-export type AgentRoute = (event: APIGatewayProxyEventV2) => Promise<AgentsResult>;
 export type AgentsHandler = (event: APIGatewayProxyEventV2) => Promise<AgentsResult>;
 
 export interface AgentsAppDeps extends AgentToolDeps {
   /** The bot's public URL (`BOT_PUBLIC_URL`); the MCP resource is `<publicUrl>/mcp`. */
   readonly publicUrl: string;
+  /** The Slack app's signing secret: with it, Slackbot's signed calls are served at `/mcp/slack`. */
+  readonly signingSecret?: string;
+  /** The clock Slackbot's timestamps are checked against. */
+  readonly now?: () => Date;
 }
 
 export interface AgentsApp {
@@ -44,6 +50,10 @@ export function createAgentsApp(
     return resultOf(response);
   };
   const table: Record<string, AgentRoute> = { ...routes, [MCP_PATH]: mcp };
+  if (deps.signingSecret) {
+    const { signingSecret } = deps;
+    table[SLACKBOT_MCP_PATH] = slackbotRoute({ ...deps, signingSecret }, base, endpoint.serve);
+  }
 
   const handler: AgentsHandler = async (event) => {
     const route = routeFor(table, event.rawPath);
@@ -68,43 +78,6 @@ function routeFor(table: Readonly<Record<string, AgentRoute>>, path: string): Ag
     if (route.endsWith('/*') && path.startsWith(route.slice(0, -1))) return handler;
   }
   return undefined;
-}
-
-/** The event as a fetch `Request` at the bot's public URL (what the SDK serves). */
-export function requestOf(event: APIGatewayProxyEventV2, base: string): Request {
-  const method = event.requestContext.http.method;
-  const query = event.rawQueryString ? `?${event.rawQueryString}` : '';
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(event.headers ?? {})) {
-    if (value !== undefined) headers.set(name, value);
-  }
-  if (event.cookies?.length) headers.set('cookie', event.cookies.join('; '));
-  const body =
-    method === 'GET' || method === 'HEAD' || event.body === undefined
-      ? undefined
-      : event.isBase64Encoded
-        ? Buffer.from(event.body, 'base64')
-        : event.body;
-  return new Request(`${base}${event.rawPath}${query}`, {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body }),
-  });
-}
-
-/** A fetch `Response` as the Lambda's result (buffered: HTTP APIs do not stream). */
-export async function resultOf(response: Response): Promise<AgentsResult> {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    if (name !== 'set-cookie') headers[name] = value;
-  });
-  const cookies = response.headers.getSetCookie();
-  return {
-    statusCode: response.status,
-    headers,
-    ...(cookies.length ? { cookies } : {}),
-    body: await response.text(),
-  };
 }
 
 function methodNotAllowed(): AgentsResult {

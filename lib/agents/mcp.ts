@@ -8,7 +8,7 @@ import {
   requireBearerAuth,
 } from '@modelcontextprotocol/server';
 import type { Caller } from '../core/caller.js';
-import type { AgentGrant, AgentScope } from '../store/agent-grants.js';
+import { type AgentGrant, type AgentScope, SLACKBOT_GRANT_ID } from '../store/agent-grants.js';
 import { type AgentSession, type AgentToolDeps, registerAgentTools } from './tools.js';
 
 /**
@@ -28,9 +28,14 @@ export interface AgentAuth {
   readonly resourceMetadataUrl?: string | undefined;
 }
 
+/** A signed Slackbot call from someone whose Slackbot may not act for them: tools say how to allow it. */
+export interface SlackbotStranger {
+  readonly stranger: true;
+}
+
 export interface McpEndpoint {
   /** Serves one MCP request for `auth` (already verified by the caller of this function). */
-  serve(request: Request, auth: AgentAuth): Promise<Response>;
+  serve(request: Request, auth: AgentAuth | SlackbotStranger): Promise<Response>;
 }
 
 export function createMcpEndpoint(deps: AgentToolDeps): McpEndpoint {
@@ -56,7 +61,8 @@ export function createMcpEndpoint(deps: AgentToolDeps): McpEndpoint {
 }
 
 /** The SDK passes `AuthInfo` through untouched; the grant rides in `extra`. */
-function authInfoOf(auth: AgentAuth): AuthInfo {
+function authInfoOf(auth: AgentAuth | SlackbotStranger): AuthInfo {
+  if ('stranger' in auth) return { token: '', clientId: 'slackbot', scopes: [], extra: { stranger: true } };
   return {
     token: '',
     clientId: auth.grant.clientId,
@@ -67,9 +73,14 @@ function authInfoOf(auth: AgentAuth): AuthInfo {
 }
 
 function sessionOf(authInfo: AuthInfo | undefined): AgentSession {
+  if (authInfo?.extra?.stranger === true) return { stranger: true };
   const grant = authInfo?.extra?.grant as AgentGrant | undefined;
   if (!grant) throw new Error('An MCP request reached the tools without an authenticated agent.');
-  return { caller: agentCaller(grant), scopes: (authInfo?.scopes ?? []) as AgentScope[] };
+  return {
+    caller: agentCaller(grant),
+    scopes: (authInfo?.scopes ?? []) as AgentScope[],
+    slackbot: grant.id === SLACKBOT_GRANT_ID,
+  };
 }
 
 /** The agent as the core sees it: the person, in the home channel, through this agent. */

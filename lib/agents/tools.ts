@@ -47,11 +47,24 @@ export interface AgentToolDeps extends OperationDeps {
   readonly handoff?: Handoff;
 }
 
-/** Who calls, and what their grant lets the agent do. */
-export interface AgentSession {
-  readonly caller: Caller;
-  readonly scopes: readonly AgentScope[];
-}
+/**
+ * Who calls, and what their grant lets the agent do; or a Slackbot whose person has not let it act
+ * for them (every tool then says how).
+ */
+export type AgentSession =
+  | {
+      readonly caller: Caller;
+      readonly scopes: readonly AgentScope[];
+      /** Slackbot draws Block Kit beside the text (MCP-FACTS §4). */
+      readonly slackbot: boolean;
+    }
+  | { readonly stranger: true };
+
+/** What a Slackbot that may not act for its person answers, whatever it was asked. */
+const NOT_ALLOWED_TEXT =
+  'Slackbot cannot act for you in Cloud ChatOps yet. Run `/cloud agents slackbot` in the channel where ' +
+  'its changes should be approved (your ops channel); reads then use your linked API token, and changes ' +
+  'wait for approval there. `/cloud agents` lists and revokes it.';
 
 /** A read is abandoned well before API Gateway's 30 s, so the agent hears why instead of a 504. */
 const READ_BUDGET_MS = 20_000;
@@ -76,9 +89,15 @@ export async function registerAgentTools(
   deps: AgentToolDeps,
   session: AgentSession,
 ): Promise<void> {
+  if ('stranger' in session) {
+    registerStrangerTools(server);
+    return;
+  }
   const { caller } = session;
   const allowed = await operationsFor(deps, caller, operations);
   const kinds = new Set(allowed.map(agentKindOf));
+  const blocks = session.slackbot ? withBlocks : (result: CallToolResult) => result;
+  const slackMeta = session.slackbot ? { _meta: { slack: { supportsBlockKit: true } } } : {};
 
   server.registerTool(
     'find_operations',
@@ -153,6 +172,7 @@ export async function registerAgentTools(
           openWorldHint: true,
         },
         scopeChallenge: needsScopes(CHANGE_SCOPES),
+        ...slackMeta,
       },
       async ({ operation, arguments: args, reason }) => {
         const surface = slackApprovalSurface(deps.slack, deps);
@@ -165,7 +185,7 @@ export async function registerAgentTools(
             kind,
           ),
         );
-        return changeResult(outcome, caller);
+        return blocks(changeResult(outcome, caller));
       },
     );
 
@@ -198,15 +218,76 @@ export async function registerAgentTools(
         'or cancelled. Requests expire unless approved in time (decide_by).',
       inputSchema: z.object({ request_id: z.string().max(100) }),
       annotations: { readOnlyHint: true, openWorldHint: false },
+      ...slackMeta,
     },
     async ({ request_id }) => {
       const found = await agentRequestStatus(deps, caller, request_id);
       if (found.kind === 'not_found') {
-        return errorResult(`No request ${request_id} of yours was found.`);
+        return errorResult(`No request ${request_id.slice(0, 100)} of yours was found.`);
       }
-      return jsonResult(viewJson(found.request));
+      return blocks(jsonResult(viewJson(found.request), stateWords(found.request)));
     },
   );
+}
+
+/** The same tools, each answering how to let Slackbot act for the person. */
+function registerStrangerTools(server: McpServer): void {
+  const answer = async (): Promise<CallToolResult> => ({
+    content: [{ type: 'text', text: NOT_ALLOWED_TEXT }],
+    isError: true,
+    _meta: { slack: { blocks: [{ type: 'section', text: { type: 'mrkdwn', text: NOT_ALLOWED_TEXT } }] } },
+  });
+  const open = z.object({}).passthrough();
+  for (const [name, readOnlyHint, destructiveHint] of [
+    ['find_operations', true, false],
+    ['read', true, false],
+    ['request_change', false, false],
+    ['request_destructive_change', false, true],
+    ['get_request', true, false],
+  ] as const) {
+    server.registerTool(
+      name,
+      {
+        description: NOT_ALLOWED_TEXT,
+        inputSchema: open,
+        annotations: { readOnlyHint, ...(readOnlyHint ? {} : { destructiveHint }) },
+        _meta: { slack: { supportsBlockKit: true } },
+      },
+      answer,
+    );
+  }
+}
+
+/** The first line of a result, as Block Kit for Slackbot: one section, plain words, no markup of the agent's. */
+function withBlocks(result: CallToolResult): CallToolResult {
+  const first = result.content[0];
+  const text = first?.type === 'text' ? first.text : undefined;
+  if (!text) return result;
+  return {
+    ...result,
+    _meta: {
+      slack: { blocks: [{ type: 'section', text: { type: 'plain_text', text: text.slice(0, 3000) } }] },
+    },
+  };
+}
+
+/** A request's state in a sentence, for the person reading it in Slackbot. */
+function stateWords(view: ReturnType<typeof requestView>): string {
+  const what = `${view.operation} on ${view.target}`;
+  switch (view.state) {
+    case 'waiting_for_approval':
+      return `${what}: waiting for approval (${view.approvals} of ${view.requiredApprovals}) until ${view.decideBy.toISOString()}.`;
+    case 'done':
+      return `${what}: done${view.breakGlass ? ' (run with break-glass)' : ''}.`;
+    case 'in_doubt':
+      return `${what}: sent, but the API's answer was lost; the bot is checking whether it happened.`;
+    case 'unknown':
+      return `${what}: it is not known whether it happened; check the resource.`;
+    case 'not_run':
+      return `${what}: approved, but it never ran.`;
+    default:
+      return `${what}: ${view.state.replaceAll('_', ' ')}.`;
+  }
 }
 
 /** Operations whose name, summary or group match every word of the query. */

@@ -152,6 +152,29 @@ describe('changes', () => {
     await client.close();
   });
 
+  it('whose answer was lost after the API acted read as done, as the card says, never as failed', async () => {
+    const volume = e2e.emulator.control.createVolume({ label: 'agent-lost-answer' });
+    const client = await connect(await agentToken());
+    const asked = await client.callTool({
+      name: 'request_destructive_change',
+      arguments: { operation: 'volumes.delete', arguments: { volumeId: volume.id } },
+    });
+    const { request_id } = asked.structuredContent as { request_id: string };
+    e2e.emulator.control.injectFault({
+      kind: 'status',
+      status: 500,
+      afterActing: true,
+      operations: ['volumes.delete'],
+      times: 1,
+    });
+    await e2e.stack.workspace.click(BOB, lastCard(), { actionId: ActionId.approve });
+    await e2e.stack.drain();
+    const status = await client.callTool({ name: 'get_request', arguments: { request_id } });
+    expect(status.structuredContent).toMatchObject({ state: 'done' });
+    expect(e2e.textOf(e2e.stack.standIn.store.lastMessage(CHANNEL))).not.toMatch(/failed/i);
+    await client.close();
+  });
+
   it('refused by a read-only home channel make no API call', async () => {
     const volume = e2e.emulator.control.createVolume({ label: 'agent-kept' });
     const client = await connect(await agentToken({ homeChannel: READ_ONLY_CHANNEL }));
@@ -163,6 +186,39 @@ describe('changes', () => {
     expect(textOf(asked)).toContain('request_destructive_change');
     expect(e2e.emulator.control.requestCount('volumes.delete', { volumeId: volume.id })).toBe(0);
     expect(e2e.emulator.control.requestCount('volumes.view', { volumeId: volume.id })).toBe(0);
+    await client.close();
+  });
+
+  it('cannot be approved by an agent: there is no tool for it, and its token is not a Slack signature', async () => {
+    const volume = e2e.emulator.control.createVolume({ label: 'agent-self-approve' });
+    const token = await agentToken();
+    const client = await connect(token);
+    await client.callTool({
+      name: 'request_destructive_change',
+      arguments: { operation: 'volumes.delete', arguments: { volumeId: volume.id } },
+    });
+    const card = lastCard();
+    await expect(
+      client.callTool({ name: 'approve_request', arguments: { request_id: 'any' } }),
+    ).rejects.toThrow(/approve_request/);
+    const asOperation = await client.callTool({
+      name: 'request_change',
+      arguments: { operation: 'approvals.approve', arguments: {} },
+    });
+    expect(asOperation.isError).toBe(true);
+    // The card's button posts to the Slack endpoint, which takes only Slack's signature.
+    const click = await fetch(e2e.stack.botUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${token}` },
+      body: new URLSearchParams({
+        payload: JSON.stringify({ type: 'block_actions', actions: [] }),
+      }).toString(),
+    });
+    expect(click.status).toBe(401);
+    expect(e2e.textOf(e2e.stack.standIn.store.findMessage(CHANNEL, card.ts) ?? card)).toContain(
+      'Approval needed',
+    );
+    expect(e2e.emulator.control.requestCount('volumes.delete', { volumeId: volume.id })).toBe(0);
     await client.close();
   });
 
@@ -178,6 +234,55 @@ describe('changes', () => {
     const status = await bob.callTool({ name: 'get_request', arguments: { request_id } });
     expect(status.isError).toBe(true);
     await Promise.all([alice.close(), bob.close()]);
+  });
+});
+
+describe('hostile arguments', () => {
+  it('prototype keys pollute nothing and run nothing they name', async () => {
+    const client = await connect(await agentToken());
+    const args = JSON.parse(
+      '{"__proto__": {"polluted": true}, "constructor": {"prototype": {"x": 1}}, "volumeId": 1}',
+    );
+    const result = await client.callTool({
+      name: 'read',
+      arguments: { operation: 'volumes.view', arguments: args },
+    });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('constructor');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    await client.close();
+  });
+
+  it('an operation name of odd unicode or great length is refused with a way forward', async () => {
+    const client = await connect(await agentToken());
+    const odd = await client.callTool({
+      name: 'read',
+      arguments: { operation: 'volumes\u202e.list\u0000' },
+    });
+    expect(odd.isError).toBe(true);
+    expect(textOf(odd)).toContain('find_operations');
+    const long = await client.callTool({ name: 'read', arguments: { operation: 'x'.repeat(50_000) } });
+    expect(long.isError).toBe(true);
+    await client.close();
+  });
+
+  it('a body over the size limit is refused before anything is parsed', async () => {
+    const token = await agentToken();
+    const response = await fetch(e2e.stack.mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${token}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/list',
+        params: { pad: 'x'.repeat(5 * 1024 * 1024) },
+      }),
+    });
+    expect(response.status).toBe(413);
   });
 });
 
