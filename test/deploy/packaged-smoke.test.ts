@@ -25,7 +25,8 @@ import { type SlackStandIn, startSlackStandIn } from '../../infra/local/slack/se
 import { SlackWorkspace } from '../../infra/local/slack/workspace.js';
 import { createTable } from '../../infra/table.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
-import { AgentGrantRepository } from '../../lib/store/agent-grants.js';
+import { slackSignature } from '../../lib/slack-kit/signing.js';
+import { AgentGrantRepository, SLACKBOT_GRANT_ID } from '../../lib/store/agent-grants.js';
 import { createHttpTable } from '../../lib/store/http-table.js';
 import { keys } from '../../lib/store/keys.js';
 import { ALICE, BOB, CHANNEL } from '../support/e2e.js';
@@ -66,6 +67,7 @@ let workspace: SlackWorkspace;
 const lambdas = {} as Record<FunctionKey, LocalLambda>;
 const byName = new Map<string, LocalLambda>();
 let slackCredentials: { accessKeyId: string; secretAccessKey: string };
+let signingSecret: string;
 
 const settle = async () => {
   for (let round = 0; round < 3; round++) await Promise.all(Object.values(lambdas).map((l) => l.idle()));
@@ -99,7 +101,7 @@ beforeAll(async () => {
   await createTable(dynamo, tableName);
 
   [emulator, standIn] = await Promise.all([startEmulator({}), startSlackStandIn({})]);
-  const signingSecret = randomBytes(16).toString('hex');
+  signingSecret = randomBytes(16).toString('hex');
   const ssm = createLocalSsm(REGION, ACCOUNT, {
     [`/cloud-chatops/${STAGE}/slack-signing-secret`]: signingSecret,
     [`/cloud-chatops/${STAGE}/slack-bot-token`]: standIn.botToken,
@@ -223,16 +225,7 @@ async function userItems(team: string, user: string) {
  * token bound to the deployed MCP resource.
  */
 async function agentAccessToken(): Promise<string> {
-  const table = createHttpTable({
-    endpoint: inject('dynamoEndpoint'),
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    connectTimeoutMs: 1000,
-    requestTimeoutMs: 5000,
-    maxAttempts: 3,
-  });
-  try {
-    const grants = new AgentGrantRepository({ table, tableName, now: () => new Date() });
+  return withAgentGrants(async (grants) => {
     const grant = await grants.create({
       team: standIn.store.seed.team.id,
       user: ALICE,
@@ -242,9 +235,40 @@ async function agentAccessToken(): Promise<string> {
       scopes: ['cloud:read', 'cloud:change'],
     });
     return (await grants.issueTokens(grant, `${PUBLIC_URL}/mcp`)).accessToken;
+  });
+}
+
+async function withAgentGrants<T>(use: (grants: AgentGrantRepository) => Promise<T>): Promise<T> {
+  const table = createHttpTable({
+    endpoint: inject('dynamoEndpoint'),
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    connectTimeoutMs: 1000,
+    requestTimeoutMs: 5000,
+    maxAttempts: 3,
+  });
+  try {
+    return await use(new AgentGrantRepository({ table, tableName, now: () => new Date() }));
   } finally {
     table.destroy();
   }
+}
+
+/** Slackbot at /mcp/slack: each call signed with the app's signing secret, as Slack signs it. */
+async function connectSlackbot(): Promise<Client> {
+  const signed: typeof fetch = async (input, init) => {
+    const body = typeof init?.body === 'string' ? init.body : '';
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = new Headers(init?.headers);
+    headers.set('x-slack-request-timestamp', String(timestamp));
+    headers.set('x-slack-signature', slackSignature(signingSecret, timestamp, body));
+    return fetch(input, { ...init, headers });
+  };
+  const client = new Client({ name: 'Slackbot', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp/slack`), { fetch: signed }),
+  );
+  return client;
 }
 
 async function connectAgent(token: string): Promise<Client> {
@@ -441,6 +465,35 @@ describe('the packaged functions under their template roles', () => {
     expect(byAgents('kms:GenerateDataKey')).toBe(true);
     expect(byAgents('lambda:InvokeFunction')).toBe(true);
     expect(lambdas.worker.failures).toEqual([]);
+    expect(denied()).toEqual([]);
+  });
+
+  it("serves Slackbot's signed call at /mcp/slack, the signing secret read from SSM: a read for the person it names", async () => {
+    const team = standIn.store.seed.team.id;
+    await withAgentGrants((grants) =>
+      grants.create({
+        id: SLACKBOT_GRANT_ID,
+        team,
+        user: ALICE,
+        clientId: 'slackbot',
+        clientName: 'Slackbot',
+        homeChannel: CHANNEL,
+        scopes: ['cloud:read'],
+      }),
+    );
+    const volume = emulator.control.createVolume({ label: 'smoke-slackbot-read' });
+    const slackbot = await connectSlackbot();
+    try {
+      const result = await slackbot.callTool({
+        name: 'read',
+        arguments: { operation: 'volumes.view', arguments: { volumeId: volume.id } },
+        _meta: { slack: { user_id: ALICE, team_id: team } },
+      });
+      expect(result.isError, agentText(result)).toBeFalsy();
+      expect(agentText(result)).toContain('smoke-slackbot-read');
+    } finally {
+      await slackbot.close();
+    }
     expect(denied()).toEqual([]);
   });
 
