@@ -301,6 +301,8 @@ describe("Slackbot's home", () => {
     await linkProfile(team, ALICE);
     const channels = channelsAnswering(OPEN);
     await setSlackbotHome({ ...deps, channels }, callerIn(team, ALICE, OPS), { access: 'change' });
+    // The store's clock stands still in these tests: a moment later, so the audit's order is known.
+    table.clock.advance(1000);
 
     const outcome = await setSlackbotHome({ ...deps, channels }, callerIn(team, ALICE, 'C0OTHER'), {
       access: 'read',
