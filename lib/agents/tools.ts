@@ -5,6 +5,7 @@ import { isApiError } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
 import { operations } from '../api/operations/index.js';
 import { isOutcomeInDoubt } from '../api/outcome.js';
+import { jsonSchemaOf } from '../commands/field-shapes.js';
 import {
   type AgentChangeOutcome,
   type AgentOperationKind,
@@ -339,7 +340,7 @@ const schemaCache = new Map<string, unknown>();
 function inputSchemaOf(op: AnyOperation): unknown {
   let schema = schemaCache.get(op.id);
   if (schema === undefined) {
-    const { $schema: _, ...rest } = z.toJSONSchema(op.request, { io: 'input', unrepresentable: 'any' });
+    const { $schema: _, ...rest } = jsonSchemaOf(op.request, 'input');
     schema = rest;
     schemaCache.set(op.id, schema);
   }
