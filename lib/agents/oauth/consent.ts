@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { PendingSignIn, SignInRefusal } from '../../store/agent-authorizations.js';
 import type { AgentScope } from '../../store/agent-grants.js';
-import { withResponse } from './authorize.js';
+import { notSetUp, withResponse } from './authorize.js';
 import type { OAuthContext } from './deps.js';
 import {
   bodyOf,
@@ -101,6 +101,7 @@ export async function callback(
   const code = query.get('code');
   if (!code)
     return noticePage(400, 'Sign-in stopped', 'Slack sent no code. Start the sign-in again from your agent.');
+  if (!ctx.slackSignIn) return notSetUp();
   const identity = await ctx.slackSignIn.identify(code, signIn.nonce);
   if ('failure' in identity) {
     ctx.logger.warn('agent sign-in: Slack sign-in failed', {
