@@ -1,3 +1,4 @@
+import type { WebClient } from '@slack/web-api';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { PendingSignIn, SignInRefusal } from '../../store/agent-authorizations.js';
 import type { AgentScope } from '../../store/agent-grants.js';
@@ -57,15 +58,10 @@ function refused(refusal: SignInRefusal): APIGatewayProxyStructuredResultV2 {
   return noticePage(status, 'Sign-in stopped', text);
 }
 
-/** Slack's user ids, as `users.info` wants them; the person's name for the page, if Slack says. */
-async function personName(
-  ctx: OAuthContext,
-  client: Awaited<ReturnType<OAuthContext['workspaces']['botIn']>>,
-  user: string,
-) {
+/** How the page names the person: their name as Slack shows it (`users.info`), else their id. */
+async function personName(ctx: OAuthContext, client: WebClient, user: string): Promise<string> {
   try {
-    const answer = await client?.users.info({ user });
-    const found = answer?.user;
+    const found = (await client.users.info({ user })).user;
     return found?.profile?.real_name || found?.real_name || found?.name || user;
   } catch (error) {
     ctx.logger.info('agent sign-in: users.info failed', {

@@ -57,7 +57,8 @@ export function oauthRoutes(deps: OAuthRouteDeps): Record<string, OAuthRouteHand
     async (event) => {
       const method = methodOf(event);
       if (kind === 'api' && method === 'OPTIONS') return preflight(allow);
-      if (method !== allow && !(allow === 'GET' && method === 'HEAD')) return methodNotAllowed(allow);
+      // Not HEAD for the pages: starting a sign-in or spending Slack's code is no HEAD's business.
+      if (method !== allow) return methodNotAllowed(allow);
       try {
         return await run(event, ctx);
       } catch (error) {
