@@ -220,14 +220,19 @@ export async function consent(
     scopes,
   });
   if (!/^https?:\/\//.test(request.clientId)) await ctx.store.agentClients.keep(request.clientId);
-  await ctx.store.audit.append({
-    team: person.team,
-    actor: person.user,
-    action: 'agent.signed_in',
-    target: channel.id,
-    result: 'succeeded',
-    detail: `Agent "${grant.clientName}" (${request.clientId}) signed in with ${scopes.join(' ')}; home channel <#${channel.id}>.`,
-  });
+  // A lost audit line is logged, never taken for a failed sign-in: the grant is made by then.
+  await ctx.store.audit
+    .append({
+      team: person.team,
+      actor: person.user,
+      action: 'agents.sign_in',
+      target: `channel ${channel.id}`,
+      result: 'succeeded',
+      detail: `Signed in agent "${grant.clientName}" (${request.clientId}) to ${scopes.includes('cloud:change') ? 'read and ask for changes' : 'read'}`,
+    })
+    .catch((error: unknown) =>
+      ctx.logger.error('audit entry not written', { error: error instanceof Error ? error.name : 'unknown' }),
+    );
   const { code } = await ctx.store.agentAuthorizations.issueCode({
     clientId: request.clientId,
     redirectUri: request.redirectUri,
