@@ -56,7 +56,11 @@ function listeningAddresses(port: number): string[] {
   return addresses;
 }
 
-describe('startDynamoDbLocal', () => {
+/**
+ * These tests start JVMs (compiling the launcher too), so they get as long as the hooks that start
+ * one: on a busy 2-core machine a start has taken more than the default 20 s.
+ */
+describe('startDynamoDbLocal', { timeout: 60_000 }, () => {
   it('asks DynamoDB Local for 127.0.0.1 only, as the rest of the local stack listens', () => {
     const { args } = dynamoDbLocalCommand(8000);
     expect(args.slice(args.indexOf('-host'), args.indexOf('-host') + 2)).toEqual(['-host', '127.0.0.1']);
