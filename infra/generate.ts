@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { renderAgentReference } from '../lib/agents/reference.js';
 import { CATALOG_PATH, renderCommandCatalog } from '../lib/commands/catalog-file.js';
 import { renderCommandReference } from '../lib/commands/reference.js';
 import { toCloudFormationTable } from './table.js';
@@ -13,6 +14,7 @@ import { toCloudFormationTable } from './table.js';
 export const GENERATED_FILES: Record<string, () => string> = {
   'infra/cloudformation/table.json': () => `${JSON.stringify(toCloudFormationTable(undefined), null, 2)}\n`,
   'docs/commands.md': () => renderCommandReference(),
+  'docs/agents.md': () => renderAgentReference(),
   [CATALOG_PATH]: () => renderCommandCatalog(),
 };
 
