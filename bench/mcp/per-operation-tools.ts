@@ -2,7 +2,7 @@ import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { SERVER_INFO } from '../../lib/agents/mcp.js';
 import type { AnyOperation } from '../../lib/api/operation.js';
 import { operations } from '../../lib/api/operations/index.js';
-import { agentKindOf } from '../../lib/core/agent-calls.js';
+import { agentKindOf } from '../../lib/core/agent-operations.js';
 import { mcpEvent } from './mcp-event.js';
 
 /**
