@@ -8,7 +8,15 @@ import { type BuildOptions, build, type Plugin } from 'esbuild';
  * imports lands in dist/<name>/chunks/ and loads only when first used (the SSM and KMS clients,
  * report rendering), which keeps cold starts short.
  */
-export const FUNCTIONS = ['slack', 'worker', 'reporter'] as const;
+export const FUNCTIONS = ['slack', 'mcp', 'worker', 'reporter'] as const;
+export type FunctionName = (typeof FUNCTIONS)[number];
+
+/**
+ * The functions someone waits on at a cold start: the Slack function (inside Slack's 3 s) and the
+ * agents' function (an agent's call, with a person watching it). Neither draws a chart, so neither
+ * carries the rasteriser at all, and each loads its start in as few files as its code allows.
+ */
+export const ANSWERING_FUNCTIONS = ['slack', 'mcp'] as const satisfies readonly FunctionName[];
 
 /**
  * esbuild settings shared by every function (and by the test that loads lazily imported packages
@@ -46,15 +54,17 @@ export async function buildFunctions(outdir = 'dist'): Promise<void> {
         mainFields: [...BUNDLE_OPTIONS.mainFields],
         entryPoints: { index: `functions/${name}/handler.ts` },
         outdir: `${outdir}/${name}`,
-        // The Slack function never draws a chart: it does not carry the rasteriser at all. It is
-        // the one people wait for on a cold start, so its start loads in as few files as can be.
-        ...(name === 'slack'
+        ...(isAnswering(name)
           ? { external: ['@resvg/resvg-wasm'], plugins: [startInOneChunk(`functions/${name}/handler.ts`)] }
           : {}),
       }),
     ),
   );
   await Promise.all(CHART_FUNCTIONS.map((name) => copyChartAssets(`${outdir}/${name}`)));
+}
+
+function isAnswering(name: FunctionName): boolean {
+  return (ANSWERING_FUNCTIONS as readonly FunctionName[]).includes(name);
 }
 
 /**
@@ -83,7 +93,7 @@ export function startInOneChunk(entry: string): Plugin {
 }
 
 /** The functions that draw the stats chart, and so carry resvg's wasm and the chart font. */
-const CHART_FUNCTIONS = ['worker', 'reporter'] as const satisfies readonly (typeof FUNCTIONS)[number][];
+const CHART_FUNCTIONS = ['worker', 'reporter'] as const satisfies readonly FunctionName[];
 
 /** Beside the bundle, where `lib/reports/raster.ts` looks for them (read from disk, not inlined). */
 async function copyChartAssets(functionDir: string): Promise<void> {

@@ -7,6 +7,7 @@ import { type App, LogLevel, type ReceiverEvent, SocketModeReceiver } from '@sla
 import { request } from 'undici';
 import * as z from 'zod';
 import { runReports } from '../../functions/reporter/handler.js';
+import { SLACKBOT_MCP_PATH } from '../../lib/agents/slackbot.js';
 import { helpFitFor } from '../../lib/changes/guardrails.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import type { ReporterDeps } from '../../lib/reports/tick.js';
@@ -312,6 +313,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           emulator.control.resolveManagedIssue(issue);
         },
       },
+      // Slackbot's side of the app's MCP server: Slack holds the signing secret, as the page's
+      // server does here; the browser only ever sees the answers.
+      slackbot: {
+        url: new URL(SLACKBOT_MCP_PATH, stack.mcpUrl).href,
+        signingSecret: stack.signingSecret,
+      },
     }),
   );
   shutdown.add('the sandbox page', () => page.close());
@@ -391,6 +398,10 @@ export function sandboxBanner(sandbox: Sandbox): string {
     '  It signs you in with Slack in your browser (pick your user, then a home channel and what it may',
     '  do). Its reads use your linked token; every change it asks for is an approval card in its home',
     '  channel that someone else approves. /cloud agents lists and revokes your agents.',
+    '',
+    '  Slackbot: "Slackbot" under Apps in the page calls those tools as Slackbot would for the person',
+    '  you are (the page signs each call as Slack does). It may act for you once you allow it with',
+    '  /cloud agents slackbot change in the channel that becomes its home.',
     '',
     '  A second workspace: click "Add to Slack" beside "Second workspace" on the page, allow the app',
     '  there, then "Open Slack" brings you back to the page in that workspace.',

@@ -12,7 +12,7 @@ import type { AgentAuth, SlackbotStranger } from './mcp.js';
  * the app's signing secret exactly as it signs events, and names the person in
  * `params._meta.slack`. The signature is checked on the raw bytes before anything is parsed,
  * a timestamp more than five minutes away is refused (Slack's rule for every signed request), and
- * a signature is good once: the same bytes sent again are a replay. The person acts through the
+ * a signature that names a person is good once: the same bytes sent again are a replay. The person acts through the
  * Slackbot grant they made with `/cloud agents slackbot` in a channel, which is its home channel.
  */
 
@@ -46,14 +46,17 @@ export function slackbotRoute(deps: SlackbotDeps, base: string, serve: SlackbotS
       return refusal(401, 'The request is not signed by Slack.');
     if (!sameSignature(signature, slackSignature(deps.signingSecret, timestamp, raw)))
       return refusal(401, 'The request is not signed by Slack.');
+
+    const request = requestOf({ ...event, body: raw, isBase64Encoded: false }, base);
+    const person = personOf(raw);
+    // What names nobody is served as to a stranger and reaches no one's data, so it is not
+    // claimed: every connection opens with the same `initialize` (id 0) and the same
+    // `notifications/initialized`, byte for byte, and two within one second sign alike.
+    if (!person) return resultOf(await serve(request, { stranger: true }));
     // The signature is 64 hex digits; its hash keeps the claim key short and says nothing.
     const key = `slackbot:${createHash('sha256').update(signature).digest('base64url')}`;
     if (!(await deps.store.deliveries.claimOnce(key)))
       return refusal(401, 'This signed request was already used.');
-
-    const request = requestOf({ ...event, body: raw, isBase64Encoded: false }, base);
-    const person = personOf(raw);
-    if (!person) return resultOf(await serve(request, { stranger: true }));
     const grant = await deps.store.agentGrants.get(person.team, person.user, SLACKBOT_GRANT_ID);
     if (!grant) return resultOf(await serve(request, { stranger: true }));
     return resultOf(await serve(request, { grant, scopes: grant.scopes }));

@@ -1,8 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import * as z from 'zod';
 import { isApiError } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
 import { isOutcomeInDoubt } from '../api/outcome.js';
+import { jsonSchemaOf } from '../commands/field-shapes.js';
 import {
   type AgentChangeOutcome,
   type AgentReadOutcome,
@@ -18,7 +18,6 @@ import { slackApprovalSurface } from '../slack/approval-surface.js';
 import { previewTarget } from '../slack/preview.js';
 import { inSlackTeam } from '../slack-kit/web-client.js';
 import type { AgentToolDeps } from './tools.js';
-import '../zod-settings.js';
 
 /**
  * What each tool answers once it is called: the call run through the core (`lib/core/agent-calls.ts`)
@@ -198,7 +197,7 @@ const schemaCache = new Map<string, unknown>();
 function inputSchemaOf(op: AnyOperation): unknown {
   let schema = schemaCache.get(op.id);
   if (schema === undefined) {
-    const { $schema: _, ...rest } = z.toJSONSchema(op.request, { io: 'input', unrepresentable: 'any' });
+    const { $schema: _, ...rest } = jsonSchemaOf(op.request, 'input');
     schema = rest;
     schemaCache.set(op.id, schema);
   }

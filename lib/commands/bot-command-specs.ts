@@ -25,7 +25,9 @@ export type BotValueKind =
   | { readonly type: 'words' }
   | { readonly type: 'people' }
   | { readonly type: 'channel' }
-  | { readonly type: 'usergroup' };
+  | { readonly type: 'usergroup' }
+  /** One of a few lowercase words (`read|change`), read in any case. */
+  | { readonly type: 'choice'; readonly words: readonly string[] };
 
 export interface BotFlag {
   /** Flag name as typed, without the dashes (`profile` for `--profile`). */
@@ -69,6 +71,8 @@ export interface BotCommand<Name extends string = BotCommandName> {
   readonly examples: readonly string[];
   /** When present, the first word after the command must name one of them. */
   readonly subcommands?: readonly BotSubcommand[];
+  /** The subcommand the command alone runs (`agents` is `agents list`); without it, one must be named. */
+  readonly defaultSubcommand?: string;
   /** Positional arguments of a command without subcommands, all required; none when absent. */
   readonly args?: readonly BotArg[];
   readonly flags?: readonly BotFlag[];
@@ -452,6 +456,35 @@ const DECLARED_BOT_COMMANDS = [
         summary: "Remove your enrollment; admins may remove someone else's (audited)",
         usage: 'mfa reset [@USER]',
         args: [{ name: '@USER', kind: PEOPLE, optional: true }],
+      },
+    ],
+  },
+  {
+    name: 'agents',
+    summary:
+      'The agents that act for you (Claude Code, Cursor, Slackbot): list them, revoke one, let Slackbot act from this channel',
+    usage: ['agents [list]', 'agents revoke N|ID', 'agents slackbot [read|change]'],
+    examples: ['agents', 'agents revoke 2', 'agents slackbot change'],
+    defaultSubcommand: 'list',
+    subcommands: [
+      {
+        name: 'list',
+        summary: "Your agents: each one's home channel, what it may do, since when and when it was last used",
+        usage: 'agents list',
+      },
+      {
+        name: 'revoke',
+        summary:
+          'Take an agent away (N from `agents list`, or its id): its sign-in and tokens stop working at once',
+        usage: 'agents revoke N|ID',
+        args: [{ name: 'N|ID', kind: TEXT }],
+      },
+      {
+        name: 'slackbot',
+        summary:
+          'Let your Slackbot act for you with this channel as its home: `read` (the default) runs reads, `change` also asks for changes, each approved here as yours are; run it again to move its home',
+        usage: 'agents slackbot [read|change]',
+        args: [{ name: 'ACCESS', kind: { type: 'choice', words: ['read', 'change'] }, optional: true }],
       },
     ],
   },

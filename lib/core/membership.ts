@@ -5,6 +5,7 @@ import { loadAhead, type Store } from '../store/index.js';
 import { DEFAULT_PROFILE, PROFILE_NAME_PATTERN } from '../store/keys.js';
 import type { TokenLinkStatus } from '../store/token-links.js';
 import { truncate } from '../truncate.js';
+import { type AgentDeps, revokeAgentsOfLeaver } from './agents.js';
 import type { Caller } from './caller.js';
 
 /**
@@ -156,16 +157,23 @@ function boundedLabel(label: string): string {
 
 export type UnlinkOutcome =
   /** The profile's link and its sealed token are deleted (and the active pointer, if it named it). */
-  | { readonly kind: 'unlinked'; readonly profile: string }
+  | {
+      readonly kind: 'unlinked';
+      readonly profile: string;
+      /** The caller's agents that went with it: their last profile takes them all (`revokeAgentsOfLeaver`). */
+      readonly agentsRevoked: number;
+    }
   | { readonly kind: 'no_such_profile'; readonly profile: string };
 
 /**
  * Deletes the caller's link of `profile`, or of their active profile when none is named (`default`
  * when they have none). Whether there was one is read before the delete, strongly consistent, so
- * a delete whose answer was lost and was sent again still reports what it removed.
+ * a delete whose answer was lost and was sent again still reports what it removed. When it was the
+ * caller's last profile, their agents are revoked too (why: `revokeAgentsOfLeaver`); a logout
+ * that finds no such profile leaves them, so a repeated logout says nothing new.
  */
 export async function unlinkProfile(
-  deps: Pick<MembershipDeps, 'store'>,
+  deps: AgentDeps,
   caller: Caller,
   request: { readonly profile?: string | undefined },
 ): Promise<UnlinkOutcome> {
@@ -173,7 +181,8 @@ export async function unlinkProfile(
   const profile =
     request.profile ?? (await links.getActiveProfile(caller.team, caller.user)) ?? DEFAULT_PROFILE;
   const deleted = await links.deleteLink(caller.team, caller.user, profile);
-  return { kind: deleted ? 'unlinked' : 'no_such_profile', profile };
+  if (!deleted) return { kind: 'no_such_profile', profile };
+  return { kind: 'unlinked', profile, agentsRevoked: await revokeAgentsOfLeaver(deps, caller) };
 }
 
 export type UseOutcome =

@@ -15,4 +15,6 @@ export const BOT_SCOPES = [
   'usergroups:read',
   'channels:history',
   'groups:history',
+  // Slackbot's connection to the bot's MCP server (the manifest's `mcp_servers`).
+  'mcp:connect',
 ] as const;

@@ -20,6 +20,8 @@ export const ActionId = {
   login: 'bot:login',
   /** Pause, resume or run one of the clicker's reports from their Home tab. */
   homeReport: 'home:report',
+  /** Revoke one of the clicker's agents from their Home tab (its value names the grant). */
+  homeAgent: 'home:agent',
   /** Cancel a runbook's run from its message (its value is the run's id). */
   runbookCancel: 'runbook:cancel',
 } as const;

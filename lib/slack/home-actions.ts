@@ -1,9 +1,10 @@
 import type { WebClient } from '@slack/web-api';
 import { decodeActionValue } from '../slack-kit/interactions.js';
 import { notice, type Reply } from '../slack-kit/reply.js';
+import { revokeAgentAs } from './bot-commands/agents.js';
 import { answerReportChange } from './bot-commands/reports.js';
 import type { BotDeps, RequestContext } from './context.js';
-import { ReportButtonSchema } from './home.js';
+import { AgentButtonSchema, ReportButtonSchema } from './home.js';
 import { republishHome } from './home-refresh.js';
 
 /**
@@ -27,4 +28,23 @@ export async function answerHomeReportButton(
   const changedOrHandedOff = answer.effect === 'changed' || answer.effect === 'handed_off';
   if (!changedOrHandedOff) await republishHome(deps, ctx.team, [ctx.user], ctx.correlationId);
   return answer.effect === 'no_report' ? notice('That report no longer exists.') : answer.reply;
+}
+
+/**
+ * What a click on an agent's Revoke on the Home tab does: the same as `/cloud agents revoke ID`
+ * (the same core rule: the clicker's own agents only). Its Home is published again whatever the
+ * click found: a revoke publishes it, and a Home that offered an agent already gone was out of date.
+ */
+export async function answerHomeAgentButton(
+  deps: BotDeps,
+  ctx: RequestContext,
+  client: WebClient,
+  value: string | undefined,
+): Promise<Reply | undefined> {
+  const button = decodeActionValue(AgentButtonSchema, value);
+  if (!button) return notice('That button is out of date. Open the Home tab again.');
+  const { outcome, reply } = await revokeAgentAs({ deps, ctx, client }, button.g);
+  if (outcome.kind === 'revoked' || outcome.kind === 'already_revoked') return reply;
+  await republishHome(deps, ctx.team, [ctx.user], ctx.correlationId);
+  return outcome.kind === 'not_found' ? notice('That agent no longer acts for you.') : reply;
 }

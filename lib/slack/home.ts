@@ -5,21 +5,23 @@ import * as z from 'zod';
 import { findOperation } from '../api/operations/index.js';
 import { mayDecide, policyInForce } from '../changes/decisions.js';
 import type { GroupMembers } from '../changes/ports.js';
-import { actionsBlock, contextBlock, headerBlock, sectionBlock } from '../slack-kit/blocks.js';
+import { actionsBlock, confirmDialog, contextBlock, headerBlock, sectionBlock } from '../slack-kit/blocks.js';
 import { ActionId } from '../slack-kit/interaction-ids.js';
 import { SLACK_LIMITS } from '../slack-kit/limits.js';
 import { rateLimitedFor, slackErrorOf } from '../slack-kit/slack-refusals.js';
 import { bold, codeSpan, escapeMrkdwn, slackDate, userMention } from '../slack-kit/text.js';
-import type { Approval, ReportSubscription, Store, TokenLink } from '../store/index.js';
+import type { AgentGrant, Approval, ReportSubscription, Store, TokenLink } from '../store/index.js';
 import { truncate } from '../truncate.js';
 import { approverGroupMembers } from './approver-groups.js';
+import { agentLine, plainAgentName } from './render/agents.js';
 import { actionPhrase, voteButtons } from './render/approval.js';
 import '../zod-settings.js';
 
 /**
  * Each person's App Home tab: the requests waiting for their vote (with the card's own Approve and
  * Deny buttons, so the same listeners decide them), their own requests and how they stand, their
- * linked profiles, and the reports they own with Pause / Resume / Run. Published with
+ * linked profiles, the agents acting for them with Revoke, and the reports they own with Pause /
+ * Resume / Run. Published with
  * `views.publish` when they open the tab, whenever a request of theirs, or one they may vote
  * on, changes, and when their profiles or reports change (`home-refresh.ts`). A Home view holds at most 100 blocks: each section shows a fixed number of items
  * and says how many more there are and which command lists them.
@@ -33,10 +35,12 @@ export interface HomeDeps {
 
 /**
  * Items shown per section. Two blocks per waiting request and per report (a line and its
- * buttons), one per own request and per profile; with the headers, dividers and "more" lines the
- * view stays at or under `SLACK_LIMITS.blocksPerView` whatever the counts (a test checks the sum).
+ * buttons), one per own request, per profile and per agent (its Revoke button is the line's
+ * accessory); with the headers, dividers and "more" lines the view stays at or under
+ * `SLACK_LIMITS.blocksPerView` whatever the counts (a test checks the sum). A person has a few
+ * agents; `/cloud agents` lists them all.
  */
-export const HOME_SECTION_LIMITS = { waiting: 20, own: 10, profiles: 8, reports: 10 } as const;
+export const HOME_SECTION_LIMITS = { waiting: 20, own: 10, profiles: 8, agents: 5, reports: 10 } as const;
 
 /** People whose Home one change re-publishes at most: `views.publish` is Tier 4 (100 a minute). */
 export const HOME_REFRESH_MAX_PEOPLE = 10;
@@ -47,6 +51,10 @@ export const ReportButtonSchema = z.object({
   c: z.enum(['pause', 'resume', 'run']),
 });
 export type ReportButton = z.infer<typeof ReportButtonSchema>;
+
+/** An agent's Revoke button on Home: the grant's id, as the store keys it. */
+export const AgentButtonSchema = z.object({ g: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/) });
+export type AgentButton = z.infer<typeof AgentButtonSchema>;
 
 /** Everything one Home shows, read from the store (and Slack for approver groups). */
 export interface HomeContent {
@@ -59,6 +67,8 @@ export interface HomeContent {
   readonly complete: boolean;
   readonly profiles: readonly TokenLink[];
   readonly activeProfile: string | undefined;
+  /** The agents acting for them, oldest first. */
+  readonly agents: readonly AgentGrant[];
   readonly reports: readonly ReportSubscription[];
 }
 
@@ -77,9 +87,10 @@ export async function gatherHome(
   team: string,
   user: string,
 ): Promise<HomeContent> {
-  const [requests, links, reports] = await Promise.all([
+  const [requests, links, agents, reports] = await Promise.all([
     deps.store.approvals.listForPerson(team, user),
     deps.store.tokenLinks.listLinks(team, user),
+    deps.store.agentGrants.listFor(team, user),
     deps.store.reports.list(team, { owner: user }),
   ]);
   const groups = new Map<string, Promise<GroupMembers>>();
@@ -116,6 +127,7 @@ export async function gatherHome(
     complete: requests.complete,
     profiles: links.links,
     activeProfile: links.activeProfile,
+    agents,
     reports: [...reports].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()),
   };
 }
@@ -145,6 +157,17 @@ export function renderHome(content: HomeContent, now: Date): { type: 'home'; blo
   for (const link of content.profiles.slice(0, limits.profiles))
     blocks.push(profileItem(link, content.activeProfile, now));
   moreLine(blocks, content.profiles.length - limits.profiles, 'profile', '`/cloud whoami`');
+
+  blocks.push({ type: 'divider' }, headerBlock('Agents acting for you'));
+  if (content.agents.length === 0) {
+    blocks.push(
+      contextBlock(
+        'No agent acts for you: `/cloud agents slackbot` in a channel lets your Slackbot act for you there.',
+      ),
+    );
+  }
+  for (const grant of content.agents.slice(0, limits.agents)) blocks.push(agentItem(grant));
+  moreLine(blocks, content.agents.length - limits.agents, 'agent', '`/cloud agents`');
 
   blocks.push({ type: 'divider' }, headerBlock('Your reports'));
   if (content.reports.length === 0)
@@ -230,6 +253,23 @@ function profileItem(link: TokenLink, active: string | undefined, now: Date): Kn
     `${codeSpan(link.profile)}${marks.length > 0 ? ` (${marks.join(', ')})` : ''} · ` +
       `${escapeMrkdwn(truncate(link.apiUsername, 100))} · scopes ${codeSpan(scopes)} · ${expiry}`,
   );
+}
+
+/** An agent's line, with Revoke beside it (asking first: the agent's sign-in ends at once). */
+function agentItem(grant: AgentGrant): KnownBlock {
+  return sectionBlock(agentLine(grant), {
+    type: 'button',
+    action_id: ActionId.homeAgent,
+    text: { type: 'plain_text', text: 'Revoke' },
+    style: 'danger',
+    value: JSON.stringify({ g: grant.id } satisfies AgentButton),
+    confirm: confirmDialog({
+      title: 'Revoke this agent?',
+      text: `${plainAgentName(grant)} will no longer act for you, and its tokens stop working at once.`,
+      confirm: 'Revoke',
+      style: 'danger',
+    }),
+  });
 }
 
 function reportButton(sub: ReportSubscription, change: ReportButton['c'], label: string) {
@@ -347,14 +387,15 @@ function errorName(error: unknown): string {
 
 /** The largest Home `renderHome` can make, whatever the counts. */
 export const HOME_MAX_BLOCKS =
-  // 4 headers, 3 dividers, 4 "more" lines, 1 "incomplete" line
+  // 5 headers, 4 dividers, 5 "more" lines, 1 "incomplete" line
+  5 +
   4 +
-  3 +
-  4 +
+  5 +
   1 +
   HOME_SECTION_LIMITS.waiting * 2 +
   HOME_SECTION_LIMITS.own +
   HOME_SECTION_LIMITS.profiles +
+  HOME_SECTION_LIMITS.agents +
   HOME_SECTION_LIMITS.reports * 2;
 
 // Checked where it is defined: a change of the limits that would break Slack's cap fails to load.

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LogLevel } from '@slack/bolt';
 import { InstallProvider, type InstallProviderOptions, type InstallURLOptions } from '@slack/oauth';
+import { LogLevel } from '@slack/web-api';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { SlackAuth } from '../config.js';
 import { BOT_SCOPES } from '../slack-kit/app-scopes.js';

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
@@ -24,6 +25,9 @@ import { type SlackStandIn, startSlackStandIn } from '../../infra/local/slack/se
 import { SlackWorkspace } from '../../infra/local/slack/workspace.js';
 import { createTable } from '../../infra/table.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
+import { slackSignature } from '../../lib/slack-kit/signing.js';
+import { AgentGrantRepository, SLACKBOT_GRANT_ID } from '../../lib/store/agent-grants.js';
+import { createHttpTable } from '../../lib/store/http-table.js';
 import { keys } from '../../lib/store/keys.js';
 import { ALICE, BOB, CHANNEL } from '../support/e2e.js';
 import { type LocalLambda, startLocalLambda } from './support/lambda-runtime.js';
@@ -43,9 +47,12 @@ const ACCOUNT = '123456789012';
 const STAGE = 'ci';
 const FUNCTIONS = {
   slack: 'SlackLambdaFunction',
+  mcp: 'McpLambdaFunction',
   worker: 'WorkerLambdaFunction',
   reporter: 'ReporterLambdaFunction',
 } as const;
+/** `BOT_PUBLIC_URL` as the template gives it (the HTTP API's endpoint), resolved locally. */
+const PUBLIC_URL = `https://smoke.execute-api.${REGION}.amazonaws.com`;
 type FunctionKey = keyof typeof FUNCTIONS;
 
 let packageDir: string;
@@ -60,6 +67,7 @@ let workspace: SlackWorkspace;
 const lambdas = {} as Record<FunctionKey, LocalLambda>;
 const byName = new Map<string, LocalLambda>();
 let slackCredentials: { accessKeyId: string; secretAccessKey: string };
+let signingSecret: string;
 
 const settle = async () => {
   for (let round = 0; round < 3; round++) await Promise.all(Object.values(lambdas).map((l) => l.idle()));
@@ -86,14 +94,14 @@ beforeAll(async () => {
     attributes: {
       'ChatopsTable.Arn': `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${tableName}`,
       'TokenKey.Arn': `arn:aws:kms:${REGION}:${ACCOUNT}:key/${keyId}`,
-      'HttpApi.ApiEndpoint': `https://smoke.execute-api.${REGION}.amazonaws.com`,
+      'HttpApi.ApiEndpoint': PUBLIC_URL,
     },
   };
   dynamo = new DynamoDBClient(localDynamoDbClientConfig(inject('dynamoEndpoint')));
   await createTable(dynamo, tableName);
 
   [emulator, standIn] = await Promise.all([startEmulator({}), startSlackStandIn({})]);
-  const signingSecret = randomBytes(16).toString('hex');
+  signingSecret = randomBytes(16).toString('hex');
   const ssm = createLocalSsm(REGION, ACCOUNT, {
     [`/cloud-chatops/${STAGE}/slack-signing-secret`]: signingSecret,
     [`/cloud-chatops/${STAGE}/slack-bot-token`]: standIn.botToken,
@@ -166,13 +174,18 @@ beforeAll(async () => {
     byName.set(fn.name, lambda);
   }
 
-  const viaGateway = async (event: unknown) =>
-    (await lambdas.slack.invoke(event)) as APIGatewayProxyStructuredResultV2;
+  const viaGateway = (key: FunctionKey) => async (event: unknown) =>
+    (await lambdas[key].invoke(event)) as APIGatewayProxyStructuredResultV2;
+  // The routes of the template (template.test.ts checks each one's function).
   gateway = await serveLambdas({
-    '/slack/events': viaGateway,
-    '/slack/install': viaGateway,
-    '/slack/oauth_redirect': viaGateway,
-    '/passkey/*': viaGateway,
+    '/slack/events': viaGateway('slack'),
+    '/slack/install': viaGateway('slack'),
+    '/slack/oauth_redirect': viaGateway('slack'),
+    '/passkey/*': viaGateway('slack'),
+    '/mcp': viaGateway('mcp'),
+    '/mcp/*': viaGateway('mcp'),
+    '/.well-known/*': viaGateway('mcp'),
+    '/oauth/*': viaGateway('mcp'),
   });
   workspace = new SlackWorkspace({ standIn, botUrl: `${gateway.url}/slack/events`, signingSecret });
 }, 300_000);
@@ -205,6 +218,75 @@ async function userItems(team: string, user: string) {
   );
   return page.Items ?? [];
 }
+
+/**
+ * An agent signed in for ALICE with CHANNEL as its home channel, as the OAuth pages leave one: the
+ * grant and its tokens written straight to the table (not through a function's role), the access
+ * token bound to the deployed MCP resource.
+ */
+async function agentAccessToken(): Promise<string> {
+  return withAgentGrants(async (grants) => {
+    const grant = await grants.create({
+      team: standIn.store.seed.team.id,
+      user: ALICE,
+      clientId: 'https://agent.example.com/client.json',
+      clientName: 'Smoke Agent',
+      homeChannel: CHANNEL,
+      scopes: ['cloud:read', 'cloud:change'],
+    });
+    return (await grants.issueTokens(grant, `${PUBLIC_URL}/mcp`)).accessToken;
+  });
+}
+
+async function withAgentGrants<T>(use: (grants: AgentGrantRepository) => Promise<T>): Promise<T> {
+  const table = createHttpTable({
+    endpoint: inject('dynamoEndpoint'),
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    connectTimeoutMs: 1000,
+    requestTimeoutMs: 5000,
+    maxAttempts: 3,
+  });
+  try {
+    return await use(new AgentGrantRepository({ table, tableName, now: () => new Date() }));
+  } finally {
+    table.destroy();
+  }
+}
+
+/** Slackbot at /mcp/slack: each call signed with the app's signing secret, as Slack signs it. */
+async function connectSlackbot(): Promise<Client> {
+  const signed: typeof fetch = async (input, init) => {
+    const body = typeof init?.body === 'string' ? init.body : '';
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = new Headers(init?.headers);
+    headers.set('x-slack-request-timestamp', String(timestamp));
+    headers.set('x-slack-signature', slackSignature(signingSecret, timestamp, body));
+    return fetch(input, { ...init, headers });
+  };
+  const client = new Client({ name: 'Slackbot', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp/slack`), { fetch: signed }),
+  );
+  return client;
+}
+
+async function connectAgent(token: string): Promise<Client> {
+  const client = new Client(
+    { name: 'smoke-agent', version: '1.0.0' },
+    { versionNegotiation: { mode: 'auto' } },
+  );
+  const transport = new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+const agentText = (result: { content?: unknown }) =>
+  ((result.content ?? []) as { text?: string }[]).map((block) => block.text ?? '').join('\n');
+const byAgents = (action: string) =>
+  aws.calls.some((c) => c.caller.endsWith('-mcp') && c.action === action && c.allowed);
 
 async function login(user: string) {
   const opened = await workspace.command(user, CHANNEL, 'login');
@@ -314,6 +396,107 @@ describe('the packaged functions under their template roles', () => {
     expect(denied()).toEqual([]);
   });
 
+  it("answers an agent without a token from the agents' bundle: 401, the challenge naming the resource metadata", async () => {
+    const response = await fetch(`${gateway.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    expect(response.status).toBe(401);
+    const challenge = response.headers.get('www-authenticate') ?? '';
+    expect(challenge).toMatch(/^Bearer /);
+    expect(challenge).toContain(`resource_metadata="${PUBLIC_URL}/.well-known/oauth-protected-resource/mcp"`);
+    expect(lambdas.mcp.failures).toEqual([]);
+  });
+
+  it('answers GET /mcp with 405: the stateless endpoint opens no stream', async () => {
+    const response = await fetch(`${gateway.url}/mcp`, { headers: { accept: 'text/event-stream' } });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
+  });
+
+  it("runs an agent's read with the person's KMS-sealed token, under the agents' role", async () => {
+    const volume = emulator.control.createVolume({ label: 'smoke-agent-read' });
+    const agent = await connectAgent(await agentAccessToken());
+    try {
+      const { tools } = await agent.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(
+        expect.arrayContaining(['read', 'request_destructive_change']),
+      );
+      const result = await agent.callTool({
+        name: 'read',
+        arguments: { operation: 'volumes.view', arguments: { volumeId: volume.id } },
+      });
+      expect(result.isError).toBeFalsy();
+      expect(agentText(result)).toContain('smoke-agent-read');
+    } finally {
+      await agent.close();
+    }
+    expect(byAgents('ssm:GetParameters')).toBe(true);
+    expect(byAgents('dynamodb:BatchGetItem')).toBe(true);
+    expect(byAgents('kms:Decrypt')).toBe(true);
+    expect(denied()).toEqual([]);
+  });
+
+  it("turns an agent's deletion into an approval card; another person approves it in Slack and the worker runs it", async () => {
+    const volume = emulator.control.createVolume({ label: 'smoke-agent-doomed' });
+    const agent = await connectAgent(await agentAccessToken());
+    try {
+      const asked = await agent.callTool({
+        name: 'request_destructive_change',
+        arguments: { operation: 'volumes.delete', arguments: { volumeId: volume.id }, reason: 'smoke' },
+      });
+      expect(asked.isError, agentText(asked)).toBeFalsy();
+      expect(asked.structuredContent).toMatchObject({ state: 'waiting_for_approval' });
+      await settle();
+      const card = standIn.store
+        .messages(CHANNEL)
+        .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
+        .at(-1);
+      if (!card) throw new Error(`no approval card: ${textOf(lastMessage())}`);
+      expect(textOf(card.blocks)).toContain('Smoke Agent');
+      expect((await workspace.click(BOB, card, { actionId: ActionId.approve })).status).toBe(200);
+      await settle();
+      expect(emulator.control.volumeExists(volume.id)).toBe(false);
+    } finally {
+      await agent.close();
+    }
+    // The request's input is sealed under the key; the worker republishes the Homes it shows on.
+    expect(byAgents('kms:GenerateDataKey')).toBe(true);
+    expect(byAgents('lambda:InvokeFunction')).toBe(true);
+    expect(lambdas.worker.failures).toEqual([]);
+    expect(denied()).toEqual([]);
+  });
+
+  it("serves Slackbot's signed call at /mcp/slack, the signing secret read from SSM: a read for the person it names", async () => {
+    const team = standIn.store.seed.team.id;
+    await withAgentGrants((grants) =>
+      grants.create({
+        id: SLACKBOT_GRANT_ID,
+        team,
+        user: ALICE,
+        clientId: 'slackbot',
+        clientName: 'Slackbot',
+        homeChannel: CHANNEL,
+        scopes: ['cloud:read'],
+      }),
+    );
+    const volume = emulator.control.createVolume({ label: 'smoke-slackbot-read' });
+    const slackbot = await connectSlackbot();
+    try {
+      const result = await slackbot.callTool({
+        name: 'read',
+        arguments: { operation: 'volumes.view', arguments: { volumeId: volume.id } },
+        _meta: { slack: { user_id: ALICE, team_id: team } },
+      });
+      expect(result.isError, agentText(result)).toBeFalsy();
+      expect(agentText(result)).toContain('smoke-slackbot-read');
+    } finally {
+      await slackbot.close();
+    }
+    expect(denied()).toEqual([]);
+  });
+
   it('deletes every linked token of the workspace on uninstall, and writes the audit line', async () => {
     const team = standIn.store.seed.team.id;
     expect((await userItems(team, ALICE)).length).toBeGreaterThan(0);
@@ -338,7 +521,6 @@ describe('the packaged functions under their template roles', () => {
   });
 
   it('refuses what the role does not grant, as AWS does: a Scan signed with the Slack function key', async () => {
-    const { createHttpTable } = await import('../../lib/store/http-table.js');
     const open = (secretAccessKey: string) =>
       createHttpTable({
         endpoint: aws.url,

@@ -9,8 +9,8 @@ import { TABLE_DEFINITION } from '../../lib/store/table-definition.js';
 
 /**
  * The CloudFormation that `osls package` makes of serverless.yml (no AWS account involved):
- * the functions, the Slack route, the table, the schedule, and IAM that grants each function only
- * named actions on the table and the key.
+ * the functions, the Slack and agents' routes, the table, the schedule, and IAM that grants each
+ * function only named actions on the table and the key.
  */
 
 const run = promisify(execFile);
@@ -21,6 +21,7 @@ interface Resource {
 }
 interface Template {
   Resources: Record<string, Resource>;
+  Outputs: Record<string, { Value: unknown }>;
 }
 
 let template: Template;
@@ -56,22 +57,38 @@ function resourcesOf(type: string): [string, Resource][] {
   return Object.entries(template.Resources).filter(([, r]) => r.Type === type);
 }
 
+/** The route keys whose integration invokes `functionId` (a function's logical id), sorted. */
+function routesTo(functionId: string): string[] {
+  const integrations = resourcesOf('AWS::ApiGatewayV2::Integration')
+    .filter(([, integration]) =>
+      JSON.stringify(integration.Properties.IntegrationUri).includes(`"${functionId}"`),
+    )
+    .map(([name]) => name);
+  return resourcesOf('AWS::ApiGatewayV2::Route')
+    .filter(([, route]) =>
+      integrations.some((name) => JSON.stringify(route.Properties.Target).includes(`"${name}"`)),
+    )
+    .map(([, route]) => String(route.Properties.RouteKey))
+    .sort();
+}
+
 describe('the packaged CloudFormation template', () => {
-  it('has the three functions, each with its own role', () => {
+  it('has the four functions, each with its own role', () => {
     const functions = resourcesOf('AWS::Lambda::Function');
     expect(functions.map(([name]) => name).sort()).toEqual([
+      'McpLambdaFunction',
       'ReporterLambdaFunction',
       'SlackLambdaFunction',
       'WorkerLambdaFunction',
     ]);
     const roles = functions.map(([, f]) => JSON.stringify(f.Properties.Role));
-    expect(new Set(roles).size).toBe(3);
+    expect(new Set(roles).size).toBe(4);
     for (const [, f] of functions) expect(f.Properties.Runtime).toBe('nodejs22.x');
   });
 
-  it('routes Slack requests and the "Add to Slack" pages on the HTTP API to the Slack function', () => {
-    const routes = resourcesOf('AWS::ApiGatewayV2::Route');
-    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual([
+  it('routes Slack requests, the "Add to Slack" pages and the passkey page on the HTTP API to the Slack function', () => {
+    // One integration for all: the OAuth and passkey pages are served by the same Slack function.
+    expect(routesTo('SlackLambdaFunction')).toEqual([
       'GET /passkey/{token}',
       'GET /slack/install',
       'GET /slack/oauth_redirect',
@@ -79,10 +96,47 @@ describe('the packaged CloudFormation template', () => {
       'POST /passkey/{token}/verify',
       'POST /slack/events',
     ]);
-    // One integration for all: the OAuth and passkey pages are served by the same Slack function.
-    const targets = new Set(routes.map(([, r]) => JSON.stringify(r.Properties.Target)));
-    expect(targets.size).toBe(1);
-    expect(JSON.stringify(resourcesOf('AWS::ApiGatewayV2::Integration'))).toContain('SlackLambdaFunction');
+  });
+
+  it("routes the MCP endpoint, Slackbot's MCP path and the agents' sign-in pages to the agents' function", () => {
+    expect(routesTo('McpLambdaFunction')).toEqual([
+      // GET and DELETE reach the function, which answers 405 as the MCP spec asks (MCP-FACTS §1.1).
+      'DELETE /mcp',
+      'GET /.well-known/oauth-authorization-server',
+      'GET /.well-known/oauth-protected-resource/mcp',
+      'GET /mcp',
+      'GET /oauth/authorize',
+      'GET /oauth/callback',
+      'POST /mcp',
+      'POST /mcp/slack',
+      'POST /oauth/authorize',
+      'POST /oauth/consent',
+      'POST /oauth/register',
+      'POST /oauth/revoke',
+      'POST /oauth/token',
+    ]);
+  });
+
+  it('routes nothing else', () => {
+    const routed = [...routesTo('SlackLambdaFunction'), ...routesTo('McpLambdaFunction')];
+    expect(resourcesOf('AWS::ApiGatewayV2::Route')).toHaveLength(routed.length);
+  });
+
+  it("gives the agents' function an answer before API Gateway's 30 s integration timeout", () => {
+    const timeout = template.Resources.McpLambdaFunction?.Properties.Timeout;
+    expect(timeout).toEqual(expect.any(Number));
+    expect(timeout).toBeLessThanOrEqual(29);
+  });
+
+  it("gives the agents' function the worker and the public URL its MCP resource is named by, as the Slack function gets them", () => {
+    const variables = (name: string) =>
+      (template.Resources[name]?.Properties.Environment as { Variables: Record<string, unknown> } | undefined)
+        ?.Variables ?? {};
+    const slack = variables('SlackLambdaFunction');
+    const mcp = variables('McpLambdaFunction');
+    expect(mcp.WORKER_FUNCTION_NAME).toBe(slack.WORKER_FUNCTION_NAME);
+    expect(mcp.BOT_PUBLIC_URL).toEqual({ 'Fn::GetAtt': ['HttpApi', 'ApiEndpoint'] });
+    expect(JSON.stringify(template.Outputs.McpServerUrl?.Value)).toContain('/mcp');
   });
 
   it('has the table with TTL and point-in-time recovery, from the single definition', () => {
@@ -139,18 +193,38 @@ describe('the packaged CloudFormation template', () => {
         .map((s) => ({ name, resource: s.Resource })),
     );
     expect(batchReaders).toEqual(
-      ['SlackFunctionRole', 'WorkerFunctionRole', 'ReporterFunctionRole'].map((name) => ({
+      ['SlackFunctionRole', 'McpFunctionRole', 'WorkerFunctionRole', 'ReporterFunctionRole'].map((name) => ({
         name,
         resource: { 'Fn::GetAtt': ['ChatopsTable', 'Arn'] },
       })),
     );
   });
 
-  it('gives only the Slack function the right to invoke the worker', () => {
-    const invokers = resourcesOf('AWS::IAM::Role').filter(([, role]) =>
-      JSON.stringify(role.Properties.Policies).includes('lambda:InvokeFunction'),
+  it("gives only the Slack and agents' functions the right to invoke, and the worker alone", () => {
+    const invocations = resourcesOf('AWS::IAM::Role').flatMap(([name, role]) =>
+      statementsOf(role)
+        .filter((s) => [s.Action].flat().includes('lambda:InvokeFunction'))
+        .map((s) => ({ name, actions: [s.Action].flat(), resource: JSON.stringify(s.Resource) })),
     );
-    expect(invokers.map(([name]) => name)).toEqual(['SlackFunctionRole']);
+    expect(invocations.map(({ name }) => name)).toEqual(['SlackFunctionRole', 'McpFunctionRole']);
+    for (const { actions, resource } of invocations) {
+      expect(actions).toEqual(['lambda:InvokeFunction']);
+      expect(resource).toMatch(/:function:cloud-chatops-ci-worker"/);
+    }
+  });
+
+  it("lets the agents' function use items of the table alone: no index, no batch writes, no scan", () => {
+    const statements = statementsOf(template.Resources.McpFunctionRole as Resource);
+    const onTable = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
+    expect(onTable.flatMap((s) => [s.Action].flat()).sort()).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+    ]);
+    for (const s of onTable) expect(s.Resource).toEqual({ 'Fn::GetAtt': ['ChatopsTable', 'Arn'] });
   });
 
   it('reads the Slack secrets from SSM, never from plain configuration', () => {

@@ -31,11 +31,11 @@ afterAll(async () => {
   await e2e?.close();
 });
 
-/** A fetch that signs each body as Slack does, and remembers what it sent. */
-function slackSigned(sent: { body: string; headers: Record<string, string> }[]): typeof fetch {
+/** A fetch that signs each body as Slack does (at `at`, or now), and remembers what it sent. */
+function slackSigned(sent: { body: string; headers: Record<string, string> }[], at?: number): typeof fetch {
   return async (input, init) => {
     const body = typeof init?.body === 'string' ? init.body : '';
-    const timestamp = Math.floor(Date.now() / 1000);
+    const timestamp = at ?? Math.floor(Date.now() / 1000);
     const headers = new Headers(init?.headers);
     headers.set('x-slack-request-timestamp', String(timestamp));
     headers.set('x-slack-signature', slackSignature(e2e.stack.signingSecret, timestamp, body));
@@ -44,10 +44,13 @@ function slackSigned(sent: { body: string; headers: Record<string, string> }[]):
   };
 }
 
-async function slackbot(sent: { body: string; headers: Record<string, string> }[] = []): Promise<Client> {
+async function slackbot(
+  sent: { body: string; headers: Record<string, string> }[] = [],
+  at?: number,
+): Promise<Client> {
   const client = new Client({ name: 'Slackbot', version: '1.0.0' });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(slackbotUrl()), { fetch: slackSigned(sent) }),
+    new StreamableHTTPClientTransport(new URL(slackbotUrl()), { fetch: slackSigned(sent, at) }),
   );
   return client;
 }
@@ -98,6 +101,26 @@ describe('a signed Slackbot call', () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('/cloud agents slackbot');
     await client.close();
+  });
+});
+
+describe('Slackbot connections opened in the same second', () => {
+  it('are each served: their initialize, the same bytes signed alike, names nobody and is no replay', async () => {
+    const second = Math.floor(Date.now() / 1000);
+    const sent: { body: string; headers: Record<string, string> }[] = [];
+    const first = await slackbot(sent, second);
+    const next = await slackbot(sent, second);
+    const opened = sent.filter((request) => request.body.includes('"initialize"'));
+    expect(opened).toHaveLength(2);
+    expect(opened[0]?.headers['x-slack-signature']).toBe(opened[1]?.headers['x-slack-signature']);
+    const result = await next.callTool({
+      name: 'read',
+      arguments: { operation: 'volumes.list' },
+      _meta: as(ALICE),
+    });
+    expect(result.isError).toBeFalsy();
+    await first.close();
+    await next.close();
   });
 });
 

@@ -35,6 +35,7 @@ describe('every declared bot command has a real handler', () => {
   it('covers the commands help lists, except help', () => {
     expect(HANDLED.map((c) => c.name).sort()).toEqual(
       [
+        'agents',
         'alias',
         'approvals',
         'audit',

@@ -167,6 +167,88 @@ describe('report buttons on Home', () => {
   });
 });
 
+describe('agents on Home', () => {
+  const RESOURCE = 'https://bot.example.com/mcp';
+
+  async function agentOf(user: string, name: string) {
+    return e2e.stack.store.agentGrants.create({
+      team: team(),
+      user,
+      clientId: `https://${name.toLowerCase().replace(/\W/g, '-')}.example/client`,
+      clientName: name,
+      homeChannel: CHANNEL,
+      scopes: ['cloud:read', 'cloud:change'],
+    });
+  }
+
+  it('shows the agents acting for the person, each with a Revoke that asks to confirm first', async () => {
+    const grant = await agentOf(ALICE, 'Claude Code');
+    await openHome(ALICE);
+    const text = homeText(ALICE);
+    expect(text).toContain('Agents acting for you');
+    expect(text).toContain('*Claude Code* · home <#C0OPS> · may read and ask for changes');
+    expect(text).toContain(`"action_id":"${ActionId.homeAgent}"`);
+    expect(text).toContain(JSON.stringify(JSON.stringify({ g: grant.id })));
+    expect(text).toContain('"title":{"type":"plain_text","text":"Revoke this agent?"}');
+    await e2e.stack.store.agentGrants.revoke(team(), ALICE, grant.id);
+  });
+
+  it('Revoke revokes the agent as `/cloud agents revoke` would: its tokens stop, the clicker is told by DM, Home follows', async () => {
+    const grant = await agentOf(ALICE, 'Cursor');
+    const tokens = await e2e.stack.store.agentGrants.issueTokens(grant, RESOURCE);
+    const home = await openHome(ALICE);
+
+    const delivery = await e2e.stack.workspace.clickInView(ALICE, home, {
+      actionId: ActionId.homeAgent,
+      value: JSON.stringify({ g: grant.id }),
+    });
+    expect(delivery.status).toBe(200);
+    await e2e.stack.drain();
+
+    expect(await e2e.stack.store.agentGrants.get(team(), ALICE, grant.id)).toBeUndefined();
+    expect(await e2e.stack.store.agentGrants.verifyAccessToken(tokens.accessToken, RESOURCE)).toEqual({
+      refused: 'revoked',
+    });
+    expect(e2e.textOf(e2e.stack.standIn.store.messages(`D${ALICE}`).at(-1))).toContain('Revoked *Cursor*');
+    expect(homeText(ALICE)).not.toContain('Cursor');
+    const { entries } = await e2e.stack.store.audit.list(team(), { limit: 5 });
+    expect(entries[0]).toMatchObject({ actor: ALICE, action: 'agents.revoke' });
+  });
+
+  it("a Revoke that names another person's agent revokes nothing", async () => {
+    const alices = await agentOf(ALICE, 'Claude Code');
+    const home = await openHome(BOB);
+    // A click whose value was altered to name Alice's grant, from Bob's Home.
+    const forged = {
+      ...home,
+      view: {
+        ...home.view,
+        blocks: [
+          {
+            type: 'section',
+            text: { type: 'mrkdwn', text: 'x' },
+            accessory: {
+              type: 'button',
+              action_id: ActionId.homeAgent,
+              text: { type: 'plain_text', text: 'Revoke' },
+              value: JSON.stringify({ g: alices.id }),
+            },
+          },
+        ],
+      },
+    };
+
+    await e2e.stack.workspace.clickInView(BOB, forged, { actionId: ActionId.homeAgent });
+    await e2e.stack.drain();
+
+    expect(await e2e.stack.store.agentGrants.get(team(), ALICE, alices.id)).toEqual(alices);
+    expect(e2e.textOf(e2e.stack.standIn.store.messages(`D${BOB}`).at(-1))).toContain(
+      'That agent no longer acts for you',
+    );
+    await e2e.stack.store.agentGrants.revoke(team(), ALICE, alices.id);
+  });
+});
+
 describe('a long Home', () => {
   it('with 150 requests waiting, stays within 100 blocks and says how many more there are', async () => {
     const store = e2e.stack.store;
@@ -190,6 +272,65 @@ describe('a long Home', () => {
     expect(HOME_MAX_BLOCKS).toBeLessThanOrEqual(SLACK_LIMITS.blocksPerView);
     expect(homeText(BOB)).toMatch(/and 1\d\d more requests/);
     // Published, not refused: the stand-in refuses more than 100 blocks.
+    expect(e2e.stack.standIn.store.callsTo('views.publish').at(-1)?.ok).toBe(true);
+  });
+
+  it('with more of everything than it shows (agents too), stays within 100 blocks and says where the rest are', async () => {
+    const store = e2e.stack.store;
+    // Bob has 150 requests waiting for him from the test before; he now also asks, links, owns
+    // reports and has agents, each past what Home shows.
+    await Promise.all([
+      ...Array.from({ length: 12 }, (_, i) =>
+        store.approvals.create({
+          team: team(),
+          requester: BOB,
+          operationId: 'volumes.delete',
+          input: { volumeId: 950_000 + i },
+          summary: `volume ${950_000 + i}`,
+          channel: CHANNEL,
+          requiredApprovals: 1,
+          expiryMinutes: 60,
+        }),
+      ),
+      ...Array.from({ length: 10 }, (_, i) =>
+        store.tokenLinks.saveLink({
+          team: team(),
+          user: BOB,
+          profile: `p${i}`,
+          token: `bob-token-${i}-0123456789`,
+          label: 'ci',
+          apiUsername: 'bob',
+          scopes: '*',
+          expiry: null,
+        }),
+      ),
+      ...Array.from({ length: 12 }, () =>
+        store.reports.create({
+          team: team(),
+          kind: 'issues',
+          channel: CHANNEL,
+          owner: BOB,
+          profile: 'p0',
+          schedule: { type: 'every', minutes: 60 },
+          nextRunAt: clock.now(),
+        }),
+      ),
+      ...Array.from({ length: 8 }, (_, i) =>
+        store.agentGrants.create({
+          team: team(),
+          user: BOB,
+          clientId: `https://agent-${i}.example/client`,
+          clientName: `Agent ${i}`,
+          homeChannel: CHANNEL,
+          scopes: ['cloud:read'],
+        }),
+      ),
+    ]);
+
+    const home = await openHome(BOB);
+
+    expect((home.view.blocks as unknown[]).length).toBeLessThanOrEqual(SLACK_LIMITS.blocksPerView);
+    expect(homeText(BOB)).toContain('and 3 more agents: `/cloud agents`');
     expect(e2e.stack.standIn.store.callsTo('views.publish').at(-1)?.ok).toBe(true);
   });
 });

@@ -1,11 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { completionData } from '../../infra/local/slack/page/commands.js';
+import { parseToolArguments } from '../../infra/local/slack/page/slackbot-panel.js';
 
 /**
- * The pure modules of the sandbox page's browser script: mrkdwn to escaped HTML, and what the
- * command box completes. They are imported as the browser imports them (ES modules), without a
- * document.
+ * The pure modules of the sandbox page's browser script: mrkdwn to escaped HTML, what the
+ * command box completes, and a Slackbot tool's typed arguments checked before sending. They are
+ * imported as the browser imports them (ES modules), without a document.
  */
 
 interface Completion {
@@ -24,18 +25,21 @@ interface ClientFunctions {
     },
   ): string;
   completionsFor(typed: string, data: unknown): Completion;
+  checkArguments(text: string): { ok: true } | { ok: false; error: string };
 }
 
 async function loadClient(): Promise<ClientFunctions> {
   // A path in a variable: the root type-check does not read the page's JavaScript (its own does).
   const load = (file: string): Promise<Partial<ClientFunctions>> =>
     import(fileURLToPath(new URL(`../../infra/local/slack/page/client/${file}`, import.meta.url)));
-  const [{ mrkdwnToHtml }, { completionsFor }] = await Promise.all([
+  const [{ mrkdwnToHtml }, { completionsFor }, { checkArguments }] = await Promise.all([
     load('mrkdwn.js'),
     load('completion.js'),
+    load('tool-arguments.js'),
   ]);
-  if (!mrkdwnToHtml || !completionsFor) throw new Error('The page script no longer exports these functions.');
-  return { mrkdwnToHtml, completionsFor };
+  if (!mrkdwnToHtml || !completionsFor || !checkArguments)
+    throw new Error('The page script no longer exports these functions.');
+  return { mrkdwnToHtml, completionsFor, checkArguments };
 }
 
 const client = await loadClient();
@@ -190,5 +194,30 @@ describe('dates (<!date^…> tokens)', () => {
     expect(
       client.mrkdwnToHtml(`<!date^${EPOCH}^<b>{time}|"><script>>`, { timeZone: 'UTC', now: NOW }),
     ).not.toContain('<script');
+  });
+});
+
+describe("a Slackbot tool's typed arguments", () => {
+  /** What the page's server answers the same text: the check the browser's must agree with. */
+  function serverCheck(text: string): { ok: true } | { ok: false; error: string } {
+    try {
+      parseToolArguments(text);
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, error: (error as Error).message };
+    }
+  }
+
+  it.each([
+    ['an object', '{"operation": "volumes.list", "arguments": {"page": 2}}'],
+    ['nothing (no arguments)', '  '],
+    ['not JSON', '{"operation": volumes.list}'],
+    ['a list', '["volumes.list"]'],
+    ['too long', JSON.stringify({ reason: 'x'.repeat(16_384) })],
+    ['too deep', `${'{"a":'.repeat(17)}1${'}'.repeat(17)}`],
+    ['16 levels deep', `${'{"a":'.repeat(16)}1${'}'.repeat(16)}`],
+    ['a prototype key', '{"arguments": {"list": [{"constructor": 1}]}}'],
+  ])('are checked in the browser as the page server checks them: %s', (_case, text) => {
+    expect(client.checkArguments(text)).toEqual(serverCheck(text));
   });
 });

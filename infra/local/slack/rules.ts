@@ -239,6 +239,16 @@ export const SLACK_RULES = [
     stricter:
       'views.open, views.push and views.update need no scope and may take user tokens in Slack; the stand-in serves views to the bot only and refuses a user token with not_allowed_token_type',
   },
+  {
+    id: 'slackbot-mcp-client',
+    methods: ['mcp_servers (slack_identity_auth)'],
+    behaviour:
+      "Slackbot calls an app's MCP server over Streamable HTTP, one connection per question: initialize first (the 2025-era handshake, declaring the io.slack/block-kit extension with mimeTypes application/vnd.slack.blocks+json), then tools/list and tools/call; with Slack identity auth every request is signed with the app's signing secret as events are (X-Slack-Request-Timestamp, and X-Slack-Signature v0= hex HMAC-SHA256 of v0:{timestamp}:{raw body}) and names the person as params._meta.slack {user_id, team_id}; a call unanswered after 60 s is given up; a result's _meta.slack.blocks are drawn beside its text only when every block is of a kind Slackbot draws (context, divider, header, markdown, rich_text, section, file, image, video, actions, carousel, input, data_table, data_visualization, table, card, container), at most 50 with at most 2 data_visualization, else none is; a tool without readOnlyHint counts as a write, and one not read-only without destructiveHint as destructive",
+    source:
+      'https://docs.slack.dev/ai/slackbot-mcp-client (Slack identity auth: "Slack identifies them via signed requests containing their user and team IDs"); https://docs.slack.dev/ai/slackbot-mcp-client/returning-rich-responses/ (the io.slack/block-kit extension in initialize, _meta.slack.supportsBlockKit, _meta.slack.blocks); https://api.slack.com/authentication/verifying-requests-from-slack; MCP-FACTS.md §4 (initialize first, 60 s, the blocks drawn and their caps, unannotated tools count as writes) and §1.5 (annotation defaults)',
+    stricter:
+      'whether Slackbot names the person on tools/list is not documented: the stand-in does, so the list is fitted to them as their tool calls are',
+  },
 ] as const satisfies readonly SlackRule[];
 
 export type SlackRuleId = (typeof SLACK_RULES)[number]['id'];

@@ -71,6 +71,8 @@ function chooseSubcommand(command: BotCommand, tokens: readonly Token[], usage: 
   }
   const names = command.subcommands.map((s) => s.name);
   const [first, ...after] = tokens;
+  const fallback = command.subcommands.find((s) => s.name === command.defaultSubcommand);
+  if (first === undefined && fallback !== undefined) return chosenSubcommand(command, fallback, []);
   if (first?.kind !== 'word') {
     return failure(`\`${command.name}\` needs one of: ${names.join(', ')}.`, { usage });
   }
@@ -82,6 +84,10 @@ function chooseSubcommand(command: BotCommand, tokens: readonly Token[], usage: 
       { usage, suggestions },
     );
   }
+  return chosenSubcommand(command, found, after);
+}
+
+function chosenSubcommand(command: BotCommand, found: BotSubcommand, rest: readonly Token[]): Chosen {
   return {
     kind: 'chosen',
     accepts: {
@@ -91,7 +97,7 @@ function chooseSubcommand(command: BotCommand, tokens: readonly Token[], usage: 
       ...(found.trailing && { trailing: found.trailing }),
     },
     subcommand: found.name,
-    rest: after,
+    rest,
   };
 }
 

@@ -67,6 +67,12 @@ export function readBotValue(
     case 'channel':
     case 'usergroup':
       return readOneId(kind.type, text, flag);
+    case 'choice': {
+      const word = text.trim().toLowerCase();
+      if (kind.words.includes(word)) return ok(word);
+      const choices = kind.words.map((choice) => `\`${choice}\``);
+      return problem(`\`${flag}\` is ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}.`);
+    }
   }
 }
 

@@ -64,6 +64,10 @@ const handlers = {
     const { handleRunbookCommand } = await import('./runbook.js');
     return handleRunbookCommand(context, parsed);
   },
+  agents: async (context, parsed) => {
+    const { handleAgentsCommand } = await import('./agents.js');
+    return handleAgentsCommand(context, parsed);
+  },
 } satisfies BotHandlers;
 
 // A Map, not an index into the object: the name reached here from user input, and `constructor`

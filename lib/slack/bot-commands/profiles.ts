@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { type LinkRefusal, linksOf, linkToken, unlinkProfile, useProfile } from '../../core/membership.js';
 import { CallbackId } from '../../slack-kit/interaction-ids.js';
 import { notice, type Reply } from '../../slack-kit/reply.js';
-import { bold, codeSpan, slackDate } from '../../slack-kit/text.js';
+import { bold, codeSpan, countOf, slackDate } from '../../slack-kit/text.js';
 import { callerOf } from '../caller.js';
 import type { BotCommandContext, BotDeps } from '../context.js';
 import { republishHome } from '../home-refresh.js';
@@ -175,11 +175,16 @@ function safeJson(text: string | undefined): unknown {
 export async function logout(context: BotCommandContext, profile: string | undefined): Promise<Reply> {
   const { deps, ctx } = context;
   const outcome = await unlinkProfile(deps, callerOf(context), { profile });
-  if (outcome.kind === 'unlinked') await republishHome(deps, ctx.team, [ctx.user], ctx.correlationId);
+  if (outcome.kind === 'no_such_profile') {
+    return notice(`You have no linked token named \`${outcome.profile}\`. \`/cloud whoami\` lists yours.`);
+  }
+  await republishHome(deps, ctx.team, [ctx.user], ctx.correlationId);
+  const unlinked = `Unlinked profile \`${outcome.profile}\`; its token is deleted from the bot. Revoke it in the cloud console too if you no longer need it.`;
+  const agents = outcome.agentsRevoked;
   return notice(
-    outcome.kind === 'unlinked'
-      ? `Unlinked profile \`${outcome.profile}\`; its token is deleted from the bot. Revoke it in the cloud console too if you no longer need it.`
-      : `You have no linked token named \`${outcome.profile}\`. \`/cloud whoami\` lists yours.`,
+    agents === 0
+      ? unlinked
+      : `${unlinked}\n:robot_face: It was your last linked token, so ${agents === 1 ? 'your agent was' : `your ${countOf(agents, 'agent')} were`} revoked too: agents act with your tokens, and you have none left.`,
   );
 }
 

@@ -21,7 +21,8 @@ const homeActions = () => import('../home-actions.js');
 const runbookCommand = () => import('../bot-commands/runbook.js');
 
 /**
- * Buttons and menus: run an operation, page a listing, decide an approval, log in. Each is taken
+ * Buttons and menus: run an operation, page a listing, decide an approval, a Home's report and
+ * agent buttons, log in. Each is taken
  * the same way (`onClick`: ack, context, first click, decode, safety net, reply); what follows is
  * each one's own work.
  */
@@ -131,6 +132,14 @@ export function registerActions(app: App, deps: BotDeps): void {
     ActionId.homeReport,
     onClick(deps, { from: 'home' }, async ({ ctx, client, value }) =>
       (await homeActions()).answerHomeReportButton(deps, ctx, client, value),
+    ),
+  );
+
+  app.action(
+    ActionId.homeAgent,
+    // Slack asked the clicker to confirm before it sent the click (the button's confirm dialog).
+    onClick(deps, { from: 'home' }, async ({ ctx, client, value }) =>
+      (await homeActions()).answerHomeAgentButton(deps, ctx, client, value),
     ),
   );
 

@@ -19,6 +19,9 @@ const BOT_ACTION_WORDS: Readonly<Record<string, (target: string) => string>> = {
   'alias.add': (target) => `added ${target || 'an alias'}`,
   'alias.remove': (target) => `removed ${target || 'an alias'}`,
   'alias.run': (target) => `used ${target || 'an alias'}`,
+  'agents.revoke': (target) => `revoked ${target || 'an agent'}`,
+  'agents.revoke_all': () => 'revoked all their agents',
+  'agents.slackbot': (target) => `let Slackbot act for them from ${target || 'a channel'}`,
 };
 
 /** What the actor did to an operation, and how it ended, by the entry's result. */

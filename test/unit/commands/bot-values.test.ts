@@ -128,3 +128,16 @@ describe('profile names and report kinds', () => {
     expect(problem({ type: 'report-kind' }, 'weather')).toContain('`issues` (digest of open issues)');
   });
 });
+
+describe('a choice of words', () => {
+  const access = { type: 'choice', words: ['read', 'change'] } as const;
+
+  it('reads one of its words in any case', () => {
+    expect(value(access, 'Change')).toBe('change');
+  });
+
+  it('names every word when the text is none of them, without repeating it', () => {
+    const said = problem(access, '<!channel>', 'ACCESS');
+    expect(said).toBe('`ACCESS` is `read` or `change`.');
+  });
+});

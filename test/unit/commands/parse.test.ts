@@ -535,6 +535,17 @@ describe('bot commands', () => {
     });
   });
 
+  it("runs a command's default subcommand when none is named, and still needs one otherwise", () => {
+    expect(parseCommand('agents', fixtureRegistry)).toEqual({
+      kind: 'bot',
+      command: 'agents',
+      subcommand: 'list',
+      args: [],
+      flags: {},
+    });
+    expect(error('reports').message).toContain('`reports` needs one of: add, list');
+  });
+
   it('suggests a subcommand and a flag', () => {
     expect(error('reports pase 3').suggestions).toEqual(['reports pause']);
     expect(error('reports add issues --dialy 09:00').message).toContain('Did you mean `--daily`?');

@@ -55,6 +55,7 @@ describe('the registry', () => {
       'alias',
       'audit',
       'mfa',
+      'agents',
       'runbook',
     ]);
     const topic = fixtureRegistry.findTopic('Reports');

@@ -158,9 +158,10 @@ describe('unlinkProfile', () => {
     await link('T0LOGOUT', 'U0NAMED', 'staging');
     const caller = callerOf('T0LOGOUT', 'U0NAMED');
 
-    expect(await unlinkProfile({ store }, caller, { profile: 'staging' })).toEqual({
+    expect(await unlinkProfile({ store, logger }, caller, { profile: 'staging' })).toEqual({
       kind: 'unlinked',
       profile: 'staging',
+      agentsRevoked: 0,
     });
     expect(await store.tokenLinks.getToken('T0LOGOUT', 'U0NAMED', 'staging')).toMatchObject({
       status: 'missing',
@@ -172,14 +173,20 @@ describe('unlinkProfile', () => {
     await link('T0LOGOUT', 'U0ACTIVE', 'prod', true);
     const caller = callerOf('T0LOGOUT', 'U0ACTIVE');
 
-    expect(await unlinkProfile({ store }, caller, {})).toEqual({ kind: 'unlinked', profile: 'prod' });
+    expect(await unlinkProfile({ store, logger }, caller, {})).toEqual({
+      kind: 'unlinked',
+      profile: 'prod',
+      agentsRevoked: 0,
+    });
     expect((await linksOf({ store }, caller)).map((linked) => linked.profile)).toEqual(['default']);
   });
 
   it('says there was no such profile when the caller has none of that name', async () => {
     await link('T0LOGOUT', 'U0OTHER', 'default');
 
-    expect(await unlinkProfile({ store }, callerOf('T0LOGOUT', 'U0OTHER'), { profile: 'staging' })).toEqual({
+    expect(
+      await unlinkProfile({ store, logger }, callerOf('T0LOGOUT', 'U0OTHER'), { profile: 'staging' }),
+    ).toEqual({
       kind: 'no_such_profile',
       profile: 'staging',
     });
@@ -199,9 +206,10 @@ describe('unlinkProfile', () => {
     });
     const lossy = createStore({ ...table.ctx, table: resending }, cipher);
 
-    expect(await unlinkProfile({ store: lossy }, callerOf('T0LOGOUT', 'U0LOST'), {})).toEqual({
+    expect(await unlinkProfile({ store: lossy, logger }, callerOf('T0LOGOUT', 'U0LOST'), {})).toEqual({
       kind: 'unlinked',
       profile: 'ops',
+      agentsRevoked: 0,
     });
     expect(await store.tokenLinks.listLinks('T0LOGOUT', 'U0LOST')).toEqual({
       links: [],
@@ -326,8 +334,19 @@ async function seedWorkspace(team: string) {
   await link(team, 'U0OWNER');
   await link(team, 'U0REQUESTER', 'staging');
   await store.stepUp.startEnrollment(team, 'U0OWNER', 'JBSWY3DPEHPK3PXP');
-  return { report, pending, approved, executing };
+  const agent = await store.agentGrants.create({
+    team,
+    user: 'U0OWNER',
+    clientId: 'https://claude.ai/oauth/claude-code-client-metadata',
+    clientName: 'Claude Code',
+    homeChannel: 'C0OPS',
+    scopes: ['cloud:read', 'cloud:change'],
+  });
+  const agentTokens = await store.agentGrants.issueTokens(agent, AGENT_RESOURCE);
+  return { report, pending, approved, executing, agent, agentTokens };
 }
+
+const AGENT_RESOURCE = 'https://bot.example.com/mcp';
 
 function removal(team: string, reason: RemovalReason = 'app_uninstalled'): TeamRemovalRequest {
   return { team, enterprise: undefined, reason };
@@ -399,6 +418,18 @@ describe('removeTeam of a workspace with all it deals with', () => {
       status: 'missing',
     });
     expect(await store.stepUp.enrollment(TEAM, 'U0OWNER')).toBeUndefined();
+  });
+
+  it("revokes every agent of the team's people, whose grants are in their partitions: their tokens stop working", async () => {
+    expect(await store.agentGrants.listFor(TEAM, 'U0OWNER')).toEqual([]);
+    expect(await store.agentGrants.verifyAccessToken(seeded.agentTokens.accessToken, AGENT_RESOURCE)).toEqual(
+      {
+        refused: 'revoked',
+      },
+    );
+    expect(
+      await store.agentGrants.refresh(seeded.agentTokens.refreshToken, seeded.agent.clientId, AGENT_RESOURCE),
+    ).toEqual({ refused: 'revoked' });
   });
 
   it("leaves another team's links alone", async () => {

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFunctions } from '../../../infra/build.js';
+import { ANSWERING_FUNCTIONS, buildFunctions } from '../../../infra/build.js';
 
 /**
  * The chart's rasteriser (resvg's wasm and the font) ships with the functions that draw charts and
  * with no other: the built worker and reporter find their copies beside the bundle (built outside
- * the project, so no node_modules can stand in for them), and the Slack function neither carries
- * them nor loads resvg's code at start.
+ * the project, so no node_modules can stand in for them), and the functions people wait on (Slack's
+ * and the agents') neither carry them nor load resvg's code at start.
  */
 
 let outdir: string;
@@ -44,9 +44,15 @@ function loadedAtStart(file: string, seen = new Set<string>()): Set<string> {
 
 /** resvg's wasm-bindgen glue, which the chart functions' bundles inline. */
 const RESVG_CODE = /__wbindgen/;
+/**
+ * An import of resvg left external (the bundle's own code, not a string that names the package:
+ * the API client's user agent brings package.json, dependency list and all, into the agents'
+ * function's start).
+ */
+const RESVG_IMPORT = /\bfrom\s*"@resvg\/resvg-wasm"|\bimport\s*\(\s*"@resvg\/resvg-wasm"\s*\)/;
 
 describe('chart bundles', () => {
-  it('give the worker and the reporter the wasm and the font, and the Slack function neither', () => {
+  it('give the worker and the reporter the wasm and the font, and the Slack and agents functions neither', () => {
     for (const name of ['worker', 'reporter']) {
       expect(
         javascriptFiles(join(outdir, name)).some((file) => RESVG_CODE.test(readFileSync(file, 'utf8'))),
@@ -59,17 +65,22 @@ describe('chart bundles', () => {
         'resvg.wasm',
       ]);
     }
-    expect(existsSync(join(outdir, 'slack', 'assets'))).toBe(false);
-    expect(
-      javascriptFiles(join(outdir, 'slack')).filter((file) => RESVG_CODE.test(readFileSync(file, 'utf8'))),
-    ).toEqual([]);
+    for (const name of ANSWERING_FUNCTIONS) {
+      expect(existsSync(join(outdir, name, 'assets')), name).toBe(false);
+      expect(
+        javascriptFiles(join(outdir, name)).filter((file) => RESVG_CODE.test(readFileSync(file, 'utf8'))),
+      ).toEqual([]);
+    }
   });
 
-  it('keep the rasteriser out of what the Slack function loads before its first answer', () => {
-    const atStart = [...loadedAtStart(join(outdir, 'slack', 'index.mjs'))];
-    expect(atStart.length).toBeGreaterThan(0);
-    for (const file of atStart) expect(readFileSync(file, 'utf8'), file).not.toContain('@resvg/resvg-wasm');
-  });
+  it.each(ANSWERING_FUNCTIONS)(
+    'keep the rasteriser out of what the %s function loads before its first answer',
+    (name) => {
+      const atStart = [...loadedAtStart(join(outdir, name, 'index.mjs'))];
+      expect(atStart.length).toBeGreaterThan(0);
+      for (const file of atStart) expect(readFileSync(file, 'utf8'), file).not.toMatch(RESVG_IMPORT);
+    },
+  );
 
   it.each(['worker', 'reporter'])('let the built %s draw a chart from its own copies', async (name) => {
     const chunks = join(outdir, name, 'chunks');

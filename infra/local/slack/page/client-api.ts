@@ -140,6 +140,45 @@ export interface ClientActionResult {
   readonly errors?: Readonly<Record<string, string>>;
 }
 
+/** One argument of a tool, as its input schema names it. */
+export interface ClientSlackbotArgument {
+  readonly name: string;
+  /** The JSON Schema type (`string`, `object`, …), where the schema names one. */
+  readonly type?: string;
+  readonly required: boolean;
+  readonly description?: string;
+}
+
+/** A tool the bot lists for the person, as the Slackbot panel offers it. */
+export interface ClientSlackbotTool {
+  readonly name: string;
+  readonly title?: string;
+  readonly description: string;
+  readonly readOnly: boolean;
+  /** Not read-only and not marked otherwise: Slackbot asks before each call of it. */
+  readonly destructive: boolean;
+  readonly arguments: readonly ClientSlackbotArgument[];
+}
+
+/** `POST /api/slackbot/tools`: the tools Slackbot found for the person. */
+export interface ClientSlackbotTools {
+  readonly ok: true;
+  readonly tools: readonly ClientSlackbotTool[];
+}
+
+/** `POST /api/slackbot/call`: what the tool answered, as Slackbot shows it. */
+export interface ClientSlackbotAnswer {
+  readonly ok: true;
+  readonly tool: string;
+  readonly isError: boolean;
+  readonly text: string;
+  /** The result's `_meta.slack.blocks`, when Slackbot draws them. */
+  readonly blocks: readonly unknown[];
+  /** Why Slackbot draws none of the blocks the tool gave. */
+  readonly blocksDropped?: string;
+  readonly durationMs: number;
+}
+
 /**
  * Any object inside a message's or a modal's blocks (a block, an element, a text object, an
  * option), read field by field: the page renders the kinds it knows and names the others. Every

@@ -115,6 +115,16 @@ blockquote { border-left: 4px solid #ddd; margin: 4px 0; padding-left: 10px; col
 .bk-input .hint { font-size: 12px; color: var(--muted); margin-top: 4px; }
 .bk-input .field-error { font-size: 13px; color: var(--danger); margin-top: 4px; }
 .modal-error { color: var(--danger); font-size: 13px; }
+.slackbot-form { display: flex; flex-direction: column; gap: 6px; border: 1px solid #bbb; border-radius: 8px; padding: 8px 12px; }
+.slackbot-row { display: flex; gap: 8px; align-items: center; }
+.slackbot-row label { font-weight: 700; }
+.slackbot-row select { flex: 1; min-width: 0; border: 1px solid #bbb; border-radius: 4px; padding: 4px; }
+.slackbot-row button { border: 0; border-radius: 4px; background: var(--primary); color: #fff; padding: 6px 14px; font-weight: 700; cursor: pointer; }
+.slackbot-row button:disabled { background: #9bb; cursor: default; }
+.slackbot-form textarea { width: 100%; border: 1px solid #bbb; border-radius: 4px; padding: 8px; font-family: Menlo, Consolas, monospace; font-size: 12px; resize: vertical; }
+.slackbot-help { font-size: 13px; color: var(--muted); max-height: 120px; overflow-y: auto; }
+.slackbot-help ul { margin: 4px 0 0; padding-left: 18px; }
+.slackbot-refusal { color: var(--danger); }
 [hidden] { display: none !important; }
 `;
 
@@ -127,7 +137,10 @@ const BODY = `
     <select id="user-picker" data-testid="user-picker"></select>
   </div>
   <h2>Apps</h2>
-  <nav><a class="channel-link" data-testid="home-link" href="?tab=home">🏠 Cloud · Home</a></nav>
+  <nav>
+    <a class="channel-link" data-testid="home-link" href="?tab=home">🏠 Cloud · Home</a>
+    <a class="channel-link" data-testid="slackbot-link" href="?tab=slackbot">🤖 Slackbot</a>
+  </nav>
   <h2>Channels</h2>
   <nav data-testid="channel-list"></nav>
   <section class="monitoring" data-testid="monitoring" hidden>
@@ -139,7 +152,7 @@ const BODY = `
     </form>
     <ul class="issue-list" data-testid="issue-list"></ul>
   </section>
-  <p class="hint">Start with <code>/cloud login</code> and paste the demo token printed in the terminal. Switch who you are above to approve someone else's request.</p>
+  <p class="hint">Start with <code>/cloud login</code> and paste the demo token printed in the terminal. Switch who you are above to approve someone else's request. <b>Slackbot</b> under Apps calls the bot's tools as Slackbot would for you.</p>
 </aside>
 <main>
   <div class="channel-header">
@@ -153,6 +166,15 @@ const BODY = `
     <form data-testid="command-form" autocomplete="off">
       <input data-testid="command-input" name="command" placeholder="/cloud help" aria-label="Slash command" spellcheck="false">
       <button type="submit" data-testid="command-send">Send</button>
+    </form>
+    <form class="slackbot-form" data-testid="slackbot-form" autocomplete="off" hidden>
+      <div class="slackbot-row">
+        <label for="slackbot-tool">Tool</label>
+        <select id="slackbot-tool" data-testid="slackbot-tool"></select>
+        <button type="submit" data-testid="slackbot-send" disabled>Ask Slackbot</button>
+      </div>
+      <div class="slackbot-help" data-testid="slackbot-help"></div>
+      <textarea data-testid="slackbot-arguments" rows="5" spellcheck="false" aria-label="Arguments (JSON)" placeholder='{"operation": "volumes.list"}'></textarea>
     </form>
     <div class="usage" data-testid="usage"></div>
     <div class="status" data-testid="status" role="status"></div>

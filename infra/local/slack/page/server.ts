@@ -4,11 +4,25 @@ import * as z from 'zod';
 import type { AnyOperation } from '../../../../lib/api/operation.js';
 import { escapeCommandText } from '../escaping.js';
 import type { SlackTeam } from '../oauth.js';
+import {
+  callSlackbotTool,
+  listSlackbotTools,
+  SlackbotCallError,
+  type SlackbotOptions,
+  type SlackbotPerson,
+} from '../slackbot.js';
 import type { StoreChange } from '../store.js';
 import type { Delivery, SlackWorkspace } from '../workspace.js';
-import type { ClientMonitoring } from './client-api.js';
+import type { ClientMonitoring, ClientSlackbotAnswer, ClientSlackbotTools } from './client-api.js';
 import { completionData } from './commands.js';
 import { sandboxPage } from './html.js';
+import {
+  answerForPanel,
+  parseToolArguments,
+  TOOL_NAME,
+  ToolArgumentsError,
+  toolsForPanel,
+} from './slackbot-panel.js';
 import { openViewFor, PageLookupError, type PageScope, pageState, resolveSeat } from './state.js';
 
 /**
@@ -20,7 +34,9 @@ import { openViewFor, PageLookupError, type PageScope, pageState, resolveSeat } 
  * Routes: `GET /` the page, `GET /client/*.js` its script modules, `GET /events` change
  * notifications, `GET /api/state?user=&channel=`, `GET /api/commands`, `POST /api/command`,
  * `POST /api/click`, `POST /api/view`, `POST /api/view/close`. Each takes the workspace the page
- * acts in as `team` (the seeded one by default). Outside Slack, the demo's cloud side:
+ * acts in as `team` (the seeded one by default). Slackbot asked as the person (the page's server
+ * makes the signed call, so the signing secret never reaches the browser): `POST
+ * /api/slackbot/tools` and `POST /api/slackbot/call`. Outside Slack, the demo's cloud side:
  * `GET /api/monitoring`, `POST /api/monitoring/issue` and `POST /api/monitoring/resolve` (see
  * `PageMonitoring`).
  */
@@ -35,6 +51,7 @@ export interface PageServerOptions {
   readonly completionFit?: PageHandlerOptions['completionFit'];
   readonly workspaces?: PageWorkspaces;
   readonly monitoring?: PageMonitoring;
+  readonly slackbot?: SlackbotOptions;
 }
 
 /**
@@ -113,8 +130,23 @@ const RaiseIssueRequestSchema = z.object({
 
 const ResolveIssueRequestSchema = z.object({ issue: z.number().int().positive() });
 
+const SlackbotToolsRequestSchema = z.object(SeatFields);
+
+const SlackbotCallRequestSchema = z.object({
+  ...SeatFields,
+  tool: z.string().regex(TOOL_NAME, 'must be a tool name: 1 to 128 of A-Z a-z 0-9 _ - .'),
+  /** The arguments as typed: `parseToolArguments` says in words what is wrong with them. */
+  arguments: z.string(),
+});
+
+/** What every route that acts answers first: whether it worked, and if not, why, in words. */
+interface PageAnswer {
+  readonly ok: boolean;
+  readonly error?: string;
+}
+
 /** What every action answers: whether the bot took it, and if not, why, in words. */
-export interface ActionResult {
+export interface ActionResult extends PageAnswer {
   readonly ok: boolean;
   /** The bot's HTTP status, when it answered. */
   readonly status?: number;
@@ -276,6 +308,11 @@ export interface PageHandlerOptions {
   ) => Promise<((op: AnyOperation) => boolean) | undefined>;
   readonly workspaces?: PageWorkspaces;
   readonly monitoring?: PageMonitoring;
+  /**
+   * Where Slackbot asks the app's MCP server and with which signing secret, as Slack holds them;
+   * without it the Slackbot panel says the sandbox has no bot serving it.
+   */
+  readonly slackbot?: SlackbotOptions;
 }
 
 export function createPageHandler(workspace: SlackWorkspace, options: PageHandlerOptions = {}): PageHandler {
@@ -504,6 +541,55 @@ export function createPageHandler(workspace: SlackWorkspace, options: PageHandle
     return { ok: true };
   }
 
+  /**
+   * The person Slackbot asks for: someone of the workspace the page shows, where the app is
+   * installed (Slackbot has no tools of an app its workspace has not installed).
+   */
+  async function slackbotFor(input: { user: string; team?: string | undefined }): Promise<{
+    slackbot: SlackbotOptions;
+    person: SlackbotPerson;
+  }> {
+    if (!options.slackbot) throw new HttpError(404, 'This sandbox has no bot serving Slackbot.');
+    const team = teamOf(input.team);
+    const { user } = resolveSeat(store, input.user, undefined, scopeOf(team));
+    if (options.workspaces && !(await options.workspaces.installed(team.id)))
+      throw new HttpError(
+        409,
+        `The app is not installed in ${team.name}, so Slackbot has none of its tools.`,
+      );
+    return { slackbot: options.slackbot, person: { team: team.id, user } };
+  }
+
+  async function slackbotTools(body: unknown): Promise<ClientSlackbotTools | PageAnswer> {
+    const { slackbot, person } = await slackbotFor(parseRequest(SlackbotToolsRequestSchema, body));
+    try {
+      return { ok: true, tools: toolsForPanel(await listSlackbotTools(slackbot, person)) };
+    } catch (error) {
+      if (error instanceof SlackbotCallError) return { ok: false, error: error.message };
+      throw error;
+    }
+  }
+
+  async function askSlackbot(body: unknown): Promise<ClientSlackbotAnswer | PageAnswer> {
+    const input = parseRequest(SlackbotCallRequestSchema, body);
+    let args: Record<string, unknown>;
+    try {
+      args = parseToolArguments(input.arguments);
+    } catch (error) {
+      if (error instanceof ToolArgumentsError) throw new HttpError(400, error.message);
+      throw error;
+    }
+    const { slackbot, person } = await slackbotFor(input);
+    const started = performance.now();
+    try {
+      const answer = await callSlackbotTool(slackbot, person, input.tool, args);
+      return answerForPanel(input.tool, answer, performance.now() - started);
+    } catch (error) {
+      if (error instanceof SlackbotCallError) return { ok: false, error: error.message };
+      throw error;
+    }
+  }
+
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (loopbackOnly) assertLoopbackHost(request);
     const url = new URL(request.url ?? '/', 'http://localhost');
@@ -546,7 +632,7 @@ export function createPageHandler(workspace: SlackWorkspace, options: PageHandle
     }
     if (method === 'POST') {
       assertSameOrigin(request);
-      const actions: Record<string, (body: unknown) => ActionResult | Promise<ActionResult>> = {
+      const actions: Record<string, (body: unknown) => PageAnswer | Promise<PageAnswer>> = {
         '/api/command': runCommand,
         '/api/click': click,
         '/api/view': submitView,
@@ -555,6 +641,8 @@ export function createPageHandler(workspace: SlackWorkspace, options: PageHandle
         '/api/home/click': clickHome,
         '/api/monitoring/issue': raiseIssue,
         '/api/monitoring/resolve': resolveIssue,
+        '/api/slackbot/tools': slackbotTools,
+        '/api/slackbot/call': askSlackbot,
       };
       const action = actions[url.pathname];
       if (action) {
@@ -618,6 +706,7 @@ export async function startPageServer(options: PageServerOptions): Promise<PageS
     ...(options.completionFit && { completionFit: options.completionFit }),
     ...(options.workspaces && { workspaces: options.workspaces }),
     ...(options.monitoring && { monitoring: options.monitoring }),
+    ...(options.slackbot && { slackbot: options.slackbot }),
   });
   const server = createServer((request, response) => {
     void handler.handle(request, response);

@@ -32,3 +32,16 @@ export function node(tag, className, text) {
   if (text !== undefined) element.textContent = text;
   return element;
 }
+
+/**
+ * A person's square beside their messages: their initial, on a colour of their own.
+ * @param {string} name
+ * @param {string} id
+ */
+export function avatarElement(name, id) {
+  const avatar = node('div', 'avatar', (name || '?').slice(0, 1).toUpperCase());
+  let hash = 0;
+  for (const char of id) hash = (hash * 31 + char.charCodeAt(0)) % 360;
+  avatar.style.background = `hsl(${hash}, 45%, 42%)`;
+  return avatar;
+}

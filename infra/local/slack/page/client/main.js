@@ -5,7 +5,9 @@
 // what the acting person sees and draws every part of the page from it; each part is a module:
 //   sidebar.js      workspaces, who you are, the Home link, channels, the channel header
 //   monitoring.js   the cloud emulator's issues, outside Slack
-//   messages.js     the channel's messages and threads (home.js: the Home tab instead)
+//   messages.js     the channel's messages and threads (home.js: the Home tab instead;
+//                   slackbot.js: the DM with Slackbot, and its form in place of the composer;
+//                   tool-arguments.js: what is typed there, checked before sending)
 //   modal.js        the open modal
 //   composer.js     the slash-command box (completion.js: what it suggests)
 //   blocks.js       Block Kit blocks in any of them (block-elements.js, block-text.js)
@@ -21,6 +23,7 @@ import { renderModal } from './modal.js';
 import { loadMonitoring, wireMonitoring } from './monitoring.js';
 import { connectEvents, els, messageOf, refreshWith, scheduleRefresh, setStatus, ui } from './session.js';
 import { renderSidebar, wireSidebar } from './sidebar.js';
+import { loadSlackbotTools, renderSlackbotForm, wireSlackbot } from './slackbot.js';
 
 /** @typedef {import('../client-api.js').ClientRefusal} ClientRefusal */
 /** @typedef {import('../client-api.js').ClientState} ClientState */
@@ -65,16 +68,18 @@ async function refreshPage() {
     team: ui.team,
     user: ui.user,
     channel: ui.channel,
-    ...(ui.home ? { tab: 'home' } : {}),
+    ...(ui.tab === 'channel' ? {} : { tab: ui.tab }),
   });
   history.replaceState(null, '', `?${address}`);
   render();
   // Opening Home as someone (again, after switching who you are) is what tells the app.
   const seat = `${ui.team} ${ui.user}`;
-  if (ui.home && ui.homeOpenedFor !== seat) {
+  if (ui.tab === 'home' && ui.homeOpenedFor !== seat) {
     ui.homeOpenedFor = seat;
     openHome();
   }
+  // Slackbot lists its tools for the person asking; another person has their own.
+  if (ui.tab === 'slackbot' && ui.slackbot.toolsFor !== seat) loadSlackbotTools(seat);
   // Services change with the bot's actions too (a "Disable monitoring" button).
   if (!els.monitoring.hidden) loadMonitoring();
 }
@@ -82,6 +87,7 @@ async function refreshPage() {
 function render() {
   renderSidebar();
   renderMessages();
+  renderSlackbotForm();
   renderModal();
 }
 
@@ -89,6 +95,7 @@ refreshWith(refreshPage);
 wireComposer();
 wireMonitoring();
 wireSidebar();
+wireSlackbot();
 connectEvents();
 loadCommands();
 loadMonitoring();

@@ -1,21 +1,26 @@
 // @ts-check
 // The channel view: its messages (author, time, blocks or text, files) and their threads. On the
-// Home tab, the Home tab instead.
+// Home tab, the Home tab instead; on Slackbot's, the DM with Slackbot.
 
 import { mrkdwnElement } from './block-text.js';
 import { blocksElement } from './blocks.js';
-import { node } from './dom.js';
+import { avatarElement, node } from './dom.js';
 import { safeUrl } from './escaping.js';
 import { renderHome } from './home.js';
 import { els, loadedState, ui } from './session.js';
+import { renderSlackbot } from './slackbot.js';
 
 /** @typedef {import('../client-api.js').ClientFile} ClientFile */
 /** @typedef {import('../client-api.js').ClientMessage} ClientMessage */
 /** @typedef {import('./block-elements.js').RenderContext} RenderContext */
 
 export function renderMessages() {
-  if (ui.home) {
+  if (ui.tab === 'home') {
     renderHome();
+    return;
+  }
+  if (ui.tab === 'slackbot') {
+    renderSlackbot();
     return;
   }
   const list = els.messages;
@@ -31,13 +36,6 @@ export function renderMessages() {
   list.dataset.ready = 'true';
 }
 
-/** @param {string} id */
-function avatarColor(id) {
-  let hash = 0;
-  for (const char of id) hash = (hash * 31 + char.charCodeAt(0)) % 360;
-  return `hsl(${hash}, 45%, 42%)`;
-}
-
 /**
  * @param {ClientMessage} message
  * @returns {HTMLElement}
@@ -49,8 +47,7 @@ function messageElement(message) {
   article.dataset.author = message.author.id;
   if (message.ephemeral) article.dataset.ephemeral = 'true';
 
-  const avatar = node('div', 'avatar', (message.author.realName || '?').slice(0, 1).toUpperCase());
-  avatar.style.background = avatarColor(message.author.id);
+  const avatar = avatarElement(message.author.realName, message.author.id);
   const body = node('div', 'message-body');
   const meta = node('div', 'meta');
   meta.append(node('span', 'author', message.author.realName));

@@ -7,15 +7,39 @@ import { required } from './dom.js';
 
 /** @typedef {import('../client-api.js').ClientActionResult} ClientActionResult */
 /** @typedef {import('../client-api.js').ClientCompletionData} ClientCompletionData */
+/** @typedef {import('../client-api.js').ClientSlackbotAnswer} ClientSlackbotAnswer */
+/** @typedef {import('../client-api.js').ClientSlackbotTool} ClientSlackbotTool */
 /** @typedef {import('../client-api.js').ClientState} ClientState */
 /** @typedef {import('./completion.js').Completion} Completion */
+
+/**
+ * What the main area shows: the channel, the app's Home tab, or the DM with Slackbot.
+ * @typedef {'channel' | 'home' | 'slackbot'} SandboxTab
+ */
+
+/**
+ * One turn of the DM with Slackbot: what the person asked, or what came back.
+ * @typedef {{ from: 'you'; tool: string; args: string }
+ *   | { from: 'slackbot'; answer: ClientSlackbotAnswer }
+ *   | { from: 'slackbot'; error: string }} SlackbotTurn
+ */
+
+/**
+ * The Slackbot panel: the tools listed for `toolsFor` (`${team} ${user}`), and the DM so far.
+ * @typedef {object} SlackbotUi
+ * @property {ClientSlackbotTool[]} tools
+ * @property {string} toolsFor
+ * @property {SlackbotTurn[]} turns
+ * @property {string} turnsFor Whose DM `turns` is: `${team} ${user}`.
+ * @property {string} template The arguments the panel last filled in for the chosen tool.
+ */
 
 /**
  * @typedef {object} SandboxUi
  * @property {string} team
  * @property {string} user
  * @property {string} channel
- * @property {boolean} home Whether the app's Home tab is shown instead of the channel.
+ * @property {SandboxTab} tab
  * @property {string} homeOpenedFor Whose Home was last opened: `${team} ${user}`.
  * @property {ClientState | undefined} state
  * @property {ClientCompletionData} commands
@@ -27,6 +51,7 @@ import { required } from './dom.js';
  * @property {number} refreshes
  * @property {string[]} history
  * @property {number} historyIndex
+ * @property {SlackbotUi} slackbot
  */
 
 /**
@@ -45,6 +70,7 @@ export const els = {
   users: byTestId('user-picker', HTMLSelectElement),
   channels: byTestId('channel-list', HTMLElement),
   homeLink: byTestId('home-link', HTMLAnchorElement),
+  slackbotLink: byTestId('slackbot-link', HTMLAnchorElement),
   channelName: byTestId('channel-name', HTMLElement),
   actingAs: byTestId('acting-as', HTMLElement),
   connection: byTestId('connection', HTMLElement),
@@ -62,14 +88,23 @@ export const els = {
   issueSummary: byTestId('issue-summary', HTMLInputElement),
   issueRaise: byTestId('issue-raise', HTMLButtonElement),
   issues: byTestId('issue-list', HTMLElement),
+  slackbotForm: byTestId('slackbot-form', HTMLFormElement),
+  slackbotTool: byTestId('slackbot-tool', HTMLSelectElement),
+  slackbotHelp: byTestId('slackbot-help', HTMLElement),
+  slackbotArguments: byTestId('slackbot-arguments', HTMLTextAreaElement),
+  slackbotSend: byTestId('slackbot-send', HTMLButtonElement),
 };
+/** @param {string | null} tab @returns {SandboxTab} */
+function tabOf(tab) {
+  return tab === 'home' || tab === 'slackbot' ? tab : 'channel';
+}
 const params = new URLSearchParams(location.search);
 /** @type {SandboxUi} */
 export const ui = {
   team: params.get('team') ?? '',
   user: params.get('user') ?? '',
   channel: params.get('channel') ?? '',
-  home: params.get('tab') === 'home',
+  tab: tabOf(params.get('tab')),
   homeOpenedFor: '',
   state: undefined,
   commands: { command: '/cloud', topics: [] },
@@ -81,6 +116,7 @@ export const ui = {
   refreshes: 0,
   history: [],
   historyIndex: -1,
+  slackbot: { tools: [], toolsFor: '', turns: [], turnsFor: '', template: '' },
 };
 
 /** Rendering starts once the first state has arrived; before that it is a bug in this script. */

@@ -1,6 +1,6 @@
 // @ts-check
 // The sidebar and the channel header: the workspaces (with "Add to Slack"), who you are, the Home
-// link and the channels, and switching who you are or the channel.
+// and Slackbot links and the channels, and switching who you are, the channel or to Slackbot.
 
 import { node } from './dom.js';
 import { els, loadedState, refresh, setStatus, ui } from './session.js';
@@ -45,16 +45,21 @@ export function renderSidebar() {
       link.dataset.testid = 'channel-link';
       link.dataset.channel = channel.id;
       link.dataset.channelName = channel.name;
-      link.classList.toggle('active', !ui.home && channel.id === state.channel.id);
+      link.classList.toggle('active', ui.tab === 'channel' && channel.id === state.channel.id);
       return link;
     }),
   );
   const me = users.find((user) => user.id === state.user);
   els.homeLink.href = `?${new URLSearchParams({ user: state.user, channel: state.channel.id, tab: 'home' })}`;
-  els.homeLink.classList.toggle('active', ui.home);
-  els.channelName.textContent = ui.home
-    ? 'Home · Cloud'
-    : `${state.channel.isIm ? '@' : '#'}${state.channel.name}`;
+  els.homeLink.classList.toggle('active', ui.tab === 'home');
+  els.slackbotLink.href = `?${new URLSearchParams({ team: state.teamId, user: state.user, channel: state.channel.id, tab: 'slackbot' })}`;
+  els.slackbotLink.classList.toggle('active', ui.tab === 'slackbot');
+  els.channelName.textContent =
+    ui.tab === 'home'
+      ? 'Home · Cloud'
+      : ui.tab === 'slackbot'
+        ? 'Slackbot'
+        : `${state.channel.isIm ? '@' : '#'}${state.channel.name}`;
   els.actingAs.textContent = me ? `as ${me.realName}` : '';
 }
 
@@ -72,7 +77,17 @@ export function wireSidebar() {
     if (!(link instanceof HTMLElement)) return;
     event.preventDefault();
     ui.channel = link.dataset.channel ?? '';
+    ui.tab = 'channel';
     ui.expanded.clear();
+    ui.messageCount = -1;
+    refresh();
+  });
+  // Slackbot's DM opens in place, so what was asked stays on the page while it is open; the tools
+  // are listed again, as what Slackbot may do for the person can change from a channel.
+  els.slackbotLink.addEventListener('click', (event) => {
+    event.preventDefault();
+    ui.tab = 'slackbot';
+    ui.slackbot.toolsFor = '';
     ui.messageCount = -1;
     refresh();
   });

@@ -1,0 +1,145 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { staticClosure } from '../../bench/cold-start/bundles.js';
+import { ANSWERING_FUNCTIONS, buildFunctions } from '../../infra/build.js';
+
+/**
+ * What the functions people wait on evaluate before their first answer: the entry and the chunks it
+ * imports statically. A cold start pays for every module in it (the Slack function's inside Slack's
+ * 3 s, the agents' function's inside an agent's call), so code the first answer does not need stays
+ * behind dynamic imports and loads on first use.
+ */
+
+interface StartBundle {
+  /** The files loaded before the first answer. */
+  readonly startFiles: string[];
+  /** The sources those files were built from. */
+  readonly atStart: Set<string>;
+  /** The sources of every file deployed with the function. */
+  readonly deployed: Set<string>;
+}
+
+let outdir: string;
+const bundles = {} as Record<(typeof ANSWERING_FUNCTIONS)[number], StartBundle>;
+
+/** Source files (relative to the map) that make up the given bundle files. */
+async function sourcesOf(files: readonly string[]): Promise<Set<string>> {
+  const sources = new Set<string>();
+  for (const file of files) {
+    const map = JSON.parse(await readFile(`${file}.map`, 'utf8')) as { sources: string[] };
+    for (const source of map.sources) sources.add(source.replaceAll('\\', '/'));
+  }
+  return sources;
+}
+
+const has = (sources: Set<string>, fragment: string) => [...sources].some((s) => s.includes(fragment));
+
+async function startBundleOf(functionDir: string): Promise<StartBundle> {
+  const startFiles = [...(await staticClosure(join(functionDir, 'index.mjs')))];
+  const all = await readdir(functionDir, { recursive: true });
+  return {
+    startFiles,
+    atStart: await sourcesOf(startFiles),
+    deployed: await sourcesOf(all.filter((f) => f.endsWith('.mjs')).map((f) => join(functionDir, f))),
+  };
+}
+
+/** Which of `files` hold code of ours (each costs the module loader a resolve, a read and a link). */
+async function filesWithProjectCode(files: readonly string[]): Promise<string[]> {
+  const isProjectCode = (source: string) =>
+    !source.includes('node_modules/') && /(^|\/)(lib|functions)\//.test(source);
+  const found = [];
+  for (const file of files) {
+    if ([...(await sourcesOf([file]))].some(isProjectCode)) found.push(file);
+  }
+  return found;
+}
+
+beforeAll(async () => {
+  outdir = await mkdtemp(join(tmpdir(), 'chatops-bundle-'));
+  await buildFunctions(outdir);
+  for (const name of ANSWERING_FUNCTIONS) bundles[name] = await startBundleOf(join(outdir, name));
+}, 120_000);
+
+afterAll(async () => {
+  if (outdir) await rm(outdir, { recursive: true, force: true });
+});
+
+describe('the Slack function bundle', () => {
+  it('answers /cloud help without the KMS client, which loads on the first decryption', () => {
+    expect(has(bundles.slack.deployed, 'node_modules/@aws-sdk/client-kms/')).toBe(true);
+    expect(has(bundles.slack.atStart, 'node_modules/@aws-sdk/client-kms/')).toBe(false);
+  });
+
+  it.each([
+    'lib/slack/approval-answers.ts',
+    'lib/slack/forms.ts',
+    'lib/slack/operation-runner.ts',
+    'lib/slack/bot-commands/index.ts',
+    'lib/slack/bot-commands/reports.ts',
+    'lib/core/report-subscriptions.ts',
+    'lib/api/client.ts',
+  ])('loads %s on first use, not at start', (file) => {
+    expect(has(bundles.slack.deployed, file)).toBe(true);
+    expect(has(bundles.slack.atStart, file)).toBe(false);
+  });
+
+  it('carries the passkey page and WebAuthn checks, loaded on the first passkey request only', () => {
+    for (const file of [
+      'node_modules/@simplewebauthn/server/',
+      'lib/passkeys/routes.ts',
+      'lib/passkeys/page.ts',
+      'lib/store/passkeys.ts',
+      'lib/store/passkey-links.ts',
+    ]) {
+      expect(has(bundles.slack.deployed, file), file).toBe(true);
+      expect(has(bundles.slack.atStart, file), file).toBe(false);
+    }
+  });
+
+  it("still loads what /cloud help needs at start: the parser's front, the command catalog, help and the delivery claim", () => {
+    for (const file of [
+      'lib/commands/parse/front.ts',
+      'lib/commands/catalog.ts',
+      'lib/commands/help-topics.ts',
+      'lib/store/delivery-claims.ts',
+    ]) {
+      expect(has(bundles.slack.atStart, file)).toBe(true);
+    }
+  });
+
+  it('keeps the project code it loads at start in one file, not a chunk for each set of lazy importers', async () => {
+    // Each file at start costs the module loader a resolve, a read and a link (`startInOneChunk`).
+    expect(await filesWithProjectCode(bundles.slack.startFiles)).toHaveLength(1);
+    expect(has(bundles.slack.atStart, 'lib/commands/catalog.ts')).toBe(true);
+  });
+});
+
+describe("the agents' function bundle", () => {
+  it('answers an agent without the KMS client, which loads on the first decryption or sealing', () => {
+    expect(has(bundles.mcp.deployed, 'node_modules/@aws-sdk/client-kms/')).toBe(true);
+    expect(has(bundles.mcp.atStart, 'node_modules/@aws-sdk/client-kms/')).toBe(false);
+  });
+
+  it('regression: loads no Bolt at start (an enum imported from @slack/bolt loaded all of it, Express and Socket Mode included)', () => {
+    for (const name of ['@slack/bolt', '@slack/socket-mode', 'express', 'undici']) {
+      expect(has(bundles.mcp.atStart, `node_modules/${name}/`), name).toBe(false);
+    }
+  });
+
+  it('loads the route table and the MCP endpoint at start, which the first answer (a 401 without a token) needs', () => {
+    for (const file of [
+      'lib/agents/app.ts',
+      'lib/agents/mcp.ts',
+      'node_modules/@modelcontextprotocol/server/',
+    ]) {
+      expect(has(bundles.mcp.atStart, file), file).toBe(true);
+    }
+  });
+
+  it('keeps the project code it loads at start in one file, as the Slack function does', async () => {
+    expect(await filesWithProjectCode(bundles.mcp.startFiles)).toHaveLength(1);
+  });
+});
