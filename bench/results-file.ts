@@ -91,7 +91,7 @@ export function resultsFile(input: ResultsFileInput): string {
     targetsTable(targets),
     ...(missed.length > 0 ? ['### Where a target is missed, by how much and why', missed.join('\n')] : []),
     '## Results',
-    'Median, min and max over the runs. "× baseline" is the median against the median of the baseline of the same run: the minimal Bolt app for cold start and bundle size, page-by-page fetching (same page size) for listing, and the time the per-channel posting limit allows for the report tick.',
+    'Median, min and max over the runs. "× baseline" is the median against the median of the baseline of the same run: the minimal Bolt app for cold start and bundle size, page-by-page fetching (same page size) for listing, the time the per-channel posting limit allows for the report tick, the minimal MCP server on the same SDK answering the same kind of request for the MCP cold start and its bundle size, and one tool per operation for the size of `tools/list`.',
     resultsTable(input.results),
     '## How each benchmark measures',
     ...input.results.flatMap((result) => [

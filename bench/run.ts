@@ -8,6 +8,7 @@ import type { BenchmarkResult } from './benchmark.js';
 import { runColdStart } from './cold-start/cold-start.js';
 import { runListing } from './listing.js';
 import { describeMachine } from './machine.js';
+import { runMcpColdStart } from './mcp/mcp-cold-start.js';
 import { runReportTick } from './report-tick.js';
 import { resultsFile, resultsTable, targetsTable } from './results-file.js';
 import { formatDuration } from './table.js';
@@ -17,12 +18,12 @@ import { runWarmLatency } from './warm-latency.js';
  * `npm run bench`: every benchmark, several runs each, against its baseline in the same run.
  * Prints the tables and writes `bench/RESULTS.md` with the machine it ran on.
  *
- *   --only cold,warm,listing,reports   run some of them (the results file is then left alone)
- *   --quick                            fewer runs, for trying changes (results file left alone)
- *   --cold-runs N                      this many cold-start runs of each path (results file left alone)
+ *   --only cold,warm,listing,reports,mcp   run some of them (the results file is then left alone)
+ *   --quick                                fewer runs, for trying changes (results file left alone)
+ *   --cold-runs N                          this many cold-start runs of each path (results file left alone)
  */
 
-const BENCHMARKS = ['cold', 'warm', 'listing', 'reports'] as const;
+const BENCHMARKS = ['cold', 'warm', 'listing', 'reports', 'mcp'] as const;
 type BenchmarkName = (typeof BENCHMARKS)[number];
 const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 
@@ -70,6 +71,7 @@ try {
     listing: () => runListing({ nodes: 5000, latencyMs: 50, runs: quick ? 1 : 3, emulatorWorkers: 2 }),
     reports: () =>
       runReportTick({ dynamoEndpoint, accounts: 50, subscriptions: 200, latencyMs: 50, runs: quick ? 1 : 3 }),
+    mcp: () => runMcpColdStart({ runs: coldRuns ?? (quick ? 2 : 11), workDir, dynamoEndpoint }),
   };
   for (const name of selected) {
     const benchStarted = performance.now();

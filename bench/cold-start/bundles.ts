@@ -6,6 +6,7 @@ import { build } from 'esbuild';
 import { BUNDLE_OPTIONS, buildFunctions, FUNCTIONS } from '../../infra/build.js';
 import { expectSuccess, spawnTsx } from '../child-processes.js';
 import { bundleComposition } from './bundle-composition.js';
+import { buildDriver } from './cold-process.js';
 
 /**
  * The builds of the cold-start comparison, all made by `buildFunctions` from `infra/build.ts`: the
@@ -33,7 +34,6 @@ export const FLOOR_VARIANTS = {
 } as const;
 export type FloorVariant = keyof typeof FLOOR_VARIANTS;
 const BUILD_IN_TREE = fileURLToPath(new URL('./build-in-tree.ts', import.meta.url));
-const DRIVER_SOURCE = fileURLToPath(new URL('./driver.ts', import.meta.url));
 
 export interface FileSet {
   readonly files: readonly string[];
@@ -123,7 +123,8 @@ async function describeFiles(files: readonly string[]): Promise<FileSet> {
   return { files, bytes, gzipBytes, composition: new Map([...composition].sort((a, b) => b[1] - a[1])) };
 }
 
-async function describeFunction(outdir: string): Promise<BuiltFunction> {
+/** The built function in `outdir`: its entry, every file deployed, and what its start loads. */
+export async function describeFunction(outdir: string): Promise<BuiltFunction> {
   const entry = join(outdir, 'index.mjs');
   return {
     entry,
@@ -202,16 +203,7 @@ export async function prepareColdStart(workDir: string): Promise<ColdStartArtifa
       }),
     ),
   ]);
-  const driver = join(workDir, 'driver.mjs');
-  await build({
-    entryPoints: [DRIVER_SOURCE],
-    outfile: driver,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    logLevel: 'warning',
-  });
+  const driver = await buildDriver(join(workDir, 'driver.mjs'));
   return {
     ours: await describeFunction(join(oursDir, 'slack')),
     oursOneFile: await describeFunction(oursOneFileDir),

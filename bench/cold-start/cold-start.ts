@@ -1,11 +1,8 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createInterface } from 'node:readline';
 import { WebClient } from '@slack/web-api';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { type RunningEmulator, startEmulator } from '../../infra/local/emulator/server.js';
 import { type SlackStandIn, startSlackStandIn } from '../../infra/local/slack/server.js';
 import { helpFor } from '../../lib/commands/help.js';
@@ -14,7 +11,6 @@ import { renderHelp } from '../../lib/slack/render/help.js';
 import { BASELINE_ANSWER, FLOOR_ANSWER } from '../baseline/answer.js';
 import { type BenchTable, createBenchTable, linkBenchUser } from '../bench-table.js';
 import type { BenchmarkResult, Row } from '../benchmark.js';
-import { collectTail, stopChild } from '../child-processes.js';
 import {
   ackText,
   approveClickEvent,
@@ -23,7 +19,7 @@ import {
   loginSubmissionEvent,
   slashCommandEvent,
 } from '../slash-command-event.js';
-import { ratio, type Summary, summarize } from '../stats.js';
+import { ratio, type Summary } from '../stats.js';
 import { formatBytes, formatRatio } from '../table.js';
 import { compositionDifference } from './bundle-composition.js';
 import {
@@ -33,7 +29,14 @@ import {
   type FloorVariant,
   prepareColdStart,
 } from './bundles.js';
-import { type DriverResult, RESULT_PREFIX } from './driver-protocol.js';
+import {
+  COLD_METRICS,
+  type ColdContender,
+  type ColdSummaries,
+  runContender,
+  runInRounds,
+  summarizeCold,
+} from './cold-process.js';
 import { type ColdTiming, floorFindings } from './floor-findings.js';
 
 /**
@@ -72,22 +75,11 @@ const WHAT_WOULD_CLOSE: Record<'help' | 'volumes' | 'login' | 'approve', string>
   approve:
     "What would close it: not loading alone (see above). Its work is four exchanges in a row, each waiting for the one before: the claim with the request and both policies read beside it; the conditional vote; the card, the thread reply and the audit entry together; the two hand-offs together; and the Slack client's first calls. Within the limit it would have to answer Slack before the card shows the vote, leaving the card to the worker: the card is what the approver waits to see, so that is a choice about the product, not a speed-up.",
 };
-const PROCESS_TIMEOUT_MS = 30_000;
 const USER = 'U0BENCH';
 /** Logs in by the modal in every run; a user of its own, so `USER`'s link stays as it is. */
 const LOGIN_USER = 'U0LOGIN';
 /** Approves requests `USER` made; any member but the requester may under the default policy. */
 const APPROVER = 'U0APPROVE';
-
-interface Sample {
-  /** From just before `spawn` until the answer line arrived. */
-  readonly spawnToAnswerMs: number;
-  readonly bootMs: number;
-  readonly importMs: number;
-  readonly answerMs: number;
-  readonly importCpuMs: number;
-  readonly answerCpuMs: number;
-}
 
 type ActingPath = 'volumes' | 'login' | 'approve';
 /** An acting path run on the one-file build (`oursOneFile`). */
@@ -105,18 +97,7 @@ const LEFT_OUT: Record<FloorVariant, readonly string[]> = {
   floorSdkClaim: ['zod'],
 };
 
-interface Contender {
-  readonly name: ContenderName;
-  /** As the results table names it. */
-  readonly variant: string;
-  readonly build: BuiltFunction;
-  readonly env: NodeJS.ProcessEnv;
-  /** Sets up what the run acts on (not measured). */
-  readonly prepare?: () => Promise<void>;
-  readonly event: () => APIGatewayProxyEventV2;
-  /** Throws unless the handler's result (and what it left behind) is the expected answer. */
-  readonly check: (result: unknown) => Promise<void>;
-}
+type Contender = ColdContender<ContenderName>;
 
 /**
  * The acting paths on the one-file build: the same event, preparation and checks, so the two
@@ -168,60 +149,6 @@ function functionEnv(
     AWS_ACCESS_KEY_ID: 'bench',
     AWS_SECRET_ACCESS_KEY: 'bench',
   };
-}
-
-async function runOnce(driver: string, contender: Contender): Promise<Sample> {
-  await contender.prepare?.();
-  const event = contender.event();
-  const started = performance.now();
-  // `BENCH_CPU_PROFILE_DIR` keeps a CPU profile of every process there (`node --cpu-prof`), to see
-  // where a path's time goes; profiling slows the processes, so such a run's times are not comparable.
-  const profileDir = process.env.BENCH_CPU_PROFILE_DIR;
-  const profiling = profileDir
-    ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${profileDir}/${contender.name}`]
-    : [];
-  const child = spawn(process.execPath, [...profiling, driver, contender.build.entry], {
-    env: { ...contender.env, BENCH_EVENT: JSON.stringify(event) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const stderr = collectTail(child);
-  const exited = once(child, 'exit');
-  const timer = setTimeout(() => void stopChild(child), PROCESS_TIMEOUT_MS);
-  try {
-    let report: { result: DriverResult; at: number } | undefined;
-    const logged: string[] = [];
-    for await (const line of createInterface({ input: child.stdout })) {
-      if (!line.startsWith(RESULT_PREFIX)) {
-        logged.push(line);
-        continue;
-      }
-      report = {
-        at: performance.now(),
-        result: JSON.parse(line.slice(RESULT_PREFIX.length)) as DriverResult,
-      };
-    }
-    const [code] = (await exited) as [number | null];
-    if (!report || code !== 0) {
-      throw new Error(`The ${contender.variant} cold-start process failed (exit ${code}):\n${stderr()}`);
-    }
-    try {
-      await contender.check(report.result.result);
-    } catch (error) {
-      throw new Error(
-        `${contender.variant} did not give the expected answer: ${error instanceof Error ? error.message : String(error)}\n${logged.slice(-10).join('\n')}\n${stderr()}`,
-      );
-    }
-    return {
-      spawnToAnswerMs: report.at - started,
-      bootMs: report.result.bootMs,
-      importMs: report.result.importMs,
-      answerMs: report.result.answerMs,
-      importCpuMs: report.result.importCpuMs,
-      answerCpuMs: report.result.answerCpuMs,
-    };
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function expectAckText(result: unknown, expected: (text: string | undefined) => boolean, what: string) {
@@ -443,60 +370,28 @@ async function measure(
   let loginConfirmations = 0;
 
   const names = Object.keys(contenders) as ContenderName[];
-  const samples = Object.fromEntries(names.map((name) => [name, [] as Sample[]])) as Record<
-    ContenderName,
-    Sample[]
-  >;
   const authTestsBefore = slack.store.callsTo('auth.test').length;
-  for (let round = 0; round <= options.runs; round++) {
-    // Each round starts with a different contender, so drift on a busy machine falls on all alike.
-    const order = names.map((_, i) => names[(i + round) % names.length] as ContenderName);
-    for (const name of order) {
-      const sample = await runOnce(artifacts.driver, contenders[name]);
-      if (round > 0) samples[name].push(sample);
-    }
-  }
+  const samples = await runInRounds(names, options.runs, (name) =>
+    runContender(artifacts.driver, contenders[name]),
+  );
   const processes = names.length * (options.runs + 1);
   const authTests = slack.store.callsTo('auth.test').length - authTestsBefore;
 
-  const summaries = (name: ContenderName) => {
-    const of = (pick: (s: Sample) => number) => summarize(samples[name].map(pick));
-    return {
-      spawnToAnswer: of((s) => s.spawnToAnswerMs),
-      importAndAnswer: of((s) => s.importMs + s.answerMs),
-      import: of((s) => s.importMs),
-      answer: of((s) => s.answerMs),
-      boot: of((s) => s.bootMs),
-      importCpu: of((s) => s.importCpuMs),
-      answerCpu: of((s) => s.answerCpuMs),
-    };
-  };
-  type Summaries = ReturnType<typeof summaries>;
-  const all = Object.fromEntries(names.map((name) => [name, summaries(name)])) as Record<
+  const all = Object.fromEntries(names.map((name) => [name, summarizeCold(samples[name])])) as Record<
     ContenderName,
-    Summaries
+    ColdSummaries
   >;
   const baseline = all.baseline;
   const single = (value: number): Summary => ({ runs: 1, median: value, min: value, max: value });
 
-  const timeRows = (variant: string, s: Summaries, compare: boolean): Row[] =>
-    (
-      [
-        ['spawn → answer', s.spawnToAnswer, baseline.spawnToAnswer],
-        ['import + answer (in the process)', s.importAndAnswer, baseline.importAndAnswer],
-        ['… of which import', s.import, baseline.import],
-        ['… of which first answer', s.answer, baseline.answer],
-        ['node start until import', s.boot, baseline.boot],
-        ['CPU time: import', s.importCpu, baseline.importCpu],
-        ['CPU time: first answer', s.answerCpu, baseline.answerCpu],
-      ] as const
-    ).map(([metric, summary, reference]) => ({
+  const timeRows = (variant: string, s: ColdSummaries, compare: boolean): Row[] =>
+    COLD_METRICS.map(([metric, key]) => ({
       benchmark: BENCHMARK,
       variant,
       metric,
       unit: 'ms',
-      summary,
-      ...(compare && { vsBaseline: ratio(summary.median, reference.median) }),
+      summary: s[key],
+      ...(compare && { vsBaseline: ratio(s[key].median, baseline[key].median) }),
     }));
   const sets = [
     { key: 'loadedAtStart', label: 'loaded at start (entry + static chunks)' },

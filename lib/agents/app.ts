@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { type AgentRoute, type AgentsResult, requestOf, resultOf } from './http.js';
 import { type AgentAuth, bearerGate, createMcpEndpoint, MCP_PATH } from './mcp.js';
 import { SLACKBOT_MCP_PATH, slackbotRoute } from './slackbot.js';
-import type { AgentToolDeps } from './tools.js';
+import { type AgentToolDeps, preloadToolAnswers } from './tools.js';
 
 export type { AgentRoute, AgentsResult } from './http.js';
 
@@ -44,6 +44,8 @@ export function createAgentsApp(
     const method = event.requestContext.http.method;
     // Stateless: no stream to open, no session to end (MCP-FACTS §1.3).
     if (method !== 'POST') return methodNotAllowed();
+    // A call's answer loads while the token is checked; a list needs none of it.
+    if (event.headers['mcp-method'] === 'tools/call') preloadToolAnswers();
     const request = requestOf(event, base);
     const auth = await gate(request);
     const response = auth instanceof Response ? auth : await endpoint.serve(request, auth);

@@ -1,6 +1,6 @@
 import type { AnyOperation } from '../api/operation.js';
 import { operations } from '../api/operations/index.js';
-import { agentKindOf } from '../core/agent-calls.js';
+import { agentKindOf } from '../core/agent-operations.js';
 
 /**
  * `docs/agents.md`: what an agent can do through the MCP endpoint, generated from the operations

@@ -1,28 +1,10 @@
 import type { CallToolResult, McpServer, ScopeChallengeHandler } from '@modelcontextprotocol/server';
 import type { WebClient } from '@slack/web-api';
 import * as z from 'zod';
-import { isApiError } from '../api/errors.js';
-import type { AnyOperation } from '../api/operation.js';
 import { operations } from '../api/operations/index.js';
-import { isOutcomeInDoubt } from '../api/outcome.js';
-import { jsonSchemaOf } from '../commands/field-shapes.js';
-import {
-  type AgentChangeOutcome,
-  type AgentOperationKind,
-  type AgentReadOutcome,
-  type AgentRefusal,
-  agentChange,
-  agentKindOf,
-  agentRead,
-  agentRequestStatus,
-  operationsFor,
-  requestView,
-} from '../core/agent-calls.js';
+import { type AgentOperationKind, agentKindOf, operationsFor } from '../core/agent-operations.js';
 import type { Caller } from '../core/caller.js';
 import type { OperationDeps } from '../core/operations.js';
-import { slackApprovalSurface } from '../slack/approval-surface.js';
-import { previewTarget } from '../slack/preview.js';
-import { inSlackTeam } from '../slack-kit/web-client.js';
 import type { AgentScope } from '../store/agent-grants.js';
 import type { Handoff } from '../worker/handoff.js';
 import '../zod-settings.js';
@@ -67,11 +49,19 @@ const NOT_ALLOWED_TEXT =
   'its changes should be approved (your ops channel); reads then use your linked API token, and changes ' +
   'wait for approval there. `/cloud agents` lists and revokes it.';
 
-/** A read is abandoned well before API Gateway's 30 s, so the agent hears why instead of a 504. */
-const READ_BUDGET_MS = 20_000;
-/** Results longer than this are cut (a model reads them whole); lists say how to page instead. */
-const RESULT_TEXT_LIMIT = 60_000;
 const FIND_LIMIT_MAX = 20;
+
+// What the tools answer, loaded on the first call rather than with `tools/list`: the read path (the
+// API client, the person's token, the audit) and the change path (the approval card, its preview).
+const toolAnswers = () => import('./tool-answers.js');
+
+/**
+ * Starts loading what a tool call answers with, without waiting: the MCP endpoint overlaps it with
+ * checking the caller's token. A failed load surfaces where the module is awaited, not here.
+ */
+export function preloadToolAnswers(): void {
+  toolAnswers().catch(() => undefined);
+}
 
 const OperationName = z
   .string()
@@ -97,7 +87,7 @@ export async function registerAgentTools(
   const { caller } = session;
   const allowed = await operationsFor(deps, caller, operations);
   const kinds = new Set(allowed.map(agentKindOf));
-  const blocks = session.slackbot ? withBlocks : (result: CallToolResult) => result;
+  const { slackbot } = session;
   const slackMeta = session.slackbot ? { _meta: { slack: { supportsBlockKit: true } } } : {};
 
   server.registerTool(
@@ -116,11 +106,7 @@ export async function registerAgentTools(
       }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    ({ query, kind, limit }) => {
-      const found = searchOperations(allowed, query, kind).slice(0, limit ?? 8);
-      const result = { operations: found.map(describeOperation) };
-      return jsonResult(result, found.length === 0 ? 'No operation matched; try other words.' : undefined);
-    },
+    async (find) => (await toolAnswers()).findOperationsAnswer(allowed, find),
   );
 
   if (kinds.has('read')) {
@@ -138,20 +124,7 @@ export async function registerAgentTools(
         }),
         annotations: { readOnlyHint: true, openWorldHint: true },
       },
-      async ({ operation, arguments: args, page }) => {
-        const budget = AbortSignal.timeout(READ_BUDGET_MS);
-        try {
-          const outcome = await agentRead(
-            deps,
-            caller,
-            { operation, arguments: args },
-            { signal: budget, deadline: Date.now() + READ_BUDGET_MS, page },
-          );
-          return readResult(outcome);
-        } catch (error) {
-          return apiFailure(error, undefined);
-        }
-      },
+      async (call) => (await toolAnswers()).readAnswer(deps, caller, call),
     );
   }
 
@@ -175,19 +148,7 @@ export async function registerAgentTools(
         scopeChallenge: needsScopes(CHANGE_SCOPES),
         ...slackMeta,
       },
-      async ({ operation, arguments: args, reason }) => {
-        const surface = slackApprovalSurface(deps.slack, deps);
-        const outcome = await inSlackTeam(caller.team, () =>
-          agentChange(
-            { ...deps, previewTarget },
-            surface,
-            caller,
-            { operation, arguments: args, reason },
-            kind,
-          ),
-        );
-        return blocks(changeResult(outcome, caller));
-      },
+      async (change) => (await toolAnswers()).changeAnswer(deps, caller, change, kind, slackbot),
     );
 
   if (kinds.has('change')) {
@@ -221,13 +182,7 @@ export async function registerAgentTools(
       annotations: { readOnlyHint: true, openWorldHint: false },
       ...slackMeta,
     },
-    async ({ request_id }) => {
-      const found = await agentRequestStatus(deps, caller, request_id);
-      if (found.kind === 'not_found') {
-        return errorResult(`No request ${request_id.slice(0, 100)} of yours was found.`);
-      }
-      return blocks(jsonResult(viewJson(found.request), stateWords(found.request)));
-    },
+    async ({ request_id }) => (await toolAnswers()).requestAnswer(deps, caller, request_id, slackbot),
   );
 }
 
@@ -259,94 +214,6 @@ function registerStrangerTools(server: McpServer): void {
   }
 }
 
-/** The first line of a result, as Block Kit for Slackbot: one section, plain words, no markup of the agent's. */
-function withBlocks(result: CallToolResult): CallToolResult {
-  const first = result.content[0];
-  const text = first?.type === 'text' ? first.text : undefined;
-  if (!text) return result;
-  return {
-    ...result,
-    _meta: {
-      slack: { blocks: [{ type: 'section', text: { type: 'plain_text', text: text.slice(0, 3000) } }] },
-    },
-  };
-}
-
-/** A request's state in a sentence, for the person reading it in Slackbot. */
-function stateWords(view: ReturnType<typeof requestView>): string {
-  const what = `${view.operation} on ${view.target}`;
-  switch (view.state) {
-    case 'waiting_for_approval':
-      return `${what}: waiting for approval (${view.approvals} of ${view.requiredApprovals}) until ${view.decideBy.toISOString()}.`;
-    case 'done':
-      return `${what}: done${view.breakGlass ? ' (run with break-glass)' : ''}.`;
-    case 'in_doubt':
-      return `${what}: sent, but the API's answer was lost; the bot is checking whether it happened.`;
-    case 'unknown':
-      return `${what}: it is not known whether it happened; check the resource.`;
-    case 'not_run':
-      return `${what}: approved, but it never ran.`;
-    default:
-      return `${what}: ${view.state.replaceAll('_', ' ')}.`;
-  }
-}
-
-/** Operations whose name, summary or group match every word of the query. */
-export function searchOperations(
-  allowed: readonly AnyOperation[],
-  query: string,
-  kind: AgentOperationKind | undefined,
-): AnyOperation[] {
-  const words = query
-    .toLowerCase()
-    .normalize('NFKC')
-    .split(/[^a-z0-9]+/)
-    .filter(Boolean);
-  const scored = allowed
-    .filter((op) => kind === undefined || agentKindOf(op) === kind)
-    .map((op) => {
-      const text =
-        `${op.id} ${op.group} ${op.action} ${(op.aliases ?? []).join(' ')} ${op.summary}`.toLowerCase();
-      const hits = words.filter((word) => text.includes(word) || text.includes(singular(word))).length;
-      return { op, hits };
-    })
-    .filter(({ hits }) => words.length === 0 || hits > 0)
-    .sort((a, b) => b.hits - a.hits);
-  return scored.map(({ op }) => op);
-}
-
-function singular(word: string): string {
-  return word.length > 3 && word.endsWith('s') ? word.slice(0, -1) : word;
-}
-
-/** One operation as `find_operations` answers it: what a per-operation tool would have said. */
-export function describeOperation(op: AnyOperation) {
-  const kind = agentKindOf(op);
-  return {
-    name: op.id,
-    kind,
-    summary: op.summary,
-    tool: kind === 'read' ? 'read' : kind === 'change' ? 'request_change' : 'request_destructive_change',
-    ...(op.destructive ? { consequence: op.destructive.consequence } : {}),
-    ...(op.charges ? { charges: true } : {}),
-    ...(kind !== 'read' && { idempotent: op.method === 'PUT' }),
-    ...(op.paginated && { paginated: true }),
-    input_schema: inputSchemaOf(op),
-  };
-}
-
-const schemaCache = new Map<string, unknown>();
-
-function inputSchemaOf(op: AnyOperation): unknown {
-  let schema = schemaCache.get(op.id);
-  if (schema === undefined) {
-    const { $schema: _, ...rest } = jsonSchemaOf(op.request, 'input');
-    schema = rest;
-    schemaCache.set(op.id, schema);
-  }
-  return schema;
-}
-
 function needsScopes(scopes: readonly [string, ...string[]]): ScopeChallengeHandler {
   return ({ authInfo }) => {
     if (!authInfo) return undefined;
@@ -355,116 +222,4 @@ function needsScopes(scopes: readonly [string, ...string[]]): ScopeChallengeHand
       ? { scopes, errorDescription: 'Asking for changes needs the cloud:change scope.' }
       : undefined;
   };
-}
-
-function readResult(outcome: AgentReadOutcome): CallToolResult {
-  if (outcome.kind === 'answered') return jsonResult({ operation: outcome.op.id, result: outcome.output });
-  return refusalResult(outcome);
-}
-
-function changeResult(outcome: AgentChangeOutcome, caller: Caller): CallToolResult {
-  switch (outcome.kind) {
-    case 'requested': {
-      const view = requestView(outcome.approval);
-      return jsonResult(
-        viewJson(view),
-        `Requested: it needs ${view.requiredApprovals} approval${view.requiredApprovals === 1 ? '' : 's'} in ` +
-          `the Slack channel ${caller.channel} and has not run. Follow it with get_request (request_id ${view.id}).`,
-      );
-    }
-    case 'refused':
-      if (outcome.reason === 'target_not_found')
-        return errorResult('Nothing was requested: the target does not exist, or the person cannot see it.');
-      if (outcome.reason === 'reason_required')
-        return errorResult(
-          "Nothing was requested: the home channel's rule asks every request to say why; pass reason.",
-        );
-      return errorResult(
-        `Nothing was requested: the bot cannot post the approval card in the home channel (${outcome.refusal}).`,
-      );
-    case 'card_not_posted':
-      return errorResult(
-        outcome.discarded
-          ? 'Nothing was requested: Slack did not take the approval card. Try again in a minute.'
-          : `Slack's answer to the approval card was lost; request ${outcome.approvalId} expires unused if its card is not up. Nothing runs without approval.`,
-      );
-    case 'not_saved':
-      return errorResult(
-        "Nothing will run: the bot's storage did not answer while saving the request. Ask again.",
-      );
-    default:
-      return refusalResult(outcome);
-  }
-}
-
-function refusalResult(refusal: AgentRefusal): CallToolResult {
-  switch (refusal.kind) {
-    case 'unknown_operation':
-      return errorResult(`There is no operation "${refusal.operation}". Find one with find_operations.`);
-    case 'wrong_tool':
-      return errorResult(
-        `${refusal.op.id} is a ${refusal.expected} operation: use ${describeOperation(refusal.op).tool}.`,
-      );
-    case 'invalid_input':
-      return errorResult(
-        `The arguments of ${refusal.op.id} are not valid: ${refusal.problems.join('; ')}. Its input_schema is in find_operations.`,
-      );
-    case 'channel_refused': {
-      const allowed = refusal.refusal.allowedClasses.join(', ') || 'nothing';
-      return errorResult(
-        `Refused by the home channel's policy: it allows ${allowed} operations, and ${refusal.refusal.op.id} is ` +
-          `a ${refusal.refusal.op.class} operation. Nothing was called.`,
-      );
-    }
-    case 'no_token':
-      return errorResult(
-        refusal.problem === 'rejected'
-          ? `The API rejected the person's token (profile ${refusal.profile}). They can link a new one with /cloud login in Slack.`
-          : 'The person has no API token linked. They can link one with /cloud login in Slack.',
-      );
-  }
-}
-
-function apiFailure(error: unknown, op: AnyOperation | undefined): CallToolResult {
-  if (!isApiError(error)) throw error;
-  if (op && isOutcomeInDoubt(op, error))
-    return errorResult('The API did not answer clearly; it may have happened. Nothing is known yet.');
-  if (error.code === 'timeout' || error.code === 'aborted')
-    return errorResult('The cloud API did not answer in time. Nothing was changed; try again.');
-  return errorResult(`The cloud API refused: ${error.message}`);
-}
-
-function viewJson(view: ReturnType<typeof requestView>) {
-  return {
-    request_id: view.id,
-    operation: view.operation,
-    target: view.target,
-    state: view.state,
-    break_glass: view.breakGlass,
-    approvals: view.approvals,
-    required_approvals: view.requiredApprovals,
-    approvers: view.approvers,
-    ...(view.decidedBy ? { decided_by: view.decidedBy } : {}),
-    decide_by: view.decideBy.toISOString(),
-    channel: view.channel,
-    ...(view.detail ? { detail: view.detail } : {}),
-  };
-}
-
-function jsonResult(value: unknown, note?: string): CallToolResult {
-  let text = JSON.stringify(value, null, 1);
-  if (text.length > RESULT_TEXT_LIMIT)
-    text = `${text.slice(0, RESULT_TEXT_LIMIT)}\n… cut at ${RESULT_TEXT_LIMIT} characters; ask for a narrower read.`;
-  return {
-    content: [...(note ? [{ type: 'text' as const, text: note }] : []), { type: 'text', text }],
-    ...(isRecord(value) ? { structuredContent: value } : {}),
-  };
-}
-
-function errorResult(text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

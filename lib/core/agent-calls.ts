@@ -1,11 +1,12 @@
 import type { AnyOperation } from '../api/operation.js';
 import { findOperation } from '../api/operations/index.js';
 import { targetOf } from '../changes/audit.js';
-import { channelGuard, type GuardrailRefusal, helpFitFor } from '../changes/guardrails.js';
+import { channelGuard, type GuardrailRefusal } from '../changes/guardrails.js';
 import type { ApprovalSurface } from '../changes/ports.js';
 import { type RequestOutcome, requestApproval, type TargetPreviewer } from '../changes/requests.js';
 import { requesterToken, type TokenProblem } from '../changes/tokens.js';
 import type { Approval } from '../store/index.js';
+import { type AgentOperationKind, agentKindOf } from './agent-operations.js';
 import type { Caller } from './caller.js';
 import { type OperationDeps, runOperation } from './operations.js';
 
@@ -16,24 +17,6 @@ import { type OperationDeps, runOperation } from './operations.js';
  * once there), and it never decides a request: approving, denying, cancelling and break-glass are
  * not offered to it at all. Outcomes are data; the agent surface words them.
  */
-
-export type AgentOperationKind = 'read' | 'change' | 'destructive';
-
-/** How an operation is reached by an agent: a read, a change, or a destructive change. */
-export function agentKindOf(op: Pick<AnyOperation, 'method' | 'destructive'>): AgentOperationKind {
-  if (op.method === 'GET') return 'read';
-  return op.destructive ? 'destructive' : 'change';
-}
-
-/** The operations the person's token and the home channel allow, or all when nothing narrows them. */
-export async function operationsFor(
-  deps: Pick<OperationDeps, 'store'>,
-  caller: Caller,
-  all: readonly AnyOperation[],
-): Promise<readonly AnyOperation[]> {
-  const fit = await helpFitFor(deps.store, caller.team, caller.user, caller.channel);
-  return fit ? all.filter((op) => fit.allows(op)) : all;
-}
 
 /** Why nothing was run, before any API call. */
 export type AgentRefusal =

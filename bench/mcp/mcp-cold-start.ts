@@ -1,0 +1,335 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { type RunningEmulator, startEmulator } from '../../infra/local/emulator/server.js';
+import { keys } from '../../lib/store/keys.js';
+import { type BenchTable, createBenchTable, linkBenchUser } from '../bench-table.js';
+import type { BenchmarkResult, Row } from '../benchmark.js';
+import { compositionDifference } from '../cold-start/bundle-composition.js';
+import type { BuiltFunction } from '../cold-start/bundles.js';
+import {
+  COLD_METRICS,
+  type ColdContender,
+  type ColdSummaries,
+  runContender,
+  runInRounds,
+  summarizeCold,
+} from '../cold-start/cold-process.js';
+import { BENCH_CHANNEL, BENCH_TEAM } from '../slash-command-event.js';
+import { ratio, type Summary } from '../stats.js';
+import { formatBytes, formatRatio } from '../table.js';
+import type { Target } from '../targets.js';
+import { type McpArtifacts, prepareMcpColdStart } from './bundles.js';
+import { jsonRpcResult, type McpRequest, mcpEvent } from './mcp-event.js';
+import { perOperationToolsList } from './per-operation-tools.js';
+
+/**
+ * Cold start of the agents' MCP endpoint to its first answer: a new `node` process loads the
+ * agents' function (`functions/mcp`) and answers one MCP request, `tools/list` or a `read` of
+ * `volumes.list`, against the minimal MCP server on the same SDK (`bench/baseline/minimal-mcp.ts`)
+ * answering the same kind of request. Both run side by side on the same DynamoDB Local and API
+ * emulator, in rounds that start with a different one each time; one round first warms the file
+ * cache and is not counted. Also measured: how many bytes `tools/list` is for a person who may do
+ * everything, and what one tool per operation would have been.
+ */
+
+const BENCHMARK = 'MCP cold start';
+/** The target: each MCP request at most this many times the minimal MCP server's spawn → answer. */
+const MCP_COLD_START_LIMIT = 1.3;
+const PUBLIC_URL = 'https://bench.example.com';
+const USER = 'U0AGENT';
+const FIVE_TOOLS = ['find_operations', 'get_request', 'read', 'request_change', 'request_destructive_change'];
+
+type McpPath = 'list' | 'read';
+type ContenderName = 'oursList' | 'oursRead' | 'baselineList' | 'baselineRead';
+const PATHS = ['list', 'read'] as const satisfies readonly McpPath[];
+const OURS: Record<McpPath, ContenderName> = { list: 'oursList', read: 'oursRead' };
+const BASELINE: Record<McpPath, ContenderName> = { list: 'baselineList', read: 'baselineRead' };
+const PATH_NAMES: Record<McpPath, string> = { list: 'tools/list', read: 'tools/call read volumes.list' };
+
+type Contender = ColdContender<ContenderName>;
+
+export interface McpColdStartOptions {
+  /** Counted runs of each contender. */
+  readonly runs: number;
+  /** Scratch directory for the bundles. */
+  readonly workDir: string;
+  readonly dynamoEndpoint: string;
+}
+
+export async function runMcpColdStart(options: McpColdStartOptions): Promise<BenchmarkResult> {
+  const artifacts = await prepareMcpColdStart(options.workDir);
+  const table = await createBenchTable(options.dynamoEndpoint);
+  // The API is remote to the function: the emulator runs here, not in the measured process.
+  const emulator = await startEmulator({ rateLimit: false });
+  try {
+    return await measure(options, artifacts, table, emulator);
+  } finally {
+    await emulator.close();
+    table.close();
+  }
+}
+
+/** The agents' function's configuration, as `functions/mcp` reads it in AWS, pointed at the local services. */
+function agentsEnv(table: BenchTable, dynamoEndpoint: string, cloudApiUrl: string): NodeJS.ProcessEnv {
+  // Nothing a read or a list does reaches Slack or the worker: both point at a closed port, so a
+  // path that tried would fail its run instead of timing a call to somewhere real.
+  const nowhere = 'http://127.0.0.1:9';
+  return {
+    PATH: process.env.PATH,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'bench',
+    AWS_SECRET_ACCESS_KEY: 'bench',
+    SLACK_SIGNING_SECRET: randomBytes(16).toString('hex'),
+    SLACK_BOT_TOKEN: 'xoxb-bench',
+    SLACK_API_URL: `${nowhere}/api/`,
+    BOT_PUBLIC_URL: PUBLIC_URL,
+    TABLE_NAME: table.tableName,
+    TOKEN_ENCRYPTION_KEY: table.encryptionKey,
+    DYNAMODB_ENDPOINT: dynamoEndpoint,
+    CLOUD_API_URL: cloudApiUrl,
+    WORKER_FUNCTION_NAME: 'chatops-bench-worker',
+    AWS_ENDPOINT_URL_LAMBDA: nowhere,
+  };
+}
+
+function resultOf(answer: unknown): Record<string, unknown> {
+  const read = jsonRpcResult(answer);
+  if ('problem' in read) throw new Error(read.problem);
+  return read.result;
+}
+
+function toolNames(answer: unknown): string[] {
+  const tools = resultOf(answer).tools;
+  if (!Array.isArray(tools)) throw new Error('the result lists no tools');
+  return tools.map((tool) => String((tool as { name?: unknown }).name)).sort();
+}
+
+function expectText(answer: unknown, expected: string): void {
+  const result = resultOf(answer);
+  if (result.isError) throw new Error(`the tool answered an error: ${JSON.stringify(result).slice(0, 500)}`);
+  if (!JSON.stringify(result.content).includes(expected)) {
+    throw new Error(`the tool's answer does not name ${expected}: ${JSON.stringify(result).slice(0, 500)}`);
+  }
+}
+
+function bodyBytes(answer: unknown): number {
+  const { body } = answer as { body?: unknown };
+  if (typeof body !== 'string') throw new Error('the answer has no body');
+  return Buffer.byteLength(body);
+}
+
+async function measure(
+  options: McpColdStartOptions,
+  artifacts: McpArtifacts,
+  table: BenchTable,
+  emulator: RunningEmulator,
+): Promise<BenchmarkResult> {
+  const seededVolume = [...emulator.control.world.volumes.values()][0];
+  const firstVolume = seededVolume?.label;
+  if (!firstVolume) throw new Error('The emulator has no seeded volume to list');
+
+  // A person who may do everything: their token has every scope, the home channel no policy, the
+  // grant both scopes. The agent signed in as the OAuth pages leave it: a grant and its token.
+  await linkBenchUser(table.store, BENCH_TEAM, USER, emulator.demoToken);
+  const grant = await table.store.agentGrants.create({
+    team: BENCH_TEAM,
+    user: USER,
+    clientId: 'https://agent.example.com/client.json',
+    clientName: 'Bench Agent',
+    homeChannel: BENCH_CHANNEL,
+    scopes: ['cloud:read', 'cloud:change'],
+  });
+  const { accessToken } = await table.store.agentGrants.issueTokens(grant, `${PUBLIC_URL}/mcp`);
+  // A cold start comes after the function sat idle, longer than the five minutes within which the
+  // grant's last use is not written again: each run finds it stale and writes it, as such a start would.
+  const forgetLastUse = async () => {
+    await table.table.update({
+      TableName: table.tableName,
+      Key: { pk: keys.user(BENCH_TEAM, USER), sk: keys.agentGrant(grant.id) },
+      UpdateExpression: 'REMOVE last_used_at',
+    });
+  };
+
+  const baselineToken = randomBytes(32).toString('base64url');
+  const baselineEnv: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    BOT_PUBLIC_URL: PUBLIC_URL,
+    CLOUD_API_URL: emulator.url,
+    BASELINE_API_TOKEN: emulator.demoToken,
+    BASELINE_MCP_TOKEN_SHA256: createHash('sha256').update(baselineToken).digest('hex'),
+  };
+  const oursEnv = agentsEnv(table, options.dynamoEndpoint, emulator.url);
+
+  let volumeListCalls = emulator.control.requestCounts()['volumes.list'] ?? 0;
+  const expectOneApiRead = () => {
+    const before = volumeListCalls;
+    volumeListCalls = emulator.control.requestCounts()['volumes.list'] ?? 0;
+    if (volumeListCalls !== before + 1) throw new Error('the emulator saw no volumes.list call');
+  };
+  const toolsListBytes: number[] = [];
+  const request = (mcp: McpRequest, token: string) => () => mcpEvent(mcp, token);
+
+  const contenders: Record<ContenderName, Contender> = {
+    oursList: {
+      name: 'oursList',
+      variant: 'ours: tools/list',
+      build: artifacts.ours,
+      env: oursEnv,
+      prepare: forgetLastUse,
+      event: request({ method: 'tools/list' }, accessToken),
+      check: async (answer) => {
+        const names = toolNames(answer);
+        if (names.join() !== FIVE_TOOLS.join()) throw new Error(`listed ${names.join(', ')}`);
+        toolsListBytes.push(bodyBytes(answer));
+      },
+    },
+    oursRead: {
+      name: 'oursRead',
+      variant: 'ours: read volumes.list',
+      build: artifacts.ours,
+      env: oursEnv,
+      prepare: forgetLastUse,
+      event: request(
+        { method: 'tools/call', name: 'read', arguments: { operation: 'volumes.list', arguments: {} } },
+        accessToken,
+      ),
+      check: async (answer) => {
+        expectText(answer, firstVolume);
+        expectOneApiRead();
+      },
+    },
+    baselineList: {
+      name: 'baselineList',
+      variant: 'baseline (minimal MCP server): tools/list',
+      build: artifacts.baseline,
+      env: baselineEnv,
+      event: request({ method: 'tools/list' }, baselineToken),
+      check: async (answer) => {
+        const names = toolNames(answer);
+        if (names.join() !== 'list_volumes') throw new Error(`listed ${names.join(', ')}`);
+      },
+    },
+    baselineRead: {
+      name: 'baselineRead',
+      variant: 'baseline (minimal MCP server): call list_volumes',
+      build: artifacts.baseline,
+      env: baselineEnv,
+      event: request({ method: 'tools/call', name: 'list_volumes', arguments: {} }, baselineToken),
+      check: async (answer) => {
+        expectText(answer, firstVolume);
+        expectOneApiRead();
+      },
+    },
+  };
+
+  const names = Object.keys(contenders) as ContenderName[];
+  const samples = await runInRounds(names, options.runs, (name) =>
+    runContender(artifacts.driver, contenders[name]),
+  );
+  const all = Object.fromEntries(names.map((name) => [name, summarizeCold(samples[name])])) as Record<
+    ContenderName,
+    ColdSummaries
+  >;
+  const perOperation = await perOperationToolsList(PUBLIC_URL);
+  const listBytes = toolsListBytes.at(-1) ?? 0;
+  if (toolsListBytes.some((bytes) => bytes !== listBytes)) {
+    throw new Error(`tools/list was not the same size in every run: ${toolsListBytes.join(', ')}`);
+  }
+
+  const single = (value: number): Summary => ({ runs: 1, median: value, min: value, max: value });
+  const timeRows = (path: McpPath, name: ContenderName, compare: boolean): Row[] => {
+    const reference = all[BASELINE[path]];
+    return COLD_METRICS.map(([metric, key]) => ({
+      benchmark: BENCHMARK,
+      variant: contenders[name].variant,
+      metric,
+      unit: 'ms',
+      summary: all[name][key],
+      ...(compare && { vsBaseline: ratio(all[name][key].median, reference[key].median) }),
+    }));
+  };
+  const sizeRows = (variant: string, built: BuiltFunction, compare: boolean): Row[] =>
+    (
+      [
+        ['loaded at start (entry + static chunks)', built.loadedAtStart, artifacts.baseline.loadedAtStart],
+        ['deployed (every .mjs)', built.deployed, artifacts.baseline.deployed],
+      ] as const
+    ).map(([label, set, reference]) => ({
+      benchmark: 'MCP bundle size',
+      variant,
+      metric: `${label}, ${set.files.length} ${set.files.length === 1 ? 'file' : 'files'}`,
+      unit: 'bytes',
+      summary: single(set.bytes),
+      ...(compare && { vsBaseline: ratio(set.bytes, reference.bytes) }),
+    }));
+  const packagesBeyond = (count: number) =>
+    compositionDifference(
+      artifacts.ours.loadedAtStart.composition,
+      artifacts.baseline.loadedAtStart.composition,
+    )
+      .filter((d) => d.difference > 0)
+      .slice(0, count)
+      .map((d) => `${d.name} ${formatBytes(d.difference)}`)
+      .join(', ');
+
+  const targets: Target[] = PATHS.map((path) => {
+    const ours = all[OURS[path]];
+    const baseline = all[BASELINE[path]];
+    const extra = ours.spawnToAnswer.median - baseline.spawnToAnswer.median;
+    return {
+      name: `MCP cold start, ${PATH_NAMES[path]}`,
+      requirement: `≤ ${MCP_COLD_START_LIMIT}× the minimal MCP server on the same SDK (spawn → answer, medians)`,
+      measured: ratio(ours.spawnToAnswer.median, baseline.spawnToAnswer.median),
+      limit: MCP_COLD_START_LIMIT,
+      direction: 'at-most',
+      format: formatRatio,
+      whyMissed:
+        `The agents' function took ${extra.toFixed(0)} ms longer than the minimal server (median; ${formatRatio(MCP_COLD_START_LIMIT)} allows ${(baseline.spawnToAnswer.median * (MCP_COLD_START_LIMIT - 1)).toFixed(0)} ms): ` +
+        `import ${ours.import.median.toFixed(0)} ms against ${baseline.import.median.toFixed(0)} ms (CPU ${ours.importCpu.median.toFixed(0)} ms against ${baseline.importCpu.median.toFixed(0)} ms), ` +
+        `first answer ${ours.answer.median.toFixed(1)} ms against ${baseline.answer.median.toFixed(1)} ms (CPU ${ours.answerCpu.median.toFixed(0)} ms against ${baseline.answerCpu.median.toFixed(0)} ms). ` +
+        `Before its first answer it loads ${formatBytes(artifacts.ours.loadedAtStart.bytes)} of JavaScript against the minimal server's ${formatBytes(artifacts.baseline.loadedAtStart.bytes)}; the packages that make up the difference (generated characters): ${packagesBeyond(6)}.`,
+    };
+  });
+
+  return {
+    title: 'MCP cold start to first answer',
+    setup: [
+      `Built with the functions' esbuild options (\`BUNDLE_OPTIONS\` of \`infra/build.ts\`: bundled, minified, split at dynamic imports): the agents' function \`functions/mcp\` and the baseline \`bench/baseline/minimal-mcp.ts\`, the smallest MCP server on Lambda on the same SDK (\`@modelcontextprotocol/server\` \`createMcpHandler\`, stateless, JSON answers, a new \`McpServer\` per request, the SDK's \`requireBearerAuth\`) with one tool, \`list_volumes\`, that reads \`GET /volumes\` from the API with \`fetch\`.`,
+      `Each run is a new \`node\` process (${process.version}) that imports the bundle and invokes its handler with one API Gateway v2 event: an MCP \`POST /mcp\` (protocol ${'2026-07-28'}, its headers and \`_meta\`) with a bearer token, either \`tools/list\` or a \`tools/call\`: \`read\` of \`volumes.list\` for the agents' function, \`list_volumes\` for the baseline. Both read the emulator's first page of volumes, in the benchmark's process.`,
+      "What each side counts. The agents' function: its configuration, the store and the Slack client wired at start; the bearer token looked up by its SHA-256 in DynamoDB Local and its grant read (and the grant's last use written: each run clears it first, as a start after five idle minutes finds it); the person's token scopes and the home channel's policy read to fit the tools; five tools registered; for the read, the person's API token looked up and decrypted (local key), the channel's guardrail, one API call, its answer checked against the operation's response schema, and an audit entry written. The baseline: the SDK's bearer check against one SHA-256 hash held in memory (a token that cannot be revoked), one tool, and for the call one API request with a token from the environment. Neither posts to Slack.",
+      "Every answer is checked: the agents' `tools/list` names its five tools, the baseline's its one; each call's answer names a seeded volume and the emulator counted exactly one `volumes.list` call for it.",
+      `${options.runs} counted runs of each, in rounds that start with a different one each time; one uncounted round before them warms the file cache. "× baseline" compares each request with the baseline answering the same kind of request (\`tools/list\` with \`tools/list\`, the read with the call). "spawn → answer" and the CPU times are measured as for the Slack function's cold start.`,
+      `\`tools/list\` size: the bytes of the agents' function's HTTP answer to \`tools/list\` for a person who may do everything (every token scope, no channel policy, both grant scopes: all five tools), the same in every run; against the same list served with one tool per operation (${perOperation.operations} tools: the operation's id, its summary as description, its request schema as input schema, the hints of its kind; \`bench/mcp/per-operation-tools.ts\`), served by the same SDK with the same options.`,
+    ],
+    rows: [
+      ...PATHS.flatMap((path) => timeRows(path, OURS[path], true)),
+      ...PATHS.flatMap((path) => timeRows(path, BASELINE[path], false)),
+      ...sizeRows('ours (functions/mcp)', artifacts.ours, true),
+      ...sizeRows('baseline (minimal MCP server)', artifacts.baseline, false),
+      {
+        benchmark: 'MCP tools/list size',
+        variant: 'ours: five tools, a full-scope person',
+        metric: 'HTTP answer body',
+        unit: 'bytes',
+        summary: single(listBytes),
+        vsBaseline: ratio(listBytes, perOperation.bytes),
+      },
+      {
+        benchmark: 'MCP tools/list size',
+        variant: `one tool per operation (${perOperation.operations} tools)`,
+        metric: 'HTTP answer body',
+        unit: 'bytes',
+        summary: single(perOperation.bytes),
+      },
+    ],
+    targets,
+    notes: [
+      `\`tools/list\` for a full-scope person is ${formatBytes(listBytes)} (${listBytes} bytes), ${formatRatio(ratio(listBytes, perOperation.bytes))} of the ${formatBytes(perOperation.bytes)} that one tool per operation would be; the input schemas an agent needs come from \`find_operations\`, for the operations it looks for.`,
+      `Largest parts of what the agents' function loads at start: ${[
+        ...artifacts.ours.loadedAtStart.composition,
+      ]
+        .slice(0, 8)
+        .map(([name, size]) => `${name} ${formatBytes(size)}`)
+        .join(', ')}.`,
+    ],
+  };
+}
