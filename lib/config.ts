@@ -24,7 +24,11 @@ export interface Config {
   readonly SLACK_SIGNING_SECRET: string;
   /** One workspace: the bot token of the app installed there (see `slackAuthOf`). */
   readonly SLACK_BOT_TOKEN?: string | undefined;
-  /** Many workspaces: the app's OAuth credentials; installations come through "Add to Slack". */
+  /**
+   * The app's OAuth credentials. Many workspaces: installations come through "Add to Slack" with
+   * them. Either mode: the agents' sign-in pages sign people in with Slack (Sign in with Slack) as
+   * this app, so a single-workspace bot sets them beside SLACK_BOT_TOKEN when agents sign in.
+   */
   readonly SLACK_CLIENT_ID?: string | undefined;
   readonly SLACK_CLIENT_SECRET?: string | undefined;
   /** Signs nothing by itself: Bolt requires it; states live in the table and are used once. */
@@ -161,6 +165,17 @@ function slackAuthOf(
   const present = MULTI_WORKSPACE_KEYS.filter((key) => read.isSet(key));
   const { SLACK_BOT_TOKEN: botToken, SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET } = config;
   if (read.isSet('SLACK_BOT_TOKEN')) {
+    // The app's client id and secret alone are for Sign in with Slack (the agents' sign-in), which
+    // one workspace needs too; the state secret is "Add to Slack"'s only, so it makes a second mode.
+    const signIn = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET'] as const;
+    if (!read.isSet('SLACK_STATE_SECRET') && signIn.every((key) => read.isSet(key)))
+      return botToken === undefined ? undefined : { mode: 'single', botToken };
+    if (!read.isSet('SLACK_STATE_SECRET') && signIn.some((key) => read.isSet(key))) {
+      read.problems.push(
+        `${signIn.find((key) => !read.isSet(key))} is missing: Sign in with Slack needs SLACK_CLIENT_ID and SLACK_CLIENT_SECRET together`,
+      );
+      return undefined;
+    }
     if (present.length > 0) {
       read.problems.push(
         `SLACK_BOT_TOKEN (one workspace) and ${present.join(', ')} (many workspaces) are both set: set one mode only`,

@@ -34,6 +34,8 @@ export interface HttpExchangeRequest {
   readonly signal?: AbortSignal | undefined;
   /** Called once the whole request is handed to the connection: from then on it may be acted on. */
   readonly onSent?: (() => void) | undefined;
+  /** A longer answer body is not read: the exchange fails with `AnswerTooLargeError`. */
+  readonly maxAnswerBytes?: number | undefined;
 }
 
 export interface HttpAnswer {
@@ -53,6 +55,12 @@ export class ConnectTimeoutError extends Error {
 export class AnswerTimeoutError extends Error {
   override readonly name = 'TimeoutError';
   readonly code = 'ANSWER_TIMEOUT';
+}
+
+/** The answer's body went past the caller's `maxAnswerBytes`; the rest was not read. */
+export class AnswerTooLargeError extends Error {
+  override readonly name = 'AnswerTooLargeError';
+  readonly code = 'ANSWER_TOO_LARGE';
 }
 
 /** One keep-alive agent per protocol and process, so warm invocations reuse connections. */
@@ -108,7 +116,18 @@ export function exchange(request: HttpExchangeRequest): Promise<HttpAnswer> {
       { method: request.method, headers: request.headers, agent: request.agent ?? keepAliveAgent(url) },
       (response: IncomingMessage) => {
         const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        let received = 0;
+        const max = request.maxAnswerBytes;
+        const tooLarge = () => new AnswerTooLargeError(`${service}: answer longer than ${max} bytes`);
+        if (max !== undefined && Number(response.headers['content-length'] ?? 0) > max) {
+          giveUp(tooLarge());
+          return;
+        }
+        response.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (max !== undefined && received > max) giveUp(tooLarge());
+          else chunks.push(chunk);
+        });
         response.on('end', () =>
           settle(() =>
             resolve({

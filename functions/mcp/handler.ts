@@ -1,4 +1,5 @@
 import { createAgentsApp } from '../../lib/agents/app.js';
+import { oauthRoutesFor } from '../../lib/agents/oauth/routes.js';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import { createCoreDeps, createSlackAccess } from '../../lib/runtime.js';
@@ -15,16 +16,32 @@ const logger = createLogger('mcp');
 if (!config.WORKER_FUNCTION_NAME)
   throw new Error('Invalid configuration: WORKER_FUNCTION_NAME is required in AWS');
 if (!config.BOT_PUBLIC_URL) throw new Error('Invalid configuration: BOT_PUBLIC_URL is required in AWS');
+if (!config.SLACK_CLIENT_ID || !config.SLACK_CLIENT_SECRET)
+  throw new Error(
+    'Invalid configuration: SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are required: agents sign people in with Slack',
+  );
 
 const core = createCoreDeps(config, logger, { role: 'background' });
-const { client } = createSlackAccess(config.slackAuth, core.store, config.SLACK_API_URL);
-const app = createAgentsApp({
-  ...core,
-  slack: client,
-  handoff: new LambdaHandoff(config.WORKER_FUNCTION_NAME),
+const { client, botTokens } = createSlackAccess(config.slackAuth, core.store, config.SLACK_API_URL);
+// The pages agents sign people in through: the bot is the authorization server of its MCP resource.
+const oauth = oauthRoutesFor({
+  store: core.store,
+  logger,
   publicUrl: config.BOT_PUBLIC_URL,
-  // Slackbot's calls are signed with the app's signing secret, as every Slack request is.
-  signingSecret: config.SLACK_SIGNING_SECRET,
+  slackApp: { clientId: config.SLACK_CLIENT_ID, clientSecret: config.SLACK_CLIENT_SECRET },
+  slackApiUrl: config.SLACK_API_URL,
+  botTokens,
 });
+const app = createAgentsApp(
+  {
+    ...core,
+    slack: client,
+    handoff: new LambdaHandoff(config.WORKER_FUNCTION_NAME),
+    publicUrl: config.BOT_PUBLIC_URL,
+    // Slackbot's calls are signed with the app's signing secret, as every Slack request is.
+    signingSecret: config.SLACK_SIGNING_SECRET,
+  },
+  oauth,
+);
 
 export const handler = app.handler;

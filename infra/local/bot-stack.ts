@@ -3,6 +3,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { request } from 'undici';
 import { type AgentsApp, createAgentsApp } from '../../lib/agents/app.js';
 import { MCP_PATH } from '../../lib/agents/mcp.js';
+import { oauthRoutesFor } from '../../lib/agents/oauth/routes.js';
+import { agentOAuthUrls } from '../../lib/agents/oauth/urls.js';
 import type { RequestDispatcher } from '../../lib/api/client.js';
 import type { OutcomeCheckSettings } from '../../lib/changes/outcomes.js';
 import type { Config, SlackAuth } from '../../lib/config.js';
@@ -191,6 +193,14 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
         : { tokenExpiresInSeconds: options.tokenExpiresInSeconds }),
     });
   }
+  const publicUrl = server.url.replace('//127.0.0.1:', '//localhost:');
+  // The app's credentials for Sign in with Slack, through which agents sign people in: the same
+  // pair as "Add to Slack"'s for many workspaces, the app's own beside the bot token for one.
+  const slackApp =
+    auth.mode === 'multi'
+      ? { clientId: auth.clientId, clientSecret: auth.clientSecret }
+      : { clientId: 'local.client', clientSecret: randomBytes(16).toString('hex') };
+  standIn.openId.register({ ...slackApp, redirectUris: [agentOAuthUrls(publicUrl).callback] });
   const slackAccess = createSlackAccess(auth, store, standIn.apiUrl);
   const slack = slackAccess.client;
   const worker: WorkerDeps = {
@@ -224,8 +234,20 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
     },
   });
   slackHandler = handler;
-  const publicUrl = server.url.replace('//127.0.0.1:', '//localhost:');
-  agentsApp = createAgentsApp({ ...core, slack: access.client, handoff, publicUrl, signingSecret, now });
+  const oauth = oauthRoutesFor({
+    store,
+    logger,
+    publicUrl,
+    slackApp,
+    slackApiUrl: standIn.apiUrl,
+    botTokens: slackAccess.botTokens,
+    // Agents on this machine serve their metadata documents on http://localhost; never in AWS.
+    clientMetadata: { allowLoopbackHttp: true },
+  });
+  agentsApp = createAgentsApp(
+    { ...core, slack: access.client, handoff, publicUrl, signingSecret, now },
+    oauth,
+  );
   const botUrl = `${server.url}${SLACK_EVENTS_PATH}`;
   const workspace = new SlackWorkspace({ standIn, botUrl, signingSecret });
 

@@ -252,6 +252,17 @@ export class AgentGrantRepository {
     return this.issueTokens(grant, item.resource);
   }
 
+  /**
+   * Revocation (RFC 7009): the grant behind an access or refresh token `clientId` holds goes, and
+   * with it every token issued under it (§2.1 lets revoking either take the whole grant). A token
+   * unknown, expired or held by another client revokes nothing; the caller answers the same.
+   */
+  async revokeByToken(token: string, clientId: string): Promise<boolean> {
+    const item = await this.#tokenItem(token, token.startsWith(REFRESH_PREFIX) ? 'refresh' : 'access');
+    if (!item || item.client_id !== clientId) return false;
+    return this.revoke(item.team_id, item.user_id, item.grant_id);
+  }
+
   async #tokenItem(token: string, kind: TokenItem['token_kind']): Promise<TokenItem | undefined> {
     if (!TOKEN_PATTERN.test(token)) return undefined;
     const item = await getParsed(

@@ -1,3 +1,5 @@
+import type { AgentAuthorizationStore } from './agent-authorizations.js';
+import type { AgentClientRepository } from './agent-clients.js';
 import type { AgentGrantRepository } from './agent-grants.js';
 import type { AlertClaimRepository } from './alert-claims.js';
 import type { AliasRepository } from './aliases.js';
@@ -21,6 +23,15 @@ import type { TeamUserData } from './team-data.js';
 import type { TokenCipher } from './token-cipher.js';
 import type { TokenLinkRepository } from './token-links.js';
 
+export type {
+  AuthorizationCode,
+  AuthorizationRequest,
+  OfferedChannel,
+  PendingSignIn,
+  SignedInPerson,
+  SignInRefusal,
+} from './agent-authorizations.js';
+export type { RegisteredClient } from './agent-clients.js';
 export type {
   AgentGrant,
   AgentScope,
@@ -106,6 +117,10 @@ export interface Store {
   readonly stepUp: OnFirstUse<StepUpRepository>;
   /** Agents people let act for them, and their tokens (hashed). */
   readonly agentGrants: OnFirstUse<AgentGrantRepository>;
+  /** Agents' sign-ins in progress and their authorization codes (hashed). */
+  readonly agentAuthorizations: OnFirstUse<AgentAuthorizationStore>;
+  /** Agents registered through Dynamic Client Registration. */
+  readonly agentClients: OnFirstUse<AgentClientRepository>;
   /** The store's clock (the tests move it). */
   readonly now: () => Date;
   /**
@@ -151,6 +166,10 @@ export function createStore(ctx: StoreContext, cipher: TokenCipher | OnFirstUse<
     passkeyLinks: onFirstUse(async () => new (await import('./passkey-links.js')).PasskeyLinkStore(ctx)),
     stepUp: onFirstUse(async () => new (await import('./step-up.js')).StepUpRepository(ctx, cipher)),
     agentGrants: onFirstUse(async () => new (await import('./agent-grants.js')).AgentGrantRepository(ctx)),
+    agentAuthorizations: onFirstUse(
+      async () => new (await import('./agent-authorizations.js')).AgentAuthorizationStore(ctx),
+    ),
+    agentClients: onFirstUse(async () => new (await import('./agent-clients.js')).AgentClientRepository(ctx)),
     now: ctx.now,
     readAhead: (itemKeys) => readAhead(ctx, itemKeys),
     helpScope: (team, user, channel, read) => readHelpScope(ctx, team, user, channel, read),

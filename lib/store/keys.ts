@@ -122,6 +122,12 @@ export const keys = {
   agentGrantPrefix: 'AGENT#',
   /** One agent access or refresh token, by the SHA-256 of the token: the token is never stored. */
   agentToken: (tokenHash: string) => `AGENT_TOKEN#${checkedId('agent token', tokenHash)}`,
+  /** An agent's sign-in in progress (`agent-authorizations.ts`), by the SHA-256 of its id. */
+  agentSignIn: (idHash: string) => `AGENT_SIGN_IN#${checkedId('agent sign-in', idHash)}`,
+  /** One authorization code for an agent, by the SHA-256 of the code. */
+  agentCode: (codeHash: string) => `AGENT_CODE#${checkedId('agent code', codeHash)}`,
+  /** An agent registered through Dynamic Client Registration (`agent-clients.ts`), by client id. */
+  agentClient: (clientId: string) => `AGENT_CLIENT#${checkedId('agent client', clientId)}`,
 } as const;
 
 /** A team and one of its users, as a user partition or a member item names them. */

@@ -1,7 +1,8 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allowInstall } from '../../infra/local/bot-stack.js';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../infra/local/dynamodb.js';
+import type { DynamoDbLocal } from '../../infra/local/dynamodb.js';
+import { startOwnDynamoDbLocal } from '../support/dynamodb-local.js';
 import { CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 
 /**
@@ -18,7 +19,7 @@ let dynamo: DynamoDbLocal;
 let e2e: E2E;
 
 beforeAll(async () => {
-  dynamo = await startDynamoDbLocal({ tableName: null });
+  dynamo = await startOwnDynamoDbLocal({ tableName: null });
   e2e = await startE2E({ stack: { workspaces: 'many', dynamoEndpoint: dynamo.endpoint } });
   const installUrl = e2e.stack.installUrl;
   if (!installUrl) throw new Error('the stack is not a distributed app');

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allowInstall } from '../../infra/local/bot-stack.js';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../infra/local/dynamodb.js';
+import type { DynamoDbLocal } from '../../infra/local/dynamodb.js';
+import { startOwnDynamoDbLocal } from '../support/dynamodb-local.js';
 import { ALICE, BOB, type E2E, startE2E } from '../support/e2e.js';
 
 /**
@@ -20,7 +21,7 @@ let e2e: E2E;
 
 beforeAll(async () => {
   dbPath = await mkdtemp(join(tmpdir(), 'chatops-uninstall-'));
-  dynamo = await startDynamoDbLocal({ tableName: null, dbPath });
+  dynamo = await startOwnDynamoDbLocal({ tableName: null, dbPath });
   e2e = await startE2E({ stack: { workspaces: 'many', dynamoEndpoint: dynamo.endpoint } });
   const installUrl = e2e.stack.installUrl;
   if (!installUrl) throw new Error('the stack is not a distributed app');
@@ -49,7 +50,7 @@ describe('an uninstall while DynamoDB is down', () => {
     const failed = await e2e.stack.workspace.uninstall('Ev0UNINSTALLDOWN');
     expect(failed.status).toBeGreaterThanOrEqual(500);
 
-    dynamo = await startDynamoDbLocal({ tableName: null, dbPath, port: dynamo.port });
+    dynamo = await startOwnDynamoDbLocal({ tableName: null, dbPath, port: dynamo.port });
     const retried = await e2e.stack.workspace.event({ type: 'app_uninstalled' }, 'Ev0UNINSTALLDOWN', {
       num: 1,
       reason: 'http_error',

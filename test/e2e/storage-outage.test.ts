@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../infra/local/dynamodb.js';
+import type { DynamoDbLocal } from '../../infra/local/dynamodb.js';
+import { startOwnDynamoDbLocal } from '../support/dynamodb-local.js';
 import { ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 
 /**
@@ -25,7 +26,7 @@ let e2e: E2E;
 let volumeId: number;
 
 beforeAll(async () => {
-  dynamo = await startDynamoDbLocal({ tableName: null });
+  dynamo = await startOwnDynamoDbLocal({ tableName: null });
   // `slackStorage: {}`: the Slack function's production limits, not the local stack's roomier ones.
   e2e = await startE2E({ stack: { dynamoEndpoint: dynamo.endpoint, slackStorage: {} } });
   // A fresh JVM answers its first calls slowly; the Slack function's limits are sized for a warm one.

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../infra/local/dynamodb.js';
+import type { DynamoDbLocal } from '../../infra/local/dynamodb.js';
 import { SECOND_TEAM } from '../../infra/local/slack/oauth.js';
 import type { ActionResult } from '../../infra/local/slack/page/server.js';
 import type { PageState } from '../../infra/local/slack/page/state.js';
 import { type Sandbox, startSandbox } from '../../infra/local/start.js';
+import { startOwnDynamoDbLocal } from '../support/dynamodb-local.js';
 
 /**
  * The sandbox page while the bot's DynamoDB is gone: the page is Slack, which does not read the
@@ -19,7 +20,7 @@ let dynamo: DynamoDbLocal;
 let sandbox: Sandbox;
 
 beforeAll(async () => {
-  dynamo = await startDynamoDbLocal({ tableName: null });
+  dynamo = await startOwnDynamoDbLocal({ tableName: null });
   sandbox = await startSandbox({
     dynamoEndpoint: dynamo.endpoint,
     pagePort: 0,

@@ -366,3 +366,77 @@ describe('token-rotation', () => {
     expect(refresh(slack, renewed.refresh_token)).toMatchObject({ ok: true });
   });
 });
+
+describe('user-conversations', () => {
+  const ids = (answer: { channels?: { id?: string }[] }) =>
+    (answer.channels ?? []).map((channel) => channel.id);
+
+  it("lists the bot's own channels by default, public ones only unless asked", async () => {
+    const slack = await start();
+    slack.store.createChannel({
+      id: 'G0SECRET',
+      name: 'secret',
+      is_private: true,
+      members: [ALICE, 'U0CLOUDBOT'],
+    });
+    slack.store.createChannel({ id: 'C0QUIET', name: 'quiet', members: [ALICE] });
+    const client = clientFor(slack);
+    expect(ids(await client.users.conversations({}))).toEqual(['C0GENERAL', OPS]);
+    expect(ids(await client.users.conversations({ types: 'public_channel,private_channel' }))).toEqual([
+      'C0GENERAL',
+      OPS,
+      'G0SECRET',
+    ]);
+  });
+
+  it("lists a person's channels with user, a private one only where the bot is too", async () => {
+    const slack = await start();
+    slack.store.createChannel({
+      id: 'G0SHARED',
+      name: 'shared',
+      is_private: true,
+      members: [ALICE, 'U0CLOUDBOT'],
+    });
+    slack.store.createChannel({ id: 'G0HIDDEN', name: 'hidden', is_private: true, members: [ALICE] });
+    slack.store.createChannel({ id: 'C0QUIET', name: 'quiet', members: [ALICE] });
+    slack.store.removeMember(OPS, ALICE);
+    const answer = await clientFor(slack).users.conversations({
+      user: ALICE,
+      types: 'public_channel,private_channel',
+    });
+    expect(ids(answer)).toEqual(['C0GENERAL', 'G0SHARED', 'C0QUIET']);
+  });
+
+  it('leaves out archived channels with exclude_archived, and the other workspace’s channels', async () => {
+    const slack = await start();
+    slack.store.archiveChannel('C0GENERAL');
+    const client = clientFor(slack);
+    expect(ids(await client.users.conversations({ user: ALICE }))).toEqual(['C0GENERAL', OPS]);
+    expect(ids(await client.users.conversations({ user: ALICE, exclude_archived: true }))).toEqual([OPS]);
+  });
+
+  it('pages by an opaque cursor, empty on the last page', async () => {
+    const slack = await start();
+    const client = clientFor(slack);
+    const first = await client.users.conversations({ limit: 1 });
+    expect(ids(first)).toEqual(['C0GENERAL']);
+    const second = await client.users.conversations({
+      limit: 1,
+      cursor: first.response_metadata?.next_cursor ?? '',
+    });
+    expect(ids(second)).toEqual([OPS]);
+    expect(second.response_metadata?.next_cursor).toBe('');
+    expect(await refusalOf(client.users.conversations({ cursor: 'bm90IGEgbnVtYmVy' }))).toBe(
+      'invalid_cursor',
+    );
+  });
+
+  it('needs the read scope of each type asked for, and refuses unknown types and limits', async () => {
+    const slack = await start({ botScopes: ['channels:read'] });
+    const client = clientFor(slack);
+    expect(await refusalOf(client.users.conversations({ types: 'private_channel' }))).toBe('missing_scope');
+    expect(await refusalOf(client.users.conversations({ types: 'shared_channel' }))).toBe('invalid_types');
+    expect(await refusalOf(client.users.conversations({ limit: 1000 }))).toBe('invalid_limit');
+    expect(await refusalOf(client.users.conversations({ user: 'U0NOBODY' }))).toBe('user_not_found');
+  });
+});

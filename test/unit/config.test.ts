@@ -117,6 +117,23 @@ describe('Slack mode', () => {
     expect(() => loadConfig({ ...withoutToken, ...partial })).toThrow(/also need SLACK_STATE_SECRET$/);
   });
 
+  it("keeps one workspace with the app's client id and secret beside the bot token, for Sign in with Slack", () => {
+    const { SLACK_STATE_SECRET: _state, ...signIn } = oauth;
+    const config = loadConfig({ ...base, ...signIn });
+    expect(config.slackAuth).toEqual({ mode: 'single', botToken: 'xoxb-1' });
+    expect(config).toMatchObject({ SLACK_CLIENT_ID: '123.456', SLACK_CLIENT_SECRET: 'client-s3cret' });
+  });
+
+  it('names the half of the Sign in with Slack credentials that is missing, without echoing secrets', () => {
+    expect(() => loadConfig({ ...base, SLACK_CLIENT_ID: '123.456' })).toThrow(
+      /SLACK_CLIENT_SECRET is missing: Sign in with Slack needs/,
+    );
+    expect(() => loadConfig({ ...base, SLACK_CLIENT_SECRET: 'client-s3cret' })).toThrow(
+      /SLACK_CLIENT_ID is missing/,
+    );
+    expect(() => loadConfig({ ...base, SLACK_CLIENT_SECRET: 'client-s3cret' })).not.toThrow(/s3cret/);
+  });
+
   it('refuses both modes at once, without echoing secrets', () => {
     expect(() => loadConfig({ ...base, ...oauth })).toThrow(/both set/);
     expect(() => loadConfig({ ...base, ...oauth })).not.toThrow(/s3cret/);

@@ -83,6 +83,7 @@ export const METHOD_TIERS: Readonly<Record<string, RateTier>> = {
   'users.info': 4,
   'usergroups.users.list': 2,
   'conversations.info': 3,
+  'users.conversations': 3,
   'conversations.join': 3,
   'files.getUploadURLExternal': 4,
   'files.completeUploadExternal': 4,

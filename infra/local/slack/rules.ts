@@ -194,6 +194,16 @@ export const SLACK_RULES = [
       'https://api.slack.com/interactivity/slash-commands (Message visibility; Sending delayed responses), worded in slackhq/slack-api-docs index_slash_commands.md: "When the `response_type` is `in_channel`, **both** the response message and the initial message typed by the user will be shared in the channel"; "The only user-facing difference between immediate responses and delayed responses is that "in channel" delayed responses will not include the initial command sent by the user. To echo the command back to the channel, you\'ll still need to provide a response to Slack\'s original visit to your invocation URL"; Best practices: respond with "a simplified JSON response containing only the `response_type` field set to `in_channel`" to have the slash command "displayed within the channel"',
   },
   {
+    id: 'user-conversations',
+    methods: ['users.conversations'],
+    behaviour:
+      "the conversations of the caller's workspace that a member is in: the token's own (the bot's) by default, or with user another member's, a private channel only where the caller is a member too; types is a comma-separated list of public_channel (the default), private_channel, mpim and im, each needing its read scope (channels:read, groups:read, mpim:read, im:read; else missing_scope), any other invalid_types; exclude_archived drops archived ones; limit 1–999 (100 by default, else invalid_limit), paged by an opaque cursor (response_metadata.next_cursor, empty on the last page; a cursor it did not issue: invalid_cursor)",
+    source:
+      'https://docs.slack.dev/reference/methods/users.conversations (arguments, "Non-public channels are restricted to those where the calling user shares membership", scopes, errors invalid_cursor, invalid_limit, invalid_types; Tier 3)',
+    stricter:
+      "Slack's page names no error for a user that does not exist: the stand-in answers user_not_found, as users.info does",
+  },
+  {
     id: 'openid-discovery',
     methods: ['.well-known/openid-configuration', 'openid/connect/keys'],
     behaviour:

@@ -33,6 +33,7 @@ export const USER_TOKEN_RULES: Readonly<Record<string, UserTokenRule>> = {
   'users.info': { kind: 'user_scope', needed: 'users:read' },
   'usergroups.users.list': { kind: 'user_scope', needed: 'usergroups:read' },
   'conversations.info': { kind: 'user_scope', needed: 'channels:read' },
+  'users.conversations': { kind: 'user_scope', needed: 'channels:read' },
   'conversations.join': { kind: 'user_scope', needed: 'channels:write' },
   'conversations.history': { kind: 'user_scope', needed: 'channels:history' },
   'files.getUploadURLExternal': { kind: 'user_scope', needed: 'files:write' },

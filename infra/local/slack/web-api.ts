@@ -183,6 +183,26 @@ const FlagArgSchema = z.preprocess(
   z.boolean(),
 );
 
+/** `users.conversations`' arguments (method page: limit up to 999, 100 by default). */
+const UserConversationsArgsSchema = z.object({
+  user: z.string().min(1).optional(),
+  types: z.string().min(1).optional(),
+  exclude_archived: z
+    .union([z.boolean(), z.enum(['true', 'false', '1', '0'])])
+    .optional()
+    .transform((value) => value === true || value === 'true' || value === '1'),
+  limit: z.coerce.number().int().min(1).max(999).default(100),
+  cursor: z.string().optional(),
+});
+
+/** The read scope each conversation type needs (users.conversations method page). */
+const CONVERSATION_TYPE_SCOPES: Readonly<Record<string, string>> = {
+  public_channel: 'channels:read',
+  private_channel: 'groups:read',
+  mpim: 'mpim:read',
+  im: 'im:read',
+};
+
 const HistoryArgsSchema = z.object({
   channel: z.string().min(1),
   cursor: z.string().optional(),
@@ -692,6 +712,53 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
     const users = context.store.usergroupMembers(input.usergroup);
     if (!users) throw new SlackRefusalError('no_such_subteam');
     return { users };
+  },
+
+  /**
+   * Rule `user-conversations`: the conversations a member is in, of the caller's workspace, paged
+   * by an opaque cursor. With `user`, that person's; a bot sees a private one only when it is in it
+   * too. Each type asked for needs its scope.
+   */
+  'users.conversations': (args, context) => {
+    const input = parseArgs(UserConversationsArgsSchema, args, {
+      cursor: 'invalid_cursor',
+      limit: 'invalid_limit',
+      types: 'invalid_types',
+    });
+    const { store } = context;
+    const bot = store.seed.bot.userId;
+    const types = (input.types ?? 'public_channel').split(',').map((type) => type.trim());
+    if (!types.every((type) => Object.hasOwn(CONVERSATION_TYPE_SCOPES, type)))
+      throw new SlackRefusalError('invalid_types');
+    const missing = types
+      .map((type) => CONVERSATION_TYPE_SCOPES[type] ?? '')
+      .find((scope) => !hasScope(context, scope));
+    if (missing) throw missingScope(context, missing);
+    const member = input.user ?? bot;
+    if (input.user !== undefined && !store.user(input.user)) throw new SlackRefusalError('user_not_found');
+    const otherTeams = new Set(store.otherTeamChannels.map((channel) => channel.id));
+    const inCallerTeam = (channel: KnownChannel) =>
+      (context.callerTeam?.id ?? store.seed.team.id) === store.seed.team.id
+        ? !otherTeams.has(channel.id)
+        : otherTeams.has(channel.id);
+    const typeOf = (channel: KnownChannel) =>
+      channel.is_im ? 'im' : channel.is_private ? 'private_channel' : 'public_channel';
+    const listed = store
+      .channels()
+      .filter((channel) => inCallerTeam(channel) && types.includes(typeOf(channel)))
+      .filter((channel) => store.isMember(channel, member))
+      .filter((channel) => !channel.is_private || store.isMember(channel, bot))
+      .filter((channel) => !(input.exclude_archived && channel.is_archived));
+    const offset = input.cursor === undefined ? 0 : Number(Buffer.from(input.cursor, 'base64url').toString());
+    if (!Number.isInteger(offset) || offset < 0) throw new SlackRefusalError('invalid_cursor');
+    const page = listed.slice(offset, offset + input.limit);
+    const hasMore = offset + input.limit < listed.length;
+    return {
+      channels: page.map((channel) => wireChannel(channel, bot)),
+      response_metadata: {
+        next_cursor: hasMore ? Buffer.from(String(offset + input.limit)).toString('base64url') : '',
+      },
+    };
   },
 
   'conversations.info': (args, context) => {

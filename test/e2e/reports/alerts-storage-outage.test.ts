@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../../infra/local/dynamodb.js';
+import type { DynamoDbLocal } from '../../../infra/local/dynamodb.js';
 import { getOperation } from '../../../lib/api/operations/index.js';
 import { runReporterTick } from '../../../lib/reports/tick.js';
 import { openTable } from '../../../lib/runtime.js';
 import { createStore, type Store } from '../../../lib/store/index.js';
 import { LocalKeyTokenCipher } from '../../../lib/store/token-cipher.js';
+import { startOwnDynamoDbLocal } from '../../support/dynamodb-local.js';
 import { slackFixtures } from '../../support/slack-fixtures.js';
 import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
 
@@ -29,7 +30,7 @@ let harness: ReporterHarness;
 let store: Store;
 
 beforeAll(async () => {
-  dynamo = await startDynamoDbLocal({ tableName: null });
+  dynamo = await startOwnDynamoDbLocal({ tableName: null });
   harness = await startReporterHarness({
     stack: { dynamoEndpoint: dynamo.endpoint, slack: slackFixtures({ channels: ['C0FROZEN'] }) },
   });

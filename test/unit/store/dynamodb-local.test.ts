@@ -9,6 +9,7 @@ import {
   startDynamoDbLocal,
 } from '../../../infra/local/dynamodb.js';
 import { DEFAULT_TABLE_NAME } from '../../../lib/store/table-definition.js';
+import { TEST_START_TIMEOUT_MS } from '../../support/dynamodb-local.js';
 
 function isRunning(pid: number): boolean {
   try {
@@ -56,7 +57,11 @@ function listeningAddresses(port: number): string[] {
   return addresses;
 }
 
-describe('startDynamoDbLocal', () => {
+/**
+ * These tests start JVMs (compiling the launcher too), so they get as long as the hooks that start
+ * one, and the start as long as the test support gives it (`TEST_START_TIMEOUT_MS`).
+ */
+describe('startDynamoDbLocal', { timeout: 60_000 }, () => {
   it('asks DynamoDB Local for 127.0.0.1 only, as the rest of the local stack listens', () => {
     const { args } = dynamoDbLocalCommand(8000);
     expect(args.slice(args.indexOf('-host'), args.indexOf('-host') + 2)).toEqual(['-host', '127.0.0.1']);
@@ -66,7 +71,7 @@ describe('startDynamoDbLocal', () => {
   });
 
   it.skipIf(!existsSync('/proc/net/tcp'))('listens on 127.0.0.1 and on no other address', async () => {
-    const dynamo = await startDynamoDbLocal({ tableName: null });
+    const dynamo = await startDynamoDbLocal({ tableName: null, startTimeoutMs: TEST_START_TIMEOUT_MS });
     try {
       const addresses = listeningAddresses(dynamo.port);
       expect(addresses.length).toBeGreaterThan(0);
@@ -77,7 +82,7 @@ describe('startDynamoDbLocal', () => {
   });
 
   it('starts on a free port with the table, and stop() leaves no Java process behind', async () => {
-    const dynamo = await startDynamoDbLocal();
+    const dynamo = await startDynamoDbLocal({ startTimeoutMs: TEST_START_TIMEOUT_MS });
     const client = new DynamoDBClient(localDynamoDbClientConfig(dynamo.endpoint));
     try {
       const { TableNames } = await client.send(new ListTablesCommand({}));
