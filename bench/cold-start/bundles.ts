@@ -133,15 +133,24 @@ export async function describeFunction(outdir: string): Promise<BuiltFunction> {
   };
 }
 
-async function buildBaseline(workDir: string, name: string, slackSource: string): Promise<string> {
+/**
+ * Builds `source` as the function `as` of a scratch tree (the other functions are empty handlers)
+ * with `infra/build.ts` itself, and answers the folder of that function's build.
+ */
+export async function buildInTree(
+  workDir: string,
+  name: string,
+  source: string,
+  as: (typeof FUNCTIONS)[number] = 'slack',
+): Promise<string> {
   const tree = join(workDir, `${name}-tree`);
-  for (const name of FUNCTIONS) {
-    await mkdir(join(tree, 'functions', name), { recursive: true });
-    const source =
-      name === 'slack'
-        ? `export { handler } from ${JSON.stringify(slackSource)};\n`
+  for (const fn of FUNCTIONS) {
+    await mkdir(join(tree, 'functions', fn), { recursive: true });
+    const handler =
+      fn === as
+        ? `export { handler } from ${JSON.stringify(source)};\n`
         : 'export const handler = async () => undefined;\n';
-    await writeFile(join(tree, 'functions', name, 'handler.ts'), source);
+    await writeFile(join(tree, 'functions', fn, 'handler.ts'), handler);
   }
   // The build copies the chart assets from the working directory into the worker and reporter.
   await mkdir(join(tree, 'lib', 'reports'), { recursive: true });
@@ -149,7 +158,7 @@ async function buildBaseline(workDir: string, name: string, slackSource: string)
   const outdir = join(workDir, name);
   const { child, stderr } = spawnTsx(BUILD_IN_TREE, [outdir], { cwd: tree });
   await expectSuccess(child, stderr, `Building the ${name} bundle`);
-  return join(outdir, 'slack');
+  return join(outdir, as);
 }
 
 /**
@@ -194,12 +203,12 @@ export async function prepareColdStart(workDir: string): Promise<ColdStartArtifa
   const variants = Object.keys(FLOOR_VARIANTS) as FloorVariant[];
   const [oursOneFileDir, baselineDir, floorDir, variantDirs] = await Promise.all([
     oneFileBuild(join(workDir, 'ours-one-file')),
-    buildBaseline(workDir, 'baseline', BASELINE_SOURCE),
-    buildBaseline(workDir, 'floor', FLOOR_SOURCE),
+    buildInTree(workDir, 'baseline', BASELINE_SOURCE),
+    buildInTree(workDir, 'floor', FLOOR_SOURCE),
     Promise.all(
       variants.map(async (variant) => {
         const source = fileURLToPath(new URL(FLOOR_VARIANTS[variant], import.meta.url));
-        return [variant, await buildBaseline(workDir, variant, source)] as const;
+        return [variant, await buildInTree(workDir, variant, source)] as const;
       }),
     ),
   ]);

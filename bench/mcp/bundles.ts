@@ -1,18 +1,16 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
-import { BUNDLE_OPTIONS } from '../../infra/build.js';
-import { type BuiltFunction, describeFunction, PROJECT_ROOT } from '../cold-start/bundles.js';
+import { buildFunctions } from '../../infra/build.js';
+import { type BuiltFunction, buildInTree, describeFunction } from '../cold-start/bundles.js';
 import { buildDriver } from '../cold-start/cold-process.js';
 
 /**
- * The builds of the MCP cold-start comparison: the agents' function (`functions/mcp`) and the
- * minimal MCP server (`bench/baseline/minimal-mcp.ts`), each built with the functions' esbuild
- * options (`BUNDLE_OPTIONS` of `infra/build.ts`: minified, split at dynamic imports, the same
- * banner and targets), so both are bundled and minified alike.
+ * The builds of the MCP cold-start comparison, both made by `buildFunctions` from `infra/build.ts`:
+ * the agents' function (`functions/mcp`), and the minimal MCP server (`bench/baseline/minimal-mcp.ts`)
+ * built as the `mcp` function of a scratch tree, so it gets the very same options (minified, split
+ * at dynamic imports, the rasteriser left out, its start in one chunk), nothing copied.
  */
 
-const MCP_ENTRY = join(PROJECT_ROOT, 'functions', 'mcp', 'handler.ts');
 const BASELINE_SOURCE = fileURLToPath(new URL('../baseline/minimal-mcp.ts', import.meta.url));
 
 export interface McpArtifacts {
@@ -22,21 +20,16 @@ export interface McpArtifacts {
   readonly driver: string;
 }
 
-async function buildWithFunctionOptions(entry: string, outdir: string): Promise<BuiltFunction> {
-  await build({
-    ...BUNDLE_OPTIONS,
-    mainFields: [...BUNDLE_OPTIONS.mainFields],
-    entryPoints: { index: entry },
-    outdir,
-  });
-  return describeFunction(outdir);
-}
-
 export async function prepareMcpColdStart(workDir: string): Promise<McpArtifacts> {
-  const [ours, baseline, driver] = await Promise.all([
-    buildWithFunctionOptions(MCP_ENTRY, join(workDir, 'mcp-ours')),
-    buildWithFunctionOptions(BASELINE_SOURCE, join(workDir, 'mcp-baseline')),
+  const oursDir = join(workDir, 'mcp-ours');
+  const [, baselineDir, driver] = await Promise.all([
+    buildFunctions(oursDir),
+    buildInTree(workDir, 'mcp-baseline', BASELINE_SOURCE, 'mcp'),
     buildDriver(join(workDir, 'mcp-driver.mjs')),
   ]);
-  return { ours, baseline, driver };
+  return {
+    ours: await describeFunction(join(oursDir, 'mcp')),
+    baseline: await describeFunction(baselineDir),
+    driver,
+  };
 }

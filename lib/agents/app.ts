@@ -2,7 +2,8 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { type AgentRoute, type AgentsResult, requestOf, resultOf } from './http.js';
 import { type AgentAuth, bearerGate, createMcpEndpoint, MCP_PATH } from './mcp.js';
 import { SLACKBOT_MCP_PATH, slackbotRoute } from './slackbot.js';
-import { type AgentToolDeps, preloadToolAnswers } from './tools.js';
+import type { AgentToolDeps } from './tool-deps.js';
+import { preloadToolAnswers } from './tools.js';
 
 export type { AgentRoute, AgentsResult } from './http.js';
 

@@ -9,7 +9,8 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Caller } from '../core/caller.js';
 import { type AgentGrant, type AgentScope, SLACKBOT_GRANT_ID } from '../store/agent-grants.js';
-import { type AgentSession, type AgentToolDeps, registerAgentTools } from './tools.js';
+import type { AgentToolDeps } from './tool-deps.js';
+import { type AgentSession, registerAgentTools } from './tools.js';
 
 /**
  * The MCP endpoint (spec 2026-07-28 over Streamable HTTP, stateless, JSON answers; 2025-era clients

@@ -17,7 +17,7 @@ import type { Caller } from '../core/caller.js';
 import { slackApprovalSurface } from '../slack/approval-surface.js';
 import { previewTarget } from '../slack/preview.js';
 import { inSlackTeam } from '../slack-kit/web-client.js';
-import type { AgentToolDeps } from './tools.js';
+import type { AgentToolDeps } from './tool-deps.js';
 
 /**
  * What each tool answers once it is called: the call run through the core (`lib/core/agent-calls.ts`)

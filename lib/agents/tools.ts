@@ -1,12 +1,10 @@
 import type { CallToolResult, McpServer, ScopeChallengeHandler } from '@modelcontextprotocol/server';
-import type { WebClient } from '@slack/web-api';
 import * as z from 'zod';
 import { operations } from '../api/operations/index.js';
 import { type AgentOperationKind, agentKindOf, operationsFor } from '../core/agent-operations.js';
 import type { Caller } from '../core/caller.js';
-import type { OperationDeps } from '../core/operations.js';
 import type { AgentScope } from '../store/agent-grants.js';
-import type { Handoff } from '../worker/handoff.js';
+import type { AgentToolDeps } from './tool-deps.js';
 import '../zod-settings.js';
 
 /**
@@ -22,13 +20,6 @@ import '../zod-settings.js';
  * - `get_request` follows a request to its end.
  * The agent can never approve, deny, cancel or break glass: no tool does.
  */
-
-export interface AgentToolDeps extends OperationDeps {
-  /** The bot's Slack client (per team through `inSlackTeam`), to post and update cards. */
-  readonly slack: WebClient;
-  /** Where Homes are republished from (the worker); without it the surface publishes them itself. */
-  readonly handoff?: Handoff;
-}
 
 /**
  * Who calls, and what their grant lets the agent do; or a Slackbot whose person has not let it act

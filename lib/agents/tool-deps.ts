@@ -1,0 +1,14 @@
+import type { WebClient } from '@slack/web-api';
+import type { OperationDeps } from '../core/operations.js';
+import type { Handoff } from '../worker/handoff.js';
+
+/**
+ * What the agents' tools are given, in a module of its own: the tools (`tools.ts`) and their
+ * answers (`tool-answers.ts`, loaded on the first call) both take it, and neither imports the other.
+ */
+export interface AgentToolDeps extends OperationDeps {
+  /** The bot's Slack client (per team through `inSlackTeam`), to post and update cards. */
+  readonly slack: WebClient;
+  /** Where Homes are republished from (the worker); without it the surface publishes them itself. */
+  readonly handoff?: Handoff;
+}
