@@ -5,7 +5,6 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { build } from 'esbuild';
 import { collectTail, stopChild } from '../child-processes.js';
 import { type Summary, summarize } from '../stats.js';
-import type { BuiltFunction } from './bundles.js';
 import { type DriverResult, RESULT_PREFIX } from './driver-protocol.js';
 
 /**
@@ -175,7 +174,8 @@ export interface ColdContender<Name extends string = string> {
   readonly name: Name;
   /** As the results table names it. */
   readonly variant: string;
-  readonly build: BuiltFunction;
+  /** The bundle it loads (a `BuiltFunction`). */
+  readonly build: { readonly entry: string };
   readonly env: NodeJS.ProcessEnv;
   /** Sets up what the run acts on (not measured). */
   readonly prepare?: () => Promise<void>;
