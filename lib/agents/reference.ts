@@ -1,6 +1,7 @@
 import type { AnyOperation } from '../api/operation.js';
 import { operations } from '../api/operations/index.js';
 import { agentKindOf } from '../core/agent-operations.js';
+import { TOOL_OF_KIND } from './tool-deps.js';
 
 /**
  * `docs/agents.md`: what an agent can do through the MCP endpoint, generated from the operations
@@ -65,7 +66,7 @@ export function renderAgentReference(): string {
 
 function operationRow(op: AnyOperation): string {
   const kind = agentKindOf(op);
-  const tool = kind === 'read' ? 'read' : kind === 'change' ? 'request_change' : 'request_destructive_change';
+  const tool = TOOL_OF_KIND[kind];
   const note = [op.charges ? 'may bill' : '', op.destructive ? op.destructive.consequence : '']
     .filter(Boolean)
     .join('; ');

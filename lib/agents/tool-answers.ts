@@ -17,7 +17,7 @@ import type { Caller } from '../core/caller.js';
 import { slackApprovalSurface } from '../slack/approval-surface.js';
 import { previewTarget } from '../slack/preview.js';
 import { inSlackTeam } from '../slack-kit/web-client.js';
-import type { AgentToolDeps } from './tool-deps.js';
+import { type AgentToolDeps, TOOL_OF_KIND } from './tool-deps.js';
 
 /**
  * What each tool answers once it is called: the call run through the core (`lib/core/agent-calls.ts`)
@@ -183,7 +183,7 @@ export function describeOperation(op: AnyOperation) {
     name: op.id,
     kind,
     summary: op.summary,
-    tool: kind === 'read' ? 'read' : kind === 'change' ? 'request_change' : 'request_destructive_change',
+    tool: TOOL_OF_KIND[kind],
     ...(op.destructive ? { consequence: op.destructive.consequence } : {}),
     ...(op.charges ? { charges: true } : {}),
     ...(kind !== 'read' && { idempotent: op.method === 'PUT' }),

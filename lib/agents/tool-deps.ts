@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import type { AgentOperationKind } from '../core/agent-operations.js';
 import type { OperationDeps } from '../core/operations.js';
 import type { Handoff } from '../worker/handoff.js';
 
@@ -12,3 +13,10 @@ export interface AgentToolDeps extends OperationDeps {
   /** Where Homes are republished from (the worker); without it the surface publishes them itself. */
   readonly handoff?: Handoff;
 }
+
+/** The tool that reaches an operation of each kind (the tools and `docs/agents.md` both say it). */
+export const TOOL_OF_KIND = {
+  read: 'read',
+  change: 'request_change',
+  destructive: 'request_destructive_change',
+} as const satisfies Record<AgentOperationKind, string>;

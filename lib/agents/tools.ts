@@ -1,4 +1,9 @@
-import type { CallToolResult, McpServer, ScopeChallengeHandler } from '@modelcontextprotocol/server';
+import {
+  type CallToolResult,
+  type McpServer,
+  requireScopes,
+  type ScopeChallengeHandler,
+} from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { operations } from '../api/operations/index.js';
 import { type AgentOperationKind, agentKindOf, operationsFor } from '../core/agent-operations.js';
@@ -205,12 +210,13 @@ function registerStrangerTools(server: McpServer): void {
   }
 }
 
+/** The SDK's `requireScopes`, with words for the person whose agent asked. */
 function needsScopes(scopes: readonly [string, ...string[]]): ScopeChallengeHandler {
-  return ({ authInfo }) => {
-    if (!authInfo) return undefined;
-    const missing = scopes.some((scope) => !authInfo.scopes.includes(scope));
-    return missing
-      ? { scopes, errorDescription: 'Asking for changes needs the cloud:change scope.' }
-      : undefined;
+  const required = requireScopes(...scopes);
+  return async (context) => {
+    const challenge = await required(context);
+    return (
+      challenge && { ...challenge, errorDescription: 'Asking for changes needs the cloud:change scope.' }
+    );
   };
 }
