@@ -58,6 +58,16 @@ function textOf(result: { content?: unknown }): string {
   return content.map((block) => block.text ?? '').join('\n');
 }
 
+/** The agent asks for `volumeId` to be deleted; the request's id, as the tool answers it. */
+async function askToDelete(client: Client, volumeId: number): Promise<string> {
+  const asked = await client.callTool({
+    name: 'request_destructive_change',
+    arguments: { operation: 'volumes.delete', arguments: { volumeId } },
+  });
+  if (asked.isError) throw new Error(`the request was refused: ${textOf(asked)}`);
+  return (asked.structuredContent as { request_id: string }).request_id;
+}
+
 function lastCard(): StoredMessage {
   const card = e2e.stack.standIn.store
     .messages(CHANNEL)
@@ -155,11 +165,7 @@ describe('changes', () => {
   it('whose answer was lost after the API acted read as done, as the card says, never as failed', async () => {
     const volume = e2e.emulator.control.createVolume({ label: 'agent-lost-answer' });
     const client = await connect(await agentToken());
-    const asked = await client.callTool({
-      name: 'request_destructive_change',
-      arguments: { operation: 'volumes.delete', arguments: { volumeId: volume.id } },
-    });
-    const { request_id } = asked.structuredContent as { request_id: string };
+    const request_id = await askToDelete(client, volume.id);
     e2e.emulator.control.injectFault({
       kind: 'status',
       status: 500,
@@ -200,10 +206,7 @@ describe('changes', () => {
     const volume = e2e.emulator.control.createVolume({ label: 'agent-self-approve' });
     const token = await agentToken();
     const client = await connect(token);
-    await client.callTool({
-      name: 'request_destructive_change',
-      arguments: { operation: 'volumes.delete', arguments: { volumeId: volume.id } },
-    });
+    await askToDelete(client, volume.id);
     const card = lastCard();
     await expect(
       client.callTool({ name: 'approve_request', arguments: { request_id: 'any' } }),
@@ -232,11 +235,7 @@ describe('changes', () => {
   it("cannot be followed by another person's agent", async () => {
     const volume = e2e.emulator.control.createVolume({ label: 'agent-private' });
     const alice = await connect(await agentToken());
-    const asked = await alice.callTool({
-      name: 'request_destructive_change',
-      arguments: { operation: 'volumes.delete', arguments: { volumeId: volume.id } },
-    });
-    const { request_id } = asked.structuredContent as { request_id: string };
+    const request_id = await askToDelete(alice, volume.id);
     const bob = await connect(await agentToken({ user: BOB }));
     const status = await bob.callTool({ name: 'get_request', arguments: { request_id } });
     expect(status.isError).toBe(true);
