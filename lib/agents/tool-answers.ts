@@ -87,7 +87,7 @@ export async function changeAnswer(
   kind: Exclude<AgentOperationKind, 'read'>,
   slackbot: boolean,
 ): Promise<CallToolResult> {
-  const surface = slackApprovalSurface(deps.slack, deps);
+  const surface = slackApprovalSurface(await deps.slack(), deps);
   const outcome = await inSlackTeam(caller.team, () =>
     agentChange(
       { ...deps, previewTarget },

@@ -129,6 +129,21 @@ describe("the agents' function bundle", () => {
     }
   });
 
+  it('loads the Slack packages on first use, not at start: a list or a read posts nothing to Slack', () => {
+    for (const name of ['@slack/web-api', '@slack/oauth']) {
+      expect(has(bundles.mcp.deployed, `node_modules/${name}/`), name).toBe(true);
+      expect(has(bundles.mcp.atStart, `node_modules/${name}/`), name).toBe(false);
+    }
+  });
+
+  it.each(['lib/agents/tool-answers.ts', 'lib/slack/approval-surface.ts', 'lib/api/client.ts'])(
+    'loads %s on the first tool call, not with tools/list',
+    (file) => {
+      expect(has(bundles.mcp.deployed, file)).toBe(true);
+      expect(has(bundles.mcp.atStart, file)).toBe(false);
+    },
+  );
+
   it('loads the route table and the MCP endpoint at start, which the first answer (a 401 without a token) needs', () => {
     for (const file of [
       'lib/agents/app.ts',
