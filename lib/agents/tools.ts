@@ -43,15 +43,20 @@ const NOT_ALLOWED_TEXT =
 const FIND_LIMIT_MAX = 20;
 
 // What the tools answer, loaded on the first call rather than with `tools/list`: the read path (the
-// API client, the person's token, the audit) and the change path (the approval card, its preview).
+// API client, the person's token, the audit), and apart from it the change path (the approval
+// card, its preview and the Slack client).
 const toolAnswers = () => import('./tool-answers.js');
+const changeAnswers = () => import('./change-answers.js');
 
 /**
- * Starts loading what a tool call answers with, without waiting: the MCP endpoint overlaps it with
- * checking the caller's token. A failed load surfaces where the module is awaited, not here.
+ * Starts loading what a call of the tool `name` (the request's `Mcp-Name`) answers with, without
+ * waiting: the MCP endpoint overlaps it with checking the caller's token. A failed load surfaces
+ * where the module is awaited, not here.
  */
-export function preloadToolAnswers(): void {
-  toolAnswers().catch(() => undefined);
+export function preloadToolAnswers(name: string | undefined): void {
+  const load =
+    name === 'request_change' || name === 'request_destructive_change' ? changeAnswers : toolAnswers;
+  load().catch(() => undefined);
 }
 
 const OperationName = z
@@ -139,7 +144,7 @@ export async function registerAgentTools(
         scopeChallenge: needsScopes(CHANGE_SCOPES),
         ...slackMeta,
       },
-      async (change) => (await toolAnswers()).changeAnswer(deps, caller, change, kind, slackbot),
+      async (change) => (await changeAnswers()).changeAnswer(deps, caller, change, kind, slackbot),
     );
 
   if (kinds.has('change')) {

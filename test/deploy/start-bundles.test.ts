@@ -144,6 +144,20 @@ describe("the agents' function bundle", () => {
     },
   );
 
+  it('answers a read without the Slack packages, which only asking for a change loads', async () => {
+    const all = await readdir(join(outdir, 'mcp'), { recursive: true });
+    const files = all.filter((f) => f.endsWith('.mjs')).map((f) => join(outdir, 'mcp', f));
+    const holding = async (source: string) => {
+      for (const file of files) if (has(await sourcesOf([file]), source)) return file;
+      throw new Error(`no file holds ${source}`);
+    };
+    const loadedWith = async (source: string) => sourcesOf(await staticClosure(await holding(source)));
+    const read = await loadedWith('lib/agents/tool-answers.ts');
+    const change = await loadedWith('lib/agents/change-answers.ts');
+    expect(has(read, 'node_modules/@slack/web-api/')).toBe(false);
+    expect(has(change, 'node_modules/@slack/web-api/')).toBe(true);
+  });
+
   it('loads the route table and the MCP endpoint at start, which the first answer (a 401 without a token) needs', () => {
     for (const file of [
       'lib/agents/app.ts',
