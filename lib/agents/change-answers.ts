@@ -5,6 +5,7 @@ import type { Caller } from '../core/caller.js';
 import { slackApprovalSurface } from '../slack/approval-surface.js';
 import { previewTarget } from '../slack/preview.js';
 import { inSlackTeam } from '../slack-kit/web-client.js';
+import type { ReadAhead } from '../store/index.js';
 import { errorResult, jsonResult, refusalResult, viewJson, withBlocks } from './tool-answers.js';
 import type { AgentToolDeps } from './tool-deps.js';
 
@@ -30,6 +31,7 @@ export async function changeAnswer(
   change: ChangeCall,
   kind: Exclude<AgentOperationKind, 'read'>,
   slackbot: boolean,
+  callerRead?: ReadAhead,
 ): Promise<CallToolResult> {
   const surface = slackApprovalSurface(await deps.slack(), deps);
   const outcome = await inSlackTeam(caller.team, () =>
@@ -39,6 +41,7 @@ export async function changeAnswer(
       caller,
       { operation: change.operation, arguments: change.arguments, reason: change.reason },
       kind,
+      callerRead,
     ),
   );
   const result = changeResult(outcome, caller);

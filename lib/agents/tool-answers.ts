@@ -12,6 +12,7 @@ import {
 } from '../core/agent-calls.js';
 import { type AgentOperationKind, agentKindOf } from '../core/agent-operations.js';
 import type { Caller } from '../core/caller.js';
+import type { ReadAhead } from '../store/index.js';
 import type { AgentToolDeps } from './tool-deps.js';
 
 /**
@@ -51,6 +52,7 @@ export async function readAnswer(
   deps: AgentToolDeps,
   caller: Caller,
   call: ReadCall,
+  callerRead?: ReadAhead,
 ): Promise<CallToolResult> {
   const budget = AbortSignal.timeout(READ_BUDGET_MS);
   try {
@@ -58,7 +60,7 @@ export async function readAnswer(
       deps,
       caller,
       { operation: call.operation, arguments: call.arguments },
-      { signal: budget, deadline: Date.now() + READ_BUDGET_MS, page: call.page },
+      { signal: budget, deadline: Date.now() + READ_BUDGET_MS, page: call.page, callerRead },
     );
     return readResult(outcome);
   } catch (error) {

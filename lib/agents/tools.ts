@@ -4,6 +4,7 @@ import { operations } from '../api/operations/index.js';
 import { type AgentOperationKind, agentKindOf, operationsFor } from '../core/agent-operations.js';
 import type { Caller } from '../core/caller.js';
 import type { AgentScope } from '../store/agent-grants.js';
+import { callerKeys } from '../store/read-ahead.js';
 import type { AgentToolDeps } from './tool-deps.js';
 import '../zod-settings.js';
 
@@ -81,7 +82,9 @@ export async function registerAgentTools(
     return;
   }
   const { caller } = session;
-  const allowed = await operationsFor(deps, caller, operations);
+  // The caller's items, read once for the request: the fit below, and a call's guard and token.
+  const callerRead = deps.store.readAhead(callerKeys(caller.team, caller.user, caller.channel));
+  const allowed = await operationsFor(deps, caller, operations, callerRead);
   const kinds = new Set(allowed.map(agentKindOf));
   const { slackbot } = session;
   const slackMeta = session.slackbot ? { _meta: { slack: { supportsBlockKit: true } } } : {};
@@ -120,7 +123,7 @@ export async function registerAgentTools(
         }),
         annotations: { readOnlyHint: true, openWorldHint: true },
       },
-      async (call) => (await toolAnswers()).readAnswer(deps, caller, call),
+      async (call) => (await toolAnswers()).readAnswer(deps, caller, call, callerRead),
     );
   }
 
@@ -144,7 +147,8 @@ export async function registerAgentTools(
         scopeChallenge: needsScopes(CHANGE_SCOPES),
         ...slackMeta,
       },
-      async (change) => (await changeAnswers()).changeAnswer(deps, caller, change, kind, slackbot),
+      async (change) =>
+        (await changeAnswers()).changeAnswer(deps, caller, change, kind, slackbot, callerRead),
     );
 
   if (kinds.has('change')) {
