@@ -4,6 +4,7 @@ import { operations } from '../api/operations/index.js';
 import { type AgentOperationKind, agentKindOf, operationsFor } from '../core/agent-operations.js';
 import type { Caller } from '../core/caller.js';
 import type { AgentScope } from '../store/agent-grants.js';
+import { loadAhead, type Store } from '../store/index.js';
 import { callerKeys } from '../store/read-ahead.js';
 import type { AgentToolDeps } from './tool-deps.js';
 import '../zod-settings.js';
@@ -51,13 +52,18 @@ const changeAnswers = () => import('./change-answers.js');
 
 /**
  * Starts loading what a call of the tool `name` (the request's `Mcp-Name`) answers with, without
- * waiting: the MCP endpoint overlaps it with checking the caller's token. A failed load surfaces
- * where the module is awaited, not here.
+ * waiting: the MCP endpoint overlaps it with checking the caller's token. That is the answers'
+ * module and the repositories the call reads or writes (for a read or a change, the person's token
+ * with its cipher, the channel's policy and the audit; for a change or `get_request`, the
+ * requests). A failed load surfaces where the module is awaited, not here.
  */
-export function preloadToolAnswers(name: string | undefined): void {
-  const load =
-    name === 'request_change' || name === 'request_destructive_change' ? changeAnswers : toolAnswers;
-  load().catch(() => undefined);
+export function preloadToolAnswers(store: Store, name: string | undefined): void {
+  const change = name === 'request_change' || name === 'request_destructive_change';
+  (change ? changeAnswers : toolAnswers)().catch(() => undefined);
+  if (change || name === 'read') {
+    for (const repository of [store.tokenLinks, store.channelPolicy, store.audit]) loadAhead(repository);
+  }
+  if (change || name === 'get_request') loadAhead(store.approvals);
 }
 
 const OperationName = z
