@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { build } from 'esbuild';
 import { collectTail, stopChild } from '../child-processes.js';
 import { type Summary, summarize } from '../stats.js';
@@ -167,3 +168,38 @@ export const COLD_METRICS = [
   ['CPU time: import', 'importCpu'],
   ['CPU time: first answer', 'answerCpu'],
 ] as const satisfies readonly (readonly [string, keyof ColdSummaries])[];
+
+/** One side of a cold-start comparison: what it runs, on which event, and how its answer is checked. */
+export interface ColdContender<Name extends string = string> {
+  readonly name: Name;
+  /** As the results table names it. */
+  readonly variant: string;
+  /** The bundle it loads (a `BuiltFunction`). */
+  readonly build: { readonly entry: string };
+  readonly env: NodeJS.ProcessEnv;
+  /** Sets up what the run acts on (not measured). */
+  readonly prepare?: () => Promise<void>;
+  readonly event: () => APIGatewayProxyEventV2;
+  /** Throws unless the handler's result (and what it left behind) is the expected answer. */
+  readonly check: (result: unknown) => Promise<void>;
+}
+
+/** One cold run of `contender` in a fresh process, its answer checked before its sample counts. */
+export async function runContender(driver: string, contender: ColdContender): Promise<ColdSample> {
+  await contender.prepare?.();
+  const answer = await runColdProcess(driver, {
+    variant: contender.variant,
+    entry: contender.build.entry,
+    env: contender.env,
+    event: contender.event(),
+    profileName: contender.name,
+  });
+  try {
+    await contender.check(answer.result);
+  } catch (error) {
+    throw new Error(
+      `${contender.variant} did not give the expected answer: ${error instanceof Error ? error.message : String(error)}\n${answer.logged.join('\n')}\n${answer.stderr}`,
+    );
+  }
+  return answer.sample;
+}

@@ -3,7 +3,6 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebClient } from '@slack/web-api';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { type RunningEmulator, startEmulator } from '../../infra/local/emulator/server.js';
 import { type SlackStandIn, startSlackStandIn } from '../../infra/local/slack/server.js';
 import { helpFor } from '../../lib/commands/help.js';
@@ -32,9 +31,9 @@ import {
 } from './bundles.js';
 import {
   COLD_METRICS,
-  type ColdSample,
+  type ColdContender,
   type ColdSummaries,
-  runColdProcess,
+  runContender,
   runInRounds,
   summarizeCold,
 } from './cold-process.js';
@@ -98,18 +97,7 @@ const LEFT_OUT: Record<FloorVariant, readonly string[]> = {
   floorSdkClaim: ['zod'],
 };
 
-interface Contender {
-  readonly name: ContenderName;
-  /** As the results table names it. */
-  readonly variant: string;
-  readonly build: BuiltFunction;
-  readonly env: NodeJS.ProcessEnv;
-  /** Sets up what the run acts on (not measured). */
-  readonly prepare?: () => Promise<void>;
-  readonly event: () => APIGatewayProxyEventV2;
-  /** Throws unless the handler's result (and what it left behind) is the expected answer. */
-  readonly check: (result: unknown) => Promise<void>;
-}
+type Contender = ColdContender<ContenderName>;
 
 /**
  * The acting paths on the one-file build: the same event, preparation and checks, so the two
@@ -161,25 +149,6 @@ function functionEnv(
     AWS_ACCESS_KEY_ID: 'bench',
     AWS_SECRET_ACCESS_KEY: 'bench',
   };
-}
-
-async function runOnce(driver: string, contender: Contender): Promise<ColdSample> {
-  await contender.prepare?.();
-  const answer = await runColdProcess(driver, {
-    variant: contender.variant,
-    entry: contender.build.entry,
-    env: contender.env,
-    event: contender.event(),
-    profileName: contender.name,
-  });
-  try {
-    await contender.check(answer.result);
-  } catch (error) {
-    throw new Error(
-      `${contender.variant} did not give the expected answer: ${error instanceof Error ? error.message : String(error)}\n${answer.logged.join('\n')}\n${answer.stderr}`,
-    );
-  }
-  return answer.sample;
 }
 
 function expectAckText(result: unknown, expected: (text: string | undefined) => boolean, what: string) {
@@ -403,7 +372,7 @@ async function measure(
   const names = Object.keys(contenders) as ContenderName[];
   const authTestsBefore = slack.store.callsTo('auth.test').length;
   const samples = await runInRounds(names, options.runs, (name) =>
-    runOnce(artifacts.driver, contenders[name]),
+    runContender(artifacts.driver, contenders[name]),
   );
   const processes = names.length * (options.runs + 1);
   const authTests = slack.store.callsTo('auth.test').length - authTestsBefore;

@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { type RunningEmulator, startEmulator } from '../../infra/local/emulator/server.js';
 import { keys } from '../../lib/store/keys.js';
 import { type BenchTable, createBenchTable, linkBenchUser } from '../bench-table.js';
@@ -8,9 +7,9 @@ import { compositionDifference } from '../cold-start/bundle-composition.js';
 import type { BuiltFunction, FileSet } from '../cold-start/bundles.js';
 import {
   COLD_METRICS,
-  type ColdSample,
+  type ColdContender,
   type ColdSummaries,
-  runColdProcess,
+  runContender,
   runInRounds,
   summarizeCold,
 } from '../cold-start/cold-process.js';
@@ -61,18 +60,7 @@ const SIDE_NAMES: Record<Side, string> = {
   baseline: 'baseline (minimal MCP server)',
 };
 
-interface Contender {
-  readonly name: ContenderName;
-  /** As the results table names it. */
-  readonly variant: string;
-  readonly build: BuiltFunction;
-  readonly env: NodeJS.ProcessEnv;
-  /** Sets up what the run acts on (not measured). */
-  readonly prepare?: () => Promise<void>;
-  readonly event: () => APIGatewayProxyEventV2;
-  /** Throws unless the handler's answer (and what it left behind) is the expected one. */
-  readonly check: (result: unknown) => Promise<void>;
-}
+type Contender = ColdContender<ContenderName>;
 
 export interface McpColdStartOptions {
   /** Counted runs of each contender. */
@@ -120,25 +108,6 @@ function agentsEnv(table: BenchTable, dynamoEndpoint: string, cloudApiUrl: strin
     WORKER_FUNCTION_NAME: 'chatops-bench-worker',
     AWS_ENDPOINT_URL_LAMBDA: nowhere,
   };
-}
-
-async function runOnce(driver: string, contender: Contender): Promise<ColdSample> {
-  await contender.prepare?.();
-  const answer = await runColdProcess(driver, {
-    variant: contender.variant,
-    entry: contender.build.entry,
-    env: contender.env,
-    event: contender.event(),
-    profileName: contender.name,
-  });
-  try {
-    await contender.check(answer.result);
-  } catch (error) {
-    throw new Error(
-      `${contender.variant} did not give the expected answer: ${error instanceof Error ? error.message : String(error)}\n${answer.logged.join('\n')}\n${answer.stderr}`,
-    );
-  }
-  return answer.sample;
 }
 
 function resultOf(answer: unknown): Record<string, unknown> {
@@ -317,7 +286,7 @@ async function measure(
 
   const names = Object.keys(contenders) as ContenderName[];
   const samples = await runInRounds(names, options.runs, (name) =>
-    runOnce(artifacts.driver, contenders[name]),
+    runContender(artifacts.driver, contenders[name]),
   );
   const all = Object.fromEntries(names.map((name) => [name, summarizeCold(samples[name])])) as Record<
     ContenderName,

@@ -16,10 +16,13 @@ const logger = createLogger('mcp');
 if (!config.WORKER_FUNCTION_NAME)
   throw new Error('Invalid configuration: WORKER_FUNCTION_NAME is required in AWS');
 if (!config.BOT_PUBLIC_URL) throw new Error('Invalid configuration: BOT_PUBLIC_URL is required in AWS');
-if (!config.SLACK_CLIENT_ID || !config.SLACK_CLIENT_SECRET)
-  throw new Error(
-    'Invalid configuration: SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are required: agents sign people in with Slack',
-  );
+const slackApp =
+  config.SLACK_CLIENT_ID && config.SLACK_CLIENT_SECRET
+    ? { clientId: config.SLACK_CLIENT_ID, clientSecret: config.SLACK_CLIENT_SECRET }
+    : undefined;
+// Slackbot and agents already signed in are served without them; only new sign-ins wait.
+if (!slackApp)
+  logger.warn('SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are not set: agents cannot sign in with Slack');
 
 const core = createCoreDeps(config, logger, { role: 'background' });
 // The Slack clients load on first use: a list or a read posts nothing to Slack, and their packages
@@ -30,7 +33,7 @@ const oauth = oauthRoutesFor({
   store: core.store,
   logger,
   publicUrl: config.BOT_PUBLIC_URL,
-  slackApp: { clientId: config.SLACK_CLIENT_ID, clientSecret: config.SLACK_CLIENT_SECRET },
+  slackApp,
   slackApiUrl: config.SLACK_API_URL,
   botTokens: slack.botTokens,
 });

@@ -178,12 +178,19 @@ describe('changes', () => {
   it('refused by a read-only home channel make no API call', async () => {
     const volume = e2e.emulator.control.createVolume({ label: 'agent-kept' });
     const client = await connect(await agentToken({ homeChannel: READ_ONLY_CHANNEL }));
-    const asked = await client.callTool({
+    // The channel allows reads only: the change tools are not there to call.
+    await expect(
+      client.callTool({
+        name: 'request_destructive_change',
+        arguments: { operation: 'volumes.delete', arguments: { volumeId: volume.id } },
+      }),
+    ).rejects.toThrow(/request_destructive_change/);
+    // Nor does the read tool run a change.
+    const asRead = await client.callTool({
       name: 'read',
       arguments: { operation: 'volumes.delete', arguments: { volumeId: volume.id } },
     });
-    expect(asked.isError).toBe(true);
-    expect(textOf(asked)).toContain('request_destructive_change');
+    expect(asRead.isError).toBe(true);
     expect(e2e.emulator.control.requestCount('volumes.delete', { volumeId: volume.id })).toBe(0);
     expect(e2e.emulator.control.requestCount('volumes.view', { volumeId: volume.id })).toBe(0);
     await client.close();

@@ -16,6 +16,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditLine } from '../../lib/slack/render/audit.js';
 import { answerConsent, consentAt, openConsent, signInAgent } from '../support/agent-sign-in.js';
 import { ALICE, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 
@@ -199,6 +200,10 @@ describe('an agent that registers (DCR)', () => {
 
     const [grant] = await e2e.stack.store.agentGrants.listFor(e2e.stack.workspace.teamId, ALICE);
     expect(grant).toMatchObject({ clientName: 'Test Agent', homeChannel: CHANNEL });
+    const { entries } = await e2e.stack.store.audit.list(e2e.stack.workspace.teamId, { limit: 50 });
+    const signedIn = entries.find((entry) => entry.action === 'agents.sign_in');
+    expect(signedIn).toMatchObject({ actor: ALICE, target: `channel ${CHANNEL}` });
+    expect(signedIn && auditLine(signedIn)).toContain(`signed an agent in, acting from <#${CHANNEL}>`);
   });
 
   it('refreshes its tokens, and the old refresh token used again takes the grant away', async () => {

@@ -28,6 +28,8 @@ export async function authorize(
   event: APIGatewayProxyEventV2,
   ctx: OAuthContext,
 ): Promise<APIGatewayProxyStructuredResultV2> {
+  const { slackSignIn } = ctx;
+  if (!slackSignIn) return notSetUp();
   const query = queryOf(event);
   if (!query.ok) return noticePage(400, 'Cannot sign in this agent', query.problem);
   const clientId = query.get('client_id');
@@ -74,7 +76,7 @@ export async function authorize(
     scopes,
     ...(state === undefined ? {} : { state }),
   });
-  const slack = await ctx.slackSignIn.authorizeUrl({ state: started.id, nonce: started.nonce });
+  const slack = await slackSignIn.authorizeUrl({ state: started.id, nonce: started.nonce });
   return redirect(slack, [
     signInCookie(started.id, started.browserSecret, {
       path: new URL(ctx.urls.callback).pathname.replace(/[^/]*$/, ''),
@@ -82,6 +84,15 @@ export async function authorize(
       maxAgeSeconds: SIGN_IN_SECONDS,
     }),
   ]);
+}
+
+/** The Slack app's client id and secret are missing: nobody can sign in, so nothing is started. */
+export function notSetUp(): APIGatewayProxyStructuredResultV2 {
+  return noticePage(
+    503,
+    'Agents cannot sign in here yet',
+    'This bot is not set up for Sign in with Slack (the Slack app’s client id and secret). Ask whoever runs it.',
+  );
 }
 
 function requestProblem(get: (name: string) => string | undefined, resource: string): Problem | undefined {

@@ -137,19 +137,19 @@ export async function fetchClientMetadata(
   const url = new URL(clientId);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const loopbackAllowed = policy.allowLoopbackHttp && LOOPBACK_HOSTS.has(url.hostname);
+  const maxBytes = policy.maxBytes ?? MAX_CLIENT_METADATA_BYTES;
+  const timeoutMs = policy.timeoutMs ?? CLIENT_METADATA_TIMEOUT_MS;
   let addresses: readonly ResolvedAddress[];
   try {
     addresses = isIP(host)
       ? [{ address: host, family: isIP(host) }]
-      : await (policy.resolve ?? resolveAll)(host);
+      : await withTimeout((policy.resolve ?? resolveAll)(host), timeoutMs);
   } catch {
     return { ok: false, reason: 'The client id’s host has no address.' };
   }
   if (addresses.length === 0) return { ok: false, reason: 'The client id’s host has no address.' };
   if (!loopbackAllowed && !addresses.every((entry) => isPublicAddress(entry.address)))
     return { ok: false, reason: 'The client id’s host is not on the public internet.' };
-  const maxBytes = policy.maxBytes ?? MAX_CLIENT_METADATA_BYTES;
-  const timeoutMs = policy.timeoutMs ?? CLIENT_METADATA_TIMEOUT_MS;
   const agent = pinnedAgent(url, addresses);
   try {
     const answer = await exchange({
@@ -186,6 +186,15 @@ export async function fetchClientMetadata(
   } finally {
     agent.destroy();
   }
+}
+
+/** The system resolver may retry for longer than the fetch may take in all. */
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('DNS answered too late')), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 async function resolveAll(host: string): Promise<readonly ResolvedAddress[]> {

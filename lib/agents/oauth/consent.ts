@@ -1,7 +1,8 @@
+import type { WebClient } from '@slack/web-api';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { PendingSignIn, SignInRefusal } from '../../store/agent-authorizations.js';
 import type { AgentScope } from '../../store/agent-grants.js';
-import { withResponse } from './authorize.js';
+import { notSetUp, withResponse } from './authorize.js';
 import type { OAuthContext } from './deps.js';
 import {
   bodyOf,
@@ -57,15 +58,10 @@ function refused(refusal: SignInRefusal): APIGatewayProxyStructuredResultV2 {
   return noticePage(status, 'Sign-in stopped', text);
 }
 
-/** Slack's user ids, as `users.info` wants them; the person's name for the page, if Slack says. */
-async function personName(
-  ctx: OAuthContext,
-  client: Awaited<ReturnType<OAuthContext['workspaces']['botIn']>>,
-  user: string,
-) {
+/** How the page names the person: their name as Slack shows it (`users.info`), else their id. */
+async function personName(ctx: OAuthContext, client: WebClient, user: string): Promise<string> {
   try {
-    const answer = await client?.users.info({ user });
-    const found = answer?.user;
+    const found = (await client.users.info({ user })).user;
     return found?.profile?.real_name || found?.real_name || found?.name || user;
   } catch (error) {
     ctx.logger.info('agent sign-in: users.info failed', {
@@ -101,6 +97,7 @@ export async function callback(
   const code = query.get('code');
   if (!code)
     return noticePage(400, 'Sign-in stopped', 'Slack sent no code. Start the sign-in again from your agent.');
+  if (!ctx.slackSignIn) return notSetUp();
   const identity = await ctx.slackSignIn.identify(code, signIn.nonce);
   if ('failure' in identity) {
     ctx.logger.warn('agent sign-in: Slack sign-in failed', {
@@ -223,14 +220,19 @@ export async function consent(
     scopes,
   });
   if (!/^https?:\/\//.test(request.clientId)) await ctx.store.agentClients.keep(request.clientId);
-  await ctx.store.audit.append({
-    team: person.team,
-    actor: person.user,
-    action: 'agent.signed_in',
-    target: channel.id,
-    result: 'succeeded',
-    detail: `Agent "${grant.clientName}" (${request.clientId}) signed in with ${scopes.join(' ')}; home channel <#${channel.id}>.`,
-  });
+  // A lost audit line is logged, never taken for a failed sign-in: the grant is made by then.
+  await ctx.store.audit
+    .append({
+      team: person.team,
+      actor: person.user,
+      action: 'agents.sign_in',
+      target: `channel ${channel.id}`,
+      result: 'succeeded',
+      detail: `Signed in agent "${grant.clientName}" (${request.clientId}) to ${scopes.includes('cloud:change') ? 'read and ask for changes' : 'read'}`,
+    })
+    .catch((error: unknown) =>
+      ctx.logger.error('audit entry not written', { error: error instanceof Error ? error.name : 'unknown' }),
+    );
   const { code } = await ctx.store.agentAuthorizations.issueCode({
     clientId: request.clientId,
     redirectUri: request.redirectUri,

@@ -10,7 +10,11 @@ export interface OAuthRouteDeps {
   readonly store: Pick<Store, 'agentGrants' | 'agentAuthorizations' | 'agentClients' | 'audit'>;
   /** `BOT_PUBLIC_URL`: the issuer, and the base of the MCP resource's URL. */
   readonly publicUrl: string;
-  readonly slackSignIn: SlackSignIn;
+  /**
+   * Sign in with Slack as the Slack app; undefined when the app's client id and secret are not
+   * configured, and then no agent can sign in (the page says so) while the rest keeps working.
+   */
+  readonly slackSignIn: SlackSignIn | undefined;
   readonly workspaces: BotWorkspaces;
   /** How agents' metadata documents may be fetched: `PRODUCTION_CLIENT_METADATA_POLICY` in AWS. */
   readonly clientMetadata: ClientMetadataPolicy;

@@ -57,7 +57,8 @@ export function oauthRoutes(deps: OAuthRouteDeps): Record<string, OAuthRouteHand
     async (event) => {
       const method = methodOf(event);
       if (kind === 'api' && method === 'OPTIONS') return preflight(allow);
-      if (method !== allow && !(allow === 'GET' && method === 'HEAD')) return methodNotAllowed(allow);
+      // Not HEAD for the pages: starting a sign-in or spending Slack's code is no HEAD's business.
+      if (method !== allow) return methodNotAllowed(allow);
       try {
         return await run(event, ctx);
       } catch (error) {
@@ -91,8 +92,12 @@ export interface OAuthSettings {
   readonly store: OAuthRouteDeps['store'];
   readonly logger: Logger;
   readonly publicUrl: string;
-  /** The Slack app's client id and secret (`SLACK_CLIENT_ID`, `SLACK_CLIENT_SECRET`). */
-  readonly slackApp: { readonly clientId: string; readonly clientSecret: string };
+  /**
+   * The Slack app's client id and secret (`SLACK_CLIENT_ID`, `SLACK_CLIENT_SECRET`); without them
+   * agents cannot sign in (the authorize page says so), and Slackbot and signed-in agents are
+   * served all the same.
+   */
+  readonly slackApp: { readonly clientId: string; readonly clientSecret: string } | undefined;
   /** `SLACK_API_URL`: its origin is Slack's for Sign in with Slack; `https://slack.com` when unset. */
   readonly slackApiUrl?: string | undefined;
   /** The bot's token in each workspace (`SlackAccess.botTokens`). */
@@ -107,12 +112,14 @@ export function oauthRoutesFor(settings: OAuthSettings): Record<string, OAuthRou
     store: settings.store,
     logger: settings.logger,
     publicUrl: settings.publicUrl,
-    slackSignIn: createSlackSignIn({
-      clientId: settings.slackApp.clientId,
-      clientSecret: settings.slackApp.clientSecret,
-      redirectUri: urls.callback,
-      slackUrl: settings.slackApiUrl ? new URL(settings.slackApiUrl).origin : 'https://slack.com',
-    }),
+    slackSignIn:
+      settings.slackApp &&
+      createSlackSignIn({
+        clientId: settings.slackApp.clientId,
+        clientSecret: settings.slackApp.clientSecret,
+        redirectUri: urls.callback,
+        slackUrl: settings.slackApiUrl ? new URL(settings.slackApiUrl).origin : 'https://slack.com',
+      }),
     workspaces: botWorkspaces(settings.botTokens, settings.slackApiUrl),
     clientMetadata: settings.clientMetadata ?? PRODUCTION_CLIENT_METADATA_POLICY,
   });

@@ -22,6 +22,7 @@ const BOT_ACTION_WORDS: Readonly<Record<string, (target: string) => string>> = {
   'agents.revoke': (target) => `revoked ${target || 'an agent'}`,
   'agents.revoke_all': () => 'revoked all their agents',
   'agents.slackbot': (target) => `let Slackbot act for them from ${target || 'a channel'}`,
+  'agents.sign_in': (target) => `signed an agent in, acting from ${target || 'a channel'}`,
 };
 
 /** What the actor did to an operation, and how it ended, by the entry's result. */

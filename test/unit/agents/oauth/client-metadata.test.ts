@@ -103,6 +103,15 @@ describe('fetching in production: nothing but the public internet', () => {
     expect((await fetchClientMetadata(url, PRODUCTION_CLIENT_METADATA_POLICY)).ok).toBe(false);
   });
 
+  it('gives up on DNS that answers later than the time cap', async () => {
+    const result = await fetchClientMetadata('https://agent.example.com/client.json', {
+      ...PRODUCTION_CLIENT_METADATA_POLICY,
+      timeoutMs: 50,
+      resolve: () => new Promise(() => undefined),
+    });
+    expect(result).toEqual({ ok: false, reason: 'The client id’s host has no address.' });
+  });
+
   it('refuses a host with no address', async () => {
     const result = await fetchClientMetadata('https://agent.example.com/client.json', {
       ...PRODUCTION_CLIENT_METADATA_POLICY,

@@ -27,28 +27,40 @@ const REDIRECT = 'http://localhost:45678/callback';
 /** Slack's answer for each code the test hands out. */
 const identities = new Map<string, Awaited<ReturnType<SlackSignIn['identify']>>>();
 let botInstalledIn = new Set(['T0LOCAL']);
+let routes: ReturnType<typeof oauthRoutes> = {};
 
 beforeAll(async () => {
   table = await createTestTable();
   store = createStore(table.ctx, new LocalKeyTokenCipher(randomBytes(32)));
   slack = await startSlackStandIn();
   const bot = createSlackWebClient(slack.botToken, slack.apiUrl);
-  let routes: ReturnType<typeof oauthRoutes> = {};
   server = await serveLambdas({
     '/oauth/*': (event) => (routes[event.rawPath] ?? (async () => ({ statusCode: 404 })))(event),
+    '/unset/*': (event) => (routes[event.rawPath] ?? (async () => ({ statusCode: 404 })))(event),
   });
   base = server.url.replace('//127.0.0.1:', '//localhost:');
-  routes = oauthRoutes({
-    store,
-    publicUrl: base,
-    logger: createLogger('test'),
-    clientMetadata: { allowLoopbackHttp: false },
-    workspaces: { botIn: async (team) => (botInstalledIn.has(team) ? bot : undefined) },
-    slackSignIn: {
-      authorizeUrl: async ({ state }) => `https://slack.example/authorize?state=${state}`,
-      identify: async (code) => identities.get(code) ?? { failure: 'slack_refused', error: 'invalid_code' },
-    },
-  });
+  routes = {
+    ...oauthRoutes({
+      store,
+      publicUrl: base,
+      logger: createLogger('test'),
+      clientMetadata: { allowLoopbackHttp: false },
+      workspaces: { botIn: async (team) => (botInstalledIn.has(team) ? bot : undefined) },
+      slackSignIn: {
+        authorizeUrl: async ({ state }) => `https://slack.example/authorize?state=${state}`,
+        identify: async (code) => identities.get(code) ?? { failure: 'slack_refused', error: 'invalid_code' },
+      },
+    }),
+    // A bot whose Slack app has no client id and secret configured, under /unset.
+    ...oauthRoutes({
+      store,
+      publicUrl: `${base}/unset`,
+      logger: createLogger('test'),
+      clientMetadata: { allowLoopbackHttp: false },
+      workspaces: { botIn: async () => undefined },
+      slackSignIn: undefined,
+    }),
+  };
 });
 
 afterAll(async () => {
@@ -100,6 +112,13 @@ const ALICE = { team: 'T0LOCAL', user: 'U0ALICE' };
 const grantsOf = (user = 'U0ALICE') => store.agentGrants.listFor('T0LOCAL', user);
 
 describe('the Slack side of a sign-in', () => {
+  it("tells the person agents cannot sign in while the Slack app's client id and secret are not set", async () => {
+    const answer = await request(`${base}/unset/oauth/authorize?client_id=cbc_x&response_type=code`);
+    expect(answer.statusCode).toBe(503);
+    expect(answer.headers.location).toBeUndefined();
+    expect(await answer.body.text()).toContain('not set up for Sign in with Slack');
+  });
+
   it('tells a person whose workspace does not have the bot, and grants nothing', async () => {
     const page = await backFromSlack({ team: 'T0ELSEWHERE', user: 'U0CAROL' });
     expect(page.status).toBe(403);
