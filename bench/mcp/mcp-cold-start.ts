@@ -4,7 +4,7 @@ import { keys } from '../../lib/store/keys.js';
 import { type BenchTable, createBenchTable, linkBenchUser } from '../bench-table.js';
 import type { BenchmarkResult, Row } from '../benchmark.js';
 import { compositionDifference } from '../cold-start/bundle-composition.js';
-import type { BuiltFunction, FileSet } from '../cold-start/bundles.js';
+import type { FileSet } from '../cold-start/bundles.js';
 import {
   COLD_METRICS,
   type ColdContender,
