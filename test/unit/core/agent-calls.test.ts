@@ -125,7 +125,8 @@ describe("the caller's items read ahead", () => {
       expiry: null,
     });
     const asked: string[] = [];
-    const keyOf = (key: { readonly pk?: unknown; readonly sk?: unknown } | undefined) => `${String(key?.pk)} ${String(key?.sk)}`;
+    const keyOf = (key: { readonly pk?: unknown; readonly sk?: unknown } | undefined) =>
+      `${String(key?.pk)} ${String(key?.sk)}`;
     const counting = {
       ...table.table,
       get: (input: Parameters<typeof table.table.get>[0]) => {
