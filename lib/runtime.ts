@@ -11,14 +11,8 @@ import {
   storageSettings,
 } from './config.js';
 import { createMetrics, recordApiCall } from './observability/metrics.js';
-import type { SlackInstallKind } from './reports/history-budget.js';
-import { type BotInstaller, createInstaller } from './slack/oauth.js';
-import {
-  type BotTokens,
-  createBackgroundSlackClient,
-  createSlackWebClient,
-  installedBotTokens,
-} from './slack-kit/web-client.js';
+import type { SlackAccess } from './slack-access.js';
+import type { BotTokens } from './slack-kit/web-client.js';
 import { createHttpTable, type HttpTable, tableTarget } from './store/http-table.js';
 import { createStore, createTokenCipher, type Store } from './store/index.js';
 
@@ -85,37 +79,37 @@ export function createCoreDeps(
   };
 }
 
-/** How a function reaches Slack in the configured mode (see `SlackAuth`). */
-export interface SlackAccess {
-  /** One workspace: the token the Slack function answers with. */
-  readonly botToken?: string | undefined;
-  /** Many workspaces: OAuth and per-team authorisation for the Slack function. */
-  readonly installer?: BotInstaller | undefined;
-  /** The bot token of a team, cached per warm container. */
+/**
+ * Slack access made on first use, for a function that reaches Slack only on some requests (the
+ * agents' function posts a card only when a change is asked for): the Slack packages load then,
+ * not before its first answer. A failed load is tried again on the next use.
+ */
+export interface SlackAccessOnFirstUse {
+  client(): Promise<WebClient>;
   readonly botTokens: BotTokens;
-  /** The worker's and the reporter's client: each call carries its team's token (`inSlackTeam`). */
-  readonly client: WebClient;
-  /** Which of Slack's history limits apply: one workspace is an internal app, "Add to Slack" distributed. */
-  readonly install: SlackInstallKind;
 }
 
-export function createSlackAccess(auth: SlackAuth, store: Store, slackApiUrl?: string): SlackAccess {
-  if (auth.mode === 'single') {
-    return {
-      botToken: auth.botToken,
-      botTokens: { tokenFor: async () => auth.botToken, forget: () => undefined },
-      client: createSlackWebClient(auth.botToken, slackApiUrl),
-      install: 'internal',
-    };
-  }
-  const installer = createInstaller(auth, store, slackApiUrl);
-  const botTokens = installedBotTokens((team) =>
-    installer.authorize({ teamId: team, enterpriseId: undefined, isEnterpriseInstall: false }),
-  );
+export function slackAccessOnFirstUse(
+  auth: SlackAuth,
+  store: Store,
+  slackApiUrl?: string,
+): SlackAccessOnFirstUse {
+  let access: Promise<SlackAccess> | undefined;
+  const load = (): Promise<SlackAccess> =>
+    (access ??= import('./slack-access.js')
+      .then(({ createSlackAccess }) => createSlackAccess(auth, store, slackApiUrl))
+      .catch((error: unknown) => {
+        access = undefined;
+        throw error;
+      }));
   return {
-    installer,
-    botTokens,
-    client: createBackgroundSlackClient(botTokens, slackApiUrl),
-    install: 'distributed',
+    client: async () => (await load()).client,
+    botTokens: {
+      tokenFor: async (team) => (await load()).botTokens.tokenFor(team),
+      forget: (team) => {
+        // Nothing is cached before the first use, so there is nothing to forget then.
+        access?.then((loaded) => loaded.botTokens.forget(team)).catch(() => undefined);
+      },
+    },
   };
 }

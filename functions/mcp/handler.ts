@@ -2,7 +2,7 @@ import { createAgentsApp } from '../../lib/agents/app.js';
 import { oauthRoutesFor } from '../../lib/agents/oauth/routes.js';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
-import { createCoreDeps, createSlackAccess } from '../../lib/runtime.js';
+import { createCoreDeps, slackAccessOnFirstUse } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
 import { LambdaHandoff } from '../../lib/worker/handoff.js';
 
@@ -25,7 +25,9 @@ if (!slackApp)
   logger.warn('SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are not set: agents cannot sign in with Slack');
 
 const core = createCoreDeps(config, logger, { role: 'background' });
-const { client, botTokens } = createSlackAccess(config.slackAuth, core.store, config.SLACK_API_URL);
+// The Slack clients load on first use: a list or a read posts nothing to Slack, and their packages
+// were most of what this function loaded before its first answer (`npm run bench -- --only mcp`).
+const slack = slackAccessOnFirstUse(config.slackAuth, core.store, config.SLACK_API_URL);
 // The pages agents sign people in through: the bot is the authorization server of its MCP resource.
 const oauth = oauthRoutesFor({
   store: core.store,
@@ -33,12 +35,12 @@ const oauth = oauthRoutesFor({
   publicUrl: config.BOT_PUBLIC_URL,
   slackApp,
   slackApiUrl: config.SLACK_API_URL,
-  botTokens,
+  botTokens: slack.botTokens,
 });
 const app = createAgentsApp(
   {
     ...core,
-    slack: client,
+    slack: slack.client,
     handoff: new LambdaHandoff(config.WORKER_FUNCTION_NAME),
     publicUrl: config.BOT_PUBLIC_URL,
     // Slackbot's calls are signed with the app's signing secret, as every Slack request is.

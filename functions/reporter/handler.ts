@@ -8,11 +8,12 @@ import {
   type TickOptions,
   type TickSummary,
 } from '../../lib/reports/tick.js';
-import { createCoreDeps, createSlackAccess } from '../../lib/runtime.js';
+import { createCoreDeps } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
 import { runbookFollower } from '../../lib/slack/approval-answers.js';
 import { slackExecutionSurface } from '../../lib/slack/approved-run-surface.js';
 import { slackReporterSurface } from '../../lib/slack/reporter-surface.js';
+import { createSlackAccess } from '../../lib/slack-access.js';
 
 /**
  * The scheduled reporter (EventBridge, every few minutes): due report subscriptions and status

@@ -1,10 +1,11 @@
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import { relyingPartyOf } from '../../lib/passkeys/paths.js';
-import { createCoreDeps, createSlackAccess } from '../../lib/runtime.js';
+import { createCoreDeps } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
 import { passkeyApprovalRecorder } from '../../lib/slack/passkey-approvals.js';
+import { createSlackAccess } from '../../lib/slack-access.js';
 import { LambdaHandoff } from '../../lib/worker/handoff.js';
 
 /**

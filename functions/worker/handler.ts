@@ -2,9 +2,10 @@ import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempo
 import type { Context } from 'aws-lambda';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
-import { createCoreDeps, createSlackAccess } from '../../lib/runtime.js';
+import { createCoreDeps } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
 import { runWorkerJob } from '../../lib/slack/worker-handlers.js';
+import { createSlackAccess } from '../../lib/slack-access.js';
 import { inSlackTeam } from '../../lib/slack-kit/web-client.js';
 import { createDynamoDbClient } from '../../lib/store/dynamodb-client.js';
 import { workerIdempotencyPersistence } from '../../lib/store/worker-idempotency.js';

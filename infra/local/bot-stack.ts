@@ -12,12 +12,13 @@ import { createLogger } from '../../lib/observability/logger.js';
 import type { PasskeyLinkContext } from '../../lib/passkeys/links.js';
 import { PASSKEY_PATH, relyingPartyOf } from '../../lib/passkeys/paths.js';
 import type { OnVerifiedAssertion } from '../../lib/passkeys/routes.js';
-import { createSlackAccess, openTable } from '../../lib/runtime.js';
+import { openTable } from '../../lib/runtime.js';
 import type { SlackHandler } from '../../lib/slack/bot.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
 import { INSTALL_PATH, OAUTH_REDIRECT_PATH } from '../../lib/slack/oauth.js';
 import { passkeyApprovalRecorder } from '../../lib/slack/passkey-approvals.js';
 import { runWorkerJob, type WorkerDeps } from '../../lib/slack/worker-handlers.js';
+import { createSlackAccess } from '../../lib/slack-access.js';
 import { inSlackTeam } from '../../lib/slack-kit/web-client.js';
 import { createStore, type Store } from '../../lib/store/index.js';
 import { LocalKeyTokenCipher } from '../../lib/store/token-cipher.js';
@@ -245,7 +246,7 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
     clientMetadata: { allowLoopbackHttp: true },
   });
   agentsApp = createAgentsApp(
-    { ...core, slack: access.client, handoff, publicUrl, signingSecret, now },
+    { ...core, slack: async () => access.client, handoff, publicUrl, signingSecret, now },
     oauth,
   );
   const botUrl = `${server.url}${SLACK_EVENTS_PATH}`;

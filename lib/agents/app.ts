@@ -45,8 +45,9 @@ export function createAgentsApp(
     const method = event.requestContext.http.method;
     // Stateless: no stream to open, no session to end (MCP-FACTS §1.3).
     if (method !== 'POST') return methodNotAllowed();
-    // A call's answer loads while the token is checked; a list needs none of it.
-    if (event.headers['mcp-method'] === 'tools/call') preloadToolAnswers();
+    // A read's or a change's answer loads while the token is checked; a list needs none of it.
+    if (event.headers['mcp-method'] === 'tools/call')
+      preloadToolAnswers(deps.store, event.headers['mcp-name']);
     const request = requestOf(event, base);
     const auth = await gate(request);
     const response = auth instanceof Response ? auth : await endpoint.serve(request, auth);

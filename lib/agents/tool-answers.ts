@@ -4,26 +4,23 @@ import type { AnyOperation } from '../api/operation.js';
 import { isOutcomeInDoubt } from '../api/outcome.js';
 import { jsonSchemaOf } from '../commands/field-shapes.js';
 import {
-  type AgentChangeOutcome,
   type AgentReadOutcome,
   type AgentRefusal,
-  agentChange,
   agentRead,
   agentRequestStatus,
-  requestView,
+  type requestView,
 } from '../core/agent-calls.js';
 import { type AgentOperationKind, agentKindOf } from '../core/agent-operations.js';
 import type { Caller } from '../core/caller.js';
-import { slackApprovalSurface } from '../slack/approval-surface.js';
-import { previewTarget } from '../slack/preview.js';
-import { inSlackTeam } from '../slack-kit/web-client.js';
+import type { ReadAhead } from '../store/index.js';
 import { type AgentToolDeps, TOOL_OF_KIND } from './tool-deps.js';
 
 /**
- * What each tool answers once it is called: the call run through the core (`lib/core/agent-calls.ts`)
- * and its outcome in words an agent acts on. Loaded on the first call, not with `tools/list`
- * (`tools.ts`): it brings the API client, the person's token and the audit for reads, and the
- * approval card with its preview for changes.
+ * What the tools answer once they are called: the call run through the core
+ * (`lib/core/agent-calls.ts`) and its outcome in words an agent acts on. Loaded on the first call,
+ * not with `tools/list` (`tools.ts`): it brings the API client, the person's token and the audit.
+ * Asking for a change, which posts a card in Slack, is `change-answers.ts`, so a read loads none
+ * of the Slack packages.
  */
 
 /** A read is abandoned well before API Gateway's 30 s, so the agent hears why instead of a 504. */
@@ -55,6 +52,7 @@ export async function readAnswer(
   deps: AgentToolDeps,
   caller: Caller,
   call: ReadCall,
+  callerRead?: ReadAhead,
 ): Promise<CallToolResult> {
   const budget = AbortSignal.timeout(READ_BUDGET_MS);
   try {
@@ -62,43 +60,12 @@ export async function readAnswer(
       deps,
       caller,
       { operation: call.operation, arguments: call.arguments },
-      { signal: budget, deadline: Date.now() + READ_BUDGET_MS, page: call.page },
+      { signal: budget, deadline: Date.now() + READ_BUDGET_MS, page: call.page, callerRead },
     );
     return readResult(outcome);
   } catch (error) {
     return apiFailure(error, undefined);
   }
-}
-
-export interface ChangeCall {
-  readonly operation: string;
-  readonly arguments?: Record<string, unknown> | undefined;
-  readonly reason?: string | undefined;
-}
-
-/**
- * `request_change` and `request_destructive_change`: the approval card posted in the home channel.
- * For Slackbot (`slackbot`), the answer's first line also as Block Kit.
- */
-export async function changeAnswer(
-  deps: AgentToolDeps,
-  caller: Caller,
-  change: ChangeCall,
-  kind: Exclude<AgentOperationKind, 'read'>,
-  slackbot: boolean,
-): Promise<CallToolResult> {
-  const surface = slackApprovalSurface(deps.slack, deps);
-  const outcome = await inSlackTeam(caller.team, () =>
-    agentChange(
-      { ...deps, previewTarget },
-      surface,
-      caller,
-      { operation: change.operation, arguments: change.arguments, reason: change.reason },
-      kind,
-    ),
-  );
-  const result = changeResult(outcome, caller);
-  return slackbot ? withBlocks(result) : result;
 }
 
 /** `get_request`: where one of the person's requests stands (for Slackbot, with Block Kit). */
@@ -117,7 +84,7 @@ export async function requestAnswer(
 }
 
 /** The first line of a result, as Block Kit for Slackbot: one section, plain words, no markup of the agent's. */
-function withBlocks(result: CallToolResult): CallToolResult {
+export function withBlocks(result: CallToolResult): CallToolResult {
   const first = result.content[0];
   const text = first?.type === 'text' ? first.text : undefined;
   if (!text) return result;
@@ -209,42 +176,7 @@ function readResult(outcome: AgentReadOutcome): CallToolResult {
   return refusalResult(outcome);
 }
 
-function changeResult(outcome: AgentChangeOutcome, caller: Caller): CallToolResult {
-  switch (outcome.kind) {
-    case 'requested': {
-      const view = requestView(outcome.approval);
-      return jsonResult(
-        viewJson(view),
-        `Requested: it needs ${view.requiredApprovals} approval${view.requiredApprovals === 1 ? '' : 's'} in ` +
-          `the Slack channel ${caller.channel} and has not run. Follow it with get_request (request_id ${view.id}).`,
-      );
-    }
-    case 'refused':
-      if (outcome.reason === 'target_not_found')
-        return errorResult('Nothing was requested: the target does not exist, or the person cannot see it.');
-      if (outcome.reason === 'reason_required')
-        return errorResult(
-          "Nothing was requested: the home channel's rule asks every request to say why; pass reason.",
-        );
-      return errorResult(
-        `Nothing was requested: the bot cannot post the approval card in the home channel (${outcome.refusal}).`,
-      );
-    case 'card_not_posted':
-      return errorResult(
-        outcome.discarded
-          ? 'Nothing was requested: Slack did not take the approval card. Try again in a minute.'
-          : `Slack's answer to the approval card was lost; request ${outcome.approvalId} expires unused if its card is not up. Nothing runs without approval.`,
-      );
-    case 'not_saved':
-      return errorResult(
-        "Nothing will run: the bot's storage did not answer while saving the request. Ask again.",
-      );
-    default:
-      return refusalResult(outcome);
-  }
-}
-
-function refusalResult(refusal: AgentRefusal): CallToolResult {
+export function refusalResult(refusal: AgentRefusal): CallToolResult {
   switch (refusal.kind) {
     case 'unknown_operation':
       return errorResult(`There is no operation "${refusal.operation}". Find one with find_operations.`);
@@ -281,7 +213,7 @@ function apiFailure(error: unknown, op: AnyOperation | undefined): CallToolResul
   return errorResult(`The cloud API refused: ${error.message}`);
 }
 
-function viewJson(view: ReturnType<typeof requestView>) {
+export function viewJson(view: ReturnType<typeof requestView>) {
   return {
     request_id: view.id,
     operation: view.operation,
@@ -298,7 +230,7 @@ function viewJson(view: ReturnType<typeof requestView>) {
   };
 }
 
-function jsonResult(value: unknown, note?: string): CallToolResult {
+export function jsonResult(value: unknown, note?: string): CallToolResult {
   let text = JSON.stringify(value, null, 1);
   if (text.length > RESULT_TEXT_LIMIT)
     text = `${text.slice(0, RESULT_TEXT_LIMIT)}\n… cut at ${RESULT_TEXT_LIMIT} characters; ask for a narrower read.`;
@@ -308,7 +240,7 @@ function jsonResult(value: unknown, note?: string): CallToolResult {
   };
 }
 
-function errorResult(text: string): CallToolResult {
+export function errorResult(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 

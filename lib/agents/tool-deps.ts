@@ -8,8 +8,11 @@ import type { Handoff } from '../worker/handoff.js';
  * answers (`tool-answers.ts`, loaded on the first call) both take it, and neither imports the other.
  */
 export interface AgentToolDeps extends OperationDeps {
-  /** The bot's Slack client (per team through `inSlackTeam`), to post and update cards. */
-  readonly slack: WebClient;
+  /**
+   * The bot's Slack client (per team through `inSlackTeam`), to post and update cards; made on
+   * first use, so a list or a read loads none of the Slack packages.
+   */
+  readonly slack: () => Promise<WebClient>;
   /** Where Homes are republished from (the worker); without it the surface publishes them itself. */
   readonly handoff?: Handoff;
 }

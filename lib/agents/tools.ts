@@ -9,6 +9,8 @@ import { operations } from '../api/operations/index.js';
 import { type AgentOperationKind, agentKindOf, operationsFor } from '../core/agent-operations.js';
 import type { Caller } from '../core/caller.js';
 import type { AgentScope } from '../store/agent-grants.js';
+import { loadAhead, type Store } from '../store/index.js';
+import { callerKeys } from '../store/read-ahead.js';
 import type { AgentToolDeps } from './tool-deps.js';
 import '../zod-settings.js';
 
@@ -48,15 +50,25 @@ const NOT_ALLOWED_TEXT =
 const FIND_LIMIT_MAX = 20;
 
 // What the tools answer, loaded on the first call rather than with `tools/list`: the read path (the
-// API client, the person's token, the audit) and the change path (the approval card, its preview).
+// API client, the person's token, the audit), and apart from it the change path (the approval
+// card, its preview and the Slack client).
 const toolAnswers = () => import('./tool-answers.js');
+const changeAnswers = () => import('./change-answers.js');
 
 /**
- * Starts loading what a tool call answers with, without waiting: the MCP endpoint overlaps it with
- * checking the caller's token. A failed load surfaces where the module is awaited, not here.
+ * Starts loading what a call of the tool `name` (the request's `Mcp-Name`) answers with, without
+ * waiting: the MCP endpoint overlaps it with checking the caller's token. That is the answers'
+ * module and the repositories the call reads or writes (for a read or a change, the person's token
+ * with its cipher, the channel's policy and the audit; for a change or `get_request`, the
+ * requests). A failed load surfaces where the module is awaited, not here.
  */
-export function preloadToolAnswers(): void {
-  toolAnswers().catch(() => undefined);
+export function preloadToolAnswers(store: Store, name: string | undefined): void {
+  const change = name === 'request_change' || name === 'request_destructive_change';
+  (change ? changeAnswers : toolAnswers)().catch(() => undefined);
+  if (change || name === 'read') {
+    for (const repository of [store.tokenLinks, store.channelPolicy, store.audit]) loadAhead(repository);
+  }
+  if (change || name === 'get_request') loadAhead(store.approvals);
 }
 
 const OperationName = z
@@ -81,7 +93,9 @@ export async function registerAgentTools(
     return;
   }
   const { caller } = session;
-  const allowed = await operationsFor(deps, caller, operations);
+  // The caller's items, read once for the request: the fit below, and a call's guard and token.
+  const callerRead = deps.store.readAhead(callerKeys(caller.team, caller.user, caller.channel));
+  const allowed = await operationsFor(deps, caller, operations, callerRead);
   const kinds = new Set(allowed.map(agentKindOf));
   const { slackbot } = session;
   const slackMeta = session.slackbot ? { _meta: { slack: { supportsBlockKit: true } } } : {};
@@ -120,7 +134,7 @@ export async function registerAgentTools(
         }),
         annotations: { readOnlyHint: true, openWorldHint: true },
       },
-      async (call) => (await toolAnswers()).readAnswer(deps, caller, call),
+      async (call) => (await toolAnswers()).readAnswer(deps, caller, call, callerRead),
     );
   }
 
@@ -144,7 +158,8 @@ export async function registerAgentTools(
         scopeChallenge: needsScopes(CHANGE_SCOPES),
         ...slackMeta,
       },
-      async (change) => (await toolAnswers()).changeAnswer(deps, caller, change, kind, slackbot),
+      async (change) =>
+        (await changeAnswers()).changeAnswer(deps, caller, change, kind, slackbot, callerRead),
     );
 
   if (kinds.has('change')) {

@@ -5,7 +5,7 @@ import { channelGuard, type GuardrailRefusal } from '../changes/guardrails.js';
 import type { ApprovalSurface } from '../changes/ports.js';
 import { type RequestOutcome, requestApproval, type TargetPreviewer } from '../changes/requests.js';
 import { requesterToken, type TokenProblem } from '../changes/tokens.js';
-import type { Approval } from '../store/index.js';
+import type { Approval, ReadAhead } from '../store/index.js';
 import { type AgentOperationKind, agentKindOf } from './agent-operations.js';
 import type { Caller } from './caller.js';
 import { type OperationDeps, runOperation } from './operations.js';
@@ -40,6 +40,8 @@ export interface AgentReadControl {
   readonly signal?: AbortSignal | undefined;
   readonly deadline?: number | undefined;
   readonly page?: number | undefined;
+  /** The caller's items, if they were already being read (`callerKeys`): the guard and the token take theirs from it. */
+  readonly callerRead?: ReadAhead | undefined;
 }
 
 /**
@@ -52,7 +54,12 @@ export async function agentRead(
   call: AgentCall,
   control: AgentReadControl = {},
 ): Promise<AgentReadOutcome> {
-  const checked = await checkCall(deps, caller, call, ['read']);
+  const { callerRead } = control;
+  // Started with the checks, so the token's repository and cipher load while the guard reads.
+  const tokenLookup =
+    callerRead && deps.store.tokenLinks.getToken(caller.team, caller.user, undefined, callerRead);
+  tokenLookup?.catch(() => undefined);
+  const checked = await checkCall(deps, caller, call, ['read'], callerRead);
   if (checked.kind !== 'checked') return checked;
   const { op, input } = checked;
   const request = { team: caller.team, user: caller.user, channel: caller.channel, op, input };
@@ -60,7 +67,11 @@ export async function agentRead(
     const outcome = await runOperation(
       deps,
       { ...request, options: { page: control.page } },
-      { signal: control.signal, deadline: control.deadline },
+      {
+        signal: control.signal,
+        deadline: control.deadline,
+        tokenLookup,
+      },
     );
     if (outcome.kind === 'no_token') return outcome;
     await auditRead(deps, caller, op, input, 'succeeded');
@@ -87,11 +98,19 @@ export async function agentChange(
   caller: Caller,
   change: AgentChange,
   kind: Exclude<AgentOperationKind, 'read'>,
+  /** The caller's items, if they were already being read (`callerKeys`). */
+  callerRead?: ReadAhead,
 ): Promise<AgentChangeOutcome> {
-  const checked = await checkCall(deps, caller, change, [kind]);
+  const checked = await checkCall(deps, caller, change, [kind], callerRead);
   if (checked.kind !== 'checked') return checked;
   const { op, input } = checked;
-  const token = await requesterToken(deps.store, caller.team, caller.user, op);
+  const token = await requesterToken(
+    deps.store,
+    caller.team,
+    caller.user,
+    op,
+    callerRead && deps.store.tokenLinks.getToken(caller.team, caller.user, undefined, callerRead),
+  );
   if (!token.ok) return { kind: 'no_token', problem: token.problem, profile: token.profile };
   return requestApproval(
     { ...deps, previewTarget: deps.previewTarget },
@@ -199,6 +218,7 @@ async function checkCall(
   caller: Caller,
   call: AgentCall,
   kinds: readonly AgentOperationKind[],
+  callerRead: ReadAhead | undefined,
 ): Promise<CheckedCall> {
   const op = typeof call.operation === 'string' ? findOperation(call.operation) : undefined;
   if (!op) return { kind: 'unknown_operation', operation: String(call.operation).slice(0, 100) };
@@ -211,7 +231,7 @@ async function checkCall(
       .map((issue) => `${issue.path.map(String).join('.') || '(arguments)'}: ${issue.message}`);
     return { kind: 'invalid_input', op, problems };
   }
-  const guard = await channelGuard(deps.store, caller.team, caller.channel, op);
+  const guard = await channelGuard(deps.store, caller.team, caller.channel, op, callerRead);
   if (guard.refusal) return { kind: 'channel_refused', refusal: guard.refusal };
   return { kind: 'checked', op, input: parsed.data as Readonly<Record<string, unknown>> };
 }

@@ -1,6 +1,6 @@
 import type { AnyOperation } from '../api/operation.js';
 import { helpFitFor } from '../changes/guardrails.js';
-import type { Store } from '../store/index.js';
+import type { ReadAhead, Store } from '../store/index.js';
 import type { Caller } from './caller.js';
 
 /**
@@ -17,12 +17,16 @@ export function agentKindOf(op: Pick<AnyOperation, 'method' | 'destructive'>): A
   return op.destructive ? 'destructive' : 'change';
 }
 
-/** The operations the person's token and the home channel allow, or all when nothing narrows them. */
+/**
+ * The operations the person's token and the home channel allow, or all when nothing narrows them.
+ * `read`: the caller's items, if they were already being read (`callerKeys`).
+ */
 export async function operationsFor(
   deps: { readonly store: Store },
   caller: Caller,
   all: readonly AnyOperation[],
+  read?: ReadAhead,
 ): Promise<readonly AnyOperation[]> {
-  const fit = await helpFitFor(deps.store, caller.team, caller.user, caller.channel);
+  const fit = await helpFitFor(deps.store, caller.team, caller.user, caller.channel, read);
   return fit ? all.filter((op) => fit.allows(op)) : all;
 }

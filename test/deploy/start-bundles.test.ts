@@ -129,6 +129,35 @@ describe("the agents' function bundle", () => {
     }
   });
 
+  it('loads the Slack packages on first use, not at start: a list or a read posts nothing to Slack', () => {
+    for (const name of ['@slack/web-api', '@slack/oauth']) {
+      expect(has(bundles.mcp.deployed, `node_modules/${name}/`), name).toBe(true);
+      expect(has(bundles.mcp.atStart, `node_modules/${name}/`), name).toBe(false);
+    }
+  });
+
+  it.each(['lib/agents/tool-answers.ts', 'lib/slack/approval-surface.ts', 'lib/api/client.ts'])(
+    'loads %s on the first tool call, not with tools/list',
+    (file) => {
+      expect(has(bundles.mcp.deployed, file)).toBe(true);
+      expect(has(bundles.mcp.atStart, file)).toBe(false);
+    },
+  );
+
+  it('answers a read without the Slack packages, which only asking for a change loads', async () => {
+    const all = await readdir(join(outdir, 'mcp'), { recursive: true });
+    const files = all.filter((f) => f.endsWith('.mjs')).map((f) => join(outdir, 'mcp', f));
+    const holding = async (source: string) => {
+      for (const file of files) if (has(await sourcesOf([file]), source)) return file;
+      throw new Error(`no file holds ${source}`);
+    };
+    const loadedWith = async (source: string) => sourcesOf(await staticClosure(await holding(source)));
+    const read = await loadedWith('lib/agents/tool-answers.ts');
+    const change = await loadedWith('lib/agents/change-answers.ts');
+    expect(has(read, 'node_modules/@slack/web-api/')).toBe(false);
+    expect(has(change, 'node_modules/@slack/web-api/')).toBe(true);
+  });
+
   it('loads the route table and the MCP endpoint at start, which the first answer (a 401 without a token) needs', () => {
     for (const file of [
       'lib/agents/app.ts',

@@ -1,7 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import { ensureBotCanPost } from '../../slack-kit/channel-access.js';
 import { slackErrorOf } from '../../slack-kit/slack-refusals.js';
-import { type BotTokens, createSlackWebClient } from '../../slack-kit/web-client.js';
+import type { BotTokens } from '../../slack-kit/web-client.js';
 import type { OfferedChannel } from '../../store/agent-authorizations.js';
 import { MAX_OFFERED_CHANNELS } from '../../store/agent-authorizations.js';
 
@@ -37,6 +37,8 @@ export function botWorkspaces(botTokens: BotTokens, slackApiUrl?: string): BotWo
         // No installation for the team (or its token expired beyond refresh): not installed.
         return undefined;
       }
+      // Loaded here, not with the function: only a sign-in reaches it, and it brings the Web API client.
+      const { createSlackWebClient } = await import('../../slack-kit/web-client.js');
       const client = createSlackWebClient(token, slackApiUrl);
       // One workspace's bot has one token whatever team is asked: Slack says whose it is.
       const answer = await client.auth.test();

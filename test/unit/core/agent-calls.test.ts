@@ -6,6 +6,7 @@ import { agentChange, agentRead, agentRequestStatus } from '../../../lib/core/ag
 import { agentKindOf } from '../../../lib/core/agent-operations.js';
 import type { Caller } from '../../../lib/core/caller.js';
 import { createStore, type Store } from '../../../lib/store/index.js';
+import { callerKeys } from '../../../lib/store/read-ahead.js';
 import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
 
 /**
@@ -108,6 +109,56 @@ describe('refusals before any call', () => {
       'destructive',
     );
     expect(outcome).toMatchObject({ kind: 'no_token', problem: 'not_linked' });
+  });
+});
+
+describe("the caller's items read ahead", () => {
+  it("give a read its home channel's policy and the person's token: neither is read again", async () => {
+    const cipher = randomLocalCipher();
+    await createStore(table.ctx, cipher).tokenLinks.saveLink({
+      team: TEAM,
+      user: 'U0AHEAD',
+      token: 'demo-token-0123456789abcdef',
+      label: 'ahead',
+      apiUsername: 'ahead',
+      scopes: '*',
+      expiry: null,
+    });
+    const asked: string[] = [];
+    const keyOf = (key: { readonly pk?: unknown; readonly sk?: unknown } | undefined) =>
+      `${String(key?.pk)} ${String(key?.sk)}`;
+    const counting = {
+      ...table.table,
+      get: (input: Parameters<typeof table.table.get>[0]) => {
+        asked.push(keyOf(input.Key));
+        return table.table.get(input);
+      },
+      batchGet: (input: Parameters<typeof table.table.batchGet>[0]) => {
+        for (const request of Object.values(input.RequestItems ?? {})) {
+          for (const key of request.Keys ?? []) asked.push(keyOf(key));
+        }
+        return table.table.batchGet(input);
+      },
+    };
+    const counted = createStore({ ...table.ctx, table: counting }, cipher);
+    const callerRead = counted.readAhead(callerKeys(TEAM, 'U0AHEAD', HOME));
+    // The API's address goes nowhere: the read fails after the guard and the token, as a read may.
+    await expect(
+      agentRead(
+        { ...deps(), store: counted },
+        agentCaller('U0AHEAD'),
+        { operation: 'volumes.list', arguments: {} },
+        {
+          callerRead,
+        },
+      ),
+    ).rejects.toThrow();
+    for (const key of callerKeys(TEAM, 'U0AHEAD', HOME)) {
+      expect(
+        asked.filter((k) => k === keyOf(key)),
+        keyOf(key),
+      ).toHaveLength(1);
+    }
   });
 });
 
