@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -31,6 +30,7 @@ import { createHttpTable } from '../../lib/store/http-table.js';
 import { keys } from '../../lib/store/keys.js';
 import { ALICE, BOB, CHANNEL } from '../support/e2e.js';
 import { type LocalLambda, startLocalLambda } from './support/lambda-runtime.js';
+import { packageStack } from './support/package-stack.js';
 
 /**
  * The packaged bundles, run as Lambda runs them, with IAM enforced from the packaged template:
@@ -74,12 +74,7 @@ const settle = async () => {
 };
 
 beforeAll(async () => {
-  packageDir = await mkdtemp(join(tmpdir(), 'chatops-smoke-'));
-  await run('npx', ['tsx', 'infra/build.ts'], { timeout: 120_000 });
-  await run('npx', ['osls', 'package', '--stage', STAGE, '--package', packageDir], {
-    timeout: 120_000,
-    env: { ...process.env, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' },
-  });
+  packageDir = await packageStack(STAGE, 'chatops-smoke-');
   template = JSON.parse(
     await readFile(join(packageDir, 'cloudformation-template-update-stack.json'), 'utf8'),
   );

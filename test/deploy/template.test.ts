@@ -1,19 +1,15 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GENERATED_FILES } from '../../infra/generate.js';
 import { TABLE_DEFINITION } from '../../lib/store/table-definition.js';
+import { packageStack } from './support/package-stack.js';
 
 /**
  * The CloudFormation that `osls package` makes of serverless.yml (no AWS account involved):
  * the functions, the Slack and agents' routes, the table, the schedule, and IAM that grants each
  * function only named actions on the table and the key.
  */
-
-const run = promisify(execFile);
 
 interface Resource {
   Type: string;
@@ -28,12 +24,7 @@ let template: Template;
 let packageDir: string;
 
 beforeAll(async () => {
-  packageDir = await mkdtemp(join(tmpdir(), 'chatops-package-'));
-  await run('npx', ['tsx', 'infra/build.ts'], { timeout: 120_000 });
-  await run('npx', ['osls', 'package', '--stage', 'ci', '--package', packageDir], {
-    timeout: 120_000,
-    env: { ...process.env, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' },
-  });
+  packageDir = await packageStack('ci', 'chatops-package-');
   template = JSON.parse(
     await readFile(join(packageDir, 'cloudformation-template-update-stack.json'), 'utf8'),
   );
