@@ -1,5 +1,5 @@
 import { createAgentsApp } from '../../lib/agents/app.js';
-import { oauthRoutesFor } from '../../lib/agents/oauth/routes.js';
+import { oauthRoutesOnFirstUse } from '../../lib/agents/oauth/routes-on-first-use.js';
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import { createCoreDeps, slackAccessOnFirstUse } from '../../lib/runtime.js';
@@ -28,8 +28,9 @@ const core = createCoreDeps(config, logger, { role: 'background' });
 // The Slack clients load on first use: a list or a read posts nothing to Slack, and their packages
 // were most of what this function loaded before its first answer (`npm run bench -- --only mcp`).
 const slack = slackAccessOnFirstUse(config.slackAuth, core.store, config.SLACK_API_URL);
-// The pages agents sign people in through: the bot is the authorization server of its MCP resource.
-const oauth = oauthRoutesFor({
+// The pages agents sign people in through (the bot is the authorization server of its MCP resource),
+// loaded on the first sign-in, not by a cold start that serves an agent's call.
+const oauth = oauthRoutesOnFirstUse({
   store: core.store,
   logger,
   publicUrl: config.BOT_PUBLIC_URL,

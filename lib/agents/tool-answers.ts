@@ -1,8 +1,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isApiError } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
+import { requireOperation } from '../api/operations/index.js';
 import { isOutcomeInDoubt } from '../api/outcome.js';
 import { jsonSchemaOf } from '../commands/field-shapes.js';
+import type { CommandOperation } from '../commands/registry.js';
 import {
   type AgentReadOutcome,
   type AgentRefusal,
@@ -35,9 +37,9 @@ export interface FindQuery {
 }
 
 /** `find_operations`: the allowed operations that match, each with its input schema. */
-export function findOperationsAnswer(allowed: readonly AnyOperation[], find: FindQuery): CallToolResult {
+export function findOperationsAnswer(allowed: readonly CommandOperation[], find: FindQuery): CallToolResult {
   const found = searchOperations(allowed, find.query, find.kind).slice(0, find.limit ?? 8);
-  const result = { operations: found.map(describeOperation) };
+  const result = { operations: found.map((op) => describeOperation(requireOperation(op.id))) };
   return jsonResult(result, found.length === 0 ? 'No operation matched; try other words.' : undefined);
 }
 
@@ -116,11 +118,11 @@ function stateWords(view: ReturnType<typeof requestView>): string {
 }
 
 /** Operations whose name, summary or group match every word of the query. */
-export function searchOperations(
-  allowed: readonly AnyOperation[],
+export function searchOperations<Op extends CommandOperation>(
+  allowed: readonly Op[],
   query: string,
   kind: AgentOperationKind | undefined,
-): AnyOperation[] {
+): Op[] {
   const words = query
     .toLowerCase()
     .normalize('NFKC')

@@ -5,7 +5,7 @@ import {
   type ScopeChallengeHandler,
 } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { operations } from '../api/operations/index.js';
+import { CATALOG_OPERATIONS } from '../commands/catalog.generated.js';
 import { type AgentOperationKind, agentKindOf, operationsFor } from '../core/agent-operations.js';
 import type { Caller } from '../core/caller.js';
 import type { AgentScope } from '../store/agent-grants.js';
@@ -95,7 +95,10 @@ export async function registerAgentTools(
   const { caller } = session;
   // The caller's items, read once for the request: the fit below, and a call's guard and token.
   const callerRead = deps.store.readAhead(callerKeys(caller.team, caller.user, caller.channel));
-  const allowed = await operationsFor(deps, caller, operations, callerRead);
+  // The generated catalog, not the operations table: the fit needs each operation's scopes, class,
+  // method and whether it is destructive, and building the table's rows with their schemas was the
+  // biggest part of what a cold `tools/list` loaded beyond the MCP server itself.
+  const allowed = await operationsFor(deps, caller, CATALOG_OPERATIONS, callerRead);
   const kinds = new Set(allowed.map(agentKindOf));
   const { slackbot } = session;
   const slackMeta = session.slackbot ? { _meta: { slack: { supportsBlockKit: true } } } : {};

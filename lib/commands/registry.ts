@@ -54,6 +54,7 @@ export const COMMAND_FIELDS = [
   'id',
   'group',
   'action',
+  'method',
   'aliases',
   'summary',
   'access',

@@ -1,5 +1,6 @@
 import type { AnyOperation } from '../api/operation.js';
 import { helpFitFor } from '../changes/guardrails.js';
+import type { CommandOperation } from '../commands/registry.js';
 import type { ReadAhead, Store } from '../store/index.js';
 import type { Caller } from './caller.js';
 
@@ -21,12 +22,12 @@ export function agentKindOf(op: Pick<AnyOperation, 'method' | 'destructive'>): A
  * The operations the person's token and the home channel allow, or all when nothing narrows them.
  * `read`: the caller's items, if they were already being read (`callerKeys`).
  */
-export async function operationsFor(
+export async function operationsFor<Op extends CommandOperation>(
   deps: { readonly store: Store },
   caller: Caller,
-  all: readonly AnyOperation[],
+  all: readonly Op[],
   read?: ReadAhead,
-): Promise<readonly AnyOperation[]> {
+): Promise<readonly Op[]> {
   const fit = await helpFitFor(deps.store, caller.team, caller.user, caller.channel, read);
   return fit ? all.filter((op) => fit.allows(op)) : all;
 }

@@ -144,6 +144,20 @@ describe("the agents' function bundle", () => {
     },
   );
 
+  it('lists the tools from the generated catalog, not the operations table, which the first call loads', () => {
+    expect(has(bundles.mcp.atStart, 'lib/commands/catalog.generated.ts')).toBe(true);
+    expect(has(bundles.mcp.deployed, 'lib/api/operations/nodes.ts')).toBe(true);
+    expect(has(bundles.mcp.atStart, 'lib/api/operations/')).toBe(false);
+  });
+
+  it.each(['lib/agents/oauth/routes.ts', 'lib/agents/oauth/consent.ts', 'lib/agents/oauth/token.ts'])(
+    'loads %s on the first sign-in request, not to serve a call to /mcp',
+    (file) => {
+      expect(has(bundles.mcp.deployed, file)).toBe(true);
+      expect(has(bundles.mcp.atStart, file)).toBe(false);
+    },
+  );
+
   it('answers a read without the Slack packages, which only asking for a change loads', async () => {
     const all = await readdir(join(outdir, 'mcp'), { recursive: true });
     const files = all.filter((f) => f.endsWith('.mjs')).map((f) => join(outdir, 'mcp', f));
