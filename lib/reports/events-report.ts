@@ -1,9 +1,23 @@
 import type { AccountEvent } from '../api/operations/events.js';
 import { findOperation } from '../api/operations/index.js';
-import { contextBlock, mrkdwnFallback, type RenderedMessage, sectionBlock } from '../slack-kit/blocks.js';
-import { codeSpan, escapeMrkdwn, parseApiDate, slackDate, userMention } from '../slack-kit/text.js';
+import { mrkdwnFallback, type RenderedMessage, sectionBlock, truncateMrkdwn } from '../slack-kit/blocks.js';
+import {
+  eventDurationWords,
+  eventSentence,
+  eventStatusEmoji,
+  eventStatusWords,
+} from '../slack-kit/event-words.js';
+import {
+  capitalize,
+  codeSpan,
+  escapeMrkdwn,
+  parseApiDate,
+  slackDate,
+  userMention,
+} from '../slack-kit/text.js';
 import type { AuditEntry, AuditLogRepository } from '../store/audit-log.js';
 import type { ReportFilter, ReportSubscription } from '../store/report-subscriptions.js';
+import { truncate } from '../truncate.js';
 import { apiDateTime, EVENT_OVERLAP_MS, eventsReadFrom } from './account-feed.js';
 import {
   type DeliveryContext,
@@ -90,8 +104,8 @@ function declaredEventActions(operationId: string): readonly string[] | undefine
 
 /**
  * The bot's audit entries for `events`, as a lookup: each event gets the matching entry closest in
- * time, and each entry accounts for one event at most (two reboots of one node a minute apart,
- * one through the bot, are not both the bot's).
+ * time, and each entry accounts for one event of each action at most (two reboots of one node a
+ * minute apart, one through the bot, are not both the bot's; a resize's two events are).
  */
 export async function botChangesFor(
   audit: Pick<AuditLogRepository, 'list'>,
@@ -116,15 +130,18 @@ export async function botChangesFor(
     // Newest first: once past the oldest event's window, nothing older can match.
     if (cursor === undefined || (last !== undefined && last.at.getTime() < oldest)) break;
   }
+  // An entry accounts for one event of each action its change writes: a resize writes both
+  // `node_resize_create` and `node_resize` (API-FACTS-MORE.md §2.3), and both are the bot's.
   const taken = new Set<string>();
+  const takenKey = (entry: AuditEntry, event: AccountEvent) => `${entry.id}\u0000${event.action}`;
   const byEvent = new Map<number, AuditEntry>();
   for (const event of [...events].sort((a, b) => a.id - b.id)) {
     const created = parseApiDate(event.created)?.getTime() ?? 0;
     const best = entries
-      .filter((entry) => !taken.has(entry.id) && auditEntryMatches(event, entry))
+      .filter((entry) => !taken.has(takenKey(entry, event)) && auditEntryMatches(event, entry))
       .sort((a, b) => Math.abs(a.at.getTime() - created) - Math.abs(b.at.getTime() - created))[0];
     if (best) {
-      taken.add(best.id);
+      taken.add(takenKey(best, event));
       byEvent.set(event.id, best);
     }
   }
@@ -134,47 +151,48 @@ export async function botChangesFor(
 // ---------------------------------------------------------------------------------------------
 // Message
 
-const STATUS_EMOJI: Readonly<Record<string, string>> = {
-  failed: ':x:',
-  finished: ':white_check_mark:',
-  started: ':arrows_counterclockwise:',
-  scheduled: ':calendar:',
-  notification: ':bell:',
-};
+/** Longest line of one event, so ten fit a message under Slack's total (SLACK-FACTS, Block Kit limits). */
+const EVENT_LINE_MAX = 1000;
+/** The API's own detail under an event, cut to keep the line short. */
+const EVENT_MESSAGE_MAX = 300;
 
-/** `node web-1 (12)`, the entity as the event names it; account-wide events have none. */
-function entityWords(event: AccountEvent): { plain: string; mrkdwn: string } {
-  const entity = event.entity;
-  if (!entity) return { plain: 'the account', mrkdwn: 'the account' };
-  const label = entity.label ?? '';
-  const id = entity.id === undefined || entity.id === null ? '' : String(entity.id);
-  const idPart = id !== '' && id !== label ? ` (${id})` : '';
-  return {
-    plain: `${entity.type}${label ? ` ${label}` : ''}${idPart}`,
-    mrkdwn: `${escapeMrkdwn(entity.type)}${label ? ` *${escapeMrkdwn(label)}*` : ''}${idPart ? ` (${codeSpan(id)})` : ''}`,
-  };
+/** Who made the event: a Slack user through the bot (from its audit), or someone outside it. */
+function makerWords(event: AccountEvent, byBot: AuditEntry | undefined): string {
+  if (byBot) return `by ${userMention(byBot.actor)} through the bot`;
+  return event.username
+    ? `by ${codeSpan(event.username)} outside the bot`
+    : 'by the provider (no user), outside the bot';
 }
 
 /**
- * One account event: its action, what it acted on, its status and time, and who made it — through
- * the bot by a Slack user (from the audit log), or outside the bot (the API user the event names).
+ * One account event as a line of a timeline: what happened to what, its status in words, who made
+ * it, when, how long it took, and the API's detail: `:white_check_mark: Node *web-1* resized · done
+ * · by <@U0ADA> through the bot · <date> · took 10 s · event 500123`.
  */
-export function renderAccountEvent(event: AccountEvent, byBot: AuditEntry | undefined): RenderedMessage {
-  const entity = entityWords(event);
-  const who = byBot
-    ? `through the bot by ${userMention(byBot.actor)}`
-    : `outside the bot${event.username ? ` (${codeSpan(event.username)})` : ''}`;
-  const emoji = STATUS_EMOJI[event.status] ?? ':information_source:';
-  const lines = [
-    `${emoji} *${escapeMrkdwn(event.action)}* on ${entity.mrkdwn}: ${escapeMrkdwn(event.status)}`,
-    `${slackDate(event.created)}, ${who}`,
+export function accountEventLine(event: AccountEvent, byBot: AuditEntry | undefined): string {
+  const duration = eventDurationWords(event);
+  const facts = [
+    capitalize(eventSentence(event).mrkdwn),
+    eventStatusWords(event).replace(/^\S+ /, ''),
+    makerWords(event, byBot),
+    slackDate(event.created),
+    ...(duration === undefined ? [] : [duration]),
+    `event ${codeSpan(String(event.id))}`,
   ];
-  if (event.message) lines.push(`> ${escapeMrkdwn(event.message.slice(0, 500))}`);
+  const detail = event.message ? `\n> ${escapeMrkdwn(truncate(event.message, EVENT_MESSAGE_MAX))}` : '';
+  return truncateMrkdwn(`${eventStatusEmoji(event.status)} ${facts.join(' · ')}${detail}`, EVENT_LINE_MAX);
+}
+
+/** The event in plain words, for a message's notification text: `Node web-1 resized (done)`. */
+export function accountEventPlain(event: AccountEvent): string {
+  return `${capitalize(eventSentence(event).plain)} (${eventStatusWords(event).replace(/^\S+ /, '')})`;
+}
+
+/** One account event alone, as one message (`/cloud reports run` previews, tests). */
+export function renderAccountEvent(event: AccountEvent, byBot: AuditEntry | undefined): RenderedMessage {
   return {
-    text: mrkdwnFallback(
-      `Event ${event.id}: ${escapeMrkdwn(`${event.action} on ${entity.plain}, ${event.status}`)}, ${who}`,
-    ),
-    blocks: [sectionBlock(lines.join('\n')), contextBlock(`Event ${codeSpan(String(event.id))}`)],
+    text: mrkdwnFallback(`${escapeMrkdwn(accountEventPlain(event))}, ${makerWords(event, byBot)}`),
+    blocks: [sectionBlock(accountEventLine(event, byBot))],
   };
 }
 
