@@ -24,13 +24,14 @@ import {
   type DeliveryResult,
   type PostMarker,
   type PostRun,
-  postEachOnce,
+  postGroupOnce,
 } from './deliver.js';
 
 /**
  * The events report's own parts: which events a subscription's filter keeps, which of them the
  * bot made (and for whom), and the message for one event. Its deliverer is `deliverEvents` below,
- * which posts each event once under the alerts' claims (`postEachOnce` in `deliver.ts`).
+ * which posts a run's events as one message and its thread, each event once under the alerts'
+ * claims (`postGroupOnce` in `deliver.ts`).
  */
 
 // ---------------------------------------------------------------------------------------------
@@ -196,19 +197,70 @@ export function renderAccountEvent(event: AccountEvent, byBot: AuditEntry | unde
   };
 }
 
+/**
+ * Events in the message itself, and in each reply of its thread: a group's message shows the first
+ * few, with the count; ten lines of at most `EVENT_LINE_MAX` stay under the ~13k characters and
+ * the 50 blocks Slack takes in one message (SLACK-FACTS, Block Kit limits).
+ */
+export const EVENTS_IN_MESSAGE = 5;
+export const EVENTS_PER_REPLY = 10;
+/** Events one run posts at most (its message and four replies); the next run, due at once, goes on. */
+export const EVENTS_PER_GROUP = EVENTS_IN_MESSAGE + 4 * EVENTS_PER_REPLY;
+
+/** The text Slack shows in a notification for these events: the first few in plain words. */
+function eventsFallback(head: string, events: readonly AccountEvent[]): string {
+  const named = events.slice(0, 3).map(accountEventPlain).join('; ');
+  return mrkdwnFallback(escapeMrkdwn(truncate(`${head}: ${named}${events.length > 3 ? '; …' : ''}`, 500)));
+}
+
+/**
+ * A run's events as one message: alone, the event's line; several, their count and the first few,
+ * the rest in its thread (`renderAccountEventReply`).
+ */
+export function renderAccountEventGroup(
+  shown: readonly AccountEvent[],
+  all: readonly AccountEvent[],
+  madeBy: (event: AccountEvent) => AuditEntry | undefined,
+): RenderedMessage {
+  const [only] = all;
+  if (all.length === 1 && only) return renderAccountEvent(only, madeBy(only));
+  const more = all.length - shown.length;
+  const head = `${all.length} account events`;
+  return {
+    text: eventsFallback(head, all),
+    blocks: [
+      sectionBlock(
+        `*${head}*${more > 0 ? `, the first ${shown.length} here and ${more} more in the thread` : ''}`,
+      ),
+      ...shown.map((event) => sectionBlock(accountEventLine(event, madeBy(event)))),
+    ],
+  };
+}
+
+/** A reply in a group's thread: the events its message had no room for. */
+export function renderAccountEventReply(
+  shown: readonly AccountEvent[],
+  madeBy: (event: AccountEvent) => AuditEntry | undefined,
+): RenderedMessage {
+  return {
+    text: eventsFallback(`${shown.length} more account events`, shown),
+    blocks: shown.map((event) => sectionBlock(accountEventLine(event, madeBy(event)))),
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Delivery
 
-/** How an event's message is found in the channel, for the in-doubt check. */
+/** How a group's messages are found in the channel, for the in-doubt check (`event`: a single one from before groups). */
 const ACCOUNT_EVENT_MARKER: PostMarker = { eventType: 'account_event', idField: 'event' };
 
 /** Ids remembered at most: past it the oldest go, and the claims still keep them from a second post. */
 export const MAX_REMEMBERED_EVENTS = 1000;
 
 /**
- * Account events the subscription has not done yet, oldest first, each posted once under its own
- * claim exactly as alerts are (see `deliverAlerts`); events the filter leaves out are passed over
- * as done. The first run only learns what is there: it reads the overlap before its own time
+ * Account events the subscription has not done yet, oldest first, posted as one message (the rest
+ * in its thread), each event still under its own claim as alerts are (see `postGroupOnce`); events
+ * the filter leaves out are passed over as done. The first run only learns what is there: it reads the overlap before its own time
  * (not the account's whole history) and counts what it finds as done.
  *
  * A run reads only the events dated from the newest done event's time less `EVENT_OVERLAP_MS`
@@ -237,21 +289,19 @@ export async function deliverEvents(ctx: DeliveryContext, sub: ReportSubscriptio
     .filter((event) => !doneBefore(event))
     .sort((a, b) => createdMs(a) - createdMs(b) || a.id - b.id);
   const wanted = fresh.filter((event) => eventPassesFilter(event, sub.filter));
-  const run: PostRun =
-    wanted.length === 0
-      ? { messages: 0, files: 0, done: [], alerted: [] }
-      : await postEachOnce(
-          ctx,
-          sub,
-          ACCOUNT_EVENT_MARKER,
-          await (async () => {
-            const madeBy = await botChangesFor(ctx.audit, sub.team, wanted);
-            return wanted.map((event) => ({
-              id: event.id,
-              message: () => renderAccountEvent(event, madeBy(event)),
-            }));
-          })(),
-        );
+  const group = wanted.slice(0, EVENTS_PER_GROUP);
+  let run: PostRun = { messages: 0, files: 0, done: [], alerted: [] };
+  if (group.length > 0) {
+    const madeBy = await botChangesFor(ctx.audit, sub.team, group);
+    run = await postGroupOnce(ctx, sub, ACCOUNT_EVENT_MARKER, group, {
+      inMessage: EVENTS_IN_MESSAGE,
+      perReply: EVENTS_PER_REPLY,
+      message: (shown, all) => renderAccountEventGroup(shown, all, madeBy),
+      reply: (shown) => renderAccountEventReply(shown, madeBy),
+    });
+    // More than one group's worth: the next run, due at once, posts the rest.
+    if (wanted.length > group.length && run.error === undefined) run = { ...run, unfinished: true };
+  }
   const doneNow = new Set(run.done);
   const wantedIds = new Set(wanted.map((event) => event.id));
   const done = events.filter(

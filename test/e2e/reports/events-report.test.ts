@@ -1,8 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../../infra/local/emulator/account-events.js';
 import { getOperation } from '../../../lib/api/operations/index.js';
+import { ChannelPacer } from '../../../lib/reports/pacer.js';
+import { runReporterTick } from '../../../lib/reports/tick.js';
 import { slackFixtures } from '../../support/slack-fixtures.js';
-import { type ReporterHarness, startReporterHarness } from './harness.js';
+import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
 
 /**
  * The events report end to end: DynamoDB Local, the emulator over HTTP and the Slack stand-in. A
@@ -15,7 +17,7 @@ let harness: ReporterHarness;
 
 beforeAll(async () => {
   harness = await startReporterHarness({
-    stack: { slack: slackFixtures({ channels: ['C0EVENTS', 'C0FILTER'] }) },
+    stack: { slack: slackFixtures({ channels: ['C0EVENTS', 'C0FILTER', 'C0GROUP', 'C0CUT'] }) },
   });
 });
 
@@ -24,6 +26,7 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
+  harness.e2e.stack.standIn.stall(undefined);
   await harness.clearSubscriptions();
 });
 
@@ -323,4 +326,102 @@ describe('events as an incident timeline', () => {
     expect(text).toContain('10 min');
     expect(text).not.toMatch(/grey_question|Duration\*\\n\d+"/);
   });
+});
+
+describe("the events report groups a run's events into one message", () => {
+  const MINUTE = 60_000;
+
+  /** The report's messages in the channel itself (not in a thread) that show events of `prefix`. */
+  function groupMessages(channel: string, prefix: string) {
+    return harness
+      .posted(channel)
+      .filter(
+        (m) =>
+          m.metadata?.event_type === 'account_event' &&
+          (m.thread_ts ?? m.ts) === m.ts &&
+          JSON.stringify(m.blocks).includes(`*${prefix}-`),
+      );
+  }
+
+  /** How often each rename shows in `channel`, the message and its thread counted together. */
+  function timesShown(channel: string, labels: readonly string[]): number[] {
+    const lines = eventTexts(channel);
+    return labels.map((label) => lines.filter((line) => line.includes(`*${label}*`)).length);
+  }
+
+  async function renames(prefix: string, count: number): Promise<string[]> {
+    const volumeId = await aVolumeId();
+    const labels = Array.from({ length: count }, (_, i) => `${prefix}-${i + 1}`);
+    for (const label of labels) await renameDirectly(volumeId, label);
+    return labels;
+  }
+
+  it('posts 12 events of one run as one message with the count and the first five, the other seven in its thread', async () => {
+    const channel = 'C0GROUP';
+    await subscribeEvents('U0EVA', channel);
+    const labels = await renames('grouped', 12);
+    await tickLater();
+
+    const [message, ...others] = groupMessages(channel, 'grouped');
+    expect(others).toEqual([]);
+    expect(JSON.stringify(message?.blocks)).toContain(
+      '*12 account events*, the first 5 here and 7 more in the thread',
+    );
+    const replies = harness
+      .posted(channel)
+      .filter((m) => m.thread_ts === message?.ts && m.ts !== message?.ts);
+    expect(replies).toHaveLength(1);
+    expect(replies[0]?.blocks).toHaveLength(7);
+    expect(timesShown(channel, labels)).toEqual(labels.map(() => 1));
+    // Within Slack's limits for one message (SLACK-FACTS, Block Kit limits).
+    for (const m of [message, ...replies]) {
+      expect(m?.blocks.length).toBeLessThanOrEqual(50);
+      expect(JSON.stringify(m?.blocks).length).toBeLessThan(13_000);
+    }
+  });
+
+  it("cut off when the group's message went out but its answer was lost, a later run finds it, marks what it shows and replies the rest into its thread, once each", async () => {
+    const channel = 'C0CUT';
+    await subscribeEvents('U0EVA', channel);
+    const labels = await renames('cut', 8);
+    harness.advance(5 * MINUTE);
+    // Slack posts the group's message, and its answer never comes back; the deadline ends the run.
+    harness.e2e.stack.standIn.stall((method, args) =>
+      method === 'chat.postMessage' && String(args.text).startsWith('8 account events')
+        ? 'answer_lost'
+        : undefined,
+    );
+    const cut = await runReporterTick(
+      { ...harness.deps, pacer: new ChannelPacer({ minIntervalMs: 0 }) },
+      harness.now(),
+      { deadline: Date.now() + 1500 },
+    );
+    harness.e2e.stack.standIn.stall(undefined);
+    expect(cut.messagesPosted).toBe(0);
+    expect(groupMessages(channel, 'cut')).toHaveLength(1);
+    expect(timesShown(channel, labels)).toEqual([1, 1, 1, 1, 1, 0, 0, 0]);
+
+    // At once, within the claims' lease: nothing posted twice.
+    await harness.tick();
+    expect(timesShown(channel, labels)).toEqual([1, 1, 1, 1, 1, 0, 0, 0]);
+
+    // After the lease: the message is found; the three meant for its thread are replied there.
+    harness.advance(6 * MINUTE);
+    await harness.tick();
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    const [message, ...others] = groupMessages(channel, 'cut');
+    expect(others).toEqual([]);
+    expect(timesShown(channel, labels)).toEqual(labels.map(() => 1));
+    const replies = harness
+      .posted(channel)
+      .filter((m) => m.thread_ts === message?.ts && m.ts !== message?.ts);
+    expect(replies).toHaveLength(1);
+    const claims = await harness.deps.store.alertClaims.listForSubscription(
+      TEAM,
+      (await harness.subscriptions())[0]?.id ?? '',
+    );
+    // No event left in doubt: every claim is marked with the message that shows it.
+    expect(claims.filter((c) => c.status !== 'posted')).toEqual([]);
+  }, 60_000);
 });
