@@ -286,6 +286,312 @@ async function alertOnce(
   return { kind: 'posted', marked: await mark(ts ?? '') };
 }
 
+// ---------------------------------------------------------------------------------------------
+// A group of items as one message and its thread
+
+/** How a group is laid out: the first few in the message itself, the rest in its thread. */
+export interface GroupLayout<T extends { readonly id: number }> {
+  /** Items shown in the message itself. */
+  readonly inMessage: number;
+  /** Items per reply in its thread. */
+  readonly perReply: number;
+  /** The message: `shown` of the `all` items of the group (the others go in its thread). */
+  message(shown: readonly T[], all: readonly T[]): RenderedMessage;
+  /** One reply in the thread. */
+  reply(shown: readonly T[]): RenderedMessage;
+}
+
+/**
+ * Posts the items a run has not done as one group: a message with the first few and the rest in
+ * its thread, each item still under its own claim as `postEachOnce` keeps them, so that a run cut
+ * off anywhere and run again neither posts an item twice nor loses one:
+ *
+ * 1. Claim every item. Posted before: done. Held within its lease: left to its run. In doubt (a
+ *    run died between claiming and marking): the channel is searched for the group's message,
+ *    whose metadata lists every item of the group and those it shows itself; an item it shows is
+ *    done; an item meant for its thread is looked for in the thread (`conversations.replies`), and
+ *    if not there, replied into that thread now; a group not found is posted afresh.
+ * 2. Post the message with the new items, mark the claims of those it shows, then each reply and
+ *    the claims of its items. Slack refusing a post releases the claims of what it and the
+ *    replies after it would have shown, for the next run; a lost answer leaves them in doubt.
+ */
+export async function postGroupOnce<T extends { readonly id: number }>(
+  ctx: DeliveryContext,
+  sub: ReportSubscription,
+  marker: PostMarker,
+  items: readonly T[],
+  layout: GroupLayout<T>,
+): Promise<PostRun> {
+  const alerted: number[] = [];
+  const done: number[] = [];
+  const notSaved: UnsavedWrite[] = [];
+  let messages = 0;
+  const result = (extra: Partial<DeliveryResult> = {}): PostRun => ({
+    messages,
+    files: 0,
+    done,
+    alerted,
+    ...(notSaved.length > 0 ? { notSaved } : {}),
+    ...extra,
+  });
+  const claimed = new ClaimMarks(ctx, notSaved);
+
+  const foundGroups: FoundGroup[] = [];
+  const fresh: Claimed<T>[] = [];
+  const repairs = new Map<string, Claimed<T>[]>();
+  let stopped: Partial<DeliveryResult> | undefined;
+  for (const item of items) {
+    if (ctx.deadline !== undefined && Date.now() >= ctx.deadline) {
+      stopped = { unfinished: true };
+      break;
+    }
+    try {
+      const attempt = await ctx.claims.claim({ team: sub.team, subscription: sub.id, issue: item.id });
+      if (attempt.status === 'held') {
+        if (attempt.by.status === 'posted') done.push(item.id);
+        continue;
+      }
+      const entry = { item, claim: attempt.claim };
+      if (attempt.inDoubt) {
+        const check = await findGroupMessage(
+          ctx,
+          sub,
+          marker,
+          item.id,
+          attempt.claim,
+          attempt.inDoubt,
+          foundGroups,
+        );
+        if (check.kind === 'found') {
+          await claimed.mark(attempt.claim, check.ts);
+          done.push(item.id);
+          continue;
+        }
+        if (check.kind === 'thread_missing') {
+          repairs.set(check.parentTs, [...(repairs.get(check.parentTs) ?? []), entry]);
+          continue;
+        }
+        if (check.kind === 'unfinished') {
+          await claimed.leaveInDoubt(attempt.claim, check.checkedBefore);
+          stopped = { unfinished: true };
+          break;
+        }
+      }
+      fresh.push(entry);
+    } catch (error) {
+      // The claim or the channel read failed: this item was not posted; what is claimed is.
+      stopped = { error };
+      break;
+    }
+  }
+
+  const post = async (message: RenderedMessage, payload: Record<string, unknown>, threadTs?: string) =>
+    ctx.pacer.send(
+      sub.channel,
+      () =>
+        singleAttemptClient(ctx.slack).chat.postMessage({
+          channel: sub.channel,
+          text: message.text,
+          blocks: message.blocks,
+          unfurl_links: false,
+          ...(threadTs === undefined ? {} : { thread_ts: threadTs }),
+          metadata: { event_type: marker.eventType, event_payload: { subscription: sub.id, ...payload } },
+        }),
+      deadlineOption(ctx),
+    );
+
+  /** Posts the replies of `entries` into the thread of `parentTs`; false once one fails. */
+  const replyAll = async (parentTs: string, entries: readonly Claimed<T>[]): Promise<boolean> => {
+    for (let start = 0; start < entries.length; start += layout.perReply) {
+      const chunk = entries.slice(start, start + layout.perReply);
+      try {
+        const answer = await post(
+          layout.reply(chunk.map((e) => e.item)),
+          { events: chunk.map((e) => e.item.id) },
+          parentTs,
+        );
+        messages += 1;
+        await settle(chunk, answer.ts ?? '');
+      } catch (error) {
+        const unsent = certainlyNotPosted(error) ? entries.slice(start) : entries.slice(start + chunk.length);
+        await claimed.releaseAll(unsent);
+        stopped ??= error instanceof RunDeadlineError ? { unfinished: true } : { error };
+        return false;
+      }
+    }
+    return true;
+  };
+  const settle = async (entries: readonly Claimed<T>[], ts: string) => {
+    for (const { item, claim } of entries) {
+      alerted.push(item.id);
+      done.push(item.id);
+      await claimed.mark(claim, ts);
+    }
+  };
+
+  for (const [parentTs, entries] of repairs) {
+    if (!(await replyAll(parentTs, entries))) {
+      await claimed.releaseAll(fresh);
+      return result(stopped);
+    }
+  }
+  if (fresh.length > 0) {
+    const shown = fresh.slice(0, layout.inMessage);
+    let parentTs: string;
+    try {
+      const answer = await post(
+        layout.message(
+          shown.map((e) => e.item),
+          fresh.map((e) => e.item),
+        ),
+        { events: fresh.map((e) => e.item.id), shown: shown.map((e) => e.item.id) },
+      );
+      messages += 1;
+      parentTs = answer.ts ?? '';
+    } catch (error) {
+      // Refused: nothing posted, the claims go back. Lost: all stay in doubt for the channel check.
+      if (certainlyNotPosted(error)) await claimed.releaseAll(fresh);
+      return result(stopped ?? (error instanceof RunDeadlineError ? { unfinished: true } : { error }));
+    }
+    await settle(shown, parentTs);
+    await replyAll(parentTs, fresh.slice(layout.inMessage));
+  }
+  if (stopped === undefined && claimed.lost) return result({ error: notSaved.at(-1)?.error });
+  return result(stopped);
+}
+
+interface Claimed<T> {
+  readonly item: T;
+  readonly claim: AlertClaim;
+}
+
+/** The claim writes of a group, with what failed noted for the tick summary. */
+class ClaimMarks {
+  lost = false;
+  constructor(
+    private readonly ctx: DeliveryContext,
+    private readonly notSaved: UnsavedWrite[],
+  ) {}
+
+  async mark(claim: AlertClaim, ts: string): Promise<void> {
+    await this.#write('alert_mark', () => this.ctx.claims.markPosted(claim, ts));
+  }
+
+  async leaveInDoubt(claim: AlertClaim, checkedBefore: string | null): Promise<void> {
+    await this.#write('alert_release', () => this.ctx.claims.leaveInDoubt(claim, checkedBefore));
+  }
+
+  async releaseAll(entries: readonly { readonly claim: AlertClaim }[]): Promise<void> {
+    for (const { claim } of entries) await this.#write('alert_release', () => this.ctx.claims.release(claim));
+  }
+
+  async #write(step: UnsavedWrite['step'], write: () => Promise<boolean>): Promise<void> {
+    try {
+      if (await write()) return;
+      this.notSaved.push({ step, error: new ClaimLostError() });
+    } catch (error) {
+      // A mark not saved leaves the claim in doubt; the channel check of a later run settles it.
+      this.notSaved.push({ step, error });
+    }
+    this.lost = true;
+  }
+}
+
+type GroupCheck =
+  | HistoryCheck
+  /** The group's message is there, but the item's reply is not in its thread. */
+  | { readonly kind: 'thread_missing'; readonly parentTs: string };
+
+/** Whether a message's metadata says it shows `itemId` (a group's, or a single item's from before groups). */
+function listsItem(payload: Record<string, unknown>, key: string, itemId: number): boolean {
+  const ids = payload[key];
+  return Array.isArray(ids) && ids.some((id) => Number(id) === itemId);
+}
+
+/** A group's message found in the channel during a run, with the items its thread holds once read. */
+interface FoundGroup {
+  readonly ts: string;
+  readonly payload: Record<string, unknown>;
+  thread?: ReadonlySet<number>;
+}
+
+/**
+ * Looks for the group message that lists the item, as `findAlertMessage` looks for an alert (a
+ * message found earlier in the run is asked first: a group's items go into doubt together); when
+ * the item was meant for its thread, reads the thread once (`conversations.replies`) for its reply.
+ */
+async function findGroupMessage(
+  ctx: DeliveryContext,
+  sub: ReportSubscription,
+  marker: PostMarker,
+  itemId: number,
+  claim: AlertClaim,
+  inDoubt: AlertClaim,
+  found: FoundGroup[],
+): Promise<GroupCheck> {
+  let parent = found.find((group) => listsItem(group.payload, 'events', itemId));
+  if (!parent) {
+    const check = await findAlertMessage(
+      ctx,
+      sub,
+      marker,
+      itemId,
+      claim,
+      inDoubt,
+      (payload) => listsItem(payload, 'events', itemId) || Number(payload[marker.idField]) === itemId,
+    );
+    if (check.kind !== 'found') return check;
+    parent = { ts: check.ts, payload: check.payload };
+    found.push(parent);
+  }
+  if (!Array.isArray(parent.payload.shown) || listsItem(parent.payload, 'shown', itemId))
+    return { kind: 'found', ts: parent.ts, payload: parent.payload };
+  if (parent.thread === undefined) {
+    const read = await threadItems(ctx, sub, marker, parent.ts);
+    if (read === undefined) return { kind: 'unfinished', checkedBefore: claim.checkedBefore };
+    parent.thread = read;
+  }
+  return parent.thread.has(itemId)
+    ? { kind: 'found', ts: parent.ts, payload: parent.payload }
+    : { kind: 'thread_missing', parentTs: parent.ts };
+}
+
+/** The items the replies in a group's thread show; undefined when Slack's limits stop the read. */
+async function threadItems(
+  ctx: DeliveryContext,
+  sub: ReportSubscription,
+  marker: PostMarker,
+  parentTs: string,
+): Promise<ReadonlySet<number> | undefined> {
+  const items = new Set<number>();
+  let cursor: string | undefined;
+  for (;;) {
+    if (!ctx.history.take(sub.team)) return undefined;
+    let raw: unknown;
+    try {
+      raw = await singleAttemptClient(ctx.slack).conversations.replies({
+        channel: sub.channel,
+        ts: parentTs,
+        limit: ctx.history.pageSize,
+        include_all_metadata: true,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+    } catch (error) {
+      if (rateLimitedFor(error) !== undefined) return undefined;
+      throw error;
+    }
+    const answer = RepliesPageSchema.parse(raw);
+    for (const m of answer.messages) {
+      if (m.ts === parentTs || m.metadata?.event_type !== marker.eventType) continue;
+      if (m.metadata.event_payload.subscription !== sub.id) continue;
+      const ids = m.metadata.event_payload.events;
+      if (Array.isArray(ids)) for (const id of ids) items.add(Number(id));
+    }
+    cursor = answer.response_metadata?.next_cursor || undefined;
+    if (!answer.has_more || cursor === undefined) return items;
+  }
+}
+
 /** The claim was taken over by another run (this run outlived its lease): that run checks the channel. */
 class ClaimLostError extends Error {
   override readonly name = 'ClaimLostError';
@@ -309,11 +615,15 @@ const HistoryPageSchema = z.object({
   has_more: z.boolean().default(false),
 });
 
+const RepliesPageSchema = HistoryPageSchema.extend({
+  response_metadata: z.object({ next_cursor: z.string().optional() }).optional(),
+});
+
 /** Clocks differ between us and Slack; a message posted just before the claim's time still counts. */
 const HISTORY_CLOCK_MARGIN_MS = 5 * 60_000;
 
 type HistoryCheck =
-  | { readonly kind: 'found'; readonly ts: string }
+  | { readonly kind: 'found'; readonly ts: string; readonly payload: Record<string, unknown> }
   | { readonly kind: 'not_found' }
   /** Stopped by Slack's limits; `checkedBefore` is how far down it got (null: nowhere). */
   | { readonly kind: 'unfinished'; readonly checkedBefore: string | null };
@@ -335,6 +645,8 @@ async function findAlertMessage(
   itemId: number,
   claim: AlertClaim,
   inDoubt: AlertClaim,
+  shows: (payload: Record<string, unknown>) => boolean = (payload) =>
+    Number(payload[marker.idField]) === itemId,
 ): Promise<HistoryCheck> {
   const oldest = slackTs(claim.doubtSince.getTime() - HISTORY_CLOCK_MARGIN_MS);
   let latest = claim.checkedBefore ?? slackTs(inDoubt.leaseUntil.getTime() + HISTORY_CLOCK_MARGIN_MS);
@@ -359,9 +671,9 @@ async function findAlertMessage(
       (m) =>
         m.metadata?.event_type === marker.eventType &&
         m.metadata.event_payload.subscription === sub.id &&
-        Number(m.metadata.event_payload[marker.idField]) === itemId,
+        shows(m.metadata.event_payload),
     );
-    if (found) return { kind: 'found', ts: found.ts };
+    if (found) return { kind: 'found', ts: found.ts, payload: found.metadata?.event_payload ?? {} };
     const last = answer.messages.at(-1)?.ts;
     if (!answer.has_more || last === undefined) return { kind: 'not_found' };
     latest = last;

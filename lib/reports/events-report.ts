@@ -1,22 +1,37 @@
 import type { AccountEvent } from '../api/operations/events.js';
 import { findOperation } from '../api/operations/index.js';
-import { contextBlock, mrkdwnFallback, type RenderedMessage, sectionBlock } from '../slack-kit/blocks.js';
-import { codeSpan, escapeMrkdwn, parseApiDate, slackDate, userMention } from '../slack-kit/text.js';
+import { mrkdwnFallback, type RenderedMessage, sectionBlock, truncateMrkdwn } from '../slack-kit/blocks.js';
+import {
+  eventDurationWords,
+  eventSentence,
+  eventStatusEmoji,
+  eventStatusWords,
+} from '../slack-kit/event-words.js';
+import {
+  capitalize,
+  codeSpan,
+  escapeMrkdwn,
+  parseApiDate,
+  slackDate,
+  userMention,
+} from '../slack-kit/text.js';
 import type { AuditEntry, AuditLogRepository } from '../store/audit-log.js';
 import type { ReportFilter, ReportSubscription } from '../store/report-subscriptions.js';
+import { truncate } from '../truncate.js';
 import { apiDateTime, EVENT_OVERLAP_MS, eventsReadFrom } from './account-feed.js';
 import {
   type DeliveryContext,
   type DeliveryResult,
   type PostMarker,
   type PostRun,
-  postEachOnce,
+  postGroupOnce,
 } from './deliver.js';
 
 /**
  * The events report's own parts: which events a subscription's filter keeps, which of them the
  * bot made (and for whom), and the message for one event. Its deliverer is `deliverEvents` below,
- * which posts each event once under the alerts' claims (`postEachOnce` in `deliver.ts`).
+ * which posts a run's events as one message and its thread, each event once under the alerts'
+ * claims (`postGroupOnce` in `deliver.ts`).
  */
 
 // ---------------------------------------------------------------------------------------------
@@ -90,8 +105,8 @@ function declaredEventActions(operationId: string): readonly string[] | undefine
 
 /**
  * The bot's audit entries for `events`, as a lookup: each event gets the matching entry closest in
- * time, and each entry accounts for one event at most (two reboots of one node a minute apart,
- * one through the bot, are not both the bot's).
+ * time, and each entry accounts for one event of each action at most (two reboots of one node a
+ * minute apart, one through the bot, are not both the bot's; a resize's two events are).
  */
 export async function botChangesFor(
   audit: Pick<AuditLogRepository, 'list'>,
@@ -116,15 +131,18 @@ export async function botChangesFor(
     // Newest first: once past the oldest event's window, nothing older can match.
     if (cursor === undefined || (last !== undefined && last.at.getTime() < oldest)) break;
   }
+  // An entry accounts for one event of each action its change writes: a resize writes both
+  // `node_resize_create` and `node_resize` (API-FACTS-MORE.md §2.3), and both are the bot's.
   const taken = new Set<string>();
+  const takenKey = (entry: AuditEntry, event: AccountEvent) => `${entry.id}\u0000${event.action}`;
   const byEvent = new Map<number, AuditEntry>();
   for (const event of [...events].sort((a, b) => a.id - b.id)) {
     const created = parseApiDate(event.created)?.getTime() ?? 0;
     const best = entries
-      .filter((entry) => !taken.has(entry.id) && auditEntryMatches(event, entry))
+      .filter((entry) => !taken.has(takenKey(entry, event)) && auditEntryMatches(event, entry))
       .sort((a, b) => Math.abs(a.at.getTime() - created) - Math.abs(b.at.getTime() - created))[0];
     if (best) {
-      taken.add(best.id);
+      taken.add(takenKey(best, event));
       byEvent.set(event.id, best);
     }
   }
@@ -134,63 +152,115 @@ export async function botChangesFor(
 // ---------------------------------------------------------------------------------------------
 // Message
 
-const STATUS_EMOJI: Readonly<Record<string, string>> = {
-  failed: ':x:',
-  finished: ':white_check_mark:',
-  started: ':arrows_counterclockwise:',
-  scheduled: ':calendar:',
-  notification: ':bell:',
-};
+/** Longest line of one event, so ten fit a message under Slack's total (SLACK-FACTS, Block Kit limits). */
+const EVENT_LINE_MAX = 1000;
+/** The API's own detail under an event, cut to keep the line short. */
+const EVENT_MESSAGE_MAX = 300;
 
-/** `node web-1 (12)`, the entity as the event names it; account-wide events have none. */
-function entityWords(event: AccountEvent): { plain: string; mrkdwn: string } {
-  const entity = event.entity;
-  if (!entity) return { plain: 'the account', mrkdwn: 'the account' };
-  const label = entity.label ?? '';
-  const id = entity.id === undefined || entity.id === null ? '' : String(entity.id);
-  const idPart = id !== '' && id !== label ? ` (${id})` : '';
+/** Who made the event: a Slack user through the bot (from its audit), or someone outside it. */
+function makerWords(event: AccountEvent, byBot: AuditEntry | undefined): string {
+  if (byBot) return `by ${userMention(byBot.actor)} through the bot`;
+  return event.username
+    ? `by ${codeSpan(event.username)} outside the bot`
+    : 'by the provider (no user), outside the bot';
+}
+
+/**
+ * One account event as a line of a timeline: what happened to what, its status in words, who made
+ * it, when, how long it took, and the API's detail: `:white_check_mark: Node *web-1* resized · done
+ * · by <@U0ADA> through the bot · <date> · took 10 s · event 500123`.
+ */
+export function accountEventLine(event: AccountEvent, byBot: AuditEntry | undefined): string {
+  const duration = eventDurationWords(event);
+  const facts = [
+    capitalize(eventSentence(event).mrkdwn),
+    eventStatusWords(event).replace(/^\S+ /, ''),
+    makerWords(event, byBot),
+    slackDate(event.created),
+    ...(duration === undefined ? [] : [duration]),
+    `event ${codeSpan(String(event.id))}`,
+  ];
+  const detail = event.message ? `\n> ${escapeMrkdwn(truncate(event.message, EVENT_MESSAGE_MAX))}` : '';
+  return truncateMrkdwn(`${eventStatusEmoji(event.status)} ${facts.join(' · ')}${detail}`, EVENT_LINE_MAX);
+}
+
+/** The event in plain words, for a message's notification text: `Node web-1 resized (done)`. */
+export function accountEventPlain(event: AccountEvent): string {
+  return `${capitalize(eventSentence(event).plain)} (${eventStatusWords(event).replace(/^\S+ /, '')})`;
+}
+
+/** One account event alone, as one message (`/cloud reports run` previews, tests). */
+export function renderAccountEvent(event: AccountEvent, byBot: AuditEntry | undefined): RenderedMessage {
   return {
-    plain: `${entity.type}${label ? ` ${label}` : ''}${idPart}`,
-    mrkdwn: `${escapeMrkdwn(entity.type)}${label ? ` *${escapeMrkdwn(label)}*` : ''}${idPart ? ` (${codeSpan(id)})` : ''}`,
+    text: mrkdwnFallback(`${escapeMrkdwn(accountEventPlain(event))}, ${makerWords(event, byBot)}`),
+    blocks: [sectionBlock(accountEventLine(event, byBot))],
   };
 }
 
 /**
- * One account event: its action, what it acted on, its status and time, and who made it — through
- * the bot by a Slack user (from the audit log), or outside the bot (the API user the event names).
+ * Events in the message itself, and in each reply of its thread: a group's message shows the first
+ * few, with the count; ten lines of at most `EVENT_LINE_MAX` stay under the ~13k characters and
+ * the 50 blocks Slack takes in one message (SLACK-FACTS, Block Kit limits).
  */
-export function renderAccountEvent(event: AccountEvent, byBot: AuditEntry | undefined): RenderedMessage {
-  const entity = entityWords(event);
-  const who = byBot
-    ? `through the bot by ${userMention(byBot.actor)}`
-    : `outside the bot${event.username ? ` (${codeSpan(event.username)})` : ''}`;
-  const emoji = STATUS_EMOJI[event.status] ?? ':information_source:';
-  const lines = [
-    `${emoji} *${escapeMrkdwn(event.action)}* on ${entity.mrkdwn}: ${escapeMrkdwn(event.status)}`,
-    `${slackDate(event.created)}, ${who}`,
-  ];
-  if (event.message) lines.push(`> ${escapeMrkdwn(event.message.slice(0, 500))}`);
+export const EVENTS_IN_MESSAGE = 5;
+export const EVENTS_PER_REPLY = 10;
+/** Events one run posts at most (its message and four replies); the next run, due at once, goes on. */
+export const EVENTS_PER_GROUP = EVENTS_IN_MESSAGE + 4 * EVENTS_PER_REPLY;
+
+/** The text Slack shows in a notification for these events: the first few in plain words. */
+function eventsFallback(head: string, events: readonly AccountEvent[]): string {
+  const named = events.slice(0, 3).map(accountEventPlain).join('; ');
+  return mrkdwnFallback(escapeMrkdwn(truncate(`${head}: ${named}${events.length > 3 ? '; …' : ''}`, 500)));
+}
+
+/**
+ * A run's events as one message: alone, the event's line; several, their count and the first few,
+ * the rest in its thread (`renderAccountEventReply`).
+ */
+export function renderAccountEventGroup(
+  shown: readonly AccountEvent[],
+  all: readonly AccountEvent[],
+  madeBy: (event: AccountEvent) => AuditEntry | undefined,
+): RenderedMessage {
+  const [only] = all;
+  if (all.length === 1 && only) return renderAccountEvent(only, madeBy(only));
+  const more = all.length - shown.length;
+  const head = `${all.length} account events`;
   return {
-    text: mrkdwnFallback(
-      `Event ${event.id}: ${escapeMrkdwn(`${event.action} on ${entity.plain}, ${event.status}`)}, ${who}`,
-    ),
-    blocks: [sectionBlock(lines.join('\n')), contextBlock(`Event ${codeSpan(String(event.id))}`)],
+    text: eventsFallback(head, all),
+    blocks: [
+      sectionBlock(
+        `*${head}*${more > 0 ? `, the first ${shown.length} here and ${more} more in the thread` : ''}`,
+      ),
+      ...shown.map((event) => sectionBlock(accountEventLine(event, madeBy(event)))),
+    ],
+  };
+}
+
+/** A reply in a group's thread: the events its message had no room for. */
+export function renderAccountEventReply(
+  shown: readonly AccountEvent[],
+  madeBy: (event: AccountEvent) => AuditEntry | undefined,
+): RenderedMessage {
+  return {
+    text: eventsFallback(`${shown.length} more account events`, shown),
+    blocks: shown.map((event) => sectionBlock(accountEventLine(event, madeBy(event)))),
   };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Delivery
 
-/** How an event's message is found in the channel, for the in-doubt check. */
+/** How a group's messages are found in the channel, for the in-doubt check (`event`: a single one from before groups). */
 const ACCOUNT_EVENT_MARKER: PostMarker = { eventType: 'account_event', idField: 'event' };
 
 /** Ids remembered at most: past it the oldest go, and the claims still keep them from a second post. */
 export const MAX_REMEMBERED_EVENTS = 1000;
 
 /**
- * Account events the subscription has not done yet, oldest first, each posted once under its own
- * claim exactly as alerts are (see `deliverAlerts`); events the filter leaves out are passed over
- * as done. The first run only learns what is there: it reads the overlap before its own time
+ * Account events the subscription has not done yet, oldest first, posted as one message (the rest
+ * in its thread), each event still under its own claim as alerts are (see `postGroupOnce`); events
+ * the filter leaves out are passed over as done. The first run only learns what is there: it reads the overlap before its own time
  * (not the account's whole history) and counts what it finds as done.
  *
  * A run reads only the events dated from the newest done event's time less `EVENT_OVERLAP_MS`
@@ -219,21 +289,19 @@ export async function deliverEvents(ctx: DeliveryContext, sub: ReportSubscriptio
     .filter((event) => !doneBefore(event))
     .sort((a, b) => createdMs(a) - createdMs(b) || a.id - b.id);
   const wanted = fresh.filter((event) => eventPassesFilter(event, sub.filter));
-  const run: PostRun =
-    wanted.length === 0
-      ? { messages: 0, files: 0, done: [], alerted: [] }
-      : await postEachOnce(
-          ctx,
-          sub,
-          ACCOUNT_EVENT_MARKER,
-          await (async () => {
-            const madeBy = await botChangesFor(ctx.audit, sub.team, wanted);
-            return wanted.map((event) => ({
-              id: event.id,
-              message: () => renderAccountEvent(event, madeBy(event)),
-            }));
-          })(),
-        );
+  const group = wanted.slice(0, EVENTS_PER_GROUP);
+  let run: PostRun = { messages: 0, files: 0, done: [], alerted: [] };
+  if (group.length > 0) {
+    const madeBy = await botChangesFor(ctx.audit, sub.team, group);
+    run = await postGroupOnce(ctx, sub, ACCOUNT_EVENT_MARKER, group, {
+      inMessage: EVENTS_IN_MESSAGE,
+      perReply: EVENTS_PER_REPLY,
+      message: (shown, all) => renderAccountEventGroup(shown, all, madeBy),
+      reply: (shown) => renderAccountEventReply(shown, madeBy),
+    });
+    // More than one group's worth: the next run, due at once, posts the rest.
+    if (wanted.length > group.length && run.error === undefined) run = { ...run, unfinished: true };
+  }
   const doneNow = new Set(run.done);
   const wantedIds = new Set(wanted.map((event) => event.id));
   const done = events.filter(

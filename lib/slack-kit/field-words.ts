@@ -37,6 +37,7 @@ const KIND_UNITS: Readonly<Record<string, Readonly<Record<string, Unit>>>> = {
   node: { disk: 'MB', memory: 'MB', swap: 'MB', transfer: 'GB' },
   'node-type': { disk: 'MB', memory: 'MB', transfer: 'GB' },
   service: { timeout: 'seconds' },
+  event: { duration: 'seconds' },
 };
 
 /** The unit of a field of a kind of resource (`volume`, `image`, …), or none. */
@@ -85,11 +86,42 @@ export function numberWords(value: number, key?: string): string {
   return formatNumber(value);
 }
 
-/** A number with its unit, plain text: `50 GB`, `3 hours`, `9942` for an id. */
+/** A number with its unit, plain text: `50 GB`, `3 hours`, `2 min 5 s`, `9942` for an id. */
 export function quantityWords(value: number, key: string, kind?: string): string {
-  const written = numberWords(value, key);
   const unit = unitOf(key, kind);
+  if (unit === 'seconds' && Number.isFinite(value)) return durationWords(value);
+  const written = numberWords(value, key);
   return unit === undefined ? written : UNIT_WORDS[unit].value(written);
+}
+
+/**
+ * A span of seconds as people say it, to the second: `10 s`, `2 min 5 s`, `1 h 3 min` (seconds
+ * dropped past an hour), `3 d 4 h`. The API counts durations in seconds, with fractions (§8's
+ * `300.56`).
+ */
+export function durationWords(seconds: number): string {
+  const total = Math.max(0, Math.round(seconds));
+  const days = Math.floor(total / 86_400);
+  const hours = Math.floor((total % 86_400) / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const secs = total % 60;
+  const parts: [number, string][] =
+    days > 0
+      ? [
+          [days, 'd'],
+          [hours, 'h'],
+        ]
+      : hours > 0
+        ? [
+            [hours, 'h'],
+            [minutes, 'min'],
+          ]
+        : [
+            [minutes, 'min'],
+            [secs, 's'],
+          ];
+  const shown = parts.filter(([n]) => n > 0).map(([n, unit]) => `${formatNumber(n)} ${unit}`);
+  return shown.length > 0 ? shown.join(' ') : '0 s';
 }
 
 /**

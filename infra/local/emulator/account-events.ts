@@ -219,6 +219,24 @@ function entityOf(
 }
 
 /**
+ * The secondary entity of an attach: the node the volume goes to. The schema's `secondary_entity`
+ * is "additional information for events such as, but not limited to" boots and clones (§8, its
+ * `id` a string); the provider's own console words `volume_attach` as "Volume X has been attached
+ * to Linode Y" from it (its public source, `features/Events/factories/volume.tsx`).
+ */
+function secondaryEntityOf(
+  world: World,
+  action: string,
+  input: Readonly<Record<string, unknown>>,
+): EventRecord['secondaryEntity'] | undefined {
+  if (action !== 'volume_attach') return undefined;
+  const node = world.nodes.get(Number(input.node_id));
+  if (!node) return undefined;
+  const { id, label, type, url } = nodeEntity(node);
+  return { id: String(id), label, type, url };
+}
+
+/**
  * Writes the event of a successful change made through the API, whoever made it. The lifecycle
  * operations of the second document write their own (they know when their work ends).
  */
@@ -235,11 +253,13 @@ export function recordOperationEvent(
   if (!entity) return;
   const node = spec.kind === 'node' && entity.id !== null ? world.nodes.get(entity.id) : undefined;
   const waits = spec.untilNodeSettles === true && node !== undefined && node.busyUntil > world.now();
+  const secondaryEntity = secondaryEntityOf(world, spec.action, input);
   const event = recordEvent(world, {
     action: spec.action,
     entity,
     username: caller.user.username,
     status: waits ? 'started' : 'finished',
+    ...(secondaryEntity && { secondaryEntity }),
   });
   if (waits && node) {
     world.schedule(node.busyUntil, (at) => {

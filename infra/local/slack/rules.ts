@@ -26,6 +26,7 @@ export const SLACK_RULES = [
       'chat.delete',
       'files.completeUploadExternal',
       'conversations.history',
+      'conversations.replies',
       'conversations.info',
     ],
     behaviour:
@@ -99,7 +100,7 @@ export const SLACK_RULES = [
     source:
       'https://docs.slack.dev/changelog/2025/05/29/rate-limit-changes-for-non-marketplace-apps; https://docs.slack.dev/apis/web-api/rate-limits (App types and rate limits); https://docs.slack.dev/reference/methods/conversations.history',
     stricter:
-      'the pages disagree on when installs made before 2025-05-29 are capped (2025-09-02, 2026-03-03, or not at all): every distributed install is capped; the stand-in is never a Marketplace app, and only conversations.history is emulated',
+      'the pages disagree on when installs made before 2025-05-29 are capped (2025-09-02, 2026-03-03, or not at all): every distributed install is capped; the stand-in is never a Marketplace app',
   },
   {
     id: 'messages-tab',

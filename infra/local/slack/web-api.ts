@@ -213,6 +213,8 @@ const HistoryArgsSchema = z.object({
   include_all_metadata: FlagArgSchema,
 });
 
+const RepliesArgsSchema = HistoryArgsSchema.extend({ ts: z.string().min(1) });
+
 const PostEphemeralArgsSchema = z.object({
   channel: z.string().min(1),
   user: z.string().min(1),
@@ -798,6 +800,57 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
    * Top-level messages, newest first, paged by an opaque cursor; metadata only when asked for,
    * as Slack does.
    */
+  /**
+   * A thread: its parent first, then the replies oldest first, paged by an opaque cursor; metadata
+   * only when asked for; a ts that starts no message answers `thread_not_found`
+   * (https://docs.slack.dev/reference/methods/conversations.replies). Capped as history is.
+   */
+  'conversations.replies': (args, context) => {
+    const input = parseArgs(RepliesArgsSchema, args, {
+      channel: 'channel_not_found',
+      ts: 'thread_not_found',
+      cursor: 'invalid_cursor',
+    });
+    const channel = channelFor(context, input.channel, 'read');
+    const team = context.callerTeam?.id ?? context.store.seed.team.id;
+    const caps = context.historyCaps.take(
+      'conversations.replies',
+      team,
+      context.callerInstall ?? context.botTokenInstall,
+      input.limit,
+    );
+    if (!caps.allowed) {
+      throw new SlackRefusalError('ratelimited', {}, 429, { 'Retry-After': String(caps.retryAfterSeconds) });
+    }
+    const all = context.store.messages(channel.id);
+    const parent = all.find((message) => message.ts === input.ts);
+    if (!parent) throw new SlackRefusalError('thread_not_found');
+    const after = (ts: number) => (input.inclusive ? ts >= (input.oldest ?? 0) : ts > (input.oldest ?? 0));
+    const before = (ts: number) =>
+      input.latest === undefined || (input.inclusive ? ts <= input.latest : ts < input.latest);
+    const replies = all.filter(
+      (message) =>
+        message.thread_ts === input.ts &&
+        message.ts !== input.ts &&
+        after(Number(message.ts)) &&
+        before(Number(message.ts)),
+    );
+    const thread = [parent, ...replies];
+    const offset = input.cursor === undefined ? 0 : Number(Buffer.from(input.cursor, 'base64url').toString());
+    if (!Number.isInteger(offset) || offset < 0) throw new SlackRefusalError('invalid_cursor');
+    const page = thread.slice(offset, offset + caps.limit);
+    const hasMore = offset + caps.limit < thread.length;
+    return {
+      messages: page.map((message) =>
+        wireMessage(message, context, { withMetadata: input.include_all_metadata }),
+      ),
+      has_more: hasMore,
+      response_metadata: {
+        next_cursor: hasMore ? Buffer.from(String(offset + caps.limit)).toString('base64url') : '',
+      },
+    };
+  },
+
   'conversations.history': (args, context) => {
     const input = parseArgs(HistoryArgsSchema, args, {
       channel: 'channel_not_found',

@@ -1,6 +1,14 @@
 import type { DatabaseEngineAction, OperationId } from '../../api/operations/index.js';
+import {
+  type EventEntity,
+  type EventFacts,
+  eventDurationWords,
+  eventSentence,
+  eventStatusWords,
+} from '../../slack-kit/event-words.js';
 import { fieldValue, issueTitle, quantityWords, serviceName } from '../../slack-kit/field-words.js';
 import {
+  capitalize,
   codeSpan,
   countOf,
   escapeMrkdwn,
@@ -83,6 +91,34 @@ function status(item: Item, path = 'status'): string[] {
 function date(item: Item, path: string, label: string, style: TimeStyle = 'ago'): string[] {
   const value = stringAt(item, path);
   return value ? [`${label} ${slackDate(value, style)}`] : [];
+}
+
+/** An event of `/account/events` read for its words, whatever shape it came in. */
+function eventFactsOf(e: Item): EventFacts {
+  const entityOf = (path: string): EventEntity | undefined => {
+    const type = stringAt(e, `${path}.type`);
+    if (type === undefined) return undefined;
+    const id = valueAt(e, `${path}.id`);
+    return {
+      type,
+      label: stringAt(e, `${path}.label`) ?? null,
+      id: typeof id === 'number' || typeof id === 'string' ? id : null,
+    };
+  };
+  return {
+    action: stringAt(e, 'action') ?? 'unknown',
+    status: stringAt(e, 'status') ?? 'unknown',
+    entity: entityOf('entity'),
+    secondary_entity: entityOf('secondary_entity'),
+    duration: numberAt(e, 'duration') ?? null,
+    percent_complete: numberAt(e, 'percent_complete') ?? null,
+  };
+}
+
+/** Who made an event, as the API names them: `by demo`, or the provider's own work (no user). */
+function eventMaker(e: Item): string {
+  const username = stringAt(e, 'username');
+  return username === undefined ? 'by the provider (no user)' : `by ${escapeMrkdwn(username)}`;
 }
 
 function field(label: string, value: string | undefined): Field[] {
@@ -547,6 +583,42 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
       return [decrypted ? `last decrypted ${slackDate(decrypted, 'ago')}` : 'never decrypted'];
     },
     actions: [remove('managed.credentials-delete')],
+  },
+  {
+    key: 'event',
+    noun: 'event',
+    plural: 'events',
+    collection: /^\/account\/events$/,
+    title: (e) => capitalize(eventSentence(eventFactsOf(e)).plain),
+    rowFacts: (e) => [
+      eventStatusWords(eventFactsOf(e)),
+      eventMaker(e),
+      ...date(e, 'created', 'at'),
+      ...fact(eventDurationWords(eventFactsOf(e)), (d) => d),
+    ],
+    fields: (e) => [
+      ['What happened', capitalize(eventSentence(eventFactsOf(e)).mrkdwn)],
+      ['Status', eventStatusWords(eventFactsOf(e))],
+      ['By', capitalize(eventMaker(e))],
+      ...dateField(e, 'created', 'When'),
+      ...field('Duration', eventDurationWords(eventFactsOf(e))?.replace(/^took /, '')),
+      ...scalarField(e, 'rate', 'Rate'),
+      ...scalarField(e, 'time_remaining', 'Time remaining'),
+      ...scalarField(e, 'message', 'Message'),
+    ],
+    omit: [
+      'action',
+      'entity',
+      'secondary_entity',
+      'status',
+      'username',
+      'created',
+      'duration',
+      'percent_complete',
+      'rate',
+      'time_remaining',
+      'message',
+    ],
   },
   {
     key: 'issue',

@@ -1,8 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../../infra/local/emulator/account-events.js';
 import { getOperation } from '../../../lib/api/operations/index.js';
+import { ChannelPacer } from '../../../lib/reports/pacer.js';
+import { runReporterTick } from '../../../lib/reports/tick.js';
 import { slackFixtures } from '../../support/slack-fixtures.js';
-import { type ReporterHarness, startReporterHarness } from './harness.js';
+import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
 
 /**
  * The events report end to end: DynamoDB Local, the emulator over HTTP and the Slack stand-in. A
@@ -15,7 +17,7 @@ let harness: ReporterHarness;
 
 beforeAll(async () => {
   harness = await startReporterHarness({
-    stack: { slack: slackFixtures({ channels: ['C0EVENTS', 'C0FILTER'] }) },
+    stack: { slack: slackFixtures({ channels: ['C0EVENTS', 'C0FILTER', 'C0GROUP', 'C0CUT'] }) },
   });
 });
 
@@ -24,6 +26,7 @@ afterAll(async () => {
 });
 
 afterEach(async () => {
+  harness.e2e.stack.standIn.stall(undefined);
   await harness.clearSubscriptions();
 });
 
@@ -53,12 +56,20 @@ async function renameDirectly(volumeId: number, label: string): Promise<void> {
   expect(response.status).toBe(200);
 }
 
+/** Each event the report posted in `channel`, one line each (`… · event \`500123\``), oldest first. */
 function eventTexts(channel: string): string[] {
   return harness
     .posted(channel)
-    .map((m) => m.text)
-    .filter((text) => text.startsWith('Event '));
+    .filter((m) => m.metadata?.event_type === 'account_event')
+    .flatMap((m) => m.blocks as { text?: { text?: string } }[])
+    .flatMap((block) => {
+      const text = block.text?.text;
+      return text?.includes(' · event `') ? [text] : [];
+    });
 }
+
+/** The line of one event, matched by its id. */
+const eventId = (id: number) => `event \`${id}\``;
 
 /** 1,200 events from two days ago, made outside the bot: three of the API's pages. */
 function recordOldEvents(volumeId: number, labelPrefix: string): void {
@@ -92,9 +103,9 @@ describe('events report', () => {
     await tickLater();
 
     const texts = eventTexts(channel);
-    const updates = texts.filter((text) => text.includes('volume_update'));
+    const updates = texts.filter((text) => text.includes('renamed-outside'));
     expect(updates).toHaveLength(1);
-    expect(updates[0]).toContain(`renamed-outside (${volumeId})`);
+    expect(updates[0]).toContain('Volume *renamed-outside* updated');
     expect(updates[0]).toContain('outside the bot');
     expect(updates[0]).not.toContain('through the bot');
     // The event of before subscribing was learned, not posted.
@@ -123,7 +134,7 @@ describe('events report', () => {
 
     const updates = eventTexts(channel).filter((text) => text.includes('renamed-by-bot'));
     expect(updates).toHaveLength(1);
-    expect(updates[0]).toContain('through the bot by <@U0BOTUSER>');
+    expect(updates[0]).toContain('by <@U0BOTUSER> through the bot');
   });
 
   it('posts only the actions and entities its filter names', async () => {
@@ -167,10 +178,9 @@ describe('events report: matching, late events and reading only what is recent',
     await harness.e2e.stack.drain();
     await tickLater();
 
-    const added = eventTexts(channel).filter((text) => text.includes('user_ssh_key_add'));
+    const added = eventTexts(channel).filter((text) => text.includes('SSH key *laptop-key* added'));
     expect(added).toHaveLength(1);
-    expect(added[0]).toContain('laptop-key');
-    expect(added[0]).toContain('through the bot by <@U0KEYUSER>');
+    expect(added[0]).toContain('by <@U0KEYUSER> through the bot');
   });
 
   it('posts once an event the API lists late, with an id lower than one already posted', async () => {
@@ -195,8 +205,8 @@ describe('events report: matching, late events and reading only what is recent',
     await tickLater();
 
     const texts = eventTexts(channel);
-    expect(texts.filter((text) => text.includes(`Event ${prompt.id}:`))).toHaveLength(1);
-    expect(texts.filter((text) => text.includes(`Event ${late.id}:`))).toHaveLength(1);
+    expect(texts.filter((text) => text.includes(eventId(prompt.id)))).toHaveLength(1);
+    expect(texts.filter((text) => text.includes(eventId(late.id)))).toHaveLength(1);
     expect(late.id).toBeLessThan(prompt.id);
   });
 
@@ -245,4 +255,173 @@ describe('events report: matching, late events and reading only what is recent',
     expect(posted.filter((text) => text.includes('after-the-first-run'))).toHaveLength(1);
     expect(posted.join('\n')).not.toContain('before-the-first-run');
   });
+});
+
+describe('events as an incident timeline', () => {
+  const RESIZE_SCOPES = `${SCOPES} nodes:read_write`;
+
+  /** A running node the demo user may resize to the next type up, and that type. */
+  async function aResizableNode(): Promise<{ id: number; label: string; type: string }> {
+    const nodes = await harness.api().listAll(getOperation('nodes.list'), {});
+    const node = nodes.data.find((n) => n.status === 'running' && n.type === 'g6-standard-1');
+    if (!node) throw new Error('the demo account has no running g6-standard-1 node');
+    return { id: node.id, label: node.label, type: 'g6-standard-2' };
+  }
+
+  /** Resizes a node with a signed `/cloud nodes resize` in `channel`, as a person types it. */
+  async function resizeThroughTheBot(user: string, channel: string, node: { id: number; type: string }) {
+    await harness.link(user, user.toLowerCase(), { scopes: RESIZE_SCOPES });
+    const command = await harness.e2e.stack.workspace.command(
+      user,
+      channel,
+      `nodes resize ${node.id} --type ${node.type}`,
+    );
+    expect(command.status).toBe(200);
+    await harness.e2e.stack.drain();
+  }
+
+  it("labels both events of the bot's own resize as made through the bot, never outside it", async () => {
+    const channel = 'C0EVENTS';
+    await subscribeEvents('U0EVA', channel);
+    const node = await aResizableNode();
+    await resizeThroughTheBot('U0RESIZER', channel, node);
+    await tickLater();
+
+    const resize = eventTexts(channel).filter((text) => text.includes(`*${node.label}*`));
+    expect(resize.map((text) => text.split(' · ')[0])).toEqual([
+      `:white_check_mark: Node *${node.label}* queued for a resize`,
+      `:arrows_counterclockwise: Node *${node.label}* is being resized`,
+    ]);
+    for (const text of resize) {
+      expect(text).toContain('by <@U0RESIZER> through the bot');
+      expect(text).not.toContain('outside the bot');
+    }
+  });
+
+  it('lists events titled by what happened to which node, with the status in words and who did it', async () => {
+    const node = await aResizableNode();
+    await resizeThroughTheBot('U0LISTER', 'C0EVENTS', node);
+    const list = await harness.e2e.command('U0LISTER', 'events list');
+    const text = JSON.stringify(list.message?.blocks ?? []);
+    expect(text).toContain(`*Node ${node.label} is being resized*`);
+    expect(text).toContain(`*Node ${node.label} queued for a resize*`);
+    expect(text).toContain(':arrows_counterclockwise: in progress');
+    expect(text).toContain('by u0lister');
+    // Not the API user as the title, nor the raw action.
+    expect(text).not.toMatch(/\*u0lister\*|action node_resize/);
+  });
+
+  it('views an event with its status in words and its duration with a unit', async () => {
+    const node = await aResizableNode();
+    await resizeThroughTheBot('U0VIEWER', 'C0EVENTS', node);
+    harness.advance(11 * 60_000);
+    const resized = [...harness.e2e.emulator.control.world.events.values()]
+      .filter((event) => event.action === 'node_resize' && event.entity.id === node.id)
+      .sort((a, b) => b.id - a.id)[0];
+    if (!resized) throw new Error('the resize wrote no event');
+    const view = await harness.e2e.command('U0VIEWER', `events view ${resized.id}`);
+    const text = JSON.stringify(view.message?.blocks ?? []);
+    expect(text).toContain(`Event: Node ${node.label} resized`);
+    expect(text).toContain(':white_check_mark: done');
+    expect(text).toContain('10 min');
+    expect(text).not.toMatch(/grey_question|Duration\*\\n\d+"/);
+  });
+});
+
+describe("the events report groups a run's events into one message", () => {
+  const MINUTE = 60_000;
+
+  /** The report's messages in the channel itself (not in a thread) that show events of `prefix`. */
+  function groupMessages(channel: string, prefix: string) {
+    return harness
+      .posted(channel)
+      .filter(
+        (m) =>
+          m.metadata?.event_type === 'account_event' &&
+          (m.thread_ts ?? m.ts) === m.ts &&
+          JSON.stringify(m.blocks).includes(`*${prefix}-`),
+      );
+  }
+
+  /** How often each rename shows in `channel`, the message and its thread counted together. */
+  function timesShown(channel: string, labels: readonly string[]): number[] {
+    const lines = eventTexts(channel);
+    return labels.map((label) => lines.filter((line) => line.includes(`*${label}*`)).length);
+  }
+
+  async function renames(prefix: string, count: number): Promise<string[]> {
+    const volumeId = await aVolumeId();
+    const labels = Array.from({ length: count }, (_, i) => `${prefix}-${i + 1}`);
+    for (const label of labels) await renameDirectly(volumeId, label);
+    return labels;
+  }
+
+  it('posts 12 events of one run as one message with the count and the first five, the other seven in its thread', async () => {
+    const channel = 'C0GROUP';
+    await subscribeEvents('U0EVA', channel);
+    const labels = await renames('grouped', 12);
+    await tickLater();
+
+    const [message, ...others] = groupMessages(channel, 'grouped');
+    expect(others).toEqual([]);
+    expect(JSON.stringify(message?.blocks)).toContain(
+      '*12 account events*, the first 5 here and 7 more in the thread',
+    );
+    const replies = harness
+      .posted(channel)
+      .filter((m) => m.thread_ts === message?.ts && m.ts !== message?.ts);
+    expect(replies).toHaveLength(1);
+    expect(replies[0]?.blocks).toHaveLength(7);
+    expect(timesShown(channel, labels)).toEqual(labels.map(() => 1));
+    // Within Slack's limits for one message (SLACK-FACTS, Block Kit limits).
+    for (const m of [message, ...replies]) {
+      expect(m?.blocks.length).toBeLessThanOrEqual(50);
+      expect(JSON.stringify(m?.blocks).length).toBeLessThan(13_000);
+    }
+  });
+
+  it("cut off when the group's message went out but its answer was lost, a later run finds it, marks what it shows and replies the rest into its thread, once each", async () => {
+    const channel = 'C0CUT';
+    await subscribeEvents('U0EVA', channel);
+    const labels = await renames('cut', 8);
+    harness.advance(5 * MINUTE);
+    // Slack posts the group's message, and its answer never comes back; the deadline ends the run.
+    harness.e2e.stack.standIn.stall((method, args) =>
+      method === 'chat.postMessage' && String(args.text).startsWith('8 account events')
+        ? 'answer_lost'
+        : undefined,
+    );
+    const cut = await runReporterTick(
+      { ...harness.deps, pacer: new ChannelPacer({ minIntervalMs: 0 }) },
+      harness.now(),
+      { deadline: Date.now() + 1500 },
+    );
+    harness.e2e.stack.standIn.stall(undefined);
+    expect(cut.messagesPosted).toBe(0);
+    expect(groupMessages(channel, 'cut')).toHaveLength(1);
+    expect(timesShown(channel, labels)).toEqual([1, 1, 1, 1, 1, 0, 0, 0]);
+
+    // At once, within the claims' lease: nothing posted twice.
+    await harness.tick();
+    expect(timesShown(channel, labels)).toEqual([1, 1, 1, 1, 1, 0, 0, 0]);
+
+    // After the lease: the message is found; the three meant for its thread are replied there.
+    harness.advance(6 * MINUTE);
+    await harness.tick();
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    const [message, ...others] = groupMessages(channel, 'cut');
+    expect(others).toEqual([]);
+    expect(timesShown(channel, labels)).toEqual(labels.map(() => 1));
+    const replies = harness
+      .posted(channel)
+      .filter((m) => m.thread_ts === message?.ts && m.ts !== message?.ts);
+    expect(replies).toHaveLength(1);
+    const claims = await harness.deps.store.alertClaims.listForSubscription(
+      TEAM,
+      (await harness.subscriptions())[0]?.id ?? '',
+    );
+    // No event left in doubt: every claim is marked with the message that shows it.
+    expect(claims.filter((c) => c.status !== 'posted')).toEqual([]);
+  }, 60_000);
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountEvent } from '../../../lib/api/operations/events.js';
 import {
+  accountEventLine,
   auditEntryMatches,
   botChangesFor,
   eventPassesFilter,
@@ -33,19 +34,22 @@ const entry = (over: Partial<AuditEntry> = {}): AuditEntry => ({
 });
 
 describe('renderAccountEvent', () => {
-  it('names the action, the entity by label and id, the status, the time and an outside maker', () => {
+  it('names what happened to which node in words, its status, the time and an outside maker', () => {
     const message = renderAccountEvent(event, undefined);
-    expect(message.text).toBe(
-      'Event 500123: node_reboot on node web-1 (12), finished, outside the bot (`ops-script`)',
-    );
+    expect(message.text).toBe('Node web-1 rebooted (done), by `ops-script` outside the bot');
     const section = JSON.stringify(message.blocks[0]);
-    expect(section).toContain('*node_reboot* on node *web-1* (`12`)');
+    expect(section).toContain('Node *web-1* rebooted · done · by `ops-script` outside the bot');
     expect(section).toContain('<!date^');
+    expect(section).not.toContain('node_reboot');
+  });
+
+  it('says how long a finished event took, with a unit', () => {
+    expect(accountEventLine({ ...event, duration: 125 }, undefined)).toContain('took 2 min 5 s');
   });
 
   it('names the Slack user of a change made through the bot', () => {
     const message = renderAccountEvent(event, entry());
-    expect(message.text).toContain('through the bot by <@U0ADA>');
+    expect(message.text).toContain('by <@U0ADA> through the bot');
     expect(message.text).not.toContain('ops-script');
   });
 
@@ -65,7 +69,16 @@ describe('which audit entry made an event', () => {
     expect(auditEntryMatches(event, entry({ result: 'failed' }))).toBe(false);
   });
 
-  it('gives one audit entry to one event only', async () => {
+  it('credits both events of one resize through the bot to its audit entry (node_resize_create and node_resize)', async () => {
+    const queued = { ...event, id: 500130, action: 'node_resize_create' };
+    const resized = { ...event, id: 500131, action: 'node_resize', status: 'started' };
+    const audit = { list: async () => ({ entries: [entry({ action: 'nodes.resize' })] }) };
+    const madeBy = await botChangesFor(audit, 'T1', [queued, resized]);
+    expect(madeBy(queued)?.actor).toBe('U0ADA');
+    expect(madeBy(resized)?.actor).toBe('U0ADA');
+  });
+
+  it('gives one audit entry to one event of an action only', async () => {
     const second = { ...event, id: 500124, created: '2026-03-01T10:01:00' };
     const audit = { list: async () => ({ entries: [entry()] }) };
     const madeBy = await botChangesFor(audit, 'T1', [event, second]);
