@@ -99,9 +99,12 @@ export type CodeCheck =
   | { readonly kind: 'not_enrolled' };
 
 /**
- * Checks `code` for `user`, once: a lockout is checked first (a right code in a lockout counts
- * for nothing), a wrong or replayed code counts against the window, and a right one is taken as
- * the person's latest step. `confirm`: the first code of a pending enrollment, which makes it active.
+ * Checks `code` for `user`, once. The attempt is counted first, in one conditional write that
+ * refuses past the limit (`countAttempt`): a lockout is checked and the code counted in the same
+ * step, so codes sent in parallel cannot all be judged on one read of the counter, and a right
+ * code in a lockout counts for nothing. A right code is then taken as the person's latest step and
+ * its attempt taken back; a wrong or replayed one stays counted. `confirm`: the first code of a
+ * pending enrollment, which makes it active.
  */
 export async function checkCode(
   store: Pick<Store, 'stepUp' | 'now'>,
@@ -112,18 +115,26 @@ export async function checkCode(
 ): Promise<CodeCheck> {
   const now = store.now();
   const window = lockoutWindow(now);
-  if ((await store.stepUp.failures(team, user, window.start)) >= MAX_WRONG_CODES) {
-    return { kind: 'locked_out', until: window.end };
-  }
+  const counted = await store.stepUp.countAttempt(team, user, window, MAX_WRONG_CODES);
+  if (counted === undefined) return { kind: 'locked_out', until: window.end };
+  // Taken back when the code was not wrong; a lost write leaves the count one higher (stricter).
+  const uncount = () => store.stepUp.uncountAttempt(team, user, window.start).catch(() => undefined);
   const enrollment = await store.stepUp.enrollment(team, user);
-  if (!enrollment || enrollment.status !== (confirm ? 'pending' : 'active')) return { kind: 'not_enrolled' };
-  const secret = await store.stepUp.secret(team, user);
-  if (secret === undefined) return { kind: 'not_enrolled' };
+  const secret =
+    enrollment?.status === (confirm ? 'pending' : 'active')
+      ? await store.stepUp.secret(team, user)
+      : undefined;
+  if (secret === undefined) {
+    await uncount();
+    return { kind: 'not_enrolled' };
+  }
   const step = codeStep(secret, code, now);
-  if (step.ok && (await store.stepUp.takeStep(team, user, step.step, confirm))) return { kind: 'accepted' };
-  const failures = await store.stepUp.countFailure(team, user, window.start, window.end);
-  if (failures >= MAX_WRONG_CODES) return { kind: 'locked_out', until: window.end };
-  const attemptsLeft = MAX_WRONG_CODES - failures;
+  if (step.ok && (await store.stepUp.takeStep(team, user, step.step, confirm))) {
+    await uncount();
+    return { kind: 'accepted' };
+  }
+  if (counted >= MAX_WRONG_CODES) return { kind: 'locked_out', until: window.end };
+  const attemptsLeft = MAX_WRONG_CODES - counted;
   return step.ok ? { kind: 'replayed', attemptsLeft } : { kind: 'wrong', attemptsLeft };
 }
 

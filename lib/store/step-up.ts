@@ -167,20 +167,47 @@ export class StepUpRepository {
     return item?.failures ?? 0;
   }
 
-  /** Counts one wrong code in the window; returns the window's count with it. */
-  async countFailure(team: string, user: string, windowStart: Date, windowEnd: Date): Promise<number> {
-    const result = await this.#ctx.table.update({
-      TableName: this.#ctx.tableName,
-      Key: { pk: keys.team(team), sk: keys.stepUpFailures(user, windowStart.toISOString()) },
-      UpdateExpression: 'SET kind = :kind, expires_at = :expires ADD failures :one',
-      ExpressionAttributeValues: {
-        ':kind': 'step_up_failures',
-        ':expires': epochSeconds(windowEnd) + 3600,
-        ':one': 1,
+  /**
+   * Counts one code attempt in the window that starts at `windowStart`, if fewer than `max` are
+   * counted there: one `UpdateItem` that adds under that condition, so however many codes arrive
+   * at once, at most `max` of a window are ever judged. Returns the window's count with this
+   * attempt, or undefined when it is full (locked out). A code that turns out right is taken back
+   * (`uncountAttempt`), so the count is of wrong codes and of codes still being judged.
+   */
+  async countAttempt(
+    team: string,
+    user: string,
+    window: { readonly start: Date; readonly end: Date },
+    max: number,
+  ): Promise<number | undefined> {
+    const result = await updateReturning(
+      this.#ctx,
+      { pk: keys.team(team), sk: keys.stepUpFailures(user, window.start.toISOString()) },
+      {
+        UpdateExpression: 'SET kind = :kind, expires_at = :expires ADD failures :one',
+        ConditionExpression: 'attribute_not_exists(failures) OR failures < :max',
+        ExpressionAttributeValues: {
+          ':kind': 'step_up_failures',
+          ':expires': epochSeconds(window.end) + 3600,
+          ':one': 1,
+          ':max': max,
+        },
       },
-      ReturnValues: 'ALL_NEW',
-    });
-    return parseItem(FailuresItemSchema, result.Attributes, 'step-up failures').failures;
+    );
+    return result.ok ? parseItem(FailuresItemSchema, result.item, 'step-up failures').failures : undefined;
+  }
+
+  /** Takes back an attempt `countAttempt` counted whose code was right (or found nothing to judge). */
+  async uncountAttempt(team: string, user: string, windowStart: Date): Promise<void> {
+    await updateIf(
+      this.#ctx,
+      { pk: keys.team(team), sk: keys.stepUpFailures(user, windowStart.toISOString()) },
+      {
+        UpdateExpression: 'ADD failures :minusOne',
+        ConditionExpression: 'failures > :zero',
+        ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+      },
+    );
   }
 
   async createChallenge(challenge: Omit<StepUpChallenge, 'id'>): Promise<StepUpChallenge> {
