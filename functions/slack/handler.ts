@@ -1,10 +1,11 @@
 import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
-import { relyingPartyOf } from '../../lib/passkeys/paths.js';
+import { type RelyingParty, relyingPartyOf } from '../../lib/passkeys/paths.js';
 import { createCoreDeps } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
-import { passkeyApprovalRecorder } from '../../lib/slack/passkey-approvals.js';
+import type { PasskeySettings } from '../../lib/slack/context.js';
+import { passkeyApprovalRecorder, passkeyFactorRecorder } from '../../lib/slack/passkey-approvals.js';
 import { createSlackAccess } from '../../lib/slack-access.js';
 import { LambdaHandoff } from '../../lib/worker/handoff.js';
 
@@ -39,13 +40,21 @@ const { handler: slackHandler } = createSlackApp({
   approvalAdmins: config.APPROVAL_ADMINS,
   ...(config.BOT_PUBLIC_URL
     ? {
-        passkeys: {
-          relyingParty: relyingPartyOf(config.BOT_PUBLIC_URL),
-          // A verified passkey approval records the vote as the code modal's submission does.
-          onVerifiedAssertion: passkeyApprovalRecorder({ ...core, handoff }, client),
-        },
+        passkeys: passkeySettings(relyingPartyOf(config.BOT_PUBLIC_URL)),
       }
     : {}),
 });
+
+function passkeySettings(relyingParty: RelyingParty): PasskeySettings {
+  return {
+    relyingParty,
+    // A verified passkey approval records the vote as the code modal's submission does.
+    onVerifiedAssertion: passkeyApprovalRecorder({ ...core, handoff }, client),
+    factors: passkeyFactorRecorder(
+      { ...core, approvalAdmins: config.APPROVAL_ADMINS, passkeyLinks: { store: core.store, relyingParty } },
+      client,
+    ),
+  };
+}
 
 export const handler = slackHandler;

@@ -16,7 +16,7 @@ import { openTable } from '../../lib/runtime.js';
 import type { SlackHandler } from '../../lib/slack/bot.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
 import { INSTALL_PATH, OAUTH_REDIRECT_PATH } from '../../lib/slack/oauth.js';
-import { passkeyApprovalRecorder } from '../../lib/slack/passkey-approvals.js';
+import { passkeyApprovalRecorder, passkeyFactorRecorder } from '../../lib/slack/passkey-approvals.js';
 import { runWorkerJob, type WorkerDeps } from '../../lib/slack/worker-handlers.js';
 import { createSlackAccess } from '../../lib/slack-access.js';
 import { inSlackTeam } from '../../lib/slack-kit/web-client.js';
@@ -232,6 +232,15 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
       onVerifiedAssertion:
         options.onPasskeyAssertion ??
         passkeyApprovalRecorder({ ...core, store: slackStore, handoff }, access.client),
+      factors: passkeyFactorRecorder(
+        {
+          ...core,
+          store: slackStore,
+          approvalAdmins: options.approvalAdmins ?? [],
+          passkeyLinks: { store: slackStore, relyingParty },
+        },
+        access.client,
+      ),
     },
   });
   slackHandler = handler;

@@ -4,6 +4,8 @@ import type {
   ApprovalPolicy,
   ChallengeDecision,
   ChallengeMethods,
+  FactorChallenge,
+  FactorChange,
   StepUpChallenge,
   StepUpRequirement,
   Store,
@@ -99,9 +101,12 @@ export type CodeCheck =
   | { readonly kind: 'not_enrolled' };
 
 /**
- * Checks `code` for `user`, once: a lockout is checked first (a right code in a lockout counts
- * for nothing), a wrong or replayed code counts against the window, and a right one is taken as
- * the person's latest step. `confirm`: the first code of a pending enrollment, which makes it active.
+ * Checks `code` for `user`, once. The attempt is counted first, in one conditional write that
+ * refuses past the limit (`countAttempt`): a lockout is checked and the code counted in the same
+ * step, so codes sent in parallel cannot all be judged on one read of the counter, and a right
+ * code in a lockout counts for nothing. A right code is then taken as the person's latest step and
+ * its attempt taken back; a wrong or replayed one stays counted. `confirm`: the first code of a
+ * pending enrollment, which makes it active.
  */
 export async function checkCode(
   store: Pick<Store, 'stepUp' | 'now'>,
@@ -112,18 +117,26 @@ export async function checkCode(
 ): Promise<CodeCheck> {
   const now = store.now();
   const window = lockoutWindow(now);
-  if ((await store.stepUp.failures(team, user, window.start)) >= MAX_WRONG_CODES) {
-    return { kind: 'locked_out', until: window.end };
-  }
+  const counted = await store.stepUp.countAttempt(team, user, window, MAX_WRONG_CODES);
+  if (counted === undefined) return { kind: 'locked_out', until: window.end };
+  // Taken back when the code was not wrong; a lost write leaves the count one higher (stricter).
+  const uncount = () => store.stepUp.uncountAttempt(team, user, window.start).catch(() => undefined);
   const enrollment = await store.stepUp.enrollment(team, user);
-  if (!enrollment || enrollment.status !== (confirm ? 'pending' : 'active')) return { kind: 'not_enrolled' };
-  const secret = await store.stepUp.secret(team, user);
-  if (secret === undefined) return { kind: 'not_enrolled' };
+  const secret =
+    enrollment?.status === (confirm ? 'pending' : 'active')
+      ? await store.stepUp.secret(team, user)
+      : undefined;
+  if (secret === undefined) {
+    await uncount();
+    return { kind: 'not_enrolled' };
+  }
   const step = codeStep(secret, code, now);
-  if (step.ok && (await store.stepUp.takeStep(team, user, step.step, confirm))) return { kind: 'accepted' };
-  const failures = await store.stepUp.countFailure(team, user, window.start, window.end);
-  if (failures >= MAX_WRONG_CODES) return { kind: 'locked_out', until: window.end };
-  const attemptsLeft = MAX_WRONG_CODES - failures;
+  if (step.ok && (await store.stepUp.takeStep(team, user, step.step, confirm))) {
+    await uncount();
+    return { kind: 'accepted' };
+  }
+  if (counted >= MAX_WRONG_CODES) return { kind: 'locked_out', until: window.end };
+  const attemptsLeft = MAX_WRONG_CODES - counted;
   return step.ok ? { kind: 'replayed', attemptsLeft } : { kind: 'wrong', attemptsLeft };
 }
 
@@ -249,6 +262,81 @@ export async function proveStepUp(
     if (check.kind !== 'accepted') return check;
   }
   const used = await store.stepUp.useChallenge(team, challengeId, user);
+  return used.kind === 'used'
+    ? { kind: 'proved', challenge: used.challenge }
+    : { kind: 'challenge_unusable' };
+}
+
+// ---------------------------------------------------------------------------------------------
+// proofs for changing one's own step-up methods
+
+/**
+ * What a change to the person's own methods needs: nothing when they have none yet (the first
+ * method is bound as before), else a proof from one they have, as a vote under an `any` rule asks
+ * for it: the code of their authenticator app, or one of their passkeys when they have no app (or
+ * are locked out of codes).
+ */
+export type FactorProofNeed =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'code'; readonly challenge: FactorChallenge }
+  | { readonly kind: 'passkey'; readonly challenge: FactorChallenge }
+  | { readonly kind: 'locked_out'; readonly until: Date };
+
+export async function askForFactorProof(
+  store: Pick<Store, 'stepUp' | 'passkeys' | 'now'>,
+  ask: { readonly team: string; readonly user: string; readonly change: FactorChange },
+): Promise<FactorProofNeed> {
+  const now = store.now();
+  const [enrollment, passkeys] = await Promise.all([
+    store.stepUp.enrollment(ask.team, ask.user),
+    store.passkeys.list(ask.team, ask.user),
+  ]);
+  const hasApp = enrollment?.status === 'active';
+  if (!hasApp && passkeys.length === 0) return { kind: 'none' };
+  const open = (kind: 'code' | 'passkey') =>
+    store.stepUp
+      .createFactorChallenge({
+        team: ask.team,
+        user: ask.user,
+        change: ask.change,
+        methods: 'any',
+        expiresAt: new Date(now.getTime() + CHALLENGE_MINUTES * 60_000),
+      })
+      .then((challenge) => ({ kind, challenge }));
+  if (!hasApp) return open('passkey');
+  const window = lockoutWindow(now);
+  if ((await store.stepUp.failures(ask.team, ask.user, window.start)) >= MAX_WRONG_CODES) {
+    return passkeys.length > 0 ? open('passkey') : { kind: 'locked_out', until: window.end };
+  }
+  return open('code');
+}
+
+export type FactorProofCheck =
+  | { readonly kind: 'proved'; readonly challenge: FactorChallenge }
+  | Exclude<ProofCheck, { kind: 'proved' }>;
+
+/**
+ * Checks a proof for a factor challenge and uses the challenge once, as `proveStepUp` does for a
+ * vote's: the challenge first (someone else's or a spent one is not even checked), then the proof,
+ * then one conditional write that uses it.
+ */
+export async function proveFactorChange(
+  store: Pick<Store, 'stepUp' | 'now'>,
+  team: string,
+  user: string,
+  challengeId: string,
+  proof: StepUpProof,
+): Promise<FactorProofCheck> {
+  const challenge = await store.stepUp.factorChallenge(team, challengeId);
+  if (!challenge || challenge.user !== user || challenge.expiresAt.getTime() <= store.now().getTime()) {
+    return { kind: 'challenge_unusable' };
+  }
+  if (challenge.methods !== 'any' && challenge.methods !== proof.method) return { kind: 'wrong_method' };
+  if (proof.method === 'code') {
+    const check = await checkCode(store, team, user, proof.code);
+    if (check.kind !== 'accepted') return check;
+  }
+  const used = await store.stepUp.useFactorChallenge(team, challengeId, user);
   return used.kind === 'used'
     ? { kind: 'proved', challenge: used.challenge }
     : { kind: 'challenge_unusable' };

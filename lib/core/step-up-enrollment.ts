@@ -1,6 +1,14 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { checkCode, startCodeEnrollment } from '../changes/step-up.js';
-import type { Store } from '../store/index.js';
+import {
+  askForFactorProof,
+  checkCode,
+  type FactorProofCheck,
+  type FactorProofNeed,
+  proveFactorChange,
+  type StepUpProof,
+  startCodeEnrollment,
+} from '../changes/step-up.js';
+import type { FactorChange, Store } from '../store/index.js';
 import { type AdminDeps, isPolicyAdmin } from './admins.js';
 import type { Caller } from './caller.js';
 
@@ -11,14 +19,44 @@ import type { Caller } from './caller.js';
  * and what an approval asks for are `lib/changes/step-up.ts`; this module only decides who may do
  * what to whose enrollment, and writes it.
  *
+ * Binding another method, or removing one's own, takes a fresh proof from a method the person has
+ * already (NIST SP 800-63B §6.1.2.3): whoever holds their Slack session alone cannot add a passkey
+ * of their own or take the person's away. Someone with no method yet enrolls their first as before.
+ * The person is told (`FactorNotices`) whenever one of their methods is added or removed.
+ *
  * An enrollment's secret is in one outcome only (`app_started`), for the enrolling person's eyes:
- * never in the audit, a log or any other outcome.
+ * never in the audit, a log, a notice or any other outcome.
  */
+
+/** A method of the person's added or removed, for the person to hear of where only they read it. */
+export interface FactorNotice {
+  readonly team: string;
+  /** Whose methods changed. */
+  readonly user: string;
+  /** Who changed them: the person themself, or the admin whose reset was approved. */
+  readonly by: string;
+  readonly change: 'added' | 'removed';
+  readonly app: boolean;
+  readonly passkeys: number;
+  readonly at: Date;
+}
+
+/** How the surface tells a person of a change to their methods (Slack: their DM). Never throws. */
+export interface FactorNotices {
+  factorChanged(notice: FactorNotice): Promise<void>;
+}
 
 export interface StepUpEnrollmentDeps extends AdminDeps {
   readonly store: Pick<Store, 'stepUp' | 'passkeys' | 'approvalPolicy' | 'audit' | 'now'>;
   readonly logger: Pick<Logger, 'error'>;
+  readonly factorNotices: FactorNotices;
 }
+
+/** A change to the caller's own methods waits for a proof from one they have: nothing changed yet. */
+export type ProofNeeded = {
+  readonly kind: 'proof_needed';
+  readonly need: Exclude<FactorProofNeed, { kind: 'none' }>;
+};
 
 // ---------------------------------------------------------------------------------------------
 // enrolling
@@ -35,15 +73,34 @@ export type EnrollmentOutcome =
    * A passkey is added on the passkey page, through a one-time link bound to this person, which
    * the surface asks for and gives to them alone.
    */
-  | { readonly kind: 'passkey_link'; readonly team: string; readonly user: string };
+  | { readonly kind: 'passkey_link'; readonly team: string; readonly user: string }
+  | ProofNeeded;
 
-/** Starts enrolling the caller's own step-up method. */
+/**
+ * Starts enrolling the caller's own step-up method: at once when it is their first, else once a
+ * proof from a method they have completes the challenge this opens (`completeFactorChange`).
+ */
 export async function startEnrollment(
   deps: Pick<StepUpEnrollmentDeps, 'store'>,
-  caller: Caller,
+  caller: Pick<Caller, 'team' | 'user'>,
   request: { readonly method: StepUpMethod },
 ): Promise<EnrollmentOutcome> {
-  if (request.method === 'passkey') return { kind: 'passkey_link', team: caller.team, user: caller.user };
+  if (request.method === 'code') {
+    const enrollment = await deps.store.stepUp.enrollment(caller.team, caller.user);
+    if (enrollment?.status === 'active') return { kind: 'app_enrolled_already' };
+  }
+  const change: FactorChange = request.method === 'passkey' ? 'add_passkey' : 'add_app';
+  const need = await askForFactorProof(deps.store, { team: caller.team, user: caller.user, change });
+  return need.kind === 'none' ? enroll(deps, caller, change) : { kind: 'proof_needed', need };
+}
+
+/** What adding a method gives the caller: a passkey link, or a new app secret. */
+async function enroll(
+  deps: Pick<StepUpEnrollmentDeps, 'store'>,
+  caller: Pick<Caller, 'team' | 'user'>,
+  change: Exclude<FactorChange, 'remove_own'>,
+): Promise<Exclude<EnrollmentOutcome, ProofNeeded>> {
+  if (change === 'add_passkey') return { kind: 'passkey_link', team: caller.team, user: caller.user };
   // The label an authenticator app shows beside the code: whose, in which workspace.
   const started = await startCodeEnrollment(
     deps.store,
@@ -77,6 +134,7 @@ export async function confirmAuthenticatorApp(
   switch (check.kind) {
     case 'accepted':
       await auditEnrollment(deps, caller, 'mfa.enroll', caller.user, 'authenticator app confirmed');
+      await notify(deps, caller, caller.user, 'added', { app: true, passkeys: 0 });
       return { kind: 'confirmed' };
     case 'not_enrolled': {
       const enrollment = await deps.store.stepUp.enrollment(caller.team, caller.user);
@@ -138,19 +196,32 @@ export type ResetOutcome =
 
 /**
  * Removes every step-up method of `request.user` (the caller's own when absent): their
- * authenticator app, pending or confirmed, and all their passkeys. Anyone resets their own; only a
- * policy admin resets someone else's.
+ * authenticator app, pending or confirmed, and all their passkeys. Anyone resets their own, with a
+ * proof from one of them (`completeFactorChange` then removes them); only a policy admin resets
+ * someone else's.
  */
 export async function resetStepUp(
   deps: StepUpEnrollmentDeps,
   caller: Caller,
   request: { readonly user?: string | undefined },
-): Promise<ResetOutcome> {
+): Promise<ResetOutcome | ProofNeeded> {
   const whose = request.user ?? caller.user;
   if (whose !== caller.user) {
     const policy = await deps.store.approvalPolicy.get(caller.team);
     if (!(await isPolicyAdmin(deps, caller, policy))) return { kind: 'not_allowed' };
+    return removeMethods(deps, caller, whose);
   }
+  const need = await askForFactorProof(deps.store, { team: caller.team, user: whose, change: 'remove_own' });
+  // Nothing bound: what is left to remove is at most an app never confirmed, which proves nothing.
+  return need.kind === 'none' ? removeMethods(deps, caller, whose) : { kind: 'proof_needed', need };
+}
+
+/** Removes `whose` methods, audited, and tells them. */
+async function removeMethods(
+  deps: StepUpEnrollmentDeps,
+  caller: Pick<Caller, 'team' | 'user'>,
+  whose: string,
+): Promise<Exclude<ResetOutcome, { kind: 'not_allowed' }>> {
   const [appRemoved, passkeysRemoved] = await Promise.all([
     deps.store.stepUp.reset(caller.team, whose),
     deps.store.passkeys.removeAll(caller.team, whose),
@@ -161,13 +232,73 @@ export async function resetStepUp(
     ...(passkeysRemoved > 0 ? [`${passkeysRemoved} passkey${passkeysRemoved === 1 ? '' : 's'}`] : []),
   ].join(' and ');
   await auditEnrollment(deps, caller, 'mfa.reset', whose, `${removed} removed`);
+  await notify(deps, caller, whose, 'removed', { app: appRemoved, passkeys: passkeysRemoved });
   return { kind: 'reset', user: whose, appRemoved, passkeysRemoved };
+}
+
+// ---------------------------------------------------------------------------------------------
+// a change to one's own methods, proved
+
+export type FactorChangeCompletion =
+  /** The proof did not check out, or the challenge cannot be used: nothing changed. */
+  | { readonly kind: 'not_proved'; readonly check: Exclude<FactorProofCheck, { kind: 'proved' }> }
+  /** Proved: a method may be added (a passkey link, or an app's secret for the caller's eyes). */
+  | { readonly kind: 'enrollment'; readonly outcome: Exclude<EnrollmentOutcome, ProofNeeded> }
+  /** Proved: the caller's methods were removed (or there was nothing left to remove). */
+  | { readonly kind: 'reset'; readonly outcome: Exclude<ResetOutcome, { kind: 'not_allowed' }> };
+
+/**
+ * Completes the change a factor challenge was opened for, with a proof from one of the caller's
+ * methods: a code of their app, or a passkey assertion `lib/passkeys/` has verified for them. The
+ * challenge is theirs and used once; only then is the change made.
+ */
+export async function completeFactorChange(
+  deps: StepUpEnrollmentDeps,
+  caller: Pick<Caller, 'team' | 'user'>,
+  challengeId: string,
+  proof: StepUpProof,
+): Promise<FactorChangeCompletion> {
+  const check = await proveFactorChange(deps.store, caller.team, caller.user, challengeId, proof);
+  if (check.kind !== 'proved') return { kind: 'not_proved', check };
+  const { change } = check.challenge;
+  if (change === 'remove_own')
+    return { kind: 'reset', outcome: await removeMethods(deps, caller, caller.user) };
+  return { kind: 'enrollment', outcome: await enroll(deps, caller, change) };
+}
+
+/**
+ * A passkey was registered on the passkey page through a link of the person's own: audited, and
+ * the person told.
+ */
+export async function passkeyAdded(
+  deps: Pick<StepUpEnrollmentDeps, 'store' | 'logger' | 'factorNotices'>,
+  who: Pick<Caller, 'team' | 'user'>,
+): Promise<void> {
+  await auditEnrollment(deps, who, 'mfa.enroll', who.user, 'passkey added');
+  await notify(deps, who, who.user, 'added', { app: false, passkeys: 1 });
+}
+
+function notify(
+  deps: Pick<StepUpEnrollmentDeps, 'store' | 'factorNotices'>,
+  by: Pick<Caller, 'team' | 'user'>,
+  whose: string,
+  change: FactorNotice['change'],
+  what: Pick<FactorNotice, 'app' | 'passkeys'>,
+): Promise<void> {
+  return deps.factorNotices.factorChanged({
+    team: by.team,
+    user: whose,
+    by: by.user,
+    change,
+    ...what,
+    at: deps.store.now(),
+  });
 }
 
 /** One audit entry; a lost one is logged, never thrown: the change itself has happened. */
 async function auditEnrollment(
   deps: Pick<StepUpEnrollmentDeps, 'store' | 'logger'>,
-  caller: Caller,
+  caller: Pick<Caller, 'team' | 'user'>,
   action: 'mfa.enroll' | 'mfa.reset',
   whose: string,
   detail: string,

@@ -1,9 +1,10 @@
-import type { Store } from '../store/index.js';
+import type { FactorChange, Store } from '../store/index.js';
 import { passkeyLinkUrl, type RelyingParty } from './paths.js';
 
 /**
- * The two ways into the passkey page. The mfa command posts an enrollment link to the person
- * alone (an ephemeral message); a step-up challenge posts an approval link the same way. Each is
+ * The ways into the passkey page. The mfa command posts an enrollment link to the person alone (an
+ * ephemeral message), and a factor link when adding or removing a method needs a proof from a
+ * passkey they have; a step-up challenge posts an approval link the same way. Each is
  * a fresh one-time link (`lib/store/passkey-links.ts`) bound to that person, and an approval link
  * also to its challenge.
  */
@@ -45,6 +46,25 @@ export async function passkeyApprovalLink(
     team: challenge.teamId,
     user: challenge.userId,
     purpose: { kind: 'approve', challengeId: challenge.challengeId },
+    lifetimeSeconds: APPROVAL_LINK_SECONDS,
+  });
+  return { url: passkeyLinkUrl(ctx.relyingParty, token), validUntil };
+}
+
+/** A link to prove, with a passkey the person has, a change to their own step-up methods. */
+export async function passkeyFactorLink(
+  ctx: PasskeyLinkContext,
+  challenge: {
+    readonly teamId: string;
+    readonly userId: string;
+    readonly challengeId: string;
+    readonly change: FactorChange;
+  },
+): Promise<PasskeyLinkOffer> {
+  const { token, validUntil } = await ctx.store.passkeyLinks.issue({
+    team: challenge.teamId,
+    user: challenge.userId,
+    purpose: { kind: 'factor', challengeId: challenge.challengeId, change: challenge.change },
     lifetimeSeconds: APPROVAL_LINK_SECONDS,
   });
   return { url: passkeyLinkUrl(ctx.relyingParty, token), validUntil };

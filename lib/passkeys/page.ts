@@ -10,7 +10,8 @@ import { DOCUMENT_PAGE_STYLE, escapeHtml } from '../slack-kit/page-style.js';
  * link (its token is in the path) out of any request the page makes.
  */
 
-export type PasskeyPageKind = 'enroll' | 'approve';
+/** What the page is for: a new passkey, a decision, or a change to the person's own methods. */
+export type PasskeyPageKind = 'enroll' | 'approve' | 'add_passkey' | 'add_app' | 'remove_own';
 
 export interface PasskeyPage {
   readonly html: string;
@@ -27,6 +28,24 @@ const ACTIONS: Record<PasskeyPageKind, { title: string; intro: string; button: s
   approve: {
     title: 'Confirm with your passkey',
     intro: 'Use your passkey to confirm your decision in Slack. Nothing is recorded until it checks out.',
+    button: 'Use passkey',
+  },
+  add_passkey: {
+    title: 'Confirm it is you: add a passkey',
+    intro:
+      'You asked in Slack to add another passkey to your step-up methods. Use a passkey you already have to confirm it is you; then you set up the new one. Nothing changes until it checks out.',
+    button: 'Use passkey',
+  },
+  add_app: {
+    title: 'Confirm it is you: add an authenticator app',
+    intro:
+      'You asked in Slack to add an authenticator app to your step-up methods. Use a passkey you already have to confirm it is you; then this page shows the key for your app. Nothing changes until it checks out.',
+    button: 'Use passkey',
+  },
+  remove_own: {
+    title: 'Confirm it is you: remove your step-up methods',
+    intro:
+      'You asked in Slack to remove all your step-up methods (your passkeys and authenticator app). Use one of your passkeys to confirm it is you. Nothing is removed until it checks out.',
     button: 'Use passkey',
   },
 };
@@ -168,6 +187,18 @@ const PAGE_SCRIPT = `(() => {
       const body = kind === 'enroll' ? registrationJson(credential) : authenticationJson(credential);
       const checked = await post('verify', body);
       show(checked.ok ? 'done' : 'refused', checked.answer.message);
+      const next = checked.ok ? checked.answer.next : undefined;
+      if (next && typeof next.url === 'string' && /^(https?:|otpauth:)/.test(next.url)) {
+        const link = document.createElement('a');
+        link.id = 'passkey-next';
+        link.className = 'button primary';
+        link.href = next.url;
+        link.textContent = String(next.label);
+        const line = document.createElement('p');
+        line.className = 'actions';
+        line.append(link);
+        result.after(line);
+      }
     } catch {
       show('refused', 'The bot could not be reached. Try again from Slack.');
     }

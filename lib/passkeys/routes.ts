@@ -42,6 +42,18 @@ export interface VerifiedAssertion {
 export interface AssertionOutcome {
   readonly recorded: boolean;
   readonly message: string;
+  /** Where the person goes next, a link the page shows under the message (plain text label). */
+  readonly next?: { readonly url: string; readonly label: string } | undefined;
+}
+
+/**
+ * What the passkey page tells the bot of a person's own methods: a passkey registered (the person
+ * is told and it is audited), and a factor link's assertion checked out (the change it was for is
+ * made, and the page says what came of it). Supplied by the surface that words them.
+ */
+export interface PasskeyFactorEvents {
+  passkeyAdded(who: { readonly teamId: string; readonly userId: string }): Promise<void>;
+  proved(challengeId: string, proof: VerifiedAssertion): Promise<AssertionOutcome>;
 }
 
 /**
@@ -57,6 +69,7 @@ export interface PasskeyRouteDeps {
   readonly store: Pick<Store, 'passkeys' | 'passkeyLinks'>;
   readonly relyingParty: RelyingParty;
   readonly onVerifiedAssertion: OnVerifiedAssertion;
+  readonly factors: PasskeyFactorEvents;
   readonly logger: Logger;
 }
 
@@ -148,7 +161,8 @@ async function page(path: PasskeyRequestPath, deps: PasskeyRouteDeps) {
     const refusal = REFUSALS[found.status];
     return html(refusal.status, noticePage(refusal.title, refusal.text));
   }
-  return html(200, ceremonyPage(found.link.purpose.kind));
+  const { purpose } = found.link;
+  return html(200, ceremonyPage(purpose.kind === 'factor' ? purpose.change : purpose.kind));
 }
 
 async function options(path: PasskeyRequestPath, deps: PasskeyRouteDeps) {
@@ -207,9 +221,10 @@ async function verify(path: PasskeyRequestPath, event: APIGatewayProxyEventV2, d
       'refused',
       'The browser sent no passkey answer. Nothing was recorded; ask for a new link in Slack.',
     );
-  return link.purpose.kind === 'enroll'
-    ? enroll(link, link.ceremonyChallenge, body, deps)
-    : approve(link, link.purpose.challengeId, link.ceremonyChallenge, body, deps);
+  if (link.purpose.kind === 'enroll') return enroll(link, link.ceremonyChallenge, body, deps);
+  const record: OnVerifiedAssertion =
+    link.purpose.kind === 'factor' ? deps.factors.proved : deps.onVerifiedAssertion;
+  return approve(link, link.purpose.challengeId, link.ceremonyChallenge, body, deps, record);
 }
 
 async function enroll(link: PasskeyLink, challenge: string, body: unknown, deps: PasskeyRouteDeps) {
@@ -240,6 +255,8 @@ async function enroll(link: PasskeyLink, challenge: string, body: unknown, deps:
     throw error;
   }
   deps.logger.info('passkey registered', { team: link.team, user: link.user });
+  // Saved whatever comes of telling: the person is told in Slack, and a lost notice is logged there.
+  await deps.factors.passkeyAdded({ teamId: link.team, userId: link.user });
   return json(200, 'saved', 'Passkey saved. You may close this page.');
 }
 
@@ -249,6 +266,7 @@ async function approve(
   challenge: string,
   body: unknown,
   deps: PasskeyRouteDeps,
+  record: OnVerifiedAssertion,
 ) {
   const answer = AuthenticationAnswerSchema.safeParse(body);
   if (!answer.success) return notAccepted();
@@ -296,7 +314,7 @@ async function approve(
   if (!moved) return notAccepted();
   let outcome: AssertionOutcome;
   try {
-    outcome = await deps.onVerifiedAssertion(challengeId, {
+    outcome = await record(challengeId, {
       teamId: link.team,
       userId: link.user,
       credentialId: passkey.id,
@@ -313,7 +331,12 @@ async function approve(
       'Your passkey checked out, but the bot could not confirm your decision was recorded. Look at the request in Slack.',
     );
   }
-  return outcome.recorded ? json(200, 'approved', outcome.message) : json(409, 'refused', outcome.message);
+  if (!outcome.recorded) return json(409, 'refused', outcome.message);
+  return jsonBody(200, {
+    outcome: 'approved',
+    message: outcome.message,
+    ...(outcome.next && { next: outcome.next }),
+  });
 }
 
 function notAccepted() {

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import type { StepUpCompletion, StepUpDeps } from '../changes/decisions.js';
-import type { AssertionOutcome, OnVerifiedAssertion } from '../passkeys/routes.js';
+import type { FactorChangeCompletion, StepUpEnrollmentDeps } from '../core/step-up-enrollment.js';
+import { type PasskeyLinkContext, passkeyEnrollmentLink } from '../passkeys/links.js';
+import type { AssertionOutcome, OnVerifiedAssertion, PasskeyFactorEvents } from '../passkeys/routes.js';
 import { inSlackTeam } from '../slack-kit/web-client.js';
 import type { RunnerDeps } from './operation-runner.js';
 
@@ -37,6 +39,91 @@ export function passkeyApprovalRecorder(
       );
       return assertionOutcome(completion);
     });
+}
+
+/**
+ * The passkey page's news of a person's own methods: a passkey registered (audited, and the person
+ * told in their DM), and a factor link's assertion checked out, which makes the change it was for
+ * and says on the page what came of it: the link to set up the new passkey, the new app's key (on
+ * this page only, which the person's own passkey opened), or what was removed.
+ */
+export function passkeyFactorRecorder(
+  deps: Omit<StepUpEnrollmentDeps, 'factorNotices'> & { readonly passkeyLinks: PasskeyLinkContext },
+  slack: WebClient,
+): PasskeyFactorEvents {
+  const withNotices = async () => {
+    const [core, factors] = await Promise.all([
+      import('../core/step-up-enrollment.js'),
+      import('./step-up-factors.js'),
+    ]);
+    return {
+      core,
+      enrollmentDeps: { ...deps, factorNotices: factors.slackFactorNotices(slack, deps.logger) },
+    };
+  };
+  return {
+    passkeyAdded: (who) =>
+      inSlackTeam(who.teamId, async () => {
+        const { core, enrollmentDeps } = await withNotices();
+        await core.passkeyAdded(enrollmentDeps, { team: who.teamId, user: who.userId });
+      }),
+    proved: (challengeId, proof) =>
+      inSlackTeam(proof.teamId, async () => {
+        const { core, enrollmentDeps } = await withNotices();
+        const completion = await core.completeFactorChange(
+          enrollmentDeps,
+          { team: proof.teamId, user: proof.userId },
+          challengeId,
+          { method: 'passkey', credentialId: proof.credentialId },
+        );
+        return factorOutcome(completion, deps.passkeyLinks);
+      }),
+  };
+}
+
+/** What the page says of a proved change to the person's own methods: plain text, true to what was done. */
+export async function factorOutcome(
+  completion: FactorChangeCompletion,
+  passkeyLinks: PasskeyLinkContext,
+): Promise<AssertionOutcome> {
+  switch (completion.kind) {
+    case 'not_proved':
+      return refused(
+        'This link was already used, has expired, or is not yours. Nothing changed; run the command in Slack again.',
+      );
+    case 'reset':
+      return recorded(
+        completion.outcome.kind === 'reset'
+          ? `Your step-up methods were removed. Enroll again from Slack with /cloud mfa enroll. ${CLOSE}`
+          : `You had no step-up method left to remove. ${CLOSE}`,
+      );
+    case 'enrollment':
+      break;
+  }
+  const { outcome } = completion;
+  switch (outcome.kind) {
+    case 'passkey_link': {
+      const offer = await passkeyEnrollmentLink(passkeyLinks, { teamId: outcome.team, userId: outcome.user });
+      return {
+        recorded: true,
+        message: 'It is you. Now set up the new passkey (on the device or security key that will keep it).',
+        next: { url: offer.url, label: 'Set up the new passkey' },
+      };
+    }
+    case 'app_started':
+      return {
+        recorded: true,
+        message:
+          `It is you. Add this key to your authenticator app: ${outcome.secret} (time-based, 6 digits, 30 seconds), ` +
+          'or open the link below on your phone. Then confirm in Slack with /cloud mfa confirm and the code it shows; ' +
+          'until then it does not count.',
+        next: { url: outcome.uri, label: 'Open in your authenticator app' },
+      };
+    case 'app_enrolled_already':
+      return refused(
+        'You have an authenticator app enrolled already: to change it, reset first with /cloud mfa reset. Nothing changed.',
+      );
+  }
 }
 
 const CLOSE = 'You may close this page.';

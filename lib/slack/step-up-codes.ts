@@ -8,7 +8,7 @@ import { formatAbsoluteDate } from '../slack-kit/text.js';
 import { runbookFollower } from './approval-answers.js';
 import { slackApprovalSurface } from './approval-surface.js';
 import type { BotDeps } from './context.js';
-import { CODE_BLOCK, CODE_INPUT } from './step-up-prompts.js';
+import { CODE_BLOCK, CODE_INPUT, passkeyLinksOf } from './step-up-prompts.js';
 import '../zod-settings.js';
 
 export { CODE_BLOCK };
@@ -24,7 +24,12 @@ export { CODE_BLOCK };
 // the code modal's submission
 
 /** What the modal carries to its submission: which challenge, and where to answer. */
-const CodeModalMetadataSchema = z.object({ challenge: z.string().max(64), channel: z.string().max(32) });
+const CodeModalMetadataSchema = z.object({
+  challenge: z.string().max(64),
+  channel: z.string().max(32),
+  /** A change to the person's own step-up methods, not a vote (`step-up-factors.ts`). */
+  factor: z.literal(true).optional(),
+});
 
 export interface CodeSubmission {
   readonly team: string;
@@ -49,6 +54,7 @@ export async function handleCodeSubmission(
   const code = submission.view.state.values[CODE_BLOCK]?.[CODE_INPUT]?.value ?? '';
   const metadata = CodeModalMetadataSchema.safeParse(safeJson(submission.view.private_metadata));
   if (!metadata.success) return refuse('This window is out of date. Click the button again.');
+  if (metadata.data.factor) return factorSubmission(deps, submission, metadata.data, code, tell);
   const click = { team: submission.team, user: submission.user, correlationId: submission.correlationId };
   const completion = await completeStepUp(
     deps,
@@ -63,21 +69,51 @@ export async function handleCodeSubmission(
   return { ack: undefined };
 }
 
+/** A code proving a change to the person's own methods: the change is made once it checks out. */
+async function factorSubmission(
+  deps: BotDeps,
+  submission: CodeSubmission,
+  metadata: { readonly challenge: string; readonly channel: string },
+  code: string,
+  tell: (channel: string, reply: Reply) => Promise<void>,
+): Promise<{ ack: CodeAck }> {
+  const [{ completeFactorChange }, factors] = await Promise.all([
+    import('../core/step-up-enrollment.js'),
+    import('./step-up-factors.js'),
+  ]);
+  const completion = await completeFactorChange(
+    { ...deps, factorNotices: factors.slackFactorNotices(submission.client, deps.logger) },
+    { team: submission.team, user: submission.user },
+    metadata.challenge,
+    { method: 'code', code },
+  );
+  if (completion.kind === 'not_proved') return refuse(proofRefusalText(completion.check, 'Nothing changed'));
+  const reply =
+    completion.kind === 'reset'
+      ? factors.resetReply(completion.outcome, submission.user)
+      : await factors.enrollmentReply(completion.outcome, passkeyLinksOf(deps));
+  await tell(metadata.channel, reply);
+  return { ack: undefined };
+}
+
 function refuse(text: string): { ack: CodeAck } {
   return { ack: { response_action: 'errors', errors: { [CODE_BLOCK]: text } } };
 }
 
-/** Plain text (modal errors render no mrkdwn): the times in UTC. */
-function proofRefusalText(check: Exclude<ProofCheck, { kind: 'proved' }>): string {
+/** Plain text (modal errors render no mrkdwn): the times in UTC. `nothing`: what did not happen. */
+function proofRefusalText(
+  check: Exclude<ProofCheck, { kind: 'proved' }>,
+  nothing = 'Nothing was counted',
+): string {
   switch (check.kind) {
     case 'wrong':
-      return `That code is not right; nothing was counted. ${attempts(check.attemptsLeft)}`;
+      return `That code is not right. ${nothing}. ${attempts(check.attemptsLeft)}`;
     case 'replayed':
-      return `That code was used already; wait for the next one. Nothing was counted. ${attempts(check.attemptsLeft)}`;
+      return `That code was used already; wait for the next one. ${nothing}. ${attempts(check.attemptsLeft)}`;
     case 'locked_out':
-      return `Too many wrong codes: none is accepted from you until ${formatAbsoluteDate(check.until)}. Nothing was counted.`;
+      return `Too many wrong codes: none is accepted from you until ${formatAbsoluteDate(check.until)}. ${nothing}.`;
     case 'not_enrolled':
-      return 'You have no authenticator app enrolled: run /cloud mfa enroll. Nothing was counted.';
+      return `You have no authenticator app enrolled: run /cloud mfa enroll. ${nothing}.`;
     case 'wrong_method':
       return 'This rule requires a passkey; a code does not count here.';
     case 'challenge_unusable':

@@ -84,6 +84,8 @@ export type {
   ChallengeMethods,
   ChallengeUse,
   CodeEnrollment,
+  FactorChallenge,
+  FactorChange,
   StepUpChallenge,
 } from './step-up.js';
 export type { StoreContext } from './store-context.js';

@@ -2,14 +2,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { isConditionFailure, parseItem } from './items.js';
 import { keys } from './keys.js';
+import type { FactorChange } from './step-up.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import '../zod-settings.js';
 
 /**
  * One-time links to the passkey page (`lib/passkeys/`). A link is a random 256-bit token in the
  * URL; the table keeps only its SHA-256, so a read of the table (or a backup) gives no usable
- * link. Each link is bound to one person (team and user) and one purpose: enrolling a passkey, or
- * approving one step-up challenge. It works for minutes, and once: the verification that uses it
+ * link. Each link is bound to one person (team and user) and one purpose: enrolling a passkey,
+ * approving one step-up challenge, or proving one change to the person's own step-up methods. It works for minutes, and once: the verification that uses it
  * marks it used by a conditional write, so two verifications racing on one link cannot both pass.
  * A used link stays (until its TTL removes it) so that the page can say it was used rather than
  * that it never existed.
@@ -17,7 +18,9 @@ import '../zod-settings.js';
 
 export type PasskeyLinkPurpose =
   | { readonly kind: 'enroll' }
-  | { readonly kind: 'approve'; readonly challengeId: string };
+  | { readonly kind: 'approve'; readonly challengeId: string }
+  /** Proving with a passkey the person has that a change to their own methods is theirs. */
+  | { readonly kind: 'factor'; readonly challengeId: string; readonly change: FactorChange };
 
 export interface PasskeyLink {
   readonly team: string;
@@ -52,8 +55,9 @@ const LinkItemSchema = z.object({
   kind: z.literal('passkey_link'),
   team_id: z.string(),
   user_id: z.string(),
-  purpose: z.enum(['enroll', 'approve']),
+  purpose: z.enum(['enroll', 'approve', 'factor']),
   challenge_id: z.string().optional(),
+  factor_change: z.enum(['add_passkey', 'add_app', 'remove_own']).optional(),
   valid_until_ms: z.number(),
   ceremony_challenge: z.string().optional(),
   used_at: z.iso.datetime().optional(),
@@ -89,7 +93,8 @@ export class PasskeyLinkStore {
       team_id: input.team,
       user_id: input.user,
       purpose: input.purpose.kind,
-      ...(input.purpose.kind === 'approve' ? { challenge_id: input.purpose.challengeId } : {}),
+      ...(input.purpose.kind === 'enroll' ? {} : { challenge_id: input.purpose.challengeId }),
+      ...(input.purpose.kind === 'factor' ? { factor_change: input.purpose.change } : {}),
       valid_until_ms: validUntil.getTime(),
       created_at: this.#ctx.now().toISOString(),
       // TTL removes it a day later: until then a late visit reads "expired", not "unknown".
@@ -207,8 +212,11 @@ export class PasskeyLinkStore {
     if (item.valid_until_ms <= this.#ctx.now().getTime()) return { status: 'expired' };
     let purpose: PasskeyLinkPurpose;
     if (item.purpose === 'enroll') purpose = { kind: 'enroll' };
-    else if (item.challenge_id !== undefined) purpose = { kind: 'approve', challengeId: item.challenge_id };
-    // An approval link that names no challenge approves nothing.
+    else if (item.challenge_id === undefined) return { status: 'unknown' };
+    else if (item.purpose === 'approve') purpose = { kind: 'approve', challengeId: item.challenge_id };
+    else if (item.factor_change !== undefined)
+      purpose = { kind: 'factor', challengeId: item.challenge_id, change: item.factor_change };
+    // A link that names no challenge (or no change) proves nothing.
     else return { status: 'unknown' };
     return {
       status: 'valid',

@@ -44,6 +44,23 @@ export interface StepUpChallenge {
   readonly expiresAt: Date;
 }
 
+/**
+ * A change to the person's own step-up methods that a proof from one they have already must
+ * allow (NIST SP 800-63B §6.1.2.3: binding another authenticator takes authentication at the
+ * level of one already bound): adding a passkey, adding an authenticator app, removing them all.
+ */
+export type FactorChange = 'add_passkey' | 'add_app' | 'remove_own';
+
+/** A challenge that allows one `change` to `user`'s own methods once proved; single-use like a vote's. */
+export interface FactorChallenge {
+  readonly id: string;
+  readonly team: string;
+  readonly user: string;
+  readonly change: FactorChange;
+  readonly methods: ChallengeMethods;
+  readonly expiresAt: Date;
+}
+
 export type ChallengeUse =
   | { readonly kind: 'used'; readonly challenge: StepUpChallenge }
   /** No such challenge, someone else's, already used, or past its expiry: all refused alike. */
@@ -72,6 +89,21 @@ const ChallengeItemSchema = z.object({
   used: z.boolean(),
 });
 type ChallengeItem = z.infer<typeof ChallengeItemSchema>;
+
+const FactorChallengeItemSchema = z.object({
+  kind: z.literal('step_up_factor_challenge'),
+  id: z.string(),
+  team_id: z.string(),
+  user_id: z.string(),
+  change: z.enum(['add_passkey', 'add_app', 'remove_own']),
+  methods: z.enum(['passkey', 'code', 'any']),
+  expires_at_iso: z.iso.datetime(),
+  used: z.boolean(),
+});
+type FactorChallengeItem = z.infer<typeof FactorChallengeItemSchema>;
+
+/** Either kind of challenge, as read by id: each reader takes only its own kind. */
+const AnyChallengeItemSchema = z.discriminatedUnion('kind', [ChallengeItemSchema, FactorChallengeItemSchema]);
 
 export class StepUpRepository {
   readonly #ctx: StoreContext;
@@ -167,20 +199,47 @@ export class StepUpRepository {
     return item?.failures ?? 0;
   }
 
-  /** Counts one wrong code in the window; returns the window's count with it. */
-  async countFailure(team: string, user: string, windowStart: Date, windowEnd: Date): Promise<number> {
-    const result = await this.#ctx.table.update({
-      TableName: this.#ctx.tableName,
-      Key: { pk: keys.team(team), sk: keys.stepUpFailures(user, windowStart.toISOString()) },
-      UpdateExpression: 'SET kind = :kind, expires_at = :expires ADD failures :one',
-      ExpressionAttributeValues: {
-        ':kind': 'step_up_failures',
-        ':expires': epochSeconds(windowEnd) + 3600,
-        ':one': 1,
+  /**
+   * Counts one code attempt in the window that starts at `windowStart`, if fewer than `max` are
+   * counted there: one `UpdateItem` that adds under that condition, so however many codes arrive
+   * at once, at most `max` of a window are ever judged. Returns the window's count with this
+   * attempt, or undefined when it is full (locked out). A code that turns out right is taken back
+   * (`uncountAttempt`), so the count is of wrong codes and of codes still being judged.
+   */
+  async countAttempt(
+    team: string,
+    user: string,
+    window: { readonly start: Date; readonly end: Date },
+    max: number,
+  ): Promise<number | undefined> {
+    const result = await updateReturning(
+      this.#ctx,
+      { pk: keys.team(team), sk: keys.stepUpFailures(user, window.start.toISOString()) },
+      {
+        UpdateExpression: 'SET kind = :kind, expires_at = :expires ADD failures :one',
+        ConditionExpression: 'attribute_not_exists(failures) OR failures < :max',
+        ExpressionAttributeValues: {
+          ':kind': 'step_up_failures',
+          ':expires': epochSeconds(window.end) + 3600,
+          ':one': 1,
+          ':max': max,
+        },
       },
-      ReturnValues: 'ALL_NEW',
-    });
-    return parseItem(FailuresItemSchema, result.Attributes, 'step-up failures').failures;
+    );
+    return result.ok ? parseItem(FailuresItemSchema, result.item, 'step-up failures').failures : undefined;
+  }
+
+  /** Takes back an attempt `countAttempt` counted whose code was right (or found nothing to judge). */
+  async uncountAttempt(team: string, user: string, windowStart: Date): Promise<void> {
+    await updateIf(
+      this.#ctx,
+      { pk: keys.team(team), sk: keys.stepUpFailures(user, windowStart.toISOString()) },
+      {
+        UpdateExpression: 'ADD failures :minusOne',
+        ConditionExpression: 'failures > :zero',
+        ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+      },
+    );
   }
 
   async createChallenge(challenge: Omit<StepUpChallenge, 'id'>): Promise<StepUpChallenge> {
@@ -204,14 +263,8 @@ export class StepUpRepository {
 
   /** A challenge as stored, unused and unexpired or not: for the passkey page to show what it is for. */
   async challenge(team: string, id: string): Promise<StepUpChallenge | undefined> {
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return undefined;
-    const item = await getParsed(
-      this.#ctx,
-      { pk: keys.team(team), sk: keys.stepUpChallenge(id) },
-      ChallengeItemSchema,
-      'step-up challenge',
-    );
-    return item && toChallenge(item);
+    const item = await this.#challengeItem(team, id);
+    return item?.kind === 'step_up_challenge' ? toChallenge(item) : undefined;
   }
 
   /**
@@ -219,27 +272,83 @@ export class StepUpRepository {
    * racing for it cannot both complete it.
    */
   async useChallenge(team: string, id: string, user: string): Promise<ChallengeUse> {
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return { kind: 'unusable' };
+    const item = await this.#useChallengeItem(team, id, user, 'step_up_challenge');
+    return item?.kind === 'step_up_challenge'
+      ? { kind: 'used', challenge: toChallenge(item) }
+      : { kind: 'unusable' };
+  }
+
+  async createFactorChallenge(challenge: Omit<FactorChallenge, 'id'>): Promise<FactorChallenge> {
+    const id = randomUUID();
+    await putNew(this.#ctx, {
+      pk: keys.team(challenge.team),
+      sk: keys.stepUpChallenge(id),
+      kind: 'step_up_factor_challenge',
+      id,
+      team_id: challenge.team,
+      user_id: challenge.user,
+      change: challenge.change,
+      methods: challenge.methods,
+      expires_at_iso: challenge.expiresAt.toISOString(),
+      expires_at: epochSeconds(challenge.expiresAt) + 3600,
+      used: false,
+    } satisfies FactorChallengeItem & Record<string, unknown>);
+    return { ...challenge, id };
+  }
+
+  /** A factor challenge as stored, used or not (a vote's challenge is not one). */
+  async factorChallenge(team: string, id: string): Promise<FactorChallenge | undefined> {
+    const item = await this.#challengeItem(team, id);
+    return item?.kind === 'step_up_factor_challenge' ? toFactorChallenge(item) : undefined;
+  }
+
+  /** Uses a factor challenge once, for `user`, before it expires (as `useChallenge`). */
+  async useFactorChallenge(
+    team: string,
+    id: string,
+    user: string,
+  ): Promise<{ readonly kind: 'used'; readonly challenge: FactorChallenge } | { readonly kind: 'unusable' }> {
+    const item = await this.#useChallengeItem(team, id, user, 'step_up_factor_challenge');
+    return item?.kind === 'step_up_factor_challenge'
+      ? { kind: 'used', challenge: toFactorChallenge(item) }
+      : { kind: 'unusable' };
+  }
+
+  async #challengeItem(team: string, id: string) {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return undefined;
+    return getParsed(
+      this.#ctx,
+      { pk: keys.team(team), sk: keys.stepUpChallenge(id) },
+      AnyChallengeItemSchema,
+      'step-up challenge',
+    );
+  }
+
+  /** One conditional write that uses a challenge of `kind`; the item as used, or undefined. */
+  async #useChallengeItem(
+    team: string,
+    id: string,
+    user: string,
+    kind: 'step_up_challenge' | 'step_up_factor_challenge',
+  ) {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return undefined;
     // Named: a resend after a lost answer finds the challenge used by this call, not another proof.
     const result = await updateReturning(
       this.#ctx,
       { pk: keys.team(team), sk: keys.stepUpChallenge(id) },
       {
         UpdateExpression: 'SET used = :true',
-        ConditionExpression: 'used = :false AND user_id = :user AND expires_at_iso > :now',
+        ConditionExpression: 'kind = :kind AND used = :false AND user_id = :user AND expires_at_iso > :now',
         ExpressionAttributeValues: {
           ':true': true,
           ':false': false,
+          ':kind': kind,
           ':user': user,
           ':now': this.#ctx.now().toISOString(),
         },
       },
     );
-    if (!result.ok) return { kind: 'unusable' };
-    return {
-      kind: 'used',
-      challenge: toChallenge(parseItem(ChallengeItemSchema, result.item, 'step-up challenge')),
-    };
+    return result.ok ? parseItem(AnyChallengeItemSchema, result.item, 'step-up challenge') : undefined;
   }
 
   /**
@@ -275,6 +384,17 @@ export class StepUpRepository {
       'step-up enrollment',
     );
   }
+}
+
+function toFactorChallenge(item: FactorChallengeItem): FactorChallenge {
+  return {
+    id: item.id,
+    team: item.team_id,
+    user: item.user_id,
+    change: item.change,
+    methods: item.methods,
+    expiresAt: new Date(item.expires_at_iso),
+  };
 }
 
 function toChallenge(item: ChallengeItem): StepUpChallenge {

@@ -114,7 +114,8 @@ async function requestDeletion(reason?: string): Promise<{ volumeId: number; car
  * opens the code modal, and nothing has run yet.
  */
 async function breakGlassWithCode(label: string, reason: string) {
-  await e2e.command(ALICE, 'mfa reset');
+  // Removed as an approved admin reset would: her own reset would first ask for her last app's code.
+  await e2e.stack.store.stepUp.reset(team(), ALICE);
   const secret = await enroll(ALICE);
   const volume = e2e.emulator.control.createVolume({ label: `${label}-${userCounter}` });
   const before = e2e.openView(ALICE)?.id;
@@ -428,16 +429,91 @@ describe('mfa', () => {
   });
 });
 
-describe('with passkeys (the page itself is exercised in chromium, test/local/passkey-*-browser)', () => {
-  async function givePasskey(user: string, name: string) {
-    await e2e.stack.store.passkeys.save(team(), user, {
-      id: Buffer.from(`${name}-of-${user}`).toString('base64url'),
-      publicKey: new Uint8Array(77).fill(7),
-      counter: 0,
-      transports: ['internal'],
-    });
-  }
+async function givePasskey(user: string, name: string) {
+  await e2e.stack.store.passkeys.save(team(), user, {
+    id: Buffer.from(`${name}-of-${user}`).toString('base64url'),
+    publicKey: new Uint8Array(77).fill(7),
+    counter: 0,
+    transports: ['internal'],
+  });
+}
 
+/** What the bot said in `user`'s direct message with it. */
+function directMessagesOf(user: string): string {
+  return e2e.stack.standIn.store
+    .messages(`D${user}`)
+    .map((message) => e2e.textOf(message))
+    .join('\n');
+}
+
+describe('binding another method needs a proof from one already enrolled (NIST SP 800-63B §6.1.2.3)', () => {
+  beforeEach(async () => {
+    await e2e.stack.store.stepUp.reset(team(), BOB);
+    await e2e.stack.store.passkeys.removeAll(team(), BOB);
+  });
+
+  it('holding Bob’s Slack session alone, /cloud mfa enroll passkey binds nothing: it asks for his passkey', async () => {
+    await givePasskey(BOB, 'laptop');
+    const answer = await e2e.command(BOB, 'mfa enroll passkey');
+    const text = e2e.textOf(answer.message);
+    expect(text).toContain('You have step-up methods already, so to add a passkey confirm it is you');
+    const url = /<(http:\/\/localhost:\d+\/passkey\/[^|>]+)\|/.exec(text)?.[1];
+    if (!url) throw new Error(`no passkey link: ${text}`);
+    // The link proves with his passkey; it does not open a registration.
+    const page = await fetch(url);
+    expect(await page.text()).toContain('Confirm it is you: add a passkey');
+    const options = (await (await fetch(`${url}/options`, { method: 'POST', body: '{}' })).json()) as {
+      options: { allowCredentials?: unknown[]; excludeCredentials?: unknown };
+    };
+    expect(options.options.allowCredentials).toHaveLength(1);
+    expect(options.options.excludeCredentials).toBeUndefined();
+    expect(await e2e.stack.store.passkeys.list(team(), BOB)).toHaveLength(1);
+    expect(directMessagesOf(BOB)).not.toContain('added');
+  });
+
+  it('holding Bob’s Slack session alone, /cloud mfa reset removes nothing', async () => {
+    await givePasskey(BOB, 'laptop');
+    const answer = e2e.textOf((await e2e.command(BOB, 'mfa reset')).message);
+    expect(answer).toContain('confirm it is you with a passkey you have');
+    expect(await e2e.stack.store.passkeys.list(team(), BOB)).toHaveLength(1);
+  });
+
+  it('with a current code from his app, enroll passkey gives Bob the enrollment link; a wrong code gives nothing', async () => {
+    const secret = await enroll(BOB);
+    await e2e.command(BOB, 'mfa enroll passkey');
+    const view = e2e.openView(BOB);
+    if (!view) throw new Error('no code modal');
+    expect(JSON.stringify(view.view)).toContain('To add a passkey, confirm it is you');
+    const wrong = await submitCode(BOB, view, codeAt(secret, new Date(clock.now().getTime() + 10 * STEP_MS)));
+    expect(wrong.body).toContain('not right. Nothing changed');
+    expect(JSON.stringify(e2e.seen(BOB))).not.toContain('Add a passkey.');
+    const right = await submitCode(BOB, view, codeAt(secret, clock.now()));
+    expect(right.body).not.toContain('errors');
+    const told = e2e.lastSeen(BOB);
+    expect(told.ephemeral && told.visibleTo === BOB).toBe(true);
+    expect(e2e.textOf(told)).toContain('*Add a passkey.*');
+    expect(await (await fetch(/<(http:[^|>]+)\|/.exec(e2e.textOf(told))?.[1] ?? '')).text()).toContain(
+      'Set up a passkey',
+    );
+  });
+
+  it('Bob’s DM hears whenever a method of his is added or removed: which, by whom, when, and what to do if not him', async () => {
+    const secret = await enroll(BOB);
+    const added = directMessagesOf(BOB);
+    expect(added).toContain(
+      'A step-up method was added to your account:* an authenticator app, by you, <!date^',
+    );
+    expect(added).toContain('If this was not you');
+    await e2e.command(BOB, 'mfa reset');
+    const view = e2e.openView(BOB);
+    if (!view) throw new Error('no code modal');
+    await submitCode(BOB, view, codeAt(secret, clock.now()));
+    expect(directMessagesOf(BOB)).toContain('Your step-up methods were removed:* authenticator app, by you');
+    expect((await e2e.stack.store.stepUp.enrollment(team(), BOB)) ?? 'none').toBe('none');
+  });
+});
+
+describe('with passkeys (the page itself is exercised in chromium, test/local/passkey-*-browser)', () => {
   it('mfa status counts passkeys and says when each was added; mfa reset removes them, admins for others', async () => {
     const erin = newUser();
     await enroll(erin);
@@ -468,9 +544,12 @@ describe('with passkeys (the page itself is exercised in chromium, test/local/pa
       ),
     ).toBe(true);
 
+    // Her own reset removes nothing on her Slack session alone: it asks for her passkey first.
     const own = newUser();
     await givePasskey(own, 'key');
-    expect(e2e.textOf((await e2e.command(own, 'mfa reset')).message)).toContain('Your 1 passkey was removed');
+    const asked = e2e.textOf((await e2e.command(own, 'mfa reset')).message);
+    expect(asked).toContain('to remove all your step-up methods confirm it is you with a passkey you have');
+    expect(await e2e.stack.store.passkeys.list(team(), own)).toHaveLength(1);
   });
 
   it('under a passkey rule, a click answers the clicker alone with a link; no passkey: told how, nothing counted', async () => {

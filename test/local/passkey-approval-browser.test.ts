@@ -26,6 +26,7 @@ interface Locator {
   waitFor(options?: { state?: 'attached' | 'visible' }): Promise<void>;
   textContent(): Promise<string | null>;
   getAttribute(name: string): Promise<string | null>;
+  count(): Promise<number>;
 }
 interface Page {
   goto(url: string): Promise<{ status(): number } | null>;
@@ -175,6 +176,45 @@ describe.skipIf(skipReason !== undefined)(
       });
       const status = await e2e.command(BOB, 'mfa status');
       expect(e2e.textOf(status.message)).toContain('1 passkey enrolled (added');
+    });
+
+    it('holding Bob’s Slack session, another browser cannot add a passkey: the link asks for the one Bob has', async () => {
+      await e2e.command(BOB, 'mfa enroll passkey');
+      const url = linkSeenBy(BOB);
+      const attacker = await browserOf();
+      expect((await attacker.page.goto(url))?.status()).toBe(200);
+      expect(await attacker.page.locator('h1').textContent()).toBe('Confirm it is you: add a passkey');
+      const outcome = await useOnPage(attacker.page);
+      expect(outcome.state).toBe('refused');
+      expect(await attacker.page.locator('#passkey-next').count()).toBe(0);
+      expect(await e2e.stack.store.passkeys.list(e2e.stack.workspace.teamId, BOB)).toHaveLength(1);
+    });
+
+    it('with his passkey, Bob adds a second one from the page, and his DM hears of it', async () => {
+      await e2e.command(BOB, 'mfa enroll passkey');
+      await bob.page.goto(linkSeenBy(BOB));
+      const proved = await useOnPage(bob.page);
+      expect(proved).toEqual({
+        state: 'done',
+        text: 'It is you. Now set up the new passkey (on the device or security key that will keep it).',
+      });
+      const next = await bob.page.locator('#passkey-next').getAttribute('href');
+      if (!next) throw new Error('no link to set up the new passkey');
+      links.push(next);
+      // The new passkey lives on another device (his authenticator holds the first one already).
+      const phone = await browserOf();
+      await phone.page.goto(next);
+      expect(await useOnPage(phone.page)).toEqual({
+        state: 'done',
+        text: 'Passkey saved. You may close this page.',
+      });
+      expect(await e2e.stack.store.passkeys.list(e2e.stack.workspace.teamId, BOB)).toHaveLength(2);
+      const told = e2e.stack.standIn.store
+        .messages(`D${BOB}`)
+        .map((message) => message.text)
+        .join('\n');
+      expect(told).toContain('A step-up method was added to your account:* a passkey, by you');
+      expect(told).toContain('If this was not you');
     });
 
     it('Carol, not enrolled, is told how to enroll and her click counts nothing', async () => {

@@ -1,4 +1,3 @@
-import { CODE_DIGITS } from '../../changes/step-up.js';
 import type { ParsedCommand } from '../../commands/parse.js';
 import {
   confirmAuthenticatorApp,
@@ -6,25 +5,29 @@ import {
   startEnrollment,
   stepUpStatus,
 } from '../../core/step-up-enrollment.js';
-import { passkeyEnrollmentLink } from '../../passkeys/links.js';
 import { notice, type Reply } from '../../slack-kit/reply.js';
 import { codeSpan, slackDate } from '../../slack-kit/text.js';
 import { callerOf } from '../caller.js';
 import type { BotCommandContext } from '../context.js';
 import { attempts } from '../step-up-codes.js';
+import { askForFactorProof, enrollmentReply, resetReply, slackFactorNotices } from '../step-up-factors.js';
 import { lockedOutText, passkeyLinksOf } from '../step-up-prompts.js';
 
 /**
  * `/cloud mfa enroll|confirm|status|reset`: a person's step-up methods, an authenticator app or
  * passkeys. Who may enroll, confirm or reset whose methods, and those writes, are
- * `lib/core/step-up-enrollment.ts`. The enrollment secret is shown once, in the enrolling person's
+ * `lib/core/step-up-enrollment.ts`; adding a method to someone who has one, or removing their own,
+ * first asks for a proof from one they have (`step-up-factors.ts`). The enrollment secret is shown once, in the enrolling person's
  * ephemeral reply, and never again: not in logs, channel messages, errors, the audit or the
  * modal's metadata.
  */
 
 type BotParsed = Extract<ParsedCommand, { kind: 'bot' }>;
 
-export async function handleMfaCommand(context: BotCommandContext, parsed: BotParsed): Promise<Reply> {
+export async function handleMfaCommand(
+  context: BotCommandContext,
+  parsed: BotParsed,
+): Promise<Reply | undefined> {
   switch (parsed.subcommand) {
     case 'enroll':
       return enroll(context, parsed.args[0]);
@@ -37,49 +40,20 @@ export async function handleMfaCommand(context: BotCommandContext, parsed: BotPa
   }
 }
 
-async function enroll(context: BotCommandContext, method: string | undefined): Promise<Reply> {
+async function enroll(context: BotCommandContext, method: string | undefined): Promise<Reply | undefined> {
   if (method !== undefined && method !== 'code' && method !== 'passkey') {
     return notice(
       `Enroll with ${codeSpan('/cloud mfa enroll')} (an authenticator app) or ${codeSpan('/cloud mfa enroll passkey')}.`,
     );
   }
   const outcome = await startEnrollment(context.deps, callerOf(context), { method: method ?? 'code' });
-  switch (outcome.kind) {
-    case 'app_enrolled_already':
-      return notice(
-        `You are enrolled already. To enroll a new app, reset first with ${codeSpan('/cloud mfa reset')}.`,
-      );
-    case 'app_started':
-      // Only this reply, which only this person sees, ever holds the secret.
-      return notice(
-        ':iphone: *Add the bot to your authenticator app.* Only you see this message.\n' +
-          `Open this link on your phone, or add a key by hand: ${codeSpan(outcome.uri)}\n` +
-          `Secret: ${codeSpan(outcome.secret)} (time-based, ${CODE_DIGITS} digits, 30 seconds)\n` +
-          `Then confirm with the code it shows: ${codeSpan('/cloud mfa confirm 123456')}. ` +
-          'Until then it does not count.',
-      );
-    case 'passkey_link': {
-      const links = passkeyLinksOf(context.deps);
-      if (!links) {
-        return notice(
-          'This bot has no passkey page (it has no public URL set), so passkeys cannot be enrolled here. ' +
-            `Enroll an authenticator app instead: ${codeSpan('/cloud mfa enroll')}.`,
-        );
-      }
-      // Whoever opens the link within its minutes adds a passkey to this person's name, so it is
-      // given to them alone and never posted anywhere else.
-      const offer = await passkeyEnrollmentLink(links, { teamId: outcome.team, userId: outcome.user });
-      return notice(
-        `:closed_lock_with_key: *Add a passkey.* <${offer.url}|Open your passkey page> on the device that keeps ` +
-          `your passkey. Only you see this link; it works once, until ${slackDate(offer.validUntil, 'time')}. ` +
-          'Where a rule asks for a passkey, your Approve and Deny then open the page to confirm.',
-      );
-    }
-  }
+  const links = passkeyLinksOf(context.deps);
+  if (outcome.kind === 'proof_needed') return askForFactorProof(context.client, outcome, context.ctx, links);
+  return enrollmentReply(outcome, links);
 }
 
 async function confirm(context: BotCommandContext, code: string): Promise<Reply> {
-  const outcome = await confirmAuthenticatorApp(context.deps, callerOf(context), { code });
+  const outcome = await confirmAuthenticatorApp(factorDeps(context), callerOf(context), { code });
   switch (outcome.kind) {
     case 'confirmed':
       return notice(
@@ -128,28 +102,21 @@ function passkeysText(addedAt: readonly Date[]): string {
   return `:closed_lock_with_key: ${addedAt.length} passkey${addedAt.length === 1 ? '' : 's'} enrolled (added ${added}).`;
 }
 
-async function reset(context: BotCommandContext, other: string | undefined): Promise<Reply> {
-  const me = context.ctx.user;
-  const outcome = await resetStepUp(context.deps, callerOf(context), { user: other });
+async function reset(context: BotCommandContext, other: string | undefined): Promise<Reply | undefined> {
+  const outcome = await resetStepUp(factorDeps(context), callerOf(context), { user: other });
   switch (outcome.kind) {
     case 'not_allowed':
       return notice(
         "Only workspace admins (or the admins named in the approval policy) can reset someone else's step-up.",
       );
-    case 'nothing_enrolled':
-      return notice(
-        `${outcome.user === me ? 'You have' : `<@${outcome.user}> has`} no step-up method enrolled; nothing was reset.`,
-      );
-    case 'reset': {
-      const { user, appRemoved, passkeysRemoved } = outcome;
-      const what = [
-        ...(appRemoved ? ['authenticator app'] : []),
-        ...(passkeysRemoved > 0 ? [`${passkeysRemoved} passkey${passkeysRemoved === 1 ? '' : 's'}`] : []),
-      ].join(' and ');
-      return notice(
-        `${user === me ? 'Your' : `<@${user}>'s`} ${what} ${(appRemoved ? 1 : 0) + passkeysRemoved > 1 ? 'were' : 'was'} removed. ` +
-          `Enroll again with ${codeSpan('/cloud mfa enroll')} or ${codeSpan('/cloud mfa enroll passkey')}.`,
-      );
-    }
+    case 'proof_needed':
+      return askForFactorProof(context.client, outcome, context.ctx, passkeyLinksOf(context.deps));
+    default:
+      return resetReply(outcome, context.ctx.user);
   }
+}
+
+/** The core's enrollment dependencies, with the person told of a change in their DM. */
+function factorDeps(context: BotCommandContext) {
+  return { ...context.deps, factorNotices: slackFactorNotices(context.client, context.deps.logger) };
 }

@@ -125,6 +125,44 @@ describe('checkCode', () => {
     });
   });
 
+  it(`judges no more than ${MAX_WRONG_CODES} of 20 wrong codes sent at once, and locks out the rest`, async () => {
+    const { user, secret } = await enrolled();
+    const wrong = codeAt(secret, new Date(table.clock.now().getTime() + 10 * STEP_MS));
+    // Judging a code needs its secret: each read of it is one code judged.
+    let judged = 0;
+    const stepUp = new Proxy(store.stepUp, {
+      get(target, name) {
+        const value = Reflect.get(target, name, target) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (name === 'secret') judged++;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const counting = { stepUp, now: () => store.now() };
+    const checks = await Promise.all(
+      Array.from({ length: 20 }, () => checkCode(counting, TEAM, user, wrong)),
+    );
+    expect(judged).toBe(MAX_WRONG_CODES);
+    expect(checks.filter((check) => check.kind === 'wrong')).toHaveLength(MAX_WRONG_CODES - 1);
+    expect(checks.filter((check) => check.kind === 'locked_out')).toHaveLength(20 - (MAX_WRONG_CODES - 1));
+    expect(await store.stepUp.failures(TEAM, user, lockoutWindow(table.clock.now()).start)).toBe(
+      MAX_WRONG_CODES,
+    );
+  });
+
+  it('a right code does not count towards the lockout', async () => {
+    const { user, secret } = await enrolled();
+    for (let i = 0; i < MAX_WRONG_CODES + 1; i++) {
+      expect(await checkCode(store, TEAM, user, codeAt(secret, table.clock.now()))).toEqual({
+        kind: 'accepted',
+      });
+      table.clock.advance(STEP_MS);
+    }
+    expect(await store.stepUp.failures(TEAM, user, lockoutWindow(table.clock.now()).start)).toBe(0);
+  });
+
   it('a pending enrollment takes no code but its confirmation; none at all is not enrolled', async () => {
     const user = 'U0PENDING';
     const started = await startCodeEnrollment(store, TEAM, user, user);

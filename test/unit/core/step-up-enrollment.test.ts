@@ -2,7 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CODE_PERIOD_SECONDS, codeAt, MAX_WRONG_CODES } from '../../../lib/changes/step-up.js';
 import type { Caller } from '../../../lib/core/caller.js';
 import {
+  completeFactorChange,
   confirmAuthenticatorApp,
+  type FactorNotice,
   resetStepUp,
   type StepUpEnrollmentDeps,
   startEnrollment,
@@ -24,10 +26,17 @@ let table: TestTable;
 let store: Store;
 let deps: StepUpEnrollmentDeps;
 let userCounter = 0;
+/** What the people were told of changes to their methods. */
+const notices: FactorNotice[] = [];
 beforeAll(async () => {
   table = await createTestTable();
   store = createStore(table.ctx, randomLocalCipher());
-  deps = { store, approvalAdmins: ['U0DEPLOYADMIN'], logger: { error: () => {} } };
+  deps = {
+    store,
+    approvalAdmins: ['U0DEPLOYADMIN'],
+    logger: { error: () => {} },
+    factorNotices: { factorChanged: async (notice) => void notices.push(notice) },
+  };
 });
 afterAll(() => table.dispose());
 beforeEach(() => {
@@ -44,12 +53,13 @@ function callerFor(user: string, workspaceAdmin?: boolean): Caller {
   return testCaller({ team: TEAM, channel: 'C0ENROLL' }, user, workspaceAdmin);
 }
 
-/** A person with a confirmed authenticator app. */
-async function withApp(user: string): Promise<void> {
+/** A person with a confirmed authenticator app; returns its secret. */
+async function withApp(user: string): Promise<string> {
   const started = await startEnrollment(deps, callerFor(user), { method: 'code' });
   if (started.kind !== 'app_started') throw new Error(`not started: ${started.kind}`);
   const code = codeAt(started.secret, table.clock.now());
   expect(await confirmAuthenticatorApp(deps, callerFor(user), { code })).toEqual({ kind: 'confirmed' });
+  return started.secret;
 }
 
 async function givePasskey(user: string, name: string): Promise<void> {
@@ -204,19 +214,121 @@ describe('resetStepUp', () => {
     });
   });
 
-  it('resets the caller’s own without asking whether they are an admin', async () => {
+  it('resets the caller’s own once a code of their app proves it is them, without asking whether they are an admin', async () => {
     const user = newUser();
-    await withApp(user);
-    expect(await resetStepUp(deps, callerFor(user), {})).toEqual({
+    const secret = await withApp(user);
+    table.clock.advance(STEP_MS);
+    const asked = await resetStepUp(deps, callerFor(user), {});
+    if (asked.kind !== 'proof_needed' || asked.need.kind !== 'code') throw new Error(asked.kind);
+    expect((await stepUpStatus(deps, callerFor(user))).app.kind).toBe('active');
+    const code = codeAt(secret, table.clock.now());
+    expect(
+      await completeFactorChange(deps, callerFor(user), asked.need.challenge.id, { method: 'code', code }),
+    ).toEqual({
       kind: 'reset',
-      user,
-      appRemoved: true,
-      passkeysRemoved: 0,
+      outcome: { kind: 'reset', user, appRemoved: true, passkeysRemoved: 0 },
     });
   });
 
   it('says so when there is nothing to reset', async () => {
     const user = newUser();
     expect(await resetStepUp(deps, callerFor(user), {})).toEqual({ kind: 'nothing_enrolled', user });
+  });
+});
+
+describe('binding another method, or removing one’s own (NIST SP 800-63B §6.1.2.3)', () => {
+  it('binds nothing to someone with a passkey on their Slack session alone: adding a passkey waits for a proof from the one they have', async () => {
+    const user = newUser();
+    await givePasskey(user, 'laptop');
+    const asked = await startEnrollment(deps, callerFor(user), { method: 'passkey' });
+    expect(asked).toMatchObject({
+      kind: 'proof_needed',
+      need: { kind: 'passkey', challenge: { user, change: 'add_passkey', methods: 'any' } },
+    });
+    expect(await startEnrollment(deps, callerFor(user), { method: 'code' })).toMatchObject({
+      kind: 'proof_needed',
+      need: { kind: 'passkey', challenge: { change: 'add_app' } },
+    });
+    expect((await stepUpStatus(deps, callerFor(user))).app).toEqual({ kind: 'none' });
+  });
+
+  it('gives the passkey link once a verified passkey of the person proves it, and only once', async () => {
+    const user = newUser();
+    await givePasskey(user, 'laptop');
+    const asked = await startEnrollment(deps, callerFor(user), { method: 'passkey' });
+    if (asked.kind !== 'proof_needed' || asked.need.kind !== 'passkey') throw new Error(asked.kind);
+    const proof = { method: 'passkey', credentialId: 'laptop' } as const;
+    expect(await completeFactorChange(deps, callerFor(newUser()), asked.need.challenge.id, proof)).toEqual({
+      kind: 'not_proved',
+      check: { kind: 'challenge_unusable' },
+    });
+    expect(await completeFactorChange(deps, callerFor(user), asked.need.challenge.id, proof)).toEqual({
+      kind: 'enrollment',
+      outcome: { kind: 'passkey_link', team: TEAM, user },
+    });
+    expect(await completeFactorChange(deps, callerFor(user), asked.need.challenge.id, proof)).toEqual({
+      kind: 'not_proved',
+      check: { kind: 'challenge_unusable' },
+    });
+  });
+
+  it('asks someone with an app for its code; a wrong code adds nothing and counts towards the lockout', async () => {
+    const user = newUser();
+    const secret = await withApp(user);
+    table.clock.advance(STEP_MS);
+    const asked = await startEnrollment(deps, callerFor(user), { method: 'passkey' });
+    if (asked.kind !== 'proof_needed' || asked.need.kind !== 'code') throw new Error(asked.kind);
+    const wrong = codeAt(secret, new Date(table.clock.now().getTime() + 10 * STEP_MS));
+    expect(
+      await completeFactorChange(deps, callerFor(user), asked.need.challenge.id, {
+        method: 'code',
+        code: wrong,
+      }),
+    ).toEqual({ kind: 'not_proved', check: { kind: 'wrong', attemptsLeft: MAX_WRONG_CODES - 1 } });
+    const code = codeAt(secret, table.clock.now());
+    expect(
+      await completeFactorChange(deps, callerFor(user), asked.need.challenge.id, { method: 'code', code }),
+    ).toMatchObject({ kind: 'enrollment', outcome: { kind: 'passkey_link', user } });
+  });
+
+  it('does not take a vote’s challenge as a proof for a change to one’s methods', async () => {
+    const user = newUser();
+    await givePasskey(user, 'laptop');
+    const vote = await store.stepUp.createChallenge({
+      team: TEAM,
+      user,
+      approvalId: 'req-1',
+      decision: 'approve',
+      methods: 'any',
+      expiresAt: new Date(table.clock.now().getTime() + 60_000),
+    });
+    expect(
+      await completeFactorChange(deps, callerFor(user), vote.id, {
+        method: 'passkey',
+        credentialId: 'laptop',
+      }),
+    ).toEqual({ kind: 'not_proved', check: { kind: 'challenge_unusable' } });
+    expect(await store.stepUp.useChallenge(TEAM, vote.id, user)).toMatchObject({ kind: 'used' });
+  });
+
+  it('tells the person whenever a method of theirs is added or removed, and by whom', async () => {
+    const owner = newUser();
+    const admin = newUser();
+    notices.length = 0;
+    await withApp(owner);
+    await store.approvalPolicy.put(TEAM, { admins: [admin] }, admin);
+    await resetStepUp(deps, callerFor(admin), { user: owner });
+    expect(notices).toEqual([
+      { team: TEAM, user: owner, by: owner, change: 'added', app: true, passkeys: 0, at: table.clock.now() },
+      {
+        team: TEAM,
+        user: owner,
+        by: admin,
+        change: 'removed',
+        app: true,
+        passkeys: 0,
+        at: table.clock.now(),
+      },
+    ]);
   });
 });
