@@ -1,4 +1,17 @@
 import * as z from 'zod';
+import { overLongWords } from './truncate.js';
+
+/**
+ * A text over a schema's `max` that has no words of its own is told as every over-long value is
+ * (`is 5,000 characters; the most it can be is 4,000`) rather than in zod's own words ("Too big:
+ * expected string to have <=4000 characters"), wherever the issue reaches a person. Anything else
+ * keeps zod's message (`undefined`).
+ */
+function overLongIssue(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.code !== 'too_big' || issue.origin !== 'string' || typeof issue.input !== 'string')
+    return undefined;
+  return overLongWords(issue.input.length, Number(issue.maximum));
+}
 
 /**
  * zod's settings for the whole process, made before anything parses: every module that holds zod
@@ -11,4 +24,4 @@ import * as z from 'zod';
  * schema itself once it reads a second answer (`z.compile`, lib/api/client.ts), which this leaves
  * alone; the schemas accept and refuse exactly the same either way.
  */
-z.config({ jitless: true });
+z.config({ jitless: true, customError: overLongIssue });

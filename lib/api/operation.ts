@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import '../zod-settings.js';
+import { overLongWords } from '../truncate.js';
 
 /**
  * One row of the operations table. Everything the bot knows about an API operation lives here:
@@ -292,7 +293,11 @@ export function text(min?: number, max?: number) {
         ? `must be at least ${min} characters`
         : `must be at most ${max} characters`;
   if (min !== undefined) schema = schema.min(min, range);
-  if (max !== undefined) schema = schema.max(max, range);
+  // Too long is said as every over-long value is: its length and the most it can be.
+  if (max !== undefined)
+    schema = schema.max(max, {
+      error: (issue) => (typeof issue.input === 'string' ? overLongWords(issue.input.length, max) : range),
+    });
   return schema;
 }
 

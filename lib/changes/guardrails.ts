@@ -69,6 +69,8 @@ export interface GuardrailRefusal {
   readonly setAt: Date;
   /** Channels whose policy allows it, the first few. */
   readonly allowedIn: readonly string[];
+  /** How many channels' policies allow it in all (`allowedIn` names the first few). */
+  readonly allowedInCount: number;
 }
 
 export interface ChannelGuard {
@@ -119,6 +121,7 @@ async function guardrailRefusal(
     setBy: policy.updatedBy,
     setAt: policy.updatedAt,
     allowedIn: allowedIn.slice(0, ALLOWED_ELSEWHERE_SHOWN),
+    allowedInCount: allowedIn.length,
   };
 }
 

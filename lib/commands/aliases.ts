@@ -1,5 +1,6 @@
 import { isPrototypeKey } from '../prototype-keys.js';
 import { COMMAND_NAME_PATTERN } from '../store/keys.js';
+import { overLongWords } from '../truncate.js';
 import { actionNamesOf, type CommandOperation, type CommandRegistry, SLASH_COMMAND } from './registry.js';
 import { type Token, tokenize } from './tokenize.js';
 
@@ -93,7 +94,7 @@ export type TemplateReading =
 export function readTemplate(text: string): TemplateReading {
   if (text.trim() === '') return { ok: false, message: 'The expansion is empty: give the command to run.' };
   if (text.length > MAX_EXPANSION_LENGTH) {
-    return { ok: false, message: `An expansion is at most ${MAX_EXPANSION_LENGTH} characters.` };
+    return { ok: false, message: `The expansion ${overLongWords(text.length, MAX_EXPANSION_LENGTH)}.` };
   }
   // Control characters never belong in a command; line breaks would also break the list's lines.
   if (/\p{Cc}/u.test(text)) {

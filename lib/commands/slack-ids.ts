@@ -12,6 +12,8 @@
  * holds, so a stored id can never push a policy out of `/cloud policy`.
  */
 
+import { overLongWords } from '../truncate.js';
+
 export const SLACK_ID_MIN_LENGTH = 3;
 export const SLACK_ID_MAX_LENGTH = 21;
 /**
@@ -50,7 +52,7 @@ export function readSlackId(kind: SlackIdKind, text: string): IdReading {
   if (id.length > SLACK_ID_MAX_LENGTH) {
     return {
       ok: false,
-      why: `a Slack id is at most ${SLACK_ID_MAX_LENGTH} characters, this one has ${id.length}`,
+      why: `the id ${overLongWords(id.length, SLACK_ID_MAX_LENGTH)}`,
     };
   }
   const letters = rule.letters.split('').join(' or ');

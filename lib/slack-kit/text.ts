@@ -34,6 +34,24 @@ export function link(url: string, label: string): string {
   return `<${url.replace(/[<>|\s]/g, encodeURIComponent)}|${safeLabel}>`;
 }
 
+/** A mention exactly as `userMention` writes it: a person's id, no label. */
+const BOT_USER_MENTION = /<@[UW][A-Z0-9]{2,20}>/g;
+
+/**
+ * `escapeMrkdwn` that leaves the bot's own mentions of a person working: stored text the bot
+ * composed (a report's "paused by <@U0ALICE>") shows the person's name, and nothing else in it can
+ * ping, link or broadcast (a labelled mention, `<!channel>`, a user group, a link stay text).
+ */
+export function escapeKeepingMentions(text: string): string {
+  let kept = '';
+  let from = 0;
+  for (const match of text.matchAll(BOT_USER_MENTION)) {
+    kept += escapeMrkdwn(text.slice(from, match.index)) + match[0];
+    from = match.index + match[0].length;
+  }
+  return kept + escapeMrkdwn(text.slice(from));
+}
+
 /** A Slack user mention from a user id (`U123`). */
 export function userMention(userId: string): string {
   return /^[UW][A-Z0-9]+$/.test(userId) ? `<@${userId}>` : escapeMrkdwn(userId);

@@ -9,7 +9,14 @@ import { actionsBlock, confirmDialog, contextBlock, headerBlock, sectionBlock } 
 import { ActionId } from '../slack-kit/interaction-ids.js';
 import { SLACK_LIMITS } from '../slack-kit/limits.js';
 import { rateLimitedFor, slackErrorOf } from '../slack-kit/slack-refusals.js';
-import { bold, codeSpan, escapeMrkdwn, slackDate, userMention } from '../slack-kit/text.js';
+import {
+  bold,
+  codeSpan,
+  escapeKeepingMentions,
+  escapeMrkdwn,
+  slackDate,
+  userMention,
+} from '../slack-kit/text.js';
 import type { AgentGrant, Approval, ReportSubscription, Store, TokenLink } from '../store/index.js';
 import { truncate } from '../truncate.js';
 import { approverGroupMembers } from './approver-groups.js';
@@ -283,7 +290,7 @@ function reportButton(sub: ReportSubscription, change: ReportButton['c'], label:
 
 function reportItem(sub: ReportSubscription): KnownBlock[] {
   const state = sub.paused
-    ? `:double_vertical_bar: paused${sub.pauseReason ? ` (${escapeMrkdwn(truncate(sub.pauseReason, 200))})` : ''}`
+    ? `:double_vertical_bar: paused${sub.pauseReason ? ` (${escapeKeepingMentions(truncate(sub.pauseReason, 200))})` : ''}`
     : `next run ${slackDate(sub.nextRunAt)}`;
   const last = sub.lastRun ? ` · last run ${slackDate(sub.lastRun.at)} ${sub.lastRun.status}` : '';
   const text = `${bold(sub.kind)} report ${codeSpan(sub.id.slice(0, 8))} in <#${sub.channel}> · ${state}${last}`;

@@ -23,7 +23,7 @@ import {
   sectionBlock,
 } from '../slack-kit/blocks.js';
 import { channelRefusalOf } from '../slack-kit/channel-access.js';
-import { codeSpan, escapeMrkdwn, userMention } from '../slack-kit/text.js';
+import { codeSpan, escapeMrkdwn, slackDate, userMention } from '../slack-kit/text.js';
 import { inSlackTeam } from '../slack-kit/web-client.js';
 import type { StatusWatch, Store, WatchOutcome } from '../store/index.js';
 import { withChangeAuthor } from './render/change-author.js';
@@ -55,7 +55,21 @@ function minutesBetween(from: Date, to: Date): string {
   return minutes < 1 ? 'under a minute' : minutes === 1 ? '1 minute' : `${minutes} minutes`;
 }
 
-/** The line under the resource that says where the operation stands. */
+/** A status as a word (`not_ready` → `not ready`). */
+function statusWords(status: string): string {
+  return status.replace(/_/g, ' ');
+}
+
+/** `running, offline or stopped`. */
+function oneOf(words: readonly string[]): string {
+  if (words.length <= 1) return words.join('');
+  return `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
+}
+
+/**
+ * The line under the resource that says where the operation stands. `now` is when the status
+ * shown was read: the tick's time, or the operation's answer for the first message.
+ */
 export function statusLine(
   watch: Pick<StatusWatch, 'user' | 'startedAt' | 'viewOperationId' | 'viewInput'>,
   state: WatchState,
@@ -63,7 +77,12 @@ export function statusLine(
 ): string {
   const status = state.status === null ? 'unknown' : codeSpan(state.status);
   if (state.kind === 'watching') {
-    return `:hourglass_flowing_sand: Status ${status}. This message is updated until it is ${state.final.join(', ')}.`;
+    // What it last saw (and when), then what it waits for, in words.
+    const seen =
+      state.status === null
+        ? 'Its status is not known yet.'
+        : `Last seen ${codeSpan(statusWords(state.status))} ${slackDate(now)}.`;
+    return `:hourglass_flowing_sand: ${seen} Waiting until it is ${oneOf(state.final.map(statusWords))}; this message is updated when it is.`;
   }
   const after = minutesBetween(watch.startedAt, now);
   switch (state.outcome) {

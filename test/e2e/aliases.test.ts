@@ -126,7 +126,10 @@ describe('/cloud alias add, list, remove', () => {
     ['"volumes view $2"', 'without gaps'],
     ['"volumes frobnicate $1"', 'has no action `frobnicate`'],
     ['"volumes view $1 --no-such-flag 3"', 'not a command that runs'],
-    [`"volumes list --label ${'y'.repeat(600)}"`, 'at most 500 characters'],
+    [
+      `"volumes list --label ${'y'.repeat(600)}"`,
+      'The expansion is 621 characters; the most it can be is 500.',
+    ],
   ])('refuses the expansion %s', async (expansion, reason) => {
     await say(ALICE, 'alias add vv2 "volumes view $1"');
     const answer = await say(ALICE, `alias add rmvol ${expansion}`);

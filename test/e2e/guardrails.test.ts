@@ -89,6 +89,22 @@ describe('a channel that allows only reads', () => {
     expect(lastCard(OPS)).toBeUndefined();
   });
 
+  it('names where the operation is allowed as the stored policies say: channels whose policy allows it, and channels without one', async () => {
+    await e2e.command(ADA, 'policy --allow read', OPS);
+    await e2e.command(ADA, 'policy --allow read,change,costs,destructive', GENERAL);
+    const text = e2e.textOf((await e2e.command(ALICE, `volumes delete ${newVolume()}`, OPS)).message);
+    expect(text).toContain(
+      `It is allowed in <#${GENERAL}>, whose policy allows destructive operations, and in any channel without a policy of its own.`,
+    );
+    expect(text).not.toContain('channels without a policy of their own');
+
+    // With no channel's policy allowing it, only the channels without a policy are left.
+    await e2e.command(ADA, 'policy --allow read', GENERAL);
+    const alone = e2e.textOf((await e2e.command(ALICE, `volumes delete ${newVolume()}`, OPS)).message);
+    expect(alone).toContain('It is allowed only in channels without a policy of their own.');
+    expect(alone).not.toContain(`<#${GENERAL}>`);
+  });
+
   it('lists rows and shows a volume without the Detach or Delete the channel would refuse', async () => {
     const api = new ApiClient({ baseUrl: e2e.emulator.url, token: e2e.emulator.demoToken });
     const volumes = (await api.listAll(getOperation('volumes.list'), {})).data as {

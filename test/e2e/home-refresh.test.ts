@@ -105,6 +105,9 @@ describe('reports', () => {
     await e2e.command(ALICE, `reports pause ${id}`);
     expect(homeText(ALICE)).toContain(`report \`${id}\``);
     expect(homeText(ALICE)).toContain('paused (paused by');
+    // Who paused it is a mention Slack draws as a name, not `&lt;@U0ALICE&gt;` shown raw.
+    expect(homeText(ALICE)).toContain(`paused (paused by <@${ALICE}>)`);
+    expect(homeText(ALICE)).not.toContain(`&lt;@${ALICE}&gt;`);
     expect(homeText(ALICE)).toContain('"text":"Resume"');
 
     // Ada is a workspace admin: her resume changes Alice's report, and both Homes follow.

@@ -152,6 +152,42 @@ describe('hostile words in every position', () => {
   });
 });
 
+describe('over-long input', () => {
+  /** The one sentence every over-long value is told with, whatever it is and wherever it was typed. */
+  const overLong = (length: string, most: string) => `is ${length} characters; the most it can be is ${most}`;
+
+  it.each([
+    ['a text flag', `volumes create --region us-east --label ${'x'.repeat(5000)}`, '--label:', '5,000', '32'],
+    [
+      'odd unicode',
+      `volumes create --region us-east --label ${'😀'.repeat(2500)}`,
+      '--label:',
+      '5,000',
+      '32',
+    ],
+    ['a reason', `volumes delete 1 --reason ${'x'.repeat(5000)}`, '`--reason`:', '5,000', '500'],
+    [
+      'a break-glass reason',
+      `volumes delete 1 --break-glass ${'x'.repeat(5000)}`,
+      '`--break-glass`:',
+      '5,000',
+      '500',
+    ],
+    [
+      'an alias expansion',
+      `alias add big "volumes list --label ${'x'.repeat(600)}"`,
+      'The expansion',
+      '623',
+      '500',
+    ],
+  ])('%s is told its length and the most it can be', async (_what, text, subject, length, most) => {
+    const shown = await expectClearAnswer(text);
+    expect(shown).not.toMatch(/Too big|expected string|<=/);
+    expect(shown).toContain(`${subject} ${overLong(length, most)}`);
+    expectPrototypeUntouched();
+  });
+});
+
 describe('the login form', () => {
   it.each(['__proto__', '../x', '.hidden', ...ODD, HUGE.slice(0, 3000)])(
     'a profile named %s is refused next to the field',

@@ -336,6 +336,24 @@ describe('refusals the page reports in words', () => {
     expect(plain.result.error).toMatch(/Type a slash command/);
   });
 
+  it.each([
+    ['a 5,000-character command', `/cloud volumes list --label ${'x'.repeat(4972)}`, '5,000'],
+    ['odd unicode (emoji count two characters each)', `/cloud x${'😀'.repeat(2496)}`, '5,000'],
+    ['a command with prototype keys', `/cloud volumes list --__proto__ ${'x'.repeat(4968)}`, '5,000'],
+  ])(
+    '%s is refused in plain words, naming its length and the most it can be',
+    async (_what, text, length) => {
+      expect(text.length).toBe(5000);
+      const before = sandbox.stack.standIn.store.messages(OPS).length;
+      const { status, result } = await post('/api/command', { user: ALICE, channel: OPS, text });
+      expect(status).toBe(400);
+      expect(result.error).toBe(
+        `That command is ${length} characters; the most it can be is 4,000. Shorten it and send it again.`,
+      );
+      expect(sandbox.stack.standIn.store.messages(OPS)).toHaveLength(before);
+    },
+  );
+
   it('refuses requests from another site, including by DNS rebinding, and bodies that are not JSON', async () => {
     const crossSite = await post(
       '/api/command',

@@ -1,3 +1,4 @@
+import { overLongWords } from '../../truncate.js';
 import { normalizeName } from '../names.js';
 import { SLASH_COMMAND } from '../registry.js';
 import type { Token } from '../tokenize.js';
@@ -79,8 +80,8 @@ export function takeGlobalFlags(tokens: readonly Token[]): GlobalFlagsReading {
       if (token.value === undefined && next?.kind === 'word') index++;
       const read =
         name === 'reason'
-          ? readReason(text, NEEDS_REQUEST_REASON, 'The reason', MAX_REQUEST_REASON)
-          : readReason(text, NEEDS_REASON, 'The break-glass reason', MAX_BREAK_GLASS_REASON);
+          ? readReason(text, NEEDS_REQUEST_REASON, '`--reason`', MAX_REQUEST_REASON)
+          : readReason(text, NEEDS_REASON, '`--break-glass`', MAX_BREAK_GLASS_REASON);
       if (!read.ok) return read;
       if (name === 'reason') reason = read.reason;
       else breakGlass = read.reason;
@@ -107,13 +108,13 @@ function isFalseWord(text: string): boolean {
 function readReason(
   text: string | undefined,
   needed: string,
-  what: string,
+  flag: string,
   max: number,
 ): { readonly ok: true; readonly reason: string } | { readonly ok: false; readonly message: string } {
   const reason = text?.trim() ?? '';
   if (reason === '') return { ok: false, message: needed };
   if (reason.length > max) {
-    return { ok: false, message: `${what} is at most ${max} characters.` };
+    return { ok: false, message: `${flag}: ${overLongWords(reason.length, max)}.` };
   }
   return { ok: true, reason };
 }

@@ -23,7 +23,14 @@ import { describeSchedule, scheduleFromFlags } from '../../reports/schedule.js';
 import { mrkdwnFallback, sectionBlock } from '../../slack-kit/blocks.js';
 import { channelRefusalHint, ensureBotCanPost } from '../../slack-kit/channel-access.js';
 import { notice, type Reply } from '../../slack-kit/reply.js';
-import { codeSpan, countOf, escapeMrkdwn, slackDate, userMention } from '../../slack-kit/text.js';
+import {
+  codeSpan,
+  countOf,
+  escapeKeepingMentions,
+  escapeMrkdwn,
+  slackDate,
+  userMention,
+} from '../../slack-kit/text.js';
 import type { ReportKind, ReportSubscription } from '../../store/index.js';
 import type { ReportFilter } from '../../store/report-subscriptions.js';
 import type { ReportRunJob } from '../../worker/handoff.js';
@@ -209,7 +216,7 @@ function describeFilter(filter: ReportFilter): string {
 
 function scheduleState(sub: ReportSubscription): string {
   if (sub.paused)
-    return `:pause_button: paused${sub.pauseReason ? `: ${escapeMrkdwn(sub.pauseReason)}` : ''}`;
+    return `:pause_button: paused${sub.pauseReason ? `: ${escapeKeepingMentions(sub.pauseReason)}` : ''}`;
   const last = sub.lastRun
     ? `, last run ${slackDate(sub.lastRun.at)}${sub.lastRun.status === 'failed' ? ' :warning: failed' : ''}`
     : '';

@@ -60,7 +60,11 @@ describe('a node rebooted from Slack', () => {
     // The answer was `{}` ("Reboot started."): until the node is read, its status is not known.
     expect(messageAt(watched.ts).all).toContain(`Node ${node.id} is rebooting.`);
     expect(messageAt(watched.ts).all).not.toContain('done');
-    expect(messageAt(watched.ts).all).toContain(':hourglass_flowing_sand: Status unknown.');
+    // It says what it waits for, in words, and that it has not read a status yet.
+    expect(messageAt(watched.ts).all).toContain(
+      ':hourglass_flowing_sand: Its status is not known yet. Waiting until it is running, offline or stopped; this message is updated when it is.',
+    );
+    expect(messageAt(watched.ts).all).not.toContain('Status unknown');
     const running = await harness.deps.store.statusWatches.running(50);
     const watch = running.find((w) => w.messageTs === watched.ts);
     if (!watch) throw new Error('the worker started no watch for the message');
@@ -68,7 +72,10 @@ describe('a node rebooted from Slack', () => {
     // The first run reads the node mid-reboot; the reboot takes a minute in the emulator.
     const first = await harness.tick();
     expect(first.watches.updated).toBe(1);
-    expect(messageAt(watched.ts).all).toContain('Status `rebooting`');
+    // What it last saw, and when it saw it.
+    expect(messageAt(watched.ts).all).toMatch(
+      /:hourglass_flowing_sand: Last seen `rebooting` <!date\^\d+\^\{date_short_pretty\} \{time\}\|[^>]+>\. Waiting until it is running, offline or stopped/,
+    );
     harness.advance(MINUTE);
     const second = await harness.tick();
     expect(second.watches).toMatchObject({ updated: 1, finished: 1 });
@@ -108,7 +115,8 @@ describe('a disk added from Slack', () => {
     );
     expect(delivery.status).toBe(200);
     const watched = channelMessageOf('/cloud nodes disks-create');
-    expect(messageAt(watched.ts).all).toContain('Status `not ready`');
+    expect(messageAt(watched.ts).all).toContain('Last seen `not ready`');
+    expect(messageAt(watched.ts).all).toContain('Waiting until it is ready;');
     harness.advance(MINUTE);
     // The reboot of the test before is still watched too: only this message is looked at.
     await harness.tick();

@@ -70,7 +70,7 @@ describe('a database created from Slack', () => {
       .at(-1);
     if (!watched) throw new Error('no channel message for the new database');
     const started = { ts: watched.ts };
-    expect(messageAt(started.ts).all).toContain('Status `provisioning`');
+    expect(messageAt(started.ts).all).toContain('Last seen `provisioning`');
     const author = `:bust_in_silhouette: <@${ALICE}> ran \`/cloud databases mysql-create\``;
     expect(messageAt(started.ts).all).toContain(author);
     const running = await harness.deps.store.statusWatches.running(50);

@@ -181,7 +181,7 @@ describe('checks before sending', () => {
     expect(error.operationId).toBe('volumes.create');
     expect(error.errors).toEqual(
       expect.arrayContaining([
-        { field: 'label', reason: 'must be 1 to 32 characters' },
+        { field: 'label', reason: 'is 33 characters; the most it can be is 32' },
         { field: 'colour', reason: 'is not a known field' },
       ]),
     );

@@ -38,7 +38,7 @@ describe('databases.mysql-create', () => {
       'label: must be 3 to 32 characters',
     ]);
     expect(issuesOf('databases.mysql-create', { ...validMySql, label: 'x'.repeat(33) })).toEqual([
-      'label: must be 3 to 32 characters',
+      'label: is 33 characters; the most it can be is 32',
     ]);
   });
   it('rejects a cluster size other than 1 or 3', () => {
@@ -203,7 +203,7 @@ describe.each(KINDS)('databases.%s-update', (kind) => {
   });
   it('rejects a label longer than 32 characters', () => {
     expect(issuesOf(id, { instanceId: 5, label: 'x'.repeat(33) })).toEqual([
-      'label: must be 3 to 32 characters',
+      'label: is 33 characters; the most it can be is 32',
     ]);
   });
 });
@@ -219,7 +219,7 @@ describe.each(KINDS)('databases.%s-backup-snapshot', (kind) => {
   });
   it('rejects a label longer than 30 characters', () => {
     expect(issuesOf(id, { instanceId: 5, label: 'x'.repeat(31) })).toEqual([
-      'label: must be 1 to 30 characters',
+      'label: is 31 characters; the most it can be is 30',
     ]);
   });
   it('rejects a label with characters other than ASCII letters, digits and underscores', () => {

@@ -23,7 +23,7 @@ describe('images.create', () => {
       'description: must be 1 to 65000 characters',
     ]);
     expect(issuesOf('images.create', { disk_id: 1, description: 'x'.repeat(65001) })).toEqual([
-      'description: must be 1 to 65000 characters',
+      'description: is 65,001 characters; the most it can be is 65,000',
     ]);
   });
   it('watches the captured image until it is available', () => {
@@ -60,7 +60,7 @@ describe('images.update', () => {
   });
   it('rejects a description longer than 65000 characters', () => {
     expect(issuesOf('images.update', { imageId: 'private/15', description: 'x'.repeat(65001) })).toEqual([
-      'description: must be 1 to 65000 characters',
+      'description: is 65,001 characters; the most it can be is 65,000',
     ]);
   });
   it('rule 2: applies to private images only', () => {

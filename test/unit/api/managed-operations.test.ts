@@ -51,7 +51,7 @@ describe('managed.contacts-create and contacts-update', () => {
   it('rejects a name outside 2..64 characters', () => {
     expect(issuesOf('managed.contacts-create', { name: 'J' })).toEqual(['name: must be 2 to 64 characters']);
     expect(issuesOf('managed.contacts-update', { contactId: 567, name: 'x'.repeat(65) })).toEqual([
-      'name: must be 2 to 64 characters',
+      'name: is 65 characters; the most it can be is 64',
     ]);
   });
   it('rejects a group outside 2..50 characters', () => {
@@ -59,7 +59,7 @@ describe('managed.contacts-create and contacts-update', () => {
       'group: must be 2 to 50 characters',
     ]);
     expect(issuesOf('managed.contacts-create', { group: 'x'.repeat(51) })).toEqual([
-      'group: must be 2 to 50 characters',
+      'group: is 51 characters; the most it can be is 50',
     ]);
   });
   it('rejects an email that is not an address', () => {
@@ -98,7 +98,7 @@ describe('managed.credentials-create', () => {
       'label: must be 2 to 75 characters',
     ]);
     expect(issuesOf('managed.credentials-create', { label: 'x'.repeat(76), password: 's3cret' })).toEqual([
-      'label: must be 2 to 75 characters',
+      'label: is 76 characters; the most it can be is 75',
     ]);
   });
   it('rule 3: rejects a username longer than 5000 characters', () => {
@@ -108,7 +108,7 @@ describe('managed.credentials-create', () => {
         password: 's3cret',
         username: 'x'.repeat(5001),
       }),
-    ).toEqual(['username: must be at most 5000 characters']);
+    ).toEqual(['username: is 5,001 characters; the most it can be is 5,000']);
   });
 });
 
@@ -145,7 +145,7 @@ describe('managed.credentials-update and credentials-update-login', () => {
         password: 'n3w',
         username: 'x'.repeat(5001),
       }),
-    ).toEqual(['username: must be at most 5000 characters']);
+    ).toEqual(['username: is 5,001 characters; the most it can be is 5,000']);
   });
 });
 
@@ -201,7 +201,7 @@ describe('managed.services-create', () => {
       'address: must be 3 to 100 characters',
     ]);
     expect(issuesOf('managed.services-create', { ...service, address: `https://${'x'.repeat(93)}` })).toEqual(
-      ['address: must be 3 to 100 characters'],
+      ['address: is 101 characters; the most it can be is 100'],
     );
   });
   it('rejects a label outside 3..64 characters', () => {
@@ -209,7 +209,7 @@ describe('managed.services-create', () => {
       'label: must be 3 to 64 characters',
     ]);
     expect(issuesOf('managed.services-create', { ...service, label: 'x'.repeat(65) })).toEqual([
-      'label: must be 3 to 64 characters',
+      'label: is 65 characters; the most it can be is 64',
     ]);
   });
   it('rejects a timeout outside 1..255 seconds', () => {
@@ -222,12 +222,12 @@ describe('managed.services-create', () => {
   });
   it('rejects a body longer than 100 characters', () => {
     expect(issuesOf('managed.services-create', { ...service, body: 'x'.repeat(101) })).toEqual([
-      'body: must be at most 100 characters',
+      'body: is 101 characters; the most it can be is 100',
     ]);
   });
   it('rejects a consultation_group longer than 50 characters', () => {
     expect(issuesOf('managed.services-create', { ...service, consultation_group: 'x'.repeat(51) })).toEqual([
-      'consultation_group: must be at most 50 characters',
+      'consultation_group: is 51 characters; the most it can be is 50',
     ]);
   });
   it('rule 4: requires a region for a private-IP address, bare or in a URL', () => {

@@ -29,7 +29,7 @@ describe('nodes.create', () => {
       'label: must be 3 to 64 characters',
     ]);
     expect(issuesOf('nodes.create', { ...fromImage, label: 'a'.repeat(65) })).toEqual([
-      'label: must be 3 to 64 characters',
+      'label: is 65 characters; the most it can be is 64',
     ]);
   });
   it('rejects a label with characters other than alphanumerics, hyphen, underscore and period', () => {
@@ -56,7 +56,7 @@ describe('nodes.create', () => {
       'root_pass: must be 7 to 128 characters',
     ]);
     expect(issuesOf('nodes.create', { ...fromImage, root_pass: 'x'.repeat(129) })).toEqual([
-      'root_pass: must be 7 to 128 characters',
+      'root_pass: is 129 characters; the most it can be is 128',
     ]);
   });
   it('requires root_pass when deploying from an image or with a StackScript', () => {
@@ -187,7 +187,7 @@ describe('nodes.create interfaces', () => {
   });
   it('vlan: label of at most 64 characters', () => {
     expect(withInterfaces([{ ...vlanInterface, label: 'v'.repeat(65) }])).toEqual([
-      'interfaces.0.label: must be at most 64 characters',
+      'interfaces.0.label: is 65 characters; the most it can be is 64',
     ]);
   });
   it('vlan: primary must be false', () => {
@@ -306,7 +306,7 @@ describe('nodes.snapshot', () => {
       'label: must be 1 to 255 characters',
     ]);
     expect(issuesOf('nodes.snapshot', { nodeId: 123, label: 'x'.repeat(256) })).toEqual([
-      'label: must be 1 to 255 characters',
+      'label: is 256 characters; the most it can be is 255',
     ]);
   });
 });
@@ -431,7 +431,7 @@ describe('nodes.configs-create', () => {
   });
   it('rejects a label outside 1..48 characters', () => {
     expect(issuesOf('nodes.configs-create', { ...config, label: 'x'.repeat(49) })).toEqual([
-      'label: must be 1 to 48 characters',
+      'label: is 49 characters; the most it can be is 48',
     ]);
   });
   it('holds exactly one disk or volume per slot', () => {

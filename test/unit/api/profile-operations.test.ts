@@ -152,9 +152,9 @@ describe('profile.sshkeys-create and sshkeys-update', () => {
   it('rejects a label longer than 64 characters', () => {
     expect(
       issuesOf('profile.sshkeys-create', { label: 'x'.repeat(65), ssh_key: 'ssh-ed25519 AAAA' }),
-    ).toEqual(['label: must be at most 64 characters']);
+    ).toEqual(['label: is 65 characters; the most it can be is 64']);
     expect(issuesOf('profile.sshkeys-update', { sshKeyId: 42, label: 'x'.repeat(65) })).toEqual([
-      'label: must be at most 64 characters',
+      'label: is 65 characters; the most it can be is 64',
     ]);
   });
   it('rejects changing the key itself', () => {
@@ -187,7 +187,7 @@ describe('profile.tokens-create', () => {
   it('rejects a label outside 1..100 characters', () => {
     expect(issuesOf('profile.tokens-create', { label: '' })).toEqual(['label: must be 1 to 100 characters']);
     expect(issuesOf('profile.tokens-create', { label: 'x'.repeat(101) })).toEqual([
-      'label: must be 1 to 100 characters',
+      'label: is 101 characters; the most it can be is 100',
     ]);
   });
   it('rejects an expiry that is not a date-time', () => {
@@ -205,7 +205,7 @@ describe('profile.tokens-create', () => {
 describe('profile.tokens-update and tokens-delete', () => {
   it('rejects a label outside 1..100 characters', () => {
     expect(issuesOf('profile.tokens-update', { tokenId: 123, label: 'x'.repeat(101) })).toEqual([
-      'label: must be 1 to 100 characters',
+      'label: is 101 characters; the most it can be is 100',
     ]);
   });
   it('rejects a token id that is not a whole number', () => {

@@ -17,7 +17,7 @@ describe('volumes.create', () => {
   });
   it('rejects a label longer than 32 characters', () => {
     expect(issuesOf('volumes.create', { label: 'x'.repeat(33), region: 'us-east' })).toEqual([
-      'label: must be 1 to 32 characters',
+      'label: is 33 characters; the most it can be is 32',
     ]);
   });
 });

@@ -91,7 +91,10 @@ describe('alias expansions', () => {
     ['volumes delete $@', 'stands alone'],
     ['volumes list --label "unclosed', 'never closed'],
     ['   ', 'empty'],
-    [`volumes list --label ${'x'.repeat(MAX_EXPANSION_LENGTH)}`, 'at most'],
+    [
+      `volumes list --label ${'x'.repeat(MAX_EXPANSION_LENGTH)}`,
+      `The expansion is 521 characters; the most it can be is ${MAX_EXPANSION_LENGTH}.`,
+    ],
     ['volumes list\n--all', 'one line'],
   ])('refuses %j (%s)', (text, reason) => {
     const read = readTemplate(text);

@@ -34,7 +34,10 @@ describe('Slack ids', () => {
     expect(readSlackId('user', longest)).toEqual({ ok: true, id: longest });
     const read = readSlackId('user', `${longest}A`);
     expect(read.ok).toBe(false);
-    if (!read.ok) expect(read.why).toContain(`at most ${SLACK_ID_MAX_LENGTH} characters`);
+    if (!read.ok)
+      expect(read.why).toBe(
+        `the id is ${SLACK_ID_MAX_LENGTH + 1} characters; the most it can be is ${SLACK_ID_MAX_LENGTH}`,
+      );
   });
 
   it('refuses the wrong kind of id and what is not an id', () => {
@@ -62,7 +65,7 @@ describe('people', () => {
     const long = `U${'A'.repeat(3499)}`;
     const said = problem(PEOPLE, long, '--approvers');
     expect(said).toContain('`--approvers`');
-    expect(said).toContain(`at most ${SLACK_ID_MAX_LENGTH} characters`);
+    expect(said).toContain(`the id is 3,500 characters; the most it can be is ${SLACK_ID_MAX_LENGTH}`);
     expect(said).toContain('e.g. `--approvers @alice,@bob`');
     expect(said).not.toContain(long);
     expect(said.length).toBeLessThan(300);
@@ -87,7 +90,7 @@ describe('one channel or user group', () => {
 
   it('refuses an over-long id, saying the bound and an example', () => {
     const said = problem({ type: 'channel' }, `C${'A'.repeat(3499)}`, '--audit-channel');
-    expect(said).toContain(`at most ${SLACK_ID_MAX_LENGTH} characters`);
+    expect(said).toContain(`the id is 3,500 characters; the most it can be is ${SLACK_ID_MAX_LENGTH}`);
     expect(said).toContain('e.g. `--audit-channel #audit`');
     expect(problem({ type: 'usergroup' }, `S${'A'.repeat(3499)}`, '--approver-group')).toContain(
       'e.g. `--approver-group @sre`',

@@ -46,7 +46,7 @@ describe('--break-glass', () => {
     );
     expect(
       messageOf(parse(`volumes delete 12 --break-glass "${'x'.repeat(MAX_BREAK_GLASS_REASON + 1)}"`)),
-    ).toBe(`The break-glass reason is at most ${MAX_BREAK_GLASS_REASON} characters.`);
+    ).toBe('`--break-glass`: is 501 characters; the most it can be is 500.');
   });
 
   it('goes with operations only', () => {

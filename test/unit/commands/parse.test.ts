@@ -470,7 +470,7 @@ describe('secret values', () => {
     const parsed = error('profile tfa-confirm --tfa-code 123456 --password 12345678 --attempts many');
     expect(parsed.message).toBe('--attempts: must be a whole number (got "many")');
     const secretEnum = error('profile tfa-confirm --tfa-code 654321x');
-    expect(secretEnum.message).toBe('--tfa-code: must be 6 to 6 characters');
+    expect(secretEnum.message).toBe('--tfa-code: is 7 characters; the most it can be is 6');
     expect(secretEnum.message).not.toContain('654321x');
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   codeSpan,
+  escapeKeepingMentions,
   escapeMrkdwn,
   formatAbsoluteDate,
   formatNumber,
@@ -99,5 +100,26 @@ describe('formatNumber', () => {
     expect(formatNumber(1234567.891)).toBe('1,234,567.891');
     expect(formatNumber(1.0005)).toBe('1.001');
     expect(formatNumber(-0.0004)).toBe('-0');
+  });
+});
+
+describe('escapeKeepingMentions', () => {
+  it("keeps the bot's own mentions of a person and escapes everything else", () => {
+    expect(escapeKeepingMentions('paused by <@U0ALICE>')).toBe('paused by <@U0ALICE>');
+    expect(escapeKeepingMentions('a & b <@U0ALICE> <!channel> <https://evil.example|x>')).toBe(
+      'a &amp; b <@U0ALICE> &lt;!channel&gt; &lt;https://evil.example|x&gt;',
+    );
+  });
+
+  it('escapes a mention with a label or of anything but a person', () => {
+    for (const hostile of [
+      '<@U0ALICE|boss>',
+      '<!subteam^S0ONCALL>',
+      '<#C0OPS>',
+      '<@__proto__>',
+      '<@u0alice>',
+    ]) {
+      expect(escapeKeepingMentions(hostile)).toBe(escapeMrkdwn(hostile));
+    }
   });
 });

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import * as z from 'zod';
 import type { AnyOperation } from '../../../../lib/api/operation.js';
+import { overLongWords } from '../../../../lib/truncate.js';
 import { escapeCommandText } from '../escaping.js';
 import type { SlackTeam } from '../oauth.js';
 import {
@@ -93,10 +94,13 @@ const HEARTBEAT_MS = 20_000;
 
 const SeatFields = { user: z.string().min(1).max(64), team: z.string().min(1).max(64).optional() };
 
+/** The longest command the composer sends. */
+const MAX_COMMAND_CHARS = 4000;
+
 const CommandRequestSchema = z.object({
   ...SeatFields,
   channel: z.string().min(1).max(64),
-  text: z.string().max(4000),
+  text: z.string().max(MAX_COMMAND_CHARS),
 });
 
 const ClickRequestSchema = z.object({
@@ -188,6 +192,21 @@ async function readJsonBody(request: IncomingMessage): Promise<unknown> {
   } catch {
     throw new HttpError(400, 'The request body is not valid JSON.');
   }
+}
+
+/**
+ * An over-long command is told in the words every over-long value gets, before the request's
+ * schema would name it as an issue of the request's `text` field.
+ */
+function withinCommandLength(body: unknown): unknown {
+  const text = (body as { text?: unknown } | null)?.text;
+  if (typeof text === 'string' && text.length > MAX_COMMAND_CHARS) {
+    throw new HttpError(
+      400,
+      `That command ${overLongWords(text.length, MAX_COMMAND_CHARS)}. Shorten it and send it again.`,
+    );
+  }
+  return body;
 }
 
 function parseRequest<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
@@ -399,7 +418,7 @@ export function createPageHandler(workspace: SlackWorkspace, options: PageHandle
   }
 
   async function runCommand(body: unknown): Promise<ActionResult> {
-    const input = parseRequest(CommandRequestSchema, body);
+    const input = parseRequest(CommandRequestSchema, withinCommandLength(body));
     const team = teamOf(input.team);
     const { user, channel } = resolveSeat(store, input.user, input.channel, scopeOf(team));
     if (isBotInvite(input.text, store.seed.bot)) return inviteBot(channel, user);
