@@ -15,6 +15,7 @@ import {
 import { type AgentOperationKind, agentKindOf } from '../core/agent-operations.js';
 import type { Caller } from '../core/caller.js';
 import type { ReadAhead } from '../store/index.js';
+import { standingWords } from '../slack/render/request-standing.js';
 import { type AgentToolDeps, TOOL_OF_KIND } from './tool-deps.js';
 
 /**
@@ -98,23 +99,15 @@ export function withBlocks(result: CallToolResult): CallToolResult {
   };
 }
 
-/** A request's state in a sentence, for the person reading it in Slackbot. */
+/**
+ * A request's state in a sentence, for the person reading it in Slackbot: the words its card and
+ * every other surface use (`standingWords`), plain text.
+ */
 function stateWords(view: ReturnType<typeof requestView>): string {
   const what = `${view.operation} on ${view.target}`;
-  switch (view.state) {
-    case 'waiting_for_approval':
-      return `${what}: waiting for approval (${view.approvals} of ${view.requiredApprovals}) until ${view.decideBy.toISOString()}.`;
-    case 'done':
-      return `${what}: done${view.breakGlass ? ' (run with break-glass)' : ''}.`;
-    case 'in_doubt':
-      return `${what}: sent, but the API's answer was lost; the bot is checking whether it happened.`;
-    case 'unknown':
-      return `${what}: it is not known whether it happened; check the resource.`;
-    case 'not_run':
-      return `${what}: approved, but it never ran.`;
-    default:
-      return `${what}: ${view.state.replaceAll('_', ' ')}.`;
-  }
+  const { words } = standingWords(view.standing);
+  const until = view.standing.kind === 'waiting' ? ` until ${view.decideBy.toISOString()}` : '';
+  return `${what}: ${words}${until}.`;
 }
 
 /** Operations whose name, summary or group match every word of the query. */

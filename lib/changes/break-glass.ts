@@ -175,6 +175,11 @@ function auditChannelOf(channelPolicy: StoredChannelPolicy, channel: string): st
     : undefined;
 }
 
+/**
+ * The card in the channel, the alarm, and the copy in the audit channel, which the request keeps
+ * so that every later `showCard` (the worker's, or the sweep's after a worker died) updates it
+ * with the card. A copy the request could not keep is told to stop saying how it stands.
+ */
 async function postBreakGlassCard(
   deps: ChangeDeps,
   surface: ApprovalSurface,
@@ -184,5 +189,14 @@ async function postBreakGlassCard(
   const posted = await surface.postCard(approval);
   const ts = posted.kind === 'posted' ? posted.ts : undefined;
   if (ts) await linkCard(deps, approval, ts);
-  await surface.announceBreakGlass({ ...approval, messageTs: ts ?? null }, announcement);
+  const shown = { ...approval, messageTs: ts ?? null };
+  const copy = await surface.announceBreakGlass(shown, announcement);
+  if (!copy) return;
+  const kept = await deps.store.approvals
+    .addCopy(approval.team, approval.id, copy)
+    .catch((error: unknown) => {
+      deps.logger.error('copy of the card not kept with its request', { approvalId: approval.id, error });
+      return false;
+    });
+  if (!kept) await surface.copyNotFollowed(shown, copy);
 }

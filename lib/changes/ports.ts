@@ -3,7 +3,14 @@ import type { ApiCallEvent, ApiClient } from '../api/client.js';
 import type { ApiSettings } from '../api/client-factory.js';
 import type { ApiError } from '../api/errors.js';
 import type { AnyOperation } from '../api/operation.js';
-import type { Approval, ApprovalOutcome, ApprovalPolicy, Store, VoteMethod } from '../store/index.js';
+import type {
+  Approval,
+  ApprovalOutcome,
+  ApprovalPolicy,
+  CardCopy,
+  Store,
+  VoteMethod,
+} from '../store/index.js';
 
 /**
  * What the change workflow needs from the place it is shown (Slack today), as interfaces the
@@ -92,12 +99,23 @@ export interface ApprovalSurface {
   postCard(approval: Approval): Promise<PostedCard>;
   /** The card is up but its request could not be linked to it: it must not keep live buttons. */
   markCardUnsaved(channel: string, ts: string): Promise<void>;
-  /** True when the card shows the request as it now stands (or there is no card). */
+  /**
+   * True when the card shows the request as it now stands (or there is no card). Its copies
+   * (`Approval.copies`) are updated too, each on a best effort.
+   */
   showCard(approval: Approval): Promise<boolean>;
+  /**
+   * A copy was posted that the request could not keep (storage failed): it will never be
+   * updated, so it must stop saying how the request stands. Never throws.
+   */
+  copyNotFollowed(approval: Approval, copy: CardCopy): Promise<void>;
   /** One line in the card's thread; never throws. */
   tell(approval: Approval, event: ApprovalEvent): Promise<void>;
-  /** The break-glass alarm in the card's thread and in the audit channel; never throws. */
-  announceBreakGlass(approval: Approval, announcement: BreakGlassAnnouncement): Promise<void>;
+  /**
+   * The break-glass alarm in the card's thread, and a copy of the card in the audit channel,
+   * which it returns (when it posted one) for the request to keep. Never throws.
+   */
+  announceBreakGlass(approval: Approval, announcement: BreakGlassAnnouncement): Promise<CardCopy | undefined>;
   approverGroupMembers(group: string): Promise<GroupMembers>;
   /**
    * The request was made, voted on, decided or closed: the people it concerns see it as it now

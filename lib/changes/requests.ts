@@ -1,7 +1,7 @@
 import type { ApiClient } from '../api/client.js';
 import { createApiClient } from '../api/client-factory.js';
 import type { AnyOperation } from '../api/operation.js';
-import type { Approval, ApprovalAgent, ApprovalPolicy } from '../store/index.js';
+import type { Approval, ApprovalAgent, ApprovalPolicy, ApprovalRunbookStep } from '../store/index.js';
 import { auditApproval } from './audit.js';
 import { effectiveApprovalPolicy } from './guardrails.js';
 import type { ApprovalSurface, ChangeDeps, ChannelRefusal } from './ports.js';
@@ -25,6 +25,8 @@ export interface ChangeAsk {
   readonly viaAlias?: string | undefined;
   /** The agent that asked for the person, when one did (the card and the audit name it). */
   readonly viaAgent?: ApprovalAgent | undefined;
+  /** The runbook run whose step asks, when one does (the card names the runbook and the step). */
+  readonly viaRunbook?: ApprovalRunbookStep | undefined;
 }
 
 /** Reads the target as the approvers will see it, with the requester's token. */
@@ -109,6 +111,7 @@ export function createRequest(
     reason: ask.reason,
     ...(ask.viaAlias === undefined ? {} : { viaAlias: ask.viaAlias }),
     ...(ask.viaAgent === undefined ? {} : { viaAgent: ask.viaAgent }),
+    ...(ask.viaRunbook === undefined ? {} : { viaRunbook: ask.viaRunbook }),
     channel: ask.channel,
     requiredApprovals: policy.requiredApprovals,
     expiryMinutes: policy.expiryMinutes,

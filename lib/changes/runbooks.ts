@@ -149,8 +149,10 @@ export interface RunbookSurface {
   refusalText(refusal: GuardrailRefusal): string;
   /** Words for an API refusal of a step. */
   errorText(error: ApiError, op: AnyOperation): string;
+  /** Asks for approval of step `index` of `run` (its card names the runbook and the step). */
   requestApproval(
     run: RunbookRun,
+    index: number,
     op: AnyOperation,
     input: Readonly<Record<string, unknown>>,
   ): Promise<StepApproval>;
@@ -282,7 +284,8 @@ async function auditStep(deps: ChangeDeps, run: RunbookRun, index: number): Prom
       target: `${run.runbook} step ${index + 1}: ${step.command}`.slice(0, 300),
       ...(step.approvalId ? { approvalId: step.approvalId } : {}),
       result,
-      ...(step.detail ? { detail: `run ${run.id}: ${step.detail}`.slice(0, 500) } : {}),
+      // People are shown a run's first 8 characters (`/cloud runbook cancel` takes them).
+      ...(step.detail ? { detail: `run ${run.id.slice(0, 8)}: ${step.detail}`.slice(0, 500) } : {}),
     })
     .catch((error: unknown) => deps.logger.error('audit entry not written', { runId: run.id, error }));
 }
@@ -336,7 +339,7 @@ export async function startStep(
     const guard = await channelGuard(deps.store, team, run.channel, op);
     if (guard.refusal) return end('failed', surface.refusalText(guard.refusal));
     if (guard.approvalRequired) {
-      const asked = await surface.requestApproval(run, op, input);
+      const asked = await surface.requestApproval(run, index, op, input);
       if (asked.kind === 'refused') return end('failed', asked.detail);
       await deps.store.runbooks.link(team, 'approval', asked.approvalId, { runId, step: index });
       const waiting = await moveRun(deps, team, runId, (current) =>

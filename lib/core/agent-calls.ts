@@ -3,6 +3,7 @@ import { findOperation } from '../api/operations/index.js';
 import { targetOf } from '../changes/audit.js';
 import { channelGuard, type GuardrailRefusal } from '../changes/guardrails.js';
 import type { ApprovalSurface } from '../changes/ports.js';
+import { type RequestStanding, type RunStanding, standingOf } from '../changes/request-standing.js';
 import { type RequestOutcome, requestApproval, type TargetPreviewer } from '../changes/requests.js';
 import { requesterToken, type TokenProblem } from '../changes/tokens.js';
 import type { Approval, ReadAhead } from '../store/index.js';
@@ -146,6 +147,8 @@ export interface AgentRequestView {
   readonly id: string;
   readonly operation: string;
   readonly target: string;
+  /** How it stands, as every surface reads it; `state` is its machine name. */
+  readonly standing: RequestStanding;
   readonly state: AgentRequestState;
   /** True when it ran through break-glass rather than approvals. */
   readonly breakGlass: boolean;
@@ -177,13 +180,15 @@ export async function agentRequestStatus(
 }
 
 export function requestView(approval: Approval): AgentRequestView {
+  const standing = standingOf(approval);
   const decided = approval.deniedBy ?? approval.cancelledBy;
   const detail = approval.result?.detail ?? approval.doubtNote ?? undefined;
   return {
     id: approval.id,
     operation: approval.operationId,
     target: approval.summary,
-    state: stateOf(approval),
+    standing,
+    state: stateOf(standing),
     breakGlass: approval.breakGlass !== null,
     approvals: approval.approvals.length,
     requiredApprovals: approval.requiredApprovals,
@@ -195,18 +200,30 @@ export function requestView(approval: Approval): AgentRequestView {
   };
 }
 
-function stateOf(approval: Approval): AgentRequestState {
-  switch (approval.status) {
-    case 'pending':
+/** The machine state of a request: its standing (`standingOf`), as every surface reads it. */
+function stateOf(standing: RequestStanding): AgentRequestState {
+  switch (standing.kind) {
+    case 'waiting':
+    case 'awaiting_requester':
       return 'waiting_for_approval';
-    case 'executing':
-      return 'running';
-    case 'executed':
-      return 'done';
-    default:
-      return approval.status;
+    case 'denied':
+    case 'cancelled':
+    case 'expired':
+      return standing.kind;
+    case 'let_run':
+      return AGENT_RUN_STATE[standing.run];
   }
 }
+
+const AGENT_RUN_STATE: Record<RunStanding, AgentRequestState> = {
+  starting: 'approved',
+  running: 'running',
+  done: 'done',
+  failed: 'failed',
+  in_doubt: 'in_doubt',
+  unknown: 'unknown',
+  not_run: 'not_run',
+};
 
 type CheckedCall =
   | { readonly kind: 'checked'; readonly op: AnyOperation; readonly input: Readonly<Record<string, unknown>> }

@@ -226,8 +226,11 @@ export async function startRunbookRun(
   return { kind: 'started', runId: run.id };
 }
 
-/** What a run id looks like: anything else is refused before the store is asked. */
-const RUN_ID_PATTERN = /^[A-Za-z0-9-]{1,64}$/;
+/**
+ * What a run id looks like: the whole id, or at least the 8 characters people are shown (fewer
+ * could pick a run nobody meant); anything else is refused before the store is asked.
+ */
+const RUN_ID_PATTERN = /^[A-Za-z0-9-]{8,64}$/;
 
 export type CancelRunOutcome =
   | { readonly kind: 'invalid_run_id' }
@@ -247,14 +250,15 @@ export async function cancelRunbookRun(
   request: { readonly runId: string },
 ): Promise<CancelRunOutcome> {
   if (!RUN_ID_PATTERN.test(request.runId)) return { kind: 'invalid_run_id' };
-  const run = await deps.store.runbooks.getRun(caller.team, request.runId);
+  // People see a run's first 8 characters; the whole id (a button's value) is found the same way.
+  const run = await deps.store.runbooks.findRun(caller.team, request.runId);
   if (!run || run.channel !== caller.channel) return { kind: 'not_found' };
   if (run.state !== 'running') return { kind: 'ended' };
   if (run.user !== caller.user) {
     const policy = await deps.store.approvalPolicy.get(caller.team);
     if (!(await isPolicyAdmin(deps, caller, policy))) return { kind: 'not_allowed', startedBy: run.user };
   }
-  const cancelled = await requestCancel(deps, surface, caller.team, request.runId, caller.user);
+  const cancelled = await requestCancel(deps, surface, caller.team, run.id, caller.user);
   return cancelled.kind === 'not_running'
     ? { kind: 'ended' }
     : { kind: 'cancelled', runningStep: cancelled.runningStep };

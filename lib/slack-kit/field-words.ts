@@ -284,3 +284,14 @@ function bounds(min: number | undefined, max: number | undefined, write: (n: num
   if (min !== undefined) return `at least ${write(min)}`;
   return `up to ${write(max ?? 0)}`;
 }
+
+/** Characters of a bot-made id (a runbook run, a request, a report) that people are shown. */
+export const SHORT_ID_LENGTH = 8;
+
+/**
+ * `1a2b3c4d`: a bot-made UUID as people are shown it, the length the reports use; the whole id
+ * stays in the data, and commands that take one find it by these characters.
+ */
+export function shortId(id: string): string {
+  return id.slice(0, SHORT_ID_LENGTH);
+}

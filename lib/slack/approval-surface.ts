@@ -9,11 +9,11 @@ import type {
   PostedCard,
 } from '../changes/ports.js';
 import type { ApprovalEnd, RequestFollower } from '../changes/runbooks.js';
-import { sectionBlock } from '../slack-kit/blocks.js';
+import { contextBlock, type RenderedMessage, sectionBlock } from '../slack-kit/blocks.js';
 import { channelRefusalOf, ensureBotCanPost } from '../slack-kit/channel-access.js';
 import { codeSpan } from '../slack-kit/text.js';
 import { inSlackTeam } from '../slack-kit/web-client.js';
-import type { Approval, Store } from '../store/index.js';
+import type { Approval, CardCopy, Store } from '../store/index.js';
 import type { Handoff } from '../worker/handoff.js';
 import { approverGroupMembers } from './approver-groups.js';
 import { renderApprovalCard } from './render/approval.js';
@@ -73,6 +73,8 @@ export function slackApprovalSurface(
     },
 
     async showCard(approval: Approval): Promise<boolean> {
+      // Every copy says what the card says (a break-glass announcement in the audit channel).
+      await Promise.all((approval.copies ?? []).map((copy) => updateCopy(client, logger, approval, copy)));
       if (!approval.messageTs) return true;
       const card = renderApprovalCard({ approval });
       return client.chat
@@ -86,13 +88,15 @@ export function slackApprovalSurface(
         );
     },
 
+    copyNotFollowed: (approval, copy) => copyNotFollowed(client, logger, approval, copy),
+
     async tell(approval, event): Promise<void> {
       if (!approval.messageTs) return;
       await client.chat
         .postMessage({
           channel: approval.channel,
           thread_ts: approval.messageTs,
-          text: approvalEventText(event),
+          text: approvalEventText(event, approval),
         })
         .catch((error: unknown) =>
           logger.warn('approval thread not updated', { approvalId: approval.id, error }),
@@ -155,28 +159,67 @@ async function postCard(client: WebClient, logger: Logger, approval: Approval): 
   }
 }
 
-/** Break-glass is loud: the alarm in the card's thread, and the card with it in the audit channel. */
+/**
+ * Break-glass is loud: the alarm in the card's thread, and a copy of the card in the audit
+ * channel, which is returned so that the request keeps it and `showCard` updates it.
+ */
 async function announceBreakGlass(
   client: WebClient,
   logger: Logger,
   approval: Approval,
   announcement: BreakGlassAnnouncement,
-): Promise<void> {
+): Promise<CardCopy | undefined> {
   const loud = breakGlassAlarm(approval.channel, announcement);
   if (approval.messageTs) {
     await client.chat
       .postMessage({ channel: approval.channel, thread_ts: approval.messageTs, text: loud })
       .catch(() => undefined);
   }
-  if (!announcement.auditChannel) return;
+  const channel = announcement.auditChannel;
+  if (!channel) return undefined;
+  const copy = renderCardCopy(approval);
+  try {
+    const posted = await client.chat.postMessage({
+      channel,
+      text: `${loud} — in <#${approval.channel}>: ${copy.text}`,
+      blocks: copy.blocks,
+    });
+    return posted.ts ? { channel, ts: posted.ts } : undefined;
+  } catch (error) {
+    logger.warn('break-glass not posted to the audit channel', { error });
+    return undefined;
+  }
+}
+
+/** A copy of the card elsewhere: the card as it stands, under a line that says whose copy it is. */
+function renderCardCopy(approval: Approval): RenderedMessage {
   const card = renderApprovalCard({ approval });
+  return {
+    text: `Copy of the card in <#${approval.channel}>: ${card.text}`,
+    blocks: [contextBlock(`A copy of the card in <#${approval.channel}>, updated with it.`), ...card.blocks],
+  };
+}
+
+async function updateCopy(client: WebClient, logger: Logger, approval: Approval, copy: CardCopy) {
+  const rendered = renderCardCopy(approval);
   await client.chat
-    .postMessage({
-      channel: announcement.auditChannel,
-      text: `${loud} — in <#${approval.channel}>: ${card.text}`,
-      blocks: card.blocks,
-    })
-    .catch((error: unknown) => logger.warn('break-glass not posted to the audit channel', { error }));
+    .update({ channel: copy.channel, ts: copy.ts, text: rendered.text, blocks: rendered.blocks })
+    .catch((error: unknown) =>
+      logger.warn('copy of the card not updated', { approvalId: approval.id, error }),
+    );
+}
+
+/**
+ * A copy the request could not keep will never be updated: it says so, and where the outcome is
+ * told, instead of a state ("starting") that would soon be untrue.
+ */
+async function copyNotFollowed(client: WebClient, logger: Logger, approval: Approval, copy: CardCopy) {
+  const text =
+    `:rotating_light: <@${approval.breakGlass?.user ?? approval.requester}> used break-glass in <#${approval.channel}>. ` +
+    `This copy is not kept up to date: how it ends is on the card in <#${approval.channel}>.`;
+  await client.chat
+    .update({ channel: copy.channel, ts: copy.ts, text, blocks: [sectionBlock(text)] })
+    .catch((error: unknown) => logger.warn('unfollowed copy not marked', { approvalId: approval.id, error }));
 }
 
 /** Slack answered with a refusal (or a rate limit): the message was certainly not posted. */

@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { findOperation } from '../api/operations/index.js';
 import { mayDecide, policyInForce } from '../changes/decisions.js';
 import type { GroupMembers } from '../changes/ports.js';
+import { standingOf } from '../changes/request-standing.js';
 import { actionsBlock, confirmDialog, contextBlock, headerBlock, sectionBlock } from '../slack-kit/blocks.js';
 import { ActionId } from '../slack-kit/interaction-ids.js';
 import { SLACK_LIMITS } from '../slack-kit/limits.js';
@@ -17,11 +18,19 @@ import {
   slackDate,
   userMention,
 } from '../slack-kit/text.js';
-import type { AgentGrant, Approval, ReportSubscription, Store, TokenLink } from '../store/index.js';
+import type {
+  AgentGrant,
+  Approval,
+  ApprovalPolicy,
+  ReportSubscription,
+  Store,
+  TokenLink,
+} from '../store/index.js';
 import { truncate } from '../truncate.js';
 import { approverGroupMembers } from './approver-groups.js';
 import { agentLine, plainAgentName } from './render/agents.js';
-import { actionPhrase, voteButtons } from './render/approval.js';
+import { actionPhrase, runbookWords, voteButtons } from './render/approval.js';
+import { standingLine } from './render/request-standing.js';
 import '../zod-settings.js';
 
 /**
@@ -47,6 +56,9 @@ export interface HomeDeps {
  * `SLACK_LIMITS.blocksPerView` whatever the counts (a test checks the sum). A person has a few
  * agents; `/cloud agents` lists them all.
  */
+/** A reason on Home is cut shorter than on the card: a section holds 3,000 characters. */
+const HOME_REASON_MAX = 300;
+
 export const HOME_SECTION_LIMITS = { waiting: 20, own: 10, profiles: 8, agents: 5, reports: 10 } as const;
 
 /** People whose Home one change re-publishes at most: `views.publish` is Tier 4 (100 a minute). */
@@ -70,6 +82,11 @@ export interface HomeContent {
   readonly waiting: readonly Approval[];
   /** Their own requests, newest first. */
   readonly own: readonly Approval[];
+  /**
+   * Others' requests that concern them, decided: those they voted on or denied, and break-glass
+   * runs of a channel whose approvers they are (they were told of the run). Newest first.
+   */
+  readonly concerning?: readonly Approval[];
   /** False when the workspace has more requests than one Home reads: the lists may miss some. */
   readonly complete: boolean;
   readonly profiles: readonly TokenLink[];
@@ -113,30 +130,54 @@ export async function gatherHome(
   };
   // The rule in force depends on the channel and the operation only: read once per pair.
   const policies = new Map<string, ReturnType<typeof policyInForce>>();
-  const waiting: Approval[] = [];
-  for (const approval of requests.pending) {
-    if (approval.approvals.some((vote) => vote.user === user)) continue;
+  const policyOf = (approval: Approval) => {
     const where = `${approval.channel} ${approval.operationId}`;
     let policyRead = policies.get(where);
     if (!policyRead) {
       policyRead = policyInForce(deps, approval);
       policies.set(where, policyRead);
     }
-    const policy = await policyRead;
+    return policyRead;
+  };
+  const waiting: Approval[] = [];
+  for (const approval of requests.pending) {
+    if (approval.approvals.some((vote) => vote.user === user)) continue;
+    const policy = await policyOf(approval);
     // An approver group Slack would not list leaves the request out: Home shows only what the
     // person can be told they may decide (a click on the card would say why not).
     if ((await mayDecide(surface, policy, approval, user)) === undefined) waiting.push(approval);
+  }
+  const concerning: Approval[] = [];
+  for (const approval of requests.others) {
+    if (approval.approvals.some((vote) => vote.user === user) || approval.deniedBy?.user === user) {
+      concerning.push(approval);
+    } else if (approval.breakGlass && (await approverOf(surface, await policyOf(approval), user))) {
+      concerning.push(approval);
+    }
   }
   return {
     user,
     waiting,
     own: requests.own,
+    concerning,
     complete: requests.complete,
     profiles: links.links,
     activeProfile: links.activeProfile,
     agents,
     reports: [...reports].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()),
   };
+}
+
+/** Whether the policy names `user` as an approver, by name or through its group: they hear its break-glass. */
+async function approverOf(
+  surface: { approverGroupMembers(group: string): Promise<GroupMembers> },
+  policy: ApprovalPolicy,
+  user: string,
+): Promise<boolean> {
+  if (policy.approverUsers.includes(user)) return true;
+  if (!policy.approverGroup) return false;
+  const members = await surface.approverGroupMembers(policy.approverGroup);
+  return members.kind === 'members' && members.users.includes(user);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -151,10 +192,15 @@ export function renderHome(content: HomeContent, now: Date): { type: 'home'; blo
   for (const approval of content.waiting.slice(0, limits.waiting)) blocks.push(...waitingItem(approval));
   moreLine(blocks, content.waiting.length - limits.waiting, 'request', '`/cloud approvals list`');
 
-  blocks.push({ type: 'divider' }, headerBlock('Your requests'));
-  if (content.own.length === 0) blocks.push(contextBlock('You have asked for nothing lately.'));
-  for (const approval of content.own.slice(0, limits.own)) blocks.push(ownItem(approval));
-  moreLine(blocks, content.own.length - limits.own, 'older request', 'the cards in their channels');
+  // Their own requests and the decided ones of others that concern them, in one list: how each
+  // ended reads the same as on its card.
+  const listed = [...content.own, ...(content.concerning ?? [])].sort(
+    (a, b) => b.createdAt.getTime() - a.createdAt.getTime(),
+  );
+  blocks.push({ type: 'divider' }, headerBlock('Your requests and votes'));
+  if (listed.length === 0) blocks.push(contextBlock('You have asked for nothing lately.'));
+  for (const approval of listed.slice(0, limits.own)) blocks.push(listedItem(approval, content.user));
+  moreLine(blocks, listed.length - limits.own, 'older request', 'the cards in their channels');
   if (!content.complete) {
     blocks.push(contextBlock('This workspace has more requests than Home reads at once; some may not show.'));
   }
@@ -201,46 +247,34 @@ function requestTitle(approval: Approval): string {
 }
 
 function waitingItem(approval: Approval): KnownBlock[] {
+  // The approver decides on the reason too: it is the card's, shown here as there.
+  const reason = approval.reason
+    ? `\n*Reason:* “${escapeMrkdwn(truncate(approval.reason, HOME_REASON_MAX))}”`
+    : '';
   const text =
-    `${requestTitle(approval)}\nAsked by ${userMention(approval.requester)} in <#${approval.channel}> · ` +
-    `${approval.approvals.length} of ${approval.requiredApprovals} approvals · expires ${slackDate(approval.decideBy, 'at')}`;
+    `${requestTitle(approval)}${runbookWords(approval.viaRunbook)}\nAsked by ${userMention(approval.requester)} in <#${approval.channel}> · ` +
+    `${approval.approvals.length} of ${approval.requiredApprovals} approvals · expires ${slackDate(approval.decideBy, 'at')}${reason}`;
   const buttons = voteButtons(approval, { withCancel: false });
   return buttons ? [sectionBlock(text), buttons] : [sectionBlock(text)];
 }
 
-/** How a request stands, in a few words. */
+/**
+ * How a request stands, in the words its card, thread and every other surface use
+ * (`standingLine`), with who denied or cancelled it.
+ */
 export function requestState(approval: Approval): string {
-  switch (approval.status) {
-    case 'pending':
-      return approval.awaitingRequester
-        ? ':closed_lock_with_key: break-glass, waiting for its requester to confirm'
-        : `:hourglass_flowing_sand: waiting (${approval.approvals.length} of ${approval.requiredApprovals} approvals)`;
-    case 'approved':
-    case 'executing':
-      return ':gear: approved, running';
-    case 'executed':
-      return ':white_check_mark: approved and done';
-    case 'failed':
-      return ':x: approved, failed';
-    case 'in_doubt':
-      return ':mag: approved, checking whether it happened';
-    case 'unknown':
-      return ':grey_question: approved, outcome unknown';
-    case 'not_run':
-      return ':heavy_minus_sign: approved, not run';
-    case 'denied':
-      return `:no_entry: denied${approval.deniedBy ? ` by ${userMention(approval.deniedBy.user)}` : ''}`;
-    case 'cancelled':
-      return ':heavy_multiplication_x: cancelled';
-    case 'expired':
-      return ':alarm_clock: expired';
-  }
+  const line = standingLine(standingOf(approval));
+  const by = approval.deniedBy ?? approval.cancelledBy;
+  return by ? `${line} (by ${userMention(by.user)})` : line;
 }
 
-function ownItem(approval: Approval): KnownBlock {
+/** One of their requests, or another's that concerns them, and how it stands. */
+function listedItem(approval: Approval, user: string): KnownBlock {
+  const asked = approval.breakGlass ? 'run' : 'asked';
+  const who = approval.requester === user ? '' : ` by ${userMention(approval.requester)}`;
   return sectionBlock(
     `${requestTitle(approval)} in <#${approval.channel}> · ${requestState(approval)} · ` +
-      `asked ${slackDate(approval.createdAt)}`,
+      `${asked}${who} ${slackDate(approval.createdAt)}`,
   );
 }
 

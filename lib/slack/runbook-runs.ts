@@ -17,6 +17,7 @@ import {
 import { type StatusWatchSurface, startStatusWatch } from '../changes/status-watch.js';
 import type { ChannelPacer } from '../reports/pacer.js';
 import { confirmDialog, sectionBlock } from '../slack-kit/blocks.js';
+import { shortId } from '../slack-kit/field-words.js';
 import { ActionId } from '../slack-kit/interaction-ids.js';
 import { codeSpan, escapeMrkdwn } from '../slack-kit/text.js';
 import type { Approval, RunbookRun, RunbookStep } from '../store/index.js';
@@ -72,10 +73,10 @@ function stepLine(step: RunbookStep, index: number): string {
 }
 
 function runHeadline(run: RunbookRun): string {
-  const name = `Runbook ${codeSpan(run.runbook)} (run ${codeSpan(run.id)}) by <@${run.user}>`;
+  const name = `Runbook ${codeSpan(run.runbook)} (run ${codeSpan(shortId(run.id))}) by <@${run.user}>`;
   switch (run.state) {
     case 'running':
-      return `:arrow_forward: ${name} is running. Stop it before its next step with ${codeSpan(`/cloud runbook cancel ${run.id}`)}.`;
+      return `:arrow_forward: ${name} is running. Stop it before its next step with ${codeSpan(`/cloud runbook cancel ${shortId(run.id)}`)}.`;
     case 'succeeded':
       return `:white_check_mark: ${name} finished: all ${run.steps.length} steps done.`;
     case 'cancelled':
@@ -151,13 +152,20 @@ export function slackRunbookSurface(deps: RunbookDeps): RunbookSurface {
     },
     refusalText: guardrailRefusalText,
     errorText: (error, op) => renderError(error, { operationId: op.id, referenceId: 'runbook' }).text,
-    async requestApproval(run, op, input) {
+    async requestApproval(run, index, op, input) {
       const token = await resolveToken(deps.store, run.team, run.user, op);
       if (!token.ok) return { kind: 'refused', detail: token.reply.text };
       const outcome = await requestApproval(
         { ...deps, previewTarget },
         slackApprovalSurface(deps.slack, deps, runbookRequestFollower(deps)),
-        { team: run.team, user: run.user, channel: run.channel, op, input },
+        {
+          team: run.team,
+          user: run.user,
+          channel: run.channel,
+          op,
+          input,
+          viaRunbook: { runbook: run.runbook, runId: run.id, step: index + 1, steps: run.steps.length },
+        },
         token.token,
       );
       if (outcome.kind === 'requested') return { kind: 'requested', approvalId: outcome.approval.id };

@@ -95,9 +95,16 @@ export interface Approval {
   readonly viaAlias?: string | null;
   /** The agent that asked for the requester, when one did (MCP): its client's name and grant. */
   readonly viaAgent?: ApprovalAgent | null;
+  /** The runbook run whose step this request is, when it is one. */
+  readonly viaRunbook?: ApprovalRunbookStep | null;
   readonly channel: string;
   /** The card's message, once posted (also the thread of the audit trail). */
   readonly messageTs: string | null;
+  /**
+   * Where copies of the card were posted besides its own channel (a break-glass announcement in
+   * the audit channel): each is updated with the card, so every copy says how the request ended.
+   */
+  readonly copies?: readonly CardCopy[];
   /** `expired` also when the deadline passed and nobody has written that down yet. */
   readonly status: ApprovalStatus;
   readonly requiredApprovals: number;
@@ -130,6 +137,20 @@ export interface ApprovalAgent {
   readonly grantId: string;
 }
 
+/** A runbook's step that asked for approval: which runbook, which run, step `step` of `steps` (from 1). */
+export interface ApprovalRunbookStep {
+  readonly runbook: string;
+  readonly runId: string;
+  readonly step: number;
+  readonly steps: number;
+}
+
+/** A copy of a request's card: the channel and timestamp of its message. */
+export interface CardCopy {
+  readonly channel: string;
+  readonly ts: string;
+}
+
 /** A request the sweep should look at: its key, as found in the index. */
 export interface DueApproval {
   readonly team: string;
@@ -148,6 +169,7 @@ export interface NewApproval {
   /** An alias name as `lib/commands/aliases.ts` accepts it; any other value is not stored. */
   readonly viaAlias?: string | undefined;
   readonly viaAgent?: ApprovalAgent | undefined;
+  readonly viaRunbook?: ApprovalRunbookStep | undefined;
   readonly channel: string;
   readonly requiredApprovals: number;
   readonly expiryMinutes: number;
@@ -218,9 +240,13 @@ const ApprovalItemSchema = z.object({
   reason: z.string().optional(),
   via_alias: z.string().regex(COMMAND_NAME_PATTERN).optional(),
   via_agent: z.object({ name: z.string(), grant_id: z.string() }).optional(),
+  via_runbook: z
+    .object({ runbook: z.string(), run_id: z.string(), step: z.number().int(), steps: z.number().int() })
+    .optional(),
   input_ciphertext: EnvelopeSchema,
   channel_id: z.string(),
   message_ts: z.string().nullable(),
+  copies: z.array(z.object({ channel: z.string(), ts: z.string() })).optional(),
   status: z.enum(APPROVAL_STATUSES),
   required_approvals: z.number().int().min(1),
   vote_count: z.number().int().min(0),
@@ -310,6 +336,16 @@ export class ApprovalRepository {
       ...(input.viaAgent === undefined
         ? {}
         : { via_agent: { name: input.viaAgent.name.slice(0, 100), grant_id: input.viaAgent.grantId } }),
+      ...(input.viaRunbook === undefined
+        ? {}
+        : {
+            via_runbook: {
+              runbook: input.viaRunbook.runbook.slice(0, 100),
+              run_id: input.viaRunbook.runId,
+              step: input.viaRunbook.step,
+              steps: input.viaRunbook.steps,
+            },
+          }),
       input_ciphertext: await this.#cipher.encrypt(JSON.stringify(input.input), {
         team: input.team,
         user: input.requester,
@@ -363,7 +399,9 @@ export class ApprovalRepository {
 
   /**
    * What one person's Home shows of a workspace's requests: those still waiting (any requester;
-   * the caller decides whose vote they wait for) and the person's own, in any state. One query of
+   * the caller decides whose vote they wait for), the person's own, in any state, and the others'
+   * that concern them once decided (`others`: those they voted on or denied, and every
+   * break-glass run, whose alarm the caller decides they heard). One query of
    * the team's requests, read `pageSize` items at a time for at most `maxPages` pages, so a
    * workspace with years of closed requests costs a bounded read; `complete` says whether every
    * request was looked at.
@@ -372,19 +410,23 @@ export class ApprovalRepository {
     team: string,
     user: string,
     bounds: { readonly pageSize?: number; readonly maxPages?: number } = {},
-  ): Promise<{ pending: Approval[]; own: Approval[]; complete: boolean }> {
+  ): Promise<{ pending: Approval[]; own: Approval[]; others: Approval[]; complete: boolean }> {
     const pageSize = bounds.pageSize ?? 250;
     const maxPages = bounds.maxPages ?? 4;
     const pending: Approval[] = [];
     const own: Approval[] = [];
+    const others: Approval[] = [];
     let startKey: Record<string, unknown> | undefined;
     let pages = 0;
     do {
       const result = await this.#ctx.table.query({
         TableName: this.#ctx.tableName,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        FilterExpression: '#status = :pending OR requester_user = :user',
-        ExpressionAttributeNames: { '#status': 'status' },
+        FilterExpression:
+          '#status = :pending OR requester_user = :user OR contains(voter_ids, :user) OR ' +
+          'denied_by.#user = :user OR attribute_exists(break_glass)',
+        // `user` is a reserved word in expressions.
+        ExpressionAttributeNames: { '#status': 'status', '#user': 'user' },
         ExpressionAttributeValues: {
           ':pk': keys.team(team),
           ':prefix': 'APPROVAL#',
@@ -397,6 +439,7 @@ export class ApprovalRepository {
       for (const raw of result.Items ?? []) {
         const approval = this.#toApproval(parseItem(ApprovalItemSchema, raw, 'approval'));
         if (approval.requester === user) own.push(approval);
+        else if (approval.status !== 'pending') others.push(approval);
         if (approval.status === 'pending') pending.push(approval);
       }
       startKey = result.LastEvaluatedKey;
@@ -406,6 +449,7 @@ export class ApprovalRepository {
     return {
       pending: pending.sort(oldestFirst),
       own: own.sort((a, b) => -oldestFirst(a, b)),
+      others: others.sort((a, b) => -oldestFirst(a, b)),
       complete: startKey === undefined,
     };
   }
@@ -442,6 +486,20 @@ export class ApprovalRepository {
       set: ['channel_id = :channel', 'message_ts = :ts'],
       condition: 'attribute_exists(pk)',
       values: { ':channel': channel, ':ts': messageTs },
+    });
+    return result.ok;
+  }
+
+  /**
+   * Records a copy of the card (channel and timestamp), so that whoever shows the request next
+   * updates it too. A resend of this write after a lost answer adds the same copy again, which
+   * readers drop. False when the request does not exist.
+   */
+  async addCopy(team: string, id: string, copy: CardCopy): Promise<boolean> {
+    const result = await this.#update(team, id, {
+      set: ['copies = list_append(if_not_exists(copies, :none), :copy)'],
+      condition: 'attribute_exists(pk)',
+      values: { ':none': [], ':copy': [{ channel: copy.channel, ts: copy.ts }] },
     });
     return result.ok;
   }
@@ -879,8 +937,17 @@ export class ApprovalRepository {
       reason: item.reason ?? null,
       viaAlias: item.via_alias ?? null,
       viaAgent: item.via_agent ? { name: item.via_agent.name, grantId: item.via_agent.grant_id } : null,
+      viaRunbook: item.via_runbook
+        ? {
+            runbook: item.via_runbook.runbook,
+            runId: item.via_runbook.run_id,
+            step: item.via_runbook.step,
+            steps: item.via_runbook.steps,
+          }
+        : null,
       channel: item.channel_id,
       messageTs: item.message_ts,
+      copies: distinctCopies(item.copies ?? []),
       status: lapsed ? 'expired' : item.status,
       requiredApprovals: item.required_approvals,
       approvals: item.approvals.map((v) => ({
@@ -909,4 +976,15 @@ function hasVote(item: ApprovalItem, decision: 'approve' | 'deny', attempt: stri
   return decision === 'deny'
     ? item.denied_by?.attempt === attempt
     : item.approvals.some((vote) => vote.attempt === attempt);
+}
+
+/** Each copy once, in the order first recorded (a resent write may have added one twice). */
+function distinctCopies(copies: readonly CardCopy[]): CardCopy[] {
+  const seen = new Set<string>();
+  return copies.filter((copy) => {
+    const key = `${copy.channel} ${copy.ts}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

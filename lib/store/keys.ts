@@ -104,6 +104,7 @@ export const keys = {
   workspaceRunbook: (name: string) => `RUNBOOK_WORKSPACE#${checkedCommandName('runbook', name)}`,
   workspaceRunbookPrefix: 'RUNBOOK_WORKSPACE#',
   runbookRun: (id: string) => `RUNBOOKRUN#${checkedId('runbook run', id)}`,
+  runbookRunPrefix: 'RUNBOOKRUN#',
   /** Under `team`: the run step an approval request or a status watch belongs to. */
   runbookLink: (target: 'approval' | 'watch', id: string) =>
     `RUNBOOKLINK#${target.toUpperCase()}#${checkedId(target, id)}`,

@@ -286,6 +286,24 @@ export class RunbookRepository {
   }
 
   /**
+   * The run whose id starts with `prefix` (people are shown its first 8 characters), when exactly
+   * one of the team's runs does; undefined when none or several do.
+   */
+  async findRun(team: string, prefix: string): Promise<RunbookRun | undefined> {
+    const result = await this.#ctx.table.query({
+      TableName: this.#ctx.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.team(team), ':prefix': keys.runbookRun(prefix) },
+      ProjectionExpression: 'pk, sk',
+      Limit: 2,
+    });
+    const found = result.Items ?? [];
+    const only = found.length === 1 ? found[0] : undefined;
+    const id = typeof only?.sk === 'string' ? only.sk.slice(keys.runbookRunPrefix.length) : undefined;
+    return id === undefined ? undefined : this.getRun(team, id);
+  }
+
+  /**
    * Writes `next` in place of the run as it was at `next.version - 1`; false when another writer
    * got there first (the caller reads the run again, or leaves it to whoever won).
    */

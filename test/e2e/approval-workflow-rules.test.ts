@@ -122,10 +122,10 @@ describe('an approved image delete', () => {
     expect(e2e.emulator.control.requestCount('images.delete', { imageId })).toBe(1);
     expect(await status()).toBe('executed');
     const final = e2e.textOf(cardNow(card));
-    expect(final).toContain('executed ✓');
+    expect(final).toContain(':white_check_mark: Approved and done.');
     expect(final).toMatch(/deleted/i);
     expect(final).not.toContain('changed');
-    expect(threadText(card)).toContain(':white_check_mark: Done.');
+    expect(threadText(card)).toContain(':white_check_mark: Approved and done.');
   });
 
   it('whose label changed between the card and the vote is not run, and the card names the label (not the status or time the API moved)', async () => {
@@ -169,7 +169,7 @@ describe('an approved delete whose every attempt got a server error', () => {
     expect(final).toContain('it was not deleted');
     expect(final).toContain('can be asked for again');
     expect(final).not.toContain('may or may not');
-    expect(threadText(card)).toContain(':x: It did not happen:');
+    expect(threadText(card)).toContain(':x: Approved, but it did not happen.');
   });
 
   it('with the volume unreadable after the attempts, nothing is proven: it stays in doubt', async () => {

@@ -105,7 +105,7 @@ describe('a destructive command', () => {
     expect(JSON.stringify(updated.blocks)).not.toContain(ActionId.approve);
     const thread = e2e.stack.standIn.store.thread(CHANNEL, card.ts).map((m) => m.text);
     expect(thread.join('\n')).toMatch(/approved/);
-    expect(thread.join('\n')).toMatch(/Done/);
+    expect(thread.join('\n')).toContain(':white_check_mark: Approved and done.');
     const audit = await e2e.stack.store.audit.list(team());
     expect(
       audit.entries.some((entry) => entry.action === 'volumes.delete' && entry.result === 'succeeded'),
@@ -244,9 +244,9 @@ describe('a destructive command', () => {
     e2e.emulator.control.revokeToken(token);
     await click(BOB, card, ActionId.approve);
     expect(e2e.emulator.control.volumeExists(volumeId)).toBe(true);
-    expect(e2e.textOf(cardNow(card))).toMatch(/fail/i);
+    expect(e2e.textOf(cardNow(card))).toContain(':x: Approved, but it did not happen');
     const thread = e2e.stack.standIn.store.thread(CHANNEL, card.ts).map((m) => m.text);
-    expect(thread.join('\n')).toMatch(/failed/i);
+    expect(thread.join('\n')).toContain(':x: Approved, but it did not happen');
     const audit = await e2e.stack.store.audit.list(team());
     expect(
       audit.entries.some((entry) => entry.action === 'volumes.delete' && entry.result === 'failed'),
@@ -424,7 +424,8 @@ describe('what the cards name', () => {
     // Regression: "Now: status active" stayed on the card after the volume was deleted.
     expect(settled).not.toContain('*Now:*');
     expect(settled).not.toContain('status *active*');
-    expect(settled).toContain(`Approved by <@${BOB}> and executed ✓`);
+    expect(settled).toContain(':white_check_mark: Approved and done.');
+    expect(settled).toContain(`approved by <@${BOB}>`);
     expect(settled).toContain(`Delete volume ${volume.label} (${volume.id})`);
   });
 

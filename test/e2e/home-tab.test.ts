@@ -78,7 +78,7 @@ describe('app_home_opened', () => {
     const home = homeOf(ALICE);
     const blocks = JSON.stringify(home?.view.blocks);
     expect(blocks).toContain('Your requests');
-    expect(blocks).toContain('waiting (0 of 1 approvals)');
+    expect(blocks).toContain(':hourglass_flowing_sand: Waiting for approval (0 of 1)');
     expect(blocks).not.toContain(approvalId);
     // Her linked profile, with its scopes and expiry.
     expect(blocks).toContain('Your profiles');
@@ -110,7 +110,7 @@ describe('Approve on Home', () => {
     expect(e2e.emulator.control.volumeExists(volumeId)).toBe(false);
     // Bob's Home no longer offers it; Alice's shows it done.
     expect(homeText(BOB)).not.toContain(approvalId);
-    expect(homeText(ALICE)).toContain('approved and done');
+    expect(homeText(ALICE)).toContain(':white_check_mark: Approved and done');
     // The card in the channel followed, as for a click on it.
     const card = e2e.stack.standIn.store
       .messages(CHANNEL)
@@ -138,7 +138,7 @@ describe('Approve on Home', () => {
     });
     await e2e.stack.drain();
     expect(e2e.emulator.control.requestCount('volumes.delete', { volumeId })).toBe(0);
-    expect(homeText(ALICE)).toContain(`denied by <@${BOB}>`);
+    expect(homeText(ALICE)).toContain(`:no_entry: Denied; nothing was run (by <@${BOB}>)`);
     expect(homeText(BOB)).not.toContain(approvalId);
   });
 });

@@ -121,7 +121,7 @@ describe('the bot over Socket Mode', () => {
         .thread(CHANNEL, card.ts)
         .map((m) => m.text)
         .join('\n'),
-    ).toMatch(/Done/);
+    ).toContain(':white_check_mark: Approved and done.');
   });
 
   it('reconnects through a fresh apps.connections.open after Slack asks it to, and still answers', async () => {

@@ -274,7 +274,9 @@ describe('with step-up by code on destructive operations', () => {
     if (!view) throw new Error('no modal');
     expect(e2e.textOf(cardNow(card))).toContain(ActionId.deny);
     await submitCode(bob, view, codeAt(secret, clock.now()));
-    expect(e2e.textOf(cardNow(card))).toContain(`Denied by <@${bob}> with a code at`);
+    expect(e2e.textOf(cardNow(card))).toContain(
+      `:no_entry: Denied; nothing was run (denied by <@${bob}> with a code at`,
+    );
     expect(thread(card)).toContain(`<@${bob}> denied with a code at`);
     expect(deletesOf(volumeId)).toBe(0);
   });
@@ -325,7 +327,7 @@ describe('a break-glass waiting for its requester to confirm', () => {
     await e2e.stack.workspace.openHome(ALICE);
     await e2e.stack.drain();
     const alicesHome = JSON.stringify(e2e.stack.standIn.store.homeView(team(), ALICE)?.view.blocks ?? []);
-    expect(alicesHome).toContain('break-glass, waiting for its requester to confirm');
+    expect(alicesHome).toContain(':closed_lock_with_key: Break-glass, waiting for its requester to confirm');
 
     await submitCode(ALICE, view, codeAt(secret, clock.now()));
     expect(deletesOf(volume.id)).toBe(1);

@@ -115,7 +115,7 @@ describe('an approved delete whose API call times out', () => {
     expect(final).not.toMatch(/failed|did not happen/);
     const thread = threadText(card);
     expect(thread).toContain('may or may not have happened');
-    expect(thread).toContain(':white_check_mark: Done.');
+    expect(thread).toContain(':white_check_mark: Approved and done.');
     expect(thread).not.toMatch(/It did not happen|failed/);
     expect((await e2e.stack.store.approvals.get(team(), approval.id))?.status).toBe('executed');
     const results = await auditResults('volumes.delete', approval.id);
@@ -432,7 +432,7 @@ describe('the approval sweep', () => {
     const text = e2e.textOf(cardNow(card));
     expect(text).toContain('it is still there');
     expect(text).toContain('/cloud volumes view');
-    expect(text).toContain('whether it happened is still unknown');
+    expect(text).toContain(':warning: Approved; whether it happened is unknown: Still unknown after');
     expect(text).not.toMatch(/failed|:x:/);
     expect(e2e.emulator.control.volumeExists(volumeId)).toBe(true);
     expect(await auditResults('volumes.delete', approval.id)).toContain('unknown');

@@ -20,6 +20,7 @@ import {
 } from '../../core/runbook-library.js';
 import { sectionBlock } from '../../slack-kit/blocks.js';
 import { channelRefusalHint, ensureBotCanPost } from '../../slack-kit/channel-access.js';
+import { SHORT_ID_LENGTH, shortId } from '../../slack-kit/field-words.js';
 import { CallbackId } from '../../slack-kit/interaction-ids.js';
 import { notice, type Reply } from '../../slack-kit/reply.js';
 import { codeSpan } from '../../slack-kit/text.js';
@@ -181,20 +182,22 @@ export async function cancelRunAs(context: BotCommandContext, runId: string): Pr
   );
   switch (cancelled.kind) {
     case 'invalid_run_id':
-      return notice('That is not a run id.');
+      return notice(
+        `That is not a run id: give its first ${SHORT_ID_LENGTH} characters, as the run's message shows them.`,
+      );
     case 'not_found':
-      return notice(`There is no run ${codeSpan(runId)} in this channel.`);
+      return notice(`There is no run ${codeSpan(shortId(runId))} in this channel.`);
     case 'ended':
-      return notice(`Run ${codeSpan(runId)} has already ended.`);
+      return notice(`Run ${codeSpan(shortId(runId))} has already ended.`);
     case 'not_allowed':
       return notice(
-        `Run ${codeSpan(runId)} was started by <@${cancelled.startedBy}>; only they or a workspace admin (or an admin named in the approval policy) can cancel it.`,
+        `Run ${codeSpan(shortId(runId))} was started by <@${cancelled.startedBy}>; only they or a workspace admin (or an admin named in the approval policy) can cancel it.`,
       );
     case 'cancelled':
       return notice(
         cancelled.runningStep === undefined
-          ? `Cancelled run ${codeSpan(runId)}; no further step will start.`
-          : `Cancelled run ${codeSpan(runId)}. Step ${cancelled.runningStep + 1} is under way and is not interrupted; no step after it will start.`,
+          ? `Cancelled run ${codeSpan(shortId(runId))}; no further step will start.`
+          : `Cancelled run ${codeSpan(shortId(runId))}. Step ${cancelled.runningStep + 1} is under way and is not interrupted; no step after it will start.`,
       );
   }
 }
@@ -391,7 +394,7 @@ async function startRun(context: BotCommandContext, name: string, args: readonly
       return notice('The run could not be saved, so it did not start.');
     case 'started':
       return notice(
-        `:arrow_forward: Started run ${codeSpan(started.runId)} of ${codeSpan(name)}; its thread follows each step.`,
+        `:arrow_forward: Started run ${codeSpan(shortId(started.runId))} of ${codeSpan(name)}; its thread follows each step.`,
       );
   }
 }

@@ -3,26 +3,21 @@ import { describeFieldErrors } from '../../api/errors.js';
 import { voteWords } from '../../changes/audit.js';
 import type { ClosingReason } from '../../changes/closing.js';
 import type { ApprovalEvent, BreakGlassAnnouncement } from '../../changes/ports.js';
+import { type StandingSource, standingOf } from '../../changes/request-standing.js';
 import { factLabel } from '../../slack-kit/field-words.js';
 import { defuseMarkup, escapeMrkdwn, slackDate } from '../../slack-kit/text.js';
-import type { ApprovalOutcome, ApprovalPolicy, VoteMethod } from '../../store/index.js';
+import type { ApprovalPolicy, VoteMethod } from '../../store/index.js';
 import { renderError } from './errors.js';
 import { checkingText, notDeletedText, verdictText } from './outcome.js';
+import { standingLine } from './request-standing.js';
 
 /**
  * What an approval request's thread says at each step, and the words stored with its outcome
  * (the card shows them). `lib/changes/` decides; this words it for Slack.
  */
 
-const CLOSED_LINE: Record<ApprovalOutcome, (safe: string) => string> = {
-  executed: (safe) => `:white_check_mark: Done. ${safe}`,
-  failed: (safe) => `:x: It did not happen: ${safe}`,
-  unknown: (safe) => `:warning: ${safe}`,
-  not_run: (safe) => `:heavy_multiplication_x: ${safe}`,
-};
-
-/** One line in the card's thread. */
-export function approvalEventText(event: ApprovalEvent): string {
+/** One line in the card's thread; a closing line starts with how the request ended (`standingLine`). */
+export function approvalEventText(event: ApprovalEvent, approval: StandingSource): string {
   switch (event.kind) {
     case 'expired':
       return ':hourglass: The request expired before it was approved; nothing was run.';
@@ -43,8 +38,11 @@ export function approvalEventText(event: ApprovalEvent): string {
       );
     case 'could_not_start':
       return ':heavy_multiplication_x: It could not be started; nothing was run.';
-    case 'closed':
-      return CLOSED_LINE[event.outcome](defuseMarkup(event.detail));
+    case 'closed': {
+      // The request as stored once closed; its outcome is the event's even if a read lagged.
+      const closed = { ...approval, status: event.outcome };
+      return `${standingLine(standingOf(closed))}. ${defuseMarkup(event.detail)}`;
+    }
   }
 }
 

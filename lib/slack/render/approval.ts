@@ -2,6 +2,7 @@ import type { ActionsBlock, KnownBlock } from '@slack/types';
 import type { AnyOperation } from '../../api/operation.js';
 import { findOperation } from '../../api/operations/index.js';
 import { voteWords } from '../../changes/audit.js';
+import { standingOf } from '../../changes/request-standing.js';
 import {
   actionButton,
   actionsBlock,
@@ -13,6 +14,7 @@ import {
   sectionBlock,
   truncateMrkdwn,
 } from '../../slack-kit/blocks.js';
+import { shortId } from '../../slack-kit/field-words.js';
 import { ActionId } from '../../slack-kit/interaction-ids.js';
 import {
   bold,
@@ -23,10 +25,16 @@ import {
   slackDate,
   userMention,
 } from '../../slack-kit/text.js';
-import type { ApprovalOutcome, ApprovalStatus, VoteMethod } from '../../store/approvals.js';
+import type {
+  ApprovalOutcome,
+  ApprovalRunbookStep,
+  ApprovalStatus,
+  VoteMethod,
+} from '../../store/approvals.js';
 import { truncate } from '../../truncate.js';
 import { NOW_LABEL } from '../preview.js';
 import { routeOf } from './related-operations.js';
+import { standingLine, standingWords } from './request-standing.js';
 import { kindOfRoute } from './resource-kinds.js';
 
 /**
@@ -68,6 +76,8 @@ export interface ApprovalCardView {
   readonly viaAlias?: string | null | undefined;
   /** The agent that asked for the requester (MCP), when one did. */
   readonly viaAgent?: { readonly name: string } | null | undefined;
+  /** The runbook run whose step this request is, when it is one. */
+  readonly viaRunbook?: ApprovalRunbookStep | null | undefined;
   /** Overrides `summary` as the target named in the header. */
   readonly targetLabel?: string | undefined;
   /** What the operation destroys; the operation's own `destructive.consequence` when absent. */
@@ -111,7 +121,7 @@ export function renderApprovalCard({ approval }: ApprovalCardInput): RenderedMes
   // A break-glass run was nobody's request to approve: it says who used it, never "asked".
   const asked = approval.breakGlass
     ? `${userMention(approval.breakGlass.user)} used break-glass to ${escapeMrkdwn(phrase)} ${bold(target)}.`
-    : `${userMention(approval.requester)}${agentWords(approval.viaAgent)} asked to ${escapeMrkdwn(phrase)} ${bold(target)}${approval.viaAlias ? ` via alias ${codeSpan(approval.viaAlias)}` : ''}.`;
+    : `${userMention(approval.requester)}${agentWords(approval.viaAgent)} asked to ${escapeMrkdwn(phrase)} ${bold(target)}${approval.viaAlias ? ` via alias ${codeSpan(approval.viaAlias)}` : ''}${runbookWords(approval.viaRunbook)}.`;
   blocks.push(sectionBlock(consequence ? `${asked}\n:warning: ${escapeMrkdwn(consequence)}` : asked));
   if (approval.reason && !approval.breakGlass) {
     blocks.push(sectionBlock(`*Reason:* “${escapeMrkdwn(truncate(approval.reason, REASON_MAX))}”`));
@@ -138,9 +148,19 @@ export function renderApprovalCard({ approval }: ApprovalCardInput): RenderedMes
   }
   blocks.push(contextBlock(`Request ${escapeMrkdwn(approval.id)} · ${escapeMrkdwn(approval.operationId)}`));
   return {
-    text: fallbackText(pending ? `Approval needed: ${phrase} ${target}` : `${heading}: ${approval.status}`),
+    text: fallbackText(
+      pending
+        ? `Approval needed: ${phrase} ${target}`
+        : `${heading}: ${standingWords(standingOf(approval)).words}`,
+    ),
     blocks,
   };
+}
+
+/** " as step 2 of 3 of runbook `restart-web` (run 1a2b3c4d)": the run a step's request belongs to. */
+export function runbookWords(step: ApprovalRunbookStep | null | undefined): string {
+  if (!step) return '';
+  return ` as step ${step.step} of ${step.steps} of runbook ${codeSpan(step.runbook)} (run ${codeSpan(shortId(step.runId))})`;
 }
 
 /**
@@ -253,38 +273,36 @@ function whoLetItRun(approval: ApprovalCardView): string {
   return `Approved by ${approvers || 'the approvers'}`;
 }
 
+/**
+ * The card's last line: how the request stands, in the words every surface uses
+ * (`standingLine`), then what is known beside it (who decided, what the run answered).
+ */
 function finalStateLine(approval: ApprovalCardView): string {
-  const who = whoLetItRun(approval);
+  const line = standingLine(standingOf(approval));
   // Details are mrkdwn the bot wrote, with outside text escaped; defusing again costs nothing.
   const detail = approval.result?.detail ? defuseMarkup(truncate(approval.result.detail, DETAIL_MAX)) : '';
   switch (approval.status) {
-    case 'approved':
-      return `:white_check_mark: ${who}; starting now.`;
-    case 'executing':
-      return `:hourglass_flowing_sand: ${who}; running…`;
     case 'executed':
-      return `:white_check_mark: ${who} and executed ✓${detail ? `\n${detail}` : ''}`;
+      return `${line}.${detail ? `\n${detail}` : ''}`;
     case 'failed':
-      return `:x: ${who}, but it did not happen${detail ? `: ${detail}` : '.'}`;
+    case 'unknown':
+    case 'not_run':
+      return `${line}${detail ? `: ${detail}` : '.'}`;
     case 'in_doubt': {
       const note = approval.doubtNote ? `\n${defuseMarkup(truncate(approval.doubtNote, DETAIL_MAX))}` : '';
       return (
-        `:grey_question: ${who}. The API did not answer clearly, so it may ` +
-        `or may not have happened; checking. Do not ask again until this card says how it ended.${note}`
+        `${line}. The API did not answer clearly, so it may or may not have happened. ` +
+        `Do not ask again until this card says how it ended.${note}`
       );
     }
-    case 'unknown':
-      return `:warning: ${who}; whether it happened is still unknown${detail ? `: ${detail}` : '.'}`;
-    case 'not_run':
-      return `:heavy_multiplication_x: ${who}, but it never started; nothing was run${detail ? `: ${detail}` : '.'}`;
     case 'denied':
-      return `:no_entry: Denied${approval.deniedBy ? ` by ${votedLine(approval.deniedBy)}` : ''}.`;
+      return `${line}${approval.deniedBy ? ` (denied by ${votedLine(approval.deniedBy)})` : ''}.`;
     case 'cancelled':
-      return `:heavy_multiplication_x: Cancelled${approval.cancelledBy ? ` by ${userMention(approval.cancelledBy.user)}` : ''}; nothing was run.`;
+      return `${line}${approval.cancelledBy ? ` (cancelled by ${userMention(approval.cancelledBy.user)})` : ''}.`;
     case 'expired':
-      return `:hourglass: Expired ${slackDate(approval.decideBy)} with ${approval.approvals.length} of ${approval.requiredApprovals} approvals; nothing was run.`;
-    case 'pending':
-      return '';
+      return `${line} (expired ${slackDate(approval.decideBy)} with ${approval.approvals.length} of ${approval.requiredApprovals} approvals).`;
+    default:
+      return `${line}.`;
   }
 }
 

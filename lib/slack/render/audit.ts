@@ -1,13 +1,16 @@
+import type { RequestStanding } from '../../changes/request-standing.js';
 import { catalog } from '../../commands/catalog.js';
-import { factLabel } from '../../slack-kit/field-words.js';
+import { factLabel, shortId } from '../../slack-kit/field-words.js';
 import { bold, codeSpan, escapeMrkdwn, slackDate, userMention } from '../../slack-kit/text.js';
 import type { AuditEntry, AuditResult } from '../../store/audit-log.js';
 import { truncate } from '../../truncate.js';
+import { standingLine } from './request-standing.js';
 
 /**
  * One line of `/cloud audit` in words: when (in the reader's time zone, `2026-11-26 20:50 UTC`
  * where the client cannot say), who, what they did to which target, and how it ended, e.g.
- * `• 2026-11-26 20:50 UTC @bob ran \`volumes delete\` on volume 12 — succeeded (approval 1a2b3c4d)`.
+ * `• 2026-11-26 20:50 UTC @bob ran \`volumes delete\` on volume 12 — succeeded (request 1a2b3c4d:
+ * ✅ Approved and done)`.
  */
 
 /** The bot's own audited actions, as what the actor did (`target` is mrkdwn, maybe empty). */
@@ -66,10 +69,16 @@ export function auditTargetWords(target: string): string {
   return escapeMrkdwn(truncate(words, 80)).replace(/^channel ([CG][A-Z0-9]+)$/, '<#$1>');
 }
 
-export function auditLine(entry: AuditEntry): string {
+/**
+ * `standing`: how the entry's request stands now, when it has one and it can still be read; its
+ * words are the card's (a break-glass run is never called an approval).
+ */
+export function auditLine(entry: AuditEntry, standing?: RequestStanding): string {
   const when = slackDate(entry.at, 'logged');
   const target = entry.target ? auditTargetWords(entry.target) : '';
-  const approval = entry.approvalId ? ` (approval ${entry.approvalId.slice(0, 8)})` : '';
+  const request = entry.approvalId
+    ? ` (request ${shortId(entry.approvalId)}${standing ? `: ${standingLine(standing)}` : ''})`
+    : '';
   const detail = entry.detail ? `: ${escapeMrkdwn(truncate(entry.detail.replace(/\s+/g, ' '), 120))}` : '';
   const operation = operationWords(entry.action);
   let what: string;
@@ -86,5 +95,5 @@ export function auditLine(entry: AuditEntry): string {
     what = `${done}${outcome}`;
   }
   const agent = entry.viaAgent ? ` through agent ${bold(truncate(entry.viaAgent, 60))}` : '';
-  return `• ${when} ${userMention(entry.actor)}${agent} ${what}${approval}${detail}`;
+  return `• ${when} ${userMention(entry.actor)}${agent} ${what}${request}${detail}`;
 }

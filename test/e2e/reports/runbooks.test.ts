@@ -67,10 +67,15 @@ async function addRunbook(name: string, steps = RESIZE_STEPS) {
 
 /** Starts a run and returns it as stored, with its thread. */
 async function startRun(name: string, args: string): Promise<RunbookRun> {
-  const started = await harness.e2e.command(ALICE, `runbook run ${name} ${args}`);
-  const id = /run `([0-9a-f-]{36})`/.exec(harness.e2e.textOf(started.message))?.[1];
-  if (!id) throw new Error(`no run started: ${harness.e2e.textOf(started.message)}`);
-  return currentRun(id);
+  return startRunShown(await harness.e2e.command(ALICE, `runbook run ${name} ${args}`));
+}
+
+/** The run an answer says was started: people are shown its first 8 characters, as reports show theirs. */
+async function startRunShown(started: { message?: Parameters<typeof harness.e2e.textOf>[0] }) {
+  const shown = /run `([0-9a-f]{8})`/.exec(harness.e2e.textOf(started.message))?.[1];
+  const run = shown && (await harness.deps.store.runbooks.findRun(TEAM, shown));
+  if (!run) throw new Error(`no run started: ${harness.e2e.textOf(started.message)}`);
+  return run;
 }
 
 async function currentRun(id: string): Promise<RunbookRun> {
@@ -161,11 +166,9 @@ describe('a three-step runbook: shutdown, resize behind approval, boot', () => {
     const audit = (await harness.deps.store.audit.list(TEAM, { limit: 50 })).entries
       .filter((e) => e.action === 'runbook.step')
       .reverse();
-    expect(audit.filter((e) => e.detail?.includes(run.id)).map((e) => e.result)).toEqual([
-      'succeeded',
-      'succeeded',
-      'succeeded',
-    ]);
+    expect(
+      audit.filter((e) => e.detail?.includes(`run ${run.id.slice(0, 8)}:`)).map((e) => e.result),
+    ).toEqual(['succeeded', 'succeeded', 'succeeded']);
   });
 });
 
@@ -219,6 +222,43 @@ describe('a failing step', () => {
     expect(stopped.steps.map((s) => s.state)).toEqual(['succeeded', 'failed', 'skipped']);
     expect(stopped.steps[1]?.detail).toContain('denied');
     expect(requests('nodes.resize', node.id)).toBe(0);
+  });
+});
+
+describe('a step that waits for approval', () => {
+  it('has a card that names its runbook, its run and which step of how many it is', async () => {
+    await harness.e2e.command(ADA, 'policy --rule costs --required 1', CHANNEL);
+    await addRunbook('resize-named');
+    const node = freshNode();
+    const run = await startRun('resize-named', `${node.id} g6-standard-6`);
+    await settle();
+    const card = harness.e2e.textOf(approvalCard());
+    expect(card).toContain(`as step 2 of 3 of runbook \`resize-named\` (run \`${run.id.slice(0, 8)}\`).`);
+  });
+});
+
+describe('run ids as people see them', () => {
+  it('are the 8 characters the reports use, on the run message and in the answer, and cancel takes them', async () => {
+    await addRunbook('resize-short-id');
+    const node = freshNode();
+    const started = await harness.e2e.command(ALICE, `runbook run resize-short-id ${node.id} g6-standard-6`);
+    const run = await startRunShown(started);
+    const shown = `${harness.e2e.textOf(started.message)}\n${runMessage(run)}`;
+    expect(shown).toContain(`run \`${run.id.slice(0, 8)}\``);
+    expect(shown).toContain(`/cloud runbook cancel ${run.id.slice(0, 8)}`);
+    // The full id stays in the data (the Cancel button's value), never in the words.
+    expect(shown.replace(`"value":"${run.id}"`, '')).not.toContain(run.id);
+    const cancelled = await harness.e2e.command(ALICE, `runbook cancel ${run.id.slice(0, 8)}`);
+    expect(harness.e2e.textOf(cancelled.message)).toContain(`Cancelled run \`${run.id.slice(0, 8)}\``);
+    expect((await currentRun(run.id)).state).toBe('cancelled');
+    await settle();
+  });
+
+  it('refuses fewer than 8 characters, which could name a run nobody meant', async () => {
+    const refused = await harness.e2e.command(ALICE, 'runbook cancel 1a2b');
+    expect(harness.e2e.textOf(refused.message)).toContain(
+      'That is not a run id: give its first 8 characters',
+    );
   });
 });
 
@@ -454,7 +494,7 @@ describe('a status watch that ends before its step is linked to it', () => {
     await startStep(deps, surface, TEAM, run.id, 1);
     expect(requests('nodes.boot', node.id)).toBe(1);
     const audit = (await deps.store.audit.list(TEAM, { limit: 100 })).entries.filter(
-      (e) => e.action === 'runbook.step' && e.detail?.includes(run.id),
+      (e) => e.action === 'runbook.step' && e.detail?.includes(`run ${run.id.slice(0, 8)}:`),
     );
     expect(audit).toHaveLength(2);
   });

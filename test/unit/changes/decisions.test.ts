@@ -38,6 +38,7 @@ function recordingSurface(group: GroupMembers = { kind: 'members', users: [] }) 
     postCard: async () => ({ kind: 'posted', ts: '1718000000.000100' }),
     markCardUnsaved: async () => undefined,
     showCard: async () => true,
+    copyNotFollowed: async () => undefined,
     tell: async (_approval, event) => {
       told.push(event);
     },

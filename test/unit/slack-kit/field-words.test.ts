@@ -204,7 +204,7 @@ describe('audit lines', () => {
 
   it('"2026-11-26T20:50:18.641Z `volumes.delete` volumeId=12" → words', () => {
     expect(auditLine(entry({}))).toBe(
-      '• <!date^1795726218^{date_short} {time}|2026-11-26 20:50 UTC> <@U0BOB> ran `volumes delete` on volume 12 — *succeeded* (approval 1a2b3c4d)',
+      '• <!date^1795726218^{date_short} {time}|2026-11-26 20:50 UTC> <@U0BOB> ran `volumes delete` on volume 12 — *succeeded* (request 1a2b3c4d)',
     );
   });
 

@@ -80,32 +80,34 @@ describe('renderApprovalCard once decided', () => {
     return visibleText(message);
   };
 
-  it('executed: approved and executed, with the result', () => {
+  it('executed: approved and done, with the result, in the words every surface uses', () => {
     const text = finalText({
       status: 'executed',
       approvals: [...pending.approvals, { user: 'U0G9QF9C7', at: '2024-05-01T10:01:00Z' }],
       result: { outcome: 'executed', detail: 'Volume 12 deleted.' },
     });
-    expect(text).toContain(
-      ':white_check_mark: Approved by <@U0G9QF9C6>, <@U0G9QF9C7> and executed ✓\nVolume 12 deleted.',
-    );
+    expect(text).toContain(':white_check_mark: Approved and done.\nVolume 12 deleted.');
+    // Who approved, how and when, is the progress line's.
+    expect(text).toContain('approved by <@U0G9QF9C6>');
     expect(text).not.toContain('Approval needed');
   });
 
   it('denied: by whom', () => {
     expect(
       finalText({ status: 'denied', deniedBy: { user: 'U0G9QF9C7', at: '2024-05-01T10:02:00Z' } }),
-    ).toContain(':no_entry: Denied by <@U0G9QF9C7>');
+    ).toContain(':no_entry: Denied; nothing was run (denied by <@U0G9QF9C7>');
   });
 
   it('expired, cancelled and failed', () => {
-    expect(finalText({ status: 'expired' })).toContain('Expired <!date^');
+    expect(finalText({ status: 'expired' })).toContain(
+      ':hourglass: Expired before it was approved; nothing was run (expired <!date^',
+    );
     expect(
       finalText({ status: 'cancelled', cancelledBy: { user: 'U024BE7LH', at: 1714557700000 } }),
-    ).toContain('Cancelled by <@U024BE7LH>; nothing was run.');
+    ).toContain('Cancelled; nothing was run (cancelled by <@U024BE7LH>).');
     expect(
       finalText({ status: 'failed', result: { outcome: 'failed', detail: 'No such volume 12.' } }),
-    ).toContain(', but it did not happen: No such volume 12.');
+    ).toContain(':x: Approved, but it did not happen: No such volume 12.');
   });
 });
 
@@ -186,15 +188,16 @@ describe('renderApprovalCard for break-glass', () => {
     expect(text).toContain('Reason: “db is on fire”');
     expect(text).toContain('*Break-glass* by <@U024BE7LH> without step-up at <!date^1714557600^');
     expect(text).toContain('no approvals were asked for');
-    expect(text).toContain(':white_check_mark: Run with break-glass by <@U024BE7LH> and executed ✓');
+    expect(text).toContain(':white_check_mark: Run with break-glass and done.');
     expect(text).not.toMatch(/approved by|Approved by|1 of 1|asked to/);
   });
 
   it('says break-glass in every state it can end in', () => {
     for (const status of ['executing', 'failed', 'in_doubt', 'unknown', 'not_run'] as const) {
       const text = visibleText(renderApprovalCard({ approval: { ...glass, status } }));
-      expect(text).toContain('Run with break-glass by <@U024BE7LH>');
-      expect(text).not.toContain('Approved by');
+      expect(text).toContain(':rotating_light: *Break-glass:* <@U024BE7LH> ran this');
+      expect(text).toMatch(/\n:[a-z_]+: Run with break-glass[;,]/);
+      expect(text).not.toMatch(/Approved|approved by/);
     }
   });
 });
