@@ -4,7 +4,7 @@ import { relyingPartyOf } from '../../lib/passkeys/paths.js';
 import { createCoreDeps, createSlackAccess } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
-import { passkeyApprovalRecorder } from '../../lib/slack/passkey-approvals.js';
+import { passkeyApprovalRecorder, passkeyProofDescriber } from '../../lib/slack/passkey-approvals.js';
 import { LambdaHandoff } from '../../lib/worker/handoff.js';
 
 /**
@@ -42,6 +42,7 @@ const { handler: slackHandler } = createSlackApp({
           relyingParty: relyingPartyOf(config.BOT_PUBLIC_URL),
           // A verified passkey approval records the vote as the code modal's submission does.
           onVerifiedAssertion: passkeyApprovalRecorder({ ...core, handoff }, client),
+          describeProof: passkeyProofDescriber(core, client),
         },
       }
     : {}),

@@ -119,6 +119,7 @@ async function passkeyAnswer(
     store: deps.store,
     relyingParty: deps.passkeys.relyingParty,
     onVerifiedAssertion: deps.passkeys.onVerifiedAssertion,
+    describeProof: deps.passkeys.describeProof,
     logger: deps.logger,
   });
 }

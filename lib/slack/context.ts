@@ -1,7 +1,7 @@
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { WebClient } from '@slack/web-api';
 import type { RelyingParty } from '../passkeys/paths.js';
-import type { OnVerifiedAssertion } from '../passkeys/routes.js';
+import type { DescribeProof, OnVerifiedAssertion } from '../passkeys/routes.js';
 import type { BotTokens } from '../slack-kit/web-client.js';
 import type { ReadAhead, TokenLookup } from '../store/index.js';
 import type { Handoff } from '../worker/handoff.js';
@@ -45,6 +45,8 @@ export interface PasskeySettings {
   readonly relyingParty: RelyingParty;
   /** Records a step-up proof once an approval link's assertion checks out. */
   readonly onVerifiedAssertion: OnVerifiedAssertion;
+  /** What an approval link proves, for its page to show before the passkey is touched. */
+  readonly describeProof: DescribeProof;
 }
 
 export interface RequestContext {
