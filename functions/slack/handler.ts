@@ -5,7 +5,11 @@ import { createCoreDeps } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
 import type { PasskeySettings } from '../../lib/slack/context.js';
-import { passkeyApprovalRecorder, passkeyFactorRecorder } from '../../lib/slack/passkey-approvals.js';
+import {
+  passkeyApprovalRecorder,
+  passkeyFactorRecorder,
+  passkeyProofDescriber,
+} from '../../lib/slack/passkey-approvals.js';
 import { createSlackAccess } from '../../lib/slack-access.js';
 import { LambdaHandoff } from '../../lib/worker/handoff.js';
 
@@ -54,6 +58,7 @@ function passkeySettings(relyingParty: RelyingParty): PasskeySettings {
       { ...core, approvalAdmins: config.APPROVAL_ADMINS, passkeyLinks: { store: core.store, relyingParty } },
       client,
     ),
+    describeProof: passkeyProofDescriber(core, client),
   };
 }
 

@@ -11,12 +11,16 @@ import type { Config, SlackAuth } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import type { PasskeyLinkContext } from '../../lib/passkeys/links.js';
 import { PASSKEY_PATH, relyingPartyOf } from '../../lib/passkeys/paths.js';
-import type { OnVerifiedAssertion } from '../../lib/passkeys/routes.js';
+import type { DescribeProof, OnVerifiedAssertion } from '../../lib/passkeys/routes.js';
 import { openTable } from '../../lib/runtime.js';
 import type { SlackHandler } from '../../lib/slack/bot.js';
 import { createSlackApp } from '../../lib/slack/bot.js';
 import { INSTALL_PATH, OAUTH_REDIRECT_PATH } from '../../lib/slack/oauth.js';
-import { passkeyApprovalRecorder, passkeyFactorRecorder } from '../../lib/slack/passkey-approvals.js';
+import {
+  passkeyApprovalRecorder,
+  passkeyFactorRecorder,
+  passkeyProofDescriber,
+} from '../../lib/slack/passkey-approvals.js';
 import { runWorkerJob, type WorkerDeps } from '../../lib/slack/worker-handlers.js';
 import { createSlackAccess } from '../../lib/slack-access.js';
 import { inSlackTeam } from '../../lib/slack-kit/web-client.js';
@@ -74,6 +78,8 @@ export interface BotStackOptions {
    * give a stand-in.
    */
   readonly onPasskeyAssertion?: OnVerifiedAssertion;
+  /** What the passkey page shows an approval link proves; by default read from the store and Slack. */
+  readonly describePasskeyProof?: DescribeProof;
 }
 
 export interface BotStack {
@@ -241,6 +247,8 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
         },
         access.client,
       ),
+      describeProof:
+        options.describePasskeyProof ?? passkeyProofDescriber({ ...core, store: slackStore }, access.client),
     },
   });
   slackHandler = handler;

@@ -14,8 +14,8 @@ import {
 } from '../core/agent-calls.js';
 import { type AgentOperationKind, agentKindOf } from '../core/agent-operations.js';
 import type { Caller } from '../core/caller.js';
-import type { ReadAhead } from '../store/index.js';
 import { standingWords } from '../slack/render/request-standing.js';
+import type { ReadAhead } from '../store/index.js';
 import { type AgentToolDeps, TOOL_OF_KIND } from './tool-deps.js';
 
 /**

@@ -188,8 +188,9 @@ export type StepUpNeed =
 
 /**
  * Opens a challenge for a click that needs step-up, or says why none can be. A rule that requires
- * a passkey asks for one of the person's passkeys. With `any`, a person with an authenticator app
- * is asked for its code, and one with only passkeys (or locked out of codes) for a passkey: the
+ * a passkey asks for one of the person's passkeys; one that requires a code asks for a code only
+ * (a passkey link under it could never count). With `any`, a person with an authenticator app is
+ * asked for its code, and one with only passkeys (or locked out of codes) for a passkey: the
  * challenge takes either, so each proof is offered where it can succeed.
  */
 export async function askForStepUp(
@@ -212,12 +213,16 @@ export async function askForStepUp(
   const hasPasskey = async () => (await store.passkeys.list(ask.team, ask.user)).length > 0;
   if (ask.requirement === 'passkey')
     return (await hasPasskey()) ? open('passkey') : { kind: 'not_enrolled', requirement: 'passkey' };
+  // Only `any` takes a passkey instead of a code.
+  const passkeyInstead = async () => ask.requirement === 'any' && (await hasPasskey());
   const enrollment = await store.stepUp.enrollment(ask.team, ask.user);
   if (enrollment?.status !== 'active')
-    return (await hasPasskey()) ? open('passkey') : { kind: 'not_enrolled', requirement: ask.requirement };
+    return (await passkeyInstead())
+      ? open('passkey')
+      : { kind: 'not_enrolled', requirement: ask.requirement };
   const window = lockoutWindow(now);
   if ((await store.stepUp.failures(ask.team, ask.user, window.start)) >= MAX_WRONG_CODES) {
-    return (await hasPasskey()) ? open('passkey') : { kind: 'locked_out', until: window.end };
+    return (await passkeyInstead()) ? open('passkey') : { kind: 'locked_out', until: window.end };
   }
   return open('code');
 }
@@ -340,4 +345,17 @@ export async function proveFactorChange(
   return used.kind === 'used'
     ? { kind: 'proved', challenge: used.challenge }
     : { kind: 'challenge_unusable' };
+}
+
+/**
+ * Whether a passkey can still count for `challenge` under the rule in force now: the challenge
+ * must take one, and so must the rule (a rule changed to ask for a code after the link was made
+ * takes none). A rule that no longer asks for step-up at all asks less than a passkey proves.
+ */
+export function passkeyCounts(
+  challenge: Pick<StepUpChallenge, 'methods'>,
+  ruleNow: StepUpRequirement,
+): boolean {
+  if (challenge.methods === 'code') return false;
+  return ruleNow === 'none' || ruleNow === 'passkey' || ruleNow === 'any';
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DOCUMENT_PAGE_STYLE, escapeHtml } from '../slack-kit/page-style.js';
+import type { ChallengeDecision } from '../store/index.js';
 
 /**
  * The passkey page: one card, its style and script inline (it loads nothing else), under a
@@ -50,12 +51,94 @@ const ACTIONS: Record<PasskeyPageKind, { title: string; intro: string; button: s
   },
 };
 
-/** The page with the button for a link that can be used. */
-export function ceremonyPage(kind: PasskeyPageKind): PasskeyPage {
+/**
+ * What an approval link proves, as its page shows it before anyone touches a passkey: read from
+ * the challenge the link itself is bound to (never from the page's address, whose query anyone
+ * can change), so a link for one request never shows or proves another. Plain text from outside
+ * (labels, a reason, names): the page escapes it.
+ */
+export interface ProofSubject {
+  readonly decision: ChallengeDecision;
+  /** The operation in people's words: `delete volume`. */
+  readonly action: string;
+  /** The target by name and id, as the card names it: `db-data (12)`. */
+  readonly target: string;
+  /** Who asked, as Slack names them (their id when it cannot be read). */
+  readonly requester: string;
+  readonly reason: string | null;
+  readonly requestId: string;
+  /** When the request expires unless decided. */
+  readonly requestExpires: Date;
+  /** The person's own time zone as Slack has it (`users.info`), for the times shown. */
+  readonly timeZone: string;
+  /** Why a passkey cannot count for it under the rule in force now; absent when it can. */
+  readonly passkeyRefused?: string | undefined;
+}
+
+/** What an approval page proves, by the decision the link was made for. */
+const DECISIONS: Record<ChallengeDecision, { doing: string; decision: string; button: string }> = {
+  approve: { doing: 'You are approving', decision: 'Approve', button: 'Approve with passkey' },
+  deny: { doing: 'You are denying', decision: 'Deny', button: 'Deny with passkey' },
+  break_glass: {
+    doing: 'You are breaking glass to run at once, without approvals',
+    decision: 'Break glass: run it now',
+    button: 'Break glass with passkey',
+  },
+};
+
+export type CeremonyPageInput =
+  | { readonly kind: Exclude<PasskeyPageKind, 'approve'> }
+  | { readonly kind: 'approve'; readonly subject: ProofSubject; readonly linkUntil: Date };
+
+/**
+ * The page with the button for a link that can be used. An approval page first says what the
+ * passkey will confirm (the request, its target, the decision, who asked, why, until when), so a
+ * touch never signs something the person did not see; where the rule no longer takes a passkey it
+ * says so and offers no button.
+ */
+export function ceremonyPage(input: CeremonyPageInput): PasskeyPage {
   const nonce = randomBytes(16).toString('base64');
-  const action = ACTIONS[kind];
-  const body = `<p>${escapeHtml(action.intro)}</p><p class="actions"><button type="button" class="button primary" id="passkey-start" data-kind="${kind}">${escapeHtml(action.button)}</button></p><p id="passkey-result" role="status" aria-live="polite" data-state="idle"></p><script nonce="${nonce}">${PAGE_SCRIPT}</script>`;
+  const action = ACTIONS[input.kind];
+  const subject = input.kind === 'approve' ? subjectHtml(input.subject, input.linkUntil) : '';
+  const refused = input.kind === 'approve' ? input.subject.passkeyRefused : undefined;
+  if (refused !== undefined) {
+    const body = `${subject}<p id="passkey-result" data-state="refused">${escapeHtml(refused)}</p>`;
+    return { html: documentWithNonce(action.title, body, nonce), headers: pageHeaders(nonce) };
+  }
+  const button = input.kind === 'approve' ? DECISIONS[input.subject.decision].button : action.button;
+  const body = `${subject}<p>${escapeHtml(action.intro)}</p><p class="actions"><button type="button" class="button primary" id="passkey-start" data-kind="${input.kind}">${escapeHtml(button)}</button></p><p id="passkey-result" role="status" aria-live="polite" data-state="idle"></p><script nonce="${nonce}">${PAGE_SCRIPT}</script>`;
   return { html: documentWithNonce(action.title, body, nonce), headers: pageHeaders(nonce) };
+}
+
+/** What an approval link confirms, every value escaped (labels, the reason and names are outside text). */
+function subjectHtml(subject: ProofSubject, linkUntil: Date): string {
+  const words = DECISIONS[subject.decision];
+  const row = (label: string, value: string) => `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd>`;
+  const rows = [
+    row('Request', subject.action),
+    row('Target', subject.target),
+    row('Your decision', words.decision),
+    row('Asked by', subject.requester),
+    row('Reason', subject.reason ?? 'none given'),
+    row('Request expires', timeIn(subject.requestExpires, subject.timeZone)),
+    row('This link works until', timeIn(linkUntil, subject.timeZone)),
+    row('Request ID', subject.requestId),
+  ];
+  return (
+    `<p id="passkey-decision" data-decision="${subject.decision}"><strong>${escapeHtml(words.doing)}:</strong> ` +
+    `${escapeHtml(subject.action)} ${escapeHtml(subject.target)}</p><dl id="passkey-subject">${rows.join('')}</dl>`
+  );
+}
+
+/** `15 Jan 2030, 14:35 (Asia/Kolkata)`: in the person's own zone, named; UTC where the zone is unknown. */
+export function timeIn(at: Date, timeZone: string): string {
+  const format = (zone: string) =>
+    `${new Intl.DateTimeFormat('en-GB', { timeZone: zone, dateStyle: 'medium', timeStyle: 'short' }).format(at)} (${zone})`;
+  try {
+    return format(timeZone);
+  } catch {
+    return format('UTC');
+  }
 }
 
 /** A page that only tells (a link used, expired, unknown, or the bot not ready for passkeys). */
@@ -72,7 +155,7 @@ export function noticePage(title: string, text: string): PasskeyPage {
 }
 
 function documentWithNonce(title: string, body: string, nonce: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style nonce="${nonce}">${DOCUMENT_PAGE_STYLE}#passkey-result[data-state="refused"]{color:var(--danger)}#passkey-result[data-state="done"]{color:var(--primary);font-weight:700}</style></head><body><main class="card"><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style nonce="${nonce}">${DOCUMENT_PAGE_STYLE}#passkey-result[data-state="refused"]{color:var(--danger)}#passkey-result[data-state="done"]{color:var(--primary);font-weight:700}#passkey-subject{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}#passkey-subject dt{font-weight:700}#passkey-subject dd{margin:0;overflow-wrap:anywhere}</style></head><body><main class="card"><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
 }
 
 function pageHeaders(nonce: string): Record<string, string> {

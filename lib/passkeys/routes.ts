@@ -10,7 +10,7 @@ import * as z from 'zod';
 import type { Store } from '../store/index.js';
 import type { PasskeyLink, PasskeyLinkRefusal } from '../store/passkey-links.js';
 import { PasskeyAlreadyRegisteredError } from '../store/passkeys.js';
-import { ceremonyPage, noticePage, type PasskeyPage } from './page.js';
+import { ceremonyPage, noticePage, type PasskeyPage, type ProofSubject } from './page.js';
 import { type PasskeyRequestPath, passkeyRequestPath, type RelyingParty } from './paths.js';
 import '../zod-settings.js';
 
@@ -65,11 +65,21 @@ export type OnVerifiedAssertion = (
   proof: VerifiedAssertion,
 ) => Promise<AssertionOutcome>;
 
+export type { ProofSubject };
+
+/** The subject of the approval link `link` names, or undefined when its challenge or request is gone. */
+export type DescribeProof = (link: {
+  readonly team: string;
+  readonly user: string;
+  readonly challengeId: string;
+}) => Promise<ProofSubject | undefined>;
+
 export interface PasskeyRouteDeps {
   readonly store: Pick<Store, 'passkeys' | 'passkeyLinks'>;
   readonly relyingParty: RelyingParty;
   readonly onVerifiedAssertion: OnVerifiedAssertion;
   readonly factors: PasskeyFactorEvents;
+  readonly describeProof: DescribeProof;
   readonly logger: Logger;
 }
 
@@ -109,6 +119,12 @@ const AuthenticationAnswerSchema = z.object({
     userHandle: base64url.optional(),
   }),
 });
+
+const REQUEST_GONE = {
+  status: 404,
+  title: 'Request not found',
+  text: 'The request this link was made for no longer exists. Nothing was recorded.',
+};
 
 const REFUSALS: Record<PasskeyLinkRefusal, { status: number; title: string; text: string }> = {
   used: {
@@ -161,8 +177,24 @@ async function page(path: PasskeyRequestPath, deps: PasskeyRouteDeps) {
     const refusal = REFUSALS[found.status];
     return html(refusal.status, noticePage(refusal.title, refusal.text));
   }
-  const { purpose } = found.link;
-  return html(200, ceremonyPage(purpose.kind === 'factor' ? purpose.change : purpose.kind));
+  const { link } = found;
+  const { purpose } = link;
+  if (purpose.kind === 'enroll') return html(200, ceremonyPage({ kind: 'enroll' }));
+  if (purpose.kind === 'factor') return html(200, ceremonyPage({ kind: purpose.change }));
+  const subject = await subjectOf(link, purpose.challengeId, deps);
+  if (!subject) return html(REQUEST_GONE.status, noticePage(REQUEST_GONE.title, REQUEST_GONE.text));
+  return html(200, ceremonyPage({ kind: 'approve', subject, linkUntil: link.validUntil }));
+}
+
+function subjectOf(link: PasskeyLink, challengeId: string, deps: PasskeyRouteDeps) {
+  return deps.describeProof({ team: link.team, user: link.user, challengeId });
+}
+
+/** Why this approval link cannot count now (its request gone, or its rule no longer takes a passkey). */
+async function approvalRefusal(link: PasskeyLink, challengeId: string, deps: PasskeyRouteDeps) {
+  const subject = await subjectOf(link, challengeId, deps);
+  if (!subject) return json(REQUEST_GONE.status, 'refused', REQUEST_GONE.text);
+  return subject.passkeyRefused ? json(409, 'refused', subject.passkeyRefused) : undefined;
 }
 
 async function options(path: PasskeyRequestPath, deps: PasskeyRouteDeps) {
@@ -188,6 +220,12 @@ async function options(path: PasskeyRequestPath, deps: PasskeyRouteDeps) {
       authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
     });
   } else {
+    // A decision's link checks its request and rule; a factor link proves only who the person is.
+    const refusal =
+      link.purpose.kind === 'approve'
+        ? await approvalRefusal(link, link.purpose.challengeId, deps)
+        : undefined;
+    if (refusal) return refusal;
     if (registered.length === 0)
       return json(
         403,
@@ -312,6 +350,10 @@ async function approve(
     checked.authenticationInfo.newCounter,
   );
   if (!moved) return notAccepted();
+  // The rule may have changed since the page was opened: a passkey it no longer takes counts nothing.
+  const refusal =
+    link.purpose.kind === 'approve' ? await approvalRefusal(link, challengeId, deps) : undefined;
+  if (refusal) return refusal;
   let outcome: AssertionOutcome;
   try {
     outcome = await record(challengeId, {

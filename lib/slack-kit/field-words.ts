@@ -125,6 +125,31 @@ export function durationWords(seconds: number): string {
 }
 
 /**
+ * A node or database type's size as people compare plans: `2 CPU, 4 GB RAM, 80 GB disk`. The
+ * API counts memory and disk in MB (API-FACTS-MORE.md §5); whole gigabytes read as GB. Plain
+ * text; undefined when nothing of the size is known.
+ */
+export function typeSizeWords(type: {
+  readonly vcpus?: number | undefined;
+  readonly memoryMb?: number | undefined;
+  readonly diskMb?: number | undefined;
+}): string | undefined {
+  const parts = [
+    type.vcpus === undefined ? undefined : `${numberWords(type.vcpus)} CPU`,
+    type.memoryMb === undefined ? undefined : `${megabytesWords(type.memoryMb)} RAM`,
+    type.diskMb === undefined ? undefined : `${megabytesWords(type.diskMb)} disk`,
+  ].filter((part): part is string => part !== undefined);
+  return parts.length > 0 ? parts.join(', ') : undefined;
+}
+
+/** `4 GB` for 4096 MB, `512 MB` for what is not a whole gigabyte. */
+function megabytesWords(mb: number): string {
+  return mb >= 1024 && mb % 1024 === 0
+    ? UNIT_WORDS.GB.value(numberWords(mb / 1024))
+    : UNIT_WORDS.MB.value(numberWords(mb));
+}
+
+/**
  * A scalar as a person reads it, in mrkdwn: dates formatted, booleans as yes/no, null as an em
  * dash, ids as written, quantities with their unit (`50 GB`). Undefined for objects and lists of
  * objects (the caller summarizes those).

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { WebClient } from '@slack/web-api';
+import { findOperation } from '../api/operations/index.js';
+import { effectiveApprovalPolicy } from '../changes/guardrails.js';
 import type {
   ApprovalEvent,
   ApprovalSurface,
@@ -13,7 +15,7 @@ import { contextBlock, type RenderedMessage, sectionBlock } from '../slack-kit/b
 import { channelRefusalOf, ensureBotCanPost } from '../slack-kit/channel-access.js';
 import { codeSpan } from '../slack-kit/text.js';
 import { inSlackTeam } from '../slack-kit/web-client.js';
-import type { Approval, CardCopy, Store } from '../store/index.js';
+import type { Approval, CardCopy, StepUpRequirement, Store } from '../store/index.js';
 import type { Handoff } from '../worker/handoff.js';
 import { approverGroupMembers } from './approver-groups.js';
 import { renderApprovalCard } from './render/approval.js';
@@ -55,7 +57,7 @@ export function slackApprovalSurface(
       return access.kind === 'refused' ? access : { kind: 'open' };
     },
 
-    postCard: (approval) => postCard(client, logger, approval),
+    postCard: async (approval) => postCard(client, logger, await withStepUp(deps, approval)),
 
     async markCardUnsaved(channel: string, ts: string): Promise<void> {
       await client.chat
@@ -76,7 +78,7 @@ export function slackApprovalSurface(
       // Every copy says what the card says (a break-glass announcement in the audit channel).
       await Promise.all((approval.copies ?? []).map((copy) => updateCopy(client, logger, approval, copy)));
       if (!approval.messageTs) return true;
-      const card = renderApprovalCard({ approval });
+      const card = renderApprovalCard({ approval: await withStepUp(deps, approval) });
       return client.chat
         .update({ channel: approval.channel, ts: approval.messageTs, text: card.text, blocks: card.blocks })
         .then(
@@ -110,6 +112,28 @@ export function slackApprovalSurface(
     approverGroupMembers: (group) => approverGroupMembers(client, group),
     withinTeam: inSlackTeam,
   };
+}
+
+/**
+ * A pending request with the proof its rule asks of whoever decides, for the card to say before
+ * anyone clicks. The rule is read as it stands (it may change while the request waits); a card
+ * whose rule cannot be read just leaves the line out.
+ */
+async function withStepUp(
+  deps: { readonly logger: Logger; readonly store: Store },
+  approval: Approval,
+): Promise<Approval & { readonly stepUp?: StepUpRequirement }> {
+  if (approval.status !== 'pending' || approval.breakGlass) return approval;
+  const op = findOperation(approval.operationId);
+  try {
+    const policy = op
+      ? (await effectiveApprovalPolicy(deps.store, approval.team, approval.channel, op)).policy
+      : await deps.store.approvalPolicy.get(approval.team);
+    return { ...approval, stepUp: policy.stepUp };
+  } catch (error) {
+    deps.logger.warn('approval card: rule not read for its step-up line', { approvalId: approval.id, error });
+    return approval;
+  }
 }
 
 /** The approval events that end a runbook step waiting on the request; none for the others. */

@@ -120,6 +120,7 @@ async function passkeyAnswer(
     relyingParty: deps.passkeys.relyingParty,
     onVerifiedAssertion: deps.passkeys.onVerifiedAssertion,
     factors: deps.passkeys.factors,
+    describeProof: deps.passkeys.describeProof,
     logger: deps.logger,
   });
 }

@@ -1,7 +1,7 @@
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { WebClient } from '@slack/web-api';
 import type { RelyingParty } from '../passkeys/paths.js';
-import type { OnVerifiedAssertion, PasskeyFactorEvents } from '../passkeys/routes.js';
+import type { DescribeProof, OnVerifiedAssertion, PasskeyFactorEvents } from '../passkeys/routes.js';
 import type { BotTokens } from '../slack-kit/web-client.js';
 import type { ReadAhead, TokenLookup } from '../store/index.js';
 import type { Handoff } from '../worker/handoff.js';
@@ -47,6 +47,8 @@ export interface PasskeySettings {
   readonly onVerifiedAssertion: OnVerifiedAssertion;
   /** A passkey added, and a change to the person's own methods proved with one. */
   readonly factors: PasskeyFactorEvents;
+  /** What an approval link proves, for its page to show before the passkey is touched. */
+  readonly describeProof: DescribeProof;
 }
 
 export interface RequestContext {

@@ -1,5 +1,6 @@
 import type { ApiClient } from '../api/client.js';
 import type { AnyOperation } from '../api/operation.js';
+import { readPriceBeforeRunning } from '../changes/cost.js';
 import { helpFitFor } from '../changes/guardrails.js';
 import { SLASH_COMMAND } from '../commands/registry.js';
 import { commandNameOf } from '../commands/usage.js';
@@ -10,11 +11,13 @@ import {
   runOperation,
   runOperationWith,
 } from '../core/operations.js';
+import { type RenderedMessage, sectionBlock } from '../slack-kit/blocks.js';
 import { notice, type Reply, visibilityOf } from '../slack-kit/reply.js';
 import { formatNumber } from '../slack-kit/text.js';
 import type { ReadAhead } from '../store/index.js';
 import { type ListRead, readListWindow } from './list-reader.js';
 import { withChangeAuthor } from './render/change-author.js';
+import { priceLines } from './render/cost.js';
 import { ListLayout } from './render/list.js';
 import { renderOperationResult } from './render/result.js';
 import { tokenProblemReply } from './token-resolution.js';
@@ -44,10 +47,13 @@ export async function answerOperation(deps: RunnerDeps, request: OperationReques
   const { op, input, options, team, user } = request;
   // Read while the API answers: the buttons of the reply offer only what may run here.
   let fit: ReturnType<typeof helpFitFor> | undefined;
+  // A change that bills says what it changes and at what price, whatever the policy.
+  let price: Awaited<ReturnType<typeof readPriceBeforeRunning>>;
   const core = {
     ...control,
     beforeCall: async (client: ApiClient) => {
       fit = helpFitFor(deps.store, team, user, request.channel, control.callerRead);
+      if (op.method !== 'GET') price = await readPriceBeforeRunning(client, op, input);
       await control.beforeCall?.(client);
     },
   };
@@ -57,7 +63,8 @@ export async function answerOperation(deps: RunnerDeps, request: OperationReques
   const { output } = outcome;
   control.onOutput?.(output);
   const allowed = (await fit)?.allows;
-  const rendered = renderOperationResult(op, { ...input }, output, {
+  const change = await price?.settled;
+  const result = renderOperationResult(op, { ...input }, output, {
     page: options.page,
     pageSize: options.pageSize,
     filter: options.filter ? { ...options.filter } : undefined,
@@ -65,10 +72,17 @@ export async function answerOperation(deps: RunnerDeps, request: OperationReques
     json: options.json,
     allowed,
   });
+  const rendered = change ? withPriceLines(result, priceLines(change)) : result;
   const visibility = visibilityOf(op);
   // The channel sees the bot's message: it says whose change it is.
   const shown = visibility === 'in_channel' ? withChangeAuthor(rendered, user, op) : rendered;
   return { text: shown.text, blocks: shown.blocks, visibility } satisfies Reply;
+}
+
+/** The answer with what the change bills for, from → to and its price, under it. */
+function withPriceLines(rendered: RenderedMessage, lines: readonly string[]): RenderedMessage {
+  const text = lines.join('\n');
+  return { text: `${rendered.text}\n${text}`, blocks: [...rendered.blocks, sectionBlock(text)] };
 }
 
 /** A list as messages the person pages through (`--all`: one line an item). */

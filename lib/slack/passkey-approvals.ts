@@ -1,10 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import type { WebClient } from '@slack/web-api';
 import type { StepUpCompletion, StepUpDeps } from '../changes/decisions.js';
 import type { FactorChangeCompletion, StepUpEnrollmentDeps } from '../core/step-up-enrollment.js';
 import { type PasskeyLinkContext, passkeyEnrollmentLink } from '../passkeys/links.js';
-import type { AssertionOutcome, OnVerifiedAssertion, PasskeyFactorEvents } from '../passkeys/routes.js';
+import type {
+  AssertionOutcome,
+  DescribeProof,
+  OnVerifiedAssertion,
+  PasskeyFactorEvents,
+  ProofSubject,
+} from '../passkeys/routes.js';
 import { inSlackTeam } from '../slack-kit/web-client.js';
+import type { ChallengeDecision, StepUpChallenge, StepUpRequirement, Store } from '../store/index.js';
 import type { RunnerDeps } from './operation-runner.js';
 
 /**
@@ -126,6 +134,91 @@ export async function factorOutcome(
   }
 }
 
+/**
+ * What an approval link proves, for its page: the challenge the link is bound to, its request
+ * (the operation in people's words, the target as the card names it, who asked and why, until
+ * when), in the person's own time zone, and whether a passkey can count for it under the rule in
+ * force now. Names and the time zone are Slack's (`users.info`); when Slack cannot say, the page
+ * shows the ids and UTC rather than nothing.
+ */
+export function passkeyProofDescriber(
+  deps: { readonly store: Store; readonly logger: Logger },
+  slack: WebClient,
+): DescribeProof {
+  return (link) =>
+    inSlackTeam(link.team, async () => {
+      const challenge = await deps.store.stepUp.challenge(link.team, link.challengeId);
+      if (!challenge || challenge.user !== link.user) return undefined;
+      const approval = await deps.store.approvals.get(link.team, challenge.approvalId);
+      if (!approval) return undefined;
+      const [{ findOperation }, { effectiveApprovalPolicy }, { passkeyCounts }, { actionPhrase }] =
+        await Promise.all([
+          import('../api/operations/index.js'),
+          import('../changes/guardrails.js'),
+          import('../changes/step-up.js'),
+          import('./render/approval.js'),
+        ]);
+      const op = findOperation(approval.operationId);
+      const [policy, requester, person] = await Promise.all([
+        op
+          ? effectiveApprovalPolicy(deps.store, approval.team, approval.channel, op).then((e) => e.policy)
+          : deps.store.approvalPolicy.get(approval.team),
+        slackPerson(slack, deps.logger, approval.requester),
+        slackPerson(slack, deps.logger, link.user),
+      ]);
+      const subject: ProofSubject = {
+        decision: challenge.decision,
+        action: op ? actionPhrase(op) : approval.operationId,
+        target: approval.summary,
+        requester: requester.name,
+        reason: approval.reason ?? approval.breakGlass?.reason ?? null,
+        requestId: approval.id,
+        requestExpires: approval.decideBy,
+        timeZone: person.timeZone,
+      };
+      return passkeyCounts(challenge, policy.stepUp)
+        ? subject
+        : { ...subject, passkeyRefused: passkeyRefusedText(challenge, policy.stepUp) };
+    });
+}
+
+/** A person as Slack names them and the zone their clock is in; their id and UTC when unreadable. */
+async function slackPerson(
+  slack: WebClient,
+  logger: Logger,
+  user: string,
+): Promise<{ readonly name: string; readonly timeZone: string }> {
+  try {
+    const found = (await slack.users.info({ user })).user;
+    return {
+      name: found?.profile?.real_name || found?.real_name || found?.name || user,
+      timeZone: found?.tz || 'UTC',
+    };
+  } catch (error) {
+    logger.info('passkey page: users.info failed', {
+      error: error instanceof Error ? error.name : 'unknown',
+    });
+    return { name: user, timeZone: 'UTC' };
+  }
+}
+
+const CLICK_AGAIN: Record<ChallengeDecision, string> = {
+  approve: 'click Approve in Slack again',
+  deny: 'click Deny in Slack again',
+  break_glass: 'ask again with --break-glass in Slack',
+};
+
+/** Why a passkey cannot count for this link, in plain words: the page shows it instead of a button. */
+function passkeyRefusedText(challenge: StepUpChallenge, ruleNow: StepUpRequirement): string {
+  const again = CLICK_AGAIN[challenge.decision];
+  if (ruleNow === 'code')
+    return (
+      'The rule for this request changed after this link was made: it now asks for a code from your ' +
+      `authenticator app, not a passkey. Nothing was recorded; ${again} to be asked for a code.`
+    );
+  return `This link was made for a code, not a passkey, so a passkey cannot count for it. Nothing was recorded; ${again}.`;
+}
+
 const CLOSE = 'You may close this page.';
 const AGAIN = 'Nothing was recorded; click the button in Slack again for a new link.';
 
@@ -135,7 +228,7 @@ export function assertionOutcome(completion: StepUpCompletion): AssertionOutcome
     case 'not_proved':
       return refused(
         completion.check.kind === 'wrong_method'
-          ? 'The rule for this request no longer takes a passkey. Nothing was recorded.'
+          ? 'The rule for this request does not take a passkey. Nothing was recorded.'
           : `This approval was already used, has expired, or is not yours. ${AGAIN}`,
       );
     case 'broke_glass':

@@ -21,7 +21,7 @@ import {
   parseApiDate,
   slackDate,
 } from '../slack-kit/text.js';
-import { costLine } from './render/cost.js';
+import { priceLines } from './render/cost.js';
 import { routeOf, viewOperationOf } from './render/related-operations.js';
 import { kindOfRoute } from './render/resource-kinds.js';
 
@@ -81,7 +81,7 @@ async function costLines(
 ): Promise<string[]> {
   if (!types) return [];
   const change = await priceChangeOf(op, input, target, types);
-  return change ? [costLine(change)] : [];
+  return change ? priceLines(change) : [];
 }
 
 /** One thing a target names: the backup, or the database the backup belongs to. */

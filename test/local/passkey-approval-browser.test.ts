@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { APPROVAL_LINK_SECONDS } from '../../lib/passkeys/links.js';
+import { timeIn } from '../../lib/passkeys/page.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
 import { browserAvailability, CHROMIUM, failInCiWithoutBrowser } from '../support/browser.js';
 import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
@@ -23,10 +24,10 @@ const CAROL = 'U0CAROL';
 // The few parts of playwright-core's API used here, so the test compiles before it is installed.
 interface Locator {
   click(): Promise<void>;
+  count(): Promise<number>;
   waitFor(options?: { state?: 'attached' | 'visible' }): Promise<void>;
   textContent(): Promise<string | null>;
   getAttribute(name: string): Promise<string | null>;
-  count(): Promise<number>;
 }
 interface Page {
   goto(url: string): Promise<{ status(): number } | null>;
@@ -145,11 +146,27 @@ describe.skipIf(skipReason !== undefined)(
 
     const cardNow = (card: StoredMessage) => e2e.stack.standIn.store.findMessage(CHANNEL, card.ts) ?? card;
 
-    async function requestDeletion(): Promise<{ volumeId: number; card: StoredMessage }> {
-      const volume = e2e.emulator.control.createVolume({ label: `doomed-${links.length}` });
-      const asked = await e2e.command(ALICE, `volumes delete ${volume.id}`);
+    let requests = 0;
+    async function requestDeletion(
+      reason?: string,
+    ): Promise<{ volumeId: number; label: string; card: StoredMessage; approvalId: string }> {
+      requests += 1;
+      const volume = e2e.emulator.control.createVolume({ label: `doomed-${requests}` });
+      const asked = await e2e.command(
+        ALICE,
+        `volumes delete ${volume.id}${reason ? ` --reason "${reason}"` : ''}`,
+      );
       expect(e2e.textOf(asked.message)).toContain('needs 1 approval');
-      return { volumeId: volume.id, card: lastCard() };
+      const card = lastCard();
+      const approvalId = /Request ([0-9a-f-]{36})/.exec(e2e.textOf(card))?.[1];
+      if (!approvalId) throw new Error('the card names no request');
+      return { volumeId: volume.id, label: volume.label, card, approvalId };
+    }
+
+    /** What the page says it confirms, row by row. */
+    async function subjectOn(page: Page): Promise<string> {
+      const decision = (await page.locator('#passkey-decision').textContent()) ?? '';
+      return `${decision}\n${(await page.locator('#passkey-subject').textContent()) ?? ''}`;
     }
 
     async function clickApprove(user: string, card: StoredMessage): Promise<void> {
@@ -330,6 +347,92 @@ describe.skipIf(skipReason !== undefined)(
       expect(deletesOf(volume.id)).toBe(1);
       const audit = await e2e.stack.store.audit.list(e2e.stack.workspace.teamId, { limit: 100 });
       expect(JSON.stringify(audit.entries.filter((entry) => entry.actor === ALICE))).toContain('passkey');
+    });
+
+    it('the card says, before anyone clicks, that Approve and Deny ask whoever clicks for a passkey', async () => {
+      const { card } = await requestDeletion();
+      expect(e2e.textOf(card)).toContain(
+        'Step-up: whoever clicks Approve or Deny is asked right after for their passkey; the click counts only once it checks out.',
+      );
+    });
+
+    it('the page says what the passkey confirms: request, target, approve, who asked, why, and expiry in Bob’s own time zone', async () => {
+      const { volumeId, label, card, approvalId } = await requestDeletion('rollback after the 2.3 deploy');
+      await clickApprove(BOB, card);
+      const url = linkSeenBy(BOB);
+      expect((await bob.page.goto(url))?.status()).toBe(200);
+      const shown = await subjectOn(bob.page);
+      expect(shown).toContain(`You are approving: delete volume ${label} (${volumeId})`);
+      expect(shown).toContain(`Target${label} (${volumeId})`);
+      expect(shown).toContain('Your decisionApprove');
+      expect(shown).toContain('Asked byAlice Operator');
+      expect(shown).toContain('Reasonrollback after the 2.3 deploy');
+      const approval = await e2e.stack.store.approvals.get(e2e.stack.workspace.teamId, approvalId);
+      if (!approval) throw new Error('no request stored');
+      // Bob's clock is in Asia/Kolkata (Slack's users.info `tz`), five and a half hours past UTC.
+      expect(shown).toContain(`Request expires${timeIn(approval.decideBy, 'Asia/Kolkata')}`);
+      expect(shown).toContain('(Asia/Kolkata)');
+      expect(shown).toContain(`Request ID${approvalId}`);
+      expect(await bob.page.locator('#passkey-start').textContent()).toBe('Approve with passkey');
+    });
+
+    it('a link for request A never shows or proves request B, whatever its address says', async () => {
+      const a = await requestDeletion();
+      const b = await requestDeletion();
+      await clickApprove(BOB, a.card);
+      const linkA = linkSeenBy(BOB);
+      await clickApprove(BOB, b.card);
+      linkSeenBy(BOB);
+      const forged = `${linkA}?request=${b.approvalId}&approvalId=${b.approvalId}&target=${b.label}`;
+      expect((await bob.page.goto(forged))?.status()).toBe(200);
+      const shown = await subjectOn(bob.page);
+      expect(shown).toContain(`${a.label} (${a.volumeId})`);
+      expect(shown).toContain(a.approvalId);
+      expect(shown).not.toContain(b.label);
+      expect(shown).not.toContain(b.approvalId);
+      expect((await useOnPage(bob.page)).state).toBe('done');
+      await e2e.stack.drain();
+      expect(deletesOf(a.volumeId)).toBe(1);
+      expect(deletesOf(b.volumeId)).toBe(0);
+      expect(e2e.textOf(cardNow(b.card))).not.toContain('with a passkey');
+    });
+
+    it('under a code rule, Bob (passkeys only) is offered no passkey link, since none could count', async () => {
+      await e2e.command(ADA, 'policy --rule destructive --step-up code');
+      try {
+        const { volumeId, card } = await requestDeletion();
+        await clickApprove(BOB, card);
+        const told = e2e.textOf(e2e.lastSeen(BOB));
+        expect(told).not.toContain('/passkey/');
+        expect(told).toContain('/cloud mfa enroll');
+        expect(told).toContain('counted for nothing');
+        expect(deletesOf(volumeId)).toBe(0);
+      } finally {
+        await e2e.command(ADA, 'policy --rule destructive --step-up passkey');
+      }
+    });
+
+    it('a link whose rule changed to a code since it was made: the page says so, offers no button, and nothing counts', async () => {
+      const { volumeId, card } = await requestDeletion();
+      await clickApprove(BOB, card);
+      const url = linkSeenBy(BOB);
+      await e2e.command(ADA, 'policy --rule destructive --step-up code');
+      try {
+        expect((await bob.page.goto(url))?.status()).toBe(200);
+        const result = bob.page.locator('#passkey-result[data-state="refused"]');
+        expect(await result.textContent()).toBe(
+          'The rule for this request changed after this link was made: it now asks for a code from your ' +
+            'authenticator app, not a passkey. Nothing was recorded; click Approve in Slack again to be asked for a code.',
+        );
+        expect(await bob.page.locator('#passkey-start').count()).toBe(0);
+        // Asked directly, the page's own steps refuse too: no ceremony starts.
+        const options = await fetch(`${url}/options`, { method: 'POST', body: '{}' });
+        expect(options.status).toBe(409);
+        await e2e.stack.drain();
+        expect(deletesOf(volumeId)).toBe(0);
+      } finally {
+        await e2e.command(ADA, 'policy --rule destructive --step-up passkey');
+      }
     });
 
     it('no link is in any channel message, log line or audit entry, and the page threw nothing', async () => {

@@ -108,6 +108,17 @@ describe.skipIf(skipReason !== undefined)(
           recorded.push({ challengeId, proof });
           return { recorded: true, message: 'Approved: you may close this page.' };
         },
+        // The page alone: its links name challenges no workflow made, so what they prove is given.
+        describePasskeyProof: async ({ challengeId }) => ({
+          decision: 'approve',
+          action: 'delete volume',
+          target: `db-data (${challengeId})`,
+          requester: 'Alice Operator',
+          reason: null,
+          requestId: challengeId,
+          requestExpires: new Date(clock.now().getTime() + 60 * 60_000),
+          timeZone: 'UTC',
+        }),
       });
       browser = await (playwright as Playwright).chromium.launch({
         executablePath: CHROMIUM,

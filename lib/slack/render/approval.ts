@@ -31,6 +31,7 @@ import type {
   ApprovalStatus,
   VoteMethod,
 } from '../../store/approvals.js';
+import type { StepUpRequirement } from '../../store/index.js';
 import { truncate } from '../../truncate.js';
 import { NOW_LABEL } from '../preview.js';
 import { routeOf } from './related-operations.js';
@@ -94,6 +95,8 @@ export interface ApprovalCardView {
   readonly result?: { readonly outcome: ApprovalOutcome; readonly detail: string } | null | undefined;
   /** While in doubt: what the checks have found so far. */
   readonly doubtNote?: string | null | undefined;
+  /** The proof the rule in force asks of whoever decides (step-up), when it was read. */
+  readonly stepUp?: StepUpRequirement | undefined;
 }
 
 export interface ApprovalCardInput {
@@ -139,6 +142,8 @@ export function renderApprovalCard({ approval }: ApprovalCardInput): RenderedMes
     blocks.push(sectionBlock(defuseMarkupKeepingDates(truncateMrkdwn(preview.join('\n'), PREVIEW_MAX))));
   }
   blocks.push(contextBlock(...progressLine(approval)));
+  const proof = pending && !approval.breakGlass ? proofLine(approval.stepUp) : undefined;
+  if (proof) blocks.push(contextBlock(proof));
 
   if (pending) {
     const actions = voteButtons(approval, { withCancel: true });
@@ -263,6 +268,21 @@ function progressLine(approval: ApprovalCardView): string[] {
   }
   if (approval.status === 'pending') parts.push(`expires ${slackDate(approval.decideBy, 'at')}`);
   return [parts.join(' · ')];
+}
+
+const PROOF_WORDS: Record<Exclude<StepUpRequirement, 'none'>, string> = {
+  passkey: 'their passkey',
+  code: 'the current code from their authenticator app',
+  any: 'their passkey or the current code from their authenticator app',
+};
+
+/**
+ * Said before anyone clicks: which proof Approve and Deny will ask for, and of whom (step-up),
+ * so nobody is surprised by a modal or a link after the click.
+ */
+function proofLine(stepUp: StepUpRequirement | undefined): string | undefined {
+  if (stepUp === undefined || stepUp === 'none') return undefined;
+  return `:closed_lock_with_key: Step-up: whoever clicks Approve or Deny is asked right after for ${PROOF_WORDS[stepUp]}; the click counts only once it checks out.`;
 }
 
 /** "Approved by @Bob", or for break-glass "Run with break-glass by @Alice": who let it run. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DatabaseType } from '../../../lib/api/operations/databases.js';
+import { operations } from '../../../lib/api/operations/index.js';
 import type { NodeType } from '../../../lib/api/operations/node-types.js';
 import { type PriceChange, priceChangeOf, pricesOf, type TypeReader } from '../../../lib/changes/cost.js';
 
@@ -91,6 +92,11 @@ describe('nodes.resize', () => {
       // As floats, 26.28 - 5.48 is 20.800000000000004.
       delta: { hourly: 0.0285, monthly: 20.8 },
       currency: 'USD',
+      change: {
+        kind: 'node_type',
+        from: { id: 'g6-nanode-1', vcpus: 2, memoryMb: 4096, diskMb: 81920 },
+        to: { id: 'g6-standard-2', vcpus: 2, memoryMb: 4096, diskMb: 81920 },
+      },
     });
   });
 
@@ -128,7 +134,12 @@ describe('nodes.resize', () => {
       { type: 'g6-nanode-1', region: 'us-east' },
       unreadable,
     );
-    expect(change).toEqual({ kind: 'unknown', why: 'the types and their prices could not be read' });
+    expect(change).toEqual({
+      kind: 'unknown',
+      why: 'the types and their prices could not be read',
+      // What changes is still named, by the ids the node and the request give.
+      change: { kind: 'node_type', from: { id: 'g6-nanode-1' }, to: { id: 'g6-standard-2' } },
+    });
   });
 
   it('is unknown when the node itself could not be read', async () => {
@@ -143,7 +154,15 @@ describe('nodes.resize', () => {
       { type: 'g6-nanode-1', region: 'us-east' },
       TYPES,
     );
-    expect(change).toEqual({ kind: 'unknown', why: 'there is no node type g6-huge-99' });
+    expect(change).toEqual({
+      kind: 'unknown',
+      why: 'there is no node type g6-huge-99',
+      change: {
+        kind: 'node_type',
+        from: { id: 'g6-nanode-1', vcpus: 2, memoryMb: 4096, diskMb: 81920 },
+        to: { id: 'g6-huge-99' },
+      },
+    });
   });
 });
 
@@ -167,6 +186,7 @@ describe('nodes.mutate', () => {
     expect(change).toEqual({
       kind: 'unknown',
       why: 'type g6-standard-1 has no successor, so it cannot be upgraded',
+      change: { kind: 'node_type', from: { id: 'g6-standard-1', vcpus: 2, memoryMb: 4096, diskMb: 81920 } },
     });
   });
 });
@@ -239,8 +259,38 @@ describe('database creates', () => {
     expect(change).toEqual({
       kind: 'unknown',
       why: 'type g6-standard-2 lists no postgresql price for a cluster of 1',
+      change: { kind: 'database_type', to: { id: 'g6-standard-2' }, clusterSize: 1 },
     });
   });
+});
+
+describe('volumes, which bill but whose prices the API does not publish', () => {
+  it('a resize is unknown, saying so, with the size from → to', async () => {
+    const types = reader([NANODE]);
+    const change = await priceChangeOf(
+      { id: 'volumes.resize' },
+      { volumeId: 12, size: 40 },
+      { size: 20 },
+      types,
+    );
+    expect(change).toEqual({
+      kind: 'unknown',
+      why: 'the API publishes no prices for volumes',
+      change: { kind: 'volume_size', fromGb: 20, toGb: 40 },
+    });
+    expect(types.reads).toEqual([]);
+  });
+
+  it('a clone has its source’s size', async () => {
+    const change = await priceChangeOf({ id: 'volumes.clone' }, { volumeId: 12 }, { size: 50 }, TYPES);
+    expect(change?.change).toEqual({ kind: 'volume_size', toGb: 50 });
+  });
+});
+
+it('every operation that starts or changes charges has a price change, known or not', () => {
+  for (const op of operations.filter((o) => o.charges)) {
+    expect(pricesOf(op, { type: 'g6-standard-2', region: 'us-east', size: 20 }), op.id).toBe(true);
+  }
 });
 
 it('other operations have no price change and read no types', async () => {

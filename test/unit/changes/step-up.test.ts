@@ -8,6 +8,7 @@ import {
   LOCKOUT_WINDOW_MINUTES,
   lockoutWindow,
   MAX_WRONG_CODES,
+  passkeyCounts,
   proveStepUp,
   startCodeEnrollment,
 } from '../../../lib/changes/step-up.js';
@@ -284,5 +285,33 @@ describe('proveStepUp', () => {
       kind: 'passkey',
       challenge: { methods: 'passkey', user: passkeyOnly },
     });
+  });
+
+  it('under a code rule, never offers a passkey: it could not count there', async () => {
+    const ask = (user: string) =>
+      askForStepUp(store, {
+        team: TEAM,
+        user,
+        approval: { id: 'req-3' },
+        decision: 'approve',
+        requirement: 'code',
+      });
+    const passkeyOnly = `U0PK${Math.random().toString(36).slice(2, 6)}`;
+    await withPasskey(passkeyOnly);
+    expect(await ask(passkeyOnly)).toEqual({ kind: 'not_enrolled', requirement: 'code' });
+
+    // Locked out of codes, someone with a passkey too is told so, not sent a passkey link.
+    const { user } = await enrolled();
+    await withPasskey(user);
+    for (let i = 0; i < MAX_WRONG_CODES; i++) await checkCode(store, TEAM, user, '000000');
+    expect(await ask(user)).toMatchObject({ kind: 'locked_out' });
+  });
+
+  it('a passkey counts only where both the challenge and the rule in force now take one', () => {
+    expect(passkeyCounts({ methods: 'passkey' }, 'passkey')).toBe(true);
+    expect(passkeyCounts({ methods: 'any' }, 'any')).toBe(true);
+    expect(passkeyCounts({ methods: 'passkey' }, 'none')).toBe(true);
+    expect(passkeyCounts({ methods: 'passkey' }, 'code')).toBe(false);
+    expect(passkeyCounts({ methods: 'code' }, 'passkey')).toBe(false);
   });
 });

@@ -15,7 +15,7 @@ describe('assertionOutcome', () => {
     });
     expect(assertionOutcome({ kind: 'not_proved', check: { kind: 'wrong_method' } })).toEqual({
       recorded: false,
-      message: 'The rule for this request no longer takes a passkey. Nothing was recorded.',
+      message: 'The rule for this request does not take a passkey. Nothing was recorded.',
     });
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costLine, dollars } from '../../../../lib/slack/render/cost.js';
+import { changeLine, costLine, dollars } from '../../../../lib/slack/render/cost.js';
 
 describe('dollars', () => {
   it('shows cents, and further decimals only where the price has them', () => {
@@ -60,6 +60,32 @@ describe('costLine', () => {
   it('an unknown price says so, with the reason escaped', () => {
     expect(costLine({ kind: 'unknown', why: 'there is no node type <!channel>' })).toBe(
       '*Cost:* price unknown: there is no node type &lt;!channel&gt;.',
+    );
+  });
+});
+
+describe('changeLine', () => {
+  it('a new database: its cluster size and type', () => {
+    expect(
+      changeLine({
+        kind: 'database_type',
+        to: { id: 'g6-dedicated-2', vcpus: 2, memoryMb: 4096, diskMb: 81920 },
+        clusterSize: 3,
+      }),
+    ).toBe(
+      '*Change:* new database cluster of 3 nodes of type `g6-dedicated-2` (2 CPU, 4 GB RAM, 80 GB disk)',
+    );
+  });
+
+  it('an upgrade whose successor could not be read says so, never a guess', () => {
+    expect(changeLine({ kind: 'node_type', from: { id: 'g6-standard-1' } })).toBe(
+      '*Change:* node type `g6-standard-1` → its successor type (not readable)',
+    );
+  });
+
+  it('memory that is not a whole gigabyte stays in MB', () => {
+    expect(changeLine({ kind: 'node_type', to: { id: 'tiny', memoryMb: 512 } })).toBe(
+      '*Change:* new node of type `tiny` (512 MB RAM)',
     );
   });
 });
