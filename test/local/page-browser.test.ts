@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/local/start.js';
 import { browserAvailability, CHROMIUM, failInCiWithoutBrowser } from '../support/browser.js';
+import { shortcodesInLib } from '../support/emoji-shortcodes.js';
 
 /**
  * The sandbox page in a real browser (Debian's chromium driven by playwright-core), through the
@@ -348,6 +349,39 @@ describe.skipIf(skipReason !== undefined)(
         .toBe(false);
       await expect.poll(async () => waiting.count(), { timeout: 10_000 }).toBe(0);
       expect(sandbox.emulator.control.requestCount('volumes.delete', { volumeId: volume.id })).toBe(1);
+      expect(pageErrors).toEqual([]);
+    }, 60_000);
+
+    /** The page as a person opens it: the seeded workspace, as Alice, in #ops. */
+    async function openPage(): Promise<void> {
+      await page.goto(sandbox.pageUrl);
+      await page.locator('[data-testid="message-list"][data-ready="true"]').waitFor();
+    }
+
+    it('draws every emoji shortcode the bot writes anywhere in lib/ as the emoji, never as its name', async () => {
+      const names = shortcodesInLib();
+      // The walk finds those the user study saw as text, so it finds the bot's shortcodes at all.
+      expect(names).toEqual(
+        expect.arrayContaining(['bust_in_silhouette', 'arrow_forward', 'no_entry_sign', 'outbox_tray']),
+      );
+      expect(names).toEqual(expect.arrayContaining(['envelope', 'iphone', 'link', 'double_vertical_bar']));
+      const posted = await fetch(`${sandbox.stack.standIn.apiUrl}chat.postMessage`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${sandbox.stack.standIn.botToken}`,
+          'content-type': 'application/json; charset=utf-8',
+        },
+        body: JSON.stringify({
+          channel: 'C0OPS',
+          text: `Every shortcode: ${names.map((name) => `:${name}:`).join(' ')}`,
+        }),
+      });
+      expect(((await posted.json()) as { ok: boolean }).ok).toBe(true);
+      await openPage();
+      const message = newestMessage('Every shortcode:');
+      await message.waitFor();
+      const shown = (await message.textContent()) ?? '';
+      expect(names.filter((name) => shown.includes(`:${name}:`))).toEqual([]);
       expect(pageErrors).toEqual([]);
     }, 60_000);
   },
