@@ -59,6 +59,9 @@ interface ConsoleMessage {
 
 interface Page extends Pick<Locator, 'locator' | 'getByTestId' | 'getByRole'> {
   goto(url: string): Promise<unknown>;
+  reload(): Promise<unknown>;
+  goBack(): Promise<unknown>;
+  url(): string;
   on(event: 'dialog', listener: (dialog: Dialog) => void): void;
   on(event: 'pageerror', listener: (error: Error) => void): void;
   on(event: 'console', listener: (message: ConsoleMessage) => void): void;
@@ -382,6 +385,36 @@ describe.skipIf(skipReason !== undefined)(
       await message.waitFor();
       const shown = (await message.textContent()) ?? '';
       expect(names.filter((name) => shown.includes(`:${name}:`))).toEqual([]);
+      expect(pageErrors).toEqual([]);
+    }, 60_000);
+
+    it('leaves the Home tab for the channel clicked, and a reload stays in that channel', async () => {
+      await openPage();
+      await page.getByTestId('home-link').click();
+      await page.getByTestId('home-tab').waitFor();
+      await page.locator('[data-testid="channel-link"][data-channel-name="general"]').click();
+      await page.getByTestId('channel-name').filter({ hasText: '#general' }).waitFor();
+      await page.getByTestId('home-tab').waitFor({ state: 'detached' });
+      expect(new URL(page.url()).searchParams.get('tab')).toBeNull();
+
+      await page.reload();
+      await page.locator('[data-testid="message-list"][data-ready="true"]').waitFor();
+      expect(await page.getByTestId('channel-name').textContent()).toBe('#general');
+      expect(await page.getByTestId('home-tab').count()).toBe(0);
+      expect(pageErrors).toEqual([]);
+    }, 60_000);
+
+    it("goes back to the Home tab with the browser's Back after leaving it for a channel", async () => {
+      await openPage();
+      await page.getByTestId('home-link').click();
+      await page.getByTestId('home-tab').waitFor();
+      await page.locator('[data-testid="channel-link"][data-channel-name="general"]').click();
+      await page.getByTestId('channel-name').filter({ hasText: '#general' }).waitFor();
+
+      await page.goBack();
+      await page.getByTestId('home-tab').waitFor();
+      expect(await page.getByTestId('channel-name').textContent()).toContain('Home');
+      expect(new URL(page.url()).searchParams.get('tab')).toBe('home');
       expect(pageErrors).toEqual([]);
     }, 60_000);
   },

@@ -94,17 +94,48 @@ export const els = {
   slackbotArguments: byTestId('slackbot-arguments', HTMLTextAreaElement),
   slackbotSend: byTestId('slackbot-send', HTMLButtonElement),
 };
+/**
+ * Where the page is: the workspace, who you are, the channel, and what the main area shows. The
+ * page's address holds all four, so a reload, a copied link or Back returns to the same place.
+ * @typedef {{ team: string; user: string; channel: string; tab: SandboxTab }} SandboxPlace
+ */
+
 /** @param {string | null} tab @returns {SandboxTab} */
 function tabOf(tab) {
   return tab === 'home' || tab === 'slackbot' ? tab : 'channel';
 }
-const params = new URLSearchParams(location.search);
+
+/**
+ * The place an address names (empty where it names none: the page server picks the default).
+ * @param {string} search
+ * @returns {SandboxPlace}
+ */
+export function placeOf(search) {
+  const params = new URLSearchParams(search);
+  return {
+    team: params.get('team') ?? '',
+    user: params.get('user') ?? '',
+    channel: params.get('channel') ?? '',
+    tab: tabOf(params.get('tab')),
+  };
+}
+
+/**
+ * The address of a place; the channel is the main area unless `tab` says otherwise.
+ * @param {SandboxPlace} place
+ */
+export function addressOf(place) {
+  const query = new URLSearchParams();
+  if (place.team) query.set('team', place.team);
+  if (place.user) query.set('user', place.user);
+  if (place.channel) query.set('channel', place.channel);
+  if (place.tab !== 'channel') query.set('tab', place.tab);
+  return `?${query}`;
+}
+
 /** @type {SandboxUi} */
 export const ui = {
-  team: params.get('team') ?? '',
-  user: params.get('user') ?? '',
-  channel: params.get('channel') ?? '',
-  tab: tabOf(params.get('tab')),
+  ...placeOf(location.search),
   homeOpenedFor: '',
   state: undefined,
   commands: { command: '/cloud', topics: [] },
