@@ -417,5 +417,27 @@ describe.skipIf(skipReason !== undefined)(
       expect(new URL(page.url()).searchParams.get('tab')).toBe('home');
       expect(pageErrors).toEqual([]);
     }, 60_000);
+
+    it('keeps a resolved issue resolved when a new issue is raised on its service', async () => {
+      await openPage();
+      await page.getByTestId('monitoring').waitFor();
+      // The seeded issue on shop-frontend is over: its service checks out again.
+      const over = page.getByTestId('issue').filter({ hasText: 'shop-frontend returned unexpected content' });
+      await over.locator('.resolved').waitFor();
+      const shop = sandbox.emulator.control
+        .managedMonitoring()
+        .services.find((s) => s.label === 'shop-frontend');
+      await page.getByTestId('issue-service').selectOption(String(shop?.id));
+      await page.getByTestId('issue-summary').fill('cart page times out');
+      await page.getByTestId('issue-raise').click();
+      const raised = page.getByTestId('issue').filter({ hasText: 'cart page times out' });
+      await raised.getByTestId('issue-resolve').waitFor();
+
+      expect(await over.locator('.resolved').count()).toBe(1);
+      expect(await over.getByTestId('issue-resolve').count()).toBe(0);
+      await raised.getByTestId('issue-resolve').click();
+      await raised.locator('.resolved').waitFor();
+      expect(pageErrors).toEqual([]);
+    }, 60_000);
   },
 );
