@@ -34,6 +34,7 @@ interface Locator {
     timeout?: number;
   }): Promise<void>;
   textContent(): Promise<string | null>;
+  isDisabled(): Promise<boolean>;
   getAttribute(name: string): Promise<string | null>;
   inputValue(): Promise<string>;
   locator(selector: string): Locator;
@@ -361,6 +362,15 @@ describe.skipIf(skipReason !== undefined)(
       await page.locator('[data-testid="message-list"][data-ready="true"]').waitFor();
     }
 
+    /** The status line once it has settled (not "Sending…"). */
+    async function settledStatus(): Promise<string> {
+      const status = page.locator(
+        '[data-testid="status"][data-state="ok"], [data-testid="status"][data-state="error"]',
+      );
+      await status.waitFor();
+      return (await status.textContent()) ?? '';
+    }
+
     it('draws every emoji shortcode the bot writes anywhere in lib/ as the emoji, never as its name', async () => {
       const names = shortcodesInLib();
       // The walk finds those the user study saw as text, so it finds the bot's shortcodes at all.
@@ -437,6 +447,38 @@ describe.skipIf(skipReason !== undefined)(
       expect(await over.getByTestId('issue-resolve').count()).toBe(0);
       await raised.getByTestId('issue-resolve').click();
       await raised.locator('.resolved').waitFor();
+      expect(pageErrors).toEqual([]);
+    }, 60_000);
+
+    it("refuses in the composer a command over Slack's limit, saying by how much, and sends nothing", async () => {
+      await openPage();
+      const before = await messages().count();
+      const input = page.getByTestId('command-input');
+      await input.fill(`/cloud volumes list --label ${'x'.repeat(40_000)}`);
+      const limit = page.getByTestId('composer-limit');
+      await limit.waitFor();
+      expect(await limit.textContent()).toContain('40,000');
+      expect(await page.getByTestId('command-send').isDisabled()).toBe(true);
+
+      await input.press('Enter');
+      const status = await settledStatus();
+      expect(status).toMatch(/28 characters over/);
+      expect(status.length).toBeLessThan(200);
+      expect(await messages().count()).toBe(before);
+      expect(pageErrors).toEqual([]);
+    }, 60_000);
+
+    it('keeps the status line to one short line when a long command is sent', async () => {
+      await openPage();
+      const text = `/cloud volumes list --label ${'y'.repeat(5000)}`;
+      await page.getByTestId('command-input').fill(text);
+      await page.getByTestId('command-input').press('Enter');
+      await page
+        .getByTestId('status')
+        .filter({ hasText: /^Sent / })
+        .waitFor();
+      const status = await settledStatus();
+      expect(status.length).toBeLessThan(200);
       expect(pageErrors).toEqual([]);
     }, 60_000);
   },

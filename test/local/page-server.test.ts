@@ -336,6 +336,16 @@ describe('refusals the page reports in words', () => {
     expect(plain.result.error).toMatch(/Type a slash command/);
   });
 
+  it("takes a command up to Slack's 40,000 characters and refuses a longer one in words", async () => {
+    const text = `/cloud volumes list --label ${'x'.repeat(40_000 - 28)}`;
+    expect((await post('/api/command', { user: ALICE, channel: OPS, text })).status).toBe(200);
+    const over = await post('/api/command', { user: ALICE, channel: OPS, text: `${text}x` });
+    expect(over.status).toBe(400);
+    expect(over.result.error).toBe(
+      "Invalid request: text: is over 40,000 characters, the most Slack's message box takes",
+    );
+  });
+
   it('refuses requests from another site, including by DNS rebinding, and bodies that are not JSON', async () => {
     const crossSite = await post(
       '/api/command',

@@ -14,7 +14,7 @@ import {
 import type { StoreChange } from '../store.js';
 import type { Delivery, SlackWorkspace } from '../workspace.js';
 import type { ClientMonitoring, ClientSlackbotAnswer, ClientSlackbotTools } from './client-api.js';
-import { completionData } from './commands.js';
+import { COMMAND_TEXT_LIMIT, completionData } from './commands.js';
 import { sandboxPage } from './html.js';
 import {
   answerForPanel,
@@ -96,7 +96,12 @@ const SeatFields = { user: z.string().min(1).max(64), team: z.string().min(1).ma
 const CommandRequestSchema = z.object({
   ...SeatFields,
   channel: z.string().min(1).max(64),
-  text: z.string().max(4000),
+  text: z
+    .string()
+    .max(
+      COMMAND_TEXT_LIMIT,
+      `is over ${COMMAND_TEXT_LIMIT.toLocaleString('en-US')} characters, the most Slack's message box takes`,
+    ),
 });
 
 const ClickRequestSchema = z.object({

@@ -79,6 +79,7 @@ export const els = {
   input: byTestId('command-input', HTMLInputElement),
   send: byTestId('command-send', HTMLButtonElement),
   completions: byTestId('completions', HTMLElement),
+  limit: byTestId('composer-limit', HTMLElement),
   usage: byTestId('usage', HTMLElement),
   status: byTestId('status', HTMLElement),
   modal: byTestId('modal-backdrop', HTMLElement),
@@ -168,12 +169,31 @@ export function names() {
   return timeZone === undefined ? { users, channels } : { users, channels, timeZone };
 }
 
+/** The most the status line shows: one short line, whatever it reports. */
+const STATUS_MAX = 300;
+
+/**
+ * `text` cut to `max` characters, with an ellipsis where it was cut (never between the halves of
+ * a surrogate pair).
+ * @param {string} text
+ * @param {number} max
+ */
+export function cut(text, max) {
+  if (text.length <= max) return text;
+  let kept = '';
+  for (const char of text) {
+    if (kept.length + char.length > max - 1) break;
+    kept += char;
+  }
+  return `${kept}…`;
+}
+
 /**
  * @param {string} text
  * @param {'ok' | 'pending' | 'error'} [kind]
  */
 export function setStatus(text, kind = 'ok') {
-  els.status.textContent = text;
+  els.status.textContent = cut(text, STATUS_MAX);
   els.status.dataset.state = kind;
   els.status.classList.toggle('error', kind === 'error');
 }
