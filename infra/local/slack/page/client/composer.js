@@ -13,7 +13,7 @@ if (!Number.isInteger(LIMIT))
 /** The count shows from here on, so it is there before the limit is reached, not all the time. */
 const COUNT_FROM = Math.floor(LIMIT * 0.9);
 /** How much of a command the status line names: enough to recognise it, on one short line. */
-const ECHO_MAX = 60;
+const ECHO_MAX = 120;
 
 /** @param {number} count */
 function characters(count) {
