@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -17,6 +17,7 @@ import { shortcodesInLib } from '../support/emoji-shortcodes.js';
  * `docs/home-tab.png` (the newcomer walk saves `docs/sandbox.png`).
  */
 
+const README = new URL('../../README.md', import.meta.url).pathname;
 const REPORT_SCREENSHOT = new URL('../../docs/report-in-sandbox.png', import.meta.url).pathname;
 const HOME_SCREENSHOT = new URL('../../docs/home-tab.png', import.meta.url).pathname;
 const STEP_TIMEOUT_MS = 15_000;
@@ -480,6 +481,14 @@ describe.skipIf(skipReason !== undefined)(
       const status = await settledStatus();
       expect(status.length).toBeLessThan(200);
       expect(pageErrors).toEqual([]);
+    }, 60_000);
+
+    it("says on the page what the README's Quickstart says: stopping npm start forgets what was done", async () => {
+      await openPage();
+      const notice = ((await page.getByTestId('memory-notice').textContent()) ?? '').trim();
+      expect(notice).toMatch(/logins.*policies.*reports/);
+      const quickstart = /## Quickstart\n([\s\S]*?)\n## /.exec(readFileSync(README, 'utf8'))?.[1] ?? '';
+      expect(quickstart.replace(/\s+/g, ' ')).toContain(notice);
     }, 60_000);
   },
 );

@@ -44,6 +44,7 @@ body { margin: 0; height: 100vh; display: flex; }
 .issue-list .resolved { opacity: .6; text-decoration: line-through; }
 .sidebar .hint { margin-top: auto; padding: 12px 16px; font-size: 12px; line-height: 1.4; }
 .sidebar .hint code { background: #5d2c5d; color: #fff; }
+.sidebar .hint.memory { margin-top: 0; padding-top: 0; opacity: .85; }
 main { flex: 1; display: flex; flex-direction: column; min-width: 0; }
 .channel-header { padding: 12px 20px; border-bottom: 1px solid var(--border); font-weight: 700; font-size: 17px; display: flex; gap: 12px; align-items: baseline; }
 .channel-header .as { font-weight: 400; font-size: 13px; color: var(--muted); }
@@ -156,6 +157,7 @@ const BODY = `
     <ul class="issue-list" data-testid="issue-list"></ul>
   </section>
   <p class="hint">Start with <code>/cloud login</code> and paste the demo token printed in the terminal. Switch who you are above to approve someone else's request. <b>Slackbot</b> under Apps calls the bot's tools as Slackbot would for you.</p>
+  <p class="hint memory" data-testid="memory-notice">The sandbox keeps everything in memory: stopping <code>npm start</code> forgets logins, policies, reports, requests and messages, and the demo data starts afresh.</p>
 </aside>
 <main>
   <div class="channel-header">
