@@ -406,7 +406,8 @@ export function sandboxBanner(sandbox: Sandbox): string {
     '  A second workspace: click "Add to Slack" beside "Second workspace" on the page, allow the app',
     '  there, then "Open Slack" brings you back to the page in that workspace.',
     '',
-    '  Ctrl-C stops everything.',
+    '  Ctrl-C stops everything. The sandbox keeps everything in memory: stopping npm start forgets',
+    '  logins, policies, reports, requests and messages, and the demo data starts afresh.',
     '',
   ].join('\n');
 }

@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../infra/local/start.js';
 import { browserAvailability, CHROMIUM, failInCiWithoutBrowser } from '../support/browser.js';
+import { shortcodesInLib } from '../support/emoji-shortcodes.js';
 
 /**
  * The sandbox page in a real browser (Debian's chromium driven by playwright-core), through the
@@ -16,6 +17,7 @@ import { browserAvailability, CHROMIUM, failInCiWithoutBrowser } from '../suppor
  * `docs/home-tab.png` (the newcomer walk saves `docs/sandbox.png`).
  */
 
+const README = new URL('../../README.md', import.meta.url).pathname;
 const REPORT_SCREENSHOT = new URL('../../docs/report-in-sandbox.png', import.meta.url).pathname;
 const HOME_SCREENSHOT = new URL('../../docs/home-tab.png', import.meta.url).pathname;
 const STEP_TIMEOUT_MS = 15_000;
@@ -33,6 +35,7 @@ interface Locator {
     timeout?: number;
   }): Promise<void>;
   textContent(): Promise<string | null>;
+  isDisabled(): Promise<boolean>;
   getAttribute(name: string): Promise<string | null>;
   inputValue(): Promise<string>;
   locator(selector: string): Locator;
@@ -58,6 +61,9 @@ interface ConsoleMessage {
 
 interface Page extends Pick<Locator, 'locator' | 'getByTestId' | 'getByRole'> {
   goto(url: string): Promise<unknown>;
+  reload(): Promise<unknown>;
+  goBack(): Promise<unknown>;
+  url(): string;
   on(event: 'dialog', listener: (dialog: Dialog) => void): void;
   on(event: 'pageerror', listener: (error: Error) => void): void;
   on(event: 'console', listener: (message: ConsoleMessage) => void): void;
@@ -349,6 +355,140 @@ describe.skipIf(skipReason !== undefined)(
       await expect.poll(async () => waiting.count(), { timeout: 10_000 }).toBe(0);
       expect(sandbox.emulator.control.requestCount('volumes.delete', { volumeId: volume.id })).toBe(1);
       expect(pageErrors).toEqual([]);
+    }, 60_000);
+
+    /** The page as a person opens it: the seeded workspace, as Alice, in #ops. */
+    async function openPage(): Promise<void> {
+      await page.goto(sandbox.pageUrl);
+      await page.locator('[data-testid="message-list"][data-ready="true"]').waitFor();
+    }
+
+    /** The status line once it has settled (not "Sending…"). */
+    async function settledStatus(): Promise<string> {
+      const status = page.locator(
+        '[data-testid="status"][data-state="ok"], [data-testid="status"][data-state="error"]',
+      );
+      await status.waitFor();
+      return (await status.textContent()) ?? '';
+    }
+
+    it('draws every emoji shortcode the bot writes anywhere in lib/ as the emoji, never as its name', async () => {
+      const names = shortcodesInLib();
+      // The walk finds those the user study saw as text, so it finds the bot's shortcodes at all.
+      expect(names).toEqual(
+        expect.arrayContaining(['bust_in_silhouette', 'arrow_forward', 'no_entry_sign', 'outbox_tray']),
+      );
+      expect(names).toEqual(expect.arrayContaining(['envelope', 'iphone', 'link', 'double_vertical_bar']));
+      const posted = await fetch(`${sandbox.stack.standIn.apiUrl}chat.postMessage`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${sandbox.stack.standIn.botToken}`,
+          'content-type': 'application/json; charset=utf-8',
+        },
+        body: JSON.stringify({
+          channel: 'C0OPS',
+          text: `Every shortcode: ${names.map((name) => `:${name}:`).join(' ')}`,
+        }),
+      });
+      expect(((await posted.json()) as { ok: boolean }).ok).toBe(true);
+      await openPage();
+      const message = newestMessage('Every shortcode:');
+      await message.waitFor();
+      const shown = (await message.textContent()) ?? '';
+      expect(names.filter((name) => shown.includes(`:${name}:`))).toEqual([]);
+      expect(pageErrors).toEqual([]);
+    }, 60_000);
+
+    it('leaves the Home tab for the channel clicked, and a reload stays in that channel', async () => {
+      await openPage();
+      await page.getByTestId('home-link').click();
+      await page.getByTestId('home-tab').waitFor();
+      await page.locator('[data-testid="channel-link"][data-channel-name="general"]').click();
+      await page.getByTestId('channel-name').filter({ hasText: '#general' }).waitFor();
+      await page.getByTestId('home-tab').waitFor({ state: 'detached' });
+      expect(new URL(page.url()).searchParams.get('tab')).toBeNull();
+
+      await page.reload();
+      await page.locator('[data-testid="message-list"][data-ready="true"]').waitFor();
+      expect(await page.getByTestId('channel-name').textContent()).toBe('#general');
+      expect(await page.getByTestId('home-tab').count()).toBe(0);
+      expect(pageErrors).toEqual([]);
+    }, 60_000);
+
+    it("goes back to the Home tab with the browser's Back after leaving it for a channel", async () => {
+      await openPage();
+      await page.getByTestId('home-link').click();
+      await page.getByTestId('home-tab').waitFor();
+      await page.locator('[data-testid="channel-link"][data-channel-name="general"]').click();
+      await page.getByTestId('channel-name').filter({ hasText: '#general' }).waitFor();
+
+      await page.goBack();
+      await page.getByTestId('home-tab').waitFor();
+      expect(await page.getByTestId('channel-name').textContent()).toContain('Home');
+      expect(new URL(page.url()).searchParams.get('tab')).toBe('home');
+      expect(pageErrors).toEqual([]);
+    }, 60_000);
+
+    it('keeps a resolved issue resolved when a new issue is raised on its service', async () => {
+      await openPage();
+      await page.getByTestId('monitoring').waitFor();
+      // The seeded issue on shop-frontend is over: its service checks out again.
+      const over = page.getByTestId('issue').filter({ hasText: 'shop-frontend returned unexpected content' });
+      await over.locator('.resolved').waitFor();
+      const shop = sandbox.emulator.control
+        .managedMonitoring()
+        .services.find((s) => s.label === 'shop-frontend');
+      await page.getByTestId('issue-service').selectOption(String(shop?.id));
+      await page.getByTestId('issue-summary').fill('cart page times out');
+      await page.getByTestId('issue-raise').click();
+      const raised = page.getByTestId('issue').filter({ hasText: 'cart page times out' });
+      await raised.getByTestId('issue-resolve').waitFor();
+
+      expect(await over.locator('.resolved').count()).toBe(1);
+      expect(await over.getByTestId('issue-resolve').count()).toBe(0);
+      await raised.getByTestId('issue-resolve').click();
+      await raised.locator('.resolved').waitFor();
+      expect(pageErrors).toEqual([]);
+    }, 60_000);
+
+    it("refuses in the composer a command over Slack's limit, saying by how much, and sends nothing", async () => {
+      await openPage();
+      const before = await messages().count();
+      const input = page.getByTestId('command-input');
+      await input.fill(`/cloud volumes list --label ${'x'.repeat(40_000)}`);
+      const limit = page.getByTestId('composer-limit');
+      await limit.waitFor();
+      expect(await limit.textContent()).toContain('40,000');
+      expect(await page.getByTestId('command-send').isDisabled()).toBe(true);
+
+      await input.press('Enter');
+      const status = await settledStatus();
+      expect(status).toMatch(/28 characters over/);
+      expect(status.length).toBeLessThan(200);
+      expect(await messages().count()).toBe(before);
+      expect(pageErrors).toEqual([]);
+    }, 60_000);
+
+    it('keeps the status line to one short line when a long command is sent', async () => {
+      await openPage();
+      const text = `/cloud volumes list --label ${'y'.repeat(5000)}`;
+      await page.getByTestId('command-input').fill(text);
+      await page.getByTestId('command-input').press('Enter');
+      await page
+        .getByTestId('status')
+        .filter({ hasText: /^Sent / })
+        .waitFor();
+      const status = await settledStatus();
+      expect(status.length).toBeLessThan(200);
+      expect(pageErrors).toEqual([]);
+    }, 60_000);
+
+    it("says on the page what the README's Quickstart says: stopping npm start forgets what was done", async () => {
+      await openPage();
+      const notice = ((await page.getByTestId('memory-notice').textContent()) ?? '').trim();
+      expect(notice).toMatch(/logins.*policies.*reports/);
+      const quickstart = /## Quickstart\n([\s\S]*?)\n## /.exec(readFileSync(README, 'utf8'))?.[1] ?? '';
+      expect(quickstart.replace(/\s+/g, ' ')).toContain(notice);
     }, 60_000);
   },
 );

@@ -101,6 +101,36 @@ describe('cloud monitoring from the sandbox page', () => {
     expect((await monitoring()).issues.find((issue) => issue.id === open.id)?.resolved).toBe(true);
   });
 
+  it('raises a new issue beside one that is over: the one over stays over', async () => {
+    const shop = await serviceId('shop-frontend');
+    const over = (await monitoring()).issues.filter((issue) => issue.resolved).map((issue) => issue.id);
+    expect(over.length).toBeGreaterThan(0);
+    await post('/api/monitoring/issue', { service: shop, summary: 'cart page times out' });
+    const after = await monitoring();
+    expect(after.issues.filter((issue) => over.includes(issue.id)).every((issue) => issue.resolved)).toBe(
+      true,
+    );
+    const raised = after.issues.find((issue) => issue.label === 'cart page times out');
+    if (!raised) throw new Error('the new issue is not listed');
+    expect(raised.resolved).toBe(false);
+    await post('/api/monitoring/resolve', { issue: raised.id });
+  });
+
+  it('keeps a service reporting a problem until every open issue on it is resolved', async () => {
+    const db = await serviceId('internal-db');
+    await post('/api/monitoring/issue', { service: db, summary: 'disk nearly full' });
+    await post('/api/monitoring/issue', { service: db, summary: 'slow queries' });
+    const [second, first] = (await monitoring()).issues;
+    if (!first || !second) throw new Error('the two issues are not listed');
+
+    await post('/api/monitoring/resolve', { issue: first.id });
+    expect((await api<{ status: string }>(`/managed/services/${db}`)).status).toBe('problem');
+    expect((await monitoring()).issues.find((issue) => issue.id === second.id)?.resolved).toBe(false);
+
+    await post('/api/monitoring/resolve', { issue: second.id });
+    expect((await api<{ status: string }>(`/managed/services/${db}`)).status).toBe('ok');
+  });
+
   it('refuses a service or issue that does not exist, a malformed request and another site', async () => {
     expect((await post('/api/monitoring/issue', { service: 1 })).status).toBe(404);
     expect((await post('/api/monitoring/resolve', { issue: 1 })).status).toBe(404);

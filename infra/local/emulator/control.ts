@@ -222,8 +222,11 @@ export class EmulatorControl {
 
   /**
    * Monitoring sees the issue's services answer again: those reporting a problem return to `ok`
-   * (a disabled one stays disabled). The issue stays in `GET /managed/issues`, which lists
-   * "recent and ongoing issues"; the API's ManagedIssue has no field that says which.
+   * (a disabled one stays disabled), unless another issue still open names them. The issue stays
+   * in `GET /managed/issues`, which lists "recent and ongoing issues"; the API's ManagedIssue has
+   * no field that says which (its fields: id, created, entity, services), so whether it is over is
+   * the emulator's own record, set here and nowhere else: a later issue on the same service is a
+   * new issue and leaves this one over.
    */
   resolveManagedIssue(id: number): ReturnType<typeof renderIssue> {
     const world = this.#world;
@@ -231,9 +234,14 @@ export class EmulatorControl {
     if (!issue) throw new Error(`No managed issue ${id}`);
     if (issue.resolved === undefined) {
       issue.resolved = world.now();
+      const stillOpen = new Set(
+        [...world.issues.values()]
+          .filter((other) => other.resolved === undefined)
+          .flatMap((other) => other.services),
+      );
       for (const serviceId of issue.services) {
         const service = world.services.get(serviceId);
-        if (service && service.status === 'problem') {
+        if (service && service.status === 'problem' && !stillOpen.has(serviceId)) {
           service.status = 'ok';
           service.updated = world.now();
         }
@@ -256,10 +264,7 @@ export class EmulatorControl {
           id: issue.id,
           label: issue.entity.label,
           services: [...issue.services],
-          // Resolved here, or its services no longer report a problem (the seeded older issue).
-          resolved:
-            issue.resolved !== undefined ||
-            issue.services.every((id) => world.services.get(id)?.status !== 'problem'),
+          resolved: issue.resolved !== undefined,
         })),
     };
   }

@@ -418,7 +418,13 @@ function seedManaged(world: World, nodes: NodeRecord[], now: number): void {
     });
   }
   const serviceIds = [...world.services.keys()];
-  const issue = (services: number[], hoursAgo: number, label: string): ManagedIssueRecord => {
+  /** An issue detected `hoursAgo`, and `resolvedHoursAgo` when its services checked out again. */
+  const issue = (
+    services: number[],
+    hoursAgo: number,
+    label: string,
+    resolvedHoursAgo?: number,
+  ): ManagedIssueRecord => {
     const id = world.nextId('issue', 823);
     const ticket = 98000 + id;
     return {
@@ -431,11 +437,13 @@ function seedManaged(world: World, nodes: NodeRecord[], now: number): void {
         type: 'ticket',
         url: `https://cloud.example.com/support/tickets/${ticket}`,
       },
+      ...(resolvedHoursAgo === undefined ? {} : { resolved: now - resolvedHoursAgo * HOUR }),
     };
   };
+  // One ongoing (api-gateway reports a problem) and one over (shop-frontend is ok again).
   const issues = [
     issue(serviceIds.slice(1, 2), 3, 'api-gateway is not responding'),
-    issue(serviceIds.slice(0, 1), 26, 'shop-frontend returned unexpected content'),
+    issue(serviceIds.slice(0, 1), 26, 'shop-frontend returned unexpected content', 25),
   ];
   for (const record of issues) world.issues.set(record.id, record);
   const [settingsNode] = nodes;

@@ -2,6 +2,7 @@ import type { AnyOperation } from '../../../../lib/api/operation.js';
 import { registry } from '../../../../lib/commands/operation-registry.js';
 import { type CommandRegistry, SLASH_COMMAND } from '../../../../lib/commands/registry.js';
 import { usageOf } from '../../../../lib/commands/usage.js';
+import { SLACK_LIMITS } from '../../../../lib/slack-kit/limits.js';
 import type {
   ClientCompletionAction as CompletionAction,
   ClientCompletionData as CompletionData,
@@ -15,6 +16,16 @@ import type {
  */
 
 export type { CompletionAction, CompletionData, CompletionTopic };
+
+/**
+ * The most a command typed in the page's box may hold, in UTF-16 code units as JavaScript and zod
+ * count them. Slack documents no bound of its own for a slash command's text; it is typed in the
+ * message box, whose text Slack takes up to 40,000 characters ("Truncating really long messages",
+ * api.slack.com/changelog/2018-04-truncating-really-long-messages; `SLACK_LIMITS.messageText`).
+ * The box refuses more, saying by how much, instead of cutting what was typed; the page's server
+ * refuses it too.
+ */
+export const COMMAND_TEXT_LIMIT = SLACK_LIMITS.messageText;
 
 /** `allows`: completion fitted to a person and channel (their token's scopes, the channel's policy). */
 export function completionData(

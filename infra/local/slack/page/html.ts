@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { PAGE_BASE_STYLE } from '../../../../lib/slack-kit/page-style.js';
+import { COMMAND_TEXT_LIMIT } from './commands.js';
 
 /**
  * The sandbox page: one HTML document with its style inline and its script as native ES modules
@@ -43,6 +44,7 @@ body { margin: 0; height: 100vh; display: flex; }
 .issue-list .resolved { opacity: .6; text-decoration: line-through; }
 .sidebar .hint { margin-top: auto; padding: 12px 16px; font-size: 12px; line-height: 1.4; }
 .sidebar .hint code { background: #5d2c5d; color: #fff; }
+.sidebar .hint.memory { margin-top: 0; padding-top: 0; opacity: .85; }
 main { flex: 1; display: flex; flex-direction: column; min-width: 0; }
 .channel-header { padding: 12px 20px; border-bottom: 1px solid var(--border); font-weight: 700; font-size: 17px; display: flex; gap: 12px; align-items: baseline; }
 .channel-header .as { font-weight: 400; font-size: 13px; color: var(--muted); }
@@ -101,7 +103,9 @@ blockquote { border-left: 4px solid #ddd; margin: 4px 0; padding-left: 10px; col
 .completions .word { font-weight: 700; white-space: nowrap; }
 .completions .summary { font-size: 12px; opacity: .8; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .usage { font-size: 12px; color: var(--muted); padding: 4px 2px 0; font-family: Menlo, Consolas, monospace; min-height: 18px; overflow-wrap: anywhere; }
-.status { font-size: 12px; color: var(--muted); padding: 2px 2px 0; min-height: 16px; }
+.composer-limit { font-size: 12px; color: var(--muted); padding: 4px 2px 0; text-align: right; }
+.composer-limit.over { color: var(--danger); font-weight: 700; }
+.status { font-size: 12px; color: var(--muted); padding: 2px 2px 0; min-height: 16px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .status.error { color: var(--danger); }
 .modal-backdrop { position: fixed; inset: 0; background: rgba(0,0,0,.45); display: flex; align-items: center; justify-content: center; z-index: 10; }
 .modal { background: #fff; border-radius: 8px; width: 520px; max-width: 94vw; max-height: 90vh; display: flex; flex-direction: column; box-shadow: 0 18px 48px rgba(0,0,0,.35); }
@@ -153,6 +157,7 @@ const BODY = `
     <ul class="issue-list" data-testid="issue-list"></ul>
   </section>
   <p class="hint">Start with <code>/cloud login</code> and paste the demo token printed in the terminal. Switch who you are above to approve someone else's request. <b>Slackbot</b> under Apps calls the bot's tools as Slackbot would for you.</p>
+  <p class="hint memory" data-testid="memory-notice">The sandbox keeps everything in memory: stopping <code>npm start</code> forgets logins, policies, reports, requests and messages, and the demo data starts afresh.</p>
 </aside>
 <main>
   <div class="channel-header">
@@ -164,7 +169,7 @@ const BODY = `
   <div class="composer">
     <ul class="completions" data-testid="completions" role="listbox" hidden></ul>
     <form data-testid="command-form" autocomplete="off">
-      <input data-testid="command-input" name="command" placeholder="/cloud help" aria-label="Slash command" spellcheck="false">
+      <input data-testid="command-input" name="command" placeholder="/cloud help" aria-label="Slash command" spellcheck="false" data-limit="${COMMAND_TEXT_LIMIT}">
       <button type="submit" data-testid="command-send">Send</button>
     </form>
     <form class="slackbot-form" data-testid="slackbot-form" autocomplete="off" hidden>
@@ -176,6 +181,7 @@ const BODY = `
       <div class="slackbot-help" data-testid="slackbot-help"></div>
       <textarea data-testid="slackbot-arguments" rows="5" spellcheck="false" aria-label="Arguments (JSON)" placeholder='{"operation": "volumes.list"}'></textarea>
     </form>
+    <div class="composer-limit" data-testid="composer-limit" hidden></div>
     <div class="usage" data-testid="usage"></div>
     <div class="status" data-testid="status" role="status"></div>
   </div>

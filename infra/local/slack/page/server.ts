@@ -15,7 +15,7 @@ import {
 import type { StoreChange } from '../store.js';
 import type { Delivery, SlackWorkspace } from '../workspace.js';
 import type { ClientMonitoring, ClientSlackbotAnswer, ClientSlackbotTools } from './client-api.js';
-import { completionData } from './commands.js';
+import { COMMAND_TEXT_LIMIT, completionData } from './commands.js';
 import { sandboxPage } from './html.js';
 import {
   answerForPanel,
@@ -94,13 +94,10 @@ const HEARTBEAT_MS = 20_000;
 
 const SeatFields = { user: z.string().min(1).max(64), team: z.string().min(1).max(64).optional() };
 
-/** The longest command the composer sends. */
-const MAX_COMMAND_CHARS = 4000;
-
 const CommandRequestSchema = z.object({
   ...SeatFields,
   channel: z.string().min(1).max(64),
-  text: z.string().max(MAX_COMMAND_CHARS),
+  text: z.string().max(COMMAND_TEXT_LIMIT),
 });
 
 const ClickRequestSchema = z.object({
@@ -200,10 +197,10 @@ async function readJsonBody(request: IncomingMessage): Promise<unknown> {
  */
 function withinCommandLength(body: unknown): unknown {
   const text = (body as { text?: unknown } | null)?.text;
-  if (typeof text === 'string' && text.length > MAX_COMMAND_CHARS) {
+  if (typeof text === 'string' && text.length > COMMAND_TEXT_LIMIT) {
     throw new HttpError(
       400,
-      `That command ${overLongWords(text.length, MAX_COMMAND_CHARS)}. Shorten it and send it again.`,
+      `That command ${overLongWords(text.length, COMMAND_TEXT_LIMIT)}. Shorten it and send it again.`,
     );
   }
   return body;

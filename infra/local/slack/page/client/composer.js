@@ -1,10 +1,39 @@
 // @ts-check
 // The composer: the slash-command box, what it completes (fitted to who is typing and where) and
-// its usage line, earlier commands, and sending a command.
+// its usage line, how much it may hold, earlier commands, and sending a command.
 
 import { completionsFor } from './completion.js';
 import { node } from './dom.js';
-import { els, post, report, scheduleRefresh, setStatus, ui } from './session.js';
+import { cut, els, post, report, scheduleRefresh, setStatus, ui } from './session.js';
+
+/** The most the box may hold: `COMMAND_TEXT_LIMIT` of `commands.ts`, written into the page. */
+const LIMIT = Number(els.input.dataset.limit);
+if (!Number.isInteger(LIMIT))
+  throw new Error('The command box has no data-limit: html.ts and client/ disagree.');
+/** The count shows from here on, so it is there before the limit is reached, not all the time. */
+const COUNT_FROM = Math.floor(LIMIT * 0.9);
+/** How much of a command the status line names: enough to recognise it, on one short line. */
+const ECHO_MAX = 120;
+
+/** @param {number} count */
+function characters(count) {
+  return count.toLocaleString('en-US');
+}
+
+/** @param {number} length */
+function tooLong(length) {
+  return `${characters(length - LIMIT)} characters over Slack's limit of ${characters(LIMIT)}: shorten the command to send it.`;
+}
+
+/** The count near the limit, and Send only while the command fits. */
+function renderLimit() {
+  const { length } = els.input.value;
+  const over = length > LIMIT;
+  els.limit.hidden = length < COUNT_FROM;
+  els.limit.classList.toggle('over', over);
+  els.limit.textContent = over ? tooLong(length) : `${characters(length)} of ${characters(LIMIT)} characters`;
+  els.send.disabled = over;
+}
 
 /** @typedef {import('./completion.js').Completion} Completion */
 
@@ -61,23 +90,25 @@ function acceptCompletion(item) {
   els.input.value = item.value;
   els.input.focus();
   updateCompletions();
+  renderLimit();
 }
 
 async function sendCommand() {
   const text = els.input.value.trim();
-  if (text === '') return;
+  if (text === '' || text.length > LIMIT) return;
   hideCompletions();
   ui.history.unshift(text);
   ui.historyIndex = -1;
   els.send.disabled = true;
-  setStatus(`Sending ${text}…`, 'pending');
+  const named = cut(text, ECHO_MAX);
+  setStatus(`Sending ${named}…`, 'pending');
   const result = await post('/api/command', { user: ui.user, channel: ui.channel, text });
-  els.send.disabled = false;
-  report(`Sent ${text}`, result);
+  report(`Sent ${named}`, result);
   if (result.ok) {
     els.input.value = '';
     els.usage.textContent = '';
   }
+  renderLimit();
   scheduleRefresh();
 }
 
@@ -87,10 +118,19 @@ export function wireComposer() {
     event.preventDefault();
     sendCommand();
   });
-  els.input.addEventListener('input', updateCompletions);
+  els.input.addEventListener('input', () => {
+    updateCompletions();
+    renderLimit();
+  });
   els.input.addEventListener('focus', updateCompletions);
   els.input.addEventListener('blur', hideCompletions);
   els.input.addEventListener('keydown', (event) => {
+    // Send is disabled over the limit, so Enter submits nothing: it says why instead.
+    if (event.key === 'Enter' && els.input.value.trim().length > LIMIT) {
+      event.preventDefault();
+      setStatus(tooLong(els.input.value.trim().length), 'error');
+      return;
+    }
     const { items, active } = ui.completion;
     if (items.length > 0) {
       if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
@@ -117,6 +157,7 @@ export function wireComposer() {
       const step = event.key === 'ArrowUp' ? 1 : -1;
       ui.historyIndex = Math.min(Math.max(ui.historyIndex + step, -1), ui.history.length - 1);
       els.input.value = ui.historyIndex < 0 ? '' : (ui.history[ui.historyIndex] ?? '');
+      renderLimit();
     }
   });
 }

@@ -21,7 +21,16 @@ import { openHome } from './home.js';
 import { renderMessages } from './messages.js';
 import { renderModal } from './modal.js';
 import { loadMonitoring, wireMonitoring } from './monitoring.js';
-import { connectEvents, els, messageOf, refreshWith, scheduleRefresh, setStatus, ui } from './session.js';
+import {
+  addressOf,
+  connectEvents,
+  els,
+  messageOf,
+  refreshWith,
+  scheduleRefresh,
+  setStatus,
+  ui,
+} from './session.js';
 import { renderSidebar, wireSidebar } from './sidebar.js';
 import { loadSlackbotTools, renderSlackbotForm, wireSlackbot } from './slackbot.js';
 
@@ -64,13 +73,9 @@ async function refreshPage() {
   ui.channel = state.channel.id;
   // Completion is fitted to who is typing and where: reload it when either changes.
   if (moved || !ui.commandsFor) loadCommands();
-  const address = new URLSearchParams({
-    team: ui.team,
-    user: ui.user,
-    channel: ui.channel,
-    ...(ui.tab === 'channel' ? {} : { tab: ui.tab }),
-  });
-  history.replaceState(null, '', `?${address}`);
+  // The same history entry, now naming what the server filled in (the default workspace, person
+  // and channel): moving somewhere is a new entry, made where the move is (`sidebar.js`).
+  history.replaceState(null, '', addressOf(ui));
   render();
   // Opening Home as someone (again, after switching who you are) is what tells the app.
   const seat = `${ui.team} ${ui.user}`;

@@ -79,6 +79,7 @@ export const els = {
   input: byTestId('command-input', HTMLInputElement),
   send: byTestId('command-send', HTMLButtonElement),
   completions: byTestId('completions', HTMLElement),
+  limit: byTestId('composer-limit', HTMLElement),
   usage: byTestId('usage', HTMLElement),
   status: byTestId('status', HTMLElement),
   modal: byTestId('modal-backdrop', HTMLElement),
@@ -94,17 +95,48 @@ export const els = {
   slackbotArguments: byTestId('slackbot-arguments', HTMLTextAreaElement),
   slackbotSend: byTestId('slackbot-send', HTMLButtonElement),
 };
+/**
+ * Where the page is: the workspace, who you are, the channel, and what the main area shows. The
+ * page's address holds all four, so a reload, a copied link or Back returns to the same place.
+ * @typedef {{ team: string; user: string; channel: string; tab: SandboxTab }} SandboxPlace
+ */
+
 /** @param {string | null} tab @returns {SandboxTab} */
 function tabOf(tab) {
   return tab === 'home' || tab === 'slackbot' ? tab : 'channel';
 }
-const params = new URLSearchParams(location.search);
+
+/**
+ * The place an address names (empty where it names none: the page server picks the default).
+ * @param {string} search
+ * @returns {SandboxPlace}
+ */
+export function placeOf(search) {
+  const params = new URLSearchParams(search);
+  return {
+    team: params.get('team') ?? '',
+    user: params.get('user') ?? '',
+    channel: params.get('channel') ?? '',
+    tab: tabOf(params.get('tab')),
+  };
+}
+
+/**
+ * The address of a place; the channel is the main area unless `tab` says otherwise.
+ * @param {SandboxPlace} place
+ */
+export function addressOf(place) {
+  const query = new URLSearchParams();
+  if (place.team) query.set('team', place.team);
+  if (place.user) query.set('user', place.user);
+  if (place.channel) query.set('channel', place.channel);
+  if (place.tab !== 'channel') query.set('tab', place.tab);
+  return `?${query}`;
+}
+
 /** @type {SandboxUi} */
 export const ui = {
-  team: params.get('team') ?? '',
-  user: params.get('user') ?? '',
-  channel: params.get('channel') ?? '',
-  tab: tabOf(params.get('tab')),
+  ...placeOf(location.search),
   homeOpenedFor: '',
   state: undefined,
   commands: { command: '/cloud', topics: [] },
@@ -137,12 +169,31 @@ export function names() {
   return timeZone === undefined ? { users, channels } : { users, channels, timeZone };
 }
 
+/** The most the status line shows: one short line, whatever it reports. */
+const STATUS_MAX = 300;
+
+/**
+ * `text` cut to `max` characters, with an ellipsis where it was cut (never between the halves of
+ * a surrogate pair).
+ * @param {string} text
+ * @param {number} max
+ */
+export function cut(text, max) {
+  if (text.length <= max) return text;
+  let kept = '';
+  for (const char of text) {
+    if (kept.length + char.length > max - 1) break;
+    kept += char;
+  }
+  return `${kept}…`;
+}
+
 /**
  * @param {string} text
  * @param {'ok' | 'pending' | 'error'} [kind]
  */
 export function setStatus(text, kind = 'ok') {
-  els.status.textContent = text;
+  els.status.textContent = cut(text, STATUS_MAX);
   els.status.dataset.state = kind;
   els.status.classList.toggle('error', kind === 'error');
 }

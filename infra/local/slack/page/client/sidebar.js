@@ -1,9 +1,13 @@
 // @ts-check
 // The sidebar and the channel header: the workspaces (with "Add to Slack"), who you are, the Home
-// and Slackbot links and the channels, and switching who you are, the channel or to Slackbot.
+// and Slackbot links and the channels, and switching who you are, the channel, to Home or to
+// Slackbot. Each link's address names the whole place (workspace, person, channel, tab), and
+// following one is an entry in the browser's history, so Back and a reload return to it.
 
 import { node } from './dom.js';
-import { els, loadedState, refresh, setStatus, ui } from './session.js';
+import { addressOf, els, loadedState, placeOf, refresh, setStatus, ui } from './session.js';
+
+/** @typedef {import('./session.js').SandboxPlace} SandboxPlace */
 
 export function renderSidebar() {
   const state = loadedState();
@@ -13,7 +17,7 @@ export function renderSidebar() {
     ...state.teams.map((team) => {
       const row = node('div', 'workspace-row');
       const link = node('a', 'channel-link', team.name);
-      link.href = `?${new URLSearchParams({ team: team.id, user: state.user })}`;
+      link.href = addressOf({ team: team.id, user: state.user, channel: '', tab: 'channel' });
       link.dataset.testid = 'workspace-link';
       link.dataset.team = team.id;
       link.classList.toggle('active', team.id === state.teamId);
@@ -41,7 +45,7 @@ export function renderSidebar() {
   els.channels.replaceChildren(
     ...state.channels.map((channel) => {
       const link = node('a', 'channel-link', `${channel.isIm ? '@ ' : '# '}${channel.name}`);
-      link.href = `?${new URLSearchParams({ user: state.user, channel: channel.id })}`;
+      link.href = addressOf({ team: state.teamId, user: state.user, channel: channel.id, tab: 'channel' });
       link.dataset.testid = 'channel-link';
       link.dataset.channel = channel.id;
       link.dataset.channelName = channel.name;
@@ -50,9 +54,10 @@ export function renderSidebar() {
     }),
   );
   const me = users.find((user) => user.id === state.user);
-  els.homeLink.href = `?${new URLSearchParams({ user: state.user, channel: state.channel.id, tab: 'home' })}`;
+  const here = { team: state.teamId, user: state.user, channel: state.channel.id };
+  els.homeLink.href = addressOf({ ...here, tab: 'home' });
   els.homeLink.classList.toggle('active', ui.tab === 'home');
-  els.slackbotLink.href = `?${new URLSearchParams({ team: state.teamId, user: state.user, channel: state.channel.id, tab: 'slackbot' })}`;
+  els.slackbotLink.href = addressOf({ ...here, tab: 'slackbot' });
   els.slackbotLink.classList.toggle('active', ui.tab === 'slackbot');
   els.channelName.textContent =
     ui.tab === 'home'
@@ -63,7 +68,36 @@ export function renderSidebar() {
   els.actingAs.textContent = me ? `as ${me.realName}` : '';
 }
 
-/** Switching who you are, or the channel, loads the page again as them or there. */
+/**
+ * Shows `place` in the page as it stands: what belongs to the view left (open threads, the scroll
+ * position) is dropped, and opening Home or Slackbot's DM is news to them again (Home tells the
+ * app, as Slack does each time the tab is opened; Slackbot lists its tools anew).
+ * @param {SandboxPlace} place
+ */
+function show(place) {
+  ui.team = place.team;
+  ui.user = place.user;
+  ui.channel = place.channel;
+  ui.tab = place.tab;
+  ui.expanded.clear();
+  ui.messageCount = -1;
+  if (place.tab === 'home') ui.homeOpenedFor = '';
+  if (place.tab === 'slackbot') ui.slackbot.toolsFor = '';
+  refresh();
+}
+
+/**
+ * Follows a link of the sidebar in place, as a new history entry: the page keeps what is typed
+ * and what was asked of Slackbot, and Back returns to where the person was.
+ * @param {Partial<SandboxPlace>} change
+ */
+function go(change) {
+  const place = { team: ui.team, user: ui.user, channel: ui.channel, tab: ui.tab, ...change };
+  history.pushState(null, '', addressOf(place));
+  show(place);
+}
+
+/** Switching who you are, the channel, Home or Slackbot; Back and Forward between them. */
 export function wireSidebar() {
   els.users.addEventListener('change', () => {
     ui.user = els.users.value;
@@ -76,19 +110,16 @@ export function wireSidebar() {
     const link = event.target instanceof Element ? event.target.closest('[data-channel]') : null;
     if (!(link instanceof HTMLElement)) return;
     event.preventDefault();
-    ui.channel = link.dataset.channel ?? '';
-    ui.tab = 'channel';
-    ui.expanded.clear();
-    ui.messageCount = -1;
-    refresh();
+    go({ channel: link.dataset.channel ?? '', tab: 'channel' });
   });
-  // Slackbot's DM opens in place, so what was asked stays on the page while it is open; the tools
-  // are listed again, as what Slackbot may do for the person can change from a channel.
+  els.homeLink.addEventListener('click', (event) => {
+    event.preventDefault();
+    go({ tab: 'home' });
+  });
+  // Slackbot's DM opens in place, so what was asked stays on the page while it is open.
   els.slackbotLink.addEventListener('click', (event) => {
     event.preventDefault();
-    ui.tab = 'slackbot';
-    ui.slackbot.toolsFor = '';
-    ui.messageCount = -1;
-    refresh();
+    go({ tab: 'slackbot' });
   });
+  window.addEventListener('popstate', () => show(placeOf(location.search)));
 }
