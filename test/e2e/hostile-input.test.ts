@@ -177,7 +177,7 @@ describe('over-long input', () => {
       'an alias expansion',
       `alias add big "volumes list --label ${'x'.repeat(600)}"`,
       'The expansion',
-      '623',
+      '621',
       '500',
     ],
   ])('%s is told its length and the most it can be', async (_what, text, subject, length, most) => {

@@ -74,7 +74,7 @@ describe('npm start', () => {
         .filter((m) => textOf(m).includes('demo-orders'))
         .at(-1);
       if (!posted) throw new Error('the worker posted no channel message for the new database');
-      expect(textOf(posted)).toContain('Status `provisioning`');
+      expect(textOf(posted)).toContain('Last seen `provisioning`');
 
       // Only the sandbox's own reporter timer moves the message on; the test just looks.
       let latest = posted;

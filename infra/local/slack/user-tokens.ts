@@ -36,6 +36,8 @@ export const USER_TOKEN_RULES: Readonly<Record<string, UserTokenRule>> = {
   'users.conversations': { kind: 'user_scope', needed: 'channels:read' },
   'conversations.join': { kind: 'user_scope', needed: 'channels:write' },
   'conversations.history': { kind: 'user_scope', needed: 'channels:history' },
+  // Its method page lists the same user scopes as conversations.history's.
+  'conversations.replies': { kind: 'user_scope', needed: 'channels:history' },
   'files.getUploadURLExternal': { kind: 'user_scope', needed: 'files:write' },
   'files.completeUploadExternal': { kind: 'user_scope', needed: 'files:write' },
   'files.info': { kind: 'user_scope', needed: 'files:read' },
