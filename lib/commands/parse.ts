@@ -1,12 +1,14 @@
 import type { AnyOperation } from '../api/operation.js';
+import type { EngineKind } from '../api/operations/index.js';
+import { type EngineNeutralWords, engineNotNamedMessage } from './engine-verbs.js';
 import { requestShapeOf } from './field-shapes.js';
 import { registry } from './operation-registry.js';
 import { collectFlags } from './parse/flags.js';
-import { parseFront } from './parse/front.js';
+import { type FrontParse, parseFront } from './parse/front.js';
 import { buildInput, issueMessages } from './parse/input.js';
 import { buildListOptions } from './parse/list-options.js';
 import { failure, type ParsedCommand, type ParseError, type Problems } from './parse/result.js';
-import type { CommandRegistry } from './registry.js';
+import { type CommandRegistry, SLASH_COMMAND } from './registry.js';
 import type { Token } from './tokenize.js';
 import { usageOf } from './usage.js';
 
@@ -22,6 +24,35 @@ export type { ParsedCommand } from './parse/result.js';
 
 export function parseCommand(text: string, commands: CommandRegistry = registry): ParsedCommand {
   const front = parseFront(text, commands);
+  if (front.kind === 'engine-args') return engineNotNamed(front);
+  return readArguments(front);
+}
+
+/**
+ * `databases view 42` once the engine of database 42 is known: read as that engine's own command
+ * (`databases postgresql-view 42`), with its flags, usage and rules.
+ */
+export function parseForEngine(
+  text: string,
+  engine: EngineKind,
+  commands: CommandRegistry = registry,
+): ParsedCommand {
+  const front = parseFront(text, commands);
+  if (front.kind !== 'engine-args') return readArguments(front);
+  const group = commands.findGroup(front.group);
+  const action = group.found ? commands.findAction(group.value, `${engine}-${front.action}`) : undefined;
+  if (!action?.found) return engineNotNamed(front);
+  const { group: _group, action: _action, ...rest } = front;
+  return readArguments({ ...rest, kind: 'operation-args', op: action.value });
+}
+
+/** Without a lookup (a runbook step, an alias), the command must name its engine. */
+function engineNotNamed(front: EngineNeutralWords): ParseError {
+  return failure(engineNotNamedMessage(front, SLASH_COMMAND));
+}
+
+/** The operation's arguments read against its request schema, with the global flags applied. */
+function readArguments(front: Exclude<FrontParse<AnyOperation>, { kind: 'engine-args' }>): ParsedCommand {
   if (front.kind !== 'operation-args') return front;
   const parsed = parseOperation(front.op, front.args);
   if (front.form)

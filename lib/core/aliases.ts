@@ -7,6 +7,7 @@ import {
   readTemplate,
 } from '../commands/aliases.js';
 import { catalog } from '../commands/catalog.js';
+import { engineNotNamedMessage } from '../commands/engine-verbs.js';
 import { type FrontParse, parseFront } from '../commands/parse/front.js';
 import { type CommandOperation, SLASH_COMMAND } from '../commands/registry.js';
 import { tokenize } from '../commands/tokenize.js';
@@ -303,6 +304,9 @@ async function checkExpansion(name: string, expansion: string): Promise<Expansio
 function frontProblem(
   front: Exclude<CatalogFront, { readonly kind: 'operation-args' }>,
 ): Extract<ExpansionProblem, { readonly kind: 'not_a_command' | 'not_an_operation' }> {
+  if (front.kind === 'engine-args') {
+    return { kind: 'not_a_command', message: engineNotNamedMessage(front, SLASH_COMMAND) };
+  }
   return front.kind === 'error'
     ? { kind: 'not_a_command', message: front.message }
     : { kind: 'not_an_operation' };

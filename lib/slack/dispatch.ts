@@ -136,10 +136,11 @@ async function handOff(
   };
   await deps.handoff.dispatch(job);
   return {
-    // A slash command's reply cannot be replaced later (Slack posts each response anew), so this
-    // note says the answer comes as a message of its own.
+    // A slash command's first reply is neither replaced nor deleted by a later response, and
+    // `chat.update` cannot edit an ephemeral message (SLACK-FACTS, "`response_url` and ephemeral
+    // messages"): this note stays, so it says so rather than reading as the answer to come.
     ...notice(
-      `:hourglass_flowing_sand: Working on \`${request.op.group} ${request.op.action}\`… the answer follows below.`,
+      `:hourglass_flowing_sand: Working on \`${request.op.group} ${request.op.action}\`… its answer comes as a message of its own; this note stays as it is.`,
     ),
     outcome: 'handed_off',
   };

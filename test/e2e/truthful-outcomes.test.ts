@@ -275,7 +275,7 @@ describe('an update answered with 503s after the API applied it', () => {
 });
 
 describe('the requester’s "working…" note', () => {
-  it('says the answer follows, and the answer comes once, as a message of its own (a slash command reply cannot be replaced)', async () => {
+  it('says it stays and the answer comes as a message of its own, which it does, once (a slash command reply cannot be replaced)', async () => {
     const label = `k-note-${Date.now()}`;
     const before = e2e.seen(ALICE).length;
     await e2e.command(ALICE, `profile sshkeys-create --label ${label} --ssh-key "${SSH_KEY}"`);
@@ -283,7 +283,7 @@ describe('the requester’s "working…" note', () => {
     expect(mine.filter((m) => m.text.includes(label) && !m.ephemeral)).toHaveLength(1);
     const notes = mine.filter((m) => m.text.includes('Working on'));
     expect(notes).toHaveLength(1);
-    expect(notes[0]?.text).toContain('the answer follows below');
+    expect(notes[0]?.text).toContain('its answer comes as a message of its own; this note stays as it is');
     // Nothing was sent that Slack would ignore: no delete or replace on the command's response_url.
     const responses = e2e.stack.standIn.store.callsTo('response_url').slice(-1);
     expect(responses.map((call) => [call.body.replace_original, call.body.delete_original])).toEqual([

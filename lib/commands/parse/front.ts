@@ -1,3 +1,4 @@
+import { type EngineNeutralWords, readEngineNeutralVerb } from '../engine-verbs.js';
 import { positionalName } from '../names.js';
 import {
   type CommandGroup,
@@ -39,12 +40,26 @@ export type FrontParse<Op extends CommandOperation> =
       readonly form: boolean;
       readonly breakGlass?: string;
       readonly reason?: string;
-    };
+    }
+  /**
+   * `databases view 42`: an action every engine has for one database, typed without the engine
+   * (`engine-verbs.ts`); the engine comes from the id, and then the words after the action are
+   * read as that engine's operation's arguments.
+   */
+  | ({ readonly kind: 'engine-args' } & EngineArgs & {
+        readonly form: boolean;
+        readonly breakGlass?: string;
+        readonly reason?: string;
+      });
+
+/** The engine action named (`view`, `backups-list`) and the words after it, the id first. */
+export type EngineArgs = EngineNeutralWords;
 
 /** What the words name, before the global flags are applied to it. */
 type WordsParse<Op extends CommandOperation> =
-  | Exclude<FrontParse<Op>, { readonly kind: 'operation-args' }>
-  | { readonly kind: 'operation-args'; readonly op: Op; readonly args: readonly Token[] };
+  | Exclude<FrontParse<Op>, { readonly kind: 'operation-args' | 'engine-args' }>
+  | { readonly kind: 'operation-args'; readonly op: Op; readonly args: readonly Token[] }
+  | ({ readonly kind: 'engine-args' } & EngineArgs);
 
 export function parseFront<Op extends CommandOperation>(
   text: string,
@@ -65,6 +80,8 @@ export function namedCommand<Op extends CommandOperation>(front: FrontParse<Op>)
   switch (front.kind) {
     case 'operation-args':
       return `${front.op.group} ${front.op.action}`;
+    case 'engine-args':
+      return `${front.group} ${front.action}`;
     case 'bot':
       return front.subcommand === undefined ? front.command : `${front.command} ${front.subcommand}`;
     case 'help':
@@ -81,6 +98,7 @@ function withGlobals<Op extends CommandOperation>(
 ): FrontParse<Op> {
   switch (parsed.kind) {
     case 'operation-args':
+    case 'engine-args':
       return {
         ...parsed,
         form: globals.form,
@@ -181,6 +199,16 @@ function parseGroupCommand<Op extends CommandOperation>(
     );
   }
   if (read.kind === 'none') {
+    const neutral = readEngineNeutralVerb(group, leadingWords(tokens), commands);
+    if (neutral !== undefined) {
+      if (help) return { kind: 'help', topic: { group: group.name } };
+      return {
+        kind: 'engine-args',
+        group: group.name,
+        action: neutral.action,
+        args: tokens.slice(neutral.wordCount),
+      };
+    }
     const action = commands.findAction(group, actionToken.text);
     const suggestions = action.found ? [] : action.suggestions.map((name) => `${group.name} ${name}`);
     return failure(

@@ -25,6 +25,7 @@ const errorReplies = () => import('../render/errors.js');
 const forms = () => import('../forms.js');
 const fullParser = () => import('../../commands/parse.js');
 const operationHelp = () => import('../../commands/help.js');
+const engineLookup = () => import('../engine-lookup.js');
 
 /** `/cloud …`: answered in the ack when it can be, within the inline budget. */
 export function registerCommands(app: App, deps: BotDeps): void {
@@ -59,7 +60,7 @@ export function registerCommands(app: App, deps: BotDeps): void {
       // them. A repeated delivery only loads modules it would have loaded anyway, and drops the
       // reads; a failed read surfaces where it is awaited.
       let operationCtx = ctx;
-      if (front.kind === 'operation-args') {
+      if (front.kind === 'operation-args' || front.kind === 'engine-args') {
         preloadOperationAnswer();
         const callerRead = deps.store.readAhead(callerKeys(ctx.team, ctx.user, ctx.channel));
         const tokenLookup = deps.store.tokenLinks.getToken(ctx.team, ctx.user, undefined, callerRead);
@@ -99,8 +100,14 @@ async function answerCommand(
   client: WebClient,
 ): Promise<Reply | undefined> {
   // The catalog answers help, bot commands and unknown names; an operation's arguments need its
-  // schema, which the full parser reads.
-  const parsed = front.kind === 'operation-args' ? (await fullParser()).parseCommand(text) : front;
+  // schema, which the full parser reads; `databases view 42` first needs the engine of 42.
+  let parsed: ParsedCommand;
+  if (front.kind === 'operation-args') parsed = (await fullParser()).parseCommand(text);
+  else if (front.kind === 'engine-args') {
+    const read = await (await engineLookup()).readForEngine(deps, ctx, front, text);
+    if ('reply' in read) return read.reply;
+    parsed = read.parsed;
+  } else parsed = front;
   switch (parsed.kind) {
     case 'help': {
       // Fitted to the caller's token and this channel, unless they ask for everything.

@@ -76,7 +76,14 @@ describe('groups and actions', () => {
   it('suggests actions for a mistyped one, by distance and by prefix', () => {
     expect(realError('volumes atach 1').suggestions?.[0]).toBe('volumes attach');
     expect(realError('volumes lst').suggestions).toContain('volumes list');
-    expect(error('databases backup-restore 5 9').suggestions).toEqual(['databases mysql-backup-restore']);
+  });
+
+  it('reads an action every engine has, typed without the engine, as needing the engine named', () => {
+    // `databases view 42` typed in Slack finds the engine from the id; parsed alone, as a runbook
+    // step or an alias is, it names both engines' commands (it once suggested only MySQL's).
+    expect(error('databases backup-restore 5 9').message).toContain(
+      '`/cloud databases mysql-backup-restore 5 9` or `/cloud databases postgresql-backup-restore 5 9`',
+    );
   });
 
   it('answers a group alone, or help flags, with help', () => {
