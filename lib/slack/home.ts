@@ -2,7 +2,6 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import * as z from 'zod';
-import { findOperation } from '../api/operations/index.js';
 import { mayDecide, policyInForce } from '../changes/decisions.js';
 import type { GroupMembers } from '../changes/ports.js';
 import { actionsBlock, confirmDialog, contextBlock, headerBlock, sectionBlock } from '../slack-kit/blocks.js';
@@ -21,7 +20,7 @@ import type { AgentGrant, Approval, ReportSubscription, Store, TokenLink } from 
 import { truncate } from '../truncate.js';
 import { approverGroupMembers } from './approver-groups.js';
 import { agentLine, plainAgentName } from './render/agents.js';
-import { actionPhrase, voteButtons } from './render/approval.js';
+import { requestWords, voteButtons } from './render/approval.js';
 import '../zod-settings.js';
 
 /**
@@ -195,9 +194,8 @@ function moreLine(blocks: KnownBlock[], more: number, noun: string, where: strin
 }
 
 function requestTitle(approval: Approval): string {
-  const op = findOperation(approval.operationId);
-  const phrase = op ? actionPhrase(op) : approval.operationId;
-  return `${escapeMrkdwn(phrase)} ${bold(truncate(approval.summary, 200))}`;
+  const { phrase, named } = requestWords({ ...approval, summary: truncate(approval.summary, 200) });
+  return `${escapeMrkdwn(phrase)} ${named}`;
 }
 
 function waitingItem(approval: Approval): KnownBlock[] {
