@@ -53,6 +53,8 @@ export type ClosingReason =
       readonly op: AnyOperation;
       readonly input: Readonly<Record<string, unknown>>;
     }
+  /** A change the bot makes itself threw part way: some of it may have been done. */
+  | { readonly kind: 'bot_operation_unfinished' }
   /** The sweep could not read the request back (its operation or input is gone). */
   | { readonly kind: 'unreadable' };
 

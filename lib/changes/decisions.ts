@@ -1,6 +1,7 @@
 import { findOperation } from '../api/operations/index.js';
 import type { Approval, ApprovalPolicy, ReadAhead, VoteMethod } from '../store/index.js';
 import { auditApproval, voteWords } from './audit.js';
+import { subjectOf } from './bot-operations.js';
 import { type BreakGlassOutcome, finishBreakGlass } from './break-glass.js';
 import { effectiveApprovalPolicy } from './guardrails.js';
 import type { ApprovalHandoff, ApprovalSurface, ChangeDeps, GroupMembers } from './ports.js';
@@ -35,6 +36,8 @@ export interface Click {
 /** Why someone may not approve or deny a request. */
 export type Ineligibility =
   | { readonly kind: 'own_request' }
+  /** The request changes the clicker's own step-up methods: they never decide it. */
+  | { readonly kind: 'about_them' }
   /** The requester's own break-glass, waiting for their proof: nobody votes on it. */
   | { readonly kind: 'awaiting_requester' }
   | { readonly kind: 'not_an_approver' }
@@ -229,6 +232,7 @@ export async function mayDecide(
 ): Promise<Ineligibility | undefined> {
   if (approval.awaitingRequester) return { kind: 'awaiting_requester' };
   if (user === approval.requester && !policy.allowSelfApproval) return { kind: 'own_request' };
+  if (user === subjectOf(approval)) return { kind: 'about_them' };
   const listed = policy.approverUsers.length > 0 || policy.approverGroup !== null;
   if (!listed || policy.approverUsers.includes(user)) return undefined;
   if (policy.approverGroup) {

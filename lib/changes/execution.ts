@@ -5,6 +5,7 @@ import type { AnyOperation } from '../api/operation.js';
 import { findOperation } from '../api/operations/index.js';
 import { isStorageUnavailable } from '../store/errors.js';
 import { type Approval, StoreError } from '../store/index.js';
+import { type BotOperationId, botOperationOf } from './bot-operations.js';
 import {
   announce,
   type ClosingReason,
@@ -21,7 +22,7 @@ import {
   verdictFor,
   whatWentWrong,
 } from './outcomes.js';
-import type { ApprovalRun } from './ports.js';
+import type { ApprovalRun, RenderedAnswer } from './ports.js';
 import { currentFingerprint, targetKindOf } from './preview.js';
 import { type StatusWatchSurface, startStatusWatch, watchPlanFor } from './status-watch.js';
 import { requesterToken } from './tokens.js';
@@ -32,7 +33,19 @@ import { requesterToken } from './tokens.js';
  * until the target has been read back (and then done or unknown).
  */
 
+/**
+ * Runs an approved change the bot makes itself, from the store and not the API, and answers what
+ * it did. A throw means it may have been partly done: each is safe to run again.
+ */
+export type BotOperationHandlers = {
+  readonly [id in BotOperationId]: (
+    approval: Approval,
+    input: Readonly<Record<string, unknown>>,
+  ) => Promise<RenderedAnswer>;
+};
+
 export interface ApprovedRunSurface extends ExecutionSurface {
+  readonly botOperations: BotOperationHandlers;
   /** The channel message that follows a long change's status. */
   readonly watches: StatusWatchSurface;
   /**
@@ -59,6 +72,11 @@ export async function executeApproval(
   const claim = await claimRun(deps, surface, job);
   if (!claim) return;
   const { approval, input } = claim;
+  const botOperation = botOperationOf(approval.operationId);
+  if (botOperation) {
+    await runBotOperation(deps, surface, approval, botOperation, input);
+    return;
+  }
   const op = findOperation(approval.operationId);
   if (!op) {
     await closeAs(deps, surface, approval, 'not_run', {
@@ -79,6 +97,23 @@ export async function executeApproval(
     return;
   }
   await settleApprovalInDoubt(deps, surface, approval, op, input, attempt);
+}
+
+/** Runs an approved bot change once (the claim was this worker's) and closes the request as it went. */
+async function runBotOperation(
+  deps: ExecutionDeps,
+  surface: ApprovedRunSurface,
+  approval: Approval,
+  id: BotOperationId,
+  input: Record<string, unknown>,
+): Promise<void> {
+  try {
+    const answer = await surface.botOperations[id](approval, input);
+    await closeAs(deps, surface, approval, 'executed', { kind: 'answered', answer });
+  } catch (error) {
+    deps.logger.error('approved bot change not finished', { approvalId: approval.id, error });
+    await closeAs(deps, surface, approval, 'unknown', { kind: 'bot_operation_unfinished' });
+  }
 }
 
 /** The claim on running the request, or undefined when this worker is not to run it. */

@@ -3,6 +3,7 @@ import { createApiClient } from '../api/client-factory.js';
 import type { AnyOperation } from '../api/operation.js';
 import type { Approval, ApprovalAgent, ApprovalPolicy, ApprovalRunbookStep } from '../store/index.js';
 import { auditApproval } from './audit.js';
+import type { BotOperationId } from './bot-operations.js';
 import { effectiveApprovalPolicy } from './guardrails.js';
 import type { ApprovalSurface, ChangeDeps, ChannelRefusal } from './ports.js';
 import type { TargetPreview } from './preview.js';
@@ -74,13 +75,70 @@ export async function requestApproval(
   // that cannot be posted takes its request away again. A redelivered command never gets here
   // (its delivery was claimed), so one command makes at most one request.
   const approval = await createRequest(deps, ask, target, policy);
+  return postRequest(deps, surface, approval, policy);
+}
+
+/** A change the bot makes itself (`bot-operations.ts`), asked for under the workspace's policy. */
+export interface BotChangeAsk {
+  readonly team: string;
+  readonly user: string;
+  readonly channel: string;
+  readonly operationId: BotOperationId;
+  readonly input: Readonly<Record<string, unknown>>;
+  /** What the card names and the audit targets, without secrets. */
+  readonly summary: string;
+  readonly reason?: string | undefined;
+}
+
+/**
+ * Asks for a change the bot makes itself as any change is asked for: one request, its card in the
+ * channel, the workspace's rule (a channel's rules name API operations only).
+ */
+export async function requestBotChange(
+  deps: ChangeDeps,
+  surface: ApprovalSurface,
+  ask: BotChangeAsk,
+): Promise<RequestOutcome> {
+  const policy = await deps.store.approvalPolicy.get(ask.team);
+  if (policy.requireReason && !ask.reason) return { kind: 'refused', reason: 'reason_required' };
+  const access = await surface.canPostCard(ask.channel);
+  if (access.kind === 'refused')
+    return { kind: 'refused', reason: 'channel_closed', refusal: access.refusal };
+  const approval = await deps.store.approvals.create({
+    team: ask.team,
+    requester: ask.user,
+    operationId: ask.operationId,
+    input: ask.input,
+    summary: ask.summary,
+    reason: ask.reason,
+    channel: ask.channel,
+    requiredApprovals: policy.requiredApprovals,
+    expiryMinutes: policy.expiryMinutes,
+  });
+  return postRequest(deps, surface, approval, policy);
+}
+
+/** Posts a stored request's card, audits the asking and links the two. */
+async function postRequest(
+  deps: ChangeDeps,
+  surface: ApprovalSurface,
+  approval: Approval,
+  policy: ApprovalPolicy,
+): Promise<RequestOutcome> {
+  const ask = { user: approval.requester, channel: approval.channel, reason: approval.reason };
   const posted = await surface.postCard(approval);
   if (posted.kind === 'not_posted') {
     // Only a card the surface refused is certainly not on screen; one whose answer was lost may be.
     const discarded = posted.certain && (await discardUnposted(deps, approval));
     return { kind: 'card_not_posted', approvalId: approval.id, discarded, refusal: posted.refusal };
   }
-  await auditApproval(deps, approval, ask.user, 'requested', ask.reason && `Reason: ${ask.reason}`);
+  await auditApproval(
+    deps,
+    approval,
+    ask.user,
+    'requested',
+    ask.reason ? `Reason: ${ask.reason}` : undefined,
+  );
   if (posted.ts && !(await linkCard(deps, approval, posted.ts))) {
     // The card is up but its request cannot find it: the clicks would work, the card would
     // never change. Say so on the card rather than leave live buttons that lie.

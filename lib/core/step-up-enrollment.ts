@@ -1,4 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { resetSummary } from '../changes/bot-operations.js';
+import type { ApprovalSurface, ChangeDeps } from '../changes/ports.js';
+import { type RequestOutcome, requestBotChange } from '../changes/requests.js';
 import {
   askForFactorProof,
   checkCode,
@@ -8,7 +11,7 @@ import {
   type StepUpProof,
   startCodeEnrollment,
 } from '../changes/step-up.js';
-import type { FactorChange, Store } from '../store/index.js';
+import type { Approval, FactorChange, Store } from '../store/index.js';
 import { type AdminDeps, isPolicyAdmin } from './admins.js';
 import type { Caller } from './caller.js';
 
@@ -186,6 +189,11 @@ export type ResetOutcome =
   /** Someone else's step-up is a policy admin's to reset. */
   | { readonly kind: 'not_allowed' }
   | { readonly kind: 'nothing_enrolled'; readonly user: string }
+  /**
+   * Someone else's reset asked for as a change: nothing removed until it is approved under the
+   * workspace's rule (never by the person whose methods it removes).
+   */
+  | { readonly kind: 'requested'; readonly user: string; readonly request: RequestOutcome }
   /** Removed (audited): the person enrolls again from nothing. */
   | {
       readonly kind: 'reset';
@@ -194,34 +202,68 @@ export type ResetOutcome =
       readonly passkeysRemoved: number;
     };
 
+/** What an admin's request to reset someone else needs besides the enrollment's dependencies. */
+export interface ResetRequestDeps extends StepUpEnrollmentDeps, Pick<ChangeDeps, 'api'> {
+  readonly store: StepUpEnrollmentDeps['store'] & ChangeDeps['store'];
+  readonly logger: ChangeDeps['logger'];
+}
+
 /**
  * Removes every step-up method of `request.user` (the caller's own when absent): their
  * authenticator app, pending or confirmed, and all their passkeys. Anyone resets their own, with a
- * proof from one of them (`completeFactorChange` then removes them); only a policy admin resets
- * someone else's.
+ * proof from one of them (`completeFactorChange` then removes them). Someone else's is a policy
+ * admin's to ask for, and a reviewed change like any other: a request under the workspace's rule,
+ * its card in the channel, run once approved (`applyApprovedReset`).
  */
 export async function resetStepUp(
-  deps: StepUpEnrollmentDeps,
+  deps: ResetRequestDeps,
+  surface: ApprovalSurface,
   caller: Caller,
-  request: { readonly user?: string | undefined },
+  request: { readonly user?: string | undefined; readonly reason?: string | undefined },
 ): Promise<ResetOutcome | ProofNeeded> {
   const whose = request.user ?? caller.user;
   if (whose !== caller.user) {
     const policy = await deps.store.approvalPolicy.get(caller.team);
     if (!(await isPolicyAdmin(deps, caller, policy))) return { kind: 'not_allowed' };
-    return removeMethods(deps, caller, whose);
+    const [enrollment, passkeys] = await Promise.all([
+      deps.store.stepUp.enrollment(caller.team, whose),
+      deps.store.passkeys.list(caller.team, whose),
+    ]);
+    if (!enrollment && passkeys.length === 0) return { kind: 'nothing_enrolled', user: whose };
+    const asked = await requestBotChange(deps, surface, {
+      team: caller.team,
+      user: caller.user,
+      channel: caller.channel,
+      operationId: 'mfa.reset',
+      input: { user: whose },
+      summary: resetSummary(whose),
+      reason: request.reason,
+    });
+    return { kind: 'requested', user: whose, request: asked };
   }
   const need = await askForFactorProof(deps.store, { team: caller.team, user: whose, change: 'remove_own' });
   // Nothing bound: what is left to remove is at most an app never confirmed, which proves nothing.
   return need.kind === 'none' ? removeMethods(deps, caller, whose) : { kind: 'proof_needed', need };
 }
 
+/**
+ * An admin's reset of `whose` methods, approved: removed now, audited as the requester's, and the
+ * person told. Running it twice removes nothing more.
+ */
+export function applyApprovedReset(
+  deps: Pick<StepUpEnrollmentDeps, 'store' | 'logger' | 'factorNotices'>,
+  approval: Pick<Approval, 'team' | 'requester'>,
+  whose: string,
+): Promise<Exclude<ResetOutcome, { kind: 'not_allowed' | 'requested' }>> {
+  return removeMethods(deps, { team: approval.team, user: approval.requester }, whose);
+}
+
 /** Removes `whose` methods, audited, and tells them. */
 async function removeMethods(
-  deps: StepUpEnrollmentDeps,
+  deps: Pick<StepUpEnrollmentDeps, 'store' | 'logger' | 'factorNotices'>,
   caller: Pick<Caller, 'team' | 'user'>,
   whose: string,
-): Promise<Exclude<ResetOutcome, { kind: 'not_allowed' }>> {
+): Promise<Exclude<ResetOutcome, { kind: 'not_allowed' | 'requested' }>> {
   const [appRemoved, passkeysRemoved] = await Promise.all([
     deps.store.stepUp.reset(caller.team, whose),
     deps.store.passkeys.removeAll(caller.team, whose),
@@ -245,7 +287,10 @@ export type FactorChangeCompletion =
   /** Proved: a method may be added (a passkey link, or an app's secret for the caller's eyes). */
   | { readonly kind: 'enrollment'; readonly outcome: Exclude<EnrollmentOutcome, ProofNeeded> }
   /** Proved: the caller's methods were removed (or there was nothing left to remove). */
-  | { readonly kind: 'reset'; readonly outcome: Exclude<ResetOutcome, { kind: 'not_allowed' }> };
+  | {
+      readonly kind: 'reset';
+      readonly outcome: Exclude<ResetOutcome, { kind: 'not_allowed' | 'requested' }>;
+    };
 
 /**
  * Completes the change a factor challenge was opened for, with a proof from one of the caller's

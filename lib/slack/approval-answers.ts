@@ -291,6 +291,8 @@ function ineligibilityText(why: Ineligibility): string {
   switch (why.kind) {
     case 'own_request':
       return 'You asked for this, so someone else has to approve or deny it (you can cancel it).';
+    case 'about_them':
+      return 'This request removes your own step-up methods, so someone else has to approve or deny it.';
     case 'awaiting_requester':
       return 'This is its requester’s break-glass, waiting for their own step-up proof: it takes no votes, and runs only once they give it.';
     case 'not_an_approver':

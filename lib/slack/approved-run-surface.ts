@@ -1,7 +1,9 @@
 import type { WebClient } from '@slack/web-api';
+import { z } from 'zod';
 import type { ApprovedRunSurface } from '../changes/execution.js';
 import type { ChangeRequest, OperationRunner } from '../changes/ports.js';
 import type { RequestFollower } from '../changes/runbooks.js';
+import { applyApprovedReset } from '../core/step-up-enrollment.js';
 import { contextBlock } from '../slack-kit/blocks.js';
 import { notice, type Reply } from '../slack-kit/reply.js';
 import { codeSpan } from '../slack-kit/text.js';
@@ -10,6 +12,7 @@ import { answerOperation, type RunnerDeps } from './operation-runner.js';
 import { approvedRunLine } from './render/approval.js';
 import { closingDetailText } from './render/approval-events.js';
 import { slackStatusWatchSurface } from './status-watch.js';
+import { resetReply, slackFactorNotices } from './step-up-factors.js';
 
 /**
  * Running an approved change as Slack shows it: the runner, its answer on the card's thread and
@@ -42,5 +45,17 @@ export function slackExecutionSurface(
       blocks: [...answer.blocks, contextBlock(approvedRunLine(approval))],
     }),
     watches: slackStatusWatchSurface(deps),
+    botOperations: {
+      'mfa.reset': async (approval, input) => {
+        const { user } = ResetInputSchema.parse(input);
+        const withNotices = { ...deps, factorNotices: slackFactorNotices(deps.slack, deps.logger) };
+        const outcome = await applyApprovedReset(withNotices, approval, user);
+        const reply = resetReply(outcome, approval.requester);
+        return { text: reply.text, blocks: reply.blocks };
+      },
+    },
   };
 }
+
+/** What an admin's reset request stores: whose methods it removes. */
+const ResetInputSchema = z.object({ user: z.string().regex(/^[UW][A-Z0-9]+$/) });

@@ -2,7 +2,6 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import * as z from 'zod';
-import { findOperation } from '../api/operations/index.js';
 import { mayDecide, policyInForce } from '../changes/decisions.js';
 import type { GroupMembers } from '../changes/ports.js';
 import { standingOf } from '../changes/request-standing.js';
@@ -29,7 +28,7 @@ import type {
 import { truncate } from '../truncate.js';
 import { approverGroupMembers } from './approver-groups.js';
 import { agentLine, plainAgentName } from './render/agents.js';
-import { actionPhrase, runbookWords, voteButtons } from './render/approval.js';
+import { requestWords, runbookWords, voteButtons } from './render/approval.js';
 import { standingLine } from './render/request-standing.js';
 import '../zod-settings.js';
 
@@ -241,9 +240,8 @@ function moreLine(blocks: KnownBlock[], more: number, noun: string, where: strin
 }
 
 function requestTitle(approval: Approval): string {
-  const op = findOperation(approval.operationId);
-  const phrase = op ? actionPhrase(op) : approval.operationId;
-  return `${escapeMrkdwn(phrase)} ${bold(truncate(approval.summary, 200))}`;
+  const { phrase, named } = requestWords({ ...approval, summary: truncate(approval.summary, 200) });
+  return `${escapeMrkdwn(phrase)} ${named}`;
 }
 
 function waitingItem(approval: Approval): KnownBlock[] {

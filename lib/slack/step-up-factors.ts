@@ -1,5 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { WebClient } from '@slack/web-api';
+import type { RequestOutcome } from '../changes/requests.js';
 import { CHALLENGE_MINUTES, CODE_DIGITS } from '../changes/step-up.js';
 import type {
   EnrollmentOutcome,
@@ -9,6 +10,7 @@ import type {
   ResetOutcome,
 } from '../core/step-up-enrollment.js';
 import { type PasskeyLinkContext, passkeyEnrollmentLink, passkeyFactorLink } from '../passkeys/links.js';
+import { channelRefusalHint } from '../slack-kit/channel-access.js';
 import { CallbackId } from '../slack-kit/interaction-ids.js';
 import { notice, type Reply } from '../slack-kit/reply.js';
 import { slackErrorOf } from '../slack-kit/slack-refusals.js';
@@ -155,6 +157,7 @@ export async function enrollmentReply(
 
 /** What a reset came to, for the person who asked. */
 export function resetReply(outcome: Exclude<ResetOutcome, { kind: 'not_allowed' }>, me: string): Reply {
+  if (outcome.kind === 'requested') return resetRequestedReply(outcome.user, outcome.request);
   if (outcome.kind === 'nothing_enrolled')
     return notice(
       `${outcome.user === me ? 'You have' : `<@${outcome.user}> has`} no step-up method enrolled; nothing was reset.`,
@@ -165,6 +168,36 @@ export function resetReply(outcome: Exclude<ResetOutcome, { kind: 'not_allowed' 
       `${(appRemoved ? 1 : 0) + passkeysRemoved > 1 ? 'were' : 'was'} removed. ` +
       `Enroll again with ${codeSpan('/cloud mfa enroll')} or ${codeSpan('/cloud mfa enroll passkey')}.`,
   );
+}
+
+/** An admin's reset of someone else, asked for: nothing is removed until it is approved. */
+function resetRequestedReply(user: string, outcome: RequestOutcome): Reply {
+  switch (outcome.kind) {
+    case 'requested': {
+      const { policy } = outcome;
+      return notice(
+        `:lock: Nothing is removed yet: removing every step-up method of <@${user}> needs ` +
+          `${policy.requiredApprovals} approval${policy.requiredApprovals === 1 ? '' : 's'} from someone other ` +
+          `than you and <@${user}>. I posted a card in this channel; it expires in ${policy.expiryMinutes} minutes.`,
+      );
+    }
+    case 'refused':
+      return notice(
+        outcome.reason === 'channel_closed'
+          ? `Nothing was requested: the approval card goes in this channel. ${channelRefusalHint(outcome.refusal)}`
+          : "Nothing was requested: the workspace's rule asks every request to say why, and a reset takes no reason yet; ask an admin to lift the rule for it.",
+      );
+    case 'card_not_posted':
+      return notice(
+        outcome.discarded
+          ? 'Nothing was requested: I could not post the approval card; try again in a minute.'
+          : `I could not post the approval card. Request ${outcome.approvalId} will expire unused; nobody can approve it without its card.`,
+      );
+    case 'not_saved':
+      return notice(
+        "The bot's storage did not answer while the request was being saved, so it will not run. Ask again in a minute.",
+      );
+  }
 }
 
 function methodsText(app: boolean, passkeys: number): string {

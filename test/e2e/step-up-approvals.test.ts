@@ -384,19 +384,98 @@ describe('reasons', () => {
   });
 });
 
+/** Ada, a policy admin, asks to reset `whose` methods: the card is up, nothing is removed. */
+async function adminAsksReset(whose: string): Promise<StoredMessage> {
+  await e2e.stack.store.approvalPolicy.put(team(), { admins: [ADA] }, ADA);
+  const asked = await e2e.command(ADA, `mfa reset <@${whose}>`);
+  expect(e2e.textOf(asked.message)).toContain('Nothing is removed yet');
+  const card = lastCard();
+  expect(e2e.textOf(card)).toContain(`asked to remove every step-up method of <@${whose}>`);
+  expect((await e2e.stack.store.stepUp.enrollment(team(), whose))?.status).toBe('active');
+  return card;
+}
+
 describe('mfa', () => {
-  it('an admin resets someone else’s enrollment (audited); others may not', async () => {
+  it('others may not ask to reset someone else’s step-up', async () => {
     const dave = newUser();
     await enroll(dave);
     const refused = await e2e.command(BOB, `mfa reset <@${dave}>`);
     expect(e2e.textOf(refused.message)).toContain('Only workspace admins');
-    await e2e.stack.store.approvalPolicy.put(team(), { admins: [ADA] }, ADA);
-    const reset = await e2e.command(ADA, `mfa reset <@${dave}>`);
-    expect(e2e.textOf(reset.message)).toContain('was removed');
-    const status = await e2e.command(dave, 'mfa status');
-    expect(e2e.textOf(status.message)).toContain('no step-up method');
-    const audit = await e2e.stack.store.audit.list(team(), { limit: 200 });
-    expect(audit.entries.some((entry) => entry.action === 'mfa.reset' && entry.actor === ADA)).toBe(true);
+    expect((await e2e.stack.store.stepUp.enrollment(team(), dave))?.status).toBe('active');
+  });
+
+  it('an admin’s reset of someone else is a reviewed change: removed only once another person approves, audited, their DM told', async () => {
+    // Bob, whose DM the stand-in keeps; his methods are removed as an approved reset would.
+    const dave = BOB;
+    await e2e.stack.store.stepUp.reset(team(), BOB);
+    await e2e.stack.store.passkeys.removeAll(team(), BOB);
+    const told = directMessagesOf(BOB).length;
+    await enroll(dave);
+    const card = await adminAsksReset(dave);
+    // Neither the admin who asked nor the person it is about decides it.
+    await click(ADA, card, ActionId.approve);
+    expect(e2e.textOf(e2e.lastSeen(ADA))).toContain('someone else has to approve');
+    await click(dave, card, ActionId.approve);
+    expect(e2e.textOf(e2e.lastSeen(dave))).toContain('removes your own step-up methods');
+    expect((await e2e.stack.store.stepUp.enrollment(team(), dave))?.status).toBe('active');
+
+    await click(ALICE, card, ActionId.approve);
+    expect(await e2e.stack.store.stepUp.enrollment(team(), dave)).toBeUndefined();
+    expect(directMessagesOf(dave).slice(told)).toContain(
+      `Your step-up methods were removed:* authenticator app, by <@${ADA}>`,
+    );
+    const shown = e2e.textOf(cardNow(card));
+    expect(shown).toContain('authenticator app was removed');
+    const audit = (await e2e.stack.store.audit.list(team(), { limit: 200 })).entries.filter(
+      (entry) => entry.target === `user ${dave}`,
+    );
+    expect(audit.map((entry) => [entry.action, entry.actor, entry.result])).toEqual(
+      expect.arrayContaining([
+        ['mfa.reset', ADA, 'requested'],
+        ['mfa.reset', ALICE, 'approved'],
+        ['mfa.reset', ADA, 'succeeded'],
+      ]),
+    );
+  });
+
+  it('a denied reset removes nothing', async () => {
+    const dave = newUser();
+    await enroll(dave);
+    const card = await adminAsksReset(dave);
+    await click(ALICE, card, ActionId.deny);
+    expect(cardNow(card).text).toContain('denied');
+    expect((await e2e.stack.store.stepUp.enrollment(team(), dave))?.status).toBe('active');
+    expect(directMessagesOf(dave)).not.toContain('were removed');
+  });
+
+  it('an approve click delivered twice resets once: one removal, one DM', async () => {
+    // Bob, whose DM the stand-in keeps; his methods are removed as an approved reset would.
+    const dave = BOB;
+    await e2e.stack.store.stepUp.reset(team(), BOB);
+    await e2e.stack.store.passkeys.removeAll(team(), BOB);
+    const removedBefore = e2e.stack.standIn.store
+      .messages(`D${BOB}`)
+      .filter((message) => message.text.includes('were removed')).length;
+    const removals = async () =>
+      (await e2e.stack.store.audit.list(team(), { limit: 500 })).entries.filter(
+        (entry) =>
+          entry.action === 'mfa.reset' && entry.target === `user ${dave}` && entry.result === 'succeeded',
+      ).length;
+    const removalsBefore = await removals();
+    await enroll(dave);
+    await givePasskey(dave, 'laptop');
+    const card = await adminAsksReset(dave);
+    await Promise.all([
+      e2e.stack.workspace.click(ALICE, cardNow(card), { actionId: ActionId.approve }),
+      e2e.stack.workspace.click(ALICE, cardNow(card), { actionId: ActionId.approve }),
+    ]);
+    await e2e.stack.drain();
+    expect(await e2e.stack.store.passkeys.list(team(), dave)).toEqual([]);
+    const removedNotices = e2e.stack.standIn.store
+      .messages(`D${BOB}`)
+      .filter((message) => message.text.includes('were removed'));
+    expect(removedNotices.length - removedBefore).toBe(1);
+    expect((await removals()) - removalsBefore).toBe(1);
   });
 
   it('the enrollment secret appears only in the enrolling person’s own ephemeral reply', async () => {
@@ -455,6 +534,7 @@ describe('binding another method needs a proof from one already enrolled (NIST S
   });
 
   it('holding Bob’s Slack session alone, /cloud mfa enroll passkey binds nothing: it asks for his passkey', async () => {
+    const told = directMessagesOf(BOB).length;
     await givePasskey(BOB, 'laptop');
     const answer = await e2e.command(BOB, 'mfa enroll passkey');
     const text = e2e.textOf(answer.message);
@@ -470,7 +550,7 @@ describe('binding another method needs a proof from one already enrolled (NIST S
     expect(options.options.allowCredentials).toHaveLength(1);
     expect(options.options.excludeCredentials).toBeUndefined();
     expect(await e2e.stack.store.passkeys.list(team(), BOB)).toHaveLength(1);
-    expect(directMessagesOf(BOB)).not.toContain('added');
+    expect(directMessagesOf(BOB).slice(told)).not.toContain('added');
   });
 
   it('holding Bob’s Slack session alone, /cloud mfa reset removes nothing', async () => {
@@ -529,9 +609,9 @@ describe('with passkeys (the page itself is exercised in chromium, test/local/pa
     expect(e2e.textOf(refused.message)).toContain('Only workspace admins');
     expect(await e2e.stack.store.passkeys.list(team(), erin)).toHaveLength(2);
 
-    await e2e.stack.store.approvalPolicy.put(team(), { admins: [ADA] }, ADA);
-    const reset = await e2e.command(ADA, `mfa reset <@${erin}>`);
-    expect(e2e.textOf(reset.message)).toContain('authenticator app and 2 passkeys were removed');
+    const card = await adminAsksReset(erin);
+    await click(ALICE, card, ActionId.approve);
+    expect(e2e.textOf(cardNow(card))).toContain('authenticator app and 2 passkeys were removed');
     expect(await e2e.stack.store.passkeys.list(team(), erin)).toEqual([]);
     const after = e2e.textOf((await e2e.command(erin, 'mfa status')).message);
     expect(after).toContain('no step-up method');

@@ -7,6 +7,7 @@ import {
 } from '../../core/step-up-enrollment.js';
 import { notice, type Reply } from '../../slack-kit/reply.js';
 import { codeSpan, slackDate } from '../../slack-kit/text.js';
+import { slackApprovalSurface } from '../approval-surface.js';
 import { callerOf } from '../caller.js';
 import type { BotCommandContext } from '../context.js';
 import { attempts } from '../step-up-codes.js';
@@ -103,7 +104,8 @@ function passkeysText(addedAt: readonly Date[]): string {
 }
 
 async function reset(context: BotCommandContext, other: string | undefined): Promise<Reply | undefined> {
-  const outcome = await resetStepUp(factorDeps(context), callerOf(context), { user: other });
+  const cards = slackApprovalSurface(context.client, context.deps);
+  const outcome = await resetStepUp(factorDeps(context), cards, callerOf(context), { user: other });
   switch (outcome.kind) {
     case 'not_allowed':
       return notice(

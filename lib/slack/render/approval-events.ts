@@ -77,6 +77,8 @@ export function closingDetailText(reason: ClosingReason): string {
       return verdictText(reason.op, reason.input, reason.verdict);
     case 'not_deleted':
       return notDeletedText(reason.op, reason.input, reason.error);
+    case 'bot_operation_unfinished':
+      return 'It stopped part way, so some of it may have been done: ask again to finish it.';
     case 'unreadable':
       return 'The request can no longer be read back; check the target before asking again.';
   }

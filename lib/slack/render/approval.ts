@@ -2,6 +2,7 @@ import type { ActionsBlock, KnownBlock } from '@slack/types';
 import type { AnyOperation } from '../../api/operation.js';
 import { findOperation } from '../../api/operations/index.js';
 import { voteWords } from '../../changes/audit.js';
+import { type BotOperationId, botOperationOf, subjectOf } from '../../changes/bot-operations.js';
 import { standingOf } from '../../changes/request-standing.js';
 import {
   actionButton,
@@ -110,9 +111,7 @@ const PREVIEW_MAX = 2000;
 
 export function renderApprovalCard({ approval }: ApprovalCardInput): RenderedMessage {
   const op = findOperation(approval.operationId);
-  const phrase = op ? actionPhrase(op) : approval.operationId;
-  const target = approval.targetLabel ?? approval.summary;
-  const consequence = approval.consequence ?? op?.destructive?.consequence;
+  const { phrase, target, named, consequence } = requestWords(approval);
   const pending = approval.status === 'pending';
   const heading = approval.breakGlass
     ? `BREAK-GLASS: ${phrase} ${target}`
@@ -123,8 +122,8 @@ export function renderApprovalCard({ approval }: ApprovalCardInput): RenderedMes
   const blocks: KnownBlock[] = [headerBlock(heading)];
   // A break-glass run was nobody's request to approve: it says who used it, never "asked".
   const asked = approval.breakGlass
-    ? `${userMention(approval.breakGlass.user)} used break-glass to ${escapeMrkdwn(phrase)} ${bold(target)}.`
-    : `${userMention(approval.requester)}${agentWords(approval.viaAgent)} asked to ${escapeMrkdwn(phrase)} ${bold(target)}${approval.viaAlias ? ` via alias ${codeSpan(approval.viaAlias)}` : ''}${runbookWords(approval.viaRunbook)}.`;
+    ? `${userMention(approval.breakGlass.user)} used break-glass to ${escapeMrkdwn(phrase)} ${named}.`
+    : `${userMention(approval.requester)}${agentWords(approval.viaAgent)} asked to ${escapeMrkdwn(phrase)} ${named}${approval.viaAlias ? ` via alias ${codeSpan(approval.viaAlias)}` : ''}${runbookWords(approval.viaRunbook)}.`;
   blocks.push(sectionBlock(consequence ? `${asked}\n:warning: ${escapeMrkdwn(consequence)}` : asked));
   if (approval.reason && !approval.breakGlass) {
     blocks.push(sectionBlock(`*Reason:* “${escapeMrkdwn(truncate(approval.reason, REASON_MAX))}”`));
@@ -177,10 +176,7 @@ export function voteButtons(
   approval: ApprovalCardView,
   options: { readonly withCancel: boolean },
 ): ActionsBlock | undefined {
-  const op = findOperation(approval.operationId);
-  const phrase = op ? actionPhrase(op) : approval.operationId;
-  const target = approval.targetLabel ?? approval.summary;
-  const consequence = approval.consequence ?? op?.destructive?.consequence;
+  const { phrase, target, consequence } = requestWords(approval);
   const payload = { approvalId: approval.id };
   return actionsBlock([
     actionButton({
@@ -208,11 +204,51 @@ export function voteButtons(
  * and id, as the card names it) and who let it run.
  */
 export function approvedRunLine(approval: ApprovalCardView): string {
-  const op = findOperation(approval.operationId);
-  const phrase = op ? actionPhrase(op) : approval.operationId;
-  const target = approval.targetLabel ?? approval.summary;
+  const { phrase, named } = requestWords(approval);
   const alias = approval.viaAlias ? ` · via alias ${codeSpan(approval.viaAlias)}` : '';
-  return `:ballot_box_with_check: ${escapeMrkdwn(capitalizeFirst(phrase))} ${bold(target)}${alias} · ${whoLetItRun(approval)}`;
+  return `:ballot_box_with_check: ${escapeMrkdwn(capitalizeFirst(phrase))} ${named}${alias} · ${whoLetItRun(approval)}`;
+}
+
+/** How a request reads: what it does, to what (plain, and as mrkdwn), and what it destroys. */
+export interface RequestWords {
+  readonly phrase: string;
+  /** Plain text, for headers and confirmation dialogs. */
+  readonly target: string;
+  /** The target in mrkdwn: bold, or the person it is about. */
+  readonly named: string;
+  readonly consequence: string | undefined;
+}
+
+/** The words of a change the bot makes itself, by its id: a new one is a compile error here. */
+const BOT_OPERATION_WORDS: Record<
+  BotOperationId,
+  (summary: string) => Pick<RequestWords, 'phrase' | 'target' | 'named' | 'consequence'>
+> = {
+  'mfa.reset': (summary) => {
+    const user = subjectOf({ operationId: 'mfa.reset', summary });
+    return {
+      phrase: 'remove every step-up method of',
+      target: 'a teammate',
+      named: user ? userMention(user) : bold(summary),
+      consequence:
+        'Their authenticator app and every passkey are removed: they enroll again from nothing, and are told in their DM.',
+    };
+  },
+};
+
+export function requestWords(
+  approval: Pick<ApprovalCardView, 'operationId' | 'summary' | 'targetLabel' | 'consequence'>,
+): RequestWords {
+  const bot = botOperationOf(approval.operationId);
+  if (bot) return BOT_OPERATION_WORDS[bot](approval.summary);
+  const op = findOperation(approval.operationId);
+  const target = approval.targetLabel ?? approval.summary;
+  return {
+    phrase: op ? actionPhrase(op) : approval.operationId,
+    target,
+    named: bold(target),
+    consequence: approval.consequence ?? op?.destructive?.consequence,
+  };
 }
 
 /** `delete volume`, `restore backup`, `reset credentials of database`; else the summary in lower case. */

@@ -1,16 +1,19 @@
+import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ApprovalSurface } from '../../../lib/changes/ports.js';
 import { CODE_PERIOD_SECONDS, codeAt, MAX_WRONG_CODES } from '../../../lib/changes/step-up.js';
 import type { Caller } from '../../../lib/core/caller.js';
 import {
+  applyApprovedReset,
   completeFactorChange,
   confirmAuthenticatorApp,
   type FactorNotice,
+  type ResetRequestDeps,
   resetStepUp,
-  type StepUpEnrollmentDeps,
   startEnrollment,
   stepUpStatus,
 } from '../../../lib/core/step-up-enrollment.js';
-import { createStore, type Store } from '../../../lib/store/index.js';
+import { type Approval, createStore, type Store } from '../../../lib/store/index.js';
 import { testCaller } from '../../support/caller.js';
 import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
 
@@ -24,7 +27,24 @@ const STEP_MS = CODE_PERIOD_SECONDS * 1000;
 
 let table: TestTable;
 let store: Store;
-let deps: StepUpEnrollmentDeps;
+let deps: ResetRequestDeps;
+/** Cards the admins' reset requests posted (none is shown: the surface only counts them). */
+const cards: Approval[] = [];
+const surface: ApprovalSurface = {
+  requestChanged: async () => undefined,
+  canPostCard: async () => ({ kind: 'open' }),
+  postCard: async (approval) => {
+    cards.push(approval);
+    return { kind: 'posted', ts: '1718000000.000100' };
+  },
+  markCardUnsaved: async () => undefined,
+  showCard: async () => true,
+  tell: async () => undefined,
+  announceBreakGlass: async () => undefined,
+  copyNotFollowed: async () => undefined,
+  approverGroupMembers: async () => ({ kind: 'members', users: [] }),
+  withinTeam: (_team, work) => work(),
+};
 let userCounter = 0;
 /** What the people were told of changes to their methods. */
 const notices: FactorNotice[] = [];
@@ -34,7 +54,8 @@ beforeAll(async () => {
   deps = {
     store,
     approvalAdmins: ['U0DEPLOYADMIN'],
-    logger: { error: () => {} },
+    api: { baseUrl: 'http://127.0.0.1:9', timeoutMs: 1000 } as ResetRequestDeps['api'],
+    logger: new Logger({ serviceName: 'step-up-enrollment-test', logLevel: 'SILENT' }),
     factorNotices: { factorChanged: async (notice) => void notices.push(notice) },
   };
 });
@@ -169,7 +190,7 @@ describe('resetStepUp', () => {
     const owner = newUser();
     await withApp(owner);
     await givePasskey(owner, 'key');
-    expect(await resetStepUp(deps, callerFor(newUser(), false), { user: owner })).toEqual({
+    expect(await resetStepUp(deps, surface, callerFor(newUser(), false), { user: owner })).toEqual({
       kind: 'not_allowed',
     });
     const status = await stepUpStatus(deps, callerFor(owner));
@@ -177,14 +198,34 @@ describe('resetStepUp', () => {
     expect(status.passkeysAddedAt).toHaveLength(1);
   });
 
-  it("lets an admin named in the approval policy reset another person's app and passkeys, audited", async () => {
+  it("asks for an admin's reset of another person's app and passkeys as a change: nothing is removed until it is approved", async () => {
     const owner = newUser();
     const admin = newUser();
     await withApp(owner);
     await givePasskey(owner, 'laptop');
     await givePasskey(owner, 'phone');
     await store.approvalPolicy.put(TEAM, { admins: [admin] }, admin);
-    expect(await resetStepUp(deps, callerFor(admin), { user: owner })).toEqual({
+    const asked = await resetStepUp(deps, surface, callerFor(admin), { user: owner });
+    if (asked.kind !== 'requested' || asked.request.kind !== 'requested') throw new Error(asked.kind);
+    expect(asked.request.approval).toMatchObject({
+      operationId: 'mfa.reset',
+      requester: admin,
+      summary: `user ${owner}`,
+      status: 'pending',
+    });
+    expect(cards.at(-1)?.id).toBe(asked.request.approval.id);
+    const status = await stepUpStatus(deps, callerFor(owner));
+    expect(status.app.kind).toBe('active');
+    expect(status.passkeysAddedAt).toHaveLength(2);
+  });
+
+  it("an approved reset removes another person's app and passkeys, audited as the admin who asked; again, nothing more", async () => {
+    const owner = newUser();
+    const admin = newUser();
+    await withApp(owner);
+    await givePasskey(owner, 'laptop');
+    await givePasskey(owner, 'phone');
+    expect(await applyApprovedReset(deps, { team: TEAM, requester: admin }, owner)).toEqual({
       kind: 'reset',
       user: owner,
       appRemoved: true,
@@ -203,14 +244,27 @@ describe('resetStepUp', () => {
         detail: 'authenticator app and 2 passkeys removed',
       }),
     );
+    expect(await applyApprovedReset(deps, { team: TEAM, requester: admin }, owner)).toEqual({
+      kind: 'nothing_enrolled',
+      user: owner,
+    });
   });
 
-  it("lets a workspace admin reset another person's step-up", async () => {
+  it("lets a workspace admin ask to reset another person's step-up", async () => {
     const owner = newUser();
     await givePasskey(owner, 'key');
-    expect(await resetStepUp(deps, callerFor(newUser(), true), { user: owner })).toMatchObject({
-      kind: 'reset',
-      passkeysRemoved: 1,
+    expect(await resetStepUp(deps, surface, callerFor(newUser(), true), { user: owner })).toMatchObject({
+      kind: 'requested',
+      request: { kind: 'requested' },
+    });
+    expect(await store.passkeys.list(TEAM, owner)).toHaveLength(1);
+  });
+
+  it('asks for nothing when the other person has nothing to reset', async () => {
+    const owner = newUser();
+    expect(await resetStepUp(deps, surface, callerFor(newUser(), true), { user: owner })).toEqual({
+      kind: 'nothing_enrolled',
+      user: owner,
     });
   });
 
@@ -218,7 +272,7 @@ describe('resetStepUp', () => {
     const user = newUser();
     const secret = await withApp(user);
     table.clock.advance(STEP_MS);
-    const asked = await resetStepUp(deps, callerFor(user), {});
+    const asked = await resetStepUp(deps, surface, callerFor(user), {});
     if (asked.kind !== 'proof_needed' || asked.need.kind !== 'code') throw new Error(asked.kind);
     expect((await stepUpStatus(deps, callerFor(user))).app.kind).toBe('active');
     const code = codeAt(secret, table.clock.now());
@@ -232,7 +286,7 @@ describe('resetStepUp', () => {
 
   it('says so when there is nothing to reset', async () => {
     const user = newUser();
-    expect(await resetStepUp(deps, callerFor(user), {})).toEqual({ kind: 'nothing_enrolled', user });
+    expect(await resetStepUp(deps, surface, callerFor(user), {})).toEqual({ kind: 'nothing_enrolled', user });
   });
 });
 
@@ -317,7 +371,7 @@ describe('binding another method, or removing one’s own (NIST SP 800-63B §6.1
     notices.length = 0;
     await withApp(owner);
     await store.approvalPolicy.put(TEAM, { admins: [admin] }, admin);
-    await resetStepUp(deps, callerFor(admin), { user: owner });
+    await applyApprovedReset(deps, { team: TEAM, requester: admin }, owner);
     expect(notices).toEqual([
       { team: TEAM, user: owner, by: owner, change: 'added', app: true, passkeys: 0, at: table.clock.now() },
       {
