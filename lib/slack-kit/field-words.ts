@@ -1,4 +1,5 @@
 import type { FieldShape } from '../api/field-shape.js';
+import { enumWords, isEnumField } from './enum-words.js';
 import { escapeMrkdwn, formatNumber, parseApiDate, slackDate } from './text.js';
 
 /**
@@ -52,6 +53,12 @@ export function unitOf(key: string, kind?: string): Unit | undefined {
  */
 export function fieldLabel(key: string, kind?: string): string {
   const unit = unitOf(key, kind);
+  const label = bareLabel(key);
+  return unit === undefined ? label : `${label} (${UNIT_WORDS[unit].label})`;
+}
+
+/** A field's name in words, without its unit: `total_disk_size_gb` → `Total disk size`. */
+function bareLabel(key: string): string {
   const bare = UNIT_SUFFIX.reduce((name, [pattern]) => name.replace(pattern, ''), key);
   const words = bare
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
@@ -60,8 +67,18 @@ export function fieldLabel(key: string, kind?: string): string {
     .toLowerCase()
     .replace(/\b(id|ids|ip|ssh|ssl|url|uri|cpu|tfa)\b/g, (word) => word.toUpperCase())
     .replace(/\bIDS\b/g, 'IDs');
-  const label = words.charAt(0).toUpperCase() + words.slice(1);
-  return unit === undefined ? label : `${label} (${UNIT_WORDS[unit].label})`;
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/**
+ * The label beside a value: `Total disk size` beside `80 GB`, since a number shows its unit
+ * itself (`quantityWords`); `Total disk size (GB)` beside an empty value, which does not.
+ */
+export function labelBeside(key: string, value: unknown, kind?: string): string {
+  const quantity =
+    typeof value === 'number' ||
+    (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'number'));
+  return quantity ? bareLabel(key) : fieldLabel(key, kind);
 }
 
 /** `total disk size`, `node ID`: a field named inside a line of facts, before its value (`50 GB`). */
@@ -136,6 +153,7 @@ export function fieldValue(value: unknown, key?: string, kind?: string): string 
     return key === undefined ? numberWords(value) : quantityWords(value, key, kind);
   if (typeof value === 'string') {
     if (value === '') return '—';
+    if (key !== undefined && isEnumField(key)) return escapeMrkdwn(enumWords(key, value));
     const date = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value) ? parseApiDate(value) : undefined;
     return date ? slackDate(date) : escapeMrkdwn(value);
   }

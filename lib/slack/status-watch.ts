@@ -23,7 +23,8 @@ import {
   sectionBlock,
 } from '../slack-kit/blocks.js';
 import { channelRefusalOf } from '../slack-kit/channel-access.js';
-import { codeSpan, escapeMrkdwn, userMention } from '../slack-kit/text.js';
+import { statusWords } from '../slack-kit/enum-words.js';
+import { bold, codeSpan, escapeMrkdwn, userMention } from '../slack-kit/text.js';
 import { inSlackTeam } from '../slack-kit/web-client.js';
 import type { StatusWatch, Store, WatchOutcome } from '../store/index.js';
 import { withChangeAuthor } from './render/change-author.js';
@@ -61,9 +62,10 @@ export function statusLine(
   state: WatchState,
   now: Date,
 ): string {
-  const status = state.status === null ? 'unknown' : codeSpan(state.status);
+  const status = state.status === null ? 'unknown' : bold(statusWords(state.status));
   if (state.kind === 'watching') {
-    return `:hourglass_flowing_sand: Status ${status}. This message is updated until it is ${state.final.join(', ')}.`;
+    const final = state.final.map(statusWords).join(', ');
+    return `:hourglass_flowing_sand: Status ${status}. This message is updated until it is ${escapeMrkdwn(final)}.`;
   }
   const after = minutesBetween(watch.startedAt, now);
   switch (state.outcome) {

@@ -12,8 +12,8 @@ import {
 } from '../../slack-kit/blocks.js';
 import {
   factLabel,
-  fieldLabel,
   fieldValue,
+  labelBeside,
   resourceHeading,
   sentenceField,
 } from '../../slack-kit/field-words.js';
@@ -117,7 +117,7 @@ export function genericFields(item: Item, omit: readonly string[] = [], kind?: s
   const fields: Field[] = [];
   for (const [key, value] of Object.entries(item)) {
     if (skip.has(key) || isSecretField(key) || value === undefined) continue;
-    const label = fieldLabel(key, kind);
+    const label = labelBeside(key, value, kind);
     const sentence = sentenceField(key, value);
     if (sentence !== undefined) {
       fields.push(sentence);

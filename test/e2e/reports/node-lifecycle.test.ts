@@ -68,13 +68,13 @@ describe('a node rebooted from Slack', () => {
     // The first run reads the node mid-reboot; the reboot takes a minute in the emulator.
     const first = await harness.tick();
     expect(first.watches.updated).toBe(1);
-    expect(messageAt(watched.ts).all).toContain('Status `rebooting`');
+    expect(messageAt(watched.ts).all).toContain('Status *rebooting*');
     harness.advance(MINUTE);
     const second = await harness.tick();
     expect(second.watches).toMatchObject({ updated: 1, finished: 1 });
 
     const message = messageAt(watched.ts);
-    expect(message.all).toContain(':white_check_mark: Status `running`, after 1 minute.');
+    expect(message.all).toContain(':white_check_mark: Status *running*, after 1 minute.');
     expect(message.all).toContain(`:bust_in_silhouette: <@${ALICE}> ran \`/cloud nodes reboot\``);
     expect(await harness.deps.store.statusWatches.get(TEAM, watch.id)).toMatchObject({
       finished: true,
@@ -108,10 +108,10 @@ describe('a disk added from Slack', () => {
     );
     expect(delivery.status).toBe(200);
     const watched = channelMessageOf('/cloud nodes disks-create');
-    expect(messageAt(watched.ts).all).toContain('Status `not ready`');
+    expect(messageAt(watched.ts).all).toContain('Status *not ready*');
     harness.advance(MINUTE);
     // The reboot of the test before is still watched too: only this message is looked at.
     await harness.tick();
-    expect(messageAt(watched.ts).all).toContain(':white_check_mark: Status `ready`');
+    expect(messageAt(watched.ts).all).toContain(':white_check_mark: Status *ready*');
   });
 });

@@ -11,6 +11,7 @@ import {
   formHint,
   formLabel,
   issueTitle,
+  labelBeside,
   maintenanceWindowWords,
   resourceHeading,
   serviceName,
@@ -29,9 +30,17 @@ describe('field labels', () => {
     expect(fieldLabel('total_disk_size_gb')).toBe('Total disk size (GB)');
     expect(fieldValue(15, 'total_disk_size_gb')).toBe('15 GB');
     const text = visibleText(renderDetail(getOperation('databases.mysql-view'), { instanceId: 5 }, database));
-    expect(text).toContain('*Total disk size (GB)*\n15 GB');
-    expect(text).toContain('*Used disk size (GB)*\n2 GB');
     expect(text).not.toMatch(/size gb/i);
+  });
+
+  it('"Total disk size (GB) 80 GB" → "Total disk size 80 GB": a value shows its unit once', () => {
+    const text = visibleText(renderDetail(getOperation('databases.mysql-view'), { instanceId: 5 }, database));
+    expect(text).toContain('*Total disk size*\n15 GB');
+    expect(text).toContain('*Used disk size*\n2 GB');
+    expect(text).not.toContain('(GB)');
+    // Where the value does not carry the unit, the label still does.
+    expect(labelBeside('total_disk_size_gb', null)).toBe('Total disk size (GB)');
+    expect(labelBeside('size', 50, 'volume')).toBe('Size');
   });
 
   it('"Node id" → "Node ID"; a volume\'s size is labelled with its unit', () => {

@@ -160,7 +160,7 @@ describe('renderDetail: other kinds', () => {
       input: { instanceId: 5 },
     });
     expect(buttonLabeled(message, 'Reset credentials')?.style).toBe('danger');
-    expect(visibleText(message)).toContain('*Engine*\nmysql 8.0.26');
+    expect(visibleText(message)).toContain('*Engine*\nMySQL 8.0.26');
     expectSendable(message);
   });
 

@@ -277,7 +277,7 @@ describe('renderList: rows per kind', () => {
       { operationId: 'databases.mysql-view', input: { instanceId: 5 } },
       { operationId: 'databases.postgresql-view', input: { instanceId: 6 } },
     ]);
-    expect(visibleText(message)).toContain('mysql 8.0.26 · us-east · 3 nodes');
+    expect(visibleText(message)).toContain('MySQL 8.0.26 · us-east · 3 nodes');
   });
 
   it('configs of a node: header names the node and View carries both ids', () => {
@@ -334,7 +334,7 @@ describe('renderList: rows per kind', () => {
         },
       ]),
     );
-    expect(visibleText(message)).toContain(':red_circle: problem · url · https://example.org · timeout 30 s');
+    expect(visibleText(message)).toContain(':red_circle: problem · URL · https://example.org · timeout 30 s');
   });
 
   it('logins and database types', () => {
