@@ -302,3 +302,63 @@ function bounds(min: number | undefined, max: number | undefined, write: (n: num
   if (min !== undefined) return `at least ${write(min)}`;
   return `up to ${write(max ?? 0)}`;
 }
+
+// ---------------------------------------------------------------------------------------------
+// List filters
+
+/** The API's filter operators (`X-Filter`) in words. */
+const FILTER_OPERATOR_WORDS: Readonly<Record<string, string>> = {
+  '+gt': 'is more than',
+  '+gte': 'is at least',
+  '+lt': 'is less than',
+  '+lte': 'is at most',
+  '+contains': 'contains',
+  '+neq': 'is not',
+};
+
+/**
+ * A list's filter as words, plain text: `{"label":"db","size":{"+gte":10}}` → `label is db and
+ * size is at least 10`; `+or` lists read with `or`, and `+order_by` as `sorted by label, newest…`.
+ */
+export function filterWords(filter: Readonly<Record<string, unknown>>, kind?: string): string {
+  const conditions: string[] = [];
+  let order: string | undefined;
+  for (const [key, condition] of Object.entries(filter)) {
+    if (key === '+order_by') order = `sorted by ${factLabel(String(condition))}`;
+    else if (key === '+order') continue;
+    else if (key === '+and' || key === '+or') {
+      const parts = (Array.isArray(condition) ? condition : [])
+        .filter((part): part is Record<string, unknown> => typeof part === 'object' && part !== null)
+        .map((part) => filterWords(part, kind))
+        .filter((words) => words !== '');
+      if (parts.length > 0)
+        conditions.push(
+          parts.length === 1 ? (parts[0] ?? '') : `(${parts.join(key === '+and' ? ' and ' : ' or ')})`,
+        );
+    } else conditions.push(...conditionWords(key, condition, kind));
+  }
+  if (order !== undefined) {
+    const direction =
+      filter['+order'] === 'desc' ? ', descending' : filter['+order'] === 'asc' ? ', ascending' : '';
+    conditions.push(`${order}${direction}`);
+  }
+  return conditions.join(' and ').replace(/ and (sorted by)/, ', $1');
+}
+
+function conditionWords(key: string, condition: unknown, kind: string | undefined): string[] {
+  const name = factLabel(key);
+  if (condition === null || typeof condition !== 'object' || Array.isArray(condition))
+    return [`${name} is ${filterValueWords(condition, key, kind)}`];
+  return Object.entries(condition).map(
+    ([operator, operand]) =>
+      `${name} ${FILTER_OPERATOR_WORDS[operator] ?? operator} ${filterValueWords(operand, key, kind)}`,
+  );
+}
+
+function filterValueWords(value: unknown, key: string, kind: string | undefined): string {
+  if (value === null) return 'empty';
+  if (typeof value === 'string') return isEnumField(key) ? enumWords(key, value) : `“${value}”`;
+  if (typeof value === 'number') return quantityWords(value, key, kind);
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  return JSON.stringify(value) ?? String(value);
+}
