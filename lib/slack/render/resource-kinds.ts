@@ -734,6 +734,13 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
   },
   { key: 'stats', noun: 'stats', plural: 'stats', collection: /^\/managed\/stats$/, singleton: true },
   {
+    key: 'node-stats',
+    noun: 'stats',
+    plural: 'stats',
+    collection: /^\/node\/instances\/\{\}\/stats$/,
+    singleton: true,
+  },
+  {
     key: 'database-ssl',
     noun: 'SSL certificate',
     plural: 'SSL certificates',
