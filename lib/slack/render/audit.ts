@@ -3,6 +3,7 @@ import { factLabel } from '../../slack-kit/field-words.js';
 import { bold, codeSpan, escapeMrkdwn, slackDate, userMention } from '../../slack-kit/text.js';
 import type { AuditEntry, AuditResult } from '../../store/audit-log.js';
 import { truncate } from '../../truncate.js';
+import { approvalPolicyChangeWords, channelPolicyChangeWords } from './policy-words.js';
 
 /**
  * One line of `/cloud audit` in words: when (in the reader's time zone, `2026-11-26 20:50 UTC`
@@ -66,11 +67,25 @@ export function auditTargetWords(target: string): string {
   return escapeMrkdwn(truncate(words, 80)).replace(/^channel ([CG][A-Z0-9]+)$/, '<#$1>');
 }
 
+/**
+ * The entry's detail in mrkdwn: a policy change in words from the policy it stored (`allowed: read
+ * operations; destructive: 2 approvals, from @alice; break-glass: off`), other details as written.
+ */
+function detailWords(action: string, detail: string): string {
+  const policy = POLICY_DETAIL_WORDS[action]?.(detail);
+  return policy ?? escapeMrkdwn(truncate(detail.replace(/\s+/g, ' '), 120));
+}
+
+const POLICY_DETAIL_WORDS: Readonly<Record<string, (detail: string) => string | undefined>> = {
+  'policy.channel': channelPolicyChangeWords,
+  'approvals.policy': approvalPolicyChangeWords,
+};
+
 export function auditLine(entry: AuditEntry): string {
   const when = slackDate(entry.at, 'logged');
   const target = entry.target ? auditTargetWords(entry.target) : '';
   const approval = entry.approvalId ? ` (approval ${entry.approvalId.slice(0, 8)})` : '';
-  const detail = entry.detail ? `: ${escapeMrkdwn(truncate(entry.detail.replace(/\s+/g, ' '), 120))}` : '';
+  const detail = entry.detail ? `: ${detailWords(entry.action, entry.detail)}` : '';
   const operation = operationWords(entry.action);
   let what: string;
   if (operation !== undefined) {

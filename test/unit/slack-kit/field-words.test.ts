@@ -227,6 +227,38 @@ describe('audit lines', () => {
     );
   });
 
+  // The details below are as `lib/core/policies.ts` writes them (test/unit/core/policies.test.ts pins them).
+  it('a channel policy change reads as words, not `destructive={"requiredApprovals":2,…}`', () => {
+    const detail =
+      'allow=read,destructive destructive={"requiredApprovals":2,"approverGroup":"S0ONCALL","stepUp":"passkey"} volumes.delete={"approverUsers":["U0ALICE"]} break-glass=on';
+    const line = auditLine(
+      entry({ action: 'policy.channel', target: 'channel C0123', approvalId: null, detail }),
+    );
+    expect(line).toContain(
+      'changed the policy of <#C0123>: allowed: read and destructive operations; destructive: 2 approvals, from <!subteam^S0ONCALL>, step-up: a passkey; `volumes.delete`: from <@U0ALICE>; break-glass: on',
+    );
+    expect(line).not.toContain('{"');
+  });
+
+  it('a workspace approval policy change reads as words, not `approvers=U0ALICE,U0ADMIN required=2 …`', () => {
+    const detail =
+      'approvers=U0ALICE,U0ADMIN approver-group=S0ONCALL required=2 self-approval=off expiry=15 step-up=code require-reason=on';
+    const line = auditLine(
+      entry({ action: 'approvals.policy', target: 'approval policy', approvalId: null, detail }),
+    );
+    expect(line).toContain(
+      'changed the approval policy: approvals: 2 of <@U0ALICE>, <@U0ADMIN> and <!subteam^S0ONCALL>; no self-approval; requests expire after 15 min; step-up: an authenticator code; reason required',
+    );
+    expect(line).not.toContain('=');
+  });
+
+  it('a policy detail the words do not recognise is shown as written, escaped', () => {
+    const detail =
+      'allow=read destructive={"requiredApprovals":2,"approverUsers":["<!here>"]} break-glass=off';
+    const line = auditLine(entry({ action: 'policy.channel', target: 'channel C0123', detail }));
+    expect(line).toContain('&lt;!here&gt;');
+  });
+
   it('names each outcome in words and spaced commands', () => {
     expect(auditLine(entry({ result: 'requested', approvalId: null }))).toContain(
       '<@U0BOB> asked to run `volumes delete` on volume 12',
