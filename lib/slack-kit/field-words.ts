@@ -1,4 +1,5 @@
 import type { FieldShape } from '../api/field-shape.js';
+import { enumWords, isEnumField } from './enum-words.js';
 import { escapeMrkdwn, formatNumber, parseApiDate, slackDate } from './text.js';
 
 /**
@@ -52,6 +53,12 @@ export function unitOf(key: string, kind?: string): Unit | undefined {
  */
 export function fieldLabel(key: string, kind?: string): string {
   const unit = unitOf(key, kind);
+  const label = bareLabel(key);
+  return unit === undefined ? label : `${label} (${UNIT_WORDS[unit].label})`;
+}
+
+/** A field's name in words, without its unit: `total_disk_size_gb` → `Total disk size`. */
+function bareLabel(key: string): string {
   const bare = UNIT_SUFFIX.reduce((name, [pattern]) => name.replace(pattern, ''), key);
   const words = bare
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
@@ -60,8 +67,18 @@ export function fieldLabel(key: string, kind?: string): string {
     .toLowerCase()
     .replace(/\b(id|ids|ip|ssh|ssl|url|uri|cpu|tfa)\b/g, (word) => word.toUpperCase())
     .replace(/\bIDS\b/g, 'IDs');
-  const label = words.charAt(0).toUpperCase() + words.slice(1);
-  return unit === undefined ? label : `${label} (${UNIT_WORDS[unit].label})`;
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/**
+ * The label beside a value: `Total disk size` beside `80 GB`, since a number shows its unit
+ * itself (`quantityWords`); `Total disk size (GB)` beside an empty value, which does not.
+ */
+export function labelBeside(key: string, value: unknown, kind?: string): string {
+  const quantity =
+    typeof value === 'number' ||
+    (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'number'));
+  return quantity ? bareLabel(key) : fieldLabel(key, kind);
 }
 
 /** `total disk size`, `node ID`: a field named inside a line of facts, before its value (`50 GB`). */
@@ -161,6 +178,7 @@ export function fieldValue(value: unknown, key?: string, kind?: string): string 
     return key === undefined ? numberWords(value) : quantityWords(value, key, kind);
   if (typeof value === 'string') {
     if (value === '') return '—';
+    if (key !== undefined && isEnumField(key)) return escapeMrkdwn(enumWords(key, value));
     const date = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value) ? parseApiDate(value) : undefined;
     return date ? slackDate(date) : escapeMrkdwn(value);
   }
@@ -319,4 +337,64 @@ export const SHORT_ID_LENGTH = 8;
  */
 export function shortId(id: string): string {
   return id.slice(0, SHORT_ID_LENGTH);
+}
+
+// ---------------------------------------------------------------------------------------------
+// List filters
+
+/** The API's filter operators (`X-Filter`) in words. */
+const FILTER_OPERATOR_WORDS: Readonly<Record<string, string>> = {
+  '+gt': 'is more than',
+  '+gte': 'is at least',
+  '+lt': 'is less than',
+  '+lte': 'is at most',
+  '+contains': 'contains',
+  '+neq': 'is not',
+};
+
+/**
+ * A list's filter as words, plain text: `{"label":"db","size":{"+gte":10}}` → `label is db and
+ * size is at least 10`; `+or` lists read with `or`, and `+order_by` as `sorted by label, newest…`.
+ */
+export function filterWords(filter: Readonly<Record<string, unknown>>, kind?: string): string {
+  const conditions: string[] = [];
+  let order: string | undefined;
+  for (const [key, condition] of Object.entries(filter)) {
+    if (key === '+order_by') order = `sorted by ${factLabel(String(condition))}`;
+    else if (key === '+order') continue;
+    else if (key === '+and' || key === '+or') {
+      const parts = (Array.isArray(condition) ? condition : [])
+        .filter((part): part is Record<string, unknown> => typeof part === 'object' && part !== null)
+        .map((part) => filterWords(part, kind))
+        .filter((words) => words !== '');
+      if (parts.length > 0)
+        conditions.push(
+          parts.length === 1 ? (parts[0] ?? '') : `(${parts.join(key === '+and' ? ' and ' : ' or ')})`,
+        );
+    } else conditions.push(...conditionWords(key, condition, kind));
+  }
+  if (order !== undefined) {
+    const direction =
+      filter['+order'] === 'desc' ? ', descending' : filter['+order'] === 'asc' ? ', ascending' : '';
+    conditions.push(`${order}${direction}`);
+  }
+  return conditions.join(' and ').replace(/ and (sorted by)/, ', $1');
+}
+
+function conditionWords(key: string, condition: unknown, kind: string | undefined): string[] {
+  const name = factLabel(key);
+  if (condition === null || typeof condition !== 'object' || Array.isArray(condition))
+    return [`${name} is ${filterValueWords(condition, key, kind)}`];
+  return Object.entries(condition).map(
+    ([operator, operand]) =>
+      `${name} ${FILTER_OPERATOR_WORDS[operator] ?? operator} ${filterValueWords(operand, key, kind)}`,
+  );
+}
+
+function filterValueWords(value: unknown, key: string, kind: string | undefined): string {
+  if (value === null) return 'empty';
+  if (typeof value === 'string') return isEnumField(key) ? enumWords(key, value) : `“${value}”`;
+  if (typeof value === 'number') return quantityWords(value, key, kind);
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  return JSON.stringify(value) ?? String(value);
 }

@@ -3,6 +3,8 @@
  * Pure functions; every renderer goes through these so a value looks the same everywhere.
  */
 
+import { statusWords } from './enum-words.js';
+
 /** Slack requires `&`, `<` and `>` escaped in text; everything else is literal. */
 export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -111,7 +113,7 @@ export function statusEmoji(status: string): string {
 
 /** `:large_green_circle: running`, with the status in words (`shutting_down` → `shutting down`). */
 export function statusText(status: string): string {
-  return `${statusEmoji(status)} ${escapeMrkdwn(status.replace(/_/g, ' '))}`;
+  return `${statusEmoji(status)} ${escapeMrkdwn(statusWords(status))}`;
 }
 
 /**

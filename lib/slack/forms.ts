@@ -7,7 +7,7 @@ import { type FieldShape, isRequired, requestShapeOf } from '../commands/field-s
 import { convertText } from '../commands/field-values.js';
 import { commandNameOf } from '../commands/usage.js';
 import { prototypeKeyPath } from '../prototype-keys.js';
-import { fieldLabel, fieldValue, formHint, formLabel } from '../slack-kit/field-words.js';
+import { fieldValue, formHint, formLabel, labelBeside } from '../slack-kit/field-words.js';
 import { CallbackId } from '../slack-kit/interactions.js';
 import { SLACK_LIMITS } from '../slack-kit/limits.js';
 import { escapeMrkdwn } from '../slack-kit/text.js';
@@ -102,7 +102,7 @@ export function operationForm(
   const known_ = Object.entries(known)
     .map(
       ([name, value]) =>
-        `${escapeMrkdwn(fieldLabel(name, kind))} ${SECRET_FIELD.test(name) ? '••••' : (fieldValue(value, name, kind) ?? escapeMrkdwn(JSON.stringify(value) ?? ''))}`,
+        `${escapeMrkdwn(labelBeside(name, value, kind))} ${SECRET_FIELD.test(name) ? '••••' : (fieldValue(value, name, kind) ?? escapeMrkdwn(JSON.stringify(value) ?? ''))}`,
     )
     .join(', ');
   return {

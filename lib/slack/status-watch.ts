@@ -23,7 +23,8 @@ import {
   sectionBlock,
 } from '../slack-kit/blocks.js';
 import { channelRefusalOf } from '../slack-kit/channel-access.js';
-import { codeSpan, escapeMrkdwn, slackDate, userMention } from '../slack-kit/text.js';
+import { statusWords } from '../slack-kit/enum-words.js';
+import { bold, codeSpan, escapeMrkdwn, slackDate, userMention } from '../slack-kit/text.js';
 import { inSlackTeam } from '../slack-kit/web-client.js';
 import type { StatusWatch, Store, WatchOutcome } from '../store/index.js';
 import { withChangeAuthor } from './render/change-author.js';
@@ -55,11 +56,6 @@ function minutesBetween(from: Date, to: Date): string {
   return minutes < 1 ? 'under a minute' : minutes === 1 ? '1 minute' : `${minutes} minutes`;
 }
 
-/** A status as a word (`not_ready` → `not ready`). */
-function statusWords(status: string): string {
-  return status.replace(/_/g, ' ');
-}
-
 /** `running, offline or stopped`. */
 function oneOf(words: readonly string[]): string {
   if (words.length <= 1) return words.join('');
@@ -75,7 +71,7 @@ export function statusLine(
   state: WatchState,
   now: Date,
 ): string {
-  const status = state.status === null ? 'unknown' : codeSpan(state.status);
+  const status = state.status === null ? 'unknown' : bold(statusWords(state.status));
   if (state.kind === 'watching') {
     // What it last saw (and when), then what it waits for, in words.
     const seen =

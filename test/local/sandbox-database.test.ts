@@ -78,7 +78,7 @@ describe('npm start', () => {
 
       // Only the sandbox's own reporter timer moves the message on; the test just looks.
       let latest = posted;
-      while (!textOf(latest).includes('Status `active`') && Date.now() - startedAt < DEADLINE_MS + 15_000) {
+      while (!textOf(latest).includes('Status *active*') && Date.now() - startedAt < DEADLINE_MS + 15_000) {
         await new Promise((resolve) => setTimeout(resolve, 250));
         latest = store.findMessage(CHANNEL, posted.ts) ?? latest;
       }
@@ -87,7 +87,7 @@ describe('npm start', () => {
         `sandbox: database created from Slack showed active after ${(elapsedMs / 1000).toFixed(1)} s`,
       );
 
-      expect(textOf(latest)).toContain('Status `active`');
+      expect(textOf(latest)).toContain('Status *active*');
       expect(latest.updatedAt).toBeDefined();
       // Kept as a duration: the requirement is a deadline in wall time (what a person waits in
       // `npm start`), and the subject is the sandbox's real-time clock, which a fake clock would replace.

@@ -11,12 +11,13 @@ import {
 import { ensureBotCanPost } from '../../slack-kit/channel-access.js';
 import { notice, type Reply } from '../../slack-kit/reply.js';
 import { bold, slackDate } from '../../slack-kit/text.js';
-import type { ApprovalPolicy, StepUpRequirement } from '../../store/index.js';
+import type { ApprovalPolicy } from '../../store/index.js';
 import { NO_GROUPS_ON_PLAN } from '../approval-answers.js';
 import { approverGroupMembers } from '../approval-surface.js';
 import { callerOf } from '../caller.js';
 import type { BotCommandContext } from '../context.js';
 import { renderError } from '../render/errors.js';
+import { stepUpWords } from '../render/policy-words.js';
 
 /**
  * `/cloud approvals list|policy`: the requests waiting for approval, and the workspace's approval
@@ -143,18 +144,4 @@ export function describePolicy(policy: ApprovalPolicy): string {
     `*Step-up on Approve, Deny and break-glass:* ${stepUpWords(policy.stepUp)}`,
     `*Reason required:* ${policy.requireReason ? 'yes' : 'no'}`,
   ].join('\n');
-}
-
-/** A step-up requirement in words, for policies and rules. */
-export function stepUpWords(requirement: StepUpRequirement): string {
-  switch (requirement) {
-    case 'none':
-      return 'none (the click counts)';
-    case 'code':
-      return 'an authenticator code';
-    case 'passkey':
-      return 'a passkey';
-    case 'any':
-      return 'a passkey or an authenticator code';
-  }
 }

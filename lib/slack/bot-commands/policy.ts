@@ -11,16 +11,10 @@ import {
 import { channelRefusalHint } from '../../slack-kit/channel-access.js';
 import { notice, type Reply } from '../../slack-kit/reply.js';
 import { codeSpan, escapeMrkdwn, slackDate } from '../../slack-kit/text.js';
-import type { ApprovalRule } from '../../store/index.js';
 import { callerOf } from '../caller.js';
 import type { BotCommandContext } from '../context.js';
-import {
-  describePolicy,
-  policyChanges,
-  settingsProblemText,
-  slackPolicyChecks,
-  stepUpWords,
-} from './approvals.js';
+import { ruleWords } from '../render/policy-words.js';
+import { describePolicy, policyChanges, settingsProblemText, slackPolicyChecks } from './approvals.js';
 
 /**
  * `/cloud policy`: the guardrails of this channel, as Slack shows them. Anyone sees them; the core
@@ -119,9 +113,7 @@ function describeChannelPolicy({ channel: policy, workspace }: ChannelPolicies):
     );
   }
   const allowed = policy.allowedClasses.map((c) => CLASS_WORDS[c]).join(', ') || 'nothing';
-  const rules = Object.entries(policy.rules).map(
-    ([key, rule]) => `• ${codeSpan(key)}: ${describeRule(rule)}`,
-  );
+  const rules = Object.entries(policy.rules).map(([key, rule]) => `• ${codeSpan(key)}: ${ruleWords(rule)}`);
   const lines = [
     `*Channel policy*, set by <@${policy.updatedBy}> ${slackDate(policy.updatedAt)}`,
     `*Allowed here:* ${allowed} operations`,
@@ -133,18 +125,4 @@ function describeChannelPolicy({ channel: policy, workspace }: ChannelPolicies):
     `*Otherwise (workspace policy):*\n${describePolicy(workspace)}`,
   ];
   return lines.join('\n');
-}
-
-function describeRule(rule: ApprovalRule): string {
-  const parts: string[] = [];
-  if (rule.requiredApprovals !== undefined) parts.push(`${rule.requiredApprovals} approval(s)`);
-  if (rule.approverUsers?.length) parts.push(`from ${rule.approverUsers.map((u) => `<@${u}>`).join(', ')}`);
-  if (rule.approverGroup) parts.push(`from <!subteam^${rule.approverGroup}>`);
-  if (rule.allowSelfApproval !== undefined)
-    parts.push(rule.allowSelfApproval ? 'self-approval allowed' : 'no self-approval');
-  if (rule.expiryMinutes !== undefined) parts.push(`expires after ${rule.expiryMinutes} min`);
-  if (rule.stepUp !== undefined) parts.push(`step-up: ${stepUpWords(rule.stepUp)}`);
-  if (rule.requireReason !== undefined)
-    parts.push(rule.requireReason ? 'reason required' : 'no reason required');
-  return parts.join(', ') || 'as the workspace policy';
 }

@@ -4,6 +4,7 @@ import { factLabel, shortId } from '../../slack-kit/field-words.js';
 import { bold, codeSpan, escapeMrkdwn, slackDate, userMention } from '../../slack-kit/text.js';
 import type { AuditEntry, AuditResult } from '../../store/audit-log.js';
 import { truncate } from '../../truncate.js';
+import { approvalPolicyChangeWords, channelPolicyChangeWords } from './policy-words.js';
 import { standingLine } from './request-standing.js';
 
 /**
@@ -70,8 +71,22 @@ export function auditTargetWords(target: string): string {
 }
 
 /**
- * `standing`: how the entry's request stands now, when it has one and it can still be read; its
- * words are the card's (a break-glass run is never called an approval).
+ * The entry's detail in mrkdwn: a policy change in words from the policy it stored (`allowed: read
+ * operations; destructive: 2 approvals, from @alice; break-glass: off`), other details as written.
+ */
+function detailWords(action: string, detail: string): string {
+  const policy = POLICY_DETAIL_WORDS[action]?.(detail);
+  return policy ?? escapeMrkdwn(truncate(detail.replace(/\s+/g, ' '), 120));
+}
+
+const POLICY_DETAIL_WORDS: Readonly<Record<string, (detail: string) => string | undefined>> = {
+  'policy.channel': channelPolicyChangeWords,
+  'approvals.policy': approvalPolicyChangeWords,
+};
+
+/**
+ * An audit entry as a line. `standing`: how the entry's request stands now, when it has one and it
+ * can still be read; its words are the card's (a break-glass run is never called an approval).
  */
 export function auditLine(entry: AuditEntry, standing?: RequestStanding): string {
   const when = slackDate(entry.at, 'logged');
@@ -79,7 +94,7 @@ export function auditLine(entry: AuditEntry, standing?: RequestStanding): string
   const request = entry.approvalId
     ? ` (request ${shortId(entry.approvalId)}${standing ? `: ${standingLine(standing)}` : ''})`
     : '';
-  const detail = entry.detail ? `: ${escapeMrkdwn(truncate(entry.detail.replace(/\s+/g, ' '), 120))}` : '';
+  const detail = entry.detail ? `: ${detailWords(entry.action, entry.detail)}` : '';
   const operation = operationWords(entry.action);
   let what: string;
   if (operation !== undefined) {

@@ -12,8 +12,8 @@ import {
 } from '../../slack-kit/blocks.js';
 import {
   factLabel,
-  fieldLabel,
   fieldValue,
+  labelBeside,
   resourceHeading,
   sentenceField,
 } from '../../slack-kit/field-words.js';
@@ -117,7 +117,7 @@ export function genericFields(item: Item, omit: readonly string[] = [], kind?: s
   const fields: Field[] = [];
   for (const [key, value] of Object.entries(item)) {
     if (skip.has(key) || isSecretField(key) || value === undefined) continue;
-    const label = fieldLabel(key, kind);
+    const label = labelBeside(key, value, kind);
     const sentence = sentenceField(key, value);
     if (sentence !== undefined) {
       fields.push(sentence);
@@ -317,12 +317,54 @@ function statsView(output: Item): RenderedMessage {
     const points = Array.isArray(data[key]) ? data[key].filter(isItem) : [];
     const values = points.map((p) => p.y).filter((y): y is number => typeof y === 'number');
     if (values.length === 0) continue;
-    const latest = values[values.length - 1] ?? 0;
-    const average = values.reduce((sum, v) => sum + v, 0) / values.length;
-    const peak = Math.max(...values);
-    fields.push([label, `now ${round(latest)} · average ${round(average)} · peak ${round(peak)}`]);
+    fields.push([label, seriesWords(values, round)]);
   }
-  return fieldsView(heading, fields);
+  // The spec's "Gaps in fields" says so: the unit of a managed stats point is not shown, and the
+  // bot does not guess one (a node's own stats have theirs).
+  return fieldsView(heading, fields, [
+    'The API does not say the units of managed stats; `/cloud nodes stats` with a node’s id shows that node’s with units.',
+  ]);
+}
+
+/**
+ * A node's series and their units, from the OpenAPI document's `NodeStats` (cloud-api-more): `cpu`
+ * is the percentage of CPU used, `io.io` and `io.swap` blocks written a second, the network series
+ * bits a second. Each point is `[timestamp, reading]`.
+ */
+const NODE_STAT_SERIES: readonly (readonly [path: readonly string[], label: string, unit: string])[] = [
+  [['cpu'], 'CPU', '%'],
+  [['io', 'io'], 'Disk IO', 'blocks/s'],
+  [['io', 'swap'], 'Swap IO', 'blocks/s'],
+  [['netv4', 'in'], 'IPv4 in', 'bits/s'],
+  [['netv4', 'out'], 'IPv4 out', 'bits/s'],
+  [['netv4', 'private_in'], 'IPv4 private in', 'bits/s'],
+  [['netv4', 'private_out'], 'IPv4 private out', 'bits/s'],
+  [['netv6', 'in'], 'IPv6 in', 'bits/s'],
+  [['netv6', 'out'], 'IPv6 out', 'bits/s'],
+  [['netv6', 'private_in'], 'IPv6 private in', 'bits/s'],
+  [['netv6', 'private_out'], 'IPv6 private out', 'bits/s'],
+];
+
+function nodeStatsView(output: Item, op: AnyOperation, input: Record<string, unknown>): RenderedMessage {
+  const node = pathValuesOf(op, input)[0];
+  const heading = `Stats of node ${node ?? ''} — last 24 hours`.replace('  ', ' ');
+  const fields: Field[] = [];
+  for (const [path, label, unit] of NODE_STAT_SERIES) {
+    const series = path.reduce<unknown>((at, key) => (isItem(at) ? at[key] : undefined), output);
+    const values = (Array.isArray(series) ? series : [])
+      .map((point) => (Array.isArray(point) ? point[1] : undefined))
+      .filter((y): y is number => typeof y === 'number' && Number.isFinite(y));
+    if (values.length === 0) continue;
+    fields.push([label, seriesWords(values, (v) => `${round(v)} ${unit}`)]);
+  }
+  return fieldsView(heading, fields, fields.length === 0 ? ['No stats yet.'] : []);
+}
+
+/** `now 20 % · average 19.98 % · peak 29.94 %`: every figure with its unit. */
+function seriesWords(values: readonly number[], withUnit: (value: number) => string): string {
+  const latest = values[values.length - 1] ?? 0;
+  const average = values.reduce((sum, v) => sum + v, 0) / values.length;
+  return `now ${withUnit(latest)} · average ${withUnit(average)} · peak ${withUnit(Math.max(...values))}`;
 }
 
 function round(value: number): string {
@@ -336,6 +378,7 @@ const SINGLETON_VIEWS: Partial<Record<string, SingletonView>> = {
   preferences: preferencesView,
   'managed-ssh-key': managedSshKeyView,
   stats: statsView,
+  'node-stats': nodeStatsView,
   'database-ssl': sslView,
 };
 

@@ -14,7 +14,7 @@ import {
   sectionBlock,
   truncateMrkdwn,
 } from '../../slack-kit/blocks.js';
-import { factLabel, fieldValue, titleNamesId } from '../../slack-kit/field-words.js';
+import { factLabel, fieldValue, filterWords, titleNamesId } from '../../slack-kit/field-words.js';
 import { ActionId, type ExportPayload, type PagePayload } from '../../slack-kit/interaction-ids.js';
 import { SLACK_LIMITS } from '../../slack-kit/limits.js';
 import { bold, capitalize, codeSpan, escapeMrkdwn, formatNumber } from '../../slack-kit/text.js';
@@ -305,7 +305,8 @@ function itemRange(start: number, shown: number): string {
 function contextLine(op: AnyOperation, options: ListOptions): string | undefined {
   const parts: string[] = [];
   if (options.filter && Object.keys(options.filter).length > 0) {
-    parts.push(`:mag: filter ${codeSpan(truncate(JSON.stringify(options.filter), 200))}`);
+    const kind = kindOfRoute(routeOf(op.path)).kind.key;
+    parts.push(`:mag: filter: ${escapeMrkdwn(truncate(filterWords(options.filter, kind), 200))}`);
   }
   const itemRoute = `${routeOf(op.path)}/{}`;
   const view = viewOperationOf(itemRoute);

@@ -1,4 +1,5 @@
 import type { DatabaseEngineAction, OperationId } from '../../api/operations/index.js';
+import { enumWords } from '../../slack-kit/enum-words.js';
 import {
   type EventEntity,
   type EventFacts,
@@ -81,6 +82,17 @@ export interface ResourceKind {
 
 function fact(value: string | undefined, format: (v: string) => string = escapeMrkdwn): string[] {
   return value === undefined ? [] : [format(value)];
+}
+
+/** An enum value of the API in words (`asynch` → `asynchronous`), as a row fact. */
+function enumFact(item: Item, key: string): string[] {
+  return fact(enumAt(item, key));
+}
+
+/** An enum value of the API in words, plain text. */
+function enumAt(item: Item, key: string): string | undefined {
+  const value = stringAt(item, key);
+  return value === undefined ? undefined : enumWords(key, value);
 }
 
 function status(item: Item, path = 'status'): string[] {
@@ -197,7 +209,7 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
     rowFacts: (n) => [
       ...status(n),
       ...fact(stringAt(n, 'region')),
-      ...fact(stringAt(n, 'type')),
+      ...enumFact(n, 'type'),
       ...fact(stringsAt(n, 'ipv4')[0]),
     ],
     fields: (n) => [
@@ -266,7 +278,7 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
       `${stringAt(b, 'type') === 'snapshot' ? 'Snapshot' : 'Automatic backup'} ${idOf(b) ?? ''}`.trim(),
     rowFacts: (b) => [
       ...status(b),
-      ...fact(stringAt(b, 'type')),
+      ...enumFact(b, 'type'),
       ...date(b, 'created', 'taken'),
       ...(booleanAt(b, 'available') === false ? ['under maintenance'] : []),
     ],
@@ -286,7 +298,7 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
     collection: /^\/node\/instances\/\{\}\/configs$/,
     rowFacts: (c) => [
       ...fact(stringAt(c, 'kernel'), codeSpan),
-      ...fact(stringAt(c, 'virt_mode')),
+      ...enumFact(c, 'virt_mode'),
       ...fact(stringAt(c, 'root_device'), codeSpan),
       ...(numberAt(c, 'memory_limit') ? [`${formatMegabytes(numberAt(c, 'memory_limit') ?? 0)} limit`] : []),
     ],
@@ -404,7 +416,7 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
     collection: /^\/databases\/(?:(?:mysql|postgresql)\/)?instances$/,
     rowFacts: (d) => [
       ...status(d),
-      ...fact([stringAt(d, 'engine'), stringAt(d, 'version')].filter(Boolean).join(' ') || undefined),
+      ...fact([enumAt(d, 'engine'), stringAt(d, 'version')].filter(Boolean).join(' ') || undefined),
       ...fact(stringAt(d, 'region')),
       ...(numberAt(d, 'cluster_size') === undefined
         ? []
@@ -412,7 +424,7 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
     ],
     fields: (d) => [
       ...field('Status', status(d)[0]),
-      ...fact([stringAt(d, 'engine'), stringAt(d, 'version')].filter(Boolean).join(' ') || undefined).map(
+      ...fact([enumAt(d, 'engine'), stringAt(d, 'version')].filter(Boolean).join(' ') || undefined).map(
         (engine): Field => ['Engine', engine],
       ),
       ...scalarField(d, 'region', 'Region'),
@@ -465,7 +477,7 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
     noun: 'backup',
     plural: 'backups',
     collection: /^\/databases\/(?:mysql|postgresql)\/instances\/\{\}\/backups$/,
-    rowFacts: (b) => [...fact(stringAt(b, 'type')), ...date(b, 'created', 'taken')],
+    rowFacts: (b) => [...enumFact(b, 'type'), ...date(b, 'created', 'taken')],
     actions: [
       { label: 'Restore', operation: { engine: 'backup-restore' } },
       remove({ engine: 'backup-delete' }),
@@ -476,7 +488,7 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
     noun: 'engine',
     plural: 'database engines',
     collection: /^\/databases\/engines$/,
-    title: (e) => [stringAt(e, 'engine'), stringAt(e, 'version')].filter(Boolean).join(' ') || undefined,
+    title: (e) => [enumAt(e, 'engine'), stringAt(e, 'version')].filter(Boolean).join(' ') || undefined,
     rowFacts: (e) => fact(typeof idOf(e) === 'string' ? String(idOf(e)) : undefined, codeSpan),
   },
   {
@@ -669,7 +681,7 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
     collection: /^\/managed\/services$/,
     rowFacts: (s) => [
       ...status(s),
-      ...fact(stringAt(s, 'service_type')),
+      ...enumFact(s, 'service_type'),
       ...fact(stringAt(s, 'address')),
       ...(numberAt(s, 'timeout') === undefined ? [] : [`timeout ${numberAt(s, 'timeout')} s`]),
     ],
@@ -721,6 +733,13 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
     singleton: true,
   },
   { key: 'stats', noun: 'stats', plural: 'stats', collection: /^\/managed\/stats$/, singleton: true },
+  {
+    key: 'node-stats',
+    noun: 'stats',
+    plural: 'stats',
+    collection: /^\/node\/instances\/\{\}\/stats$/,
+    singleton: true,
+  },
   {
     key: 'database-ssl',
     noun: 'SSL certificate',

@@ -81,7 +81,7 @@ describe('a node rebooted from Slack', () => {
     expect(second.watches).toMatchObject({ updated: 1, finished: 1 });
 
     const message = messageAt(watched.ts);
-    expect(message.all).toContain(':white_check_mark: Status `running`, after 1 minute.');
+    expect(message.all).toContain(':white_check_mark: Status *running*, after 1 minute.');
     expect(message.all).toContain(`:bust_in_silhouette: <@${ALICE}> ran \`/cloud nodes reboot\``);
     expect(await harness.deps.store.statusWatches.get(TEAM, watch.id)).toMatchObject({
       finished: true,
@@ -120,6 +120,6 @@ describe('a disk added from Slack', () => {
     harness.advance(MINUTE);
     // The reboot of the test before is still watched too: only this message is looked at.
     await harness.tick();
-    expect(messageAt(watched.ts).all).toContain(':white_check_mark: Status `ready`');
+    expect(messageAt(watched.ts).all).toContain(':white_check_mark: Status *ready*');
   });
 });

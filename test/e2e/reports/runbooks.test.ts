@@ -161,8 +161,8 @@ describe('a three-step runbook: shutdown, resize behind approval, boot', () => {
     expect(runMessage(finished)).toContain('finished: all 3 steps done');
     // Each step's status message is in the run's thread, not in the channel.
     const lines = thread(finished).join('\n');
-    expect(lines).toContain('Status `offline`');
-    expect(lines).toContain('Status `running`');
+    expect(lines).toContain('Status *offline*');
+    expect(lines).toContain('Status *running*');
     const audit = (await harness.deps.store.audit.list(TEAM, { limit: 50 })).entries
       .filter((e) => e.action === 'runbook.step')
       .reverse();

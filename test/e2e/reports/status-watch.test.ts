@@ -88,7 +88,7 @@ describe('a database created from Slack', () => {
 
     const message = messageAt(started.ts);
     expect(message.updatedAt).toBeDefined();
-    expect(message.all).toContain(':white_check_mark: Status `active`, after 20 minutes.');
+    expect(message.all).toContain(':white_check_mark: Status *active*, after 20 minutes.');
     expect(message.all).not.toContain('provisioning');
     // Re-read from the API, the message still names who created the database.
     expect(message.all).toContain(author);
@@ -119,7 +119,7 @@ describe('a database created from Slack', () => {
       await harness.deps.store.channelPolicy.clear(TEAM, CHANNEL);
     }
     const message = messageAt(watched.ts);
-    expect(message.all).toContain(':white_check_mark: Status `active`');
+    expect(message.all).toContain(':white_check_mark: Status *active*');
     expect(message.all).toContain('databases.mysql-backups-list');
     for (const refused of [
       'databases.mysql-delete',

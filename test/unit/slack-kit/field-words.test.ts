@@ -11,6 +11,7 @@ import {
   formHint,
   formLabel,
   issueTitle,
+  labelBeside,
   maintenanceWindowWords,
   resourceHeading,
   serviceName,
@@ -29,9 +30,17 @@ describe('field labels', () => {
     expect(fieldLabel('total_disk_size_gb')).toBe('Total disk size (GB)');
     expect(fieldValue(15, 'total_disk_size_gb')).toBe('15 GB');
     const text = visibleText(renderDetail(getOperation('databases.mysql-view'), { instanceId: 5 }, database));
-    expect(text).toContain('*Total disk size (GB)*\n15 GB');
-    expect(text).toContain('*Used disk size (GB)*\n2 GB');
     expect(text).not.toMatch(/size gb/i);
+  });
+
+  it('"Total disk size (GB) 80 GB" → "Total disk size 80 GB": a value shows its unit once', () => {
+    const text = visibleText(renderDetail(getOperation('databases.mysql-view'), { instanceId: 5 }, database));
+    expect(text).toContain('*Total disk size*\n15 GB');
+    expect(text).toContain('*Used disk size*\n2 GB');
+    expect(text).not.toContain('(GB)');
+    // Where the value does not carry the unit, the label still does.
+    expect(labelBeside('total_disk_size_gb', null)).toBe('Total disk size (GB)');
+    expect(labelBeside('size', 50, 'volume')).toBe('Size');
   });
 
   it('"Node id" → "Node ID"; a volume\'s size is labelled with its unit', () => {
@@ -216,6 +225,38 @@ describe('audit lines', () => {
     ).toBe(
       '• <!date^1795726218^{date_short} {time}|2026-11-26 20:50 UTC> <@U0BOB> changed the policy of <#C0123>: allow read',
     );
+  });
+
+  // The details below are as `lib/core/policies.ts` writes them (test/unit/core/policies.test.ts pins them).
+  it('a channel policy change reads as words, not `destructive={"requiredApprovals":2,…}`', () => {
+    const detail =
+      'allow=read,destructive destructive={"requiredApprovals":2,"approverGroup":"S0ONCALL","stepUp":"passkey"} volumes.delete={"approverUsers":["U0ALICE"]} break-glass=on';
+    const line = auditLine(
+      entry({ action: 'policy.channel', target: 'channel C0123', approvalId: null, detail }),
+    );
+    expect(line).toContain(
+      'changed the policy of <#C0123>: allowed: read and destructive operations; destructive: 2 approvals, from <!subteam^S0ONCALL>, step-up: a passkey; `volumes.delete`: from <@U0ALICE>; break-glass: on',
+    );
+    expect(line).not.toContain('{"');
+  });
+
+  it('a workspace approval policy change reads as words, not `approvers=U0ALICE,U0ADMIN required=2 …`', () => {
+    const detail =
+      'approvers=U0ALICE,U0ADMIN approver-group=S0ONCALL required=2 self-approval=off expiry=15 step-up=code require-reason=on';
+    const line = auditLine(
+      entry({ action: 'approvals.policy', target: 'approval policy', approvalId: null, detail }),
+    );
+    expect(line).toContain(
+      'changed the approval policy: approvals: 2 of <@U0ALICE>, <@U0ADMIN> and <!subteam^S0ONCALL>; no self-approval; requests expire after 15 min; step-up: an authenticator code; reason required',
+    );
+    expect(line).not.toContain('=');
+  });
+
+  it('a policy detail the words do not recognise is shown as written, escaped', () => {
+    const detail =
+      'allow=read destructive={"requiredApprovals":2,"approverUsers":["<!here>"]} break-glass=off';
+    const line = auditLine(entry({ action: 'policy.channel', target: 'channel C0123', detail }));
+    expect(line).toContain('&lt;!here&gt;');
   });
 
   it('names each outcome in words and spaced commands', () => {

@@ -160,7 +160,7 @@ describe('renderDetail: other kinds', () => {
       input: { instanceId: 5 },
     });
     expect(buttonLabeled(message, 'Reset credentials')?.style).toBe('danger');
-    expect(visibleText(message)).toContain('*Engine*\nmysql 8.0.26');
+    expect(visibleText(message)).toContain('*Engine*\nMySQL 8.0.26');
     expectSendable(message);
   });
 
@@ -218,6 +218,33 @@ describe('renderDetail: other kinds', () => {
     const text = visibleText(renderDetail(getOperation('managed.stats'), {}, output));
     expect(text).toContain('*CPU*\nnow 20 · average 19.98 · peak 29.94');
     expect(text).not.toContain('Swap');
+  });
+
+  it('managed stats say the API gives no units rather than showing bare numbers as if it did', () => {
+    const output = { data: { cpu: [{ x: 1, y: 10 }], disk: [], swap: [], net_in: [], net_out: [] } };
+    const text = visibleText(renderDetail(getOperation('managed.stats'), {}, output));
+    expect(text).toContain('The API does not say the units of managed stats');
+  });
+
+  it('"CPU 2 entries" → each node stats value with its unit: CPU in %, IO in blocks/s, network in bits/s', () => {
+    const output = {
+      cpu: [
+        [1521483600000, 0.42],
+        [1521483900000, 1.5],
+      ],
+      io: { io: [[1521484800000, 0.19]], swap: [[1521484800000, 0]] },
+      netv4: { in: [[1521484800000, 2004.36]], out: [], private_in: [], private_out: [] },
+      netv6: { in: [], out: [], private_in: [], private_out: [] },
+      title: 'example.com - my-node (node123456) - day (5 min avg)',
+    };
+    const message = renderDetail(getOperation('nodes.stats'), { nodeId: 123 }, output);
+    const text = visibleText(message);
+    expect(message.blocks[0]).toMatchObject({ text: { text: 'Stats of node 123 — last 24 hours' } });
+    expect(text).toContain('*CPU*\nnow 1.5 % · average 0.96 % · peak 1.5 %');
+    expect(text).toContain('*Disk IO*\nnow 0.19 blocks/s');
+    expect(text).toContain('*IPv4 in*\nnow 2,004.36 bits/s');
+    expect(text).not.toContain('entries');
+    expectSendable(message);
   });
 
   it('the SSL certificate as a code block, decoded to PEM', () => {

@@ -98,6 +98,27 @@ describe('renderList: header and paging', () => {
     expect(buttons(message).filter((b) => b.action_id?.startsWith(ActionId.page))).toEqual([]);
   });
 
+  it('shows the filter as words, not raw JSON: "field is value"', () => {
+    const filter = {
+      label: 'db-data',
+      size: { '+gte': 10 },
+      '+or': [{ region: 'us-east' }, { region: 'eu-west' }],
+      '+order_by': 'created',
+      '+order': 'desc',
+    };
+    const text = visibleText(renderList(op, {}, listOf(many(volume, 2)), { filter }));
+    expect(text).toContain(
+      ':mag: filter: label is “db-data” and size is at least 10 GB and (region is “us-east” or region is “eu-west”), sorted by created, descending',
+    );
+    expect(text).not.toContain('{');
+  });
+
+  it('words an enum value in a filter as it words the field', () => {
+    const images = getOperation('images.list');
+    const text = visibleText(renderList(images, {}, listOf([]), { filter: { status: 'pending_upload' } }));
+    expect(text).toContain(':mag: filter: status is waiting for its upload');
+  });
+
   it('says so when nothing matched', () => {
     const message = renderList(op, {}, listOf([], { pages: 1 }), { filter: { label: 'nope' } });
     expect(visibleText(message)).toContain('No volumes found matching the filter.');
@@ -277,7 +298,7 @@ describe('renderList: rows per kind', () => {
       { operationId: 'databases.mysql-view', input: { instanceId: 5 } },
       { operationId: 'databases.postgresql-view', input: { instanceId: 6 } },
     ]);
-    expect(visibleText(message)).toContain('mysql 8.0.26 · us-east · 3 nodes');
+    expect(visibleText(message)).toContain('MySQL 8.0.26 · us-east · 3 nodes');
   });
 
   it('configs of a node: header names the node and View carries both ids', () => {
@@ -334,7 +355,7 @@ describe('renderList: rows per kind', () => {
         },
       ]),
     );
-    expect(visibleText(message)).toContain(':red_circle: problem · url · https://example.org · timeout 30 s');
+    expect(visibleText(message)).toContain(':red_circle: problem · URL · https://example.org · timeout 30 s');
   });
 
   it('logins and database types', () => {
