@@ -17,7 +17,7 @@ import { slackErrorOf } from '../slack-kit/slack-refusals.js';
 import { codeSpan, slackDate } from '../slack-kit/text.js';
 import type { FactorChange } from '../store/index.js';
 import { openModal } from './modals.js';
-import { CODE_BLOCK, CODE_INPUT, lockedOutText } from './step-up-prompts.js';
+import { CODE_INPUT_BLOCK, lockedOutText } from './step-up-prompts.js';
 
 /**
  * A person's own step-up methods as Slack shows them: the proof that adding or removing one asks
@@ -51,18 +51,7 @@ export function factorCodeModal(challengeId: string, channel: string, change: Fa
             `authenticator app you have. Nothing changes until it checks out. This window is good for ${CHALLENGE_MINUTES} minutes.`,
         },
       },
-      {
-        type: 'input' as const,
-        block_id: CODE_BLOCK,
-        label: { type: 'plain_text' as const, text: 'Code' },
-        element: {
-          type: 'plain_text_input' as const,
-          action_id: CODE_INPUT,
-          min_length: CODE_DIGITS,
-          max_length: CODE_DIGITS + 2,
-          placeholder: { type: 'plain_text' as const, text: '123456' },
-        },
-      },
+      CODE_INPUT_BLOCK,
     ],
   };
 }

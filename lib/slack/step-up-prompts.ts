@@ -30,6 +30,20 @@ const DECISION_WORDS: Record<ChallengeDecision, string> = {
 export const CODE_BLOCK = 'step_up_code';
 export const CODE_INPUT = 'code_input';
 
+/** The field a code modal asks for the authenticator's code in (a vote's, or a change to one's own methods). */
+export const CODE_INPUT_BLOCK = {
+  type: 'input' as const,
+  block_id: CODE_BLOCK,
+  label: { type: 'plain_text' as const, text: 'Code' },
+  element: {
+    type: 'plain_text_input' as const,
+    action_id: CODE_INPUT,
+    min_length: CODE_DIGITS,
+    max_length: CODE_DIGITS + 2,
+    placeholder: { type: 'plain_text' as const, text: '123456' },
+  },
+};
+
 export function codeModal(challengeId: string, channel: string, decision: ChallengeDecision) {
   return {
     type: 'modal' as const,
@@ -49,18 +63,7 @@ export function codeModal(challengeId: string, channel: string, decision: Challe
             `This window is good for ${CHALLENGE_MINUTES} minutes.`,
         },
       },
-      {
-        type: 'input' as const,
-        block_id: CODE_BLOCK,
-        label: { type: 'plain_text' as const, text: 'Code' },
-        element: {
-          type: 'plain_text_input' as const,
-          action_id: CODE_INPUT,
-          min_length: CODE_DIGITS,
-          max_length: CODE_DIGITS + 2,
-          placeholder: { type: 'plain_text' as const, text: '123456' },
-        },
-      },
+      CODE_INPUT_BLOCK,
     ],
   };
 }
