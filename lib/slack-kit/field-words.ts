@@ -44,7 +44,9 @@ const KIND_UNITS: Readonly<Record<string, Readonly<Record<string, Unit>>>> = {
 /** The unit of a field of a kind of resource (`volume`, `image`, …), or none. */
 export function unitOf(key: string, kind?: string): Unit | undefined {
   for (const [pattern, unit] of UNIT_SUFFIX) if (pattern.test(key)) return unit;
-  return kind === undefined ? undefined : KIND_UNITS[kind]?.[key];
+  // Own keys only: a filter's field name is the person's text (`toString` must not find a function).
+  const units = kind !== undefined && Object.hasOwn(KIND_UNITS, kind) ? KIND_UNITS[kind] : undefined;
+  return units !== undefined && Object.hasOwn(units, key) ? units[key] : undefined;
 }
 
 /**
@@ -387,7 +389,7 @@ function conditionWords(key: string, condition: unknown, kind: string | undefine
     return [`${name} is ${filterValueWords(condition, key, kind)}`];
   return Object.entries(condition).map(
     ([operator, operand]) =>
-      `${name} ${FILTER_OPERATOR_WORDS[operator] ?? operator} ${filterValueWords(operand, key, kind)}`,
+      `${name} ${(Object.hasOwn(FILTER_OPERATOR_WORDS, operator) && FILTER_OPERATOR_WORDS[operator]) || operator} ${filterValueWords(operand, key, kind)}`,
   );
 }
 

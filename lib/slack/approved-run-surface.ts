@@ -1,5 +1,5 @@
 import type { WebClient } from '@slack/web-api';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ApprovedRunSurface } from '../changes/execution.js';
 import type { ChangeRequest, OperationRunner } from '../changes/ports.js';
 import type { RequestFollower } from '../changes/runbooks.js';
@@ -13,6 +13,7 @@ import { approvedRunLine } from './render/approval.js';
 import { closingDetailText } from './render/approval-events.js';
 import { slackStatusWatchSurface } from './status-watch.js';
 import { resetReply, slackFactorNotices } from './step-up-factors.js';
+import '../zod-settings.js';
 
 /**
  * Running an approved change as Slack shows it: the runner, its answer on the card's thread and

@@ -8,6 +8,7 @@ import {
   factLabel,
   fieldLabel,
   fieldValue,
+  filterWords,
   formHint,
   formLabel,
   issueTitle,
@@ -282,4 +283,17 @@ describe('audit lines', () => {
     expect(line).not.toContain('<!here>');
     expect(line).not.toContain('<@U1>');
   });
+});
+
+describe("filterWords with the person's own keys", () => {
+  it.each(['toString', 'hasOwnProperty', 'valueOf', '__proto__', 'constructor'])(
+    'words a filter naming %s as text, never finding a function of the object prototype',
+    (key) => {
+      const asField = filterWords(JSON.parse(`{"${key}":{"polluted":1}}`), 'volume');
+      const asOperator = filterWords(JSON.parse(`{"size":{"${key}":1}}`), 'volume');
+      expect(asField).toContain('polluted 1');
+      expect(asOperator).toBe(`size ${key} 1 GB`);
+      expect(`${asField} ${asOperator}`).not.toMatch(/function|native code|undefined/);
+    },
+  );
 });
