@@ -1,3 +1,4 @@
+import { botOperationOf } from '../../changes/bot-operations.js';
 import type { RequestStanding } from '../../changes/request-standing.js';
 import { catalog } from '../../commands/catalog.js';
 import { factLabel, shortId } from '../../slack-kit/field-words.js';
@@ -51,6 +52,8 @@ export function auditResultWords(result: AuditResult): string {
 
 /** `volumes.delete` → `volumes delete`, `managed.issues-list` → `managed issues list`. */
 function operationWords(action: string): string | undefined {
+  // A change the bot makes itself (an admin's reviewed `mfa reset`) reads as an operation does.
+  if (botOperationOf(action)) return action.replace('.', ' ');
   const dot = action.indexOf('.');
   if (dot === -1) return undefined;
   const group = catalog.findGroup(action.slice(0, dot));
@@ -67,7 +70,9 @@ export function auditTargetWords(target: string): string {
   const words = target.replace(/\b([a-z][A-Za-z]*)Id=(\S+)/g, (_match, name: string, value: string) => {
     return `${factLabel(name.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase())} ${value}`;
   });
-  return escapeMrkdwn(truncate(words, 80)).replace(/^channel ([CG][A-Z0-9]+)$/, '<#$1>');
+  return escapeMrkdwn(truncate(words, 80))
+    .replace(/^channel ([CG][A-Z0-9]+)$/, '<#$1>')
+    .replace(/^user ([UW][A-Z0-9]+)$/, '<@$1>');
 }
 
 /**

@@ -228,6 +228,15 @@ describe('audit lines', () => {
     );
   });
 
+  it('an admin\'s reviewed reset reads as the operation it is, naming the person, never "did `mfa reset` on user U0DAVE"', () => {
+    const line = (result: AuditEntry['result']) =>
+      auditLine(entry({ action: 'mfa.reset', target: 'user U0DAVE', actor: 'U0ADA', result }));
+    expect(line('requested')).toContain('<@U0ADA> asked to run `mfa reset` on <@U0DAVE> (request 1a2b3c4d)');
+    expect(line('approved')).toContain('<@U0ADA> approved `mfa reset` on <@U0DAVE>');
+    expect(line('succeeded')).toContain('<@U0ADA> ran `mfa reset` on <@U0DAVE> — *succeeded*');
+    expect(line('succeeded')).not.toContain('user U0DAVE');
+  });
+
   // The details below are as `lib/core/policies.ts` writes them (test/unit/core/policies.test.ts pins them).
   it('a channel policy change reads as words, not `destructive={"requiredApprovals":2,…}`', () => {
     const detail =
