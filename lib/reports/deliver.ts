@@ -256,21 +256,7 @@ async function alertOnce(
 
   let ts: string | undefined;
   try {
-    const answer = await ctx.pacer.send(
-      sub.channel,
-      () =>
-        singleAttemptClient(ctx.slack).chat.postMessage({
-          channel: sub.channel,
-          text: message.text,
-          blocks: message.blocks,
-          unfurl_links: false,
-          metadata: {
-            event_type: marker.eventType,
-            event_payload: { subscription: sub.id, [marker.idField]: itemId },
-          },
-        }),
-      deadlineOption(ctx),
-    );
+    const answer = await postMarked(ctx, sub, marker, message, { [marker.idField]: itemId });
     ts = answer.ts;
   } catch (error) {
     if (!certainlyNotPosted(error)) return { kind: 'in_doubt', error };
@@ -299,6 +285,34 @@ export interface GroupLayout<T extends { readonly id: number }> {
   message(shown: readonly T[], all: readonly T[]): RenderedMessage;
   /** One reply in the thread. */
   reply(shown: readonly T[]): RenderedMessage;
+}
+
+/**
+ * One post of a report that a later run can find again: paced per channel, tried once (an answer
+ * lost in doubt is looked for, never sent blind again), and marked with the subscription and
+ * `payload` in its metadata; in the thread of `threadTs` when given.
+ */
+function postMarked(
+  ctx: DeliveryContext,
+  sub: ReportSubscription,
+  marker: PostMarker,
+  message: RenderedMessage,
+  payload: Record<string, unknown>,
+  threadTs?: string,
+) {
+  return ctx.pacer.send(
+    sub.channel,
+    () =>
+      singleAttemptClient(ctx.slack).chat.postMessage({
+        channel: sub.channel,
+        text: message.text,
+        blocks: message.blocks,
+        unfurl_links: false,
+        ...(threadTs === undefined ? {} : { thread_ts: threadTs }),
+        metadata: { event_type: marker.eventType, event_payload: { subscription: sub.id, ...payload } },
+      }),
+    deadlineOption(ctx),
+  );
 }
 
 /**
@@ -385,20 +399,8 @@ export async function postGroupOnce<T extends { readonly id: number }>(
     }
   }
 
-  const post = async (message: RenderedMessage, payload: Record<string, unknown>, threadTs?: string) =>
-    ctx.pacer.send(
-      sub.channel,
-      () =>
-        singleAttemptClient(ctx.slack).chat.postMessage({
-          channel: sub.channel,
-          text: message.text,
-          blocks: message.blocks,
-          unfurl_links: false,
-          ...(threadTs === undefined ? {} : { thread_ts: threadTs }),
-          metadata: { event_type: marker.eventType, event_payload: { subscription: sub.id, ...payload } },
-        }),
-      deadlineOption(ctx),
-    );
+  const post = (message: RenderedMessage, payload: Record<string, unknown>, threadTs?: string) =>
+    postMarked(ctx, sub, marker, message, payload, threadTs);
 
   /** Posts the replies of `entries` into the thread of `parentTs`; false once one fails. */
   const replyAll = async (parentTs: string, entries: readonly Claimed<T>[]): Promise<boolean> => {
