@@ -128,11 +128,37 @@ export const SLACK_RULES = [
   },
   {
     id: 'free-plan-usergroups',
-    methods: ['usergroups.users.list'],
+    methods: ['usergroups.users.list', 'usergroups.list'],
     behaviour:
       'a workspace on the free plan (settings.plan, Standard by default) answers plan_upgrade_required',
     source:
-      'https://api.slack.com/methods/usergroups.users.list (errors: plan_upgrade_required, "only available on Standard and above plans")',
+      'https://api.slack.com/methods/usergroups.users.list (errors: plan_upgrade_required, "only available on Standard and above plans"); https://docs.slack.dev/reference/methods/usergroups.list (errors: plan_upgrade_required, the same words), as slack-ruby/slack-api-ref docs.slack.dev/methods/usergroups.list.json records it',
+  },
+  {
+    id: 'conversations-list',
+    methods: ['conversations.list'],
+    behaviour:
+      "the channels of the caller's workspace, whether the bot is in them or not, except private ones it is not a member of; types is a comma-separated list of public_channel (the default), private_channel, mpim and im, each needing its read scope (channels:read, groups:read, mpim:read, im:read; else missing_scope with needed and provided), any other invalid_types; exclude_archived drops archived ones (listed otherwise, is_archived true); a renamed channel is listed under its new name with the same id; limit 1–999 (100 by default, else invalid_limit), paged by an opaque cursor (response_metadata.next_cursor, empty on the last page; a cursor it did not issue: invalid_cursor); Tier 2",
+    source:
+      'https://docs.slack.dev/reference/methods/conversations.list (arguments: types, exclude_archived, limit "an integer under 1000" default 100, cursor; scopes channels:read, groups:read, mpim:read, im:read; errors invalid_cursor, invalid_limit, invalid_types, missing_scope; Tier 2); https://api.slack.com/scopes/groups:read ("private channels that [the app] has been added to"); https://docs.slack.dev/apis/web-api/pagination',
+    stricter:
+      'Slack\'s pagination guide allows limit up to 1000 where the method page says "under 1000": 1000 answers invalid_limit',
+  },
+  {
+    id: 'users-list',
+    methods: ['users.list'],
+    behaviour:
+      "every member of the caller's workspace, bots and deactivated people included (deleted: true), each with id, name (the handle), real_name, profile.display_name and profile.real_name; needs users:read (else missing_scope); without limit (0, the default) everyone at once, else at most limit (up to 1000) a page, paged by an opaque cursor (response_metadata.next_cursor, empty on the last page; invalid_cursor for one it did not issue); Tier 2",
+    source:
+      'https://docs.slack.dev/reference/methods/users.list (arguments cursor, limit "Providing no limit value will result in Slack attempting to deliver you the entire result set", scope users:read, errors invalid_cursor, limit_required; Tier 2; example response with deleted, name, real_name, profile.display_name); https://api.slack.com/types/user (deleted; display_name); https://docs.slack.dev/apis/web-api/pagination',
+  },
+  {
+    id: 'usergroups-list',
+    methods: ['usergroups.list'],
+    behaviour:
+      "the caller's workspace's user groups with id, handle, name and date_delete (non-zero once disabled); disabled groups only with include_disabled; each group's users with include_users and user_count with include_count; needs usergroups:read (else missing_scope); not paged; on the free plan plan_upgrade_required (rule free-plan-usergroups); Tier 2",
+    source:
+      'https://docs.slack.dev/reference/methods/usergroups.list (arguments include_disabled, include_users, include_count; scope usergroups:read; errors plan_upgrade_required, missing_scope; Tier 2; example response: date_delete set on a disabled group), as slack-ruby/slack-api-ref docs.slack.dev/methods/usergroups.list.json records it',
   },
   {
     id: 'token-rotation',

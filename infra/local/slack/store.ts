@@ -17,6 +17,10 @@ export interface SlackUser {
   readonly is_bot: boolean;
   readonly tz: string;
   readonly tz_offset: number;
+  /** The name people see (`profile.display_name`); the handle (`name`) unless set. */
+  readonly display_name?: string;
+  /** Deactivated: still listed by `users.list`, flagged `deleted` (rule `users-list`). */
+  readonly deleted?: boolean;
 }
 
 export interface SlackChannel {
@@ -87,6 +91,14 @@ export const DEFAULT_SLACK_SEED: SlackSeed = {
   usergroups: { S0ONCALL: ['U0ADMIN', 'U0ALICE'] },
   usergroupHandles: { S0ONCALL: 'oncall' },
 };
+
+/** A user group as `usergroups.list` shows it. */
+export interface StoredUsergroup {
+  readonly id: string;
+  readonly handle: string;
+  readonly users: readonly string[];
+  readonly disabled: boolean;
+}
 
 export interface StoredFile {
   readonly id: string;
@@ -224,6 +236,8 @@ export class SlackStore extends EventEmitter<StoreEvents> {
   readonly otherTeamChannels: readonly SlackChannel[];
   readonly fileProcessingMs: number;
   private channelsById = new Map<string, KnownChannel>();
+  private usersById = new Map<string, SlackUser>();
+  private disabledUsergroups = new Set<string>();
   private messagesByChannel = new Map<string, StoredMessage[]>();
   private viewsById = new Map<string, StoredView>();
   private filesById = new Map<string, StoredFile>();
@@ -244,6 +258,8 @@ export class SlackStore extends EventEmitter<StoreEvents> {
   /** Forgets everything that happened; the seeded users and channels stay. */
   reset(): void {
     this.channelsById = new Map();
+    this.usersById = new Map();
+    this.disabledUsergroups = new Set();
     this.messagesByChannel = new Map();
     this.viewsById = new Map();
     this.filesById = new Map();
@@ -254,6 +270,7 @@ export class SlackStore extends EventEmitter<StoreEvents> {
   }
 
   private seedChannels(): void {
+    for (const user of this.seed.users) this.usersById.set(user.id, user);
     const everyone = this.seed.users.map((user) => user.id);
     for (const channel of [...this.seed.channels, ...this.otherTeamChannels]) {
       this.channelsById.set(channel.id, {
@@ -280,11 +297,27 @@ export class SlackStore extends EventEmitter<StoreEvents> {
   // Directory
 
   user(id: string): SlackUser | undefined {
-    return this.seed.users.find((user) => user.id === id);
+    return this.usersById.get(id);
+  }
+
+  /** The seeded workspace's people, the bot's user and the deactivated among them. */
+  users(): SlackUser[] {
+    return [...this.usersById.values()];
   }
 
   usergroupMembers(id: string): readonly string[] | undefined {
-    return this.seed.usergroups[id];
+    return Object.hasOwn(this.seed.usergroups, id) ? this.seed.usergroups[id] : undefined;
+  }
+
+  /** The seeded workspace's user groups, with their handles and whether an admin disabled them. */
+  usergroups(): StoredUsergroup[] {
+    const handles = this.seed.usergroupHandles ?? {};
+    return Object.entries(this.seed.usergroups).map(([id, users]) => ({
+      id,
+      handle: (Object.hasOwn(handles, id) ? handles[id] : undefined) ?? id.toLowerCase(),
+      users,
+      disabled: this.disabledUsergroups.has(id),
+    }));
   }
 
   /**
@@ -391,6 +424,33 @@ export class SlackStore extends EventEmitter<StoreEvents> {
     return joined;
   }
 
+  /** Someone joins the workspace. */
+  addUser(user: SlackUser): SlackUser {
+    if (this.usersById.has(user.id)) throw new Error(`User ${user.id} exists already.`);
+    this.usersById.set(user.id, user);
+    return user;
+  }
+
+  /** An admin deactivates someone: Slack keeps the account, flagged `deleted`. */
+  deactivateUser(id: string): SlackUser {
+    const user = this.usersById.get(id);
+    if (!user) throw new Error(`No user ${id} in the stand-in.`);
+    const deactivated = { ...user, deleted: true };
+    this.usersById.set(id, deactivated);
+    return deactivated;
+  }
+
+  /** An admin disables a user group (`usergroups.disable`); it keeps its id and handle. */
+  disableUsergroup(id: string): void {
+    if (!Object.hasOwn(this.seed.usergroups, id)) throw new Error(`No user group ${id} in the stand-in.`);
+    this.disabledUsergroups.add(id);
+  }
+
+  /** Someone renames the channel; its id stays. */
+  renameChannel(id: string, name: string): KnownChannel {
+    return this.changeChannel(id, { name });
+  }
+
   /** Someone removes the bot from the channel (`/kick @cloud`). */
   kickBot(id: string): KnownChannel {
     return this.removeMember(id, this.seed.bot.userId);
@@ -404,7 +464,7 @@ export class SlackStore extends EventEmitter<StoreEvents> {
 
   private changeChannel(
     id: string,
-    patch: Partial<Pick<KnownChannel, 'is_archived' | 'members'>>,
+    patch: Partial<Pick<KnownChannel, 'is_archived' | 'members' | 'name'>>,
   ): KnownChannel {
     const changed = { ...this.requireChannel(id), ...patch };
     this.channelsById.set(id, changed);

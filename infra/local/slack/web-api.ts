@@ -14,6 +14,7 @@ import type {
   NewMessage,
   SlackChannel,
   SlackStore,
+  SlackUser,
   StoredFile,
   StoredMessage,
   StoredView,
@@ -193,6 +194,27 @@ const UserConversationsArgsSchema = z.object({
     .transform((value) => value === true || value === 'true' || value === '1'),
   limit: z.coerce.number().int().min(1).max(999).default(100),
   cursor: z.string().optional(),
+});
+
+/** `conversations.list`' arguments (method page: limit "an integer under 1000", 100 by default). */
+const ConversationsListArgsSchema = UserConversationsArgsSchema.omit({ user: true });
+
+/**
+ * Most people `users.list` answers in one page: its method page sets no bound, Slack's pagination
+ * guide (https://docs.slack.dev/apis/web-api/pagination) says no more than 1000 at a time.
+ */
+const USERS_LIST_PAGE_MOST = 1000;
+
+/** `users.list`' arguments: without `limit` (0, the default) Slack tries to send everyone at once. */
+const UsersListArgsSchema = z.object({
+  cursor: z.string().optional(),
+  limit: z.coerce.number().int().min(0).default(0),
+});
+
+const UsergroupsListArgsSchema = z.object({
+  include_disabled: FlagArgSchema,
+  include_users: FlagArgSchema,
+  include_count: FlagArgSchema,
 });
 
 /** The read scope each conversation type needs (users.conversations method page). */
@@ -430,6 +452,68 @@ function wireChannel(channel: KnownChannel, bot: string): Record<string, unknown
     is_private: channel.is_private,
     is_archived: channel.is_archived,
     is_member: channel.members.includes(bot),
+  };
+}
+
+/** A person as `users.info` and `users.list` describe them (https://api.slack.com/types/user). */
+function wireUser(user: SlackUser, team: string): Record<string, unknown> {
+  const { display_name: displayName, deleted, ...rest } = user;
+  return {
+    ...rest,
+    team_id: team,
+    deleted: deleted ?? false,
+    tz_label: user.tz,
+    profile: { real_name: user.real_name, display_name: displayName ?? user.name },
+  };
+}
+
+/**
+ * The conversation types a listing asks for (`public_channel` by default): each must be one Slack
+ * knows (else `invalid_types`) and the token must hold its read scope (else `missing_scope`).
+ */
+function conversationTypes(context: WebApiContext, asked: string | undefined): readonly string[] {
+  const types = (asked ?? 'public_channel').split(',').map((type) => type.trim());
+  if (!types.every((type) => Object.hasOwn(CONVERSATION_TYPE_SCOPES, type)))
+    throw new SlackRefusalError('invalid_types');
+  const missing = types
+    .map((type) => CONVERSATION_TYPE_SCOPES[type] ?? '')
+    .find((scope) => !hasScope(context, scope));
+  if (missing) throw missingScope(context, missing);
+  return types;
+}
+
+/**
+ * The channels of the caller's workspace of the given types that the bot may know of: a private
+ * one only where the bot is a member (groups:read: "private channels that [the app] has been added
+ * to", https://api.slack.com/scopes/groups:read).
+ */
+function callerTeamChannels(context: WebApiContext, types: readonly string[]): KnownChannel[] {
+  const { store } = context;
+  const bot = store.seed.bot.userId;
+  const otherTeams = new Set(store.otherTeamChannels.map((channel) => channel.id));
+  const seededTeam = (context.callerTeam?.id ?? store.seed.team.id) === store.seed.team.id;
+  const typeOf = (channel: KnownChannel) =>
+    channel.is_im ? 'im' : channel.is_private ? 'private_channel' : 'public_channel';
+  return store
+    .channels()
+    .filter((channel) => (seededTeam ? !otherTeams.has(channel.id) : otherTeams.has(channel.id)))
+    .filter((channel) => types.includes(typeOf(channel)))
+    .filter((channel) => !channel.is_private || store.isMember(channel, bot));
+}
+
+/** One page of a listing by an opaque cursor (the offset), and the cursor of the next, or ''. */
+function pageOf<T>(
+  all: readonly T[],
+  cursor: string | undefined,
+  limit: number,
+): { page: readonly T[]; nextCursor: string } {
+  const offset =
+    cursor === undefined || cursor === '' ? 0 : Number(Buffer.from(cursor, 'base64url').toString());
+  if (!Number.isInteger(offset) || offset < 0) throw new SlackRefusalError('invalid_cursor');
+  const hasMore = offset + limit < all.length;
+  return {
+    page: all.slice(offset, offset + limit),
+    nextCursor: hasMore ? Buffer.from(String(offset + limit)).toString('base64url') : '',
   };
 }
 
@@ -694,15 +778,7 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
     const input = parseArgs(z.object({ user: z.string().min(1) }), args, { user: 'user_not_found' });
     const user = context.store.user(input.user);
     if (!user) throw new SlackRefusalError('user_not_found');
-    return {
-      user: {
-        ...user,
-        team_id: context.store.seed.team.id,
-        deleted: false,
-        tz_label: user.tz,
-        profile: { real_name: user.real_name, display_name: user.name },
-      },
-    };
+    return { user: wireUser(user, context.store.seed.team.id) };
   },
 
   'usergroups.users.list': (args, context) => {
@@ -729,37 +805,89 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
     });
     const { store } = context;
     const bot = store.seed.bot.userId;
-    const types = (input.types ?? 'public_channel').split(',').map((type) => type.trim());
-    if (!types.every((type) => Object.hasOwn(CONVERSATION_TYPE_SCOPES, type)))
-      throw new SlackRefusalError('invalid_types');
-    const missing = types
-      .map((type) => CONVERSATION_TYPE_SCOPES[type] ?? '')
-      .find((scope) => !hasScope(context, scope));
-    if (missing) throw missingScope(context, missing);
+    const types = conversationTypes(context, input.types);
     const member = input.user ?? bot;
     if (input.user !== undefined && !store.user(input.user)) throw new SlackRefusalError('user_not_found');
-    const otherTeams = new Set(store.otherTeamChannels.map((channel) => channel.id));
-    const inCallerTeam = (channel: KnownChannel) =>
-      (context.callerTeam?.id ?? store.seed.team.id) === store.seed.team.id
-        ? !otherTeams.has(channel.id)
-        : otherTeams.has(channel.id);
-    const typeOf = (channel: KnownChannel) =>
-      channel.is_im ? 'im' : channel.is_private ? 'private_channel' : 'public_channel';
-    const listed = store
-      .channels()
-      .filter((channel) => inCallerTeam(channel) && types.includes(typeOf(channel)))
+    const listed = callerTeamChannels(context, types)
       .filter((channel) => store.isMember(channel, member))
-      .filter((channel) => !channel.is_private || store.isMember(channel, bot))
       .filter((channel) => !(input.exclude_archived && channel.is_archived));
-    const offset = input.cursor === undefined ? 0 : Number(Buffer.from(input.cursor, 'base64url').toString());
-    if (!Number.isInteger(offset) || offset < 0) throw new SlackRefusalError('invalid_cursor');
-    const page = listed.slice(offset, offset + input.limit);
-    const hasMore = offset + input.limit < listed.length;
+    const { page, nextCursor } = pageOf(listed, input.cursor, input.limit);
     return {
       channels: page.map((channel) => wireChannel(channel, bot)),
-      response_metadata: {
-        next_cursor: hasMore ? Buffer.from(String(offset + input.limit)).toString('base64url') : '',
-      },
+      response_metadata: { next_cursor: nextCursor },
+    };
+  },
+
+  /**
+   * Rule `conversations-list`: the caller's workspace's channels of the types asked for (public
+   * ones by default), each type needing its read scope; a private channel only where the bot is a
+   * member, so one it is not in is never named; paged by an opaque cursor.
+   */
+  'conversations.list': (args, context) => {
+    const input = parseArgs(ConversationsListArgsSchema, args, {
+      cursor: 'invalid_cursor',
+      limit: 'invalid_limit',
+      types: 'invalid_types',
+    });
+    const bot = context.store.seed.bot.userId;
+    const listed = callerTeamChannels(context, conversationTypes(context, input.types)).filter(
+      (channel) => !(input.exclude_archived && channel.is_archived),
+    );
+    const { page, nextCursor } = pageOf(listed, input.cursor, input.limit);
+    return {
+      channels: page.map((channel) => wireChannel(channel, bot)),
+      response_metadata: { next_cursor: nextCursor },
+    };
+  },
+
+  /**
+   * Rule `users-list`: the workspace's members, the deactivated among them flagged `deleted`,
+   * with `name`, `real_name` and `profile.display_name`; without `limit` the whole list at once,
+   * else paged by an opaque cursor. The stand-in keeps people for the seeded workspace only.
+   */
+  'users.list': (args, context) => {
+    const input = parseArgs(UsersListArgsSchema, args, { cursor: 'invalid_cursor' });
+    if (!hasScope(context, 'users:read')) throw missingScope(context, 'users:read');
+    const { store } = context;
+    const team = context.callerTeam?.id ?? store.seed.team.id;
+    const people = team === store.seed.team.id ? store.users() : [];
+    const limit = input.limit === 0 ? people.length : Math.min(input.limit, USERS_LIST_PAGE_MOST);
+    const { page, nextCursor } = pageOf(people, input.cursor, Math.max(1, limit));
+    return {
+      members: page.map((user) => wireUser(user, team)),
+      cache_ts: Math.floor(store.now() / 1000),
+      response_metadata: { next_cursor: nextCursor },
+    };
+  },
+
+  /**
+   * Rule `usergroups-list`: the workspace's user groups (`id`, `handle`, `name`, `date_delete`
+   * non-zero once disabled), the disabled ones only with `include_disabled`, members with
+   * `include_users`, counts with `include_count`; on the free plan `plan_upgrade_required`, as
+   * `usergroups.users.list` answers (rule `free-plan-usergroups`).
+   */
+  'usergroups.list': (args, context) => {
+    const input = parseArgs(UsergroupsListArgsSchema, args);
+    if (!hasScope(context, 'usergroups:read')) throw missingScope(context, 'usergroups:read');
+    if (context.settings.plan === 'free') throw new SlackRefusalError('plan_upgrade_required');
+    const { store } = context;
+    const team = context.callerTeam?.id ?? store.seed.team.id;
+    const groups = team === store.seed.team.id ? store.usergroups() : [];
+    return {
+      usergroups: groups
+        .filter((group) => input.include_disabled || !group.disabled)
+        .map((group) => ({
+          id: group.id,
+          team_id: team,
+          is_usergroup: true,
+          name: group.handle,
+          description: '',
+          handle: group.handle,
+          is_external: false,
+          date_delete: group.disabled ? Math.floor(store.now() / 1000) : 0,
+          ...(input.include_users ? { users: group.users } : {}),
+          ...(input.include_count ? { user_count: group.users.length } : {}),
+        })),
     };
   },
 
