@@ -3,11 +3,13 @@ import { dirname } from 'node:path';
 import { renderAgentReference } from '../lib/agents/reference.js';
 import { CATALOG_PATH, renderCommandCatalog } from '../lib/commands/catalog-file.js';
 import { renderCommandReference } from '../lib/commands/reference.js';
+import { settingsJsonSchema } from '../lib/core/settings/document.js';
 import { toCloudFormationTable } from './table.js';
 
 /**
  * Files derived from the code and kept in the repository because tools that cannot run
- * TypeScript read them: the table resource for `serverless.yml`, and the command reference. A test fails when one is stale;
+ * TypeScript read them: the table resource for `serverless.yml`, the command reference, and the
+ * settings document's JSON Schema. A test fails when one is stale;
  * `npm run generate` writes them again. The command catalog is kept for the Slack function, which
  * answers help from it instead of building the operations table at a cold start.
  */
@@ -16,6 +18,8 @@ export const GENERATED_FILES: Record<string, () => string> = {
   'docs/commands.md': () => renderCommandReference(),
   'docs/agents.md': () => renderAgentReference(),
   [CATALOG_PATH]: () => renderCommandCatalog(),
+  /** The settings document's shape, for editors (an exported document's first line points here). */
+  'docs/settings.schema.json': () => `${JSON.stringify(settingsJsonSchema(), null, 2)}\n`,
 };
 
 if (import.meta.url === `file://${process.argv[1]}`) {

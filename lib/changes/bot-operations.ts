@@ -7,6 +7,8 @@
 export const BOT_OPERATION_IDS = [
   /** Removing every step-up method of someone else, asked for by a policy admin. */
   'mfa.reset',
+  /** A workspace's settings document (an import or a rollback), kept as a proposal until approved. */
+  'settings.apply',
 ] as const;
 
 export type BotOperationId = (typeof BOT_OPERATION_IDS)[number];

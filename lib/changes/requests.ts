@@ -87,6 +87,8 @@ export interface BotChangeAsk {
   readonly input: Readonly<Record<string, unknown>>;
   /** What the card names and the audit targets, without secrets. */
   readonly summary: string;
+  /** What the card shows of the change, written by the surface without secrets. */
+  readonly preview?: readonly string[] | undefined;
   readonly reason?: string | undefined;
 }
 
@@ -110,6 +112,7 @@ export async function requestBotChange(
     operationId: ask.operationId,
     input: ask.input,
     summary: ask.summary,
+    ...(ask.preview === undefined ? {} : { preview: ask.preview }),
     reason: ask.reason,
     channel: ask.channel,
     requiredApprovals: policy.requiredApprovals,

@@ -111,6 +111,12 @@ const REQUIRE_REASON_FLAG: BotFlag = {
   summary: 'Whether a request must say why (`--reason "…"`)',
 };
 
+const SETTINGS_REASON_FLAG: BotFlag = {
+  name: 'reason',
+  kind: TEXT,
+  placeholder: '"…"',
+  summary: 'Why, for the approvers and the audit (required when the approval policy asks for reasons)',
+};
 const RUNBOOK_NAME: BotArg = { name: 'NAME', kind: TEXT };
 const REPORT_ID: BotArg = { name: 'REPORT_ID', kind: TEXT };
 /** `issues|alerts|stats`: from the report-kind registry, so a new kind is in usage and help. */
@@ -485,6 +491,45 @@ const DECLARED_BOT_COMMANDS = [
           'Let your Slackbot act for you with this channel as its home: `read` (the default) runs reads, `change` also asks for changes, each approved here as yours are; run it again to move its home',
         usage: 'agents slackbot [read|change]',
         args: [{ name: 'ACCESS', kind: { type: 'choice', words: ['read', 'change'] }, optional: true }],
+      },
+    ],
+  },
+  {
+    name: 'settings',
+    summary:
+      "The workspace's settings as one document (policies, approvals, step-up, break-glass, aliases, runbooks, reports): export, import as a reviewed change, history, rollback",
+    usage: [
+      'settings export',
+      'settings import [--reason "…"]',
+      'settings history',
+      'settings rollback N [--reason "…"]',
+    ],
+    examples: [
+      'settings export',
+      'settings import --reason "quarterly review"',
+      'settings history',
+      'settings rollback 3',
+    ],
+    subcommands: [
+      {
+        name: 'export',
+        summary: 'Send the settings document (YAML) to your direct messages with the app (admins only)',
+        usage: 'settings export',
+      },
+      {
+        name: 'import',
+        summary:
+          'Paste a document in a form: its changes are checked, shown as a card and applied once another admin approves',
+        usage: 'settings import [--reason "…"]',
+        flags: [SETTINGS_REASON_FLAG],
+      },
+      { name: 'history', summary: 'The versions of the settings, newest first', usage: 'settings history' },
+      {
+        name: 'rollback',
+        summary: 'Ask for version N to become the settings again (a reviewed change, like an import)',
+        usage: 'settings rollback N [--reason "…"]',
+        args: [{ name: 'N', kind: { type: 'count', min: 1, max: 1_000_000 } }],
+        flags: [SETTINGS_REASON_FLAG],
       },
     ],
   },

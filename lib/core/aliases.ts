@@ -266,7 +266,7 @@ async function changeRefusal(
   return { kind: 'refused', reason: 'not_author', author: existing?.createdBy ?? '' };
 }
 
-type ExpansionCheck =
+export type ExpansionCheck =
   | { readonly ok: true; readonly parameterCount: number }
   | { readonly ok: false; readonly problem: ExpansionProblem };
 
@@ -275,7 +275,7 @@ type ExpansionCheck =
  * place of `$1` … `$n`. Not help, not a bot command (so never another alias or `alias` itself),
  * and never `--break-glass`.
  */
-async function checkExpansion(name: string, expansion: string): Promise<ExpansionCheck> {
+export async function checkExpansion(name: string, expansion: string): Promise<ExpansionCheck> {
   const read = readTemplate(expansion);
   if (!read.ok) return { ok: false, problem: { kind: 'unreadable', message: read.message } };
   const { template } = read;

@@ -33,6 +33,8 @@ export const CallbackId = {
   stepUpCode: 'stepup:code',
   /** `/cloud runbook add NAME`: the modal that asks for the steps. */
   runbookAdd: 'runbook:add',
+  /** `/cloud settings import`: the modal that takes the document. */
+  settingsImport: 'settings:import',
 } as const;
 
 /** Matches a contract action id with or without the suffix `actionsBlock` adds (`op:run`, `op:run:2`). */

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import type { ApprovedRunSurface } from '../changes/execution.js';
 import type { ChangeRequest, OperationRunner } from '../changes/ports.js';
 import type { RequestFollower } from '../changes/runbooks.js';
+import type { ApplyOutcome } from '../core/settings/settings.js';
 import { applyApprovedReset } from '../core/step-up-enrollment.js';
 import { contextBlock } from '../slack-kit/blocks.js';
 import { notice, type Reply } from '../slack-kit/reply.js';
@@ -54,8 +55,37 @@ export function slackExecutionSurface(
         const reply = resetReply(outcome, approval.requester);
         return { text: reply.text, blocks: reply.blocks };
       },
+      'settings.apply': async (approval, input) => {
+        const { proposal } = SettingsInputSchema.parse(input);
+        const { applyApprovedSettings } = await import('../core/settings/settings.js');
+        const reply = appliedSettingsReply(await applyApprovedSettings(deps, approval, proposal));
+        return { text: reply.text, blocks: reply.blocks };
+      },
     },
   };
+}
+
+/** What a settings request stores: the id of the document it proposes. */
+const SettingsInputSchema = z.object({ proposal: z.uuid() });
+
+/** What an approved settings request did, on the card's thread. */
+function appliedSettingsReply(outcome: ApplyOutcome): Reply {
+  switch (outcome.kind) {
+    case 'applied':
+      return notice(
+        outcome.changes === 0
+          ? `:white_check_mark: The settings were already as asked: version ${outcome.version.version} stands.`
+          : `:white_check_mark: The settings are now version ${outcome.version.version} (${outcome.changes} setting${outcome.changes === 1 ? '' : 's'} written). ${codeSpan('/cloud settings rollback')} returns to an earlier one.`,
+      );
+    case 'stale':
+      return notice(
+        ':warning: Nothing was changed: the settings changed after this request was made, so its changes no longer say what would happen. Export them again, edit, and import again.',
+      );
+    case 'proposal_gone':
+      return notice(
+        ':warning: Nothing was changed: the document this request proposed is no longer kept. Import it again.',
+      );
+  }
 }
 
 /** What an admin's reset request stores: whose methods it removes. */

@@ -68,6 +68,11 @@ export class AliasRepository {
     return { channel: own, workspace };
   }
 
+  /** Every alias of the team, the channels' and the workspace's (the settings document). */
+  async listEvery(team: string): Promise<StoredAlias[]> {
+    return this.#listPrefix(team, keys.aliasPrefix);
+  }
+
   /** Adds or replaces. */
   async put(
     team: string,
@@ -110,6 +115,7 @@ export class AliasRepository {
         TableName: this.#ctx.tableName,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
         ExpressionAttributeValues: { ':pk': keys.team(team), ':prefix': prefix },
+        ConsistentRead: true,
         ...(startKey ? { ExclusiveStartKey: startKey } : {}),
       });
       for (const raw of result.Items ?? []) {

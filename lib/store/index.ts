@@ -16,6 +16,7 @@ import type { PasskeyRepository } from './passkeys.js';
 import { type HelpScope, type ItemKey, type ReadAhead, readAhead, readHelpScope } from './read-ahead.js';
 import type { ReportSubscriptionRepository } from './report-subscriptions.js';
 import type { RunbookRepository } from './runbooks.js';
+import type { SettingsVersionRepository } from './settings-versions.js';
 import type { StatusWatchRepository } from './status-watches.js';
 import type { StepUpRepository } from './step-up.js';
 import type { StoreContext } from './store-context.js';
@@ -80,6 +81,7 @@ export type {
   RunbookStepLink,
   RunbookStepState,
 } from './runbooks.js';
+export type { SettingsProposal, SettingsSource, SettingsVersion } from './settings-versions.js';
 export type { NewStatusWatch, StatusWatch, WatchOutcome } from './status-watches.js';
 export type {
   ChallengeDecision,
@@ -118,6 +120,8 @@ export interface Store {
   /** One-time links to the passkey page. */
   readonly passkeyLinks: OnFirstUse<PasskeyLinkStore>;
   readonly runbooks: OnFirstUse<RunbookRepository>;
+  /** The versions of the workspace's settings document, and documents waiting for approval. */
+  readonly settingsVersions: OnFirstUse<SettingsVersionRepository>;
   readonly stepUp: OnFirstUse<StepUpRepository>;
   /** Agents people let act for them, and their tokens (hashed). */
   readonly agentGrants: OnFirstUse<AgentGrantRepository>;
@@ -164,6 +168,9 @@ export function createStore(ctx: StoreContext, cipher: TokenCipher | OnFirstUse<
     ),
     oauthStates: onFirstUse(async () => new (await import('./installations.js')).OAuthStateStore(ctx)),
     runbooks: onFirstUse(async () => new (await import('./runbooks.js')).RunbookRepository(ctx)),
+    settingsVersions: onFirstUse(
+      async () => new (await import('./settings-versions.js')).SettingsVersionRepository(ctx),
+    ),
     teamUserData: onFirstUse(async () => new (await import('./team-data.js')).TeamUserData(ctx)),
     aliases: onFirstUse(async () => new (await import('./aliases.js')).AliasRepository(ctx)),
     passkeys: onFirstUse(async () => new (await import('./passkeys.js')).PasskeyRepository(ctx, cipher)),

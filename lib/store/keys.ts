@@ -25,6 +25,13 @@ function checkedId(kind: string, value: string): string {
   return value;
 }
 
+function checkedVersion(version: number): number {
+  if (!Number.isSafeInteger(version) || version < 1 || version >= 1e10) {
+    throw new StoreError('invalid_key_part', 'Invalid settings version.');
+  }
+  return version;
+}
+
 export function checkedProfile(profile: string): string {
   if (!PROFILE_NAME_PATTERN.test(profile)) {
     throw new StoreError(
@@ -88,6 +95,8 @@ export const keys = {
   channelAliasPrefix: (channel: string) => `ALIAS#CHANNEL#${checkedId('channel', channel)}#`,
   workspaceAlias: (name: string) => `ALIAS#WORKSPACE#${checkedCommandName('alias', name)}`,
   workspaceAliasPrefix: 'ALIAS#WORKSPACE#',
+  /** Every alias of the team, the channels' and the workspace's. */
+  aliasPrefix: 'ALIAS#',
   /**
    * One passkey link (`lib/passkeys/links.ts`), by the SHA-256 of its token (base64url): the
    * token itself is never stored.
@@ -100,6 +109,8 @@ export const keys = {
   runbook: (channel: string, name: string) =>
     `RUNBOOK#${checkedId('channel', channel)}#${checkedCommandName('runbook', name)}`,
   runbookPrefix: (channel: string) => `RUNBOOK#${checkedId('channel', channel)}#`,
+  /** Every channel's runbooks (not the workspace's, nor runs: `RUNBOOKRUN#` sorts apart). */
+  channelRunbooksPrefix: 'RUNBOOK#',
   /** A runbook of the whole workspace (under `team`), found in every channel; and their prefix. */
   workspaceRunbook: (name: string) => `RUNBOOK_WORKSPACE#${checkedCommandName('runbook', name)}`,
   workspaceRunbookPrefix: 'RUNBOOK_WORKSPACE#',
@@ -127,6 +138,11 @@ export const keys = {
   agentSignIn: (idHash: string) => `AGENT_SIGN_IN#${checkedId('agent sign-in', idHash)}`,
   /** One authorization code for an agent, by the SHA-256 of the code. */
   agentCode: (codeHash: string) => `AGENT_CODE#${checkedId('agent code', codeHash)}`,
+  /** Under `team`: the newest version of the settings document, its versions, and proposals. */
+  settingsHead: 'SETTINGS#HEAD',
+  settingsVersion: (version: number) => `SETTINGS#V#${String(checkedVersion(version)).padStart(10, '0')}`,
+  settingsVersionPrefix: 'SETTINGS#V#',
+  settingsProposal: (id: string) => `SETTINGS#PROPOSAL#${checkedId('settings proposal', id)}`,
   /** An agent registered through Dynamic Client Registration (`agent-clients.ts`), by client id. */
   agentClient: (clientId: string) => `AGENT_CLIENT#${checkedId('agent client', clientId)}`,
 } as const;

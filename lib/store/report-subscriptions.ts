@@ -290,6 +290,48 @@ export class ReportSubscriptionRepository {
     });
   }
 
+  /**
+   * Sets a subscription's schedule and filter (the settings document), its next run at
+   * `nextRunAt`: in the due index when it runs, out of it when it is paused. False when it is gone.
+   */
+  async reschedule(
+    team: string,
+    id: string,
+    change: {
+      readonly schedule: ReportSchedule;
+      readonly filter: ReportFilter;
+      readonly paused: boolean;
+      readonly nextRunAt: Date;
+    },
+  ): Promise<boolean> {
+    const filter = ReportFilterSchema.parse(change.filter);
+    const set = ['schedule = :schedule', 'next_run_at = :next', 'paused = :paused'];
+    const remove: string[] = [];
+    if (Object.keys(filter).length > 0) set.push('report_filter = :filter');
+    else remove.push('report_filter');
+    if (change.paused) {
+      set.push('pause_reason = if_not_exists(pause_reason, :reason)');
+      remove.push('#gsiPk', '#gsiSk');
+    } else {
+      set.push('#gsiPk = :due', '#gsiSk = :gsiSk');
+      remove.push('pause_reason');
+    }
+    return this.#conditionalUpdate(team, id, {
+      UpdateExpression: `SET ${set.join(', ')} REMOVE ${remove.join(', ')}`,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#gsiPk': dueReportsIndex.partitionKey, '#gsiSk': dueReportsIndex.sortKey },
+      ExpressionAttributeValues: {
+        ':schedule': ReportScheduleSchema.parse(change.schedule),
+        ':next': change.nextRunAt.toISOString(),
+        ':paused': change.paused,
+        ...(Object.keys(filter).length > 0 ? { ':filter': filter } : {}),
+        ...(change.paused
+          ? { ':reason': 'paused by the settings document' }
+          : { ':due': keys.dueReports, ':gsiSk': keys.dueReportSort(change.nextRunAt, id) }),
+      },
+    });
+  }
+
   /** Stops a subscription (e.g. its owner's token was revoked) until `resume`. */
   async pause(team: string, id: string, reason: string): Promise<boolean> {
     return this.#conditionalUpdate(team, id, {

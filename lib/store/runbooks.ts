@@ -220,17 +220,57 @@ export class RunbookRepository {
 
   /** A channel's runbooks, or the workspace's (`channel` null). */
   async list(team: string, channel: string | null): Promise<Runbook[]> {
-    const prefix = channel === null ? keys.workspaceRunbookPrefix : keys.runbookPrefix(channel);
-    const result = await this.#ctx.table.query({
+    return this.#listPrefix(
+      team,
+      channel === null ? keys.workspaceRunbookPrefix : keys.runbookPrefix(channel),
+    );
+  }
+
+  /** Every runbook of the team, the channels' and the workspace's (the settings document). */
+  async listEvery(team: string): Promise<Runbook[]> {
+    const [channels, workspace] = await Promise.all([
+      this.#listPrefix(team, keys.channelRunbooksPrefix),
+      this.#listPrefix(team, keys.workspaceRunbookPrefix),
+    ]);
+    return [...channels, ...workspace];
+  }
+
+  /** Sets a runbook's steps, adding it or replacing the one of that name in its scope. */
+  async replace(runbook: Omit<Runbook, 'createdAt'>): Promise<void> {
+    await this.#ctx.table.put({
       TableName: this.#ctx.tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.team(team), ':prefix': prefix },
-      ConsistentRead: true,
+      Item: {
+        pk: keys.team(runbook.team),
+        sk: runbookKey(runbook.channel, runbook.name),
+        kind: 'runbook',
+        team_id: runbook.team,
+        channel_id: runbook.channel,
+        name: runbook.name,
+        steps: [...runbook.steps],
+        created_by: runbook.createdBy,
+        created_at: this.#ctx.now().toISOString(),
+      },
     });
-    return (result.Items ?? []).flatMap((item) => {
-      const parsed = parseListedItem(RunbookItemSchema, item, 'runbook');
-      return parsed ? [toRunbook(parsed)] : [];
-    });
+  }
+
+  async #listPrefix(team: string, prefix: string): Promise<Runbook[]> {
+    const found: Runbook[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const result = await this.#ctx.table.query({
+        TableName: this.#ctx.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.team(team), ':prefix': prefix },
+        ConsistentRead: true,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      });
+      for (const item of result.Items ?? []) {
+        const parsed = parseListedItem(RunbookItemSchema, item, 'runbook');
+        if (parsed) found.push(toRunbook(parsed));
+      }
+      startKey = result.LastEvaluatedKey;
+    } while (startKey);
+    return found;
   }
 
   /** True when there was one to remove. */

@@ -254,15 +254,12 @@ describe('hostile names', () => {
       i % 5 === 0 ? `@${hostile[i % hostile.length]}` : i % 5 === 1 ? `@${'x'.repeat(i)}` : `@person-${i}`,
     );
     names[9_999] = '@alice';
-    const started = performance.now();
     const answers = await slackDirectory(projectClient()).userIds(names);
-    const took = performance.now() - started;
     expect(answers).toHaveLength(10_000);
     expect(answers.filter((one) => one.kind === 'found').map((one) => one.input)).toEqual(['@alice']);
     expect(answers[0]).toEqual({ input: '@__proto__', kind: 'unknown' });
     expect(new Set(answers.map((one) => one.kind))).toEqual(new Set(['found', 'unknown', 'malformed']));
     expect(slack.store.callsTo('users.list')).toHaveLength(1);
-    expect(took).toBeLessThan(2_000);
   });
 
   it('answers a channel named __proto__ as unknown without touching any prototype', async () => {

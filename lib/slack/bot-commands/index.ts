@@ -64,6 +64,10 @@ const handlers = {
     const { handleRunbookCommand } = await import('./runbook.js');
     return handleRunbookCommand(context, parsed);
   },
+  settings: async (context, parsed) => {
+    const { handleSettingsCommand } = await import('./settings.js');
+    return handleSettingsCommand(context, parsed);
+  },
   agents: async (context, parsed) => {
     const { handleAgentsCommand } = await import('./agents.js');
     return handleAgentsCommand(context, parsed);

@@ -80,6 +80,14 @@ export function registerViews(app: App, deps: BotDeps): void {
     ).catch((error: unknown) => storageTroubleUnder('steps', error));
     await ack(result);
   });
+  app.view(CallbackId.settingsImport, async ({ ack, body, view, client }) => {
+    const { handleSettingsSubmission } = await import('../bot-commands/settings.js');
+    const result = await handleSettingsSubmission(
+      { ...deps, slack: client },
+      { ...submitter(body), view },
+    ).catch((error: unknown) => storageTroubleUnder('document', error));
+    await ack(result);
+  });
 }
 
 /** Who submitted a modal, and in which workspace. */

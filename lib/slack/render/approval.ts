@@ -234,6 +234,16 @@ const BOT_OPERATION_WORDS: Record<
         'Their authenticator app and every passkey are removed: they enroll again from nothing, and are told in their DM.',
     };
   },
+  'settings.apply': (summary) => {
+    const rollback = /^settings version (\d+)/.exec(summary)?.[1];
+    return {
+      phrase: rollback ? 'roll back the workspace settings to' : 'apply to the workspace settings',
+      target: summary,
+      named: bold(rollback ? `version ${rollback}` : summary.replace(/^settings /, 'the imported document ')),
+      consequence:
+        'The changes listed below are written only if the settings have not changed since this request was made; a new version is kept, and `/cloud settings rollback` can return to the one before.',
+    };
+  },
 };
 
 export function requestWords(

@@ -268,6 +268,7 @@ describe('removing an alias', () => {
         aliases: {
           find: (...args) => aliases.find(...args),
           list: (...args) => aliases.list(...args),
+          listEvery: (...args) => aliases.listEvery(...args),
           put: (...args) => aliases.put(...args),
           remove: (...args) => aliases.remove(...args),
           get: async (...args) => {

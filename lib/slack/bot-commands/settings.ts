@@ -1,0 +1,335 @@
+import { randomUUID } from 'node:crypto';
+import type { ViewOutput } from '@slack/bolt';
+import type { View } from '@slack/types';
+import type { WebClient } from '@slack/web-api';
+import * as z from 'zod';
+import type { RequestOutcome } from '../../changes/requests.js';
+import type { ParsedCommand } from '../../commands/parse.js';
+import type { SettingsChange } from '../../core/settings/diff.js';
+import {
+  exportSettings,
+  type ImportOutcome,
+  type RollbackOutcome,
+  requestSettingsImport,
+  requestSettingsRollback,
+  settingsHistory,
+} from '../../core/settings/settings.js';
+import { sectionBlock } from '../../slack-kit/blocks.js';
+import { channelRefusalHint } from '../../slack-kit/channel-access.js';
+import { shareFile } from '../../slack-kit/file-share.js';
+import { CallbackId } from '../../slack-kit/interaction-ids.js';
+import { notice, type Reply } from '../../slack-kit/reply.js';
+import { codeSpan, slackDate, userMention } from '../../slack-kit/text.js';
+import type { SettingsVersion } from '../../store/index.js';
+import { slackApprovalSurface } from '../approval-surface.js';
+import { callerOf } from '../caller.js';
+import type { BotCommandContext, BotDeps } from '../context.js';
+import { openModal } from '../modals.js';
+import { changeLine, problemsText, slackSettingsSurface } from '../settings-surface.js';
+import '../../zod-settings.js';
+
+/**
+ * `/cloud settings export|import|history|rollback`: the workspace's settings as one document
+ * (`lib/core/settings/`). Export goes to the admin's direct message as a file; import is a form
+ * (Slack takes at most 3,000 characters in one: larger documents go through CI with
+ * `npm run settings`), planned at once and applied once approved; history and rollback read and
+ * return to the versions kept.
+ */
+
+type BotParsed = Extract<ParsedCommand, { kind: 'bot' }>;
+
+const ADMINS_ONLY =
+  "Only workspace admins (or the admins named in the approval policy) can export or change the workspace's settings.";
+
+export async function handleSettingsCommand(
+  context: BotCommandContext,
+  parsed: BotParsed,
+): Promise<Reply | undefined> {
+  const reason = typeof parsed.flags.reason === 'string' ? parsed.flags.reason : undefined;
+  switch (parsed.subcommand) {
+    case 'export':
+      return exportAs(context);
+    case 'import':
+      return openImport(context, reason);
+    case 'history':
+      return history(context);
+    case 'rollback':
+      return rollback(context, Number(parsed.args[0]), reason);
+    default:
+      return notice('`/cloud settings` needs one of: export, import, history, rollback.');
+  }
+}
+
+async function exportAs(context: BotCommandContext): Promise<Reply> {
+  const { deps, client, ctx } = context;
+  const exported = await exportSettings(deps, slackSettingsSurface(client), callerOf(context));
+  if (exported.kind === 'refused') return notice(ADMINS_ONLY);
+  const share = await shareFile(
+    client,
+    { directMessageWith: ctx.user },
+    {
+      file: Buffer.from(exported.text, 'utf8'),
+      filename: `settings-${ctx.team}${exported.version > 0 ? `-v${exported.version}` : ''}.yaml`,
+      title: `Workspace settings${exported.version > 0 ? `, version ${exported.version}` : ''}`,
+      comment: `The workspace's settings as of ${slackDate(deps.store.now())}. Edit it and bring it back with ${codeSpan('/cloud settings import')}, or keep it in Git and apply it from CI with ${codeSpan('npm run settings')}.`,
+    },
+  );
+  switch (share.kind) {
+    case 'on_its_way':
+      return notice(':envelope: The settings document is on its way to your direct messages with the app.');
+    case 'no_direct_message':
+      return notice(
+        `:warning: Your direct message with the app did not open (${share.code}); nothing was sent.`,
+      );
+    case 'refused':
+      return notice(`:warning: Slack refused the file (${share.code}); nothing was sent.`);
+    case 'in_doubt':
+      return notice(
+        `:hourglass_flowing_sand: Slack did not confirm the file (${share.code}); it may still appear in your direct messages with the app.`,
+      );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// import: the form and its submission
+
+const DOCUMENT_BLOCK = 'document';
+const DOCUMENT_INPUT = 'document_input';
+/** Slack's most for a text input (`plain_text_input.max_length`). */
+const FORM_MAX_CHARACTERS = 3000;
+
+const ImportMetadataSchema = z.object({
+  channel: z.string().regex(/^[CGD][A-Z0-9]{2,}$/),
+  reason: z.string().max(500).optional(),
+});
+
+async function openImport(
+  context: BotCommandContext,
+  reason: string | undefined,
+): Promise<Reply | undefined> {
+  const { ctx, client } = context;
+  if (!ctx.triggerId) return notice('Run `/cloud settings import` as a slash command: it opens a form.');
+  await openModal(
+    client,
+    ctx.triggerId,
+    importModal(ctx.channel, reason),
+    'run `/cloud settings import` again',
+  );
+  return undefined;
+}
+
+export function importModal(channel: string, reason: string | undefined): View {
+  return {
+    type: 'modal',
+    callback_id: CallbackId.settingsImport,
+    title: { type: 'plain_text', text: 'Import settings' },
+    submit: { type: 'plain_text', text: 'Check and ask' },
+    close: { type: 'plain_text', text: 'Cancel' },
+    private_metadata: JSON.stringify({
+      channel,
+      ...(reason === undefined ? {} : { reason: reason.slice(0, 500) }),
+    }),
+    blocks: [
+      sectionBlock(
+        `Paste the settings document (YAML, as ${codeSpan('/cloud settings export')} writes it). Its changes are checked now and shown as a card in this channel; they are applied once approved. A form takes ${FORM_MAX_CHARACTERS.toLocaleString('en-US')} characters: apply a larger document from CI with ${codeSpan('npm run settings -- apply FILE')}.`,
+      ),
+      {
+        type: 'input',
+        block_id: DOCUMENT_BLOCK,
+        label: { type: 'plain_text', text: 'Settings document' },
+        element: {
+          type: 'plain_text_input',
+          action_id: DOCUMENT_INPUT,
+          multiline: true,
+          max_length: FORM_MAX_CHARACTERS,
+          placeholder: { type: 'plain_text', text: 'settings: 1' },
+        },
+      },
+    ],
+  };
+}
+
+export type SettingsModalAck = { response_action: 'errors'; errors: Record<string, string> } | undefined;
+
+/**
+ * The pasted document, checked and asked for: its problems under the field (the first ones; the
+ * whole list to the person), or the request's card posted and the person told what it changes.
+ */
+export async function handleSettingsSubmission(
+  deps: BotDeps & { readonly slack: WebClient },
+  submission: { readonly team: string; readonly user: string; readonly view: ViewOutput },
+): Promise<SettingsModalAck> {
+  const metadata = ImportMetadataSchema.safeParse(jsonOrUndefined(submission.view.private_metadata));
+  if (!metadata.success) {
+    return {
+      response_action: 'errors',
+      errors: { [DOCUMENT_BLOCK]: 'This form is out of date; run the command again.' },
+    };
+  }
+  const { channel, reason } = metadata.data;
+  const text = submission.view.state.values[DOCUMENT_BLOCK]?.[DOCUMENT_INPUT]?.value ?? '';
+  const context = {
+    client: deps.slack,
+    ctx: { team: submission.team, user: submission.user, channel, correlationId: randomUUID() },
+  };
+  const outcome = await requestSettingsImport(
+    deps,
+    { ...slackSettingsSurface(deps.slack), approvals: slackApprovalSurface(deps.slack, deps) },
+    callerOf(context),
+    { text, reason },
+  );
+  const reply = importReply(outcome);
+  if (outcome.kind === 'invalid') {
+    const first = outcome.problems[0];
+    const head = first
+      ? `${first.line > 0 ? `Line ${first.line}: ` : ''}${first.message}`
+      : 'The document is not valid.';
+    const more = outcome.problems.length > 1 ? ` (and ${outcome.problems.length - 1} more, sent to you)` : '';
+    await tell(deps, channel, submission.user, reply);
+    return { response_action: 'errors', errors: { [DOCUMENT_BLOCK]: `${head}${more}`.slice(0, 2000) } };
+  }
+  if (outcome.kind === 'refused' || outcome.kind === 'no_changes') {
+    return { response_action: 'errors', errors: { [DOCUMENT_BLOCK]: plain(reply.text) } };
+  }
+  await tell(deps, channel, submission.user, reply);
+  return undefined;
+}
+
+function importReply(outcome: ImportOutcome): Reply {
+  switch (outcome.kind) {
+    case 'refused':
+      return notice(ADMINS_ONLY);
+    case 'invalid':
+      return notice(
+        `The document was not imported: nothing changed. ${outcome.problems.length === 1 ? 'One thing is' : `${outcome.problems.length} things are`} wrong:\n${problemsText(outcome.problems)}`,
+      );
+    case 'no_changes':
+      return notice('The document is what the settings are already: nothing to change.');
+    case 'requested':
+      return requestReply(outcome.changes, outcome.request, 'the imported settings');
+  }
+}
+
+function requestReply(changes: readonly SettingsChange[], request: RequestOutcome, what: string): Reply {
+  switch (request.kind) {
+    case 'requested': {
+      const { policy } = request;
+      const lines = changes.slice(0, 40).map(changeLine).join('\n');
+      const more = changes.length > 40 ? `\n…and ${changes.length - 40} more.` : '';
+      return notice(
+        `:lock: Nothing is changed yet: ${what} need${what.endsWith('s') ? '' : 's'} ${policy.requiredApprovals} approval${policy.requiredApprovals === 1 ? '' : 's'} from someone other than you. I posted a card in the channel; it expires in ${policy.expiryMinutes} minutes. The ${changes.length} change${changes.length === 1 ? '' : 's'}:\n${lines}${more}`,
+      );
+    }
+    case 'refused':
+      return notice(
+        request.reason === 'channel_closed'
+          ? `Nothing was requested: the approval card goes in this channel. ${channelRefusalHint(request.refusal)}`
+          : request.reason === 'reason_required'
+            ? `Nothing was requested: the workspace's rule asks every request to say why. Add ${codeSpan('--reason "…"')} to the command.`
+            : 'Nothing was requested.',
+      );
+    case 'card_not_posted':
+      return notice(
+        request.discarded
+          ? 'Nothing was requested: I could not post the approval card; try again in a minute.'
+          : `I could not post the approval card. Request ${request.approvalId} will expire unused; nobody can approve it without its card.`,
+      );
+    case 'not_saved':
+      return notice(
+        "The bot's storage did not answer while the request was being saved, so it will not run. Ask again in a minute.",
+      );
+  }
+}
+
+/** An ephemeral message to the person in the channel the form came from. */
+async function tell(
+  deps: BotDeps & { readonly slack: WebClient },
+  channel: string,
+  user: string,
+  reply: Reply,
+) {
+  await deps.slack.chat
+    .postEphemeral({
+      channel,
+      user,
+      text: reply.text,
+      ...(reply.blocks ? { blocks: [...reply.blocks] } : {}),
+    })
+    .catch((error: unknown) => deps.logger.warn('settings reply not posted', { error }));
+}
+
+/** Text under a form field is plain: no mrkdwn. */
+function plain(text: string): string {
+  return text.replace(/[`*]/g, '').slice(0, 2000);
+}
+
+function jsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// history and rollback
+
+const SOURCE_WORDS: Record<SettingsVersion['source'], string> = {
+  slack: 'imported in Slack',
+  ci: 'applied from CI',
+  rollback: 'rolled back',
+  commands: 'as commands had left them',
+};
+
+async function history(context: BotCommandContext): Promise<Reply> {
+  const outcome = await settingsHistory(context.deps, callerOf(context));
+  if (outcome.kind === 'refused') return notice(ADMINS_ONLY);
+  if (outcome.versions.length === 0) {
+    return notice(
+      `No version of the settings was kept yet: the first import (${codeSpan('/cloud settings import')}) or apply from CI keeps one.`,
+    );
+  }
+  const lines = outcome.versions.map((version) => {
+    const back = version.rollbackOf === null ? '' : ` to version ${version.rollbackOf}`;
+    const count =
+      version.source === 'commands' ? '' : ` · ${version.changes} change${version.changes === 1 ? '' : 's'}`;
+    return `*${version.version}* · ${slackDate(version.appliedAt)} · ${SOURCE_WORDS[version.source]}${back}${version.source === 'ci' ? ` as ${codeSpan(version.appliedBy)}` : ` by ${userMention(version.appliedBy)}`}${count}`;
+  });
+  return notice(
+    `Versions of the settings, newest first:\n${lines.join('\n')}\nReturn to one with ${codeSpan('/cloud settings rollback N')}.`,
+  );
+}
+
+async function rollback(
+  context: BotCommandContext,
+  version: number,
+  reason: string | undefined,
+): Promise<Reply> {
+  const { deps, client } = context;
+  const outcome = await requestSettingsRollback(
+    deps,
+    { ...slackSettingsSurface(client), approvals: slackApprovalSurface(client, deps) },
+    callerOf(context),
+    { version, reason },
+  );
+  return rollbackReply(outcome, version);
+}
+
+function rollbackReply(outcome: RollbackOutcome, version: number): Reply {
+  switch (outcome.kind) {
+    case 'refused':
+      return notice(ADMINS_ONLY);
+    case 'no_such_version':
+      return notice(
+        outcome.newest === 0
+          ? 'No version of the settings was kept yet, so there is none to return to.'
+          : `There is no version ${version}: versions go from 1 to ${outcome.newest} (${codeSpan('/cloud settings history')}).`,
+      );
+    case 'no_changes':
+      return notice(`The settings are version ${version} already: nothing to change.`);
+    case 'invalid':
+      return notice(`Version ${version} cannot be restored:\n${problemsText(outcome.problems)}`);
+    case 'requested':
+      return requestReply(outcome.changes, outcome.request, `going back to version ${version}`);
+  }
+}
