@@ -2,8 +2,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { renderAgentReference } from '../lib/agents/reference.js';
 import { CATALOG_PATH, renderCommandCatalog } from '../lib/commands/catalog-file.js';
+import { jsonSchemaOf } from '../lib/commands/field-shapes.js';
 import { renderCommandReference } from '../lib/commands/reference.js';
-import { settingsJsonSchema } from '../lib/core/settings/document.js';
+import { SettingsDocumentSchema } from '../lib/core/settings/document.js';
 import { toCloudFormationTable } from './table.js';
 
 /**
@@ -19,7 +20,8 @@ export const GENERATED_FILES: Record<string, () => string> = {
   'docs/agents.md': () => renderAgentReference(),
   [CATALOG_PATH]: () => renderCommandCatalog(),
   /** The settings document's shape, for editors (an exported document's first line points here). */
-  'docs/settings.schema.json': () => `${JSON.stringify(settingsJsonSchema(), null, 2)}\n`,
+  'docs/settings.schema.json': () =>
+    `${JSON.stringify(jsonSchemaOf(SettingsDocumentSchema, 'input'), null, 2)}\n`,
 };
 
 if (import.meta.url === `file://${process.argv[1]}`) {

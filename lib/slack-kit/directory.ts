@@ -1,6 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import * as z from 'zod';
 import { rateLimitedFor, slackErrorOf } from './slack-refusals.js';
+import '../zod-settings.js';
 
 /**
  * A workspace's channels, people and user groups by the names people write (`#ops`, `@alice`,

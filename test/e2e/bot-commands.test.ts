@@ -1,6 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SlackUser } from '../../infra/local/slack/store.js';
 import { BOT_COMMANDS } from '../../lib/commands/bot-command-specs.js';
 import { CHANNEL, type E2E, startE2E } from '../support/e2e.js';
+
+/** A person of the workspace who is no admin there. */
+function botCommandUser(id: string): SlackUser {
+  return {
+    id,
+    name: id.toLowerCase(),
+    real_name: id,
+    is_admin: false,
+    is_owner: false,
+    is_bot: false,
+    tz: 'UTC',
+    tz_offset: 0,
+  };
+}
 
 /**
  * Every bot command that is declared (and so listed by help and in docs/commands.md) answers
@@ -45,6 +60,7 @@ describe('every declared bot command has a real handler', () => {
         'policy',
         'reports',
         'runbook',
+        'settings',
         'use',
         'whoami',
       ].sort(),
@@ -56,6 +72,8 @@ describe('every declared bot command has a real handler', () => {
     async (_name, example, i) => {
       // One user per command: `logout` or `use` must not change what another command sees.
       const user = `U0BOTCMD${i}`;
+      // A person Slack knows, as every real caller is: commands for admins ask Slack who they are.
+      e2e.stack.standIn.store.addUser(botCommandUser(user));
       await e2e.login(user, e2e.emulator.demoToken);
       const seenBefore = e2e.seen(user).length;
       const viewsBefore = e2e.stack.standIn.store.views().filter((v) => v.user === user).length;

@@ -13,7 +13,8 @@ import '../../zod-settings.js';
  * whose token it runs with (its owner and profile), never the token.
  *
  * Every object is strict, so a misspelt key is an error with its line, not a setting ignored.
- * `npm run generate` publishes the JSON Schema of this shape for editors (`docs/settings.schema.json`).
+ * `npm run generate` publishes the JSON Schema of this shape for editors (`docs/settings.schema.json`,
+ * through `jsonSchemaOf` in `lib/commands/field-shapes.ts`, the one reader of zod schemas).
  */
 
 /** The format of the document; a later one would be read by its own schema. */
@@ -143,8 +144,3 @@ export type ChannelSettingsDocument = z.infer<typeof ChannelSettingsSchema>;
 export type ReportDocument = z.infer<typeof ReportSchema>;
 export type RuleDocument = z.infer<typeof RuleSchema>;
 export type ApprovalsDocument = z.infer<typeof ApprovalsSchema>;
-
-/** The JSON Schema editors read (`# yaml-language-server: $schema=…` in an exported document). */
-export function settingsJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(SettingsDocumentSchema, { io: 'input' }) as Record<string, unknown>;
-}

@@ -56,6 +56,7 @@ describe('the registry', () => {
       'audit',
       'mfa',
       'agents',
+      'settings',
       'runbook',
     ]);
     const topic = fixtureRegistry.findTopic('Reports');
