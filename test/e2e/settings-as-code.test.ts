@@ -188,10 +188,16 @@ describe('/cloud settings import', () => {
       ops.rules.destructive.requireReason = true;
     });
     const shown = e2e.textOf(card);
-    expect(shown).toContain('apply to the workspace settings');
+    expect(card.blocks[0]).toMatchObject({
+      type: 'header',
+      text: { text: 'Approval needed: apply to the workspace settings the imported document (3 changes)' },
+    });
     expect(shown).toContain('`approvals.required`: `1` → `2`');
     expect(shown).toContain('`aliases.nl`: `nodes list`');
     expect(shown).toContain('#ops `rules.destructive.requireReason`: `on`');
+    const told = e2e.textOf(e2e.lastSeen(ADA));
+    expect(told).toContain('Nothing is changed yet');
+    expect(told).toContain('The 3 changes');
 
     // Nothing changed yet: the policy, the store and the versions are as they were.
     expect(e2e.textOf((await e2e.command(BOB, 'approvals policy')).message)).toContain(
@@ -244,6 +250,39 @@ describe('/cloud settings import', () => {
     expect(await headVersion()).toBe(headBefore);
   });
 
+  it('refuses the form of someone who is no admin under the field, and posts no card', async () => {
+    const { text } = await exportedBy(ADA);
+    const digestBefore = await digestNow();
+    const cardsBefore = cards().length;
+    const answer = await importAs(BOB, text.replace('required: 2', 'required: 3'));
+    expect(answer?.response_action).toBe('errors');
+    expect(answer?.errors?.document).toContain('Only workspace admins');
+    expect(cards()).toHaveLength(cardsBefore);
+    expect(await digestNow()).toBe(digestBefore);
+  });
+
+  it('an approve click Slack delivers twice applies the document once: one version', async () => {
+    const headBefore = await headVersion();
+    const { card } = await requestImport(ADA, (document) => {
+      document.workspace.approvals.expiryMinutes = 20;
+    });
+    const policy = await e2e.stack.store.approvalPolicy.get(team());
+    for (const approver of [ALICE, BOB].slice(0, policy.requiredApprovals)) {
+      await Promise.all([
+        e2e.stack.workspace.click(approver, cardNow(card), { actionId: ActionId.approve }),
+        e2e.stack.workspace.click(approver, cardNow(card), { actionId: ActionId.approve }),
+      ]);
+      await e2e.stack.drain();
+    }
+    expect((await e2e.stack.store.approvalPolicy.get(team())).expiryMinutes).toBe(20);
+    const versions = await e2e.stack.store.settingsVersions.list(team(), 20);
+    expect(
+      versions.filter((version) => version.version > headBefore && version.source === 'slack'),
+    ).toHaveLength(1);
+    const replies = e2e.stack.standIn.store.thread(CHANNEL, card.ts).filter((m) => m.ts !== card.ts);
+    expect(replies.filter((m) => m.text.includes('The settings are now version'))).toHaveLength(1);
+  });
+
   it('answers an invalid document under the field with the line of its first mistake, and stores nothing', async () => {
     const { text } = await exportedBy(ADA);
     const lines = text.split('\n');
@@ -266,6 +305,9 @@ describe('/cloud settings import', () => {
 
 describe('/cloud settings history and rollback', () => {
   it('lists the versions, and a rollback to the one before an import, once another admin approves, restores it exactly', async () => {
+    // A change by command since the last version: the apply keeps it as a version of its own.
+    const added = await e2e.command(ADA, 'alias add before-import "volumes list"');
+    expect(e2e.textOf(added.message)).toContain('Added alias `before-import`');
     const { document: beforeImport } = await exportedBy(ADA);
     const digestBefore = await digestNow();
     const { card } = await requestImport(ADA, (document) => {
@@ -274,7 +316,7 @@ describe('/cloud settings history and rollback', () => {
     await approveByOthers(card);
     expect((await e2e.stack.store.approvalPolicy.get(team())).expiryMinutes).toBe(60);
     const head = await headVersion();
-    // The settings as the commands had left them (the alias added meanwhile) were kept first.
+    // The settings as the commands had left them (the alias just added) were kept first.
     const kept = await e2e.stack.store.settingsVersions.get(team(), head - 1);
     expect(kept).toMatchObject({ source: 'commands', digest: digestBefore });
 
@@ -289,7 +331,10 @@ describe('/cloud settings history and rollback', () => {
     expect(e2e.textOf(asked.message)).toContain('Nothing is changed yet');
     expect(cards()).toHaveLength(cardsBefore + 1);
     const rollbackCard = cards().at(-1) as StoredMessage;
-    expect(e2e.textOf(rollbackCard)).toContain(`roll back the workspace settings to`);
+    expect(rollbackCard.blocks[0]).toMatchObject({
+      type: 'header',
+      text: { text: `Approval needed: roll back the workspace settings to version ${head - 1} (1 change)` },
+    });
     expect(await digestNow()).not.toBe(digestBefore);
 
     await approveByOthers(rollbackCard);
