@@ -236,10 +236,14 @@ const BOT_OPERATION_WORDS: Record<
   },
   'settings.apply': (summary) => {
     const rollback = /^settings version (\d+)/.exec(summary)?.[1];
+    // The summary (the audit's target) starts with "settings", which the phrase already says.
+    const target = rollback
+      ? summary.replace(/^settings /, '')
+      : summary.replace(/^settings /, 'the imported document ');
     return {
       phrase: rollback ? 'roll back the workspace settings to' : 'apply to the workspace settings',
-      target: summary,
-      named: bold(rollback ? `version ${rollback}` : summary.replace(/^settings /, 'the imported document ')),
+      target,
+      named: bold(rollback ? `version ${rollback}` : target),
       consequence:
         'The changes listed below are written only if the settings have not changed since this request was made; a new version is kept, and `/cloud settings rollback` can return to the one before.',
     };
