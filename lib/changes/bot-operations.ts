@@ -34,3 +34,11 @@ export function subjectOf(approval: {
   if (botOperationOf(approval.operationId) !== 'mfa.reset') return undefined;
   return /^user ([UW][A-Z0-9]+)$/.exec(approval.summary)?.[1];
 }
+
+/**
+ * Whether only admins may decide the request: a change to the workspace's settings is decided by
+ * those who may change them (the policy's admins, the workspace's, the deployment's).
+ */
+export function decidedByAdmins(approval: { readonly operationId: string }): boolean {
+  return botOperationOf(approval.operationId) === 'settings.apply';
+}

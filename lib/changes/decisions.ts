@@ -1,7 +1,7 @@
 import { findOperation } from '../api/operations/index.js';
 import type { Approval, ApprovalPolicy, ReadAhead, VoteMethod } from '../store/index.js';
 import { auditApproval, voteWords } from './audit.js';
-import { subjectOf } from './bot-operations.js';
+import { decidedByAdmins, subjectOf } from './bot-operations.js';
 import { type BreakGlassOutcome, finishBreakGlass } from './break-glass.js';
 import { effectiveApprovalPolicy } from './guardrails.js';
 import type { ApprovalHandoff, ApprovalSurface, ChangeDeps, GroupMembers } from './ports.js';
@@ -38,6 +38,8 @@ export type Ineligibility =
   | { readonly kind: 'own_request' }
   /** The request changes the clicker's own step-up methods: they never decide it. */
   | { readonly kind: 'about_them' }
+  /** Only admins decide a change to the workspace's settings. */
+  | { readonly kind: 'not_an_admin' }
   /** The requester's own break-glass, waiting for their proof: nobody votes on it. */
   | { readonly kind: 'awaiting_requester' }
   | { readonly kind: 'not_an_approver' }
@@ -225,7 +227,7 @@ export async function policyInForce(
 
 /** Why `user` may not decide, or undefined when they may (also what a Home asks of each request). */
 export async function mayDecide(
-  surface: Pick<ApprovalSurface, 'approverGroupMembers'>,
+  surface: Pick<ApprovalSurface, 'approverGroupMembers' | 'isAdmin'>,
   policy: ApprovalPolicy,
   approval: Approval,
   user: string,
@@ -233,6 +235,9 @@ export async function mayDecide(
   if (approval.awaitingRequester) return { kind: 'awaiting_requester' };
   if (user === approval.requester && !policy.allowSelfApproval) return { kind: 'own_request' };
   if (user === subjectOf(approval)) return { kind: 'about_them' };
+  if (decidedByAdmins(approval) && !policy.admins.includes(user) && !(await surface.isAdmin(user))) {
+    return { kind: 'not_an_admin' };
+  }
   const listed = policy.approverUsers.length > 0 || policy.approverGroup !== null;
   if (!listed || policy.approverUsers.includes(user)) return undefined;
   if (policy.approverGroup) {

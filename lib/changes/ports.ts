@@ -118,6 +118,11 @@ export interface ApprovalSurface {
   announceBreakGlass(approval: Approval, announcement: BreakGlassAnnouncement): Promise<CardCopy | undefined>;
   approverGroupMembers(group: string): Promise<GroupMembers>;
   /**
+   * Whether the deployment or the workspace makes `user` an admin (asked only of a request that
+   * admins decide, `decidedByAdmins`). A lookup that fails throws: it is never taken for "no".
+   */
+  isAdmin(user: string): Promise<boolean>;
+  /**
    * The request was made, voted on, decided or closed: the people it concerns see it as it now
    * stands wherever the surface shows them their own requests and votes (Slack: their Home tab).
    * Never throws.

@@ -293,6 +293,8 @@ function ineligibilityText(why: Ineligibility): string {
       return 'You asked for this, so someone else has to approve or deny it (you can cancel it).';
     case 'about_them':
       return 'This request removes your own step-up methods, so someone else has to approve or deny it.';
+    case 'not_an_admin':
+      return "This request changes the workspace's settings, so an admin (of the workspace, or named in the approval policy) has to approve or deny it.";
     case 'awaiting_requester':
       return 'This is its requester’s break-glass, waiting for their own step-up proof: it takes no votes, and runs only once they give it.';
     case 'not_an_approver':

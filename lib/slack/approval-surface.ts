@@ -34,7 +34,13 @@ export { approverGroupMembers };
  */
 export function slackApprovalSurface(
   client: WebClient,
-  deps: { readonly logger: Logger; readonly store: Store; readonly handoff?: Handoff },
+  deps: {
+    readonly logger: Logger;
+    readonly store: Store;
+    readonly handoff?: Handoff;
+    /** The deployment's admins (`APPROVAL_ADMINS`), who decide settings changes with the workspace's. */
+    readonly approvalAdmins?: readonly string[];
+  },
   follower?: RequestFollower,
 ): ApprovalSurface {
   const { logger } = deps;
@@ -110,6 +116,11 @@ export function slackApprovalSurface(
     announceBreakGlass: (approval, announcement) =>
       announceBreakGlass(client, logger, approval, announcement),
     approverGroupMembers: (group) => approverGroupMembers(client, group),
+    isAdmin: async (user) => {
+      if (deps.approvalAdmins?.includes(user)) return true;
+      const info = await client.users.info({ user });
+      return info.user?.is_admin === true || info.user?.is_owner === true;
+    },
     withinTeam: inSlackTeam,
   };
 }

@@ -126,6 +126,18 @@ export async function gatherHome(
       }
       return members;
     },
+    // Admins decide settings changes: asked of Slack once per Home, for such a request only.
+    isAdmin: (() => {
+      let asked: Promise<boolean> | undefined;
+      return async (who: string) => {
+        asked ??= client.users
+          .info({ user: who })
+          .then((info) => info.user?.is_admin === true || info.user?.is_owner === true)
+          // Not known: Home leaves such a request out, and a click on its card would say why.
+          .catch(() => false);
+        return asked;
+      };
+    })(),
   };
   // The rule in force depends on the channel and the operation only: read once per pair.
   const policies = new Map<string, ReturnType<typeof policyInForce>>();

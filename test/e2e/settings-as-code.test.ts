@@ -12,20 +12,33 @@ import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js'
  * admin's DM, `/cloud settings import` opens a form whose submission is planned into an approval
  * card, and only another person's approval applies it (in the worker), while the settings are
  * still those the request saw. History and rollback go the same way. Ada (a Slack admin) asks;
- * Alice (an admin the policy names) and Bob approve.
+ * Alice and Carol (admins the policy names) approve; Bob, an approver but no admin, cannot.
  */
 
 const GENERAL = 'C0GENERAL';
+/** An admin the policy names, besides Alice: the second approval a rule of two needs. */
+const CAROL = 'U0CAROL';
 let e2e: E2E;
 const team = () => e2e.stack.workspace.teamId;
 
 beforeAll(async () => {
   e2e = await startE2E();
   const { store } = e2e.stack;
+  e2e.stack.standIn.store.addUser({
+    id: CAROL,
+    name: 'carol',
+    real_name: 'Carol Lead',
+    is_admin: false,
+    is_owner: false,
+    is_bot: false,
+    tz: 'UTC',
+    tz_offset: 0,
+  });
+  await e2e.login(CAROL, e2e.emulator.demoToken);
   // One of every kind of setting, named through the stand-in's directory.
   await store.approvalPolicy.put(
     team(),
-    { approverUsers: [ADA, ALICE, BOB], approverGroup: 'S0ONCALL', admins: [ALICE] },
+    { approverUsers: [ADA, ALICE, BOB, CAROL], approverGroup: 'S0ONCALL', admins: [ALICE, CAROL] },
     ADA,
   );
   await store.channelPolicy.put(
@@ -106,11 +119,11 @@ async function click(user: string, card: StoredMessage, actionId: string) {
   await e2e.stack.drain();
 }
 
-/** Alice, then Bob while the card still asks: as many approvals as the request's rule needs. */
+/** Alice, then Carol while the card still asks: as many admins' approvals as the rule needs. */
 async function approveByOthers(card: StoredMessage) {
   await click(ALICE, card, ActionId.approve);
   if (JSON.stringify(cardNow(card).blocks).includes(ActionId.approve))
-    await click(BOB, card, ActionId.approve);
+    await click(CAROL, card, ActionId.approve);
 }
 
 /** `/cloud settings import` by `user`, then the form submitted with `text`; the Slack answer. */
@@ -230,6 +243,20 @@ describe('/cloud settings import', () => {
     await click(ALICE, card, ActionId.cancel);
   });
 
+  it('is not decided by an approver who is no admin: Bob is told an admin has to, and nothing changes', async () => {
+    const digestBefore = await digestNow();
+    const { card } = await requestImport(ADA, (document) => {
+      document.workspace.approvals.expiryMinutes = 50;
+    });
+    await click(BOB, card, ActionId.approve);
+    expect(e2e.textOf(e2e.lastSeen(BOB))).toContain('an admin');
+    expect(JSON.stringify(cardNow(card).blocks)).toContain(ActionId.approve);
+    await click(BOB, card, ActionId.deny);
+    expect(JSON.stringify(cardNow(card).blocks)).toContain(ActionId.approve);
+    expect(await digestNow()).toBe(digestBefore);
+    await click(ADA, card, ActionId.cancel);
+  });
+
   it('refuses at approval when the settings changed after the request: nothing of the document is applied', async () => {
     const headBefore = await headVersion();
     const { card } = await requestImport(ADA, (document) => {
@@ -267,7 +294,7 @@ describe('/cloud settings import', () => {
       document.workspace.approvals.expiryMinutes = 20;
     });
     const policy = await e2e.stack.store.approvalPolicy.get(team());
-    for (const approver of [ALICE, BOB].slice(0, policy.requiredApprovals)) {
+    for (const approver of [ALICE, CAROL].slice(0, policy.requiredApprovals)) {
       await Promise.all([
         e2e.stack.workspace.click(approver, cardNow(card), { actionId: ActionId.approve }),
         e2e.stack.workspace.click(approver, cardNow(card), { actionId: ActionId.approve }),

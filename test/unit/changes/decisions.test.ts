@@ -34,6 +34,7 @@ function recordingSurface(group: GroupMembers = { kind: 'members', users: [] }) 
   const told: ApprovalEvent[] = [];
   const surface: ApprovalSurface = {
     requestChanged: async () => undefined,
+    isAdmin: async () => false,
     canPostCard: async () => ({ kind: 'open' }),
     postCard: async () => ({ kind: 'posted', ts: '1718000000.000100' }),
     markCardUnsaved: async () => undefined,

@@ -32,6 +32,7 @@ let deps: ResetRequestDeps;
 const cards: Approval[] = [];
 const surface: ApprovalSurface = {
   requestChanged: async () => undefined,
+  isAdmin: async () => false,
   canPostCard: async () => ({ kind: 'open' }),
   postCard: async (approval) => {
     cards.push(approval);
