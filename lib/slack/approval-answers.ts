@@ -24,6 +24,7 @@ import type { BotDeps, RequestContext } from './context.js';
 import type { RunnerDeps } from './operation-runner.js';
 import { previewTarget } from './preview.js';
 import { breakGlassAudience } from './render/approval-events.js';
+import { unmadeRequestText } from './render/unmade-request.js';
 import { answerStepUpNeed, passkeyLinksOf } from './step-up-prompts.js';
 import { resolveToken } from './token-resolution.js';
 
@@ -86,23 +87,10 @@ function requestReply(
             `${codeSpan(`/cloud ${op.group} ${op.action} … --reason "restoring last night's backup"`)}.`,
         );
       }
-      return notice(
-        `Nothing was requested: the approval card goes in this channel. ${channelRefusalHint(outcome.refusal)}`,
-      );
-    case 'card_not_posted': {
-      const why = outcome.refusal
-        ? channelRefusalHint(outcome.refusal)
-        : 'Slack did not take the approval card; try again in a minute.';
-      return notice(
-        outcome.discarded
-          ? `Nothing was requested: I could not post the approval card. ${why}`
-          : `I could not post the approval card. ${why} Request ${outcome.approvalId} will expire unused; nobody can approve it without its card.`,
-      );
-    }
+      return notice(unmadeRequestText(outcome));
+    case 'card_not_posted':
     case 'not_saved':
-      return notice(
-        "The bot's storage did not answer while the request was being saved, so it will not run. Ask again in a minute.",
-      );
+      return notice(unmadeRequestText(outcome));
     case 'requested': {
       const { policy } = outcome;
       const who = approversText(policy, requester);

@@ -10,13 +10,13 @@ import type {
   ResetOutcome,
 } from '../core/step-up-enrollment.js';
 import { type PasskeyLinkContext, passkeyEnrollmentLink, passkeyFactorLink } from '../passkeys/links.js';
-import { channelRefusalHint } from '../slack-kit/channel-access.js';
 import { CallbackId } from '../slack-kit/interaction-ids.js';
 import { notice, type Reply } from '../slack-kit/reply.js';
 import { slackErrorOf } from '../slack-kit/slack-refusals.js';
 import { codeSpan, slackDate } from '../slack-kit/text.js';
 import type { FactorChange } from '../store/index.js';
 import { openModal } from './modals.js';
+import { unmadeRequestText } from './render/unmade-request.js';
 import { CODE_INPUT_BLOCK, lockedOutText } from './step-up-prompts.js';
 
 /**
@@ -173,19 +173,12 @@ function resetRequestedReply(user: string, outcome: RequestOutcome): Reply {
     case 'refused':
       return notice(
         outcome.reason === 'channel_closed'
-          ? `Nothing was requested: the approval card goes in this channel. ${channelRefusalHint(outcome.refusal)}`
+          ? unmadeRequestText(outcome)
           : "Nothing was requested: the workspace's rule asks every request to say why, and a reset takes no reason yet; ask an admin to lift the rule for it.",
       );
     case 'card_not_posted':
-      return notice(
-        outcome.discarded
-          ? 'Nothing was requested: I could not post the approval card; try again in a minute.'
-          : `I could not post the approval card. Request ${outcome.approvalId} will expire unused; nobody can approve it without its card.`,
-      );
     case 'not_saved':
-      return notice(
-        "The bot's storage did not answer while the request was being saved, so it will not run. Ask again in a minute.",
-      );
+      return notice(unmadeRequestText(outcome));
   }
 }
 

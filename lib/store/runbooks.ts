@@ -185,17 +185,7 @@ export class RunbookRepository {
     try {
       await this.#ctx.table.put({
         TableName: this.#ctx.tableName,
-        Item: {
-          pk: keys.team(runbook.team),
-          sk: runbookKey(runbook.channel, runbook.name),
-          kind: 'runbook',
-          team_id: runbook.team,
-          channel_id: runbook.channel,
-          name: runbook.name,
-          steps: [...runbook.steps],
-          created_by: runbook.createdBy,
-          created_at: this.#ctx.now().toISOString(),
-        },
+        Item: this.#item(runbook),
         ConditionExpression: 'attribute_not_exists(pk)',
       });
       return true;
@@ -237,20 +227,21 @@ export class RunbookRepository {
 
   /** Sets a runbook's steps, adding it or replacing the one of that name in its scope. */
   async replace(runbook: Omit<Runbook, 'createdAt'>): Promise<void> {
-    await this.#ctx.table.put({
-      TableName: this.#ctx.tableName,
-      Item: {
-        pk: keys.team(runbook.team),
-        sk: runbookKey(runbook.channel, runbook.name),
-        kind: 'runbook',
-        team_id: runbook.team,
-        channel_id: runbook.channel,
-        name: runbook.name,
-        steps: [...runbook.steps],
-        created_by: runbook.createdBy,
-        created_at: this.#ctx.now().toISOString(),
-      },
-    });
+    await this.#ctx.table.put({ TableName: this.#ctx.tableName, Item: this.#item(runbook) });
+  }
+
+  #item(runbook: Omit<Runbook, 'createdAt'>) {
+    return {
+      pk: keys.team(runbook.team),
+      sk: runbookKey(runbook.channel, runbook.name),
+      kind: 'runbook',
+      team_id: runbook.team,
+      channel_id: runbook.channel,
+      name: runbook.name,
+      steps: [...runbook.steps],
+      created_by: runbook.createdBy,
+      created_at: this.#ctx.now().toISOString(),
+    };
   }
 
   async #listPrefix(team: string, prefix: string): Promise<Runbook[]> {

@@ -210,6 +210,12 @@ export interface SettingsRequestWords {
   preview(changes: readonly SettingsChange[]): readonly string[];
 }
 
+/** What asking for a settings change needs of the surface: names, checks, its card and its words. */
+export type SettingsRequestSurface = SettingsSurface & {
+  readonly approvals: ApprovalSurface;
+  readonly words: SettingsRequestWords;
+};
+
 export interface SettingsRequestDeps extends SettingsDeps {
   readonly store: SettingsDeps['store'] & Store;
   readonly api: Parameters<typeof requestBotChange>[0]['api'];
@@ -221,7 +227,7 @@ export interface SettingsRequestDeps extends SettingsDeps {
  */
 export async function requestSettingsImport(
   deps: SettingsRequestDeps,
-  surface: SettingsSurface & { readonly approvals: ApprovalSurface; readonly words: SettingsRequestWords },
+  surface: SettingsRequestSurface,
   caller: Caller,
   request: { readonly text: string; readonly reason?: string | undefined },
 ): Promise<ImportOutcome> {
@@ -234,7 +240,7 @@ export async function requestSettingsImport(
 
 async function askToApply(
   deps: SettingsRequestDeps,
-  surface: SettingsSurface & { readonly approvals: ApprovalSurface; readonly words: SettingsRequestWords },
+  surface: SettingsRequestSurface,
   caller: Caller,
   plan: Extract<PlanOutcome, { kind: 'planned' }>,
   reason: string | undefined,
@@ -512,13 +518,12 @@ export type RollbackOutcome =
   | Refused
   | { readonly kind: 'no_such_version'; readonly version: number; readonly newest: number }
   | { readonly kind: 'no_changes' }
-  | { readonly kind: 'invalid'; readonly problems: readonly DocumentProblem[] }
   | Extract<ImportOutcome, { kind: 'requested' }>;
 
 /** Asks for version `version` to become the settings again: a reviewed change like an import. */
 export async function requestSettingsRollback(
   deps: SettingsRequestDeps,
-  surface: SettingsSurface & { readonly approvals: ApprovalSurface; readonly words: SettingsRequestWords },
+  surface: SettingsRequestSurface,
   caller: Caller,
   request: { readonly version: number; readonly reason?: string | undefined },
 ): Promise<RollbackOutcome> {

@@ -15,7 +15,6 @@ import {
   settingsHistory,
 } from '../../core/settings/settings.js';
 import { sectionBlock } from '../../slack-kit/blocks.js';
-import { channelRefusalHint } from '../../slack-kit/channel-access.js';
 import { shareFile } from '../../slack-kit/file-share.js';
 import { CallbackId } from '../../slack-kit/interaction-ids.js';
 import { notice, type Reply } from '../../slack-kit/reply.js';
@@ -25,6 +24,7 @@ import { slackApprovalSurface } from '../approval-surface.js';
 import { callerOf } from '../caller.js';
 import type { BotCommandContext, BotDeps } from '../context.js';
 import { openModal } from '../modals.js';
+import { unmadeRequestText } from '../render/unmade-request.js';
 import { changeLine, problemsText, slackSettingsSurface } from '../settings-surface.js';
 import '../../zod-settings.js';
 
@@ -222,22 +222,15 @@ function requestReply(changes: readonly SettingsChange[], request: RequestOutcom
     }
     case 'refused':
       return notice(
-        request.reason === 'channel_closed'
-          ? `Nothing was requested: the approval card goes in this channel. ${channelRefusalHint(request.refusal)}`
-          : request.reason === 'reason_required'
-            ? `Nothing was requested: the workspace's rule asks every request to say why. Add ${codeSpan('--reason "…"')} to the command.`
+        request.reason === 'reason_required'
+          ? `Nothing was requested: the workspace's rule asks every request to say why. Add ${codeSpan('--reason "…"')} to the command.`
+          : request.reason === 'channel_closed'
+            ? unmadeRequestText(request)
             : 'Nothing was requested.',
       );
     case 'card_not_posted':
-      return notice(
-        request.discarded
-          ? 'Nothing was requested: I could not post the approval card; try again in a minute.'
-          : `I could not post the approval card. Request ${request.approvalId} will expire unused; nobody can approve it without its card.`,
-      );
     case 'not_saved':
-      return notice(
-        "The bot's storage did not answer while the request was being saved, so it will not run. Ask again in a minute.",
-      );
+      return notice(unmadeRequestText(request));
   }
 }
 
@@ -327,8 +320,6 @@ function rollbackReply(outcome: RollbackOutcome, version: number): Reply {
       );
     case 'no_changes':
       return notice(`The settings are version ${version} already: nothing to change.`);
-    case 'invalid':
-      return notice(`Version ${version} cannot be restored:\n${problemsText(outcome.problems)}`);
     case 'requested':
       return requestReply(outcome.changes, outcome.request, `going back to version ${version}`);
   }
