@@ -21,6 +21,7 @@ import { runApprovalJob } from './approval-answers.js';
 import { answerOperation, type OperationRequest, type RunnerDeps } from './operation-runner.js';
 import { renderError } from './render/errors.js';
 import { checkingText, verdictText } from './render/outcome.js';
+import { followResourceCards } from './resource-cards.js';
 import { postStatusWatch } from './status-watch.js';
 
 /**
@@ -111,9 +112,21 @@ async function runOperationJob(deps: WorkerDeps, job: OperationJob): Promise<voi
       op.method === 'GET'
         ? await readOnly(deps, request)
         : await attemptChange(deps, plainRunner(deps), request);
-    if (attempt.kind === 'in_doubt') return settleJobInDoubt(deps, job, op, attempt);
+    if (attempt.kind === 'in_doubt') {
+      const verdict = await settleJobInDoubt(deps, job, op, attempt);
+      if (verdict === 'executed') await followResourceCards(deps, request);
+      return;
+    }
     reply = job.aliasLine ? withAliasLine(attempt.reply, job.aliasLine) : attempt.reply;
-    if (await followStatus(deps, job, op, attempt.output, reply)) return;
+    if (await followStatus(deps, job, op, attempt.output, reply)) {
+      if (op.method !== 'GET') await followResourceCards(deps, request);
+      return;
+    }
+    if (op.method !== 'GET') {
+      await deliverSafely(deps, job, reply);
+      // After the answer: the person is not kept waiting for the cards.
+      return followResourceCards(deps, request);
+    }
   } catch (error) {
     if (!(error instanceof ApiError)) {
       deps.logger.error('worker job failed', {
@@ -174,13 +187,14 @@ async function settleJobInDoubt(
   job: OperationJob,
   op: AnyOperation,
   attempt: Extract<ChangeAttempt, { kind: 'in_doubt' }>,
-): Promise<void> {
+): Promise<string> {
   await deliverSafely(deps, job, notice(checkingText(op, attempt.error)));
   const request = { team: job.team, user: job.user, op, input: job.input };
   const verdict = await concludeJobInDoubt(deps, request, attempt, (v) => verdictText(op, job.input, v));
   const icon = verdict.outcome === 'executed' ? ':white_check_mark:' : ':warning:';
   const text = `${icon} ${verdictText(op, job.input, verdict)}`;
   await deliverSafely(deps, job, { ...notice(text), visibility: visibilityOf(op) });
+  return verdict.outcome;
 }
 
 /**

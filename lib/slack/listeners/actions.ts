@@ -19,6 +19,7 @@ const botCommands = () => import('../bot-commands/index.js');
 const forms = () => import('../forms.js');
 const homeActions = () => import('../home-actions.js');
 const runbookCommand = () => import('../bot-commands/runbook.js');
+const resourceCards = () => import('../resource-cards.js');
 
 /**
  * Buttons and menus: run an operation, page a listing, decide an approval, a Home's report and
@@ -201,6 +202,11 @@ async function answerRun(
   if (!payload || !op || (payload.options !== undefined && !op.paginated)) {
     return notice('That button is out of date. Run the command again.');
   }
+  // An ephemeral card cannot be updated (`chat.update` does not edit ephemeral messages), so its
+  // buttons outlive the resource: a deleted one is said to be, and nothing runs.
+  const cards = await resourceCards();
+  const deletion = await cards.deletionOfTarget(deps, ctx.team, op, payload.input);
+  if (deletion) return notice(cards.deletedResourceNotice(deletion));
   const parsed = op.request.safeParse(payload.input);
   if (!parsed.success) {
     // A button for an action that needs more input (Attach asks for the node): ask in a form.
