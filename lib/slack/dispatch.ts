@@ -1,6 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import { channelGuard } from '../changes/guardrails.js';
-import { notice, type Reply } from '../slack-kit/reply.js';
+import { notice, type Reply, visibilityOf } from '../slack-kit/reply.js';
 import { rateLimitedFor } from '../slack-kit/slack-refusals.js';
 import { isStorageUnavailable } from '../store/errors.js';
 import type { OperationJob } from '../worker/handoff.js';
@@ -77,7 +77,7 @@ export async function answerOperation(
   // A chart is drawn only in the worker: the rasteriser is not in this function's bundle.
   // So is a file: reading a whole list and uploading it takes longer than Slack waits.
   if (op.method === 'POST' || request.options.export || (await chartOperations()).answersWithChart(op))
-    return handOff(deps, ctx, request, replaceOriginal);
+    return handOff(deps, ctx, client, request, replaceOriginal);
 
   const budget = new AbortController();
   const timer = setTimeout(() => budget.abort(), deps.inlineBudgetMs);
@@ -97,7 +97,7 @@ export async function answerOperation(
       (await apiErrors()).isApiError(error, 'timeout') ||
       (await outcome()).isOutcomeInDoubt(op, error)
     ) {
-      return handOff(deps, ctx, request, replaceOriginal);
+      return handOff(deps, ctx, client, request, replaceOriginal);
     }
     throw error;
   } finally {
@@ -108,9 +108,17 @@ export async function answerOperation(
 async function handOff(
   deps: BotDeps,
   ctx: RequestContext,
+  client: WebClient,
   request: OperationRequest,
   replaceOriginal: boolean,
 ): Promise<Reply> {
+  // A change is answered to the channel: its working note is posted there, where the answer can
+  // take its place. A slash command's own reply cannot be replaced or deleted later, nor can any
+  // ephemeral message be edited (SLACK-FACTS, "`response_url` and ephemeral messages").
+  const note =
+    replaceOriginal || visibilityOf(request.op) !== 'in_channel'
+      ? undefined
+      : await postWorkingNote(deps, ctx, client, request);
   const job: OperationJob = {
     kind: 'operation',
     correlationId: ctx.correlationId,
@@ -133,8 +141,17 @@ async function handOff(
       ...(request.options.filter && { filter: { ...request.options.filter } }),
     },
     replaceOriginal,
+    ...(note ? { note } : {}),
   };
-  await deps.handoff.dispatch(job);
+  try {
+    await deps.handoff.dispatch(job);
+  } catch (error) {
+    // Nothing will answer in the note's place: it goes, and the error is answered instead.
+    if (note) await client.chat.delete(note).catch(() => undefined);
+    throw error;
+  }
+  if (note)
+    return { text: '', blocks: [], visibility: 'in_channel', outcome: 'handed_off', shownElsewhere: true };
   return {
     // A slash command's first reply is neither replaced nor deleted by a later response, and
     // `chat.update` cannot edit an ephemeral message (SLACK-FACTS, "`response_url` and ephemeral
@@ -144,6 +161,28 @@ async function handOff(
     ),
     outcome: 'handed_off',
   };
+}
+
+/**
+ * The channel message that says whose change is being worked on, which the worker replaces with
+ * the answer (or deletes, when the answer is for the person alone). Undefined when the bot cannot
+ * post there: the person then gets the note that stays.
+ */
+async function postWorkingNote(
+  deps: BotDeps,
+  ctx: RequestContext,
+  client: WebClient,
+  request: OperationRequest,
+): Promise<{ channel: string; ts: string } | undefined> {
+  const working = `:hourglass_flowing_sand: <@${ctx.user}> ran \`${request.op.group} ${request.op.action}\`; working on it… this message becomes its answer.`;
+  const said = ctx.viaAlias ? `${ctx.viaAlias.line}\n${working}` : working;
+  try {
+    const posted = await client.chat.postMessage({ channel: ctx.channel, text: said });
+    return posted.ts ? { channel: ctx.channel, ts: posted.ts } : undefined;
+  } catch (error) {
+    deps.logger.warn('working note not posted in the channel', { correlationId: ctx.correlationId, error });
+    return undefined;
+  }
 }
 
 /** Every listener's work goes through here: whatever is thrown becomes a reply, never a crash. */
@@ -199,6 +238,7 @@ export async function safely(
 }
 
 export function ackBody(reply: Reply) {
+  if (reply.shownElsewhere) return undefined;
   return { response_type: reply.visibility, text: reply.text, blocks: reply.blocks };
 }
 

@@ -46,6 +46,8 @@ export interface ResourceChange {
   readonly user: string;
   readonly op: AnyOperation;
   readonly input: Readonly<Record<string, unknown>>;
+  /** Messages this change posted itself (its answer, its status watch): they show it already. */
+  readonly except?: readonly string[];
 }
 
 /** `/volumes/{volumeId}` with `{volumeId: 12}` → `/volumes/12`; undefined when a value is missing. */
@@ -136,6 +138,7 @@ export async function followResourceCards(deps: CardDeps, change: ResourceChange
     }
     const cards = await repository.cardsOf(change.team, changed.resource);
     for (const card of cards) {
+      if (change.except?.includes(card.ts)) continue;
       if (changed.deleted) {
         const deletion = { resource: changed.resource, by: change.user, at: deps.store.now() };
         await showDeleted(deps, change.team, card, deletion);

@@ -33,6 +33,10 @@ export const OperationJobSchema = z.object({
   replaceOriginal: z.boolean().default(false),
   /** When an alias asked for it: the line that says so, on top of the worker's answer too. */
   aliasLine: z.string().min(1).max(1000).optional(),
+  /** The channel message that says the change is being worked on: its answer takes its place. */
+  note: z
+    .object({ channel: z.string().regex(SLACK_ID), ts: z.string().regex(/^\d{1,12}\.\d{1,9}$/) })
+    .optional(),
 });
 export type OperationJob = z.infer<typeof OperationJobSchema>;
 

@@ -5,6 +5,11 @@ import { ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 import { testClock } from '../support/store.js';
 
 /**
+ * Stale and leftover messages. A change handed to the worker says it is being worked on in a
+ * channel message that its answer replaces (or that goes, when the answer is for the person
+ * alone); a slash command's own reply could never be removed (SLACK-FACTS, "`response_url` and
+ * ephemeral messages").
+ *
  * A resource's card in the channel follows what the bot later does to the resource: a volume's
  * card posted when it was created (the message that followed its status) says it was deleted, or
  * shows its new size, once a change through the bot ran, whoever asked and however it ran (in the
@@ -171,5 +176,27 @@ describe("a resource's ephemeral card", () => {
     expect(e2e.textOf(e2e.lastSeen(ALICE))).toContain(`Volume \`${id}\` was deleted by <@${ALICE}>`);
     expect(e2e.textOf(e2e.lastSeen(ALICE))).toContain('nothing was run');
     expect(e2e.emulator.control.requestCount('volumes.attach', { volumeId: id })).toBe(attachesBefore);
+  });
+});
+
+describe('the working note of a change handed to the worker', () => {
+  function workingNotes(): StoredMessage[] {
+    return e2e.stack.standIn.store.messages(CHANNEL).filter((m) => /working on/i.test(m.text));
+  }
+
+  it('goes when the answer is an error, which comes to the person alone', async () => {
+    const delivery = await e2e.command(ALICE, 'volumes resize 999999 --size 30');
+    expect(delivery.message).toBeUndefined();
+    expect(workingNotes()).toEqual([]);
+    const told = e2e.lastSeen(ALICE);
+    expect(told.ephemeral).toBe(true);
+    expect(e2e.textOf(told)).toMatch(/999999/);
+  });
+
+  it('goes when the answer is a message that follows the new resource', async () => {
+    await volumeWithCard('note-created');
+    expect(workingNotes()).toEqual([]);
+    const deleted = e2e.stack.standIn.store.callsTo('chat.delete').at(-1);
+    expect(deleted?.ok).toBe(true);
   });
 });
