@@ -115,10 +115,14 @@ async function handOff(
   // A change is answered to the channel: its working note is posted there, where the answer can
   // take its place. A slash command's own reply cannot be replaced or deleted later, nor can any
   // ephemeral message be edited (SLACK-FACTS, "`response_url` and ephemeral messages").
-  const note =
-    replaceOriginal || visibilityOf(request.op) !== 'in_channel'
-      ? undefined
-      : await postWorkingNote(deps, ctx, client, request);
+  // A whole list's file goes to the person's direct messages with the app: its note waits there.
+  const note = replaceOriginal
+    ? undefined
+    : request.options.export
+      ? await postWorkingNote(deps, ctx, client, request, 'to the person')
+      : visibilityOf(request.op) === 'in_channel'
+        ? await postWorkingNote(deps, ctx, client, request, 'in the channel')
+        : undefined;
   const job: OperationJob = {
     kind: 'operation',
     correlationId: ctx.correlationId,
@@ -147,8 +151,16 @@ async function handOff(
     await deps.handoff.dispatch(job);
   } catch (error) {
     // Nothing will answer in the note's place: it goes, and the error is answered instead.
-    if (note) await client.chat.delete(note).catch(() => undefined);
+    if (note) await client.chat.delete({ channel: note.channel, ts: note.ts }).catch(() => undefined);
     throw error;
+  }
+  if (note?.toPerson) {
+    return {
+      ...notice(
+        `:outbox_tray: The whole list goes to your direct messages with the app as a ${request.options.export?.toUpperCase()} file; the app says there how it went.`,
+      ),
+      outcome: 'handed_off',
+    };
   }
   if (note)
     return { text: '', blocks: [], visibility: 'in_channel', outcome: 'handed_off', shownElsewhere: true };
@@ -164,23 +176,36 @@ async function handOff(
 }
 
 /**
- * The channel message that says whose change is being worked on, which the worker replaces with
- * the answer (or deletes, when the answer is for the person alone). Undefined when the bot cannot
- * post there: the person then gets the note that stays.
+ * The message that says the work is under way, which the worker replaces with the answer (or
+ * deletes, when the answer is for the person alone and the note is in the channel): a change's in
+ * the channel, naming whose it is; a file's in the person's direct messages with the app, where
+ * the file comes (posting to a user id opens them). Undefined when the bot cannot post there: the
+ * person then gets the note that stays.
  */
 async function postWorkingNote(
   deps: BotDeps,
   ctx: RequestContext,
   client: WebClient,
   request: OperationRequest,
-): Promise<{ channel: string; ts: string } | undefined> {
-  const working = `:hourglass_flowing_sand: <@${ctx.user}> ran \`${request.op.group} ${request.op.action}\`; working on it… this message becomes its answer.`;
+  where: 'in the channel' | 'to the person',
+): Promise<{ channel: string; ts: string; toPerson?: true } | undefined> {
+  const command = `\`${request.op.group} ${request.op.action}\``;
+  const working =
+    where === 'to the person'
+      ? `:outbox_tray: Reading the whole list of ${command} for a ${request.options.export?.toUpperCase()} file…`
+      : `:hourglass_flowing_sand: <@${ctx.user}> ran ${command}; working on it… this message becomes its answer.`;
   const said = ctx.viaAlias ? `${ctx.viaAlias.line}\n${working}` : working;
   try {
-    const posted = await client.chat.postMessage({ channel: ctx.channel, text: said });
-    return posted.ts ? { channel: ctx.channel, ts: posted.ts } : undefined;
+    const posted = await client.chat.postMessage({
+      channel: where === 'to the person' ? ctx.user : ctx.channel,
+      text: said,
+    });
+    if (!posted.ts || !posted.channel) return undefined;
+    return where === 'to the person'
+      ? { channel: posted.channel, ts: posted.ts, toPerson: true }
+      : { channel: posted.channel, ts: posted.ts };
   } catch (error) {
-    deps.logger.warn('working note not posted in the channel', { correlationId: ctx.correlationId, error });
+    deps.logger.warn('working note not posted', { correlationId: ctx.correlationId, where, error });
     return undefined;
   }
 }

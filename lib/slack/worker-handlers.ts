@@ -258,7 +258,9 @@ export interface ReplyTarget {
   readonly user: string;
   readonly replaceOriginal?: boolean;
   /** The channel message saying the work is under way (`OperationJob.note`): the first answer takes its place. */
-  readonly note?: { readonly channel: string; readonly ts: string } | undefined;
+  readonly note?:
+    | { readonly channel: string; readonly ts: string; readonly toPerson?: true | undefined }
+    | undefined;
 }
 
 /** Working notes already replaced or deleted: a job's later replies go the usual way. */
@@ -281,17 +283,22 @@ export async function deliverReply(
   const { note } = target;
   if (note && !usedNotes.has(note)) {
     usedNotes.add(note);
-    if (reply.visibility === 'in_channel') {
+    if (reply.visibility === 'in_channel' || note.toPerson) {
       try {
-        await deps.slack.chat.update({ ...note, text: reply.text, blocks: reply.blocks });
-        return note.ts;
+        await deps.slack.chat.update({
+          channel: note.channel,
+          ts: note.ts,
+          text: reply.text,
+          blocks: reply.blocks,
+        });
+        return note.toPerson ? undefined : note.ts;
       } catch (error) {
         // Someone deleted the note, or Slack refused: the answer comes the usual way.
         deps.logger.warn('working note not replaced by the answer', { error });
       }
     } else {
       await deps.slack.chat
-        .delete({ ...note })
+        .delete({ channel: note.channel, ts: note.ts })
         .catch((error: unknown) => deps.logger.warn('working note not deleted', { error }));
     }
   }

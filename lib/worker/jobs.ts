@@ -33,9 +33,16 @@ export const OperationJobSchema = z.object({
   replaceOriginal: z.boolean().default(false),
   /** When an alias asked for it: the line that says so, on top of the worker's answer too. */
   aliasLine: z.string().min(1).max(1000).optional(),
-  /** The channel message that says the change is being worked on: its answer takes its place. */
+  /**
+   * The message that says the work is under way: an answer to the channel takes its place, and so
+   * does any answer when the note is in the person's direct messages (`toPerson`).
+   */
   note: z
-    .object({ channel: z.string().regex(SLACK_ID), ts: z.string().regex(/^\d{1,12}\.\d{1,9}$/) })
+    .object({
+      channel: z.string().regex(SLACK_ID),
+      ts: z.string().regex(/^\d{1,12}\.\d{1,9}$/),
+      toPerson: z.literal(true).optional(),
+    })
     .optional(),
 });
 export type OperationJob = z.infer<typeof OperationJobSchema>;

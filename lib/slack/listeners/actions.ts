@@ -65,7 +65,8 @@ export function registerActions(app: App, deps: BotDeps): void {
       { payload: (m) => m.ExportPayloadSchema, reply: 'to the clicker alone' },
       async ({ ctx, client, payload }) => {
         // The worker's answer must not take the list's place, which is what an answer through this
-        // click's response_url does: it comes as a message of its own (or in the DM with the file).
+        // click's response_url does: it comes to the DM with the file, in place of the note waiting
+        // there (see `handOff`), or as a message of its own.
         const { responseUrl: _listMessage, ...apart } = ctx;
         const reply = await answerRun(
           deps,
@@ -74,7 +75,8 @@ export function registerActions(app: App, deps: BotDeps): void {
           payload && { ...payload, options: { export: payload.format, filter: payload.filter } },
           false,
         );
-        return reply?.outcome === 'handed_off' && payload
+        // No note in the DM (it would not open): this one stays, so it says where the file goes.
+        return reply?.outcome === 'handed_off' && payload && reply.text.includes('Working on')
           ? notice(
               `:outbox_tray: Reading the whole list for a ${payload.format.toUpperCase()} file to your direct messages with the app…`,
             )
