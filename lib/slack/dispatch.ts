@@ -83,12 +83,15 @@ export async function answerOperation(
   const timer = setTimeout(() => budget.abort(), deps.inlineBudgetMs);
   try {
     const { answerOperation } = await runner();
-    return await answerOperation(deps, request, {
+    const reply = await answerOperation(deps, request, {
       signal: budget.signal,
       deadline: Date.now() + deps.inlineBudgetMs,
       callerRead: ctx.callerRead,
       tokenLookup: ctx.tokenLookup,
     });
+    // A change that went through: the resource's cards follow it, in the worker.
+    if (op.method !== 'GET' && reply.visibility === 'in_channel') await handOffCards(deps, ctx, request);
+    return reply;
   } catch (error) {
     // Out of time, or a change whose outcome is unknown: the worker finds out without the deadline
     // (only PUTs get here, and sending a PUT again is safe).
@@ -103,6 +106,22 @@ export async function answerOperation(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Hands the cards' update to the worker; a failure only leaves the cards as they are. */
+async function handOffCards(deps: BotDeps, ctx: RequestContext, request: OperationRequest): Promise<void> {
+  await deps.handoff
+    .dispatch({
+      kind: 'resource-cards',
+      correlationId: ctx.correlationId,
+      team: ctx.team,
+      user: ctx.user,
+      operationId: request.op.id,
+      input: { ...request.input },
+    })
+    .catch((error: unknown) =>
+      deps.logger.warn('resource cards not handed off', { correlationId: ctx.correlationId, error }),
+    );
 }
 
 async function handOff(

@@ -69,6 +69,11 @@ export function slackWorkerHandlers(deps: WorkerDeps): WorkerHandlers {
       const { refreshHomesFor } = await import('./home.js');
       return refreshHomesFor(deps, deps.slack, job.team, job.approvalId);
     },
+    'resource-cards': async (job) => {
+      const op = findOperation(job.operationId);
+      if (!op || op.method === 'GET') return;
+      await followResourceCards(deps, { team: job.team, user: job.user, op, input: job.input });
+    },
     'runbook-step': async (job) => {
       const { runRunbookStepJob } = await import('./runbook-runs.js');
       return runRunbookStepJob(deps, job);

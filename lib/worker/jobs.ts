@@ -103,6 +103,20 @@ export const RequestHomesJobSchema = z.object({
 });
 export type RequestHomesJob = z.infer<typeof RequestHomesJobSchema>;
 
+/**
+ * A change that ran in the Slack function (within its answer's budget) touched a resource: its
+ * cards in channels are updated here, after the answer, not before it.
+ */
+export const ResourceCardsJobSchema = z.object({
+  kind: z.literal('resource-cards'),
+  correlationId: z.string(),
+  team: z.string().regex(SLACK_ID),
+  user: z.string().regex(SLACK_ID),
+  operationId: z.string().max(100),
+  input: z.record(z.string(), z.unknown()),
+});
+export type ResourceCardsJob = z.infer<typeof ResourceCardsJobSchema>;
+
 export const WorkerJobSchema = z.discriminatedUnion('kind', [
   OperationJobSchema,
   ApprovalJobSchema,
@@ -110,5 +124,6 @@ export const WorkerJobSchema = z.discriminatedUnion('kind', [
   RunbookStepJobSchema,
   HomeRefreshJobSchema,
   RequestHomesJobSchema,
+  ResourceCardsJobSchema,
 ]);
 export type WorkerJob = z.infer<typeof WorkerJobSchema>;

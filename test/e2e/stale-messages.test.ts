@@ -100,6 +100,16 @@ describe("a resource's card in the channel", () => {
     expect(hasButtons(shown)).toBe(true);
   });
 
+  it("shows the volume's new label after an update that ran at once, in the command's answer", async () => {
+    const { id, card } = await volumeWithCard('card-renamed');
+
+    await e2e.command(ALICE, `volumes update ${id} --label card-renamed-2`);
+
+    const shown = now(card);
+    expect(all(shown)).toContain('card-renamed-2');
+    expect(all(shown)).toContain(`after <@${ALICE}> ran \`volumes update\``);
+  });
+
   it('a card someone deleted (message_not_found) does not stop the delete from being answered, and is no longer followed', async () => {
     const { id, card } = await volumeWithCard('card-gone');
     e2e.stack.standIn.store.deleteMessage(CHANNEL, card.ts);
