@@ -57,6 +57,11 @@ export interface ApprovedRunSurface extends ExecutionSurface {
     input: Record<string, unknown>,
     answer: Extract<ChangeAttempt, { kind: 'answered' }>,
   ): Promise<boolean>;
+  /**
+   * An approved change ran against `op`'s target: what shows that target elsewhere follows it
+   * (never throws; after the card and thread have the outcome).
+   */
+  resourceChanged?(approval: Approval, op: AnyOperation, input: Record<string, unknown>): Promise<void>;
 }
 
 type Claimed = Extract<
@@ -210,6 +215,7 @@ async function concludeAnswered(
   attempt: Extract<ChangeAttempt, { kind: 'answered' }>,
 ): Promise<void> {
   await closeAs(deps, surface, approval, 'executed', { kind: 'answered', answer: attempt.reply });
+  await surface.resourceChanged?.(approval, op, input);
   if (await surface.approvedStepRan?.(approval, input, attempt)) return;
   // A restore takes a while: a channel message follows the resource until it settles.
   if (!watchPlanFor(op, input, attempt.output)) return;
@@ -266,6 +272,7 @@ async function settleApprovalInDoubt(
   }
   const verdict = verdictFor(op, input, check, durationText(settings.windowMs));
   await closeAs(deps, surface, approval, verdict.outcome, { kind: 'verdict', verdict, op, input });
+  if (verdict.outcome === 'executed') await surface.resourceChanged?.(approval, op, input);
 }
 
 /**
@@ -286,6 +293,7 @@ async function concludedByReadBack(
     case 'deleted': {
       const verdict = verdictFor(op, input, 'done', '');
       await closeAs(deps, surface, approval, verdict.outcome, { kind: 'verdict', verdict, op, input });
+      await surface.resourceChanged?.(approval, op, input);
       return true;
     }
     case 'not_deleted':

@@ -13,6 +13,8 @@ export interface Reply {
   readonly visibility: 'ephemeral' | 'in_channel';
   /** How the request ended, for metrics: answered unless handed to the worker or failed. */
   readonly outcome?: 'answered' | 'handed_off' | 'failed' | undefined;
+  /** Already shown as a message of its own (a working note posted in the channel): nothing to send. */
+  readonly shownElsewhere?: true;
 }
 
 /** Reads stay with the person who asked; changes are announced to the channel. */

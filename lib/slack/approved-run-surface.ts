@@ -12,6 +12,7 @@ import { slackApprovalSurface } from './approval-surface.js';
 import { answerOperation, type RunnerDeps } from './operation-runner.js';
 import { approvedRunLine } from './render/approval.js';
 import { closingDetailText } from './render/approval-events.js';
+import { followResourceCards } from './resource-cards.js';
 import { slackStatusWatchSurface } from './status-watch.js';
 import { resetReply, slackFactorNotices } from './step-up-factors.js';
 import '../zod-settings.js';
@@ -47,6 +48,8 @@ export function slackExecutionSurface(
       blocks: [...answer.blocks, contextBlock(approvedRunLine(approval))],
     }),
     watches: slackStatusWatchSurface(deps),
+    resourceChanged: (approval, op, input) =>
+      followResourceCards(deps, { team: approval.team, user: approval.requester, op, input }),
     botOperations: {
       'mfa.reset': async (approval, input) => {
         const { user } = ResetInputSchema.parse(input);

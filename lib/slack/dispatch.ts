@@ -1,6 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import { channelGuard } from '../changes/guardrails.js';
-import { notice, type Reply } from '../slack-kit/reply.js';
+import { notice, type Reply, visibilityOf } from '../slack-kit/reply.js';
 import { rateLimitedFor } from '../slack-kit/slack-refusals.js';
 import { isStorageUnavailable } from '../store/errors.js';
 import type { OperationJob } from '../worker/handoff.js';
@@ -77,18 +77,21 @@ export async function answerOperation(
   // A chart is drawn only in the worker: the rasteriser is not in this function's bundle.
   // So is a file: reading a whole list and uploading it takes longer than Slack waits.
   if (op.method === 'POST' || request.options.export || (await chartOperations()).answersWithChart(op))
-    return handOff(deps, ctx, request, replaceOriginal);
+    return handOff(deps, ctx, client, request, replaceOriginal);
 
   const budget = new AbortController();
   const timer = setTimeout(() => budget.abort(), deps.inlineBudgetMs);
   try {
     const { answerOperation } = await runner();
-    return await answerOperation(deps, request, {
+    const reply = await answerOperation(deps, request, {
       signal: budget.signal,
       deadline: Date.now() + deps.inlineBudgetMs,
       callerRead: ctx.callerRead,
       tokenLookup: ctx.tokenLookup,
     });
+    // A change that went through: the resource's cards follow it, in the worker.
+    if (op.method !== 'GET' && reply.visibility === 'in_channel') await handOffCards(deps, ctx, request);
+    return reply;
   } catch (error) {
     // Out of time, or a change whose outcome is unknown: the worker finds out without the deadline
     // (only PUTs get here, and sending a PUT again is safe).
@@ -97,7 +100,7 @@ export async function answerOperation(
       (await apiErrors()).isApiError(error, 'timeout') ||
       (await outcome()).isOutcomeInDoubt(op, error)
     ) {
-      return handOff(deps, ctx, request, replaceOriginal);
+      return handOff(deps, ctx, client, request, replaceOriginal);
     }
     throw error;
   } finally {
@@ -105,12 +108,40 @@ export async function answerOperation(
   }
 }
 
+/** Hands the cards' update to the worker; a failure only leaves the cards as they are. */
+async function handOffCards(deps: BotDeps, ctx: RequestContext, request: OperationRequest): Promise<void> {
+  await deps.handoff
+    .dispatch({
+      kind: 'resource-cards',
+      correlationId: ctx.correlationId,
+      team: ctx.team,
+      user: ctx.user,
+      operationId: request.op.id,
+      input: { ...request.input },
+    })
+    .catch((error: unknown) =>
+      deps.logger.warn('resource cards not handed off', { correlationId: ctx.correlationId, error }),
+    );
+}
+
 async function handOff(
   deps: BotDeps,
   ctx: RequestContext,
+  client: WebClient,
   request: OperationRequest,
   replaceOriginal: boolean,
 ): Promise<Reply> {
+  // A change is answered to the channel: its working note is posted there, where the answer can
+  // take its place. A slash command's own reply cannot be replaced or deleted later, nor can any
+  // ephemeral message be edited (SLACK-FACTS, "`response_url` and ephemeral messages").
+  // A whole list's file goes to the person's direct messages with the app: its note waits there.
+  const note = replaceOriginal
+    ? undefined
+    : request.options.export
+      ? await postWorkingNote(deps, ctx, client, request, 'to the person')
+      : visibilityOf(request.op) === 'in_channel'
+        ? await postWorkingNote(deps, ctx, client, request, 'in the channel')
+        : undefined;
   const job: OperationJob = {
     kind: 'operation',
     correlationId: ctx.correlationId,
@@ -133,8 +164,25 @@ async function handOff(
       ...(request.options.filter && { filter: { ...request.options.filter } }),
     },
     replaceOriginal,
+    ...(note ? { note } : {}),
   };
-  await deps.handoff.dispatch(job);
+  try {
+    await deps.handoff.dispatch(job);
+  } catch (error) {
+    // Nothing will answer in the note's place: it goes, and the error is answered instead.
+    if (note) await client.chat.delete({ channel: note.channel, ts: note.ts }).catch(() => undefined);
+    throw error;
+  }
+  if (note?.toPerson) {
+    return {
+      ...notice(
+        `:outbox_tray: The whole list goes to your direct messages with the app as a ${request.options.export?.toUpperCase()} file; the app says there how it went.`,
+      ),
+      outcome: 'handed_off',
+    };
+  }
+  if (note)
+    return { text: '', blocks: [], visibility: 'in_channel', outcome: 'handed_off', shownElsewhere: true };
   return {
     // A slash command's first reply is neither replaced nor deleted by a later response, and
     // `chat.update` cannot edit an ephemeral message (SLACK-FACTS, "`response_url` and ephemeral
@@ -144,6 +192,41 @@ async function handOff(
     ),
     outcome: 'handed_off',
   };
+}
+
+/**
+ * The message that says the work is under way, which the worker replaces with the answer (or
+ * deletes, when the answer is for the person alone and the note is in the channel): a change's in
+ * the channel, naming whose it is; a file's in the person's direct messages with the app, where
+ * the file comes (posting to a user id opens them). Undefined when the bot cannot post there: the
+ * person then gets the note that stays.
+ */
+async function postWorkingNote(
+  deps: BotDeps,
+  ctx: RequestContext,
+  client: WebClient,
+  request: OperationRequest,
+  where: 'in the channel' | 'to the person',
+): Promise<{ channel: string; ts: string; toPerson?: true } | undefined> {
+  const command = `\`${request.op.group} ${request.op.action}\``;
+  const working =
+    where === 'to the person'
+      ? `:outbox_tray: Reading the whole list of ${command} for a ${request.options.export?.toUpperCase()} file…`
+      : `:hourglass_flowing_sand: <@${ctx.user}> ran ${command}; working on it… this message becomes its answer.`;
+  const said = ctx.viaAlias ? `${ctx.viaAlias.line}\n${working}` : working;
+  try {
+    const posted = await client.chat.postMessage({
+      channel: where === 'to the person' ? ctx.user : ctx.channel,
+      text: said,
+    });
+    if (!posted.ts || !posted.channel) return undefined;
+    return where === 'to the person'
+      ? { channel: posted.channel, ts: posted.ts, toPerson: true }
+      : { channel: posted.channel, ts: posted.ts };
+  } catch (error) {
+    deps.logger.warn('working note not posted', { correlationId: ctx.correlationId, where, error });
+    return undefined;
+  }
 }
 
 /** Every listener's work goes through here: whatever is thrown becomes a reply, never a crash. */
@@ -199,6 +282,7 @@ export async function safely(
 }
 
 export function ackBody(reply: Reply) {
+  if (reply.shownElsewhere) return undefined;
   return { response_type: reply.visibility, text: reply.text, blocks: reply.blocks };
 }
 

@@ -30,6 +30,7 @@ import type { StatusWatch, Store, WatchOutcome } from '../store/index.js';
 import { withChangeAuthor } from './render/change-author.js';
 import type { AllowedHere } from './render/next-actions.js';
 import { renderOperationResult } from './render/result.js';
+import { cardResourceOf, rememberResourceCard } from './resource-cards.js';
 
 /**
  * A status watch as Slack shows it (`lib/changes/status-watch.ts` decides when): a channel
@@ -190,8 +191,22 @@ export function slackStatusWatchSurface(deps: SlackWatchDeps): StatusWatchSurfac
           unfurl_links: false,
           ...(deps.threadTs && { thread_ts: deps.threadTs }),
         });
-        if (posted.ts) return { kind: 'posted', ts: posted.ts };
-        return { kind: 'not_posted', error: new Error('Slack returned no message ts') };
+        if (!posted.ts) return { kind: 'not_posted', error: new Error('Slack returned no message ts') };
+        // The message shows the resource: a later change to it through the bot updates it.
+        const resource = cardResourceOf(
+          first.watching ? requireOperation(first.watching.viewOperationId) : first.op,
+          first.watching ? first.watching.viewInput : first.input,
+          first.result,
+        );
+        if (resource) {
+          await rememberResourceCard(deps, {
+            team: first.team,
+            channel: first.channel,
+            ts: posted.ts,
+            resource,
+          });
+        }
+        return { kind: 'posted', ts: posted.ts };
       } catch (error) {
         return { kind: 'not_posted', error };
       }

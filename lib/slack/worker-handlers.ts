@@ -21,6 +21,7 @@ import { runApprovalJob } from './approval-answers.js';
 import { answerOperation, type OperationRequest, type RunnerDeps } from './operation-runner.js';
 import { renderError } from './render/errors.js';
 import { checkingText, verdictText } from './render/outcome.js';
+import { cardResourceOf, followResourceCards, rememberResourceCard } from './resource-cards.js';
 import { postStatusWatch } from './status-watch.js';
 
 /**
@@ -68,6 +69,11 @@ export function slackWorkerHandlers(deps: WorkerDeps): WorkerHandlers {
       const { refreshHomesFor } = await import('./home.js');
       return refreshHomesFor(deps, deps.slack, job.team, job.approvalId);
     },
+    'resource-cards': async (job) => {
+      const op = findOperation(job.operationId);
+      if (!op || op.method === 'GET') return;
+      await followResourceCards(deps, { team: job.team, user: job.user, op, input: job.input });
+    },
     'runbook-step': async (job) => {
       const { runRunbookStepJob } = await import('./runbook-runs.js');
       return runRunbookStepJob(deps, job);
@@ -77,27 +83,33 @@ export function slackWorkerHandlers(deps: WorkerDeps): WorkerHandlers {
 
 async function runOperationJob(deps: WorkerDeps, job: OperationJob): Promise<void> {
   const op = findOperation(job.operationId);
-  if (!op) return deliverSafely(deps, job, notice('That command is no longer available.'));
+  if (!op) {
+    await deliverSafely(deps, job, notice('That command is no longer available.'));
+    return;
+  }
   if (plainJobRefusal(deps, job, op) === 'needs_approval') {
-    return deliverSafely(
+    await deliverSafely(
       deps,
       job,
       notice(
         `${codeSpan(`${op.group} ${op.action}`)} needs approval, so it was not run. Ask for it with ${codeSpan(`/cloud ${op.group} ${op.action}`)} in a channel.`,
       ),
     );
+    return;
   }
   let reply: Reply;
   try {
     if (!(await firstDelivery(deps, job, op))) {
-      return deliverSafely(
+      // The first delivery's answer took the working note's place already: it stays.
+      await deliverSafely(
         deps,
-        job,
+        { ...job, note: undefined },
         notice(
           `${codeSpan(`${op.group} ${op.action}`)} reached the worker twice; it was sent once already, so not again. ` +
             `Check with ${codeSpan(checkCommandFor(op, job.input))} before running it again.`,
         ),
       );
+      return;
     }
     const request = {
       team: job.team,
@@ -111,9 +123,27 @@ async function runOperationJob(deps: WorkerDeps, job: OperationJob): Promise<voi
       op.method === 'GET'
         ? await readOnly(deps, request)
         : await attemptChange(deps, plainRunner(deps), request);
-    if (attempt.kind === 'in_doubt') return settleJobInDoubt(deps, job, op, attempt);
+    if (attempt.kind === 'in_doubt') {
+      const verdict = await settleJobInDoubt(deps, job, op, attempt);
+      if (verdict === 'executed') await followResourceCards(deps, request);
+      return;
+    }
     reply = job.aliasLine ? withAliasLine(attempt.reply, job.aliasLine) : attempt.reply;
-    if (await followStatus(deps, job, op, attempt.output, reply)) return;
+    const followed = await followStatus(deps, job, op, attempt.output, reply);
+    if (followed) {
+      // The message just posted shows the resource as this change left it already.
+      if (op.method !== 'GET') await followResourceCards(deps, { ...request, except: followed.posted });
+      return;
+    }
+    if (op.method !== 'GET') {
+      const ts = await deliverSafely(deps, job, reply);
+      // The answer shows the resource where the bot can update it: later changes follow it there.
+      const resource = cardResourceOf(op, job.input, attempt.output);
+      if (ts && resource)
+        await rememberResourceCard(deps, { team: job.team, channel: job.channel, ts, resource });
+      // After the answer: the person is not kept waiting for the cards.
+      return followResourceCards(deps, request);
+    }
   } catch (error) {
     if (!(error instanceof ApiError)) {
       deps.logger.error('worker job failed', {
@@ -174,13 +204,14 @@ async function settleJobInDoubt(
   job: OperationJob,
   op: AnyOperation,
   attempt: Extract<ChangeAttempt, { kind: 'in_doubt' }>,
-): Promise<void> {
+): Promise<string> {
   await deliverSafely(deps, job, notice(checkingText(op, attempt.error)));
   const request = { team: job.team, user: job.user, op, input: job.input };
   const verdict = await concludeJobInDoubt(deps, request, attempt, (v) => verdictText(op, job.input, v));
   const icon = verdict.outcome === 'executed' ? ':white_check_mark:' : ':warning:';
   const text = `${icon} ${verdictText(op, job.input, verdict)}`;
   await deliverSafely(deps, job, { ...notice(text), visibility: visibilityOf(op) });
+  return verdict.outcome;
 }
 
 /**
@@ -194,8 +225,8 @@ async function followStatus(
   op: AnyOperation,
   output: unknown,
   reply: Reply,
-): Promise<boolean> {
-  if (reply.visibility !== 'in_channel' || !watchPlanFor(op, job.input, output)) return false;
+): Promise<{ readonly posted: readonly string[] } | undefined> {
+  if (reply.visibility !== 'in_channel' || !watchPlanFor(op, job.input, output)) return undefined;
   // The watch lives in the bot's own message: in a channel it cannot post in, the person gets
   // the result through the response_url (or a direct message) and is told why nothing follows it.
   const access = await ensureBotCanPost(deps.slack, job.channel);
@@ -206,7 +237,7 @@ async function followStatus(
       text: `${reply.text}\n${note}`,
       blocks: [...reply.blocks, sectionBlock(note)],
     });
-    return true;
+    return { posted: [] };
   }
   const started = await postStatusWatch(deps, {
     team: job.team,
@@ -217,28 +248,65 @@ async function followStatus(
     result: output,
     message: reply,
   });
-  if (started.status === 'not_posted') return false;
+  if (started.status === 'not_posted') return undefined;
   if (job.responseUrl) {
-    await deliverSafely(
-      deps,
-      job,
-      notice(':eyes: Posted in the channel; that message follows the status until it settles.'),
-    );
+    const posted = notice(':eyes: Posted in the channel; that message follows the status until it settles.');
+    await deliverSafely(deps, job, job.aliasLine ? withAliasLine(posted, job.aliasLine) : posted);
   }
-  return true;
+  return { posted: [started.ts] };
 }
 
+/** Where a reply goes: the request's response_url, its channel and person, and its working note. */
+export interface ReplyTarget {
+  readonly responseUrl?: string | undefined;
+  readonly channel: string;
+  readonly user: string;
+  readonly replaceOriginal?: boolean;
+  /** The channel message saying the work is under way (`OperationJob.note`): the first answer takes its place. */
+  readonly note?:
+    | { readonly channel: string; readonly ts: string; readonly toPerson?: true | undefined }
+    | undefined;
+}
+
+/** Working notes already replaced or deleted: a job's later replies go the usual way. */
+const usedNotes = new WeakSet<object>();
+
 /**
- * To the response_url when there is one; otherwise with the Web API (work started from a modal).
+ * To the working note first, if the job has one not yet used: an answer to the channel takes its
+ * place (`chat.update`), one for the person alone comes the usual way once the note is deleted. Then
+ * to the response_url when there is one; otherwise with the Web API (work started from a modal).
  * `replaceOriginal` is for a response_url of a click, which may replace the message clicked. A
  * slash command's response_url has no message of its own to replace: Slack posts each response as
- * a new message (the command's "working…" reply stays), so the answer comes as one new message.
+ * a new message, so the answer comes as one new message. The channel message's ts when the answer
+ * is one the bot knows (the note, or a post with the Web API).
  */
 export async function deliverReply(
   deps: WorkerDeps,
-  target: { responseUrl?: string | undefined; channel: string; user: string; replaceOriginal?: boolean },
+  target: ReplyTarget,
   reply: Reply,
-): Promise<void> {
+): Promise<string | undefined> {
+  const { note } = target;
+  if (note && !usedNotes.has(note)) {
+    usedNotes.add(note);
+    if (reply.visibility === 'in_channel' || note.toPerson) {
+      try {
+        await deps.slack.chat.update({
+          channel: note.channel,
+          ts: note.ts,
+          text: reply.text,
+          blocks: reply.blocks,
+        });
+        return note.toPerson ? undefined : note.ts;
+      } catch (error) {
+        // Someone deleted the note, or Slack refused: the answer comes the usual way.
+        deps.logger.warn('working note not replaced by the answer', { error });
+      }
+    } else {
+      await deps.slack.chat
+        .delete({ channel: note.channel, ts: note.ts })
+        .catch((error: unknown) => deps.logger.warn('working note not deleted', { error }));
+    }
+  }
   if (target.responseUrl) {
     const post = deps.postToResponseUrl ?? postJson;
     await post(target.responseUrl, {
@@ -247,34 +315,35 @@ export async function deliverReply(
       text: reply.text,
       blocks: reply.blocks,
     });
-    return;
+    return undefined;
   }
   const message = { channel: target.channel, text: reply.text, blocks: reply.blocks };
-  if (reply.visibility === 'ephemeral')
+  if (reply.visibility === 'ephemeral') {
     await deps.slack.chat.postEphemeral({ ...message, user: target.user });
-  else await deps.slack.chat.postMessage(message);
+    return undefined;
+  }
+  return (await deps.slack.chat.postMessage(message)).ts;
 }
 
 /**
  * Delivers a reply however it can, after the operation ran: a stale or used-up response_url must
  * not hide the outcome. Falls back to the Web API in the channel, then to a direct message.
- * Never throws: the job is done, and throwing would make Lambda run it again.
+ * Never throws: the job is done, and throwing would make Lambda run it again. The channel
+ * message's ts when `deliverReply` knows it.
  */
 export async function deliverSafely(
   deps: WorkerDeps,
-  target: { responseUrl?: string | undefined; channel: string; user: string; replaceOriginal?: boolean },
+  target: ReplyTarget,
   reply: Reply,
-): Promise<void> {
+): Promise<string | undefined> {
   try {
-    await deliverReply(deps, target, reply);
-    return;
+    return await deliverReply(deps, target, reply);
   } catch (error) {
     deps.logger.warn('reply not delivered; trying the Web API', { error });
   }
   if (target.responseUrl) {
     try {
-      await deliverReply(deps, { channel: target.channel, user: target.user }, reply);
-      return;
+      return await deliverReply(deps, { channel: target.channel, user: target.user }, reply);
     } catch (error) {
       deps.logger.warn('reply not posted in the channel; trying a direct message', { error });
     }
@@ -288,6 +357,7 @@ export async function deliverSafely(
   } catch (error) {
     deps.logger.error('reply lost: no way to reach the user', { error });
   }
+  return undefined;
 }
 
 export async function postJson(url: string, body: unknown): Promise<void> {

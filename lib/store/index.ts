@@ -15,6 +15,7 @@ import type { PasskeyLinkStore } from './passkey-links.js';
 import type { PasskeyRepository } from './passkeys.js';
 import { type HelpScope, type ItemKey, type ReadAhead, readAhead, readHelpScope } from './read-ahead.js';
 import type { ReportSubscriptionRepository } from './report-subscriptions.js';
+import type { ResourceCardRepository } from './resource-cards.js';
 import type { RunbookRepository } from './runbooks.js';
 import type { SettingsVersionRepository } from './settings-versions.js';
 import type { StatusWatchRepository } from './status-watches.js';
@@ -73,6 +74,7 @@ export { loadAhead } from './lazy.js';
 export type { HelpScope, ItemKey, ReadAhead } from './read-ahead.js';
 export { approvalClickKeys, callerKeys } from './read-ahead.js';
 export type { ReportKind, ReportSchedule, ReportSubscription } from './report-subscriptions.js';
+export type { ResourceCard, ResourceDeletion } from './resource-cards.js';
 export type {
   Runbook,
   RunbookRun,
@@ -111,6 +113,8 @@ export interface Store {
   readonly deliveries: DeliveryClaims;
   readonly statusWatches: OnFirstUse<StatusWatchRepository>;
   readonly alertClaims: OnFirstUse<AlertClaimRepository>;
+  /** Where resources' cards were posted, and resources deleted through the bot, for a day. */
+  readonly resourceCards: OnFirstUse<ResourceCardRepository>;
   readonly installations: OnFirstUse<InstallationRepository>;
   readonly oauthStates: OnFirstUse<OAuthStateStore>;
   readonly teamUserData: OnFirstUse<TeamUserData>;
@@ -163,6 +167,9 @@ export function createStore(ctx: StoreContext, cipher: TokenCipher | OnFirstUse<
       async () => new (await import('./status-watches.js')).StatusWatchRepository(ctx),
     ),
     alertClaims: onFirstUse(async () => new (await import('./alert-claims.js')).AlertClaimRepository(ctx)),
+    resourceCards: onFirstUse(
+      async () => new (await import('./resource-cards.js')).ResourceCardRepository(ctx),
+    ),
     installations: onFirstUse(
       async () => new (await import('./installations.js')).InstallationRepository(ctx, cipher),
     ),

@@ -33,6 +33,17 @@ export const OperationJobSchema = z.object({
   replaceOriginal: z.boolean().default(false),
   /** When an alias asked for it: the line that says so, on top of the worker's answer too. */
   aliasLine: z.string().min(1).max(1000).optional(),
+  /**
+   * The message that says the work is under way: an answer to the channel takes its place, and so
+   * does any answer when the note is in the person's direct messages (`toPerson`).
+   */
+  note: z
+    .object({
+      channel: z.string().regex(SLACK_ID),
+      ts: z.string().regex(/^\d{1,12}\.\d{1,9}$/),
+      toPerson: z.literal(true).optional(),
+    })
+    .optional(),
 });
 export type OperationJob = z.infer<typeof OperationJobSchema>;
 
@@ -92,6 +103,20 @@ export const RequestHomesJobSchema = z.object({
 });
 export type RequestHomesJob = z.infer<typeof RequestHomesJobSchema>;
 
+/**
+ * A change that ran in the Slack function (within its answer's budget) touched a resource: its
+ * cards in channels are updated here, after the answer, not before it.
+ */
+export const ResourceCardsJobSchema = z.object({
+  kind: z.literal('resource-cards'),
+  correlationId: z.string(),
+  team: z.string().regex(SLACK_ID),
+  user: z.string().regex(SLACK_ID),
+  operationId: z.string().max(100),
+  input: z.record(z.string(), z.unknown()),
+});
+export type ResourceCardsJob = z.infer<typeof ResourceCardsJobSchema>;
+
 export const WorkerJobSchema = z.discriminatedUnion('kind', [
   OperationJobSchema,
   ApprovalJobSchema,
@@ -99,5 +124,6 @@ export const WorkerJobSchema = z.discriminatedUnion('kind', [
   RunbookStepJobSchema,
   HomeRefreshJobSchema,
   RequestHomesJobSchema,
+  ResourceCardsJobSchema,
 ]);
 export type WorkerJob = z.infer<typeof WorkerJobSchema>;

@@ -339,11 +339,19 @@ describe('list paging', () => {
       expect(e2e.stack.standIn.store.findMessage(CHANNEL, all.message.ts)?.blocks).toEqual(
         all.message.blocks,
       );
+      // The channel is told where the file goes; the DM's working note is replaced by how it went.
       const told = e2e.seen(ALICE).map((m) => e2e.textOf(m));
-      expect(told.some((t) => t.includes(`Reading the whole list for a ${format} file`))).toBe(true);
       expect(
-        told.some((t) => t.includes(`30 of 30 as ${format} are on their way to your direct messages`)),
+        told.some((t) =>
+          t.includes(`The whole list goes to your direct messages with the app as a ${format} file`),
+        ),
       ).toBe(true);
+      expect(told.some((t) => t.includes('Reading the whole list'))).toBe(false);
+      const inDm = store.messages(`D${ALICE}`).map((m) => e2e.textOf(m));
+      expect(
+        inDm.some((t) => t.includes(`30 of 30 as ${format} are on their way to your direct messages`)),
+      ).toBe(true);
+      expect(inDm.some((t) => t.includes('Reading the whole list'))).toBe(false);
       const file = store.files().at(-1);
       expect(store.files()).toHaveLength(before + 1);
       const text = file?.bytes?.toString('utf8') ?? '';

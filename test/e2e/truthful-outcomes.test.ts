@@ -275,20 +275,25 @@ describe('an update answered with 503s after the API applied it', () => {
 });
 
 describe('the requester’s "working…" note', () => {
-  it('says it stays and the answer comes as a message of its own, which it does, once (a slash command reply cannot be replaced)', async () => {
+  it('is posted in the channel and the answer takes its place, once (a slash command reply cannot be replaced)', async () => {
     const label = `k-note-${Date.now()}`;
     const before = e2e.seen(ALICE).length;
-    await e2e.command(ALICE, `profile sshkeys-create --label ${label} --ssh-key "${SSH_KEY}"`);
+    const delivery = await e2e.command(
+      ALICE,
+      `profile sshkeys-create --label ${label} --ssh-key "${SSH_KEY}"`,
+    );
+    // The command's own reply is empty: a note there could never go.
+    expect(delivery.message).toBeUndefined();
     const mine = e2e.seen(ALICE).slice(before);
-    expect(mine.filter((m) => m.text.includes(label) && !m.ephemeral)).toHaveLength(1);
-    const notes = mine.filter((m) => m.text.includes('Working on'));
-    expect(notes).toHaveLength(1);
-    expect(notes[0]?.text).toContain('its answer comes as a message of its own; this note stays as it is');
-    // Nothing was sent that Slack would ignore: no delete or replace on the command's response_url.
-    const responses = e2e.stack.standIn.store.callsTo('response_url').slice(-1);
-    expect(responses.map((call) => [call.body.replace_original, call.body.delete_original])).toEqual([
-      [false, undefined],
-    ]);
+    const answers = mine.filter((m) => m.text.includes(label) && !m.ephemeral);
+    expect(answers).toHaveLength(1);
+    expect(mine.filter((m) => /working on/i.test(m.text))).toEqual([]);
+    // The note, posted with the Web API, became the answer (`chat.update`).
+    expect(answers[0]?.updatedAt).toBeDefined();
+    const replaced = e2e.stack.standIn.store
+      .callsTo('chat.update')
+      .filter((call) => call.body.ts === answers[0]?.ts);
+    expect(replaced).toHaveLength(1);
   });
 });
 

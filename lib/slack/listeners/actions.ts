@@ -19,6 +19,7 @@ const botCommands = () => import('../bot-commands/index.js');
 const forms = () => import('../forms.js');
 const homeActions = () => import('../home-actions.js');
 const runbookCommand = () => import('../bot-commands/runbook.js');
+const resourceCards = () => import('../resource-cards.js');
 
 /**
  * Buttons and menus: run an operation, page a listing, decide an approval, a Home's report and
@@ -64,7 +65,8 @@ export function registerActions(app: App, deps: BotDeps): void {
       { payload: (m) => m.ExportPayloadSchema, reply: 'to the clicker alone' },
       async ({ ctx, client, payload }) => {
         // The worker's answer must not take the list's place, which is what an answer through this
-        // click's response_url does: it comes as a message of its own (or in the DM with the file).
+        // click's response_url does: it comes to the DM with the file, in place of the note waiting
+        // there (see `handOff`), or as a message of its own.
         const { responseUrl: _listMessage, ...apart } = ctx;
         const reply = await answerRun(
           deps,
@@ -73,7 +75,8 @@ export function registerActions(app: App, deps: BotDeps): void {
           payload && { ...payload, options: { export: payload.format, filter: payload.filter } },
           false,
         );
-        return reply?.outcome === 'handed_off' && payload
+        // No note in the DM (it would not open): this one stays, so it says where the file goes.
+        return reply?.outcome === 'handed_off' && payload && reply.text.includes('Working on')
           ? notice(
               `:outbox_tray: Reading the whole list for a ${payload.format.toUpperCase()} file to your direct messages with the app…`,
             )
@@ -201,6 +204,11 @@ async function answerRun(
   if (!payload || !op || (payload.options !== undefined && !op.paginated)) {
     return notice('That button is out of date. Run the command again.');
   }
+  // An ephemeral card cannot be updated (`chat.update` does not edit ephemeral messages), so its
+  // buttons outlive the resource: a deleted one is said to be, and nothing runs.
+  const cards = await resourceCards();
+  const deletion = await cards.deletionOfTarget(deps, ctx.team, op, payload.input);
+  if (deletion) return notice(cards.deletedResourceNotice(deletion));
   const parsed = op.request.safeParse(payload.input);
   if (!parsed.success) {
     // A button for an action that needs more input (Attach asks for the node): ask in a form.

@@ -78,7 +78,7 @@ export function onClick<P extends object = never, M = undefined>(
     const reply = await safely(deps, ctx, operationIdOf(payload), () =>
       listen({ ctx, client, value: element.value, payload, meanwhile }),
     );
-    if (!reply) return;
+    if (!reply || reply.shownElsewhere) return;
     if (!ctx.responseUrl) await tellDirectly(deps, client, ctx, reply);
     else if (way.reply === 'to the clicker alone')
       await respond({ ...responseBody(reply, false), response_type: 'ephemeral' });

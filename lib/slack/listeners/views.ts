@@ -33,7 +33,7 @@ export function registerViews(app: App, deps: BotDeps): void {
     const reply = await safely(deps, ctx, submission.op.id, () =>
       answerOperation(deps, ctx, client, { op: submission.op, input: submission.input, options: {} }),
     );
-    if (reply) await postReply(deps, client, ctx, reply);
+    if (reply && !reply.shownElsewhere) await postReply(deps, client, ctx, reply);
   });
 
   app.view(CallbackId.login, async ({ ack, body, view, client }) => {

@@ -15,6 +15,7 @@ function recordingHandlers() {
     'runbook-step': record,
     'home-refresh': record,
     'request-homes': record,
+    'resource-cards': record,
   };
   return { handlers, seen };
 }
