@@ -274,6 +274,18 @@ const SOURCE_WORDS: Record<SettingsVersion['source'], string> = {
   commands: 'as commands had left them',
 };
 
+/** Who applied a version; the settings as commands had left them were kept, not applied by anyone. */
+function whoText(version: SettingsVersion): string {
+  switch (version.source) {
+    case 'commands':
+      return '';
+    case 'ci':
+      return ` as ${codeSpan(version.appliedBy)}`;
+    default:
+      return ` by ${userMention(version.appliedBy)}`;
+  }
+}
+
 async function history(context: BotCommandContext): Promise<Reply> {
   const outcome = await settingsHistory(context.deps, callerOf(context));
   if (outcome.kind === 'refused') return notice(ADMINS_ONLY);
@@ -286,7 +298,7 @@ async function history(context: BotCommandContext): Promise<Reply> {
     const back = version.rollbackOf === null ? '' : ` to version ${version.rollbackOf}`;
     const count =
       version.source === 'commands' ? '' : ` · ${version.changes} change${version.changes === 1 ? '' : 's'}`;
-    return `*${version.version}* · ${slackDate(version.appliedAt)} · ${SOURCE_WORDS[version.source]}${back}${version.source === 'ci' ? ` as ${codeSpan(version.appliedBy)}` : ` by ${userMention(version.appliedBy)}`}${count}`;
+    return `*${version.version}* · ${slackDate(version.appliedAt)} · ${SOURCE_WORDS[version.source]}${back}${whoText(version)}${count}`;
   });
   return notice(
     `Versions of the settings, newest first:\n${lines.join('\n')}\nReturn to one with ${codeSpan('/cloud settings rollback N')}.`,
