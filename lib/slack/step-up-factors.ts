@@ -191,7 +191,7 @@ function resetRequestedReply(user: string, outcome: RequestOutcome): Reply {
       return notice(
         outcome.reason === 'channel_closed'
           ? `Nothing was requested: the approval card goes in this channel. ${channelRefusalHint(outcome.refusal)}`
-          : "Nothing was requested: the workspace's rule asks every request to say why, and a reset takes no reason yet; ask an admin to lift the rule for it.",
+          : `Nothing was requested: the workspace's rule asks every request to say why. Add ${codeSpan('--reason "…"')} to the command, e.g. ${codeSpan('/cloud mfa reset @bob --reason "lost phone"')}.`,
       );
     case 'card_not_posted':
       return notice(
