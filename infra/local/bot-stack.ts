@@ -10,7 +10,7 @@ import type { OutcomeCheckSettings } from '../../lib/changes/outcomes.js';
 import type { Config, SlackAuth } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import type { PasskeyLinkContext } from '../../lib/passkeys/links.js';
-import { PASSKEY_PATH, relyingPartyOf } from '../../lib/passkeys/paths.js';
+import { APP_QR_PATH, PASSKEY_PATH, relyingPartyOf } from '../../lib/passkeys/paths.js';
 import type { DescribeProof, OnVerifiedAssertion } from '../../lib/passkeys/routes.js';
 import { openTable } from '../../lib/runtime.js';
 import type { SlackHandler } from '../../lib/slack/bot.js';
@@ -171,6 +171,7 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
       [INSTALL_PATH]: route,
       [OAUTH_REDIRECT_PATH]: route,
       [`${PASSKEY_PATH}/*`]: route,
+      [`${APP_QR_PATH}/*`]: route,
       // The agents' function (functions/mcp): the MCP endpoint and the pages agents sign in through.
       [MCP_PATH]: agentsRoute,
       [`${MCP_PATH}/*`]: agentsRoute,

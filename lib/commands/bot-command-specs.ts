@@ -111,7 +111,7 @@ const REQUIRE_REASON_FLAG: BotFlag = {
   summary: 'Whether a request must say why (`--reason "…"`)',
 };
 
-const SETTINGS_REASON_FLAG: BotFlag = {
+const REASON_FLAG: BotFlag = {
   name: 'reason',
   kind: TEXT,
   placeholder: '"…"',
@@ -441,8 +441,19 @@ const DECLARED_BOT_COMMANDS = [
   {
     name: 'mfa',
     summary: 'Enroll an authenticator app (or a passkey) for step-up approvals; see or reset it',
-    usage: ['mfa enroll [code|passkey]', 'mfa confirm CODE', 'mfa status', 'mfa reset [@USER]'],
-    examples: ['mfa enroll', 'mfa confirm 123456', 'mfa status', 'mfa reset', 'mfa reset @bob'],
+    usage: [
+      'mfa enroll [code|passkey]',
+      'mfa confirm CODE',
+      'mfa status',
+      'mfa reset [@USER] [--reason "…"]',
+    ],
+    examples: [
+      'mfa enroll',
+      'mfa confirm 123456',
+      'mfa status',
+      'mfa reset',
+      'mfa reset @bob --reason "lost phone"',
+    ],
     subcommands: [
       {
         name: 'enroll',
@@ -459,9 +470,11 @@ const DECLARED_BOT_COMMANDS = [
       { name: 'status', summary: 'Whether you are enrolled', usage: 'mfa status' },
       {
         name: 'reset',
-        summary: "Remove your enrollment; admins may remove someone else's (audited)",
-        usage: 'mfa reset [@USER]',
+        summary:
+          "Remove your enrollment; admins may ask to remove someone else's, a reviewed change (audited) that says why with `--reason`",
+        usage: 'mfa reset [@USER] [--reason "…"]',
         args: [{ name: '@USER', kind: PEOPLE, optional: true }],
+        flags: [REASON_FLAG],
       },
     ],
   },
@@ -521,7 +534,7 @@ const DECLARED_BOT_COMMANDS = [
         summary:
           'Paste a document in a form: its changes are checked, shown as a card and applied once another admin approves',
         usage: 'settings import [--reason "…"]',
-        flags: [SETTINGS_REASON_FLAG],
+        flags: [REASON_FLAG],
       },
       { name: 'history', summary: 'The versions of the settings, newest first', usage: 'settings history' },
       {
@@ -529,7 +542,7 @@ const DECLARED_BOT_COMMANDS = [
         summary: 'Ask for version N to become the settings again (a reviewed change, like an import)',
         usage: 'settings rollback N [--reason "…"]',
         args: [{ name: 'N', kind: { type: 'count', min: 1, max: 1_000_000 } }],
-        flags: [SETTINGS_REASON_FLAG],
+        flags: [REASON_FLAG],
       },
     ],
   },

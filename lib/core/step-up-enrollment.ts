@@ -5,6 +5,7 @@ import { type RequestOutcome, requestBotChange } from '../changes/requests.js';
 import {
   askForFactorProof,
   checkCode,
+  enrollmentUri,
   type FactorProofCheck,
   type FactorProofNeed,
   proveFactorChange,
@@ -68,8 +69,17 @@ export type ProofNeeded = {
 export type StepUpMethod = 'code' | 'passkey';
 
 export type EnrollmentOutcome =
-  /** A new secret, pending until its first code confirms it; for the caller's eyes only. */
-  | { readonly kind: 'app_started'; readonly secret: string; readonly uri: string }
+  /**
+   * A new secret, pending until its first code confirms it; for the caller's eyes only, who may
+   * also see it as a QR code on a page the surface gives them a one-time link to.
+   */
+  | {
+      readonly kind: 'app_started';
+      readonly secret: string;
+      readonly uri: string;
+      readonly team: string;
+      readonly user: string;
+    }
   /** The caller has a confirmed app already: a new one needs a reset first. */
   | { readonly kind: 'app_enrolled_already' }
   /**
@@ -104,16 +114,38 @@ async function enroll(
   change: Exclude<FactorChange, 'remove_own'>,
 ): Promise<Exclude<EnrollmentOutcome, ProofNeeded>> {
   if (change === 'add_passkey') return { kind: 'passkey_link', team: caller.team, user: caller.user };
-  // The label an authenticator app shows beside the code: whose, in which workspace.
-  const started = await startCodeEnrollment(
-    deps.store,
-    caller.team,
-    caller.user,
-    `${caller.user}@${caller.team}`,
-  );
+  const started = await startCodeEnrollment(deps.store, caller.team, caller.user, appLabel(caller));
   return started.kind === 'started'
-    ? { kind: 'app_started', secret: started.secret, uri: started.uri }
+    ? { kind: 'app_started', secret: started.secret, uri: started.uri, team: caller.team, user: caller.user }
     : { kind: 'app_enrolled_already' };
+}
+
+/** The label an authenticator app shows beside the code: whose, in which workspace. */
+function appLabel(who: Pick<Caller, 'team' | 'user'>): string {
+  return `${who.user}@${who.team}`;
+}
+
+export type PendingAppKey =
+  /** The `otpauth://` URI of the app waiting for its first code: for the person's eyes only. */
+  | { readonly kind: 'pending'; readonly uri: string }
+  /** Nothing to show: no enrollment, or one confirmed (its key is never shown again). */
+  | { readonly kind: 'none' | 'confirmed' };
+
+/**
+ * The key of `who`'s authenticator app enrollment while it waits for its first code, as the URI
+ * an app scans (the QR page's): read through the store, where it is sealed, for that person only.
+ */
+export async function pendingAppKey(
+  deps: { readonly store: Pick<Store, 'stepUp'> },
+  who: Pick<Caller, 'team' | 'user'>,
+): Promise<PendingAppKey> {
+  const enrollment = await deps.store.stepUp.enrollment(who.team, who.user);
+  if (!enrollment) return { kind: 'none' };
+  if (enrollment.status === 'active') return { kind: 'confirmed' };
+  const secret = await deps.store.stepUp.secret(who.team, who.user);
+  return secret === undefined
+    ? { kind: 'none' }
+    : { kind: 'pending', uri: enrollmentUri(secret, appLabel(who)) };
 }
 
 export type ConfirmOutcome =

@@ -1,18 +1,21 @@
 import type { FactorChange, Store } from '../store/index.js';
-import { passkeyLinkUrl, type RelyingParty } from './paths.js';
+import { appQrLinkUrl, passkeyLinkUrl, type RelyingParty } from './paths.js';
 
 /**
  * The ways into the passkey page. The mfa command posts an enrollment link to the person alone (an
  * ephemeral message), and a factor link when adding or removing a method needs a proof from a
  * passkey they have; a step-up challenge posts an approval link the same way. Each is
  * a fresh one-time link (`lib/store/passkey-links.ts`) bound to that person, and an approval link
- * also to its challenge.
+ * also to its challenge. An authenticator app's enrollment gives its person a link of the same
+ * kind to the page that shows its QR code (`app-qr.ts`).
  */
 
 /** Setting up a passkey may mean finding a security key: ten minutes. */
 export const ENROLLMENT_LINK_SECONDS = 10 * 60;
 /** Approving is one touch on a passkey already set up: five minutes. */
 export const APPROVAL_LINK_SECONDS = 5 * 60;
+/** Scanning a QR code is done at once, with the reply that gave the link still open: five minutes. */
+export const APP_QR_LINK_SECONDS = 5 * 60;
 
 export interface PasskeyLinkContext {
   readonly store: Pick<Store, 'passkeyLinks'>;
@@ -68,4 +71,21 @@ export async function passkeyFactorLink(
     lifetimeSeconds: APPROVAL_LINK_SECONDS,
   });
   return { url: passkeyLinkUrl(ctx.relyingParty, token), validUntil };
+}
+
+/**
+ * A link to the QR code of the person's authenticator app enrollment. It holds no secret: the page
+ * reads the pending enrollment of the person the link names, through the store, when it is used.
+ */
+export async function appQrLink(
+  ctx: PasskeyLinkContext,
+  who: { readonly teamId: string; readonly userId: string },
+): Promise<PasskeyLinkOffer> {
+  const { token, validUntil } = await ctx.store.passkeyLinks.issue({
+    team: who.teamId,
+    user: who.userId,
+    purpose: { kind: 'app_qr' },
+    lifetimeSeconds: APP_QR_LINK_SECONDS,
+  });
+  return { url: appQrLinkUrl(ctx.relyingParty, token), validUntil };
 }

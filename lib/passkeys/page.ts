@@ -154,11 +154,19 @@ export function noticePage(title: string, text: string): PasskeyPage {
   };
 }
 
-function documentWithNonce(title: string, body: string, nonce: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style nonce="${nonce}">${DOCUMENT_PAGE_STYLE}#passkey-result[data-state="refused"]{color:var(--danger)}#passkey-result[data-state="done"]{color:var(--primary);font-weight:700}#passkey-subject{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}#passkey-subject dt{font-weight:700}#passkey-subject dd{margin:0;overflow-wrap:anywhere}</style></head><body><main class="card"><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
+/** A page of the bot's: one card, its style inline under `nonce` (the QR page's too). */
+export function documentWithNonce(title: string, body: string, nonce: string, style = ''): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style nonce="${nonce}">${DOCUMENT_PAGE_STYLE}${style}#passkey-result[data-state="refused"]{color:var(--danger)}#passkey-result[data-state="done"]{color:var(--primary);font-weight:700}#passkey-subject{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}#passkey-subject dt{font-weight:700}#passkey-subject dd{margin:0;overflow-wrap:anywhere}</style></head><body><main class="card"><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
 }
 
-function pageHeaders(nonce: string): Record<string, string> {
+/**
+ * No caching, no referrer, and a CSP under which only this response's own script and style run.
+ * `formAction`: where a form may post; none but the QR page's own button (`'self'`).
+ */
+export function pageHeaders(
+  nonce: string,
+  formAction: "'none'" | "'self'" = "'none'",
+): Record<string, string> {
   return {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
@@ -170,7 +178,7 @@ function pageHeaders(nonce: string): Record<string, string> {
       `style-src 'nonce-${nonce}'`,
       "connect-src 'self'",
       "base-uri 'none'",
-      "form-action 'none'",
+      `form-action ${formAction}`,
       "frame-ancestors 'none'",
     ].join('; '),
   };

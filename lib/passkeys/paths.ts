@@ -1,5 +1,6 @@
 /**
- * Where the passkey page lives on the bot's HTTP API, and its link's shape. Kept apart from the
+ * Where the passkey page (and the authenticator app's QR page) lives on the bot's HTTP API, and
+ * their links' shape. Kept apart from the
  * routes so the Slack function can tell a passkey request by its path without loading them (or
  * WebAuthn's library) on its cold start.
  *
@@ -54,4 +55,23 @@ export function relyingPartyOf(publicUrl: string): RelyingParty {
 
 export function passkeyLinkUrl(relyingParty: RelyingParty, token: string): string {
   return `${relyingParty.baseUrl}${PASSKEY_PATH}/${token}`;
+}
+
+/**
+ * The page that shows the QR code of a person's authenticator app enrollment: `GET
+ * /authenticator/{token}` says what it will show and uses nothing, `POST` (its one button) shows
+ * it, once. Beside the passkey page's paths for the same reason: told apart without loading it.
+ */
+export const APP_QR_PATH = '/authenticator';
+
+const APP_QR_ROUTE = /\/authenticator\/([^/]+)$/;
+
+/** The token of a QR page path; undefined for every other path. */
+export function appQrRequestPath(path: string): { readonly token: string } | undefined {
+  const token = APP_QR_ROUTE.exec(path)?.[1];
+  return token ? { token } : undefined;
+}
+
+export function appQrLinkUrl(relyingParty: RelyingParty, token: string): string {
+  return `${relyingParty.baseUrl}${APP_QR_PATH}/${token}`;
 }

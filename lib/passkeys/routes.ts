@@ -8,7 +8,7 @@ import {
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import * as z from 'zod';
 import type { Store } from '../store/index.js';
-import type { PasskeyLink, PasskeyLinkRefusal } from '../store/passkey-links.js';
+import type { PasskeyLink, PasskeyLinkRefusal, PasskeyLinkResult } from '../store/passkey-links.js';
 import { PasskeyAlreadyRegisteredError } from '../store/passkeys.js';
 import { ceremonyPage, noticePage, type PasskeyPage, type ProofSubject } from './page.js';
 import { type PasskeyRequestPath, passkeyRequestPath, type RelyingParty } from './paths.js';
@@ -170,9 +170,23 @@ export async function handlePasskeyRequest(
   }
 }
 
+/** A link of this page's: one for the authenticator app's QR page (`app-qr.ts`) is not valid here. */
+type PasskeyPageLink = PasskeyLink & {
+  readonly purpose: Exclude<PasskeyLink['purpose'], { kind: 'app_qr' }>;
+};
+
+function passkeyPageLink(
+  found: PasskeyLinkResult,
+): { readonly status: 'valid'; readonly link: PasskeyPageLink } | { readonly status: PasskeyLinkRefusal } {
+  if (found.status !== 'valid') return found;
+  const { link } = found;
+  const { purpose } = link;
+  return purpose.kind === 'app_qr' ? { status: 'unknown' } : { status: 'valid', link: { ...link, purpose } };
+}
+
 /** Showing the page uses nothing: a link preview that fetches it spends no link. */
 async function page(path: PasskeyRequestPath, deps: PasskeyRouteDeps) {
-  const found = await deps.store.passkeyLinks.look(path.token);
+  const found = passkeyPageLink(await deps.store.passkeyLinks.look(path.token));
   if (found.status !== 'valid') {
     const refusal = REFUSALS[found.status];
     return html(refusal.status, noticePage(refusal.title, refusal.text));
@@ -198,7 +212,7 @@ async function approvalRefusal(link: PasskeyLink, challengeId: string, deps: Pas
 }
 
 async function options(path: PasskeyRequestPath, deps: PasskeyRouteDeps) {
-  const found = await deps.store.passkeyLinks.look(path.token);
+  const found = passkeyPageLink(await deps.store.passkeyLinks.look(path.token));
   if (found.status !== 'valid') return refusedLink(found.status);
   const { link } = found;
   const { relyingParty: rp } = deps;
@@ -250,7 +264,7 @@ async function options(path: PasskeyRequestPath, deps: PasskeyRouteDeps) {
 async function verify(path: PasskeyRequestPath, event: APIGatewayProxyEventV2, deps: PasskeyRouteDeps) {
   const body = bodyOf(event);
   // Spent before the answer is checked: whatever the answer, this link is not tried twice.
-  const used = await deps.store.passkeyLinks.use(path.token);
+  const used = passkeyPageLink(await deps.store.passkeyLinks.use(path.token));
   if (used.status !== 'valid') return refusedLink(used.status);
   const { link } = used;
   if (body === undefined || link.ceremonyChallenge === undefined)

@@ -9,7 +9,7 @@ import {
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { DEFAULT_SLACK_STORAGE_BUDGET_MS } from '../config.js';
 import { isTeamRemovalError, rememberServingOrg } from '../core/installations.js';
-import { passkeyRequestPath } from '../passkeys/paths.js';
+import { appQrRequestPath, passkeyRequestPath } from '../passkeys/paths.js';
 import { SLACK_CLIENT_OPTIONS } from '../slack-kit/web-client.js';
 import { isStorageUnavailable } from '../store/errors.js';
 import { withoutStorageBudget, withStorageBudget } from '../store/store-context.js';
@@ -85,6 +85,7 @@ export function createSlackApp(given: BotDeps): { app: App; handler: SlackHandle
     );
   const handler: SlackHandler = async (event, context) => {
     if (passkeyRequestPath(event.rawPath)) return passkeyAnswer(deps, event);
+    if (appQrRequestPath(event.rawPath)) return appQrAnswer(deps, event);
     const page = oauth?.handle(event);
     if (page) return page;
     // One workspace has no install pages. The routes exist in AWS all the same (serverless.yml),
@@ -123,6 +124,20 @@ async function passkeyAnswer(
     describeProof: deps.passkeys.describeProof,
     logger: deps.logger,
   });
+}
+
+/**
+ * The authenticator app's QR page, with its QR encoder loaded on its first request only. It lives
+ * where the passkey page does, so a bot without a public URL has neither.
+ */
+async function appQrAnswer(
+  deps: BotDeps,
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
+  if (!deps.passkeys)
+    return { statusCode: 404, headers: { 'content-type': 'text/plain' }, body: 'Not found' };
+  const { handleAppQrRequest } = await import('../passkeys/app-qr.js');
+  return handleAppQrRequest(event, { store: deps.store, logger: deps.logger });
 }
 
 /**

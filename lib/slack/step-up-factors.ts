@@ -9,7 +9,12 @@ import type {
   ProofNeeded,
   ResetOutcome,
 } from '../core/step-up-enrollment.js';
-import { type PasskeyLinkContext, passkeyEnrollmentLink, passkeyFactorLink } from '../passkeys/links.js';
+import {
+  appQrLink,
+  type PasskeyLinkContext,
+  passkeyEnrollmentLink,
+  passkeyFactorLink,
+} from '../passkeys/links.js';
 import { CallbackId } from '../slack-kit/interaction-ids.js';
 import { notice, type Reply } from '../slack-kit/reply.js';
 import { slackErrorOf } from '../slack-kit/slack-refusals.js';
@@ -116,15 +121,27 @@ export async function enrollmentReply(
       return notice(
         `You are enrolled already. To enroll a new app, reset first with ${codeSpan('/cloud mfa reset')}.`,
       );
-    case 'app_started':
-      // Only this reply, which only this person sees, ever holds the secret.
+    case 'app_started': {
+      // Only this reply, which only this person sees, ever holds the secret. The QR link holds
+      // none: its page reads the sealed enrollment of the person it names, once. A link that could
+      // not be made leaves the key to type: the enrollment has started, and this reply must say it.
+      const qr =
+        passkeyLinks &&
+        (await appQrLink(passkeyLinks, { teamId: outcome.team, userId: outcome.user }).catch(
+          () => undefined,
+        ));
+      const scan = qr
+        ? `Scan a QR code with the app: <${qr.url}|show the QR code> (works once, until ${slackDate(qr.validUntil, 'time')}).\n`
+        : '';
       return notice(
         ':iphone: *Add the bot to your authenticator app.* Only you see this message.\n' +
-          `Open this link on your phone, or add a key by hand: ${codeSpan(outcome.uri)}\n` +
+          scan +
+          `Or open this link on your phone, or add a key by hand: ${codeSpan(outcome.uri)}\n` +
           `Secret: ${codeSpan(outcome.secret)} (time-based, ${CODE_DIGITS} digits, 30 seconds)\n` +
           `Then confirm with the code it shows: ${codeSpan('/cloud mfa confirm 123456')}. ` +
           'Until then it does not count.',
       );
+    }
     case 'passkey_link': {
       if (!passkeyLinks) {
         return notice(
@@ -174,7 +191,7 @@ function resetRequestedReply(user: string, outcome: RequestOutcome): Reply {
       return notice(
         outcome.reason === 'channel_closed'
           ? unmadeRequestText(outcome)
-          : "Nothing was requested: the workspace's rule asks every request to say why, and a reset takes no reason yet; ask an admin to lift the rule for it.",
+          : `Nothing was requested: the workspace's rule asks every request to say why. Add ${codeSpan('--reason "…"')} to the command, e.g. ${codeSpan('/cloud mfa reset @bob --reason "lost phone"')}.`,
       );
     case 'card_not_posted':
     case 'not_saved':

@@ -7,10 +7,13 @@ import { epochSeconds, type StoreContext } from './store-context.js';
 import '../zod-settings.js';
 
 /**
- * One-time links to the passkey page (`lib/passkeys/`). A link is a random 256-bit token in the
+ * One-time links to the bot's own pages (`lib/passkeys/`): the passkey page, and the page that
+ * shows an authenticator app's QR code. A link is a random 256-bit token in the
  * URL; the table keeps only its SHA-256, so a read of the table (or a backup) gives no usable
  * link. Each link is bound to one person (team and user) and one purpose: enrolling a passkey,
- * approving one step-up challenge, or proving one change to the person's own step-up methods. It works for minutes, and once: the verification that uses it
+ * approving one step-up challenge, proving one change to the person's own step-up methods, or
+ * showing the QR code of their authenticator app's pending enrollment. It works for minutes, and
+ * once: the verification (or the showing) that uses it
  * marks it used by a conditional write, so two verifications racing on one link cannot both pass.
  * A used link stays (until its TTL removes it) so that the page can say it was used rather than
  * that it never existed.
@@ -20,7 +23,9 @@ export type PasskeyLinkPurpose =
   | { readonly kind: 'enroll' }
   | { readonly kind: 'approve'; readonly challengeId: string }
   /** Proving with a passkey the person has that a change to their own methods is theirs. */
-  | { readonly kind: 'factor'; readonly challengeId: string; readonly change: FactorChange };
+  | { readonly kind: 'factor'; readonly challengeId: string; readonly change: FactorChange }
+  /** Showing the QR code of the person's authenticator app enrollment, once (no ceremony). */
+  | { readonly kind: 'app_qr' };
 
 export interface PasskeyLink {
   readonly team: string;
@@ -55,7 +60,7 @@ const LinkItemSchema = z.object({
   kind: z.literal('passkey_link'),
   team_id: z.string(),
   user_id: z.string(),
-  purpose: z.enum(['enroll', 'approve', 'factor']),
+  purpose: z.enum(['enroll', 'approve', 'factor', 'app_qr']),
   challenge_id: z.string().optional(),
   factor_change: z.enum(['add_passkey', 'add_app', 'remove_own']).optional(),
   valid_until_ms: z.number(),
@@ -93,7 +98,7 @@ export class PasskeyLinkStore {
       team_id: input.team,
       user_id: input.user,
       purpose: input.purpose.kind,
-      ...(input.purpose.kind === 'enroll' ? {} : { challenge_id: input.purpose.challengeId }),
+      ...('challengeId' in input.purpose ? { challenge_id: input.purpose.challengeId } : {}),
       ...(input.purpose.kind === 'factor' ? { factor_change: input.purpose.change } : {}),
       valid_until_ms: validUntil.getTime(),
       created_at: this.#ctx.now().toISOString(),
@@ -156,6 +161,22 @@ export class PasskeyLinkStore {
   }
 
   /**
+   * Uses a QR link: marks it used, once, while unexpired, and answers whose it is. A link of any
+   * other purpose is not touched (its page needs a ceremony) and answers as unknown.
+   */
+  async useAppQr(token: string): Promise<PasskeyLinkResult> {
+    const useId = randomBytes(16).toString('base64url');
+    const used = await this.#writeWhileValid(
+      token,
+      'SET used_at = :now, use_id = :useId',
+      { ':now': this.#ctx.now().toISOString(), ':useId': useId, ':appQr': 'app_qr' },
+      { useId },
+      'purpose = :appQr',
+    );
+    return used.status === 'valid' && used.link.purpose.kind !== 'app_qr' ? { status: 'unknown' } : used;
+  }
+
+  /**
    * `own` recognises this call's write on reading back after a refused condition: a write that
    * landed but whose answer was lost is sent again by the client, and the second attempt meets
    * the first one's result. The challenge and the use id are random, so no other call wrote them.
@@ -201,7 +222,8 @@ export class PasskeyLinkStore {
     if (item && isOwnWrite) return this.#judge(item, own.useId);
     // Refused: read why, for the page's words. Nothing was written.
     const refused = item ? this.#judge(item) : ({ status: 'unknown' } as const);
-    // Valid on reading back: the ceremony was never started (`use` before `beginCeremony`).
+    // Valid on reading back: the ceremony was never started (`use` before `beginCeremony`), or the
+    // link is for another page than the one using it.
     return refused.status === 'valid' ? { status: 'unknown' } : refused;
   }
 
@@ -212,6 +234,7 @@ export class PasskeyLinkStore {
     if (item.valid_until_ms <= this.#ctx.now().getTime()) return { status: 'expired' };
     let purpose: PasskeyLinkPurpose;
     if (item.purpose === 'enroll') purpose = { kind: 'enroll' };
+    else if (item.purpose === 'app_qr') purpose = { kind: 'app_qr' };
     else if (item.challenge_id === undefined) return { status: 'unknown' };
     else if (item.purpose === 'approve') purpose = { kind: 'approve', challengeId: item.challenge_id };
     else if (item.factor_change !== undefined)

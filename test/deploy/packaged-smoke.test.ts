@@ -177,6 +177,7 @@ beforeAll(async () => {
     '/slack/install': viaGateway('slack'),
     '/slack/oauth_redirect': viaGateway('slack'),
     '/passkey/*': viaGateway('slack'),
+    '/authenticator/*': viaGateway('slack'),
     '/mcp': viaGateway('mcp'),
     '/mcp/*': viaGateway('mcp'),
     '/.well-known/*': viaGateway('mcp'),

@@ -86,6 +86,13 @@ describe('the Slack function bundle', () => {
     expect(has(bundles.slack.atStart, file)).toBe(false);
   });
 
+  it('carries the authenticator app’s QR page and its encoder, loaded on the first QR page request only', () => {
+    for (const file of ['node_modules/uqr/', 'lib/passkeys/app-qr.ts']) {
+      expect(has(bundles.slack.deployed, file), file).toBe(true);
+      expect(has(bundles.slack.atStart, file), file).toBe(false);
+    }
+  });
+
   it('carries the passkey page and WebAuthn checks, loaded on the first passkey request only', () => {
     for (const file of [
       'node_modules/@simplewebauthn/server/',

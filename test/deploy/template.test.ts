@@ -77,12 +77,14 @@ describe('the packaged CloudFormation template', () => {
     for (const [, f] of functions) expect(f.Properties.Runtime).toBe('nodejs22.x');
   });
 
-  it('routes Slack requests, the "Add to Slack" pages and the passkey page on the HTTP API to the Slack function', () => {
+  it('routes Slack requests, the "Add to Slack" pages, the passkey page and the authenticator QR page on the HTTP API to the Slack function', () => {
     // One integration for all: the OAuth and passkey pages are served by the same Slack function.
     expect(routesTo('SlackLambdaFunction')).toEqual([
+      'GET /authenticator/{token}',
       'GET /passkey/{token}',
       'GET /slack/install',
       'GET /slack/oauth_redirect',
+      'POST /authenticator/{token}',
       'POST /passkey/{token}/options',
       'POST /passkey/{token}/verify',
       'POST /slack/events',

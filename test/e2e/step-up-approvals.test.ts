@@ -438,6 +438,41 @@ describe('mfa', () => {
     );
   });
 
+  it('under a rule that asks for reasons, an admin’s reset without --reason is told to add one and asks for nothing', async () => {
+    const dave = newUser();
+    await enroll(dave);
+    await e2e.stack.store.approvalPolicy.put(team(), { admins: [ADA], requireReason: true }, ADA);
+    try {
+      const cards = e2e.stack.standIn.store.messages(CHANNEL).length;
+      const asked = e2e.textOf((await e2e.command(ADA, `mfa reset <@${dave}>`)).message);
+      expect(asked).toContain('asks every request to say why');
+      expect(asked).toContain('--reason');
+      expect(asked).not.toContain('takes no reason');
+      expect(e2e.stack.standIn.store.messages(CHANNEL)).toHaveLength(cards);
+      expect((await e2e.stack.store.stepUp.enrollment(team(), dave))?.status).toBe('active');
+    } finally {
+      await e2e.stack.store.approvalPolicy.put(team(), { admins: [ADA] }, ADA);
+    }
+  });
+
+  it('an admin’s reset with --reason shows the reason on its card, and another person’s approval resets', async () => {
+    const dave = newUser();
+    await enroll(dave);
+    await e2e.stack.store.approvalPolicy.put(team(), { admins: [ADA], requireReason: true }, ADA);
+    try {
+      const asked = await e2e.command(ADA, `mfa reset <@${dave}> --reason "lost phone, ticket 4411"`);
+      expect(e2e.textOf(asked.message)).toContain('Nothing is removed yet');
+      const card = lastCard();
+      expect(e2e.textOf(card)).toContain(`asked to remove every step-up method of <@${dave}>`);
+      expect(e2e.textOf(card)).toContain('*Reason:* “lost phone, ticket 4411”');
+      await click(ALICE, card, ActionId.approve);
+      expect(await e2e.stack.store.stepUp.enrollment(team(), dave)).toBeUndefined();
+      expect(e2e.textOf(cardNow(card))).toContain('authenticator app was removed');
+    } finally {
+      await e2e.stack.store.approvalPolicy.put(team(), { admins: [ADA] }, ADA);
+    }
+  });
+
   it('a denied reset removes nothing', async () => {
     const dave = newUser();
     await enroll(dave);

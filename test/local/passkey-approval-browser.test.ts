@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
+import { renderSVG } from 'uqr';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
-import { APPROVAL_LINK_SECONDS } from '../../lib/passkeys/links.js';
+import { codeAt } from '../../lib/changes/step-up.js';
+import { APP_QR_LINK_SECONDS, APPROVAL_LINK_SECONDS } from '../../lib/passkeys/links.js';
 import { timeIn } from '../../lib/passkeys/page.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
 import { browserAvailability, CHROMIUM, failInCiWithoutBrowser } from '../support/browser.js';
@@ -15,11 +18,16 @@ import { testClock } from '../support/store.js';
  * alone with a one-time link, and the page's assertion records his vote: the emulator sees one
  * DELETE and the card says "with a passkey". A link used again, expired, or opened by someone
  * without Bob's passkey records nothing and calls no API; no link is in any channel message, log
- * or audit entry. Skipped where playwright-core or chromium is missing, failing in CI.
+ * or audit entry. Dan, with nothing enrolled, asks for an authenticator app: his reply's one-time
+ * link shows him the QR code of exactly the key it names, once, within its minutes, and only while
+ * the app waits for its first code. Skipped where playwright-core or chromium is missing, failing
+ * in CI.
  */
 
 const STEP_TIMEOUT_MS = 15_000;
 const CAROL = 'U0CAROL';
+const DAN = 'U0DAN';
+const ERIN = 'U0ERIN';
 
 // The few parts of playwright-core's API used here, so the test compiles before it is installed.
 interface Locator {
@@ -435,7 +443,96 @@ describe.skipIf(skipReason !== undefined)(
       }
     });
 
-    it('no link is in any channel message, log line or audit entry, and the page threw nothing', async () => {
+    /** Keys of authenticator apps shown to people here, to look for where they must not be. */
+    const appKeys: string[] = [];
+
+    /** The key, its otpauth URI and the QR page link of the newest enrollment reply only `user` sees. */
+    async function enrollApp(user: string): Promise<{ secret: string; uri: string; qr: string }> {
+      await e2e.command(user, 'mfa enroll');
+      const message = e2e.lastSeen(user);
+      expect(message.ephemeral).toBe(true);
+      expect(message.visibleTo).toBe(user);
+      const text = e2e.textOf(message);
+      // As Slack shows it: mrkdwn's escapes undone (the URI's query joins its fields with &).
+      const uri = /`(otpauth:\/\/[^`]+)`/
+        .exec(text)?.[1]
+        ?.replaceAll('&lt;', '<')
+        .replaceAll('&gt;', '>')
+        .replaceAll('&amp;', '&');
+      const secret = /Secret: `([A-Z2-7]+)`/.exec(text)?.[1];
+      const qr = /<(http:\/\/localhost:\d+\/authenticator\/[^|>]+)\|show the QR code>/.exec(text)?.[1];
+      if (!uri || !secret || !qr) throw new Error(`no key or QR link shown to ${user}: ${text}`);
+      links.push(qr);
+      appKeys.push(secret);
+      return { secret, uri, qr };
+    }
+
+    /** The drawing of the QR code on the page (its one path's data), as a digest: it is long. */
+    async function drawnQr(page: Page): Promise<string | null> {
+      const path = page.locator('#app-qr svg path');
+      return (await path.count()) === 0 ? null : digest((await path.getAttribute('d')) ?? '');
+    }
+
+    /** The path data uqr draws for `uri`, as the page is asked to, as a digest. */
+    const qrOf = (uri: string) =>
+      digest(/<path[^>]* d="([^"]+)"/.exec(renderSVG(uri, { ecc: 'M', border: 4 }))?.[1] ?? 'none');
+    const digest = (text: string) => createHash('sha256').update(text).digest('hex');
+
+    it('Dan’s reply to /cloud mfa enroll links to the QR code of exactly the key it shows; the page shows it once', async () => {
+      const { uri, qr } = await enrollApp(DAN);
+      const { page } = await browserOf();
+      // Opening the link shows what it is for and uses nothing: no code is drawn before the click.
+      expect((await page.goto(qr))?.status()).toBe(200);
+      expect(await page.locator('h1').textContent()).toBe('Add the bot to your authenticator app');
+      expect(await drawnQr(page)).toBeNull();
+      await page.locator('#app-qr-show').click();
+      await page.locator('#app-qr svg').waitFor();
+      expect(await drawnQr(page)).toBe(qrOf(uri));
+
+      // Opened again: used, and nothing drawn.
+      expect((await page.goto(qr))?.status()).toBe(410);
+      expect(await page.locator('#passkey-result').textContent()).toContain('already used');
+      expect(await drawnQr(page)).toBeNull();
+      const posted = await fetch(qr, { method: 'POST' });
+      expect(posted.status).toBe(410);
+      expect(await posted.text()).not.toContain('<svg');
+    });
+
+    it('a QR link draws the key of the person it was given to, never another’s', async () => {
+      const erin = await enrollApp(ERIN);
+      const dan = await enrollApp(DAN);
+      expect(erin.uri).not.toBe(dan.uri);
+      const { page } = await browserOf();
+      await page.goto(erin.qr);
+      await page.locator('#app-qr-show').click();
+      await page.locator('#app-qr svg').waitFor();
+      expect(await drawnQr(page)).toBe(qrOf(erin.uri));
+    });
+
+    it('a QR link expires after five minutes: the page says so and draws nothing', async () => {
+      const { qr } = await enrollApp(DAN);
+      const { page } = await browserOf();
+      await page.goto(qr);
+      clock.advance(APP_QR_LINK_SECONDS * 1000);
+      await page.locator('#app-qr-show').click();
+      await page.locator('#passkey-result').waitFor();
+      expect(await page.locator('#passkey-result').textContent()).toContain('expired');
+      expect(await drawnQr(page)).toBeNull();
+    });
+
+    it('once Dan’s app is confirmed, a QR link still unused shows no key', async () => {
+      const { secret, qr } = await enrollApp(DAN);
+      const confirmed = await e2e.command(DAN, `mfa confirm ${codeAt(secret, clock.now())}`);
+      expect(e2e.textOf(confirmed.message)).toContain('Your authenticator app is enrolled');
+      const { page } = await browserOf();
+      await page.goto(qr);
+      await page.locator('#app-qr-show').click();
+      await page.locator('#passkey-result').waitFor();
+      expect(await page.locator('#passkey-result').textContent()).toContain('confirmed already');
+      expect(await drawnQr(page)).toBeNull();
+    });
+
+    it('no link or app key is in any channel message, log line or audit entry, and no page threw', async () => {
       expect(links.length).toBeGreaterThanOrEqual(8);
       const tokens = links.map((url) => url.split('/').pop() ?? url);
       const inChannel = JSON.stringify(
@@ -446,7 +543,8 @@ describe.skipIf(skipReason !== undefined)(
       );
       const everything = logged.join('');
       expect(audit).toContain('passkey');
-      for (const token of tokens) {
+      expect(appKeys.length).toBeGreaterThanOrEqual(4);
+      for (const token of [...tokens, ...appKeys]) {
         expect(inChannel).not.toContain(token);
         expect(everything).not.toContain(token);
         expect(audit).not.toContain(token);

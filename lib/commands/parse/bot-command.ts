@@ -1,4 +1,10 @@
-import type { BotArg, BotCommand, BotFlag, BotSubcommand } from '../bot-command-specs.js';
+import {
+  BOT_COMMANDS,
+  type BotArg,
+  type BotCommand,
+  type BotFlag,
+  type BotSubcommand,
+} from '../bot-command-specs.js';
 import { isBooleanWord } from '../field-values.js';
 import { normalizeName } from '../names.js';
 import { SLASH_COMMAND } from '../registry.js';
@@ -50,6 +56,22 @@ export function parseBotCommand(command: BotCommand, tokens: readonly Token[]): 
     args,
     flags,
   };
+}
+
+/**
+ * Whether the bot command (or its subcommand) declares `--flag`: a flag the front reads for every
+ * command (`--reason`) reaches only a bot command that takes it.
+ */
+export function botCommandTakes(
+  parsed: { readonly command: string; readonly subcommand?: string },
+  flag: string,
+): boolean {
+  const command = BOT_COMMANDS.find((c) => c.name === parsed.command);
+  const declared =
+    parsed.subcommand === undefined
+      ? command?.flags
+      : command?.subcommands?.find((s) => s.name === parsed.subcommand)?.flags;
+  return declared?.some((f) => f.name === flag) ?? false;
 }
 
 type Chosen =

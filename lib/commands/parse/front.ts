@@ -9,7 +9,7 @@ import {
 } from '../registry.js';
 import { didYouMean } from '../suggest.js';
 import { type Token, tokenize } from '../tokenize.js';
-import { parseBotCommand } from './bot-command.js';
+import { botCommandTakes, parseBotCommand } from './bot-command.js';
 import {
   BREAK_GLASS_ONLY_WITH_OPERATIONS,
   FORM_ONLY_WITH_ACTIONS,
@@ -115,9 +115,12 @@ function withGlobals<Op extends CommandOperation>(
       return globals.all ? { ...parsed, all: true } : parsed;
     case 'bot':
       if (globals.breakGlass !== undefined) return failure(BREAK_GLASS_ONLY_WITH_OPERATIONS);
-      if (globals.reason !== undefined) return failure(REASON_ONLY_WITH_OPERATIONS);
       if (globals.form) return failure(FORM_ONLY_WITH_ACTIONS);
-      return parsed;
+      if (globals.reason === undefined) return parsed;
+      // A bot command that asks for a reviewed change (`mfa reset @bob`, `settings import`) takes
+      // the reason, read as every request's is; the others take none.
+      if (!botCommandTakes(parsed, 'reason')) return failure(REASON_ONLY_WITH_OPERATIONS);
+      return { ...parsed, flags: { ...parsed.flags, reason: globals.reason } };
   }
 }
 

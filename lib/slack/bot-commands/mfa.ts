@@ -35,7 +35,7 @@ export async function handleMfaCommand(
     case 'confirm':
       return confirm(context, parsed.args[0] ?? '');
     case 'reset':
-      return reset(context, parsed.args[0]);
+      return reset(context, parsed.args[0], stringFlag(parsed.flags.reason));
     default:
       return status(context);
   }
@@ -103,9 +103,17 @@ function passkeysText(addedAt: readonly Date[]): string {
   return `:closed_lock_with_key: ${addedAt.length} passkey${addedAt.length === 1 ? '' : 's'} enrolled (added ${added}).`;
 }
 
-async function reset(context: BotCommandContext, other: string | undefined): Promise<Reply | undefined> {
+/**
+ * `reason`: why, for an admin's reset of someone else (the card, the approvers and the audit show
+ * it); one's own reset is no request, and has no one to tell.
+ */
+async function reset(
+  context: BotCommandContext,
+  other: string | undefined,
+  reason: string | undefined,
+): Promise<Reply | undefined> {
   const cards = slackApprovalSurface(context.client, context.deps);
-  const outcome = await resetStepUp(factorDeps(context), cards, callerOf(context), { user: other });
+  const outcome = await resetStepUp(factorDeps(context), cards, callerOf(context), { user: other, reason });
   switch (outcome.kind) {
     case 'not_allowed':
       return notice(
@@ -116,6 +124,10 @@ async function reset(context: BotCommandContext, other: string | undefined): Pro
     default:
       return resetReply(outcome, context.ctx.user);
   }
+}
+
+function stringFlag(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** The core's enrollment dependencies, with the person told of a change in their DM. */

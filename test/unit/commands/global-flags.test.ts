@@ -4,7 +4,7 @@ import { helpFor } from '../../../lib/commands/help.js';
 import { helpToText } from '../../../lib/commands/help-topics.js';
 import { registry } from '../../../lib/commands/operation-registry.js';
 import { namedCommand, parseFront } from '../../../lib/commands/parse/front.js';
-import { MAX_BREAK_GLASS_REASON } from '../../../lib/commands/parse/global-flags.js';
+import { MAX_BREAK_GLASS_REASON, MAX_REQUEST_REASON } from '../../../lib/commands/parse/global-flags.js';
 import { type ParsedCommand, parseCommand } from '../../../lib/commands/parse.js';
 import { REPORT_KIND_SPECS } from '../../../lib/reports/kinds.js';
 
@@ -60,6 +60,30 @@ describe('--break-glass', () => {
 
   it('after `--` is a word', () => {
     expect(messageOf(parse('volumes delete 12 -- --break-glass'))).toContain('Too many arguments');
+  });
+});
+
+describe('--reason', () => {
+  it('reaches a bot command that asks for a reviewed change: mfa reset @USER', () => {
+    expect(parse('mfa reset <@U0BOB> --reason \u201clost phone\u201d')).toMatchObject({
+      kind: 'bot',
+      command: 'mfa',
+      subcommand: 'reset',
+      args: ['U0BOB'],
+      flags: { reason: 'lost phone' },
+    });
+  });
+
+  it('is read for a bot command as for every request: needed, and of at most the documented length', () => {
+    expect(messageOf(parse('mfa reset <@U0BOB> --reason'))).toContain('`--reason` needs the reason itself');
+    expect(messageOf(parse(`mfa reset <@U0BOB> --reason "${'x'.repeat(MAX_REQUEST_REASON + 1)}"`))).toBe(
+      '`--reason`: is 501 characters; the most it can be is 500.',
+    );
+  });
+
+  it('goes with no bot command that takes none', () => {
+    for (const text of ['whoami --reason "why"', 'mfa status --reason "why"'])
+      expect(messageOf(parse(text))).toContain('goes with a command that asks for a change');
   });
 });
 

@@ -8,6 +8,7 @@ import {
   completeFactorChange,
   confirmAuthenticatorApp,
   type FactorNotice,
+  pendingAppKey,
   type ResetRequestDeps,
   resetStepUp,
   startEnrollment,
@@ -117,6 +118,24 @@ describe('startEnrollment', () => {
       user,
     });
     expect(await stepUpStatus(deps, callerFor(user))).toEqual({ app: { kind: 'none' }, passkeysAddedAt: [] });
+  });
+});
+
+describe('pendingAppKey (the QR page reads it)', () => {
+  it('gives exactly the otpauth URI the pending enrollment was started with, for the person it names', async () => {
+    const [ada, bob] = [newUser(), newUser()];
+    const adas = await startEnrollment(deps, callerFor(ada), { method: 'code' });
+    const bobs = await startEnrollment(deps, callerFor(bob), { method: 'code' });
+    if (adas.kind !== 'app_started' || bobs.kind !== 'app_started') throw new Error('not started');
+    expect(await pendingAppKey(deps, { team: TEAM, user: ada })).toEqual({ kind: 'pending', uri: adas.uri });
+    expect(await pendingAppKey(deps, { team: TEAM, user: bob })).toEqual({ kind: 'pending', uri: bobs.uri });
+  });
+
+  it('gives no key once the app is confirmed, nor to someone who started none', async () => {
+    const user = newUser();
+    expect(await pendingAppKey(deps, { team: TEAM, user })).toEqual({ kind: 'none' });
+    await withApp(user);
+    expect(await pendingAppKey(deps, { team: TEAM, user })).toEqual({ kind: 'confirmed' });
   });
 });
 

@@ -3,12 +3,14 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  APP_QR_LINK_SECONDS,
   APPROVAL_LINK_SECONDS,
+  appQrLink,
   ENROLLMENT_LINK_SECONDS,
   passkeyApprovalLink,
   passkeyEnrollmentLink,
 } from '../../../lib/passkeys/links.js';
-import { passkeyRequestPath, relyingPartyOf } from '../../../lib/passkeys/paths.js';
+import { appQrRequestPath, passkeyRequestPath, relyingPartyOf } from '../../../lib/passkeys/paths.js';
 import type { Store } from '../../../lib/store/index.js';
 import { isPasskeyLinkToken, PasskeyLinkStore } from '../../../lib/store/passkey-links.js';
 import type { Table } from '../../../lib/store/table.js';
@@ -141,6 +143,51 @@ describe('using links', () => {
   });
 });
 
+describe('links to the authenticator app’s QR page', () => {
+  async function qrToken(user = 'U1'): Promise<string> {
+    const offer = await appQrLink(ctx(), { teamId: 'T1', userId: user });
+    const path = appQrRequestPath(new URL(offer.url).pathname);
+    if (!path) throw new Error(`not a QR link: ${offer.url}`);
+    return path.token;
+  }
+
+  it('makes a QR link under the public URL, five minutes long, bound to the person', async () => {
+    const offer = await appQrLink(ctx(), { teamId: 'T1', userId: 'U7' });
+    expect(offer.url).toMatch(/^https:\/\/chatops\.example\.com\/prod\/authenticator\/[A-Za-z0-9_-]{43}$/);
+    expect(offer.validUntil.getTime() - table.clock.now().getTime()).toBe(APP_QR_LINK_SECONDS * 1000);
+    expect(await links.look(await qrToken('U7'))).toMatchObject({
+      status: 'valid',
+      link: { team: 'T1', user: 'U7', purpose: { kind: 'app_qr' } },
+    });
+  });
+
+  it('uses a QR link once, without a ceremony; later uses are refused as used', async () => {
+    const token = await qrToken();
+    expect(await links.useAppQr(token)).toMatchObject({ status: 'valid', link: { user: 'U1' } });
+    expect(await links.useAppQr(token)).toEqual({ status: 'used' });
+    expect(await links.look(token)).toEqual({ status: 'used' });
+  });
+
+  it('lets only one of three racing QR uses through', async () => {
+    const token = await qrToken();
+    const results = await Promise.all([links.useAppQr(token), links.useAppQr(token), links.useAppQr(token)]);
+    expect(results.filter((r) => r.status === 'valid')).toHaveLength(1);
+    expect(results.filter((r) => r.status === 'used')).toHaveLength(2);
+  });
+
+  it('refuses a QR link from the moment it expires', async () => {
+    const token = await qrToken();
+    table.clock.advance(APP_QR_LINK_SECONDS * 1000);
+    expect(await links.useAppQr(token)).toEqual({ status: 'expired' });
+  });
+
+  it('does not use a passkey link as a QR link: unknown, and left unused for its own page', async () => {
+    const token = tokenOf((await passkeyEnrollmentLink(ctx(), { teamId: 'T1', userId: 'U1' })).url);
+    expect(await links.useAppQr(token)).toEqual({ status: 'unknown' });
+    expect(await links.look(token)).toMatchObject({ status: 'valid', link: { purpose: { kind: 'enroll' } } });
+  });
+});
+
 describe('a write that landed but whose answer was lost', () => {
   /** Each write is sent twice, as a client does after a lost answer; the caller sees the second. */
   function resendingTable(table: Table): Table {
@@ -176,7 +223,7 @@ describe('a write that landed but whose answer was lost', () => {
   });
 });
 
-describe('passkey paths', () => {
+describe('passkey and QR page paths', () => {
   it.each([
     ['/passkey/abc', { token: 'abc', step: 'page' }],
     ['/prod/passkey/abc/options', { token: 'abc', step: 'options' }],
@@ -189,6 +236,21 @@ describe('passkey paths', () => {
     'is not a passkey path: %s',
     (path) => {
       expect(passkeyRequestPath(path)).toBeUndefined();
+    },
+  );
+
+  it.each([
+    ['/authenticator/abc', { token: 'abc' }],
+    ['/prod/authenticator/abc', { token: 'abc' }],
+  ])('reads the QR page path %s', (path, expected) => {
+    expect(appQrRequestPath(path)).toEqual(expected);
+    expect(passkeyRequestPath(path)).toBeUndefined();
+  });
+
+  it.each(['/authenticator', '/authenticator/', '/authenticator/abc/options', '/passkey/abc'])(
+    'is not a QR page path: %s',
+    (path) => {
+      expect(appQrRequestPath(path)).toBeUndefined();
     },
   );
 });
