@@ -8,7 +8,7 @@ import {
   renderStatsReport,
 } from '../../../lib/reports/render.js';
 import { formatValue, summarizeSeries } from '../../../lib/reports/stats-series.js';
-import type { ReportSubscription } from '../../../lib/store/report-subscriptions.js';
+import { DEFAULT_REPORT_NOISE, type ReportSubscription } from '../../../lib/store/report-subscriptions.js';
 
 const sub: ReportSubscription = {
   id: '1a2b3c4d-0000-4000-8000-000000000001',
@@ -23,6 +23,7 @@ const sub: ReportSubscription = {
   pauseReason: null,
   seenIssueIds: new Set(),
   filter: {},
+  noise: DEFAULT_REPORT_NOISE,
   lastRun: null,
   createdAt: new Date('2030-01-01T00:00:00Z'),
 };
