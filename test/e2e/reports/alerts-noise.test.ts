@@ -1,0 +1,158 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { StoredMessage } from '../../../infra/local/slack/store.js';
+import { ChannelPacer } from '../../../lib/reports/pacer.js';
+import { runReporterTick, type TickSummary } from '../../../lib/reports/tick.js';
+import { slackFixtures } from '../../support/slack-fixtures.js';
+import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
+
+/**
+ * Alerts that do not shout: a burst of new issues as one message and a thread, quiet hours held
+ * and summed up, snoozes from the alert, a flapping issue counted. Driven by the reporter's clock
+ * (the emulator's, which the store and the Slack stand-in read too), against DynamoDB Local, the
+ * emulator over HTTP and the Slack stand-in, which withholds chosen answers as a lost connection
+ * would.
+ */
+
+const MINUTE = 60_000;
+/** Past the claims' lease: an alert left in doubt may be checked and resolved. */
+const PAST_LEASE = 6 * MINUTE;
+
+let harness: ReporterHarness;
+
+beforeAll(async () => {
+  harness = await startReporterHarness({
+    stack: {
+      slack: slackFixtures({
+        channels: [
+          'C0BURST',
+          'C0BURSTCUT',
+          'C0FEW',
+          'C0QUIET',
+          'C0QUIETDOWN',
+          'C0QUIETEV',
+          'C0SNOOZE',
+          'C0FLAP',
+        ],
+        people: ['U0NOISE', 'U0ONCALL'],
+      }),
+    },
+  });
+});
+
+afterAll(async () => {
+  await harness?.close();
+});
+
+afterEach(async () => {
+  harness.e2e.stack.standIn.stall(undefined);
+  await harness.clearSubscriptions();
+});
+
+/** Subscribes `channel` to alerts (issues open now are not alerted) and returns the subscription's short id. */
+async function subscribeAlerts(channel: string, user = 'U0NOISE'): Promise<string> {
+  await harness.link(user, user.toLowerCase());
+  const reply = await harness.reports(user, channel, 'reports add alerts');
+  expect(reply.text).toContain('subscribed this channel');
+  const sub = (await harness.subscriptions()).find((s) => s.channel === channel);
+  if (!sub) throw new Error('nothing was subscribed');
+  return sub.id.slice(0, 8);
+}
+
+function createIssues(count: number, prefix: string): number[] {
+  return Array.from(
+    { length: count },
+    (_, i) => harness.e2e.emulator.control.createManagedIssue({ label: `${prefix} ${i + 1}` }).id,
+  );
+}
+
+/** The bot's messages in the channel itself, not in a thread. */
+function topLevel(channel: string): StoredMessage[] {
+  return harness.posted(channel).filter((m) => (m.thread_ts ?? m.ts) === m.ts);
+}
+
+function repliesTo(channel: string, parent: StoredMessage | undefined): StoredMessage[] {
+  return harness.posted(channel).filter((m) => m.thread_ts === parent?.ts && m.ts !== parent?.ts);
+}
+
+/** How often each issue's own alert was posted in `channel`, in the channel or a thread. */
+function alertCounts(channel: string, issues: readonly number[]): number[] {
+  const texts = harness.posted(channel).map((m) => m.text);
+  return issues.map((id) => texts.filter((text) => text.startsWith(`New managed issue ${id}:`)).length);
+}
+
+/** A scheduled run with a deadline `ms` from now; posting paced fast so the deadline is what stops it. */
+function tickWithDeadline(ms: number): Promise<TickSummary> {
+  return runReporterTick({ ...harness.deps, pacer: new ChannelPacer({ minIntervalMs: 0 }) }, harness.now(), {
+    deadline: Date.now() + ms,
+  });
+}
+
+describe('a burst of new issues', () => {
+  it('posts 5 new issues of one run as one message listing them, each alert with its buttons in its thread', async () => {
+    const channel = 'C0BURST';
+    await subscribeAlerts(channel);
+    const issues = createIssues(5, 'burst');
+    harness.advance(5 * MINUTE);
+    const summary = await harness.tick();
+    expect(summary.alertsPosted).toBe(5);
+
+    const [message, ...others] = topLevel(channel);
+    expect(others).toEqual([]);
+    expect(message?.text).toContain('5 new managed issues');
+    const text = harness.e2e.textOf(message as StoredMessage);
+    for (const id of issues) expect(text).toContain(`*Issue ${id}*`);
+    const replies = repliesTo(channel, message);
+    expect(replies.map((m) => m.text.split(':')[0])).toEqual(issues.map((id) => `New managed issue ${id}`));
+    expect(JSON.stringify(replies[0]?.blocks)).toContain('View issue');
+    expect(alertCounts(channel, issues)).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  it('posts fewer new issues than the burst size one message each', async () => {
+    const channel = 'C0FEW';
+    await subscribeAlerts(channel);
+    const issues = createIssues(2, 'few');
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    expect(topLevel(channel).map((m) => m.text.split(':')[0])).toEqual(
+      issues.map((id) => `New managed issue ${id}`),
+    );
+  });
+
+  it('cut off mid-burst (a reply sent, its answer lost, the deadline reached), posts every alert exactly once over the next runs', async () => {
+    const channel = 'C0BURSTCUT';
+    const id = await subscribeAlerts(channel);
+    await harness.reports('U0NOISE', channel, `reports set ${id} --burst 4`);
+    const issues = createIssues(6, 'cut');
+    const third = issues[2] as number;
+    harness.advance(5 * MINUTE);
+    harness.e2e.stack.standIn.stall((method, args) =>
+      method === 'chat.postMessage' && String(args.text).startsWith(`New managed issue ${third}:`)
+        ? 'answer_lost'
+        : undefined,
+    );
+    const cut = await tickWithDeadline(1500);
+    harness.e2e.stack.standIn.stall(undefined);
+    expect(cut.alertsPosted).toBe(2);
+    expect(alertCounts(channel, issues)).toEqual([1, 1, 1, 0, 0, 0]);
+
+    // At once, within the claims' lease: the third is left to its holder, nothing is posted twice;
+    // the three the cut run never sent are replied into the same group's thread.
+    await harness.tick();
+    expect(alertCounts(channel, issues)).toEqual([1, 1, 1, 1, 1, 1]);
+    const [group, ...others] = topLevel(channel);
+    expect(others).toEqual([]);
+    expect(repliesTo(channel, group)).toHaveLength(6);
+
+    // After the lease: the third is found in the group's thread and only marked.
+    harness.advance(PAST_LEASE);
+    await harness.tick();
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    expect(alertCounts(channel, issues)).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(topLevel(channel)).toHaveLength(1);
+    const sub = (await harness.subscriptions()).find((s) => s.channel === channel);
+    const claims = await harness.deps.store.alertClaims.listForSubscription(TEAM, sub?.id ?? '');
+    expect(claims.filter((c) => c.status !== 'posted')).toEqual([]);
+    expect([...(sub?.seenIssueIds ?? [])]).toEqual(expect.arrayContaining(issues));
+  }, 60_000);
+});
