@@ -12,6 +12,7 @@ import type { AccountFeed } from './account-feed.js';
 import { renderStatsChart } from './chart.js';
 import type { HistoryBudget } from './history-budget.js';
 import { type ChannelPacer, certainlyNotPosted, RunDeadlineError, type SendOptions } from './pacer.js';
+import { inQuietHours, quietHoursJustEnded, quietHoursText } from './quiet-hours.js';
 import {
   type AlertGroupReason,
   type KnownServices,
@@ -117,14 +118,22 @@ export async function deliverAlerts(ctx: DeliveryContext, sub: ReportSubscriptio
 
   const stillOpenSeen = openIds.filter((id) => sub.seenIssueIds.has(id));
   const fresh = open.filter((issue) => !sub.seenIssueIds.has(issue.id)).sort(byCreation);
-  if (fresh.length === 0) return { messages: 0, files: 0, seenIssueIds: stillOpenSeen, alerted: [] };
+  const nothing = { messages: 0, files: 0, seenIssueIds: stillOpenSeen, alerted: [] };
+  // Quiet: the new issues are held, left out of the seen set, for the summary when quiet ends.
+  const { quietHours } = sub.noise;
+  if (fresh.length === 0 || (quietHours !== null && inQuietHours(quietHours, ctx.now))) return nothing;
   const services = await ctx.feed.services();
   const single = (issue: ManagedIssue) => ({
     id: issue.id,
     message: () => renderIssueAlert(sub, issue, services),
   });
   let run: PostRun;
-  if (fresh.length >= sub.noise.burstAt) {
+  if (quietHoursJustEnded(quietHours, sub.lastRun.at, ctx.now) && fresh.length > 1) {
+    run = await postAlertGroup(ctx, sub, fresh, services, {
+      kind: 'quiet',
+      hours: quietHoursText(quietHours),
+    });
+  } else if (fresh.length >= sub.noise.burstAt) {
     run = await postAlertGroup(ctx, sub, fresh, services, { kind: 'burst' });
   } else {
     run = await postEachOnce(ctx, sub, ISSUE_ALERT_MARKER, fresh.map(single));

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredMessage } from '../../../infra/local/slack/store.js';
+import { getOperation } from '../../../lib/api/operations/index.js';
 import { ChannelPacer } from '../../../lib/reports/pacer.js';
 import { runReporterTick, type TickSummary } from '../../../lib/reports/tick.js';
 import { slackFixtures } from '../../support/slack-fixtures.js';
@@ -156,3 +157,106 @@ describe('a burst of new issues', () => {
     expect([...(sub?.seenIssueIds ?? [])]).toEqual(expect.arrayContaining(issues));
   }, 60_000);
 });
+
+/** `HH:MM` in UTC, `minutes` from the shared clock's now, rounded down to the minute. */
+function utcClock(minutes: number): string {
+  return new Date(harness.now().getTime() + minutes * MINUTE).toISOString().slice(11, 16);
+}
+
+/** Quiet hours from 10 to 70 minutes from now (UTC), set with the command; returns when they end. */
+async function quietSoon(channel: string, id: string): Promise<void> {
+  const reply = await harness.reports(
+    'U0NOISE',
+    channel,
+    `reports quiet ${id} ${utcClock(10)}-${utcClock(70)}`,
+  );
+  expect(reply.text).toContain('quiet ');
+}
+
+describe('quiet hours', () => {
+  it('hold the alerts found while quiet, then post them as one summary with each alert in its thread at the first run after', async () => {
+    const channel = 'C0QUIET';
+    const id = await subscribeAlerts(channel);
+    await quietSoon(channel, id);
+    harness.advance(15 * MINUTE);
+    const issues = createIssues(2, 'at night');
+    await harness.tick();
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    expect(harness.posted(channel).filter((m) => m.via === 'chat.postMessage')).toEqual([]);
+    // Held, not swallowed: the seen set does not have them.
+    const sub = (await harness.subscriptions()).find((s) => s.channel === channel);
+    for (const issue of issues) expect(sub?.seenIssueIds.has(issue)).toBe(false);
+
+    harness.advance(55 * MINUTE);
+    await harness.tick();
+    const [summary, ...others] = topLevel(channel).filter((m) => m.via === 'chat.postMessage');
+    expect(others).toEqual([]);
+    expect(harness.e2e.textOf(summary as StoredMessage)).toContain('while this channel was quiet');
+    expect(repliesTo(channel, summary).map((m) => m.text.split(':')[0])).toEqual(
+      issues.map((issue) => `New managed issue ${issue}`),
+    );
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    expect(alertCounts(channel, issues)).toEqual([1, 1]);
+  });
+
+  it('ending while the reporter was down for two runs, post one summary, not two', async () => {
+    const channel = 'C0QUIETDOWN';
+    const id = await subscribeAlerts(channel);
+    await quietSoon(channel, id);
+    harness.advance(15 * MINUTE);
+    // Fewer than a burst: only the end of the quiet hours makes them one message.
+    const issues = createIssues(2, 'overnight');
+    await harness.tick();
+    // The reporter is down from before the end of the quiet hours until two runs after it.
+    harness.advance(65 * MINUTE);
+    await harness.tick();
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    const summaries = topLevel(channel).filter((m) => m.via === 'chat.postMessage');
+    expect(summaries).toHaveLength(1);
+    expect(harness.e2e.textOf(summaries[0] as StoredMessage)).toContain('while this channel was quiet');
+    expect(alertCounts(channel, issues)).toEqual([1, 1]);
+  });
+
+  it('hold the account events of an events subscription and post them as one summary when they end', async () => {
+    const channel = 'C0QUIETEV';
+    await harness.link('U0NOISE', 'u0noise', {
+      scopes: 'account:read_only events:read_only volumes:read_only',
+    });
+    expect((await harness.reports('U0NOISE', channel, 'reports add events')).text).toContain('subscribed');
+    const id = (await harness.subscriptions()).find((s) => s.channel === channel)?.id.slice(0, 8) ?? '';
+    await quietSoon(channel, id);
+    harness.advance(15 * MINUTE);
+    const volumes = await harness.api().listAll(getOperation('volumes.list'), {});
+    const volumeId = volumes.data[0]?.id ?? 0;
+    for (const label of ['quiet-1', 'quiet-2']) await renameDirectly(volumeId, label);
+    await harness.tick();
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    expect(harness.posted(channel).filter((m) => m.via === 'chat.postMessage')).toEqual([]);
+
+    harness.advance(55 * MINUTE);
+    await harness.tick();
+    const [summary, ...others] = harness.posted(channel).filter((m) => m.via === 'chat.postMessage');
+    expect(others).toEqual([]);
+    const text = harness.e2e.textOf(summary as StoredMessage);
+    expect(text).toContain('2 account events while this channel was quiet');
+    expect(text).toContain('quiet-1');
+    expect(text).toContain('quiet-2');
+  });
+});
+
+/** Renames a volume with a plain HTTP call to the emulator, as a script outside the bot would. */
+async function renameDirectly(volumeId: number, label: string): Promise<void> {
+  const response = await fetch(`${harness.e2e.emulator.url}/volumes/${volumeId}`, {
+    method: 'PUT',
+    headers: {
+      authorization: `Bearer ${harness.e2e.emulator.demoToken}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({ label }),
+  });
+  expect(response.status).toBe(200);
+}
