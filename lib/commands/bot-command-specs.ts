@@ -1,5 +1,5 @@
 import { REPORT_KIND_SPECS } from '../reports/kinds.js';
-import { BURST_AT_BOUNDS, FLAP_MINUTES_BOUNDS } from '../store/report-subscriptions.js';
+import { BURST_AT_BOUNDS, FLAP_MINUTES_BOUNDS } from '../store/report-noise-bounds.js';
 
 /**
  * Commands of the bot itself, which are not API operations. They are declared here so that the
@@ -134,6 +134,7 @@ const REPORT_FILTER_FLAGS: readonly BotFlag[] = [
 const REPORTS_ADD_USAGE = `reports add ${REPORT_KIND_WORDS} [--every INTERVAL | --daily HH:MM] [--tz ZONE]${REPORT_FILTER_FLAGS.map((flag) => ` [--${flag.name} ${flag.placeholder}]`).join('')}`;
 
 const REPORTS_QUIET_USAGE = `reports quiet ${REPORT_ID.name} HH:MM-HH:MM|off [--tz ZONE]`;
+const REPORTS_UNSNOOZE_USAGE = 'reports unsnooze issue|service ID';
 const REPORTS_SET_USAGE = `reports set ${REPORT_ID.name} [--burst N] [--flap MINUTES]`;
 
 const ALIAS_ADD_USAGE = 'alias add NAME "COMMAND with $1 $2 ..." [--workspace]';
@@ -340,6 +341,8 @@ const DECLARED_BOT_COMMANDS = [
       `reports remove|pause|resume|run ${REPORT_ID.name}`,
       REPORTS_QUIET_USAGE,
       REPORTS_SET_USAGE,
+      'reports snoozes',
+      REPORTS_UNSNOOZE_USAGE,
     ],
     examples: [
       'reports add issues --daily 09:00 --tz Europe/Berlin',
@@ -432,6 +435,20 @@ const DECLARED_BOT_COMMANDS = [
             summary:
               'An issue closed and reopened within this many minutes is flapping, not new (default 60)',
           },
+        ],
+      },
+      {
+        name: 'snoozes',
+        summary: "Alerts snoozed in this channel (from an alert's menu), until when and by whom",
+        usage: 'reports snoozes',
+      },
+      {
+        name: 'unsnooze',
+        summary: 'End the snooze of an issue or a service in this channel',
+        usage: REPORTS_UNSNOOZE_USAGE,
+        args: [
+          { name: 'issue|service', kind: { type: 'choice', words: ['issue', 'service'] } },
+          { name: 'ID', kind: TEXT },
         ],
       },
     ],

@@ -562,6 +562,7 @@ async function runReport(
         now,
         charts: new Map(),
         claims: deps.store.alertClaims,
+        snoozes: deps.store.alertSnoozes,
         audit: deps.store.audit,
         history: new HistoryBudget(deps.slackInstall ?? 'distributed'),
         deadline: Date.now() + RUN_NOW_BUDGET_MS,

@@ -5,6 +5,7 @@ import type { RenderedMessage } from '../slack-kit/blocks.js';
 import { rateLimitedFor } from '../slack-kit/slack-refusals.js';
 import { withoutRetries } from '../slack-kit/web-client.js';
 import type { AlertClaim, AlertClaimRepository } from '../store/alert-claims.js';
+import type { AlertSnoozeRepository, SnoozeTarget } from '../store/alert-snoozes.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
 import type { OnFirstUse } from '../store/lazy.js';
 import type { ReportSubscription } from '../store/report-subscriptions.js';
@@ -44,6 +45,8 @@ export interface DeliveryContext {
   readonly history: HistoryBudget;
   /** Epoch ms (wall clock) by which the run stops posting; what is left waits for the next run. */
   readonly deadline?: number | undefined;
+  /** Alerts: the snoozes people set from alerts; none are read without it. */
+  readonly snoozes?: Pick<AlertSnoozeRepository, 'active'> | undefined;
 }
 
 export interface DeliveryResult {
@@ -123,22 +126,65 @@ export async function deliverAlerts(ctx: DeliveryContext, sub: ReportSubscriptio
   const { quietHours } = sub.noise;
   if (fresh.length === 0 || (quietHours !== null && inQuietHours(quietHours, ctx.now))) return nothing;
   const services = await ctx.feed.services();
+  const snoozed = await snoozedIssues(ctx, sub, fresh, services);
+  // Passed over under a snooze until resolved: done. Held under a timed one: left unseen, so an
+  // issue still open when the snooze ends is posted then, once.
+  const unsnoozed = fresh.filter((issue) => !snoozed.has(issue.id));
+  const passedOver = fresh.filter((issue) => snoozed.get(issue.id) === 'pass_over').map((issue) => issue.id);
+  if (unsnoozed.length === 0) return { ...nothing, seenIssueIds: [...stillOpenSeen, ...passedOver] };
   const single = (issue: ManagedIssue) => ({
     id: issue.id,
     message: () => renderIssueAlert(sub, issue, services),
   });
   let run: PostRun;
-  if (quietHoursJustEnded(quietHours, sub.lastRun.at, ctx.now) && fresh.length > 1) {
-    run = await postAlertGroup(ctx, sub, fresh, services, {
+  if (quietHoursJustEnded(quietHours, sub.lastRun.at, ctx.now) && unsnoozed.length > 1) {
+    run = await postAlertGroup(ctx, sub, unsnoozed, services, {
       kind: 'quiet',
       hours: quietHoursText(quietHours),
     });
-  } else if (fresh.length >= sub.noise.burstAt) {
-    run = await postAlertGroup(ctx, sub, fresh, services, { kind: 'burst' });
+  } else if (unsnoozed.length >= sub.noise.burstAt) {
+    run = await postAlertGroup(ctx, sub, unsnoozed, services, { kind: 'burst' });
   } else {
-    run = await postEachOnce(ctx, sub, ISSUE_ALERT_MARKER, fresh.map(single));
+    run = await postEachOnce(ctx, sub, ISSUE_ALERT_MARKER, unsnoozed.map(single));
   }
-  return { ...run, seenIssueIds: [...stillOpenSeen, ...run.done] };
+  return { ...run, seenIssueIds: [...stillOpenSeen, ...passedOver, ...run.done] };
+}
+
+/**
+ * The new issues a snooze in force covers (`lib/store/alert-snoozes.ts`): one of the issue itself,
+ * or one for each service it affects. A snooze until resolved passes them over for good; a timed
+ * one holds them. A service's snooze until resolved ends once the service reports no problem.
+ */
+async function snoozedIssues(
+  ctx: DeliveryContext,
+  sub: ReportSubscription,
+  fresh: readonly ManagedIssue[],
+  services: KnownServices,
+): Promise<Map<number, 'hold' | 'pass_over'>> {
+  const covered = new Map<number, 'hold' | 'pass_over'>();
+  if (ctx.snoozes === undefined) return covered;
+  const resolved = (serviceId: number) => {
+    const status = services.get(serviceId)?.status;
+    return status !== undefined && status !== 'problem';
+  };
+  const inForce = (await ctx.snoozes.active(sub.team, sub.id, ctx.now)).filter(
+    (snooze) => !(snooze.until === null && snooze.target.kind === 'service' && resolved(snooze.target.id)),
+  );
+  if (inForce.length === 0) return covered;
+  const of = (kind: SnoozeTarget['kind'], id: number) =>
+    inForce.find((snooze) => snooze.target.kind === kind && snooze.target.id === id);
+  for (const issue of fresh) {
+    const own = of('issue', issue.id);
+    const byService = issue.services.map((id) => of('service', id));
+    const applying = own
+      ? [own]
+      : issue.services.length > 0 && byService.every((snooze) => snooze !== undefined)
+        ? byService
+        : [];
+    if (applying.length === 0) continue;
+    covered.set(issue.id, applying.some((snooze) => snooze?.until === null) ? 'pass_over' : 'hold');
+  }
+  return covered;
 }
 
 /** Alerts of one group at most (its message and a reply each); the next run, due at once, goes on. */

@@ -1,4 +1,4 @@
-import type { ConfirmationDialog, KnownBlock } from '@slack/types';
+import type { ConfirmationDialog, KnownBlock, Overflow } from '@slack/types';
 import { getOperation, type OperationId } from '../api/operations/index.js';
 import type {
   ManagedIssue,
@@ -21,7 +21,7 @@ import {
   truncateMrkdwn,
 } from '../slack-kit/blocks.js';
 import { issueTitle, serviceName as serviceWords, titleNamesId } from '../slack-kit/field-words.js';
-import { ActionId } from '../slack-kit/interactions.js';
+import { ActionId, type SnoozeOption } from '../slack-kit/interaction-ids.js';
 import { SLACK_LIMITS } from '../slack-kit/limits.js';
 import {
   capitalize,
@@ -203,6 +203,24 @@ function runButton(
   });
 }
 
+const SNOOZE_LENGTHS: readonly { readonly d: SnoozeOption['d']; readonly words: string }[] = [
+  { d: '1h', words: 'for 1 h' },
+  { d: '4h', words: 'for 4 h' },
+  { d: 'r', words: 'until resolved' },
+];
+
+/** An overflow of an alert: snooze the issue or a service it affects for 1 h, 4 h or until resolved. */
+function snoozeMenu(sub: ReportSubscription, k: SnoozeOption['k'], id: number, name: string): Overflow {
+  return {
+    type: 'overflow',
+    action_id: ActionId.alertSnooze,
+    options: SNOOZE_LENGTHS.map(({ d, words }) => ({
+      text: { type: 'plain_text', text: truncate(`Snooze ${name} ${words}`, SLACK_LIMITS.optionText) },
+      value: JSON.stringify({ s: sub.id, k, t: id, d } satisfies SnoozeOption),
+    })),
+  };
+}
+
 /**
  * One new issue, posted once: the ticket, each affected service (label, address, status) and
  * buttons to view the issue, view a service and switch its monitoring off or on. The buttons run
@@ -249,6 +267,7 @@ export function renderIssueAlert(
         serviceId: id,
       }),
       monitoring,
+      snoozeMenu(sub, 's', id, truncate(serviceWords(id, service?.label), 40)),
     ]);
     if (actions) blocks.push(actions);
   }
@@ -258,6 +277,7 @@ export function renderIssueAlert(
   }
   const viewIssue = actionsBlock([
     runButton('View issue', 'managed.issues-view', { issueId: issue.id }, 'primary'),
+    snoozeMenu(sub, 'i', issue.id, 'this issue'),
   ]);
   if (viewIssue) blocks.push(viewIssue);
   blocks.push(footer(sub));

@@ -2,6 +2,7 @@ import type { AgentAuthorizationStore } from './agent-authorizations.js';
 import type { AgentClientRepository } from './agent-clients.js';
 import type { AgentGrantRepository } from './agent-grants.js';
 import type { AlertClaimRepository } from './alert-claims.js';
+import type { AlertSnoozeRepository } from './alert-snoozes.js';
 import type { AliasRepository } from './aliases.js';
 import type { ApprovalPolicyRepository } from './approval-policy.js';
 import type { ApprovalRepository } from './approvals.js';
@@ -109,6 +110,7 @@ export interface Store {
   readonly deliveries: DeliveryClaims;
   readonly statusWatches: OnFirstUse<StatusWatchRepository>;
   readonly alertClaims: OnFirstUse<AlertClaimRepository>;
+  readonly alertSnoozes: OnFirstUse<AlertSnoozeRepository>;
   readonly installations: OnFirstUse<InstallationRepository>;
   readonly oauthStates: OnFirstUse<OAuthStateStore>;
   readonly teamUserData: OnFirstUse<TeamUserData>;
@@ -159,6 +161,7 @@ export function createStore(ctx: StoreContext, cipher: TokenCipher | OnFirstUse<
       async () => new (await import('./status-watches.js')).StatusWatchRepository(ctx),
     ),
     alertClaims: onFirstUse(async () => new (await import('./alert-claims.js')).AlertClaimRepository(ctx)),
+    alertSnoozes: onFirstUse(async () => new (await import('./alert-snoozes.js')).AlertSnoozeRepository(ctx)),
     installations: onFirstUse(
       async () => new (await import('./installations.js')).InstallationRepository(ctx, cipher),
     ),

@@ -12,6 +12,7 @@ import {
 } from './items.js';
 import { keys } from './keys.js';
 import { REPORT_KIND_NAMES, type ReportKind } from './report-kind-names.js';
+import { BURST_AT_BOUNDS, FLAP_MINUTES_BOUNDS } from './report-noise-bounds.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import { TABLE_DEFINITION } from './table-definition.js';
 import { recordTeamMember } from './team-data.js';
@@ -67,10 +68,7 @@ function isKnownZone(name: string): boolean {
 /** A local time of day, 24-hour `HH:MM`. */
 const TIME_OF_DAY = /^([01]\d|2[0-3]):[0-5]\d$/;
 
-/** Fewest and most new alerts of one tick that make a burst: 2 is "any group", past 50 never happens. */
-export const BURST_AT_BOUNDS = { min: 2, max: 50 } as const;
-/** Shortest and longest flapping window, in minutes: a minute, a day. */
-export const FLAP_MINUTES_BOUNDS = { min: 1, max: 24 * 60 } as const;
+export { BURST_AT_BOUNDS, FLAP_MINUTES_BOUNDS } from './report-noise-bounds.js';
 
 /** How a subscription keeps its channel from being shouted at (issue 39's "alerts that do not shout"). */
 export interface ReportNoise {

@@ -1,5 +1,7 @@
 import type { WebClient } from '@slack/web-api';
+import * as z from 'zod';
 import type { ParsedCommand } from '../../commands/parse.js';
+import { listSnoozes, snoozeAlerts, unsnooze } from '../../core/alert-snoozes.js';
 import {
   type AddReportOutcome,
   addReport,
@@ -30,6 +32,7 @@ import {
 } from '../../reports/schedule.js';
 import { mrkdwnFallback, sectionBlock } from '../../slack-kit/blocks.js';
 import { channelRefusalHint, ensureBotCanPost } from '../../slack-kit/channel-access.js';
+import { decodeActionValue } from '../../slack-kit/interactions.js';
 import { notice, type Reply } from '../../slack-kit/reply.js';
 import {
   codeSpan,
@@ -39,6 +42,7 @@ import {
   slackDate,
   userMention,
 } from '../../slack-kit/text.js';
+import type { SnoozeTarget } from '../../store/alert-snoozes.js';
 import type { ReportKind, ReportSubscription } from '../../store/index.js';
 import type { ReportFilter, ReportNoise } from '../../store/report-subscriptions.js';
 import type { ReportRunJob } from '../../worker/handoff.js';
@@ -104,6 +108,10 @@ export async function handleReportsCommand(context: BotCommandContext, parsed: B
     case 'quiet':
     case 'set':
       return answerReportNoise(context, parsed);
+    case 'snoozes':
+      return answerSnoozeList(context);
+    case 'unsnooze':
+      return answerUnsnooze(context, parsed);
   }
   return notice(
     `Usage: \`/cloud reports add ${KIND_NAMES}\`, \`reports list\`, \`reports remove|pause|resume|run ID\`, \`reports quiet ID HH:MM-HH:MM|off\`, \`reports set ID --burst N --flap MINUTES\`.`,
@@ -310,6 +318,76 @@ async function answerReportNoise(context: BotCommandContext, parsed: BotParsed):
         `${userMention(ctx.user)} changed how the *${titleOf(sub.kind)}* ${shortId(sub)} posts: ${noiseWords(sub.noise)}.`,
       );
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// snoozes: from an alert's menu, listed and ended by command
+
+const SnoozeOptionSchema = z.strictObject({
+  s: z.string().regex(/^[0-9a-f-]{36}$/),
+  k: z.enum(['i', 's']),
+  t: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  d: z.enum(['1h', '4h', 'r']),
+});
+
+/** `issue 823`, `service 12`, as the snooze answers and lists name them. */
+function snoozeTargetWords(target: SnoozeTarget): string {
+  return `${target.kind} ${target.id}`;
+}
+
+function snoozeUntilWords(until: Date | null): string {
+  return until === null ? 'until it is resolved' : `until ${slackDate(until)}`;
+}
+
+/** A choice in an alert's snooze menu: recorded, then said in the channel (who, what, until when). */
+export async function answerSnoozeClick(
+  context: BotCommandContext,
+  value: string | undefined,
+): Promise<Reply> {
+  const option = decodeActionValue(SnoozeOptionSchema, value);
+  if (!option) return notice('That menu is out of date.');
+  const target: SnoozeTarget = { kind: option.k === 'i' ? 'issue' : 'service', id: option.t };
+  const outcome = await snoozeAlerts(context.deps, callerOf(context), {
+    subscriptionId: option.s,
+    target,
+    length: option.d === 'r' ? 'resolved' : option.d,
+  });
+  switch (outcome.kind) {
+    case 'gone':
+      return notice('That alerts report was removed; nothing was snoozed.');
+    case 'elsewhere':
+      return notice(`Those alerts post in <#${outcome.subscription.channel}>; snooze them from there.`);
+    case 'not_recorded':
+      return notice(
+        `:warning: The snooze of ${snoozeTargetWords(target)} may not have been recorded (storage error: ${escapeMrkdwn(outcome.reason)}), so its alerts may still be posted. Choose it again: if it was recorded, that changes nothing.`,
+      );
+    case 'snoozed':
+      return inChannel(
+        `:zzz: ${userMention(context.ctx.user)} snoozed the alerts of ${snoozeTargetWords(target)} ${snoozeUntilWords(outcome.snooze.until)} for report ${shortId(outcome.subscription)}. \`/cloud reports unsnooze ${target.kind} ${target.id}\` ends it.`,
+      );
+  }
+}
+
+async function answerSnoozeList(context: BotCommandContext): Promise<Reply> {
+  const snoozes = await listSnoozes(context.deps, callerOf(context));
+  if (snoozes.length === 0) return notice('No alerts are snoozed in this channel.');
+  const lines = snoozes.map(
+    ({ subscription, snooze }) =>
+      `• ${snoozeTargetWords(snooze.target)} ${snoozeUntilWords(snooze.until)}, by ${userMention(snooze.by)} (report ${shortId(subscription)})`,
+  );
+  return notice(`*Snoozed alerts in this channel:*\n${lines.join('\n')}`);
+}
+
+async function answerUnsnooze(context: BotCommandContext, parsed: BotParsed): Promise<Reply> {
+  const kind = (parsed.args[0] ?? '').toLowerCase();
+  const id = Number(parsed.args[1]);
+  if ((kind !== 'issue' && kind !== 'service') || !/^\d{1,15}$/.test(parsed.args[1] ?? ''))
+    return notice('Say which: `/cloud reports unsnooze issue 823` or `/cloud reports unsnooze service 12`.');
+  const target: SnoozeTarget = { kind, id };
+  const removed = await unsnooze(context.deps, callerOf(context), target);
+  return removed === 0
+    ? notice(`The alerts of ${snoozeTargetWords(target)} are not snoozed in this channel.`)
+    : inChannel(`${userMention(context.ctx.user)} ended the snooze of ${snoozeTargetWords(target)}.`);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StoredMessage } from '../../../infra/local/slack/store.js';
 import { getOperation } from '../../../lib/api/operations/index.js';
 import { ChannelPacer } from '../../../lib/reports/pacer.js';
 import { runReporterTick, type TickSummary } from '../../../lib/reports/tick.js';
+import { AlertSnoozeRepository } from '../../../lib/store/alert-snoozes.js';
 import { slackFixtures } from '../../support/slack-fixtures.js';
 import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
 
@@ -260,3 +261,98 @@ async function renameDirectly(volumeId: number, label: string): Promise<void> {
   });
   expect(response.status).toBe(200);
 }
+
+describe('snoozing from an alert', () => {
+  /** A monitored service of the emulator and a subscription of C0SNOOZE that has learned what is open. */
+  async function snoozeSetup(): Promise<{ service: { id: number; label: string } }> {
+    const service = [...harness.e2e.emulator.control.world.services.values()].find(
+      (s) => s.status !== 'disabled',
+    );
+    if (!service) throw new Error('the emulator has no monitored service');
+    await subscribeAlerts('C0SNOOZE');
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    return { service };
+  }
+
+  async function alertOf(label: string, service: number): Promise<{ id: number; alert: StoredMessage }> {
+    const { id } = harness.e2e.emulator.control.createManagedIssue({ services: [service], label });
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    const alert = harness.posted('C0SNOOZE').find((m) => m.text.startsWith(`New managed issue ${id}:`));
+    if (!alert) throw new Error(`no alert for issue ${id}`);
+    return { id, alert };
+  }
+
+  async function choose(user: string, alert: StoredMessage, option: string): Promise<void> {
+    const delivery = await harness.e2e.stack.workspace.click(user, alert, {
+      actionId: 'report:snooze',
+      option,
+    });
+    expect(delivery.status).toBe(200);
+    await harness.e2e.stack.drain();
+  }
+
+  it("snoozed for 1 h, a service's new alerts are held, and one still open when the snooze ends is posted then, once", async () => {
+    const { service } = await snoozeSetup();
+    const { alert } = await alertOf('first outage', service.id);
+    await choose('U0ONCALL', alert, `Snooze ${service.label} for 1 h`);
+    const said = harness.e2e.textOf(harness.e2e.lastSeen('U0NOISE', 'C0SNOOZE'));
+    expect(said).toContain(`<@U0ONCALL> snoozed the alerts of service ${service.id} until`);
+
+    const held = harness.e2e.emulator.control.createManagedIssue({ services: [service.id], label: 'again' });
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    expect(alertCounts('C0SNOOZE', [held.id])).toEqual([0]);
+    const listed = await harness.reports('U0NOISE', 'C0SNOOZE', 'reports snoozes');
+    expect(listed.text).toContain(`service ${service.id} until`);
+    expect(listed.text).toContain('<@U0ONCALL>');
+
+    harness.advance(60 * MINUTE);
+    await harness.tick();
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    expect(alertCounts('C0SNOOZE', [held.id])).toEqual([1]);
+    const audit = await harness.deps.store.audit.list(TEAM, { limit: 20 });
+    expect(audit.entries.find((e) => e.action === 'reports.snooze')?.actor).toBe('U0ONCALL');
+  });
+
+  it('chosen twice, leaves one snooze; unsnooze ends it and the next alert is posted', async () => {
+    const { service } = await snoozeSetup();
+    const { alert } = await alertOf('twice', service.id);
+    await choose('U0ONCALL', alert, `Snooze ${service.label} until resolved`);
+    await choose('U0ONCALL', alert, `Snooze ${service.label} until resolved`);
+    const listed = await harness.reports('U0NOISE', 'C0SNOOZE', 'reports snoozes');
+    expect(listed.text.match(/• service/g)).toHaveLength(1);
+    expect(listed.text).toContain('until it is resolved');
+
+    const ended = await harness.reports('U0NOISE', 'C0SNOOZE', `reports unsnooze service ${service.id}`);
+    expect(ended.text).toContain(`ended the snooze of service ${service.id}`);
+    const next = harness.e2e.emulator.control.createManagedIssue({ services: [service.id], label: 'after' });
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    expect(alertCounts('C0SNOOZE', [next.id])).toEqual([1]);
+  });
+
+  it('storage failing while recording it, tells the clicker it may not have been recorded, and the alerts go on', async () => {
+    const { service } = await snoozeSetup();
+    const { alert } = await alertOf('storage down', service.id);
+    // DynamoDB answers the write with a 500, as it does in an outage.
+    const failure = Object.assign(new Error('Internal server error'), { name: 'InternalServerError' });
+    const put = vi.spyOn(AlertSnoozeRepository.prototype, 'put').mockRejectedValue(failure);
+    try {
+      await choose('U0ONCALL', alert, `Snooze ${service.label} for 4 h`);
+    } finally {
+      put.mockRestore();
+    }
+    const said = harness.e2e.textOf(harness.e2e.lastSeen('U0ONCALL', 'C0SNOOZE'));
+    expect(said).toContain('may not have been recorded');
+    const next = harness.e2e.emulator.control.createManagedIssue({
+      services: [service.id],
+      label: 'still on',
+    });
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    expect(alertCounts('C0SNOOZE', [next.id])).toEqual([1]);
+  });
+});
