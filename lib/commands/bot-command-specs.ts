@@ -1,4 +1,5 @@
 import { REPORT_KIND_SPECS } from '../reports/kinds.js';
+import { BURST_AT_BOUNDS, FLAP_MINUTES_BOUNDS } from '../store/report-noise-bounds.js';
 
 /**
  * Commands of the bot itself, which are not API operations. They are declared here so that the
@@ -137,6 +138,10 @@ const REPORT_FILTER_FLAGS: readonly BotFlag[] = [
   ).values(),
 ];
 const REPORTS_ADD_USAGE = `reports add ${REPORT_KIND_WORDS} [--every INTERVAL | --daily HH:MM] [--tz ZONE]${REPORT_FILTER_FLAGS.map((flag) => ` [--${flag.name} ${flag.placeholder}]`).join('')}`;
+
+const REPORTS_QUIET_USAGE = `reports quiet ${REPORT_ID.name} HH:MM-HH:MM|off [--tz ZONE]`;
+const REPORTS_UNSNOOZE_USAGE = 'reports unsnooze issue|service ID';
+const REPORTS_SET_USAGE = `reports set ${REPORT_ID.name} [--burst N] [--flap MINUTES]`;
 
 const ALIAS_ADD_USAGE = 'alias add NAME "COMMAND with $1 $2 ..." [--workspace]';
 const ALIAS_WORKSPACE_FLAG: BotFlag = {
@@ -336,11 +341,21 @@ const DECLARED_BOT_COMMANDS = [
   {
     name: 'reports',
     summary: `Subscribe this channel to managed-monitoring reports: ${REPORT_KIND_SPECS.map((spec) => spec.kind).join(', ')}`,
-    usage: [REPORTS_ADD_USAGE, 'reports list', `reports remove|pause|resume|run ${REPORT_ID.name}`],
+    usage: [
+      REPORTS_ADD_USAGE,
+      'reports list',
+      `reports remove|pause|resume|run ${REPORT_ID.name}`,
+      REPORTS_QUIET_USAGE,
+      REPORTS_SET_USAGE,
+      'reports snoozes',
+      REPORTS_UNSNOOZE_USAGE,
+    ],
     examples: [
       'reports add issues --daily 09:00 --tz Europe/Berlin',
       'reports add stats --every 6h',
       'reports list',
+      'reports quiet 1a2b3c4d 22:00-07:00 --tz Europe/Berlin',
+      'reports set 1a2b3c4d --burst 5 --flap 30',
     ],
     subcommands: [
       {
@@ -389,6 +404,58 @@ const DECLARED_BOT_COMMANDS = [
         summary: 'Run a subscription now, outside its schedule',
         usage: `reports run ${REPORT_ID.name}`,
         args: [REPORT_ID],
+      },
+      {
+        name: 'quiet',
+        summary:
+          'Quiet hours of an alerts or events subscription: what it finds then is held and posted as one summary when they end; `off` ends them',
+        usage: REPORTS_QUIET_USAGE,
+        args: [REPORT_ID, { name: 'HH:MM-HH:MM|off', kind: TEXT }],
+        flags: [
+          {
+            name: 'tz',
+            kind: TEXT,
+            placeholder: 'ZONE',
+            summary: 'Time zone of the quiet hours, e.g. `Europe/Berlin` (default UTC)',
+          },
+        ],
+      },
+      {
+        name: 'set',
+        summary:
+          'How an alerts or events subscription groups a burst of new items and counts a flapping issue',
+        usage: REPORTS_SET_USAGE,
+        args: [REPORT_ID],
+        flags: [
+          {
+            name: 'burst',
+            kind: { type: 'count', ...BURST_AT_BOUNDS },
+            placeholder: 'N',
+            summary:
+              'New alerts in one run at or above which they post as one message with a thread (default 3)',
+          },
+          {
+            name: 'flap',
+            kind: { type: 'minutes', ...FLAP_MINUTES_BOUNDS },
+            placeholder: 'MINUTES',
+            summary:
+              'An issue closed and reopened within this many minutes is flapping, not new (default 60)',
+          },
+        ],
+      },
+      {
+        name: 'snoozes',
+        summary: "Alerts snoozed in this channel (from an alert's menu), until when and by whom",
+        usage: 'reports snoozes',
+      },
+      {
+        name: 'unsnooze',
+        summary: 'End the snooze of an issue or a service in this channel',
+        usage: REPORTS_UNSNOOZE_USAGE,
+        args: [
+          { name: 'issue|service', kind: { type: 'choice', words: ['issue', 'service'] } },
+          { name: 'ID', kind: TEXT },
+        ],
       },
     ],
   },

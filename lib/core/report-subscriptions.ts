@@ -12,7 +12,7 @@ import { firstRunAt, nextRunAfter } from '../reports/schedule.js';
 import type { SubscriptionFailure } from '../reports/tick.js';
 import { type NoticeDeps, pauseForTokenProblem } from '../reports/token-notices.js';
 import type { ReportKind, ReportSchedule, ReportSubscription, Store } from '../store/index.js';
-import type { ReportFilter } from '../store/report-subscriptions.js';
+import { type ReportFilter, type ReportNoise, ReportNoiseSchema } from '../store/report-subscriptions.js';
 import { type AdminDeps, isPolicyAdmin } from './admins.js';
 import type { Caller } from './caller.js';
 
@@ -369,6 +369,54 @@ export async function resumeReport(
   return { kind: 'resumed', subscription, nextRunAt };
 }
 
+// ---------------------------------------------------------------------------------------------
+// noise: quiet hours, bursts, flapping
+
+/** A change of some of a report's noise settings; what is left out stays as it is. */
+export type ReportNoiseChange = Partial<ReportNoise>;
+
+export type SetReportNoiseOutcome =
+  | ReportNotFound
+  | NotAllowed
+  /** Only kinds that post each new item (alerts, events) can be held, grouped or counted. */
+  | { readonly kind: 'not_applicable'; readonly subscription: ReportSubscription }
+  /** Nothing was stored; `problems` names each setting that is wrong (`burstAt: …`). */
+  | { readonly kind: 'invalid'; readonly problems: readonly string[] }
+  /** Removed while being changed. */
+  | { readonly kind: 'gone'; readonly subscription: ReportSubscription }
+  | {
+      readonly kind: 'changed';
+      readonly subscription: ReportSubscription;
+      readonly before: ReportNoise;
+    };
+
+/**
+ * Changes a report's quiet hours, burst size or flapping window, by the rule of every change of a
+ * report: its owner or a policy admin. The whole result is checked before anything is written.
+ */
+export async function setReportNoise(
+  deps: ReportSubscriptionDeps,
+  caller: Caller,
+  request: { readonly report: ReportRef; readonly change: ReportNoiseChange },
+): Promise<SetReportNoiseOutcome> {
+  const found = await findChangeable(deps, caller, request.report);
+  if (found.kind !== 'found') return found;
+  const { subscription } = found;
+  if (!reportKindOf(subscription.kind).eachNew) return { kind: 'not_applicable', subscription };
+  const merged = ReportNoiseSchema.safeParse({ ...subscription.noise, ...request.change });
+  if (!merged.success) {
+    return {
+      kind: 'invalid',
+      problems: merged.error.issues.map((issue) =>
+        issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message,
+      ),
+    };
+  }
+  const changed = await deps.store.reports.setNoise(caller.team, subscription.id, merged.data);
+  if (!changed) return { kind: 'gone', subscription };
+  return { kind: 'changed', subscription: changed, before: subscription.noise };
+}
+
 /**
  * What can be checked at once before a report is run outside its schedule; the run itself
  * (`runReportJob`) is the worker's, since posting goes at one message a second per channel.
@@ -514,6 +562,7 @@ async function runReport(
         now,
         charts: new Map(),
         claims: deps.store.alertClaims,
+        snoozes: deps.store.alertSnoozes,
         audit: deps.store.audit,
         history: new HistoryBudget(deps.slackInstall ?? 'distributed'),
         deadline: Date.now() + RUN_NOW_BUDGET_MS,

@@ -5,6 +5,7 @@ import type { RenderedMessage } from '../slack-kit/blocks.js';
 import { rateLimitedFor } from '../slack-kit/slack-refusals.js';
 import { withoutRetries } from '../slack-kit/web-client.js';
 import type { AlertClaim, AlertClaimRepository } from '../store/alert-claims.js';
+import type { AlertSnoozeRepository, SnoozeTarget } from '../store/alert-snoozes.js';
 import type { AuditLogRepository } from '../store/audit-log.js';
 import type { OnFirstUse } from '../store/lazy.js';
 import type { ReportSubscription } from '../store/report-subscriptions.js';
@@ -12,7 +13,16 @@ import type { AccountFeed } from './account-feed.js';
 import { renderStatsChart } from './chart.js';
 import type { HistoryBudget } from './history-budget.js';
 import { type ChannelPacer, certainlyNotPosted, RunDeadlineError, type SendOptions } from './pacer.js';
-import { renderIssueAlert, renderIssuesDigest, renderStatsReport, statsFileName } from './render.js';
+import { inQuietHours, quietHoursJustEnded, quietHoursText } from './quiet-hours.js';
+import {
+  type AlertGroupReason,
+  type KnownServices,
+  renderAlertGroup,
+  renderIssueAlert,
+  renderIssuesDigest,
+  renderStatsReport,
+  statsFileName,
+} from './render.js';
 import '../zod-settings.js';
 
 /**
@@ -35,6 +45,8 @@ export interface DeliveryContext {
   readonly history: HistoryBudget;
   /** Epoch ms (wall clock) by which the run stops posting; what is left waits for the next run. */
   readonly deadline?: number | undefined;
+  /** Alerts: the snoozes people set from alerts; none are read without it. */
+  readonly snoozes?: Pick<AlertSnoozeRepository, 'active'> | undefined;
 }
 
 export interface DeliveryResult {
@@ -109,15 +121,95 @@ export async function deliverAlerts(ctx: DeliveryContext, sub: ReportSubscriptio
 
   const stillOpenSeen = openIds.filter((id) => sub.seenIssueIds.has(id));
   const fresh = open.filter((issue) => !sub.seenIssueIds.has(issue.id)).sort(byCreation);
-  if (fresh.length === 0) return { messages: 0, files: 0, seenIssueIds: stillOpenSeen, alerted: [] };
+  const nothing = { messages: 0, files: 0, seenIssueIds: stillOpenSeen, alerted: [] };
+  // Quiet: the new issues are held, left out of the seen set, for the summary when quiet ends.
+  const { quietHours } = sub.noise;
+  if (fresh.length === 0 || (quietHours !== null && inQuietHours(quietHours, ctx.now))) return nothing;
   const services = await ctx.feed.services();
-  const run = await postEachOnce(
-    ctx,
-    sub,
-    ISSUE_ALERT_MARKER,
-    fresh.map((issue) => ({ id: issue.id, message: () => renderIssueAlert(sub, issue, services) })),
+  const snoozed = await snoozedIssues(ctx, sub, fresh, services);
+  // Passed over under a snooze until resolved: done. Held under a timed one: left unseen, so an
+  // issue still open when the snooze ends is posted then, once.
+  const unsnoozed = fresh.filter((issue) => !snoozed.has(issue.id));
+  const passedOver = fresh.filter((issue) => snoozed.get(issue.id) === 'pass_over').map((issue) => issue.id);
+  if (unsnoozed.length === 0) return { ...nothing, seenIssueIds: [...stillOpenSeen, ...passedOver] };
+  const single = (issue: ManagedIssue) => ({
+    id: issue.id,
+    message: () => renderIssueAlert(sub, issue, services),
+  });
+  let run: PostRun;
+  if (quietHoursJustEnded(quietHours, sub.lastRun.at, ctx.now) && unsnoozed.length > 1) {
+    run = await postAlertGroup(ctx, sub, unsnoozed, services, {
+      kind: 'quiet',
+      hours: quietHoursText(quietHours),
+    });
+  } else if (unsnoozed.length >= sub.noise.burstAt) {
+    run = await postAlertGroup(ctx, sub, unsnoozed, services, { kind: 'burst' });
+  } else {
+    run = await postEachOnce(ctx, sub, ISSUE_ALERT_MARKER, unsnoozed.map(single));
+  }
+  return { ...run, seenIssueIds: [...stillOpenSeen, ...passedOver, ...run.done] };
+}
+
+/**
+ * The new issues a snooze in force covers (`lib/store/alert-snoozes.ts`): one of the issue itself,
+ * or one for each service it affects. A snooze until resolved passes them over for good; a timed
+ * one holds them. A service's snooze until resolved ends once the service reports no problem.
+ */
+async function snoozedIssues(
+  ctx: DeliveryContext,
+  sub: ReportSubscription,
+  fresh: readonly ManagedIssue[],
+  services: KnownServices,
+): Promise<Map<number, 'hold' | 'pass_over'>> {
+  const covered = new Map<number, 'hold' | 'pass_over'>();
+  if (ctx.snoozes === undefined) return covered;
+  const resolved = (serviceId: number) => {
+    const status = services.get(serviceId)?.status;
+    return status !== undefined && status !== 'problem';
+  };
+  const inForce = (await ctx.snoozes.active(sub.team, sub.id, ctx.now)).filter(
+    (snooze) => !(snooze.until === null && snooze.target.kind === 'service' && resolved(snooze.target.id)),
   );
-  return { ...run, seenIssueIds: [...stillOpenSeen, ...run.done] };
+  if (inForce.length === 0) return covered;
+  const of = (kind: SnoozeTarget['kind'], id: number) =>
+    inForce.find((snooze) => snooze.target.kind === kind && snooze.target.id === id);
+  for (const issue of fresh) {
+    const own = of('issue', issue.id);
+    const byService = issue.services.map((id) => of('service', id));
+    const applying = own
+      ? [own]
+      : issue.services.length > 0 && byService.every((snooze) => snooze !== undefined)
+        ? byService
+        : [];
+    if (applying.length === 0) continue;
+    covered.set(issue.id, applying.some((snooze) => snooze?.until === null) ? 'pass_over' : 'hold');
+  }
+  return covered;
+}
+
+/** Alerts of one group at most (its message and a reply each); the next run, due at once, goes on. */
+export const ALERTS_PER_GROUP = 20;
+
+/**
+ * New issues as one message that lists them, each issue's own alert a reply in its thread, every
+ * issue still under its own claim (`postGroupOnce`): a run cut off anywhere posts none twice and
+ * loses none. More than `ALERTS_PER_GROUP` leave the rest to the next run.
+ */
+async function postAlertGroup(
+  ctx: DeliveryContext,
+  sub: ReportSubscription,
+  issues: readonly ManagedIssue[],
+  services: KnownServices,
+  reason: AlertGroupReason,
+): Promise<PostRun> {
+  const group = issues.slice(0, ALERTS_PER_GROUP);
+  const run = await postGroupOnce(ctx, sub, ISSUE_ALERT_MARKER, group, {
+    inMessage: 0,
+    perReply: 1,
+    message: (_shown, all) => renderAlertGroup(sub, all, services, reason),
+    reply: ([issue]) => (issue ? renderIssueAlert(sub, issue, services) : { text: '', blocks: [] }),
+  });
+  return issues.length > group.length && run.error === undefined ? { ...run, unfinished: true } : run;
 }
 
 /** What a message posted once is found by in the channel, for the in-doubt check. */
@@ -148,6 +240,7 @@ export async function postEachOnce(
   const alerted: number[] = [];
   const done: number[] = [];
   const notSaved: UnsavedWrite[] = [];
+  const foundGroups: FoundGroup[] = [];
   const result = (extra: Partial<DeliveryResult> = {}): PostRun => ({
     messages: alerted.length,
     files: 0,
@@ -160,7 +253,7 @@ export async function postEachOnce(
     if (ctx.deadline !== undefined && Date.now() >= ctx.deadline) return result({ unfinished: true });
     let outcome: AlertOutcome;
     try {
-      outcome = await alertOnce(ctx, sub, marker, item.id, item.message(), notSaved);
+      outcome = await alertOnce(ctx, sub, marker, item.id, item.message(), notSaved, foundGroups);
     } catch (error) {
       // The claim or the history read failed: this one was not posted.
       return result({ error });
@@ -220,6 +313,7 @@ async function alertOnce(
   itemId: number,
   message: RenderedMessage,
   notSaved: UnsavedWrite[],
+  found: FoundGroup[],
 ): Promise<AlertOutcome> {
   // A subscription is of one kind: its claims are all alerts, or all events.
   const attempt = await ctx.claims.claim({ team: sub.team, subscription: sub.id, issue: itemId });
@@ -235,9 +329,13 @@ async function alertOnce(
     return false;
   };
 
+  // A post in doubt may have gone out alone or in a group (a burst cut off, then fewer left than
+  // make a burst): found in a group's message but missing from its thread, it is replied there.
+  let threadTs: string | undefined;
   if (attempt.inDoubt) {
-    const check = await findAlertMessage(ctx, sub, marker, itemId, claim, attempt.inDoubt);
-    if (check.kind === 'found') {
+    const check = await findGroupMessage(ctx, sub, marker, itemId, claim, attempt.inDoubt, found);
+    if (check.kind === 'thread_missing') threadTs = check.parentTs;
+    else if (check.kind === 'found') {
       await mark(check.ts);
       return { kind: 'posted_before' };
     }
@@ -256,7 +354,10 @@ async function alertOnce(
 
   let ts: string | undefined;
   try {
-    const answer = await postMarked(ctx, sub, marker, message, { [marker.idField]: itemId });
+    const answer =
+      threadTs === undefined
+        ? await postMarked(ctx, sub, marker, message, { [marker.idField]: itemId })
+        : await postMarked(ctx, sub, marker, message, { events: [itemId] }, threadTs);
     ts = answer.ts;
   } catch (error) {
     if (!certainlyNotPosted(error)) return { kind: 'in_doubt', error };
@@ -326,8 +427,10 @@ function postMarked(
  *    done; an item meant for its thread is looked for in the thread (`conversations.replies`), and
  *    if not there, replied into that thread now; a group not found is posted afresh.
  * 2. Post the message with the new items, mark the claims of those it shows, then each reply and
- *    the claims of its items. Slack refusing a post releases the claims of what it and the
- *    replies after it would have shown, for the next run; a lost answer leaves them in doubt.
+ *    the claims of its items. Slack refusing the message releases the claims of the group, for
+ *    the next run; a reply that fails leaves its items and those after it in doubt with their
+ *    lease ended, so the next run finds the message that lists them and replies them into its
+ *    thread; a lost answer leaves them in doubt.
  */
 export async function postGroupOnce<T extends { readonly id: number }>(
   ctx: DeliveryContext,
@@ -416,7 +519,9 @@ export async function postGroupOnce<T extends { readonly id: number }>(
         await settle(chunk, answer.ts ?? '');
       } catch (error) {
         const unsent = certainlyNotPosted(error) ? entries.slice(start) : entries.slice(start + chunk.length);
-        await claimed.releaseAll(unsent);
+        // Left in doubt rather than released: the group's message lists them, so the next run
+        // finds it and replies them into its thread instead of starting a second group.
+        for (const { claim } of unsent) await claimed.leaveInDoubt(claim, null);
         stopped ??= error instanceof RunDeadlineError ? { unfinished: true } : { error };
         return false;
       }

@@ -26,6 +26,7 @@ import {
   type PostRun,
   postGroupOnce,
 } from './deliver.js';
+import { inQuietHours, quietHoursJustEnded, quietHoursText } from './quiet-hours.js';
 
 /**
  * The events report's own parts: which events a subscription's filter keeps, which of them the
@@ -221,11 +222,13 @@ export function renderAccountEventGroup(
   shown: readonly AccountEvent[],
   all: readonly AccountEvent[],
   madeBy: (event: AccountEvent) => AuditEntry | undefined,
+  /** Why they were held, when they were (`while this channel was quiet (…)`). */
+  held?: string,
 ): RenderedMessage {
   const [only] = all;
   if (all.length === 1 && only) return renderAccountEvent(only, madeBy(only));
   const more = all.length - shown.length;
-  const head = `${all.length} account events`;
+  const head = `${all.length} account events${held === undefined ? '' : ` ${held}`}`;
   return {
     text: eventsFallback(head, all),
     blocks: [
@@ -289,6 +292,20 @@ export async function deliverEvents(ctx: DeliveryContext, sub: ReportSubscriptio
     .filter((event) => !doneBefore(event))
     .sort((a, b) => createdMs(a) - createdMs(b) || a.id - b.id);
   const wanted = fresh.filter((event) => eventPassesFilter(event, sub.filter));
+  const { quietHours } = sub.noise;
+  if (sub.lastRun !== null && quietHours !== null && inQuietHours(quietHours, ctx.now)) {
+    // Quiet: nothing is done, so the window stays where it was and the next run reads them again.
+    return {
+      messages: 0,
+      files: 0,
+      alerted: [],
+      seenIssueIds: [...sub.seenIssueIds],
+      ...(sub.eventsSeenAt === undefined ? {} : { eventsSeenAt: sub.eventsSeenAt }),
+    };
+  }
+  const held = quietHoursJustEnded(quietHours, sub.lastRun?.at, ctx.now)
+    ? `while this channel was quiet (${quietHoursText(quietHours)})`
+    : undefined;
   const group = wanted.slice(0, EVENTS_PER_GROUP);
   let run: PostRun = { messages: 0, files: 0, done: [], alerted: [] };
   if (group.length > 0) {
@@ -296,7 +313,7 @@ export async function deliverEvents(ctx: DeliveryContext, sub: ReportSubscriptio
     run = await postGroupOnce(ctx, sub, ACCOUNT_EVENT_MARKER, group, {
       inMessage: EVENTS_IN_MESSAGE,
       perReply: EVENTS_PER_REPLY,
-      message: (shown, all) => renderAccountEventGroup(shown, all, madeBy),
+      message: (shown, all) => renderAccountEventGroup(shown, all, madeBy, held),
       reply: (shown) => renderAccountEventReply(shown, madeBy),
     });
     // More than one group's worth: the next run, due at once, posts the rest.

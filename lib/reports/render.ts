@@ -1,4 +1,4 @@
-import type { ConfirmationDialog, KnownBlock } from '@slack/types';
+import type { ConfirmationDialog, KnownBlock, Overflow } from '@slack/types';
 import { getOperation, type OperationId } from '../api/operations/index.js';
 import type {
   ManagedIssue,
@@ -18,9 +18,10 @@ import {
   mrkdwnFallback,
   type RenderedMessage,
   sectionBlock,
+  truncateMrkdwn,
 } from '../slack-kit/blocks.js';
 import { issueTitle, serviceName as serviceWords, titleNamesId } from '../slack-kit/field-words.js';
-import { ActionId } from '../slack-kit/interactions.js';
+import { ActionId, type SnoozeOption } from '../slack-kit/interaction-ids.js';
 import { SLACK_LIMITS } from '../slack-kit/limits.js';
 import {
   capitalize,
@@ -202,6 +203,24 @@ function runButton(
   });
 }
 
+const SNOOZE_LENGTHS: readonly { readonly d: SnoozeOption['d']; readonly words: string }[] = [
+  { d: '1h', words: 'for 1 h' },
+  { d: '4h', words: 'for 4 h' },
+  { d: 'r', words: 'until resolved' },
+];
+
+/** An overflow of an alert: snooze the issue or a service it affects for 1 h, 4 h or until resolved. */
+function snoozeMenu(sub: ReportSubscription, k: SnoozeOption['k'], id: number, name: string): Overflow {
+  return {
+    type: 'overflow',
+    action_id: ActionId.alertSnooze,
+    options: SNOOZE_LENGTHS.map(({ d, words }) => ({
+      text: { type: 'plain_text', text: truncate(`Snooze ${name} ${words}`, SLACK_LIMITS.optionText) },
+      value: JSON.stringify({ s: sub.id, k, t: id, d } satisfies SnoozeOption),
+    })),
+  };
+}
+
 /**
  * One new issue, posted once: the ticket, each affected service (label, address, status) and
  * buttons to view the issue, view a service and switch its monitoring off or on. The buttons run
@@ -248,6 +267,7 @@ export function renderIssueAlert(
         serviceId: id,
       }),
       monitoring,
+      snoozeMenu(sub, 's', id, truncate(serviceWords(id, service?.label), 40)),
     ]);
     if (actions) blocks.push(actions);
   }
@@ -257,10 +277,60 @@ export function renderIssueAlert(
   }
   const viewIssue = actionsBlock([
     runButton('View issue', 'managed.issues-view', { issueId: issue.id }, 'primary'),
+    snoozeMenu(sub, 'i', issue.id, 'this issue'),
   ]);
   if (viewIssue) blocks.push(viewIssue);
   blocks.push(footer(sub));
   return { text: fallbackText(text), blocks };
+}
+
+/** Issues of a burst listed per section, to stay under a section's 3,000 characters (SLACK-FACTS, Block Kit limits). */
+const BURST_LINES_PER_SECTION = 8;
+/** Longest line of one issue in a burst's message. */
+const BURST_LINE_MAX = 300;
+
+/** Why a group of alerts is posted as one message. */
+export type AlertGroupReason =
+  /** Many new at once (`ReportNoise.burstAt`). */
+  | { readonly kind: 'burst' }
+  /** Held through the subscription's quiet hours, which `hours` names. */
+  | { readonly kind: 'quiet'; readonly hours: string };
+
+/**
+ * Several new issues as one message: their count and a line each (ticket, affected services);
+ * each issue's own alert, with its buttons, is a reply in its thread.
+ */
+export function renderAlertGroup(
+  sub: ReportSubscription,
+  issues: readonly ManagedIssue[],
+  services: KnownServices,
+  reason: AlertGroupReason,
+): RenderedMessage {
+  const count = countOf(issues.length, 'new managed issue');
+  const head =
+    reason.kind === 'quiet'
+      ? `:crescent_moon: *${capitalize(count)}* while this channel was quiet (${escapeMrkdwn(reason.hours)})`
+      : `:rotating_light: *${capitalize(count)}* at once`;
+  const lines = issues.map((issue) => {
+    const affected =
+      issue.services.length === 0
+        ? 'no service named'
+        : issue.services.map((id) => serviceName(id, services)).join(', ');
+    return truncateMrkdwn(`• *Issue ${issue.id}* — ${ticketText(issue)} · ${affected}`, BURST_LINE_MAX);
+  });
+  const blocks: KnownBlock[] = [sectionBlock(`${head}; each alert, with its buttons, is in the thread.`)];
+  for (let start = 0; start < lines.length; start += BURST_LINES_PER_SECTION) {
+    blocks.push(sectionBlock(lines.slice(start, start + BURST_LINES_PER_SECTION).join('\n')));
+  }
+  blocks.push(footer(sub));
+  const named = issues
+    .slice(0, 3)
+    .map((issue) => `${issue.id}`)
+    .join(', ');
+  return {
+    text: fallbackText(`${capitalize(count)}: ${named}${issues.length > 3 ? ', …' : ''}`),
+    blocks,
+  };
 }
 
 function seriesLine(summary: SeriesSummary): string {

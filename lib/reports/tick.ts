@@ -391,6 +391,7 @@ async function deliverAccount(
     now: run.now,
     charts: new Map<string, Buffer>(),
     claims: run.deps.store.alertClaims,
+    snoozes: run.deps.store.alertSnoozes,
     audit: run.deps.store.audit,
     history: run.history,
     deadline: run.options.deadline,

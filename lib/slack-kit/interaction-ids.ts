@@ -24,6 +24,8 @@ export const ActionId = {
   homeAgent: 'home:agent',
   /** Cancel a runbook's run from its message (its value is the run's id). */
   runbookCancel: 'runbook:cancel',
+  /** Snooze an alert's issue or service from the alert (an overflow; see `SnoozeOption`). */
+  alertSnooze: 'report:snooze',
 } as const;
 
 export const CallbackId = {
@@ -110,4 +112,16 @@ export function encodeActionValue(payload: ActionPayload): string {
     wire[key] = field === 'compact' ? 1 : value;
   }
   return JSON.stringify(wire);
+}
+
+/**
+ * An alert's snooze option: the subscription (`s`), the issue or service (`k`: `i` or `s`, `t` its
+ * id) and how long (`d`: `1h`, `4h`, `r` until resolved). Short keys: an option's value holds 150
+ * characters (SLACK-FACTS, Block Kit limits).
+ */
+export interface SnoozeOption {
+  readonly s: string;
+  readonly k: 'i' | 's';
+  readonly t: number;
+  readonly d: '1h' | '4h' | 'r';
 }

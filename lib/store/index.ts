@@ -2,6 +2,7 @@ import type { AgentAuthorizationStore } from './agent-authorizations.js';
 import type { AgentClientRepository } from './agent-clients.js';
 import type { AgentGrantRepository } from './agent-grants.js';
 import type { AlertClaimRepository } from './alert-claims.js';
+import type { AlertSnoozeRepository } from './alert-snoozes.js';
 import type { AliasRepository } from './aliases.js';
 import type { ApprovalPolicyRepository } from './approval-policy.js';
 import type { ApprovalRepository } from './approvals.js';
@@ -115,6 +116,7 @@ export interface Store {
   readonly alertClaims: OnFirstUse<AlertClaimRepository>;
   /** Where resources' cards were posted, and resources deleted through the bot, for a day. */
   readonly resourceCards: OnFirstUse<ResourceCardRepository>;
+  readonly alertSnoozes: OnFirstUse<AlertSnoozeRepository>;
   readonly installations: OnFirstUse<InstallationRepository>;
   readonly oauthStates: OnFirstUse<OAuthStateStore>;
   readonly teamUserData: OnFirstUse<TeamUserData>;
@@ -170,6 +172,7 @@ export function createStore(ctx: StoreContext, cipher: TokenCipher | OnFirstUse<
     resourceCards: onFirstUse(
       async () => new (await import('./resource-cards.js')).ResourceCardRepository(ctx),
     ),
+    alertSnoozes: onFirstUse(async () => new (await import('./alert-snoozes.js')).AlertSnoozeRepository(ctx)),
     installations: onFirstUse(
       async () => new (await import('./installations.js')).InstallationRepository(ctx, cipher),
     ),

@@ -8,9 +8,11 @@ import {
   parseListedItem,
   putNew,
   updateIf,
+  updateReturning,
 } from './items.js';
 import { keys } from './keys.js';
 import { REPORT_KIND_NAMES, type ReportKind } from './report-kind-names.js';
+import { BURST_AT_BOUNDS, FLAP_MINUTES_BOUNDS } from './report-noise-bounds.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import { TABLE_DEFINITION } from './table-definition.js';
 import { recordTeamMember } from './team-data.js';
@@ -53,6 +55,75 @@ export const ReportScheduleSchema = z.discriminatedUnion('type', [
 ]);
 export type ReportSchedule = z.infer<typeof ReportScheduleSchema>;
 
+/** Whether the runtime's time-zone database knows `name` (an IANA zone such as `Europe/Berlin`). */
+function isKnownZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A local time of day, 24-hour `HH:MM`. */
+const TIME_OF_DAY = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+export { BURST_AT_BOUNDS, FLAP_MINUTES_BOUNDS } from './report-noise-bounds.js';
+
+/** How a subscription keeps its channel from being shouted at (issue 39's "alerts that do not shout"). */
+export interface ReportNoise {
+  /** Held, then posted as one summary when they end; null: never quiet. */
+  readonly quietHours: { readonly from: string; readonly to: string; readonly tz: string } | null;
+  /** New alerts in one tick at or above which they post as one message with a thread. */
+  readonly burstAt: number;
+  /** An issue closed and reopened within this many minutes is flapping, not new. */
+  readonly flapMinutes: number;
+}
+
+export const QuietHoursSchema = z
+  .strictObject({
+    from: z.string().regex(TIME_OF_DAY, 'is not a 24-hour HH:MM time'),
+    to: z.string().regex(TIME_OF_DAY, 'is not a 24-hour HH:MM time'),
+    tz: z.string().min(1).max(64).refine(isKnownZone, 'is not an IANA time zone'),
+  })
+  .refine((q) => q.from !== q.to, { message: 'quiet hours that start when they end would never end' });
+
+export const ReportNoiseSchema = z.strictObject({
+  quietHours: QuietHoursSchema.nullable().default(null),
+  burstAt: z.number().int().min(BURST_AT_BOUNDS.min).max(BURST_AT_BOUNDS.max).default(3),
+  flapMinutes: z.number().int().min(FLAP_MINUTES_BOUNDS.min).max(FLAP_MINUTES_BOUNDS.max).default(60),
+});
+
+/** What a subscription without settings of its own (every one from before them) does. */
+export const DEFAULT_REPORT_NOISE: ReportNoise = ReportNoiseSchema.parse({});
+
+/** The stored map: each key optional, so an item keeps only what was set and reads the rest as defaults. */
+const NoiseItemSchema = z.object({
+  quiet_hours: QuietHoursSchema.optional(),
+  burst_at: z.number().int().optional(),
+  flap_minutes: z.number().int().optional(),
+});
+type NoiseItem = z.infer<typeof NoiseItemSchema>;
+
+function noiseOfItem(item: NoiseItem | undefined): ReportNoise {
+  // Written only through `itemOfNoise`; an item changed by hand reads as the defaults, not as a failure.
+  const read = ReportNoiseSchema.safeParse({
+    quietHours: item?.quiet_hours ?? null,
+    ...(item?.burst_at === undefined ? {} : { burstAt: item.burst_at }),
+    ...(item?.flap_minutes === undefined ? {} : { flapMinutes: item.flap_minutes }),
+  });
+  return read.success ? read.data : DEFAULT_REPORT_NOISE;
+}
+
+function itemOfNoise(noise: ReportNoise): NoiseItem {
+  const checked = ReportNoiseSchema.parse(noise);
+  return {
+    ...(checked.quietHours === null ? {} : { quiet_hours: checked.quietHours }),
+    burst_at: checked.burstAt,
+    flap_minutes: checked.flapMinutes,
+  };
+}
+
 export interface ReportSubscription {
   readonly id: string;
   readonly team: string;
@@ -78,6 +149,8 @@ export interface ReportSubscription {
   readonly eventsSeenAt?: string;
   /** What the report posts of what it reads; empty when it takes everything. */
   readonly filter: ReportFilter;
+  /** Quiet hours, bursts and flapping (`ReportNoise`); the defaults for a subscription that never set them. */
+  readonly noise: ReportNoise;
   readonly lastRun: { readonly at: Date; readonly status: 'ok' | 'failed' } | null;
   readonly createdAt: Date;
 }
@@ -112,6 +185,7 @@ const ReportItemSchema = z.object({
   profile: z.string(),
   schedule: ReportScheduleSchema,
   report_filter: ReportFilterSchema.optional(),
+  noise: NoiseItemSchema.optional(),
   next_run_at: z.iso.datetime(),
   paused: z.boolean(),
   pause_reason: z.string().optional(),
@@ -332,6 +406,25 @@ export class ReportSubscriptionRepository {
     });
   }
 
+  /**
+   * Replaces the subscription's noise settings (checked by `ReportNoiseSchema` first); undefined
+   * when the subscription is gone, so a removal racing the change is never answered "changed".
+   */
+  async setNoise(team: string, id: string, noise: ReportNoise): Promise<ReportSubscription | undefined> {
+    const update = await updateReturning(
+      this.#ctx,
+      { pk: keys.team(team), sk: keys.report(id) },
+      {
+        UpdateExpression: 'SET noise = :noise',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':noise': itemOfNoise(noise) },
+      },
+    );
+    return update.ok
+      ? toSubscription(parseItem(ReportItemSchema, update.item, 'report subscription'))
+      : undefined;
+  }
+
   /** Stops a subscription (e.g. its owner's token was revoked) until `resume`. */
   async pause(team: string, id: string, reason: string): Promise<boolean> {
     return this.#conditionalUpdate(team, id, {
@@ -441,6 +534,7 @@ function toSubscription(item: ReportItem): ReportSubscription {
     profile: item.profile,
     schedule: item.schedule,
     filter: item.report_filter ?? {},
+    noise: noiseOfItem(item.noise),
     nextRunAt: new Date(item.next_run_at),
     paused: item.paused,
     pauseReason: item.pause_reason ?? null,

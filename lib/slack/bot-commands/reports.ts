@@ -1,5 +1,7 @@
 import type { WebClient } from '@slack/web-api';
+import * as z from 'zod';
 import type { ParsedCommand } from '../../commands/parse.js';
+import { listSnoozes, snoozeAlerts, unsnooze } from '../../core/alert-snoozes.js';
 import {
   type AddReportOutcome,
   addReport,
@@ -8,6 +10,7 @@ import {
   type NotAllowed,
   pauseReport,
   type ReportChannels,
+  type ReportNoiseChange,
   type ReportNotFound,
   type ReportRef,
   type ReportRunDeps,
@@ -17,11 +20,19 @@ import {
   removeReport,
   resumeReport,
   runReportJob,
+  setReportNoise,
 } from '../../core/report-subscriptions.js';
 import { isReportKind, REPORT_KIND_SPECS, reportKindOf } from '../../reports/kinds.js';
-import { describeSchedule, scheduleFromFlags } from '../../reports/schedule.js';
+import {
+  DEFAULT_ZONE,
+  describeSchedule,
+  parseDailyTime,
+  parseTimeZone,
+  scheduleFromFlags,
+} from '../../reports/schedule.js';
 import { mrkdwnFallback, sectionBlock } from '../../slack-kit/blocks.js';
 import { channelRefusalHint, ensureBotCanPost } from '../../slack-kit/channel-access.js';
+import { decodeActionValue } from '../../slack-kit/interactions.js';
 import { notice, type Reply } from '../../slack-kit/reply.js';
 import {
   codeSpan,
@@ -31,8 +42,9 @@ import {
   slackDate,
   userMention,
 } from '../../slack-kit/text.js';
+import type { SnoozeTarget } from '../../store/alert-snoozes.js';
 import type { ReportKind, ReportSubscription } from '../../store/index.js';
-import type { ReportFilter } from '../../store/report-subscriptions.js';
+import type { ReportFilter, ReportNoise } from '../../store/report-subscriptions.js';
 import type { ReportRunJob } from '../../worker/handoff.js';
 import { callerOf } from '../caller.js';
 import type { BotCommandContext } from '../context.js';
@@ -93,9 +105,16 @@ export async function handleReportsCommand(context: BotCommandContext, parsed: B
     case 'resume':
     case 'run':
       return (await answerReportChange(context, parsed.subcommand, { typed: parsed.args[0] ?? '' })).reply;
+    case 'quiet':
+    case 'set':
+      return answerReportNoise(context, parsed);
+    case 'snoozes':
+      return answerSnoozeList(context);
+    case 'unsnooze':
+      return answerUnsnooze(context, parsed);
   }
   return notice(
-    `Usage: \`/cloud reports add ${KIND_NAMES}\`, \`reports list\`, \`reports remove|pause|resume|run ID\`.`,
+    `Usage: \`/cloud reports add ${KIND_NAMES}\`, \`reports list\`, \`reports remove|pause|resume|run ID\`, \`reports quiet ID HH:MM-HH:MM|off\`, \`reports set ID --burst N --flap MINUTES\`.`,
   );
 }
 
@@ -212,6 +231,166 @@ function describeFilter(filter: ReportFilter): string {
 }
 
 // ---------------------------------------------------------------------------------------------
+// quiet, set: the noise settings
+
+/** `22:00-07:00` (either half may wrap past midnight), in `--tz` or UTC; `off` is none. */
+function quietHoursFromArgs(
+  parsed: BotParsed,
+): { ok: true; value: ReportNoise['quietHours'] } | { ok: false; message: string } {
+  const text = (parsed.args[1] ?? '').trim();
+  const tz = textFlag(parsed, 'tz');
+  if (text.toLowerCase() === 'off') {
+    if (tz !== undefined) return { ok: false, message: '`--tz` goes with quiet hours, not with `off`.' };
+    return { ok: true, value: null };
+  }
+  const usage =
+    'Give quiet hours as `HH:MM-HH:MM` in 24-hour time, e.g. `/cloud reports quiet ID 22:00-07:00 --tz Europe/Berlin`, or `off`.';
+  const [fromText, toText, ...rest] = text.split('-');
+  if (fromText === undefined || toText === undefined || rest.length > 0)
+    return { ok: false, message: `\`${escapeMrkdwn(text)}\` is not a span of hours. ${usage}` };
+  const from = parseDailyTime(fromText);
+  const to = parseDailyTime(toText);
+  if (!from.ok || !to.ok)
+    return { ok: false, message: `\`${escapeMrkdwn(text)}\` is not a span of hours. ${usage}` };
+  if (from.value === to.value)
+    return { ok: false, message: `Quiet hours from ${from.value} to ${to.value} would never end. ${usage}` };
+  const zone = parseTimeZone(tz ?? DEFAULT_ZONE);
+  if (!zone.ok) return zone;
+  return { ok: true, value: { from: from.value, to: to.value, tz: zone.value } };
+}
+
+/** `22:00–07:00 Europe/Berlin`. */
+export function quietHoursWords(quiet: NonNullable<ReportNoise['quietHours']>): string {
+  return `${quiet.from}–${quiet.to} ${escapeMrkdwn(quiet.tz)}`;
+}
+
+/** The settings as a list shows them: `quiet 22:00–07:00 UTC · bursts of 3 or more grouped · flapping within 60 min`. */
+function noiseWords(noise: ReportNoise): string {
+  return [
+    noise.quietHours ? `quiet ${quietHoursWords(noise.quietHours)}` : 'no quiet hours',
+    `${noise.burstAt} or more new at once grouped`,
+    `reopened within ${noise.flapMinutes} min counts as flapping`,
+  ].join(' · ');
+}
+
+async function answerReportNoise(context: BotCommandContext, parsed: BotParsed): Promise<Reply> {
+  const { deps, ctx } = context;
+  let change: ReportNoiseChange;
+  if (parsed.subcommand === 'quiet') {
+    const quiet = quietHoursFromArgs(parsed);
+    if (!quiet.ok) return notice(`${quiet.message} Nothing was changed.`);
+    change = { quietHours: quiet.value };
+  } else {
+    const burst = parsed.flags.burst;
+    const flap = parsed.flags.flap;
+    change = {
+      ...(typeof burst === 'number' ? { burstAt: burst } : {}),
+      ...(typeof flap === 'number' ? { flapMinutes: flap } : {}),
+    };
+    if (Object.keys(change).length === 0)
+      return notice('Say what to set: `/cloud reports set ID --burst 5 --flap 30`. Nothing was changed.');
+  }
+  const report: ReportRef = { typed: parsed.args[0] ?? '' };
+  const outcome = await setReportNoise(deps, callerOf(context), { report, change });
+  switch (outcome.kind) {
+    case 'not_an_id':
+    case 'not_found':
+    case 'ambiguous':
+      return notFoundReply(outcome);
+    case 'not_allowed':
+      return notAllowedReply(outcome, 'change');
+    case 'invalid':
+      return notice(
+        `Nothing was changed: ${outcome.problems.map((problem) => escapeMrkdwn(problem)).join('; ')}.`,
+      );
+  }
+  const sub = outcome.subscription;
+  switch (outcome.kind) {
+    case 'not_applicable':
+      return notice(
+        `Report ${shortId(sub)} is the *${titleOf(sub.kind)}*, posted on its schedule; quiet hours, bursts and flapping are settings of \`alerts\` and \`events\` reports. Nothing was changed.`,
+      );
+    case 'gone':
+      return notice(`Report ${shortId(sub)} was removed meanwhile; nothing was changed.`);
+    case 'changed':
+      await republishHome(deps, ctx.team, [sub.owner, ctx.user], ctx.correlationId);
+      return inChannel(
+        `${userMention(ctx.user)} changed how the *${titleOf(sub.kind)}* ${shortId(sub)} posts: ${noiseWords(sub.noise)}.`,
+      );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// snoozes: from an alert's menu, listed and ended by command
+
+const SnoozeOptionSchema = z.strictObject({
+  s: z.string().regex(/^[0-9a-f-]{36}$/),
+  k: z.enum(['i', 's']),
+  t: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  d: z.enum(['1h', '4h', 'r']),
+});
+
+/** `issue 823`, `service 12`, as the snooze answers and lists name them. */
+function snoozeTargetWords(target: SnoozeTarget): string {
+  return `${target.kind} ${target.id}`;
+}
+
+function snoozeUntilWords(until: Date | null): string {
+  return until === null ? 'until it is resolved' : `until ${slackDate(until)}`;
+}
+
+/** A choice in an alert's snooze menu: recorded, then said in the channel (who, what, until when). */
+export async function answerSnoozeClick(
+  context: BotCommandContext,
+  value: string | undefined,
+): Promise<Reply> {
+  const option = decodeActionValue(SnoozeOptionSchema, value);
+  if (!option) return notice('That menu is out of date.');
+  const target: SnoozeTarget = { kind: option.k === 'i' ? 'issue' : 'service', id: option.t };
+  const outcome = await snoozeAlerts(context.deps, callerOf(context), {
+    subscriptionId: option.s,
+    target,
+    length: option.d === 'r' ? 'resolved' : option.d,
+  });
+  switch (outcome.kind) {
+    case 'gone':
+      return notice('That alerts report was removed; nothing was snoozed.');
+    case 'elsewhere':
+      return notice(`Those alerts post in <#${outcome.subscription.channel}>; snooze them from there.`);
+    case 'not_recorded':
+      return notice(
+        `:warning: The snooze of ${snoozeTargetWords(target)} may not have been recorded (storage error: ${escapeMrkdwn(outcome.reason)}), so its alerts may still be posted. Choose it again: if it was recorded, that changes nothing.`,
+      );
+    case 'snoozed':
+      return inChannel(
+        `:zzz: ${userMention(context.ctx.user)} snoozed the alerts of ${snoozeTargetWords(target)} ${snoozeUntilWords(outcome.snooze.until)} for report ${shortId(outcome.subscription)}. \`/cloud reports unsnooze ${target.kind} ${target.id}\` ends it.`,
+      );
+  }
+}
+
+async function answerSnoozeList(context: BotCommandContext): Promise<Reply> {
+  const snoozes = await listSnoozes(context.deps, callerOf(context));
+  if (snoozes.length === 0) return notice('No alerts are snoozed in this channel.');
+  const lines = snoozes.map(
+    ({ subscription, snooze }) =>
+      `• ${snoozeTargetWords(snooze.target)} ${snoozeUntilWords(snooze.until)}, by ${userMention(snooze.by)} (report ${shortId(subscription)})`,
+  );
+  return notice(`*Snoozed alerts in this channel:*\n${lines.join('\n')}`);
+}
+
+async function answerUnsnooze(context: BotCommandContext, parsed: BotParsed): Promise<Reply> {
+  const kind = (parsed.args[0] ?? '').toLowerCase();
+  const id = Number(parsed.args[1]);
+  if ((kind !== 'issue' && kind !== 'service') || !/^\d{1,15}$/.test(parsed.args[1] ?? ''))
+    return notice('Say which: `/cloud reports unsnooze issue 823` or `/cloud reports unsnooze service 12`.');
+  const target: SnoozeTarget = { kind, id };
+  const removed = await unsnooze(context.deps, callerOf(context), target);
+  return removed === 0
+    ? notice(`The alerts of ${snoozeTargetWords(target)} are not snoozed in this channel.`)
+    : inChannel(`${userMention(context.ctx.user)} ended the snooze of ${snoozeTargetWords(target)}.`);
+}
+
+// ---------------------------------------------------------------------------------------------
 // list
 
 function scheduleState(sub: ReportSubscription): string {
@@ -234,7 +413,8 @@ async function answerReportList(context: BotCommandContext): Promise<Reply> {
   const lines = subs.map(
     (sub) =>
       `• ${shortId(sub)} *${titleOf(sub.kind)}*, ${escapeMrkdwn(describeSchedule(sub.schedule))}, by ${userMention(sub.owner)} ` +
-      `(profile ${codeSpan(sub.profile)}): ${scheduleState(sub)}`,
+      `(profile ${codeSpan(sub.profile)}): ${scheduleState(sub)}` +
+      (reportKindOf(sub.kind).eachNew ? `\n    ${noiseWords(sub.noise)}` : ''),
   );
   return notice(`*Reports in this channel:*\n${lines.join('\n')}`);
 }
@@ -334,7 +514,7 @@ function notFoundReply(outcome: ReportNotFound): Reply {
   }
 }
 
-function notAllowedReply({ subscription: sub }: NotAllowed, change: ReportChange): Reply {
+function notAllowedReply({ subscription: sub }: NotAllowed, change: ReportChange | 'change'): Reply {
   return notice(
     `Only ${userMention(sub.owner)}, who added report ${shortId(sub)}, or a workspace admin can ${change} it.`,
   );

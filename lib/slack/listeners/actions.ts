@@ -20,6 +20,7 @@ const forms = () => import('../forms.js');
 const homeActions = () => import('../home-actions.js');
 const runbookCommand = () => import('../bot-commands/runbook.js');
 const resourceCards = () => import('../resource-cards.js');
+const reportsCommand = () => import('../bot-commands/reports.js');
 
 /**
  * Buttons and menus: run an operation, page a listing, decide an approval, a Home's report and
@@ -151,6 +152,14 @@ export function registerActions(app: App, deps: BotDeps): void {
     // Only the clicker is told; the run's message itself is updated as the run moves.
     onClick(deps, { reply: 'to the clicker alone' }, async ({ ctx, client, value }) =>
       (await runbookCommand()).cancelRunAs({ deps, ctx, client }, value ?? ''),
+    ),
+  );
+
+  app.action(
+    actionIdPattern(ActionId.alertSnooze),
+    // Anyone in the alert's channel; the answer says in the channel who snoozed what until when.
+    onClick(deps, { element: 'overflow' }, async ({ ctx, client, value }) =>
+      (await reportsCommand()).answerSnoozeClick({ deps, ctx, client }, value),
     ),
   );
 

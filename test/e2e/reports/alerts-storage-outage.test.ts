@@ -97,6 +97,8 @@ describe('alerts while DynamoDB freezes', () => {
       schedule: { type: 'every', minutes: 5 },
       nextRunAt: harness.now(),
     });
+    // One message per alert, the path this outage cuts (a burst is `alerts-noise.test.ts`'s).
+    await store.reports.setNoise(TEAM, sub.id, { ...sub.noise, burstAt: 50 });
     const open = (await harness.api().listAll(getOperation('managed.issues-list'), {})).data as {
       id: number;
     }[];

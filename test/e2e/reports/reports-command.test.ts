@@ -212,3 +212,83 @@ describe('scopesCoverReports', () => {
       expect(scopesCoverReports(scopes, kind), kind).toBe(covers);
   });
 });
+
+describe('reports quiet and reports set', () => {
+  it('set quiet hours that wrap midnight in a zone, then turn them off, each stored and said in the channel', async () => {
+    await harness.link('U0ALICE', 'alice');
+    const id = await addedId('reports add alerts');
+    const quiet = await harness.reports(
+      'U0ALICE',
+      CHANNEL,
+      `reports quiet ${id} 22:00-07:00 --tz europe/berlin`,
+    );
+    expect(quiet.visibility).toBe('in_channel');
+    expect(quiet.text).toContain('quiet 22:00–07:00 Europe/Berlin');
+    expect((await harness.subscriptions())[0]?.noise.quietHours).toEqual({
+      from: '22:00',
+      to: '07:00',
+      tz: 'Europe/Berlin',
+    });
+    const off = await harness.reports('U0ALICE', CHANNEL, `reports quiet ${id} off`);
+    expect(off.text).toContain('no quiet hours');
+    expect((await harness.subscriptions())[0]?.noise.quietHours).toBeNull();
+  });
+
+  it('set the burst size and the flapping window, keeping the quiet hours', async () => {
+    await harness.link('U0ALICE', 'alice', { scopes: 'account:read_only events:read_only' });
+    const id = await addedId('reports add events');
+    await harness.reports('U0ALICE', CHANNEL, `reports quiet ${id} 23:00-06:00`);
+    const reply = await harness.reports('U0ALICE', CHANNEL, `reports set ${id} --burst 5 --flap 30`);
+    expect(reply.text).toContain('5 or more new at once grouped');
+    expect((await harness.subscriptions())[0]?.noise).toEqual({
+      quietHours: { from: '23:00', to: '06:00', tz: 'UTC' },
+      burstAt: 5,
+      flapMinutes: 30,
+    });
+  });
+
+  it.each([
+    ['25:00-07:00', '', 'not a span of hours'],
+    ['22:00-07:00', ' --tz Mars/Olympus', 'not a time zone I know'],
+    ['22:00-22:00', '', 'never end'],
+    ['22:00', '', 'not a span of hours'],
+    ['__proto__', '', 'not a span of hours'],
+  ])('refuse quiet hours %j%s with what to type instead, changing nothing', async (hours, flags, hint) => {
+    await harness.link('U0ALICE', 'alice');
+    const id = await addedId('reports add alerts');
+    const reply = await harness.reports('U0ALICE', CHANNEL, `reports quiet ${id} ${hours}${flags}`);
+    expect(reply.visibility).toBe('ephemeral');
+    expect(reply.text).toContain(hint);
+    expect(reply.text).toContain('Nothing was changed');
+    expect((await harness.subscriptions())[0]?.noise).toEqual({
+      quietHours: null,
+      burstAt: 3,
+      flapMinutes: 60,
+    });
+  });
+
+  it.each(['--burst 0', '--burst 1000000000', '--flap 0', '--flap 100000'])(
+    'refuse %s while parsing, with the bounds',
+    (flags) => {
+      const parsed = parseCommand(`reports set 1a2b3c4d ${flags}`);
+      expect(parsed.kind).toBe('error');
+      if (parsed.kind === 'error') expect(parsed.message).toMatch(/whole number from \d+ to \d+/);
+    },
+  );
+
+  it("refuse someone who is neither the report's owner nor an admin", async () => {
+    await harness.link('U0ALICE', 'alice');
+    const id = await addedId('reports add alerts');
+    const reply = await harness.reports('U0CAROL', CHANNEL, `reports set ${id} --burst 9`);
+    expect(reply.text).toContain('who added report');
+    expect((await harness.subscriptions())[0]?.noise.burstAt).toBe(3);
+  });
+
+  it('refuse the settings for a digest, which posts on its schedule', async () => {
+    await harness.link('U0ALICE', 'alice');
+    const id = await addedId('reports add issues --daily 09:00');
+    const reply = await harness.reports('U0ALICE', CHANNEL, `reports quiet ${id} 22:00-07:00`);
+    expect(reply.text).toContain('settings of `alerts` and `events` reports');
+    expect((await harness.subscriptions())[0]?.noise.quietHours).toBeNull();
+  });
+});

@@ -25,7 +25,7 @@ describe('help', () => {
     expect(overview).toContain('`profile` — Your user profile');
     for (const command of BOT_COMMANDS) expect(overview).toContain(command.summary);
     expect(overview).toContain('`login [--profile NAME]`');
-    expect(overview).toContain('`reports add|list|remove|pause|resume|run`');
+    expect(overview).toContain('`reports add|list|remove|pause|resume|run|quiet|set|snoozes|unsnooze`');
   });
 
   it("lists a group's actions with their positionals and marks the destructive ones", () => {

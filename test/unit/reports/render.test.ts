@@ -8,7 +8,7 @@ import {
   renderStatsReport,
 } from '../../../lib/reports/render.js';
 import { formatValue, summarizeSeries } from '../../../lib/reports/stats-series.js';
-import type { ReportSubscription } from '../../../lib/store/report-subscriptions.js';
+import { DEFAULT_REPORT_NOISE, type ReportSubscription } from '../../../lib/store/report-subscriptions.js';
 
 const sub: ReportSubscription = {
   id: '1a2b3c4d-0000-4000-8000-000000000001',
@@ -23,6 +23,7 @@ const sub: ReportSubscription = {
   pauseReason: null,
   seenIssueIds: new Set(),
   filter: {},
+  noise: DEFAULT_REPORT_NOISE,
   lastRun: null,
   createdAt: new Date('2030-01-01T00:00:00Z'),
 };
@@ -63,7 +64,13 @@ const textOf = (message: { text: string; blocks: unknown[] }) =>
 type Block = {
   type: string;
   text?: { text: string };
-  elements?: { value?: string; text?: { text: string }; style?: string }[];
+  elements?: {
+    type?: string;
+    value?: string;
+    text?: { text: string };
+    style?: string;
+    options?: { text: { text: string }; value: string }[];
+  }[];
 };
 
 describe('renderIssuesDigest', () => {
@@ -177,6 +184,7 @@ describe('renderIssueAlert', () => {
     const buttons = (message.blocks as Block[])
       .filter((b) => b.type === 'actions')
       .flatMap((b) => b.elements ?? [])
+      .filter((e) => e.type === 'button')
       .map((e) => ({ label: e.text?.text, payload: JSON.parse(e.value ?? '{}'), style: e.style }));
     expect(buttons).toEqual([
       {
@@ -197,6 +205,29 @@ describe('renderIssueAlert', () => {
       },
       { label: 'View issue', payload: { o: 'managed.issues-view', i: { issueId: 7 } }, style: 'primary' },
     ]);
+  });
+
+  it('offers to snooze the issue and each service for 1 h, 4 h or until resolved, each option naming the subscription', () => {
+    const message = renderIssueAlert(alertSub, issue(7, { services: [654] }), services);
+    const menus = (message.blocks as Block[])
+      .flatMap((b) => b.elements ?? [])
+      .filter((e) => e.type === 'overflow');
+    expect(menus.map((menu) => menu.options?.map((o) => o.text.text))).toEqual([
+      [
+        'Snooze shop & checkout for 1 h',
+        'Snooze shop & checkout for 4 h',
+        'Snooze shop & checkout until resolved',
+      ],
+      ['Snooze this issue for 1 h', 'Snooze this issue for 4 h', 'Snooze this issue until resolved'],
+    ]);
+    expect(JSON.parse(menus[1]?.options?.[2]?.value ?? '{}')).toEqual({
+      s: alertSub.id,
+      k: 'i',
+      t: 7,
+      d: 'r',
+    });
+    for (const option of menus.flatMap((menu) => menu.options ?? []))
+      expect(option.value.length).toBeLessThanOrEqual(150);
   });
 
   it('asks before disabling monitoring, naming the service', () => {

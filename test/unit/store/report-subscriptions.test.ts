@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  DEFAULT_REPORT_NOISE,
   type NewReportSubscription,
   ReportSubscriptionRepository,
 } from '../../../lib/store/report-subscriptions.js';
@@ -148,5 +149,45 @@ describe('list and pauseOwnedBy', () => {
     await expect(
       reports.create(subscription({ schedule: { type: 'daily', time: '25:00', tz: 'Europe/Berlin' } })),
     ).rejects.toThrow();
+  });
+});
+
+describe('noise settings', () => {
+  it('reads the defaults for a subscription that never set them (older items have no noise map)', async () => {
+    const sub = await reports.create(subscription({ team: 'T0NOISE1', kind: 'alerts' }));
+    expect(sub.noise).toEqual({ quietHours: null, burstAt: 3, flapMinutes: 60 });
+    expect((await reports.get('T0NOISE1', sub.id))?.noise).toEqual(DEFAULT_REPORT_NOISE);
+  });
+
+  it('stores quiet hours, the burst size and the flapping window, and reads them back', async () => {
+    const sub = await reports.create(subscription({ team: 'T0NOISE2', kind: 'alerts' }));
+    const noise = {
+      quietHours: { from: '22:00', to: '07:00', tz: 'Europe/Berlin' },
+      burstAt: 5,
+      flapMinutes: 30,
+    };
+    expect((await reports.setNoise('T0NOISE2', sub.id, noise))?.noise).toEqual(noise);
+    expect((await reports.get('T0NOISE2', sub.id))?.noise).toEqual(noise);
+    const quietOff = { ...noise, quietHours: null };
+    expect((await reports.setNoise('T0NOISE2', sub.id, quietOff))?.noise).toEqual(quietOff);
+  });
+
+  it('answers undefined and creates nothing for a subscription that is gone', async () => {
+    expect(await reports.setNoise('T0NOISE3', 'no-such-report', DEFAULT_REPORT_NOISE)).toBeUndefined();
+    expect(await reports.list('T0NOISE3')).toEqual([]);
+  });
+
+  it.each([
+    ['an hour past 23', { quietHours: { from: '25:00', to: '07:00', tz: 'UTC' } }],
+    ['an unknown zone', { quietHours: { from: '22:00', to: '07:00', tz: 'Mars/Olympus' } }],
+    ['a burst of 0', { burstAt: 0 }],
+    ['a burst of 10^9', { burstAt: 1e9 }],
+    ['a window of 0 minutes', { flapMinutes: 0 }],
+    ['a prototype key', JSON.parse('{"__proto__": {"burstAt": 2}, "constructor": 1}')],
+  ])('refuses %s and keeps what was stored', async (_, change) => {
+    const sub = await reports.create(subscription({ team: 'T0NOISE4', kind: 'alerts' }));
+    const noise = { ...DEFAULT_REPORT_NOISE, ...change };
+    await expect(reports.setNoise('T0NOISE4', sub.id, noise)).rejects.toThrow();
+    expect((await reports.get('T0NOISE4', sub.id))?.noise).toEqual(DEFAULT_REPORT_NOISE);
   });
 });

@@ -6,7 +6,7 @@ import { renderIssueAlert, renderIssuesDigest, renderStatsReport } from '../../.
 import { renderApprovalCard } from '../../../../lib/slack/render/approval.js';
 import { renderOperationResult } from '../../../../lib/slack/render/result.js';
 import { fallbackText, mrkdwnFallback } from '../../../../lib/slack-kit/blocks.js';
-import type { ReportSubscription } from '../../../../lib/store/report-subscriptions.js';
+import { DEFAULT_REPORT_NOISE, type ReportSubscription } from '../../../../lib/store/report-subscriptions.js';
 import { publishedExample } from '../../../support/openapi-examples.js';
 import type { Message } from './message-checks.js';
 
@@ -138,6 +138,7 @@ const subscription: ReportSubscription = {
   pauseReason: null,
   seenIssueIds: new Set(),
   filter: {},
+  noise: DEFAULT_REPORT_NOISE,
   lastRun: null,
   createdAt: new Date('2026-01-01T00:00:00Z'),
 };
