@@ -599,7 +599,7 @@ const DECLARED_BOT_COMMANDS = [
       {
         name: 'import',
         summary:
-          'Paste a document in a form: its changes are checked, shown as a card and applied once another admin approves',
+          'Paste a document in a form or attach it as a file: its changes are checked, shown as a card and applied once another admin approves',
         usage: 'settings import [--reason "…"]',
         flags: [REASON_FLAG],
       },

@@ -10,6 +10,8 @@ export const BOT_SCOPES = [
   'groups:read',
   'channels:join',
   'files:write',
+  // A settings document attached to the import form (`file_input`), read from its url_private.
+  'files:read',
   'im:write',
   'users:read',
   'usergroups:read',

@@ -139,6 +139,26 @@ async function importAs(user: string, text: string) {
   return delivery.body as { response_action?: string; errors?: Record<string, string> } | undefined;
 }
 
+/**
+ * `/cloud settings import` by `user`, then the form submitted with a file uploaded to its file
+ * field (and `text` pasted too, when given); the Slack answer.
+ */
+async function importFileAs(user: string, file: { name: string; bytes: Buffer } | undefined, text?: string) {
+  const opened = await e2e.command(user, 'settings import');
+  expect(opened.status).toBe(200);
+  const view = e2e.openView(user);
+  if (!view) throw new Error(`no import form opened for ${user}: ${JSON.stringify(opened.body)}`);
+  const delivery = await e2e.stack.workspace.submitView(user, view, {
+    ...(text === undefined ? {} : { document: { document_input: text } }),
+    document_file: { document_file_input: { files: file === undefined ? [] : [file] } },
+  });
+  await e2e.stack.drain();
+  expect(delivery.status).toBe(200);
+  return delivery.body as { response_action?: string; errors?: Record<string, string> } | undefined;
+}
+
+const downloads = () => e2e.stack.standIn.store.callsTo('url_private').length;
+
 /** Imports `edit`ed settings as `user` and answers the card it posted. */
 async function requestImport(user: string, edit: (document: SettingsDocument) => void) {
   const { document } = await exportedBy(ADA);
@@ -328,6 +348,99 @@ describe('/cloud settings import', () => {
     expect(await digestNow()).toBe(digestBefore);
     expect(await headVersion()).toBe(headBefore);
   });
+});
+
+describe('/cloud settings import with the document as a file', () => {
+  /** What nothing stored looks like: the settings, their versions and the cards as they were. */
+  async function unchanged<T>(act: () => Promise<T>): Promise<T> {
+    const digestBefore = await digestNow();
+    const headBefore = await headVersion();
+    const cardsBefore = cards().length;
+    const result = await act();
+    expect(cards()).toHaveLength(cardsBefore);
+    expect(await digestNow()).toBe(digestBefore);
+    expect(await headVersion()).toBe(headBefore);
+    return result;
+  }
+
+  it('plans a 20,000-character document attached as a file, too large for the form, into a card', async () => {
+    const { document } = await exportedBy(ADA);
+    const was = document.workspace.approvals.expiryMinutes;
+    document.workspace.approvals.expiryMinutes = was + 7;
+    const note = Array.from({ length: 200 }, (_, i) => `# ${String(i).padStart(3, '0')} ${'-'.repeat(96)}`);
+    const text = `${note.join('\n')}\n${toYaml(document)}`;
+    expect(text.length).toBeGreaterThan(20_000);
+    const cardsBefore = cards().length;
+    const before = downloads();
+
+    const answer = await importFileAs(ADA, { name: 'settings.yaml', bytes: Buffer.from(text, 'utf8') });
+    expect(answer?.response_action).toBeUndefined();
+    expect(downloads()).toBe(before + 1);
+    expect(cards()).toHaveLength(cardsBefore + 1);
+    const card = cards().at(-1) as StoredMessage;
+    expect(e2e.textOf(card)).toContain(`\`approvals.expiryMinutes\`: \`${was}\` → \`${was + 7}\``);
+    expect(e2e.textOf(e2e.lastSeen(ADA))).toContain('Nothing is changed yet');
+    await click(ADA, card, ActionId.cancel);
+  });
+
+  it('refuses a file larger than a document can be by the size Slack gives, without downloading it', async () => {
+    const before = downloads();
+    const bytes = Buffer.from(`# ${'x'.repeat(300 * 1024)}\nsettings: 1\n`, 'utf8');
+    const answer = await unchanged(() => importFileAs(ADA, { name: 'huge.yaml', bytes }));
+    expect(answer?.response_action).toBe('errors');
+    expect(answer?.errors?.document_file).toContain(`${bytes.length.toLocaleString('en-US')} bytes`);
+    expect(answer?.errors?.document_file).toContain('262,144');
+    expect(downloads()).toBe(before);
+  });
+
+  it("answers a file that is not UTF-8 text with the document's problem, and stores nothing", async () => {
+    const bytes = Buffer.from([0x73, 0x65, 0x74, 0x3a, 0x20, 0xff, 0xfe, 0x0a]);
+    const answer = await unchanged(() => importFileAs(ADA, { name: 'latin1.yaml', bytes }));
+    expect(answer?.response_action).toBe('errors');
+    expect(answer?.errors?.document_file).toContain('UTF-8');
+  });
+
+  it('answers a file that is not YAML with the line of its mistake, and stores nothing', async () => {
+    const bytes = Buffer.from('settings: 1\nworkspace: [unclosed\n', 'utf8');
+    const answer = await unchanged(() => importFileAs(ADA, { name: 'broken.yml', bytes }));
+    expect(answer?.response_action).toBe('errors');
+    expect(answer?.errors?.document_file).toMatch(/^Line \d+: /);
+  });
+
+  it('refuses a form with both a pasted document and a file, downloading nothing', async () => {
+    const { text } = await exportedBy(ADA);
+    const before = downloads();
+    const file = { name: 'settings.yaml', bytes: Buffer.from(text, 'utf8') };
+    const answer = await unchanged(() => importFileAs(ADA, file, text));
+    expect(answer?.response_action).toBe('errors');
+    expect(answer?.errors?.document).toContain('not both');
+    expect(downloads()).toBe(before);
+  });
+
+  it('refuses a form with neither a pasted document nor a file', async () => {
+    const answer = await unchanged(() => importFileAs(ADA, undefined));
+    expect(answer?.response_action).toBe('errors');
+    expect(answer?.errors?.document).toContain('Paste the document or attach it');
+  });
+
+  it.each([500, 404])(
+    'tells under the file field that Slack did not give the file (HTTP %i), and stores nothing',
+    async (status) => {
+      const { document } = await exportedBy(ADA);
+      document.workspace.approvals.expiryMinutes += 11;
+      const edited = toYaml(document);
+      e2e.stack.standIn.failFileDownloads({ status });
+      try {
+        const file = { name: 'settings.yaml', bytes: Buffer.from(edited, 'utf8') };
+        const answer = await unchanged(() => importFileAs(ADA, file));
+        expect(answer?.response_action).toBe('errors');
+        expect(answer?.errors?.document_file).toContain(`Slack did not give the file (HTTP ${status})`);
+        expect(answer?.errors?.document_file).toContain('nothing was imported');
+      } finally {
+        e2e.stack.standIn.failFileDownloads(undefined);
+      }
+    },
+  );
 });
 
 describe('/cloud settings history and rollback', () => {

@@ -393,6 +393,20 @@ describe('view structure', () => {
       'is required when the view holds input blocks [json-pointer:/view/submit]',
     ]);
   });
+  it('takes a file_input with max_files from 1 to 10 and filetypes as a list (rule file-input)', () => {
+    const fileInput = (element: Record<string, unknown>) =>
+      modal({
+        submit: plain('Send'),
+        blocks: [{ type: 'input', label: plain('File'), element: { type: 'file_input', ...element } }],
+      });
+    expect(viewProblems(fileInput({ max_files: 1, filetypes: ['yaml', 'yml'] }))).toEqual([]);
+    expect(viewProblems(fileInput({ max_files: 11 }))).toEqual([
+      'must be an integer from 1 to 10 [json-pointer:/view/blocks/0/element/max_files]',
+    ]);
+    expect(viewProblems(fileInput({ filetypes: 'yaml' }))).toEqual([
+      'must provide an array of strings [json-pointer:/view/blocks/0/element/filetypes]',
+    ]);
+  });
   it('accepts a login modal with an input and a submit button', () => {
     expect(
       viewProblems(modal({ blocks: [tokenInput], submit: plain('Save'), close: plain('Cancel') })),

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { WebClient } from '@slack/web-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SLACK_RULES } from '../../infra/local/slack/rules.js';
@@ -6,7 +8,9 @@ import {
   type SlackStandInOptions,
   startSlackStandIn,
 } from '../../infra/local/slack/server.js';
-import { DEFAULT_FILE_PROCESSING_MS } from '../../infra/local/slack/store.js';
+import { DEFAULT_FILE_PROCESSING_MS, type StoredView } from '../../infra/local/slack/store.js';
+import { SlackWorkspace } from '../../infra/local/slack/workspace.js';
+import { BOT_SCOPES } from '../../lib/slack-kit/app-scopes.js';
 import { quietLogger } from '../support/slack-client.js';
 
 /** The stand-in's rules on uploads and on history, each tested by itself (see `rules.ts`). */
@@ -77,7 +81,9 @@ afterEach(async () => {
 
 it('names each of these rules in SLACK_RULES', () => {
   const ids = SLACK_RULES.map((rule) => rule.id);
-  expect(ids).toEqual(expect.arrayContaining(['async-file-shares', 'history-caps']));
+  expect(ids).toEqual(
+    expect.arrayContaining(['async-file-shares', 'history-caps', 'file-input', 'file-downloads']),
+  );
 });
 
 describe('async-file-shares', () => {
@@ -245,5 +251,163 @@ describe('history-caps', () => {
     chatter(OPS, 150);
     expect((await client().conversations.history({ channel: OPS })).messages).toHaveLength(100);
     expect((await client().conversations.history({ channel: OPS, limit: 150 })).messages).toHaveLength(150);
+  });
+});
+
+describe('file-downloads', () => {
+  const get = (url: string, token?: string) =>
+    fetch(url, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } });
+
+  async function sharedFileUrl(): Promise<string> {
+    const id = await upload(OPS);
+    now += DEFAULT_FILE_PROCESSING_MS;
+    return (await client().files.info({ file: id })).file?.url_private ?? '';
+  }
+
+  it("serves the bytes to the bot token of the file's workspace with files:read, at url_private and url_private_download", async () => {
+    const id = await upload(OPS);
+    now += DEFAULT_FILE_PROCESSING_MS;
+    const { file } = await client().files.info({ file: id });
+    for (const url of [file?.url_private, file?.url_private_download]) {
+      const answer = await get(url ?? '', standIn.botToken);
+      expect(answer.status).toBe(200);
+      expect(Buffer.from(await answer.arrayBuffer()).equals(PNG_BYTES)).toBe(true);
+    }
+    expect(standIn.store.callsTo('url_private').map((call) => call.ok)).toEqual([true, true]);
+  });
+
+  it("answers Slack's sign-in page (200, HTML), never the file, without a token or with an unknown one", async () => {
+    const url = await sharedFileUrl();
+    for (const token of [undefined, 'xoxb-nobody-issued-this']) {
+      const answer = await get(url, token);
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toContain('text/html');
+      expect(await answer.text()).toContain('Sign in');
+    }
+    expect(standIn.store.callsTo('url_private').map((call) => call.error)).toEqual([
+      'sign_in_page',
+      'sign_in_page',
+    ]);
+  });
+
+  it('answers the sign-in page to a bot token without files:read', async () => {
+    await start({ botScopes: BOT_SCOPES.filter((scope) => scope !== 'files:read') });
+    const answer = await get(await sharedFileUrl(), standIn.botToken);
+    expect(answer.headers.get('content-type')).toContain('text/html');
+  });
+
+  it('answers the sign-in page to the bot of another workspace', async () => {
+    standIn.store.putFile({
+      id: 'F0ELSEWHERE1',
+      name: 'theirs.txt',
+      declaredLength: 5,
+      bytes: Buffer.from('other'),
+      completedAt: now,
+      processedAt: now,
+      channels: [],
+      team: 'T0ELSEWHERE',
+    });
+    const answer = await get(`${standIn.url}/files/F0ELSEWHERE1/theirs.txt`, standIn.botToken);
+    expect(answer.headers.get('content-type')).toContain('text/html');
+    expect(await answer.text()).not.toContain('other');
+  });
+
+  it('answers 404 for a file that does not exist, and what failFileDownloads says while it lasts', async () => {
+    const url = await sharedFileUrl();
+    expect((await get(`${standIn.url}/files/F0NOSUCHFILE/chart.png`, standIn.botToken)).status).toBe(404);
+    standIn.failFileDownloads({ status: 500, times: 1 });
+    expect((await get(url, standIn.botToken)).status).toBe(500);
+    expect((await get(url, standIn.botToken)).status).toBe(200);
+  });
+});
+
+describe('file-input', () => {
+  /** A bot that takes every submission and keeps its payload. */
+  async function capturingBot(): Promise<{
+    url: string;
+    payloads: Record<string, unknown>[];
+    close(): void;
+  }> {
+    const payloads: Record<string, unknown>[] = [];
+    const server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => {
+        body += chunk.toString('utf8');
+      });
+      request.on('end', () => {
+        payloads.push(
+          JSON.parse(new URLSearchParams(body).get('payload') ?? '{}') as Record<string, unknown>,
+        );
+        response.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}/`, payloads, close: () => server.close() };
+  }
+
+  function modalWithFileInput(element: Record<string, unknown>): StoredView {
+    const view = {
+      type: 'modal',
+      title: { type: 'plain_text', text: 'Upload' },
+      submit: { type: 'plain_text', text: 'Send' },
+      blocks: [{ type: 'input', block_id: 'doc', label: { type: 'plain_text', text: 'File' }, element }],
+    };
+    return { id: 'V0UPLOAD', view } as unknown as StoredView;
+  }
+
+  it('sends the uploaded file in the submission as Slack describes files, stored in the workspace and shared nowhere', async () => {
+    const bot = await capturingBot();
+    try {
+      const workspace = new SlackWorkspace({ standIn, botUrl: bot.url, signingSecret: 'unchecked' });
+      const view = modalWithFileInput({
+        type: 'file_input',
+        action_id: 'file',
+        filetypes: ['yaml'],
+        max_files: 1,
+      });
+      const bytes = Buffer.from('settings: 1\n');
+      await workspace.submitView(ALICE, view, { doc: { file: { files: [{ name: 'team.yaml', bytes }] } } });
+      type Submitted = { view: { state: { values: Record<string, Record<string, unknown>> } } };
+      const state = (bot.payloads[0] as Submitted).view.state.values;
+      const value = state.doc?.file as { type: string; files: Record<string, unknown>[] };
+      expect(value.type).toBe('file_input');
+      expect(value.files).toHaveLength(1);
+      const [file] = value.files;
+      expect(file).toMatchObject({ name: 'team.yaml', size: bytes.length, user: ALICE, channels: [] });
+      expect(String(file?.url_private)).toMatch(/\/files\/F[A-Z0-9]+\/team\.yaml$/);
+      expect(String(file?.url_private_download)).toContain('/download/');
+      expect(standIn.store.file(String(file?.id))?.bytes?.equals(bytes)).toBe(true);
+    } finally {
+      bot.close();
+    }
+  });
+
+  it('lets a person upload neither more files than max_files, nor a type filetypes leaves out, nor one over 10 MB', async () => {
+    const workspace = new SlackWorkspace({
+      standIn,
+      botUrl: 'http://127.0.0.1:9/',
+      signingSecret: 'unchecked',
+    });
+    const view = modalWithFileInput({
+      type: 'file_input',
+      action_id: 'file',
+      filetypes: ['yaml'],
+      max_files: 1,
+    });
+    const small = Buffer.from('a: 1');
+    const submit = (files: { name: string; bytes: Buffer }[]) =>
+      workspace.submitView(ALICE, view, { doc: { file: { files } } });
+    await expect(
+      submit([
+        { name: 'a.yaml', bytes: small },
+        { name: 'b.yaml', bytes: small },
+      ]),
+    ).rejects.toThrow('at most 1');
+    await expect(submit([{ name: 'a.exe', bytes: small }])).rejects.toThrow('yaml');
+    await expect(submit([{ name: 'a.yaml', bytes: Buffer.alloc(10 * 1024 * 1024 + 1) }])).rejects.toThrow(
+      '10 MB',
+    );
+    expect(standIn.store.files()).toEqual([]);
   });
 });

@@ -447,7 +447,7 @@ describe('files upload flow', () => {
     expect(file).toMatchObject({ name: 'cpu.png', title: 'CPU, last 24 hours', channels: [OPS] });
     expect(file?.bytes?.equals(chart)).toBe(true);
   });
-  it('serves the uploaded bytes back from the file URL', async () => {
+  it('serves the uploaded bytes back from the file URL to the bot token (rule file-downloads)', async () => {
     const result = await clientFor(standIn.botToken).files.uploadV2({
       channel_id: OPS,
       file: chart,
@@ -456,7 +456,9 @@ describe('files upload flow', () => {
     // uploadV2 answers with one files.completeUploadExternal result per destination.
     const { files: completions } = result as unknown as { files: Array<{ files: Array<{ id: string }> }> };
     const info = await clientFor(standIn.botToken).files.info({ file: completions[0]?.files[0]?.id ?? '' });
-    const response = await fetch(info.file?.url_private ?? '');
+    const response = await fetch(info.file?.url_private ?? '', {
+      headers: { authorization: `Bearer ${standIn.botToken}` },
+    });
     expect(response.headers.get('content-type')).toBe('image/png');
     expect(Buffer.from(await response.arrayBuffer()).equals(chart)).toBe(true);
   });

@@ -365,6 +365,16 @@ class Checker {
       if (element.options !== undefined) {
         this.options(element.options, `${pointer}/options`, SLACK_LIMITS.selectOptions);
       }
+    } else if (type === 'file_input') {
+      // Rule `file-input`: max_files "Minimum of 1, maximum of 10"; filetypes a list of extensions.
+      const max = element.max_files;
+      if (max !== undefined && !(Number.isInteger(max) && (max as number) >= 1 && (max as number) <= 10)) {
+        this.add(`${pointer}/max_files`, 'must be an integer from 1 to 10');
+      }
+      const types = element.filetypes;
+      if (types !== undefined && !(Array.isArray(types) && types.every((t) => typeof t === 'string'))) {
+        this.add(`${pointer}/filetypes`, 'must provide an array of strings');
+      }
     }
   }
 

@@ -77,6 +77,24 @@ export const SLACK_RULES = [
       'the invalid_blocks refusals are observed in threads, not documented; every unprocessed or unshared file is refused, in ephemeral replies too',
   },
   {
+    id: 'file-input',
+    methods: ['views.open', 'views.push', 'views.update', 'view_submission'],
+    behaviour:
+      "a file_input element sits only in an input block of a modal, with max_files 1-10 (10 when unset) and filetypes a list of extensions; the person picks at most max_files files of those extensions, each at most 10 MB (SlackWorkspace.submitView refuses others, as Slack's client does); the view_submission carries them as state.values[block_id][action_id] = {type: file_input, files: [file objects]}, each with id, name, title, mimetype, filetype, size, user, url_private and url_private_download; the files are shared in no channel",
+    source:
+      'https://docs.slack.dev/reference/block-kit/block-elements/file-input-element (fields type, action_id, filetypes, max_files "Minimum of 1, maximum of 10. Defaults to 10"; "must be used inside the input block"; "your app must have the files:read scope. There is a 10MB file size limit"; filetypes "provided for convenience only"); https://docs.slack.dev/changelog/2024/01/17/block-kit (file_input released); bolt-js#1995 and @slack/bolt ViewStateValue.files (UploadedFile: id, name, size, url_private, url_private_download, …)',
+  },
+  {
+    id: 'file-downloads',
+    methods: ['url_private', 'url_private_download'],
+    behaviour:
+      "a file's bytes come from its url_private (or url_private_download) only with an Authorization: Bearer header holding a token of the file's workspace that has files:read; without one, with an unknown token, a token without files:read or one of another workspace the answer is HTTP 200 text/html, Slack's sign-in page, never the file; an unknown file answers 404; each GET is recorded as a call of url_private (failFileDownloads makes them answer 5xx or 404, to test a failed download)",
+    source:
+      'https://api.slack.com/types/file#auth ("url_private and url_private_download … require an authorization header": Authorization: Bearer A_VALID_TOKEN, a token with files:read); https://api.slack.com/scopes/files:read (download files); Slack platform blog, "Important changes to files in the Web API" (2015-11-18); bolt-js#2585 (maintainer: pass the authorization header to url_private_download), deno-slack-sdk#285, wee-slack#767, grundleborg/slack-advanced-exporter#13, PipedreamHQ/pipedream#22031 (without the header Slack answers its sign-in page as HTML, or a redirect to it)',
+    stricter:
+      'the documents say a header is required but not what Slack answers without one; threads report the HTML sign-in page (sometimes behind a 302): the stand-in answers it with 200, so a client that trusts the status alone takes a web page for the file',
+  },
+  {
     id: 'trigger-id',
     methods: ['views.open', 'views.push'],
     behaviour:

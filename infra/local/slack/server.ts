@@ -27,6 +27,7 @@ import {
   type SlackChannel,
   type SlackSeed,
   SlackStore,
+  type StoredFile,
   type StoredMessage,
 } from './store.js';
 import { TriggerRegistry } from './triggers.js';
@@ -37,7 +38,8 @@ import { callWebApi, mimeTypeOf, type WebApiContext } from './web-api.js';
  * calls (usable as `@slack/web-api`'s `slackApiUrl`), the files upload URLs, and `response_url`
  * endpoints, all recording into an in-memory store.
  *
- * Routes: `POST /api/<method>`, `POST|PUT /upload/<fileId>`, `GET /files/<fileId>/<name>`,
+ * Routes: `POST /api/<method>`, `POST|PUT /upload/<fileId>`, `GET /files/<fileId>/<name>` (with a
+ * token: rule `file-downloads`), `GET /client/files/<fileId>/<name>` (a person's signed-in client),
  * `POST /response/<id>`, "Add to Slack" at `/oauth/v2/authorize` (`oauth.ts`), Sign in with Slack
  * at `/.well-known/openid-configuration`, `/openid/connect/authorize` and `/openid/connect/keys`
  * (`openid.ts`), and the Socket Mode WebSocket at `/link/` (`socket-mode.ts`); anything else goes
@@ -129,6 +131,11 @@ export interface SlackStandIn {
   acknowledge(responseUrl: string, payload: unknown): StoredMessage | undefined;
   /** Makes the chosen methods answer 429 from now on (see `InjectedRateLimit`); `undefined` stops. */
   injectRateLimit(rule: InjectedRateLimit | undefined): void;
+  /**
+   * Makes file downloads (`url_private`) answer `status` from now on, the next `times` of them
+   * (every one by default): a failed download as the bot meets it. `undefined` stops.
+   */
+  failFileDownloads(rule: { readonly status: number; readonly times?: number } | undefined): void;
   /** Stalls the calls `rule` picks from now on; `undefined` stops and drops the held connections. */
   stall(rule: StallRule | undefined): void;
   close(): Promise<void>;
@@ -141,6 +148,10 @@ export interface SlackStandIn {
  */
 export type StallMode = 'unanswered' | 'answer_lost';
 export type StallRule = (method: string, args: Readonly<Record<string, unknown>>) => StallMode | undefined;
+
+/** What Slack answers a file URL fetched without a usable token: its sign-in page (rule `file-downloads`). */
+const SIGN_IN_PAGE =
+  '<!DOCTYPE html><html lang="en-US"><head><title>Sign in | Slack</title></head><body><h1>Sign in to your workspace</h1></body></html>';
 
 class BodyTooLargeError extends Error {}
 
@@ -300,6 +311,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (!socketMode.upgrade(request, socket, head)) socket.destroy();
   });
+  let failingDownloads: { status: number; left: number } | undefined;
   let stallRule: StallRule | undefined;
   const held = new Set<ServerResponse>();
   store.on('change', (change) => {
@@ -405,14 +417,53 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     response.writeHead(200, { 'content-type': 'text/plain' }).end(`OK - ${bytes.length}`);
   }
 
-  function serveFile(fileId: string, response: ServerResponse) {
-    const file = store.file(fileId);
+  function sendFile(file: StoredFile | undefined, response: ServerResponse) {
     if (!file?.bytes) {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('file not found');
       return;
     }
     response.writeHead(200, { 'content-type': mimeTypeOf(file.name), 'content-length': file.bytes.length });
     response.end(file.bytes);
+  }
+
+  /**
+   * Rule `file-downloads`: a file's bytes for a token of its workspace with `files:read`; anyone
+   * else gets Slack's sign-in page (HTTP 200, HTML). Each GET is recorded as a `url_private` call.
+   */
+  function serveFile(fileId: string, request: IncomingMessage, response: ServerResponse) {
+    const file = store.file(fileId);
+    const token = bearerToken(request);
+    const team =
+      token === undefined ? undefined : token === botToken ? store.seed.team.id : oauth.teamOf(token)?.id;
+    const scopes = token === botToken ? (options.botScopes ?? BOT_SCOPES) : oauth.scopesOf(token ?? '');
+    const record = (ok: boolean, error?: string) =>
+      store.recordCall({
+        method: 'url_private',
+        body: { file: fileId },
+        at: store.now(),
+        ok,
+        ...(error === undefined ? {} : { error }),
+        ...(team === undefined ? {} : { team }),
+      });
+    if (failingDownloads && failingDownloads.left > 0) {
+      failingDownloads.left -= 1;
+      record(false, `http_${failingDownloads.status}`);
+      response
+        .writeHead(failingDownloads.status, { 'content-type': 'text/plain' })
+        .end('Slack could not serve the file');
+      return;
+    }
+    const allowed =
+      team !== undefined &&
+      scopes.includes('files:read') &&
+      (file === undefined || (file.team ?? store.seed.team.id) === team);
+    if (!allowed) {
+      record(false, 'sign_in_page');
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(SIGN_IN_PAGE);
+      return;
+    }
+    record(file?.bytes !== undefined, file?.bytes === undefined ? 'file_not_found' : undefined);
+    sendFile(file, response);
   }
 
   async function serveResponseUrl(id: string, request: IncomingMessage, response: ServerResponse) {
@@ -437,7 +488,10 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     if (area === 'upload' && name && (method === 'POST' || method === 'PUT')) {
       return serveUpload(name, request, response);
     }
-    if (area === 'files' && name && method === 'GET') return serveFile(name, response);
+    if (area === 'files' && name && method === 'GET') return serveFile(name, request, response);
+    if (area === 'client' && name === 'files' && method === 'GET') {
+      return sendFile(store.file(requestUrl.pathname.split('/')[3] ?? ''), response);
+    }
     if (area === 'response' && name && method === 'POST') return serveResponseUrl(name, request, response);
     if (area === 'oauth' && requestUrl.pathname === '/oauth/v2/authorize') {
       const answer =
@@ -512,6 +566,12 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     },
     injectRateLimit: (rule) => {
       injected = rule === undefined ? undefined : { rule, left: rule.times ?? Number.POSITIVE_INFINITY };
+    },
+    failFileDownloads: (rule) => {
+      failingDownloads =
+        rule === undefined
+          ? undefined
+          : { status: rule.status, left: rule.times ?? Number.POSITIVE_INFINITY };
     },
     stall: (rule) => {
       stallRule = rule;

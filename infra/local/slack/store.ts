@@ -106,6 +106,10 @@ export interface StoredFile {
   /** The length announced in `files.getUploadURLExternal`. */
   readonly declaredLength: number;
   readonly title?: string;
+  /** The workspace it was uploaded in (the seeded one when unset): only its bot may download it. */
+  readonly team?: string;
+  /** Who uploaded it, when a person did (through a modal's `file_input`). */
+  readonly user?: string;
   readonly bytes?: Buffer;
   readonly uploadedAt?: number;
   /** Set once `files.completeUploadExternal` has accepted the file. */

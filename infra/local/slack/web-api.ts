@@ -412,16 +412,32 @@ export function mimeTypeOf(filename: string): string {
   return MIME_TYPES[extname(filename).toLowerCase()] ?? 'application/octet-stream';
 }
 
-/** Where the stand-in serves a file's bytes (Slack's `url_private`). */
+/** Where the stand-in serves a file's bytes (Slack's `url_private`; rule `file-downloads`). */
 export function fileUrl(baseUrl: string, file: StoredFile): string {
   return `${baseUrl}/files/${file.id}/${encodeURIComponent(file.name)}`;
+}
+
+/** Slack's `url_private_download`: the same bytes, served as a download. */
+export function fileDownloadUrl(baseUrl: string, file: StoredFile): string {
+  return `${baseUrl}/files/${file.id}/download/${encodeURIComponent(file.name)}`;
+}
+
+/**
+ * Where a person's own Slack client shows a file: signed in with their session, so no token (the
+ * sandbox page draws files from here). Apps go through `url_private` with a token.
+ */
+export function clientFileUrl(baseUrl: string, file: StoredFile): string {
+  return `${baseUrl}/client/files/${file.id}/${encodeURIComponent(file.name)}`;
 }
 
 /**
  * A file as Slack describes it. Until processing is done, `mimetype` and `filetype` are empty and
  * it has no `shares` (rule `async-file-shares`); afterwards `shares` names its channels.
  */
-function wireFile(file: StoredFile, context: WebApiContext): Record<string, unknown> {
+export function wireFile(
+  file: StoredFile,
+  context: Pick<WebApiContext, 'store' | 'baseUrl'>,
+): Record<string, unknown> {
   const processed = isProcessed(file, context.store.now());
   const shares = file.channels.map((channel) => ({
     channel,
@@ -435,6 +451,11 @@ function wireFile(file: StoredFile, context: WebApiContext): Record<string, unkn
     filetype: processed ? extname(file.name).slice(1).toLowerCase() : '',
     size: file.bytes?.length ?? file.declaredLength,
     url_private: fileUrl(context.baseUrl, file),
+    url_private_download: fileDownloadUrl(context.baseUrl, file),
+    ...(file.user === undefined ? {} : { user: file.user }),
+    ...(file.completedAt === undefined
+      ? {}
+      : { created: Math.floor(file.completedAt / 1000), timestamp: Math.floor(file.completedAt / 1000) }),
     channels: file.channels,
     ...(shares.length > 0
       ? { shares: { public: Object.fromEntries(shares.map((s) => [s.channel, [{ ts: s.ts }]])) } }
@@ -1023,7 +1044,13 @@ const METHODS: Readonly<Record<string, MethodHandler>> = {
   'files.getUploadURLExternal': (args, context) => {
     const input = parseArgs(UploadUrlArgsSchema, args);
     const id = context.store.newId('F');
-    context.store.putFile({ id, name: input.filename, declaredLength: input.length, channels: [] });
+    context.store.putFile({
+      id,
+      name: input.filename,
+      declaredLength: input.length,
+      channels: [],
+      ...(context.callerTeam === undefined ? {} : { team: context.callerTeam.id }),
+    });
     return { upload_url: `${context.baseUrl}/upload/${id}`, file_id: id };
   },
 

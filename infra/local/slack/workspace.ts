@@ -3,7 +3,8 @@ import { request } from 'undici';
 import { signedHeaders } from '../../../lib/slack-kit/signing.js';
 import type { SlackStandIn } from './server.js';
 import { type EnvelopeType, NotAcknowledgedError } from './socket-mode.js';
-import type { StoredMessage, StoredView } from './store.js';
+import type { StoredFile, StoredMessage, StoredView } from './store.js';
+import { wireFile } from './web-api.js';
 
 /**
  * Slack's side of the conversation with the bot: what Slack sends when a person types a slash
@@ -63,6 +64,19 @@ interface SlackRequest {
   /** Slack's retry headers on a redelivered event (over HTTP; Socket Mode envelopes carry their own). */
   readonly retry?: Readonly<Record<string, string>>;
 }
+
+/** A file a person picks in a modal's `file_input`: its name and bytes. */
+export interface PickedFile {
+  readonly name: string;
+  readonly bytes: Buffer;
+}
+
+/** What a person puts in one element of a modal: text (or a menu option), or files they upload. */
+export type SubmittedValue = string | { readonly files: readonly PickedFile[] };
+
+/** `file_input`'s `max_files` when unset, and Slack's size limit for each file (rule `file-input`). */
+const FILE_INPUT_MAX_FILES = 10;
+const FILE_INPUT_MAX_BYTES = 10 * 1024 * 1024;
 
 interface FoundElement {
   readonly blockId: string;
@@ -243,13 +257,15 @@ export class SlackWorkspace {
   }
 
   /**
-   * `user` submits an open modal with `values` keyed by block id then action id (plain text
-   * inputs). The modal closes unless the bot answers with errors.
+   * `user` submits an open modal with `values` keyed by block id then action id: text typed into
+   * an input or picked in a menu, or for a `file_input` the files the person uploads (stored as
+   * Slack stores uploads, in this workspace and in no channel; rule `file-input`). The modal closes
+   * unless the bot answers with errors.
    */
   async submitView(
     user: string,
     view: StoredView,
-    values: Readonly<Record<string, Readonly<Record<string, string>>>>,
+    values: Readonly<Record<string, Readonly<Record<string, SubmittedValue>>>>,
   ): Promise<Delivery> {
     // Slack sends the state of every input of the modal, empty ones included.
     const state: Record<string, Record<string, unknown>> = {};
@@ -260,6 +276,13 @@ export class SlackWorkspace {
       const blockId = String(block.block_id ?? '');
       const actionId = String(element.action_id ?? '');
       const value = values[blockId]?.[actionId];
+      if (element.type === 'file_input') {
+        if (typeof value === 'string') throw new Error(`${blockId}.${actionId} takes files, not text`);
+        state[blockId] = { [actionId]: { type: 'file_input', files: this.#upload(user, element, value) } };
+        continue;
+      }
+      if (value !== undefined && typeof value !== 'string')
+        throw new Error(`${blockId}.${actionId} is a ${String(element.type)}, which takes no files`);
       state[blockId] = {
         [actionId]:
           element.type === 'static_select'
@@ -288,6 +311,47 @@ export class SlackWorkspace {
     if (delivery.status === 200 && answer?.response_action !== 'errors')
       this.#options.standIn.store.closeView(view.id);
     return delivery;
+  }
+
+  /**
+   * The files `user` uploads through a `file_input`, as Slack's client lets them (rule
+   * `file-input`): at most `max_files` (10 unless set), of the element's `filetypes` when it lists
+   * some, each at most 10 MB; stored in this workspace, shared nowhere, described as Slack does.
+   */
+  #upload(
+    user: string,
+    element: Record<string, unknown>,
+    picked: { readonly files: readonly PickedFile[] } | undefined,
+  ): Record<string, unknown>[] {
+    const files = picked?.files ?? [];
+    const maxFiles = typeof element.max_files === 'number' ? element.max_files : FILE_INPUT_MAX_FILES;
+    if (files.length > maxFiles) throw new Error(`The file input takes at most ${maxFiles} files.`);
+    const filetypes = Array.isArray(element.filetypes) ? element.filetypes.map(String) : undefined;
+    const { standIn } = this.#options;
+    const { store } = standIn;
+    return files.map((picked) => {
+      const extension = picked.name.includes('.') ? (picked.name.split('.').pop() ?? '') : '';
+      if (filetypes && !filetypes.includes(extension.toLowerCase()))
+        throw new Error(`The file input takes ${filetypes.join(', ')} files, not ${picked.name}.`);
+      if (picked.bytes.length > FILE_INPUT_MAX_BYTES)
+        throw new Error(`Slack takes files of at most 10 MB through a file input, not ${picked.name}.`);
+      const now = store.now();
+      const file: StoredFile = {
+        id: store.newId('F'),
+        name: picked.name,
+        title: picked.name,
+        declaredLength: picked.bytes.length,
+        bytes: picked.bytes,
+        uploadedAt: now,
+        completedAt: now,
+        processedAt: now,
+        channels: [],
+        team: this.teamId,
+        user,
+      };
+      store.putFile(file);
+      return wireFile(file, { store, baseUrl: standIn.url });
+    });
   }
 
   /** Sends an arbitrary body over HTTP (tests of tampered or malformed requests). */

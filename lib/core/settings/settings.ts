@@ -24,6 +24,8 @@ import {
 } from './names.js';
 import {
   type DocumentProblem,
+  type DocumentText,
+  documentText,
   type PathPart,
   readSettingsDocument,
   writeSettingsDocument,
@@ -222,17 +224,26 @@ export interface SettingsRequestDeps extends SettingsDeps {
 }
 
 /**
- * Asks for `text` to become the workspace's settings: checked and planned now, applied once the
+ * Asks for a document to become the workspace's settings: checked and planned now, applied once the
  * request is approved under the workspace's rule (`applyApprovedSettings`). Policy admins only.
  */
 export async function requestSettingsImport(
   deps: SettingsRequestDeps,
   surface: SettingsRequestSurface,
   caller: Caller,
-  request: { readonly text: string; readonly reason?: string | undefined },
+  request: {
+    /** As pasted (text), or as a file's bytes, which must be UTF-8. */
+    readonly document: string | Uint8Array;
+    readonly reason?: string | undefined;
+  },
 ): Promise<ImportOutcome> {
   if (!(await isAdmin(deps, caller))) return { kind: 'refused', reason: 'not_policy_admin' };
-  const plan = await planSettings(deps, surface, caller.team, request.text);
+  const read: DocumentText =
+    typeof request.document === 'string'
+      ? { ok: true, text: request.document }
+      : documentText(request.document);
+  if (!read.ok) return { kind: 'invalid', problems: read.problems };
+  const plan = await planSettings(deps, surface, caller.team, read.text);
   if (plan.kind === 'invalid') return plan;
   if (plan.changes.length === 0) return { kind: 'no_changes' };
   return askToApply(deps, surface, caller, plan, request.reason, null);

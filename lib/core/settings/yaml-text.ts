@@ -44,17 +44,33 @@ export type PathPart = string | number;
 /** At most this many problems are listed: the first ones tell where to start. */
 const MAX_PROBLEMS = 50;
 
-export function readSettingsDocument(text: string): ReadDocument {
-  const bytes = Buffer.byteLength(text);
-  if (bytes > MAX_DOCUMENT_BYTES) {
+export type DocumentText =
+  | { readonly ok: true; readonly text: string }
+  | { readonly ok: false; readonly problems: readonly DocumentProblem[] };
+
+/**
+ * A document given as bytes (a file) as its text: UTF-8, a leading byte-order mark dropped, within
+ * `MAX_DOCUMENT_BYTES`; otherwise the problem, with the line of the first byte that is not UTF-8.
+ */
+export function documentText(bytes: Uint8Array): DocumentText {
+  if (bytes.length > MAX_DOCUMENT_BYTES) return problems([tooLarge(bytes.length)]);
+  try {
+    return { ok: true, text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
+  } catch {
+    // The text up to the first byte that is not UTF-8 encodes back to the same bytes.
+    const again = Buffer.from(Buffer.from(bytes).toString('utf8'), 'utf8');
+    let at = 0;
+    while (at < bytes.length && bytes[at] === again[at]) at += 1;
+    const line = bytes.subarray(0, at).filter((byte) => byte === 0x0a).length + 1;
     return problems([
-      {
-        line: 0,
-        path: '',
-        message: `The document is ${bytes.toLocaleString('en-US')} bytes; the most it can be is ${MAX_DOCUMENT_BYTES.toLocaleString('en-US')}.`,
-      },
+      { line, path: '', message: 'The document is not UTF-8 text: save it as UTF-8 and try again.' },
     ]);
   }
+}
+
+export function readSettingsDocument(text: string): ReadDocument {
+  const bytes = Buffer.byteLength(text);
+  if (bytes > MAX_DOCUMENT_BYTES) return problems([tooLarge(bytes)]);
   const lines = new LineCounter();
   const doc = parseDocument(text, {
     lineCounter: lines,
@@ -102,8 +118,19 @@ export function writeSettingsDocument(document: SettingsDocument, header: readon
   return `${header.map((line) => `# ${line}`).join('\n')}\n${body}`;
 }
 
+function tooLarge(bytes: number): DocumentProblem {
+  return {
+    line: 0,
+    path: '',
+    message: `The document is ${bytes.toLocaleString('en-US')} bytes; the most it can be is ${MAX_DOCUMENT_BYTES.toLocaleString('en-US')}.`,
+  };
+}
+
 /** A list of problems in document order, at most `MAX_PROBLEMS` of them. */
-function problems(found: readonly DocumentProblem[]): ReadDocument {
+function problems(found: readonly DocumentProblem[]): {
+  readonly ok: false;
+  readonly problems: DocumentProblem[];
+} {
   const sorted = [...found].sort((a, b) => a.line - b.line);
   const shown = sorted.slice(0, MAX_PROBLEMS);
   if (sorted.length > MAX_PROBLEMS) {

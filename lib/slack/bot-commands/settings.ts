@@ -14,7 +14,9 @@ import {
   requestSettingsRollback,
   settingsHistory,
 } from '../../core/settings/settings.js';
+import { MAX_DOCUMENT_BYTES } from '../../core/settings/yaml-text.js';
 import { sectionBlock } from '../../slack-kit/blocks.js';
+import { downloadSlackFile, type SlackFile, SlackFileSchema } from '../../slack-kit/file-download.js';
 import { shareFile } from '../../slack-kit/file-share.js';
 import { CallbackId } from '../../slack-kit/interaction-ids.js';
 import { notice, type Reply } from '../../slack-kit/reply.js';
@@ -31,9 +33,9 @@ import '../../zod-settings.js';
 /**
  * `/cloud settings export|import|history|rollback`: the workspace's settings as one document
  * (`lib/core/settings/`). Export goes to the admin's direct message as a file; import is a form
- * (Slack takes at most 3,000 characters in one: larger documents go through CI with
- * `npm run settings`), planned at once and applied once approved; history and rollback read and
- * return to the versions kept.
+ * where the document is pasted (Slack takes at most 3,000 characters in a field) or attached as a
+ * file, planned at once and applied once approved; history and rollback read and return to the
+ * versions kept.
  */
 
 type BotParsed = Extract<ParsedCommand, { kind: 'bot' }>;
@@ -95,13 +97,23 @@ async function exportAs(context: BotCommandContext): Promise<Reply> {
 
 const DOCUMENT_BLOCK = 'document';
 const DOCUMENT_INPUT = 'document_input';
+const FILE_BLOCK = 'document_file';
+const FILE_INPUT = 'document_file_input';
 /** Slack's most for a text input (`plain_text_input.max_length`). */
 const FORM_MAX_CHARACTERS = 3000;
+/**
+ * How long the attached file may take to arrive: Slack waits 3 seconds for the form's answer,
+ * and the check and the card need their share of them.
+ */
+const FILE_DOWNLOAD_MS = 1_500;
 
 const ImportMetadataSchema = z.object({
   channel: z.string().regex(/^[CGD][A-Z0-9]{2,}$/),
   reason: z.string().max(500).optional(),
 });
+
+/** The file field's value: the one file the person attached (`max_files: 1`), or none. */
+const AttachedFilesSchema = z.array(SlackFileSchema).max(1);
 
 async function openImport(
   context: BotCommandContext,
@@ -131,11 +143,12 @@ export function importModal(channel: string, reason: string | undefined): View {
     }),
     blocks: [
       sectionBlock(
-        `Paste the settings document (YAML, as ${codeSpan('/cloud settings export')} writes it). Its changes are checked now and shown as a card in this channel; they are applied once approved. A form takes ${FORM_MAX_CHARACTERS.toLocaleString('en-US')} characters: apply a larger document from CI with ${codeSpan('npm run settings -- apply FILE')}.`,
+        `Paste the settings document (YAML, as ${codeSpan('/cloud settings export')} writes it), or attach it as a file: a form takes ${FORM_MAX_CHARACTERS.toLocaleString('en-US')} characters, a file up to ${MAX_DOCUMENT_BYTES.toLocaleString('en-US')} bytes. Its changes are checked now and shown as a card in this channel; they are applied once approved.`,
       ),
       {
         type: 'input',
         block_id: DOCUMENT_BLOCK,
+        optional: true,
         label: { type: 'plain_text', text: 'Settings document' },
         element: {
           type: 'plain_text_input',
@@ -145,15 +158,58 @@ export function importModal(channel: string, reason: string | undefined): View {
           placeholder: { type: 'plain_text', text: 'settings: 1' },
         },
       },
+      {
+        type: 'input',
+        block_id: FILE_BLOCK,
+        optional: true,
+        label: { type: 'plain_text', text: 'Or the document as a file' },
+        // Slack checks the extension for convenience only (file-input-element): the bytes are
+        // checked as any document is.
+        element: {
+          type: 'file_input',
+          action_id: FILE_INPUT,
+          filetypes: ['yaml', 'yml', 'txt'],
+          max_files: 1,
+        },
+      },
     ],
   };
 }
 
 export type SettingsModalAck = { response_action: 'errors'; errors: Record<string, string> } | undefined;
 
+/** The document as the form gives it, with the field it came in; or what is wrong, under a field. */
+type GivenDocument =
+  | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'file'; readonly file: SlackFile }
+  | { readonly kind: 'wrong'; readonly field: string; readonly message: string };
+
+function givenDocument(view: ViewOutput): GivenDocument {
+  const text = view.state.values[DOCUMENT_BLOCK]?.[DOCUMENT_INPUT]?.value ?? '';
+  const files = AttachedFilesSchema.safeParse(view.state.values[FILE_BLOCK]?.[FILE_INPUT]?.files ?? []);
+  if (!files.success) {
+    return { kind: 'wrong', field: FILE_BLOCK, message: 'Attach one file: the settings document.' };
+  }
+  const [file] = files.data;
+  const pasted = text.trim() !== '';
+  if (pasted && file) {
+    return {
+      kind: 'wrong',
+      field: DOCUMENT_BLOCK,
+      message: 'Give the document one way: paste it or attach it as a file, not both.',
+    };
+  }
+  if (file) return { kind: 'file', file };
+  if (pasted) return { kind: 'text', text };
+  return { kind: 'wrong', field: DOCUMENT_BLOCK, message: 'Paste the document or attach it as a file.' };
+}
+
 /**
- * The pasted document, checked and asked for: its problems under the field (the first ones; the
- * whole list to the person), or the request's card posted and the person told what it changes.
+ * The document, checked and asked for: its problems under the field it came in (the first ones;
+ * the whole list to the person), or the request's card posted and the person told what it
+ * changes. An attached file is read from Slack first, unless Slack says it is larger than a
+ * document can be; if it cannot be read, the person is told why under the file and nothing is
+ * asked.
  */
 export async function handleSettingsSubmission(
   deps: BotDeps & { readonly slack: WebClient },
@@ -167,7 +223,17 @@ export async function handleSettingsSubmission(
     };
   }
   const { channel, reason } = metadata.data;
-  const text = submission.view.state.values[DOCUMENT_BLOCK]?.[DOCUMENT_INPUT]?.value ?? '';
+  const given = givenDocument(submission.view);
+  if (given.kind === 'wrong') return { response_action: 'errors', errors: { [given.field]: given.message } };
+  const field = given.kind === 'file' ? FILE_BLOCK : DOCUMENT_BLOCK;
+  let document: string | Uint8Array;
+  if (given.kind === 'file') {
+    const read = await readAttachedFile(deps, given.file);
+    if (typeof read === 'string') return { response_action: 'errors', errors: { [FILE_BLOCK]: read } };
+    document = read;
+  } else {
+    document = given.text;
+  }
   const context = {
     client: deps.slack,
     ctx: { team: submission.team, user: submission.user, channel, correlationId: randomUUID() },
@@ -176,7 +242,7 @@ export async function handleSettingsSubmission(
     deps,
     { ...slackSettingsSurface(deps.slack), approvals: slackApprovalSurface(deps.slack, deps) },
     callerOf(context),
-    { text, reason },
+    { document, reason },
   );
   const reply = importReply(outcome);
   if (outcome.kind === 'invalid') {
@@ -186,13 +252,50 @@ export async function handleSettingsSubmission(
       : 'The document is not valid.';
     const more = outcome.problems.length > 1 ? ` (and ${outcome.problems.length - 1} more, sent to you)` : '';
     await tell(deps, channel, submission.user, reply);
-    return { response_action: 'errors', errors: { [DOCUMENT_BLOCK]: `${head}${more}`.slice(0, 2000) } };
+    return { response_action: 'errors', errors: { [field]: `${head}${more}`.slice(0, 2000) } };
   }
   if (outcome.kind === 'refused' || outcome.kind === 'no_changes') {
-    return { response_action: 'errors', errors: { [DOCUMENT_BLOCK]: plain(reply.text) } };
+    return { response_action: 'errors', errors: { [field]: plain(reply.text) } };
   }
   await tell(deps, channel, submission.user, reply);
   return undefined;
+}
+
+/** The attached file's bytes, or why they were not read, in words for under the file field. */
+async function readAttachedFile(
+  deps: BotDeps & { readonly slack: WebClient },
+  file: SlackFile,
+): Promise<Buffer | string> {
+  const most = MAX_DOCUMENT_BYTES.toLocaleString('en-US');
+  const botToken = deps.slack.token;
+  if (botToken === undefined)
+    return 'The file could not be read just now, so nothing was imported: try again.';
+  const download = await downloadSlackFile(file, {
+    botToken,
+    slackApiUrl: deps.slack.slackApiUrl,
+    maxBytes: MAX_DOCUMENT_BYTES,
+    timeoutMs: FILE_DOWNLOAD_MS,
+  });
+  if (download.kind === 'downloaded') return download.bytes;
+  deps.logger.warn('settings file not read', {
+    kind: download.kind,
+    ...(download.kind === 'not_given' ? { status: download.status, signInPage: download.signInPage } : {}),
+    ...(download.kind === 'unreachable' ? { code: download.code } : {}),
+  });
+  switch (download.kind) {
+    case 'too_large':
+      return download.size === undefined
+        ? `The file is larger than ${most} bytes, the most a settings document can be, so nothing was imported.`
+        : `The file is ${download.size.toLocaleString('en-US')} bytes; the most a settings document can be is ${most}, so nothing was imported.`;
+    case 'not_given':
+      return download.signInPage
+        ? 'Slack did not give the file (it answered its sign-in page: the app needs the files:read scope, so reinstall it), so nothing was imported.'
+        : `Slack did not give the file (HTTP ${download.status}), so nothing was imported: attach it again in a minute, or paste the document.`;
+    case 'unreachable':
+      return `Slack did not give the file in time (${download.code}), so nothing was imported: attach it again in a minute, or paste the document.`;
+    case 'not_slack':
+      return "The file is not one of Slack's, so it was not read and nothing was imported.";
+  }
 }
 
 function importReply(outcome: ImportOutcome): Reply {

@@ -10,7 +10,11 @@ import {
   type SettingsDeps,
   type SettingsSurface,
 } from '../../../lib/core/settings/settings.js';
-import { readSettingsDocument } from '../../../lib/core/settings/yaml-text.js';
+import {
+  documentText,
+  MAX_DOCUMENT_BYTES,
+  readSettingsDocument,
+} from '../../../lib/core/settings/yaml-text.js';
 import { createStore, type Store } from '../../../lib/store/index.js';
 import { testCaller } from '../../support/caller.js';
 import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
@@ -380,5 +384,26 @@ describe('documents that change nothing', () => {
     if (read.ok) return;
     expect(read.problems.map((p) => p.line)).toEqual([4, 5]);
     expect(read.problems[1]?.message).toContain('`colour`');
+  });
+
+  it('reads a file as UTF-8 text, a leading byte-order mark dropped', () => {
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('settings: 1\n# café\n')]);
+    expect(documentText(bytes)).toEqual({ ok: true, text: 'settings: 1\n# café\n' });
+  });
+
+  it('says on which line a file stops being UTF-8 text', () => {
+    const bytes = Buffer.concat([Buffer.from('settings: 1\n# caf'), Buffer.from([0xe9, 0x0a])]);
+    const read = documentText(bytes);
+    expect(read).toEqual({
+      ok: false,
+      problems: [{ line: 2, path: '', message: expect.stringContaining('not UTF-8 text') }],
+    });
+  });
+
+  it('refuses a file larger than a document can be before decoding it', () => {
+    const read = documentText(Buffer.alloc(MAX_DOCUMENT_BYTES + 1, 0x20));
+    expect(read.ok).toBe(false);
+    if (read.ok) return;
+    expect(read.problems[0]?.message).toContain('262,145 bytes');
   });
 });

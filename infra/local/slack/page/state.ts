@@ -1,6 +1,6 @@
 import type { SlackTeam } from '../oauth.js';
 import type { SlackChannel, SlackStore, SlackUser, StoredFile, StoredMessage, StoredView } from '../store.js';
-import { fileUrl, mimeTypeOf } from '../web-api.js';
+import { clientFileUrl, mimeTypeOf } from '../web-api.js';
 import type {
   ClientHome,
   ClientChannel as PageChannel,
@@ -117,7 +117,7 @@ function pageFile(baseUrl: string, file: StoredFile): PageFile {
     name: file.name,
     title: file.title ?? file.name,
     mimetype: mimeTypeOf(file.name),
-    url: fileUrl(baseUrl, file),
+    url: clientFileUrl(baseUrl, file),
   };
 }
 
