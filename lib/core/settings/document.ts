@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { OPERATION_CLASSES } from '../../api/operation.js';
 import { COMMAND_NAME_PATTERN } from '../../store/keys.js';
 import { REPORT_KIND_NAMES } from '../../store/report-kind-names.js';
+import { BURST_AT_BOUNDS, FLAP_MINUTES_BOUNDS } from '../../store/report-noise-bounds.js';
 import { STEP_UP_REQUIREMENTS } from '../../store/step-up-requirements.js';
 import '../../zod-settings.js';
 
@@ -107,8 +108,10 @@ const ReportSchema = z.strictObject({
     .regex(QUIET_HOURS_PATTERN, 'HH:MM-HH:MM and a time zone: 22:00-07:00 Europe/Berlin')
     .nullable()
     .optional(),
-  burstAt: z.number().int().min(2).max(100).optional(),
-  flapMinutes: z.number().int().min(1).max(1440).optional(),
+  /** New alerts in one run at or above which they post as one message with a thread. */
+  burstAt: z.number().int().min(BURST_AT_BOUNDS.min).max(BURST_AT_BOUNDS.max).optional(),
+  /** An issue closed and reopened within this many minutes is flapping, not new. */
+  flapMinutes: z.number().int().min(FLAP_MINUTES_BOUNDS.min).max(FLAP_MINUTES_BOUNDS.max).optional(),
 });
 
 export const ChannelSettingsSchema = z.strictObject({

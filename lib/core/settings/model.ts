@@ -6,7 +6,11 @@ import type {
   ReportSubscription,
   Store,
 } from '../../store/index.js';
-import { type ReportSchedule, ReportScheduleSchema } from '../../store/report-subscriptions.js';
+import {
+  type ReportNoise,
+  type ReportSchedule,
+  ReportScheduleSchema,
+} from '../../store/report-subscriptions.js';
 
 /**
  * A workspace's settings as the store keeps them, with ids: the workspace's approval policy,
@@ -24,6 +28,8 @@ export interface ReportSettings {
   readonly schedule: ReportSchedule;
   readonly filter: Readonly<Record<string, readonly string[]>>;
   readonly paused: boolean;
+  /** Quiet hours, bursts and flapping. */
+  readonly noise: ReportNoise;
 }
 
 export interface ChannelSettings {
@@ -121,6 +127,7 @@ function reportSettings(report: ReportSubscription): ReportSettings {
     schedule: ReportScheduleSchema.parse(report.schedule),
     filter: report.filter,
     paused: report.paused,
+    noise: report.noise,
   };
 }
 

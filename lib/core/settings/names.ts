@@ -3,11 +3,17 @@ import { findOperation } from '../../api/operations/index.js';
 import { runbookNameFault, stepFaults } from '../../changes/runbooks.js';
 import { formatInterval, parseDailyTime, parseInterval, parseTimeZone } from '../../reports/schedule.js';
 import type { ApprovalRule, ChannelPolicy, ReportSchedule } from '../../store/index.js';
+import {
+  DEFAULT_REPORT_NOISE,
+  type ReportNoise,
+  ReportNoiseSchema,
+} from '../../store/report-subscriptions.js';
 import { checkExpansion, type ExpansionProblem, MAX_ALIASES_PER_SCOPE } from '../aliases.js';
 import { MAX_SUBSCRIPTIONS_PER_CHANNEL } from '../report-subscriptions.js';
 import {
   type ApprovalsDocument,
   type ChannelSettingsDocument,
+  QUIET_HOURS_PATTERN,
   type ReportDocument,
   type RuleDocument,
   SCHEDULE_PATTERN,
@@ -153,7 +159,17 @@ function reportDocument(report: ReportSettings, name: Namer): ReportDocument {
       filter: Object.fromEntries(Object.entries(report.filter).map(([key, words]) => [key, [...words]])),
     }),
     paused: report.paused,
+    // Only alerts and events keep quiet (`lib/reports/`): the other kinds have no such settings.
+    ...((report.kind === 'alerts' || report.kind === 'events') && {
+      quietHours: report.noise.quietHours && quietHoursText(report.noise.quietHours),
+      burstAt: report.noise.burstAt,
+      flapMinutes: report.noise.flapMinutes,
+    }),
   };
+}
+
+function quietHoursText(quiet: NonNullable<ReportNoise['quietHours']>): string {
+  return `${quiet.from}-${quiet.to} ${quiet.tz}`;
 }
 
 export function scheduleText(schedule: ReportSchedule): string {
@@ -556,6 +572,11 @@ function reportOf(
     problem([...at, 'schedule'], schedule.message);
     return undefined;
   }
+  const noise = noiseOf(report, existing.noise);
+  if (!noise.ok) {
+    problem([...at, 'quietHours'], noise.message);
+    return undefined;
+  }
   return {
     id: report.id,
     kind: report.kind,
@@ -564,7 +585,35 @@ function reportOf(
     schedule: schedule.value,
     filter: Object.fromEntries(Object.entries(report.filter ?? {}).map(([key, words]) => [key, [...words]])),
     paused: report.paused,
+    noise: noise.value,
   };
+}
+
+/**
+ * A report's noise settings as written; one left out is its default (the document is the whole
+ * of the settings), and the subscriptions that have none (digests, charts) keep theirs.
+ */
+function noiseOf(
+  report: ReportDocument,
+  existing: ReportNoise,
+): { ok: true; value: ReportNoise } | { ok: false; message: string } {
+  if (report.kind !== 'alerts' && report.kind !== 'events') return { ok: true, value: existing };
+  let quietHours: ReportNoise['quietHours'] = null;
+  if (report.quietHours) {
+    const match = QUIET_HOURS_PATTERN.exec(report.quietHours);
+    if (!match) return { ok: false, message: 'Quiet hours are written `22:00-07:00 Europe/Berlin`.' };
+    const zone = parseTimeZone(match[5] ?? '');
+    if (!zone.ok) return zone;
+    quietHours = { from: `${match[1]}:${match[2]}`, to: `${match[3]}:${match[4]}`, tz: zone.value };
+  }
+  const read = ReportNoiseSchema.safeParse({
+    quietHours,
+    burstAt: report.burstAt ?? DEFAULT_REPORT_NOISE.burstAt,
+    flapMinutes: report.flapMinutes ?? DEFAULT_REPORT_NOISE.flapMinutes,
+  });
+  return read.success
+    ? { ok: true, value: read.data }
+    : { ok: false, message: `Quiet hours ${read.error.issues[0]?.message ?? 'are not valid'}.` };
 }
 
 function scheduleOf(text: string): { ok: true; value: ReportSchedule } | { ok: false; message: string } {

@@ -425,14 +425,22 @@ async function writeSettings(
       if (!next) {
         await store.reports.delete(team, report.id);
         written += 1;
-      } else if (!same(canonicalPart(report), canonicalPart(next))) {
-        await store.reports.reschedule(team, report.id, {
-          schedule: next.schedule,
-          filter: next.filter,
-          paused: next.paused,
-          nextRunAt: firstRunAt(next.schedule, store.now()),
-        });
-        written += 1;
+      } else {
+        const { noise: wasNoise, ...was } = report;
+        const { noise: willNoise, ...will } = next;
+        if (!same(canonicalPart(was), canonicalPart(will))) {
+          await store.reports.reschedule(team, report.id, {
+            schedule: next.schedule,
+            filter: next.filter,
+            paused: next.paused,
+            nextRunAt: firstRunAt(next.schedule, store.now()),
+          });
+          written += 1;
+        }
+        if (!same(canonicalPart(wasNoise), canonicalPart(willNoise))) {
+          await store.reports.setNoise(team, report.id, willNoise);
+          written += 1;
+        }
       }
     }
   }

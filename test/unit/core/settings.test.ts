@@ -179,6 +179,9 @@ describe('export and import', () => {
           profile: 'default',
           schedule: 'every 15m',
           paused: false,
+          quietHours: null,
+          burstAt: 3,
+          flapMinutes: 60,
         },
       ],
     });
@@ -204,6 +207,9 @@ describe('export and import', () => {
     delete ops.runbooks;
     ops.reports[0].schedule = 'daily 09:00 Europe/Berlin';
     ops.reports[0].paused = true;
+    ops.reports[0].quietHours = '22:00-07:00 Europe/Berlin';
+    ops.reports[0].burstAt = 5;
+    ops.reports[0].flapMinutes = 30;
     edited.channels['#audit'] = { aliases: { who: 'nodes list' } };
     const text = toYaml(edited);
     const plan = await planSettings(deps, surface, team, text);
@@ -374,6 +380,21 @@ describe('documents that change nothing', () => {
     expect(await digestOf(team)).toBe(before);
     expect(await store.settingsVersions.headVersion(team)).toBe(0);
     expect(Object.getPrototypeOf({}).allow).toBeUndefined();
+  });
+
+  it.each([
+    ['quiet hours in no time zone', '22:00-07:00 Mars/Olympus'],
+    ['quiet hours that never end', '22:00-22:00 UTC'],
+    ['quiet hours at 25:00', '25:00-07:00 UTC'],
+  ])('refuses %s on a report, and nothing is stored', async (_name, quietHours) => {
+    const team = newTeam();
+    await furnish(team);
+    const before = await digestOf(team);
+    const edited = parseYaml(await exported(team));
+    edited.channels['#ops'].reports[0].quietHours = quietHours;
+    const plan = await planSettings(deps, surface, team, toYaml(edited));
+    expect(plan.kind).toBe('invalid');
+    expect(await digestOf(team)).toBe(before);
   });
 
   it('says on which line each mistake is', () => {
