@@ -77,9 +77,14 @@ function bareLabel(key: string): string {
     .replace(/[_.-]+/g, ' ')
     .trim()
     .toLowerCase()
-    .replace(/\b(id|ids|ip|ssh|ssl|url|uri|cpu|tfa)\b/g, (word) => word.toUpperCase())
-    .replace(/\bIDS\b/g, 'IDs');
-  return words.charAt(0).toUpperCase() + words.slice(1);
+    .replace(/\b(id|ids|ip|ssh|ssl|url|uri|cpu|tfa|uid|kvm)\b/g, (word) => word.toUpperCase())
+    .replace(/\bIDS\b/g, 'IDs')
+    // A node type's `vcpus` and `gpus`, a kernel's `pvops` (paravirt ops): the words people use.
+    .replace(/\bvcpus\b/g, 'vCPUs')
+    .replace(/\bgpus\b/g, 'GPUs')
+    .replace(/\bpvops\b/g, 'paravirt ops');
+  // `vCPUs` keeps its small v.
+  return /^[a-z][A-Z]/.test(words) ? words : words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /**

@@ -52,6 +52,12 @@ describe('field labels', () => {
     expect(fieldLabel('size', 'image')).toBe('Size (MB)');
     expect(factLabel('node_id')).toBe('node ID');
     expect(factLabel('CPU')).toBe('CPU');
+    expect([fieldLabel('vcpus'), fieldLabel('gpus'), fieldLabel('kvm'), fieldLabel('pvops')]).toEqual([
+      'vCPUs',
+      'GPUs',
+      'KVM',
+      'Paravirt ops',
+    ]);
   });
 });
 
