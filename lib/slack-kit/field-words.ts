@@ -10,12 +10,14 @@ import { escapeMrkdwn, formatNumber, parseApiDate, slackDate } from './text.js';
  */
 
 /** The units the API counts sizes and times in. */
-export type Unit = 'GB' | 'MB' | 'hours' | 'seconds';
+export type Unit = 'GB' | 'MB' | 'bytes' | 'Mbit/s' | 'hours' | 'seconds';
 
 const UNIT_WORDS: Readonly<Record<Unit, { readonly label: string; readonly value: (n: string) => string }>> =
   {
     GB: { label: 'GB', value: (n) => `${n} GB` },
     MB: { label: 'MB', value: (n) => `${n} MB` },
+    bytes: { label: 'bytes', value: (n) => `${n} ${n === '1' ? 'byte' : 'bytes'}` },
+    'Mbit/s': { label: 'Mbit/s', value: (n) => `${n} Mbit/s` },
     hours: { label: 'hours', value: (n) => `${n} ${n === '1' ? 'hour' : 'hours'}` },
     seconds: { label: 's', value: (n) => `${n} s` },
   };
@@ -30,13 +32,21 @@ const UNIT_SUFFIX: readonly (readonly [RegExp, Unit])[] = [
  * Units of fields whose names do not say them, by the kind of resource that has them, from the
  * API's schema and the spec (`../shared/spec/compute-storage-images-databases.md`): a volume's
  * `size` is in GB (1..10240), an image's in MB, a node's `specs` disk and memory in MB and its
- * transfer in GB, a service's `timeout` in seconds.
+ * transfer in GB, a service's `timeout` in seconds. From `API-FACTS-MORE.md`: a disk's `size` in MB
+ * (§3.4), a node type's `network_out` in Mbit/s (§5), a node's month of transfer `used` in bytes
+ * and its `quota` and `billable` in GB (§3.3); a config's `memory_limit` is the node's RAM, in MB
+ * as the node's `specs.memory` (the spec, node configs); a database type's disk and memory in MB
+ * as a node type's.
  */
 const KIND_UNITS: Readonly<Record<string, Readonly<Record<string, Unit>>>> = {
   volume: { size: 'GB' },
   image: { size: 'MB' },
+  disk: { size: 'MB' },
+  config: { memory_limit: 'MB' },
   node: { disk: 'MB', memory: 'MB', swap: 'MB', transfer: 'GB' },
-  'node-type': { disk: 'MB', memory: 'MB', transfer: 'GB' },
+  'node-type': { disk: 'MB', memory: 'MB', transfer: 'GB', network_out: 'Mbit/s' },
+  'node-transfer': { used: 'bytes', quota: 'GB', billable: 'GB' },
+  'database-type': { disk: 'MB', memory: 'MB' },
   service: { timeout: 'seconds' },
   event: { duration: 'seconds' },
 };
@@ -67,9 +77,14 @@ function bareLabel(key: string): string {
     .replace(/[_.-]+/g, ' ')
     .trim()
     .toLowerCase()
-    .replace(/\b(id|ids|ip|ssh|ssl|url|uri|cpu|tfa)\b/g, (word) => word.toUpperCase())
-    .replace(/\bIDS\b/g, 'IDs');
-  return words.charAt(0).toUpperCase() + words.slice(1);
+    .replace(/\b(id|ids|ip|ssh|ssl|url|uri|cpu|tfa|uid|kvm)\b/g, (word) => word.toUpperCase())
+    .replace(/\bIDS\b/g, 'IDs')
+    // A node type's `vcpus` and `gpus`, a kernel's `pvops` (paravirt ops): the words people use.
+    .replace(/\bvcpus\b/g, 'vCPUs')
+    .replace(/\bgpus\b/g, 'GPUs')
+    .replace(/\bpvops\b/g, 'paravirt ops');
+  // `vCPUs` keeps its small v.
+  return /^[a-z][A-Z]/.test(words) ? words : words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /**
@@ -105,10 +120,14 @@ export function numberWords(value: number, key?: string): string {
   return formatNumber(value);
 }
 
-/** A number with its unit, plain text: `50 GB`, `3 hours`, `2 min 5 s`, `9942` for an id. */
+/**
+ * A number with its unit, plain text: `50 GB`, `3 hours`, `2 min 5 s`, `1.68 GB` for bytes, `9942`
+ * for an id.
+ */
 export function quantityWords(value: number, key: string, kind?: string): string {
   const unit = unitOf(key, kind);
   if (unit === 'seconds' && Number.isFinite(value)) return durationWords(value);
+  if (unit === 'bytes' && Number.isFinite(value)) return bytesWords(value);
   const written = numberWords(value, key);
   return unit === undefined ? written : UNIT_WORDS[unit].value(written);
 }
@@ -141,6 +160,21 @@ export function durationWords(seconds: number): string {
           ];
   const shown = parts.filter(([n]) => n > 0).map(([n, unit]) => `${formatNumber(n)} ${unit}`);
   return shown.length > 0 ? shown.join(' ') : '0 s';
+}
+
+/** Powers of 1000 a count of bytes is written in, as the API's GB of transfer are. */
+const BYTE_UNITS = ['bytes', 'KB', 'MB', 'GB', 'TB', 'PB'] as const;
+
+/** A count of bytes in the largest unit that keeps it at least 1: `1.68 GB`, `512 bytes`. */
+export function bytesWords(bytes: number): string {
+  let scaled = Math.max(0, bytes);
+  let power = 0;
+  while (scaled >= 1000 && power < BYTE_UNITS.length - 1) {
+    scaled /= 1000;
+    power += 1;
+  }
+  if (power === 0) return UNIT_WORDS.bytes.value(formatNumber(scaled));
+  return `${formatNumber(Math.round(scaled * 100) / 100)} ${BYTE_UNITS[power]}`;
 }
 
 /**

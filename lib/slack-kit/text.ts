@@ -65,6 +65,8 @@ const GOOD = new Set([
   'ok',
   'successful',
   'available',
+  // A disk's statuses (API-FACTS-MORE.md §3.4): `ready`, `not ready`, `deleting`.
+  'ready',
   'enabled',
   'approved',
   'executed',
@@ -89,6 +91,7 @@ const BUSY = new Set([
   'shutting_down',
   'suspending',
   'deleting',
+  'not ready',
 ]);
 const IDLE = new Set([
   'offline',

@@ -371,7 +371,52 @@ function round(value: number): string {
   return formatNumber(Math.round(value * 100) / 100);
 }
 
+/**
+ * A node's addresses (`GET …/ips`, API-FACTS-MORE.md §3.1), each kind on a line of its own:
+ * `172.104.3.233` for IPv4, `2600:3c03::…/64` for SLAAC, ranges as `range/prefix`.
+ */
+function nodeIpsView(output: Item, op: AnyOperation, input: Record<string, unknown>): RenderedMessage {
+  const node = pathValuesOf(op, input)[0];
+  const addressesOf = (value: unknown): string[] =>
+    (Array.isArray(value) ? value : [value])
+      .filter(isItem)
+      .map((entry) => {
+        const address = stringAt(entry, 'address') ?? stringAt(entry, 'range');
+        const prefix = entry.prefix;
+        if (address === undefined) return undefined;
+        return stringAt(entry, 'range') !== undefined && typeof prefix === 'number'
+          ? `${address}/${prefix}`
+          : address;
+      })
+      .filter((address): address is string => address !== undefined);
+  const ipv4 = isItem(output.ipv4) ? output.ipv4 : {};
+  const ipv6 = isItem(output.ipv6) ? output.ipv6 : {};
+  const rows: readonly (readonly [string, unknown])[] = [
+    ['Public IPv4', ipv4.public],
+    ['Private IPv4', ipv4.private],
+    ['Shared IPv4', ipv4.shared],
+    ['Reserved IPv4', ipv4.reserved],
+    ['VPC IPv4', ipv4.vpc],
+    ['IPv6 (SLAAC)', ipv6.slaac],
+    ['IPv6 link-local', ipv6.link_local],
+    ['IPv6 ranges', ipv6.global],
+  ];
+  const fields: Field[] = rows
+    .map(([label, value]): Field => [label, addressesOf(value).map(escapeMrkdwn).join(', ')])
+    .filter(([, value]) => value !== '');
+  return fieldsView(`IP addresses of node ${node ?? ''}`.trim(), fields);
+}
+
+/** A node's transfer this month (`GET …/transfer`, §3.3): used in bytes, quota and billable in GB. */
+function nodeTransferView(output: Item, op: AnyOperation, input: Record<string, unknown>): RenderedMessage {
+  const node = pathValuesOf(op, input)[0];
+  const fields = genericFields(output, [], 'node-transfer');
+  return fieldsView(`Transfer of node ${node ?? ''} this month`.replace('  ', ' '), fields);
+}
+
 const SINGLETON_VIEWS: Partial<Record<string, SingletonView>> = {
+  'node-ips': nodeIpsView,
+  'node-transfer': nodeTransferView,
   profile: profileView,
   grants: grantsView,
   'security-questions': securityQuestionsView,

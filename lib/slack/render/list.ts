@@ -268,7 +268,9 @@ function compactLine(match: KindMatch, entry: unknown): string {
   const id = idOf(entry);
   const title = truncate(itemTitle(kind, entry), COMPACT_TITLE_MAX);
   const showId = id !== undefined && String(id) !== title && !titleNamesId(title, id);
-  const facts = (kind.rowFacts ? kind.rowFacts(entry) : genericFacts(entry)).filter((f) => f !== '');
+  const facts = (kind.rowFacts ? kind.rowFacts(entry) : genericFacts(entry, kind.key)).filter(
+    (f) => f !== '',
+  );
   const tail =
     facts.length > 0 ? ` · ${truncateMrkdwn(facts.join(' · ').replace(/\s+/g, ' '), COMPACT_FACTS_MAX)}` : '';
   return `• ${bold(title)}${showId ? ` ${codeSpan(truncate(String(id), 40))}` : ''}${tail}`;
@@ -332,21 +334,26 @@ export function listRow(
   const title = truncate(itemTitle(kind, entry), TITLE_MAX);
   const showId = id !== undefined && String(id) !== title && !titleNamesId(title, id);
   const head = `${bold(title)}${showId ? `  ${codeSpan(String(id))}` : ''}`;
-  const facts = (kind.rowFacts ? kind.rowFacts(entry) : genericFacts(entry)).filter((f) => f !== '');
+  const facts = (kind.rowFacts ? kind.rowFacts(entry) : genericFacts(entry, kind.key)).filter(
+    (f) => f !== '',
+  );
   const text = facts.length > 0 ? `${head}\n${truncateMrkdwn(facts.join(' · '), FACTS_MAX)}` : head;
   return sectionBlock(text, rowAccessory(kind, entry, itemRefOf(match, parentValues, entry), allowed));
 }
 
 const TITLE_KEYS = new Set(['id', 'label', 'name', 'username']);
 
-/** Up to three scalar fields of an item of unknown shape, in the order the API sent them. */
-function genericFacts(item: Item): string[] {
+/**
+ * Up to three scalar fields of an item of unknown shape, in the order the API sent them, each with
+ * the unit its kind counts it in.
+ */
+function genericFacts(item: Item, kind?: string): string[] {
   const facts: string[] = [];
   for (const [key, value] of Object.entries(item)) {
     if (facts.length >= 3) break;
     if (TITLE_KEYS.has(key) || /token|password|secret|scratch/i.test(key)) continue;
     if (value === null || value === undefined || typeof value === 'object') continue;
-    const text = fieldValue(value, key);
+    const text = fieldValue(value, key, kind);
     if (text) facts.push(`${escapeMrkdwn(factLabel(key))} ${truncateMrkdwn(text, 80)}`);
   }
   return facts;

@@ -33,7 +33,9 @@ export function itemRefOf(
   if (route === undefined) return undefined;
   const parents = (match.collectionRoute.match(/\{\}/g) ?? []).length;
   if (collectionValues.length < parents) return undefined;
-  return { route, values: [...collectionValues.slice(0, parents), id] };
+  // An item route of its own may leave out the parents (a node's volume is `/volumes/{}`).
+  const routeParams = (route.match(/\{\}/g) ?? []).length;
+  return { route, values: [...collectionValues.slice(0, parents), id].slice(-routeParams) };
 }
 
 export interface ResolvedAction {

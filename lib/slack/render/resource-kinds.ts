@@ -7,7 +7,13 @@ import {
   eventSentence,
   eventStatusWords,
 } from '../../slack-kit/event-words.js';
-import { fieldValue, issueTitle, quantityWords, serviceName } from '../../slack-kit/field-words.js';
+import {
+  fieldValue,
+  issueTitle,
+  quantityWords,
+  serviceName,
+  typeSizeWords,
+} from '../../slack-kit/field-words.js';
 import {
   capitalize,
   codeSpan,
@@ -19,6 +25,7 @@ import {
   statusText,
   type TimeStyle,
 } from '../../slack-kit/text.js';
+import { dollars } from './cost.js';
 import { booleanAt, type Item, idOf, numberAt, stringAt, stringsAt, titleOf, valueAt } from './items.js';
 import type { PathValue, ResourceRef } from './related-operations.js';
 
@@ -190,6 +197,57 @@ function issueServices(item: Item): string[] {
 function isPrivateImage(item: Item): boolean {
   const id = idOf(item);
   return typeof id === 'string' && id.startsWith('private/');
+}
+
+/** `$5.48/month ($0.0075/hour)` from a `{hourly, monthly}` price in US dollars (API-FACTS-MORE.md §5). */
+function monthlyPrice(item: Item, path: string): string | undefined {
+  const monthly = numberAt(item, `${path}.monthly`);
+  const hourly = numberAt(item, `${path}.hourly`);
+  if (monthly === undefined) return undefined;
+  return `${dollars(monthly)}/month${hourly === undefined ? '' : ` (${dollars(hourly)}/hour)`}`;
+}
+
+/** `ap-south $6.58/month`: the regions whose price differs from the default. */
+function regionPrices(item: Item, path: string): string | undefined {
+  const prices = valueAt(item, path);
+  if (!Array.isArray(prices) || prices.length === 0) return undefined;
+  return prices
+    .filter((price): price is Item => typeof price === 'object' && price !== null && !Array.isArray(price))
+    .map((price) => {
+      const monthly = numberAt(price, 'monthly');
+      return `${escapeMrkdwn(stringAt(price, 'id') ?? '?')} ${monthly === undefined ? '—' : `${dollars(monthly)}/month`}`;
+    })
+    .join(', ');
+}
+
+/** `1 CPU, 1 GB RAM, 25 GB disk` for a node type (disk and memory in MB, §5). */
+function nodeTypeSize(t: Item): string | undefined {
+  return typeSizeWords({
+    vcpus: numberAt(t, 'vcpus'),
+    memoryMb: numberAt(t, 'memory'),
+    diskMb: numberAt(t, 'disk'),
+  });
+}
+
+/**
+ * A database type's engines in words, each from its cheapest plan: `MySQL from $8.03/month,
+ * PostgreSQL from $8.03/month`; the engine names are the API's enum (`mysql`), worded.
+ */
+function databaseTypeEngines(t: Item): string | undefined {
+  const engines = valueAt(t, 'engines');
+  if (typeof engines !== 'object' || engines === null || Array.isArray(engines)) return undefined;
+  const words = Object.entries(engines).map(([engine, plans]) => {
+    const monthly = Array.isArray(plans)
+      ? plans
+          .map((plan) =>
+            typeof plan === 'object' && plan !== null ? numberAt(plan as Item, 'price.monthly') : undefined,
+          )
+          .filter((price): price is number => price !== undefined)
+      : [];
+    const name = escapeMrkdwn(enumWords('engine', engine));
+    return monthly.length === 0 ? name : `${name} from ${dollars(Math.min(...monthly))}/month`;
+  });
+  return words.length > 0 ? words.join(', ') : undefined;
 }
 
 const parentValue = (_item: Item, ref: ResourceRef) => ref.values.slice(0, 1);
@@ -506,10 +564,68 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
           ? []
           : [`${formatMegabytes(numberAt(t, 'memory') ?? 0)} RAM`]),
         ...(numberAt(t, 'disk') === undefined ? [] : [`${formatMegabytes(numberAt(t, 'disk') ?? 0)} disk`]),
-        ...(monthly === undefined ? [] : [`from $${monthly}/month`]),
+        ...(monthly === undefined ? [] : [`from ${dollars(monthly)}/month`]),
         ...(booleanAt(t, 'deprecated') ? ['deprecated'] : []),
       ];
     },
+    fields: (t) => [...field('Engines', databaseTypeEngines(t))],
+    omit: ['engines'],
+  },
+  {
+    key: 'node-type',
+    noun: 'node type',
+    plural: 'node types',
+    collection: /^\/node\/types$/,
+    rowFacts: (t) => [
+      ...enumFact(t, 'class'),
+      ...fact(nodeTypeSize(t), (size) => size),
+      ...fact(monthlyPrice(t, 'price'), (price) => price),
+    ],
+    fields: (t) => [
+      ...field('Price', monthlyPrice(t, 'price')),
+      ...field('Backups add-on', monthlyPrice(t, 'addons.backups.price')),
+      ...field('Prices in other regions', regionPrices(t, 'region_prices')),
+    ],
+    omit: ['price', 'addons', 'region_prices'],
+  },
+  {
+    key: 'disk',
+    noun: 'disk',
+    plural: 'disks',
+    collection: /^\/node\/instances\/\{\}\/disks$/,
+    rowFacts: (d) => [
+      ...status(d),
+      ...(numberAt(d, 'size') === undefined ? [] : [quantityWords(numberAt(d, 'size') ?? 0, 'size', 'disk')]),
+      ...enumFact(d, 'filesystem'),
+    ],
+    actions: [
+      { label: 'Resize', operation: 'nodes.disks-resize', form: true, inMenu: true },
+      remove('nodes.disks-delete'),
+    ],
+  },
+  {
+    // A node's volumes are volumes (API-FACTS-MORE.md §3.4), read under the node's path: their facts
+    // and View are a volume's, and no action of the node is offered on them.
+    key: 'node-volume',
+    noun: 'volume',
+    plural: 'volumes',
+    collection: /^\/node\/instances\/\{\}\/volumes$/,
+    rowFacts: (v) => [
+      ...status(v),
+      ...(numberAt(v, 'size') === undefined
+        ? []
+        : [quantityWords(numberAt(v, 'size') ?? 0, 'size', 'volume')]),
+      ...fact(stringAt(v, 'region')),
+    ],
+    itemRoute: () => '/volumes/{}',
+    actions: [
+      {
+        label: 'Detach',
+        operation: 'volumes.detach',
+        values: (v) => (idOf(v) === undefined ? [] : [idOf(v) as PathValue]),
+        inMenu: true,
+      },
+    ],
   },
   {
     key: 'token',
@@ -543,6 +659,9 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
     plural: 'authorized apps',
     collection: /^\/profile\/apps$/,
     rowFacts: (a) => [...scopes(a), expiry(a), ...fact(stringAt(a, 'website'))],
+    // Scopes are the API's names (`nodes:read_only`), shown as code as a token's are.
+    fields: (a) => [...field('Scopes', scopes(a)[0])],
+    omit: ['scopes'],
     actions: [revoke('profile.apps-revoke')],
     deleted: 'revoked',
   },
@@ -733,6 +852,20 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
     singleton: true,
   },
   { key: 'stats', noun: 'stats', plural: 'stats', collection: /^\/managed\/stats$/, singleton: true },
+  {
+    key: 'node-ips',
+    noun: 'IP addresses',
+    plural: 'IP addresses',
+    collection: /^\/node\/instances\/\{\}\/ips$/,
+    singleton: true,
+  },
+  {
+    key: 'node-transfer',
+    noun: 'transfer',
+    plural: 'transfer',
+    collection: /^\/node\/instances\/\{\}\/transfer$/,
+    singleton: true,
+  },
   {
     key: 'node-stats',
     noun: 'stats',

@@ -5,6 +5,7 @@ import { auditLine } from '../../../lib/slack/render/audit.js';
 import { renderDetail } from '../../../lib/slack/render/detail.js';
 import { renderList } from '../../../lib/slack/render/list.js';
 import {
+  bytesWords,
   factLabel,
   fieldLabel,
   fieldValue,
@@ -51,6 +52,12 @@ describe('field labels', () => {
     expect(fieldLabel('size', 'image')).toBe('Size (MB)');
     expect(factLabel('node_id')).toBe('node ID');
     expect(factLabel('CPU')).toBe('CPU');
+    expect([fieldLabel('vcpus'), fieldLabel('gpus'), fieldLabel('kvm'), fieldLabel('pvops')]).toEqual([
+      'vCPUs',
+      'GPUs',
+      'KVM',
+      'Paravirt ops',
+    ]);
   });
 });
 
@@ -63,6 +70,21 @@ describe('field values', () => {
   it('groups the digits of quantities', () => {
     expect(fieldValue(81920, 'disk')).toBe('81,920');
     expect(fieldValue(81920, 'disk', 'node')).toBe('81,920 MB');
+  });
+
+  it('"Used 1,683,000,000" → "1.68 GB": a node\'s month of transfer is counted in bytes, its quota in GB', () => {
+    expect(fieldValue(1_683_000_000, 'used', 'node-transfer')).toBe('1.68 GB');
+    expect(fieldValue(512, 'used', 'node-transfer')).toBe('512 bytes');
+    expect(fieldValue(1, 'used', 'node-transfer')).toBe('1 byte');
+    expect(fieldValue(1000, 'quota', 'node-transfer')).toBe('1,000 GB');
+    expect(bytesWords(2_500_000_000_000)).toBe('2.5 TB');
+  });
+
+  it('"Size 25,088", "Network out 1,000", "Memory limit 1,024" → each with the unit the API counts it in', () => {
+    expect(fieldValue(25_088, 'size', 'disk')).toBe('25,088 MB');
+    expect(fieldValue(1000, 'network_out', 'node-type')).toBe('1,000 Mbit/s');
+    expect(fieldValue(1024, 'memory_limit', 'config')).toBe('1,024 MB');
+    expect(fieldValue(25_600, 'disk', 'database-type')).toBe('25,600 MB');
   });
 
   it('regression: ids are never formatted as numbers ("Services 9,941" → "9941")', () => {

@@ -363,7 +363,7 @@ describe('renderList: rows per kind', () => {
       ':large_green_circle: successful · at <!date^1514764861^{date_short_pretty} {time}|2018-01-01 00:01 UTC> · 192.0.2.0 · restricted',
     );
     expect(visibleText(renderList(getOperation('databases.types'), {}, listOf([databaseType])))).toContain(
-      '`g6-nano-1` · 1 vCPU · 1 GB RAM · 25 GB disk · from $20/month',
+      '`g6-nano-1` · 1 vCPU · 1 GB RAM · 25 GB disk · from $20.00/month',
     );
   });
 
