@@ -50,6 +50,7 @@ import { callerOf } from '../caller.js';
 import type { BotCommandContext } from '../context.js';
 import { republishHome } from '../home-refresh.js';
 import { loginPrompt } from '../token-resolution.js';
+import '../../zod-settings.js';
 
 /**
  * `/cloud reports add|list|remove|pause|resume|run`: channel subscriptions to the managed issues

@@ -19,6 +19,7 @@ export const EMOJI = {
   calendar: '📆',
   chart_with_upwards_trend: '📈',
   closed_lock_with_key: '🔐',
+  crescent_moon: '🌙',
   double_vertical_bar: '⏸️',
   electric_plug: '🔌',
   envelope: '✉️',
@@ -56,6 +57,7 @@ export const EMOJI = {
   white_check_mark: '✅',
   white_circle: '⚪',
   x: '❌',
+  zzz: '💤',
 };
 
 /** @param {unknown} text */
