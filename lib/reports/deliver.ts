@@ -236,7 +236,8 @@ async function tellReopened(
     } catch (error) {
       return stop({ error }, index);
     }
-    if (claim === undefined || claim.status !== 'posted' || claim.messageTs === null) {
+    // A posted claim without the message's ts has no thread to tell in: the reopening goes untold.
+    if (claim === undefined || claim.status !== 'posted' || !claim.messageTs) {
       rest.push(issue);
       continue;
     }
@@ -267,6 +268,12 @@ async function tellReopened(
         // Sent, answer lost: told at most once, so it stays taken.
         done.push(issue.id);
         return stop(error instanceof RunDeadlineError ? { unfinished: true } : { error }, index + 1);
+      }
+      if (!(error instanceof RunDeadlineError) && rateLimitedFor(error) === undefined) {
+        // Refused for good (the alert's thread gone, say): this reopening goes untold, rather than
+        // its reply being refused again every run ahead of the subscription's new alerts.
+        done.push(issue.id);
+        continue;
       }
       try {
         await ctx.claims.giveBackTelling(key, count);

@@ -38,6 +38,7 @@ beforeAll(async () => {
           'C0FLAPBACK',
           'C0FLAPCUT',
           'C0FLAPLOST',
+          'C0FLAPBURST',
         ],
         people: ['U0NOISE', 'U0ONCALL'],
       }),
@@ -469,5 +470,25 @@ describe('a flapping issue', () => {
     await harness.tick();
     expect(repliesTo(channel, alert)).toHaveLength(1);
     expect(alertCounts(channel, [issue])).toEqual([1]);
+  });
+
+  it("alerted in a burst's thread, is told of its reopening in that thread", async () => {
+    const channel = 'C0FLAPBURST';
+    await subscribeAlerts(channel);
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    const issues = createIssues(3, 'flapping burst');
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    const [group, ...others] = topLevel(channel);
+    expect(others).toEqual([]);
+    const last = issues[2] as number;
+    await (await close(last))();
+
+    expect(topLevel(channel)).toEqual([group]);
+    expect(repliesTo(channel, group).map((m) => m.text.split(':')[0])).toEqual([
+      ...issues.map((id) => `New managed issue ${id}`),
+      `Issue ${last} reopened — the 2nd time, each within an hour of closing`,
+    ]);
   });
 });
