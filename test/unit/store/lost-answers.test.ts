@@ -227,13 +227,14 @@ describe('a write whose answer was lost', () => {
     expect(await claims.markPosted(first.claim, '1700000000.000100')).toBe(true);
     expect(await claims.recordClosed(key)).toBe(true);
     expect(await claims.recordClosed(key)).toBe(false);
+    const hourAgo = new Date(ctx.now().getTime() - 3_600_000);
     const lostBefore = proxy.lost();
     proxy.loseNextAnswer('UpdateItem');
-    const reopened = await claims.reopen(key, new Date(ctx.now().getTime() - 3_600_000));
+    const reopened = await claims.reopen(key, hourAgo);
     expect(proxy.lost()).toBe(lostBefore + 1);
     expect(reopened).toMatchObject({ reopenCount: 1, closedAt: null });
     // Another run listing it again finds the reopening counted, not a second one.
-    expect(await claims.reopen(key, new Date(ctx.now().getTime() - 3_600_000))).toMatchObject({ reopenCount: 1 });
+    expect(await claims.reopen(key, hourAgo)).toMatchObject({ reopenCount: 1 });
     expect(await claims.takeTelling(key, 1)).toBe(true);
     expect(await claims.takeTelling(key, 1)).toBe(false);
   });
