@@ -110,6 +110,10 @@ function byCreation(a: ManagedIssue, b: ManagedIssue): number {
  *    and 2: the alert is in doubt. The run that takes the claim over reads the channel's history
  *    for the marker; found, the claim is marked posted, otherwise the alert is posted now.
  *
+ * An issue posted before and no longer listed is closed (the API's issue has no state of its own):
+ * its claim records when. Listed again within the subscription's flapping window, it is told once
+ * per reopening in the alert's thread; after the window, it is alerted again (`tellReopened`).
+ *
  * Slack refusing a post (an error answer, a 429) means nothing was posted: the claim is released
  * for the next run. A post whose answer is lost, and the run's deadline, leave the claim as it is,
  * and the run stops: so a run leaves at most one alert in doubt. Issues left over stay unseen and
