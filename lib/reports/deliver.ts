@@ -19,6 +19,7 @@ import {
   type KnownServices,
   renderAlertGroup,
   renderIssueAlert,
+  renderIssueReopened,
   renderIssuesDigest,
   renderStatsReport,
   statsFileName,
@@ -109,6 +110,10 @@ function byCreation(a: ManagedIssue, b: ManagedIssue): number {
  *    and 2: the alert is in doubt. The run that takes the claim over reads the channel's history
  *    for the marker; found, the claim is marked posted, otherwise the alert is posted now.
  *
+ * An issue posted before and no longer listed is closed (the API's issue has no state of its own):
+ * its claim records when. Listed again within the subscription's flapping window, it is told once
+ * per reopening in the alert's thread; after the window, it is alerted again (`tellReopened`).
+ *
  * Slack refusing a post (an error answer, a 429) means nothing was posted: the claim is released
  * for the next run. A post whose answer is lost, and the run's deadline, leave the claim as it is,
  * and the run stops: so a run leaves at most one alert in doubt. Issues left over stay unseen and
@@ -119,7 +124,9 @@ export async function deliverAlerts(ctx: DeliveryContext, sub: ReportSubscriptio
   const openIds = open.map((issue) => issue.id);
   if (sub.lastRun === null) return { messages: 0, files: 0, seenIssueIds: openIds, alerted: [] };
 
-  const stillOpenSeen = openIds.filter((id) => sub.seenIssueIds.has(id));
+  // Closings not recorded stay seen, so the next run records them.
+  const unrecorded = await recordClosings(ctx, sub, openIds);
+  const stillOpenSeen = [...openIds.filter((id) => sub.seenIssueIds.has(id)), ...unrecorded];
   const fresh = open.filter((issue) => !sub.seenIssueIds.has(issue.id)).sort(byCreation);
   const nothing = { messages: 0, files: 0, seenIssueIds: stillOpenSeen, alerted: [] };
   // Quiet: the new issues are held, left out of the seen set, for the summary when quiet ends.
@@ -132,22 +139,155 @@ export async function deliverAlerts(ctx: DeliveryContext, sub: ReportSubscriptio
   const unsnoozed = fresh.filter((issue) => !snoozed.has(issue.id));
   const passedOver = fresh.filter((issue) => snoozed.get(issue.id) === 'pass_over').map((issue) => issue.id);
   if (unsnoozed.length === 0) return { ...nothing, seenIssueIds: [...stillOpenSeen, ...passedOver] };
+  const flapping = await tellReopened(ctx, sub, unsnoozed);
+  const seenBefore = [...stillOpenSeen, ...passedOver, ...flapping.done];
+  if (flapping.stopped !== undefined || flapping.rest.length === 0) {
+    return {
+      messages: flapping.messages,
+      files: 0,
+      alerted: [],
+      ...flapping.stopped,
+      seenIssueIds: seenBefore,
+    };
+  }
+  const fresher = flapping.rest;
   const single = (issue: ManagedIssue) => ({
     id: issue.id,
     message: () => renderIssueAlert(sub, issue, services),
   });
   let run: PostRun;
-  if (quietHoursJustEnded(quietHours, sub.lastRun.at, ctx.now) && unsnoozed.length > 1) {
-    run = await postAlertGroup(ctx, sub, unsnoozed, services, {
+  if (quietHoursJustEnded(quietHours, sub.lastRun.at, ctx.now) && fresher.length > 1) {
+    run = await postAlertGroup(ctx, sub, fresher, services, {
       kind: 'quiet',
       hours: quietHoursText(quietHours),
     });
-  } else if (unsnoozed.length >= sub.noise.burstAt) {
-    run = await postAlertGroup(ctx, sub, unsnoozed, services, { kind: 'burst' });
+  } else if (fresher.length >= sub.noise.burstAt) {
+    run = await postAlertGroup(ctx, sub, fresher, services, { kind: 'burst' });
   } else {
-    run = await postEachOnce(ctx, sub, ISSUE_ALERT_MARKER, unsnoozed.map(single));
+    run = await postEachOnce(ctx, sub, ISSUE_ALERT_MARKER, fresher.map(single));
   }
-  return { ...run, seenIssueIds: [...stillOpenSeen, ...passedOver, ...run.done] };
+  return { ...run, messages: run.messages + flapping.messages, seenIssueIds: [...seenBefore, ...run.done] };
+}
+
+/**
+ * Records on their alert claims that issues seen before are no longer listed: closed, as far as
+ * the API says (its issue has no open or closed state). Answers those whose closing could not be
+ * recorded (storage failing), to try again next run; issues never alerted have no claim to mark.
+ */
+async function recordClosings(
+  ctx: DeliveryContext,
+  sub: ReportSubscription,
+  openIds: readonly number[],
+): Promise<number[]> {
+  const listed = new Set(openIds);
+  const unrecorded: number[] = [];
+  for (const id of sub.seenIssueIds) {
+    if (listed.has(id)) continue;
+    try {
+      await ctx.claims.recordClosed({ team: sub.team, subscription: sub.id, issue: id });
+    } catch {
+      unrecorded.push(id);
+    }
+  }
+  return unrecorded;
+}
+
+/** What `tellReopened` did: replies posted, issues done with, those left to alert, and why it stopped. */
+interface ReopenedRun {
+  readonly messages: number;
+  readonly done: readonly number[];
+  readonly rest: readonly ManagedIssue[];
+  readonly stopped?: Partial<DeliveryResult>;
+}
+
+const ISSUE_REOPENED_MARKER: PostMarker = { eventType: 'managed_issue_reopened', idField: 'issue' };
+
+/**
+ * Issues listed again that were alerted before. Closed within the subscription's flapping window:
+ * the claim counts the reopening (once, whichever run gets there first) and the channel is told in
+ * the alert's thread, not with a new alert. Closed before the window: the old claim goes and the
+ * issue is alerted again as a new occurrence. The reply is taken on in the claim before it is
+ * posted, so a run that dies after posting it, or loses Slack's answer, is not followed by a
+ * second reply; a run that dies between counting and taking it on leaves the count untold, and the
+ * next run tells it. Slack refusing the reply gives it back for the next run.
+ */
+async function tellReopened(
+  ctx: DeliveryContext,
+  sub: ReportSubscription,
+  fresh: readonly ManagedIssue[],
+): Promise<ReopenedRun> {
+  const since = new Date(ctx.now.getTime() - sub.noise.flapMinutes * 60_000);
+  let messages = 0;
+  const done: number[] = [];
+  const rest: ManagedIssue[] = [];
+  const stop = (stopped: Partial<DeliveryResult>, from: number): ReopenedRun => ({
+    messages,
+    done,
+    rest: [...rest, ...fresh.slice(from)],
+    stopped,
+  });
+  for (const [index, issue] of fresh.entries()) {
+    if (ctx.deadline !== undefined && Date.now() >= ctx.deadline) return stop({ unfinished: true }, index);
+    const key = { team: sub.team, subscription: sub.id, issue: issue.id };
+    let claim: AlertClaim | undefined;
+    try {
+      claim = await ctx.claims.reopen(key, since);
+      if (claim?.status === 'posted' && claim.closedAt !== null) {
+        // Back after the window: a new occurrence, claimed and alerted afresh below.
+        await ctx.claims.forgetClosed(claim);
+        claim = undefined;
+      }
+    } catch (error) {
+      return stop({ error }, index);
+    }
+    // A posted claim without the message's ts has no thread to tell in: the reopening goes untold.
+    if (claim === undefined || claim.status !== 'posted' || !claim.messageTs) {
+      rest.push(issue);
+      continue;
+    }
+    const count = claim.reopenCount;
+    let taken = false;
+    try {
+      taken = count > claim.toldCount && (await ctx.claims.takeTelling(key, count));
+    } catch (error) {
+      return stop({ error }, index);
+    }
+    if (!taken) {
+      done.push(issue.id);
+      continue;
+    }
+    try {
+      await postMarked(
+        ctx,
+        sub,
+        ISSUE_REOPENED_MARKER,
+        renderIssueReopened(issue.id, count, sub.noise.flapMinutes),
+        { issue: issue.id, reopened: count },
+        claim.threadTs ?? claim.messageTs,
+      );
+      messages += 1;
+      done.push(issue.id);
+    } catch (error) {
+      if (!certainlyNotPosted(error)) {
+        // Sent, answer lost: told at most once, so it stays taken.
+        done.push(issue.id);
+        return stop(error instanceof RunDeadlineError ? { unfinished: true } : { error }, index + 1);
+      }
+      if (!(error instanceof RunDeadlineError) && rateLimitedFor(error) === undefined) {
+        // Refused for good (the alert's thread gone, say): this reopening goes untold, rather than
+        // its reply being refused again every run ahead of the subscription's new alerts.
+        done.push(issue.id);
+        continue;
+      }
+      try {
+        await ctx.claims.giveBackTelling(key, count);
+      } catch {
+        // Left taken: this reopening goes untold rather than told twice.
+      }
+      return stop(error instanceof RunDeadlineError ? { unfinished: true } : { error }, index);
+    }
+  }
+  return { messages, done, rest };
 }
 
 /**
@@ -319,9 +459,10 @@ async function alertOnce(
   const attempt = await ctx.claims.claim({ team: sub.team, subscription: sub.id, issue: itemId });
   if (attempt.status === 'held') return { kind: attempt.by.status === 'posted' ? 'posted_before' : 'busy' };
   const { claim } = attempt;
+  let threadTs: string | undefined;
   const mark = async (ts: string): Promise<boolean> => {
     try {
-      if (await ctx.claims.markPosted(claim, ts)) return true;
+      if (await ctx.claims.markPosted(claim, ts, threadTs)) return true;
       notSaved.push({ step: 'alert_mark', error: new ClaimLostError() });
     } catch (error) {
       notSaved.push({ step: 'alert_mark', error });
@@ -331,7 +472,6 @@ async function alertOnce(
 
   // A post in doubt may have gone out alone or in a group (a burst cut off, then fewer left than
   // make a burst): found in a group's message but missing from its thread, it is replied there.
-  let threadTs: string | undefined;
   if (attempt.inDoubt) {
     const check = await findGroupMessage(ctx, sub, marker, itemId, claim, attempt.inDoubt, found);
     if (check.kind === 'thread_missing') threadTs = check.parentTs;
@@ -516,7 +656,7 @@ export async function postGroupOnce<T extends { readonly id: number }>(
           parentTs,
         );
         messages += 1;
-        await settle(chunk, answer.ts ?? '');
+        await settle(chunk, answer.ts ?? '', parentTs);
       } catch (error) {
         const unsent = certainlyNotPosted(error) ? entries.slice(start) : entries.slice(start + chunk.length);
         // Left in doubt rather than released: the group's message lists them, so the next run
@@ -528,11 +668,11 @@ export async function postGroupOnce<T extends { readonly id: number }>(
     }
     return true;
   };
-  const settle = async (entries: readonly Claimed<T>[], ts: string) => {
+  const settle = async (entries: readonly Claimed<T>[], ts: string, threadTs?: string) => {
     for (const { item, claim } of entries) {
       alerted.push(item.id);
       done.push(item.id);
-      await claimed.mark(claim, ts);
+      await claimed.mark(claim, ts, threadTs);
     }
   };
 
@@ -580,8 +720,8 @@ class ClaimMarks {
     private readonly notSaved: UnsavedWrite[],
   ) {}
 
-  async mark(claim: AlertClaim, ts: string): Promise<void> {
-    await this.#write('alert_mark', () => this.ctx.claims.markPosted(claim, ts));
+  async mark(claim: AlertClaim, ts: string, threadTs?: string): Promise<void> {
+    await this.#write('alert_mark', () => this.ctx.claims.markPosted(claim, ts, threadTs));
   }
 
   async leaveInDoubt(claim: AlertClaim, checkedBefore: string | null): Promise<void> {

@@ -296,6 +296,32 @@ export type AlertGroupReason =
   /** Held through the subscription's quiet hours, which `hours` names. */
   | { readonly kind: 'quiet'; readonly hours: string };
 
+/** `1st`, `2nd`, `3rd`, `11th`, `22nd`: how often an issue has come back. */
+function ordinalText(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+  return `${n}${suffix}`;
+}
+
+/** A flapping window in words: `an hour`, `2 hours`, `30 min`. */
+function windowText(minutes: number): string {
+  if (minutes === 60) return 'an hour';
+  return minutes % 60 === 0 ? `${minutes / 60} hours` : `${minutes} min`;
+}
+
+/**
+ * The reply in an alert's thread when its issue is listed again within the flapping window of
+ * being closed: `reopenings` times since the alert, so this is its `reopenings + 1`th time open.
+ */
+export function renderIssueReopened(
+  issueId: number,
+  reopenings: number,
+  flapMinutes: number,
+): RenderedMessage {
+  const text = `Issue ${issueId} reopened — the ${ordinalText(reopenings + 1)} time, each within ${windowText(flapMinutes)} of closing: it is flapping`;
+  return { text, blocks: [sectionBlock(`:repeat: ${text}.`)] };
+}
+
 /**
  * Several new issues as one message: their count and a line each (ticket, affected services);
  * each issue's own alert, with its buttons, is a reply in its thread.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { StoreError } from './errors.js';
-import { isConditionFailure, itemOfFailedCondition, parseItem, updateIf } from './items.js';
+import { isConditionFailure, itemOfFailedCondition, parseItem, updateIf, updateReturning } from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import '../zod-settings.js';
@@ -27,6 +27,13 @@ import '../zod-settings.js';
  * the issue as seen. A `posting` one that nobody could resolve (the channel's history cannot be
  * read) expires after a day and the alert is then claimed afresh and posted: a possible duplicate
  * rather than an alert lost forever.
+ *
+ * Flapping: the API's issue has no open or closed state, so an issue is closed when the feed no
+ * longer lists it. A `posted` claim then records `closedAt`; listed again within the subscription's
+ * window, its `reopenCount` goes up by one and `closedAt` is cleared in one conditional update (so
+ * two runs count a reopening once), and `toldCount` says up to which reopening the channel was told
+ * in the alert's thread. Listed again after the window, the claim is removed and the issue is alerted
+ * afresh under a new one.
  */
 
 export type AlertClaimStatus = 'posting' | 'posted';
@@ -53,6 +60,14 @@ export interface AlertClaim extends AlertClaimKey {
   readonly doubtSince: Date;
   /** How far down the channel's history earlier checks searched (exclusive ts), if they stopped part-way. */
   readonly checkedBefore: string | null;
+  /** The thread the posted alert is in (a group's message), when it is a reply; else its own ts. */
+  readonly threadTs: string | null;
+  /** When a run found the issue no longer listed (`posted` only); cleared when it is listed again. */
+  readonly closedAt: Date | null;
+  /** How often the issue came back within the flapping window since it was alerted. */
+  readonly reopenCount: number;
+  /** Up to which reopening the channel was told (or a run took on telling it). */
+  readonly toldCount: number;
 }
 
 export type ClaimResult =
@@ -79,6 +94,10 @@ const AlertClaimItemSchema = z.object({
   doubt_since: z.iso.datetime().optional(),
   checked_before: z.string().optional(),
   expires_at: z.number().optional(),
+  thread_ts: z.string().optional(),
+  closed_at: z.iso.datetime().optional(),
+  reopen_count: z.number().int().nonnegative().optional(),
+  told_count: z.number().int().nonnegative().optional(),
 });
 type AlertClaimItem = z.infer<typeof AlertClaimItemSchema>;
 
@@ -199,11 +218,15 @@ export class AlertClaimRepository {
     });
   }
 
-  /** Records the posted message; false when the claim is no longer this holder's. */
-  async markPosted(claim: AlertClaim, messageTs: string): Promise<boolean> {
+  /**
+   * Records the posted message (`threadTs`: the group message whose thread it is in); false when
+   * the claim is no longer this holder's.
+   */
+  async markPosted(claim: AlertClaim, messageTs: string, threadTs?: string): Promise<boolean> {
     const now = this.#ctx.now();
+    const thread = threadTs !== undefined && threadTs !== messageTs;
     return updateIf(this.#ctx, keyOf(claim), {
-      UpdateExpression: 'SET #status = :posted, message_ts = :ts, posted_at = :now, expires_at = :expires',
+      UpdateExpression: `SET #status = :posted, message_ts = :ts, posted_at = :now, expires_at = :expires${thread ? ', thread_ts = :thread' : ''}`,
       ConditionExpression: 'claim_token = :token',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
@@ -212,8 +235,90 @@ export class AlertClaimRepository {
         ':now': now.toISOString(),
         ':expires': epochSeconds(now) + POSTED_TTL_SECONDS,
         ':token': claim.token,
+        ...(thread ? { ':thread': threadTs } : {}),
       },
     });
+  }
+
+  /**
+   * Records that the feed no longer lists a posted alert's issue. Idempotent: the first run to see
+   * it closed sets the time. False when there is no posted claim, or it is closed already.
+   */
+  async recordClosed(key: AlertClaimKey): Promise<boolean> {
+    return updateIf(this.#ctx, keyOf(key), {
+      UpdateExpression: 'SET closed_at = :now',
+      ConditionExpression: '#status = :posted AND attribute_not_exists(closed_at)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':now': this.#ctx.now().toISOString(), ':posted': 'posted' },
+    });
+  }
+
+  /**
+   * An issue listed again: counts a reopening if its claim was closed at or after `since` (the
+   * start of the flapping window), clearing `closedAt`, once however many runs try. Answers the
+   * claim as it stands afterwards (with `closedAt` still set when it was closed before `since`),
+   * or undefined when the issue has no claim.
+   */
+  async reopen(key: AlertClaimKey, since: Date): Promise<AlertClaim | undefined> {
+    const now = this.#ctx.now();
+    const answer = await updateReturning(this.#ctx, keyOf(key), {
+      UpdateExpression:
+        'SET reopen_count = if_not_exists(reopen_count, :zero) + :one, expires_at = :expires REMOVE closed_at',
+      ConditionExpression: '#status = :posted AND closed_at >= :since',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':zero': 0,
+        ':one': 1,
+        ':expires': epochSeconds(now) + POSTED_TTL_SECONDS,
+        ':posted': 'posted',
+        ':since': since.toISOString(),
+      },
+    });
+    return answer.item === null ? undefined : toClaim(answer.item);
+  }
+
+  /**
+   * Takes on telling the channel of reopening `count`, before the reply is posted, so that of two
+   * runs only one tells it, and a run that dies after posting is not followed by a second reply.
+   * False when that reopening is told already (or not counted).
+   */
+  async takeTelling(key: AlertClaimKey, count: number): Promise<boolean> {
+    return updateIf(this.#ctx, keyOf(key), {
+      UpdateExpression: 'SET told_count = :count',
+      ConditionExpression:
+        'reopen_count >= :count AND (attribute_not_exists(told_count) OR told_count < :count)',
+      ExpressionAttributeValues: { ':count': count },
+    });
+  }
+
+  /** Gives back the telling of reopening `count` after Slack refused its reply (nothing was posted). */
+  async giveBackTelling(key: AlertClaimKey, count: number): Promise<boolean> {
+    return updateIf(this.#ctx, keyOf(key), {
+      UpdateExpression: 'SET told_count = :before',
+      ConditionExpression: 'told_count = :count',
+      ExpressionAttributeValues: { ':count': count, ':before': count - 1 },
+    });
+  }
+
+  /**
+   * Removes the claim of an issue that came back after the flapping window (`closedAt` as read),
+   * so that it is claimed and alerted afresh as a new occurrence. False when another run changed it.
+   */
+  async forgetClosed(claim: AlertClaim): Promise<boolean> {
+    if (claim.closedAt === null) return false;
+    try {
+      await this.#ctx.table.delete({
+        TableName: this.#ctx.tableName,
+        Key: keyOf(claim),
+        ConditionExpression: '#status = :posted AND closed_at = :closedAt',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':posted': 'posted', ':closedAt': claim.closedAt.toISOString() },
+      });
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   /** Gives the alert back after Slack refused it (nothing was posted): the next run tries again at once. */
@@ -265,5 +370,9 @@ function toClaim(raw: unknown): AlertClaim {
     messageTs: item.message_ts ?? null,
     doubtSince: new Date(item.doubt_since ?? item.claimed_at),
     checkedBefore: item.checked_before ?? null,
+    threadTs: item.thread_ts ?? null,
+    closedAt: item.closed_at === undefined ? null : new Date(item.closed_at),
+    reopenCount: item.reopen_count ?? 0,
+    toldCount: item.told_count ?? 0,
   };
 }

@@ -3,6 +3,7 @@ import type { StoredMessage } from '../../../infra/local/slack/store.js';
 import { getOperation } from '../../../lib/api/operations/index.js';
 import { ChannelPacer } from '../../../lib/reports/pacer.js';
 import { runReporterTick, type TickSummary } from '../../../lib/reports/tick.js';
+import { AlertClaimRepository } from '../../../lib/store/alert-claims.js';
 import { AlertSnoozeRepository } from '../../../lib/store/alert-snoozes.js';
 import { slackFixtures } from '../../support/slack-fixtures.js';
 import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
@@ -34,6 +35,10 @@ beforeAll(async () => {
           'C0QUIETEV',
           'C0SNOOZE',
           'C0FLAP',
+          'C0FLAPBACK',
+          'C0FLAPCUT',
+          'C0FLAPLOST',
+          'C0FLAPBURST',
         ],
         people: ['U0NOISE', 'U0ONCALL'],
       }),
@@ -354,5 +359,136 @@ describe('snoozing from an alert', () => {
     harness.advance(5 * MINUTE);
     await harness.tick();
     expect(alertCounts('C0SNOOZE', [next.id])).toEqual([1]);
+  });
+});
+
+describe('a flapping issue', () => {
+  /** Subscribes `channel`, then opens an issue and runs until its alert is posted. */
+  async function alerted(channel: string): Promise<{ issue: number; alert: StoredMessage }> {
+    await subscribeAlerts(channel);
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    const [issue] = createIssues(1, `flapping in ${channel}`);
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    const alert = topLevel(channel).find((m) => m.text.startsWith(`New managed issue ${issue}:`));
+    if (issue === undefined || !alert) throw new Error('no alert');
+    return { issue, alert };
+  }
+
+  /** The feed stops listing the issue (closed, as the API tells it), and a run sees that. */
+  async function close(issue: number): Promise<(tick?: () => Promise<unknown>) => Promise<void>> {
+    const { issues } = harness.e2e.emulator.control.world;
+    const record = issues.get(issue);
+    if (!record) throw new Error(`no issue ${issue}`);
+    issues.delete(issue);
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    return async (tick = () => harness.tick()) => {
+      issues.set(issue, record);
+      harness.advance(5 * MINUTE);
+      await tick();
+    };
+  }
+
+  async function claimOf(channel: string, issue: number) {
+    const sub = (await harness.subscriptions()).find((s) => s.channel === channel);
+    const claims = await harness.deps.store.alertClaims.listForSubscription(TEAM, sub?.id ?? '');
+    return claims.find((c) => c.issue === issue);
+  }
+
+  it('closed and reopened twice within the window, is alerted once, with a reply counting each reopening in its thread', async () => {
+    const channel = 'C0FLAP';
+    const { issue, alert } = await alerted(channel);
+    await (await close(issue))();
+    await (await close(issue))();
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+
+    expect(alertCounts(channel, [issue])).toEqual([1]);
+    expect(topLevel(channel)).toEqual([alert]);
+    expect(repliesTo(channel, alert).map((m) => m.text)).toEqual([
+      `Issue ${issue} reopened — the 2nd time, each within an hour of closing: it is flapping`,
+      `Issue ${issue} reopened — the 3rd time, each within an hour of closing: it is flapping`,
+    ]);
+    expect(await claimOf(channel, issue)).toMatchObject({ reopenCount: 2, toldCount: 2, closedAt: null });
+  });
+
+  it('back after the flapping window, is alerted again as a new top-level message', async () => {
+    const channel = 'C0FLAPBACK';
+    const { issue, alert } = await alerted(channel);
+    const reopen = await close(issue);
+    for (let run = 0; run < 12; run += 1) {
+      harness.advance(5 * MINUTE);
+      await harness.tick();
+    }
+    await reopen();
+
+    expect(alertCounts(channel, [issue])).toEqual([2]);
+    expect(topLevel(channel)).toHaveLength(2);
+    expect(repliesTo(channel, alert)).toEqual([]);
+  });
+
+  it('cut off between counting the reopening and posting its reply, counts it once and replies once on the next run', async () => {
+    const channel = 'C0FLAPCUT';
+    const { issue, alert } = await alerted(channel);
+    const reopen = await close(issue);
+    const failure = Object.assign(new Error('Internal server error'), { name: 'InternalServerError' });
+    const take = vi.spyOn(AlertClaimRepository.prototype, 'takeTelling').mockRejectedValueOnce(failure);
+    try {
+      await reopen();
+    } finally {
+      take.mockRestore();
+    }
+    expect(repliesTo(channel, alert)).toEqual([]);
+    expect(await claimOf(channel, issue)).toMatchObject({ reopenCount: 1, toldCount: 0 });
+
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    expect(repliesTo(channel, alert).map((m) => m.text)).toEqual([
+      `Issue ${issue} reopened — the 2nd time, each within an hour of closing: it is flapping`,
+    ]);
+    expect(await claimOf(channel, issue)).toMatchObject({ reopenCount: 1, toldCount: 1 });
+    expect(alertCounts(channel, [issue])).toEqual([1]);
+  });
+
+  it("losing Slack's answer to the reopening's reply, does not reply twice", async () => {
+    const channel = 'C0FLAPLOST';
+    const { issue, alert } = await alerted(channel);
+    const reopen = await close(issue);
+    harness.e2e.stack.standIn.stall((method, args) =>
+      method === 'chat.postMessage' && String(args.text).startsWith(`Issue ${issue} reopened`)
+        ? 'answer_lost'
+        : undefined,
+    );
+    // The reply's answer never comes: the run's deadline ends it.
+    await reopen(() => tickWithDeadline(1500));
+    harness.e2e.stack.standIn.stall(undefined);
+    harness.advance(PAST_LEASE);
+    await harness.tick();
+    expect(repliesTo(channel, alert)).toHaveLength(1);
+    expect(alertCounts(channel, [issue])).toEqual([1]);
+  });
+
+  it("alerted in a burst's thread, is told of its reopening in that thread", async () => {
+    const channel = 'C0FLAPBURST';
+    await subscribeAlerts(channel);
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    const issues = createIssues(3, 'flapping burst');
+    harness.advance(5 * MINUTE);
+    await harness.tick();
+    const [group, ...others] = topLevel(channel);
+    expect(others).toEqual([]);
+    const last = issues[2] as number;
+    await (await close(last))();
+
+    expect(topLevel(channel)).toEqual([group]);
+    expect(repliesTo(channel, group).map((m) => m.text.split(':')[0])).toEqual([
+      ...issues.map((id) => `New managed issue ${id}`),
+      `Issue ${last} reopened — the 2nd time, each within an hour of closing`,
+    ]);
   });
 });

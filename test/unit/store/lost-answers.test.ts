@@ -219,6 +219,26 @@ describe('a write whose answer was lost', () => {
     });
   });
 
+  it("counts a flapping alert's reopening once when the answer to its update was lost", async () => {
+    const claims = new AlertClaimRepository(ctx);
+    const key = { team: 'T0LOST', subscription: 'sub1', issue: 43 };
+    const first = await claims.claim(key);
+    if (first.status !== 'claimed') throw new Error('not claimed');
+    expect(await claims.markPosted(first.claim, '1700000000.000100')).toBe(true);
+    expect(await claims.recordClosed(key)).toBe(true);
+    expect(await claims.recordClosed(key)).toBe(false);
+    const hourAgo = new Date(ctx.now().getTime() - 3_600_000);
+    const lostBefore = proxy.lost();
+    proxy.loseNextAnswer('UpdateItem');
+    const reopened = await claims.reopen(key, hourAgo);
+    expect(proxy.lost()).toBe(lostBefore + 1);
+    expect(reopened).toMatchObject({ reopenCount: 1, closedAt: null });
+    // Another run listing it again finds the reopening counted, not a second one.
+    expect(await claims.reopen(key, hourAgo)).toMatchObject({ reopenCount: 1 });
+    expect(await claims.takeTelling(key, 1)).toBe(true);
+    expect(await claims.takeTelling(key, 1)).toBe(false);
+  });
+
   it('still says a logout removed the link when the answer to its delete was lost', async () => {
     const links = new TokenLinkRepository(ctx, randomLocalCipher());
     await links.saveLink(
