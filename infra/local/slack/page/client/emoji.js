@@ -47,6 +47,7 @@ export const EMOJI = {
   outbox_tray: '📤',
   pause_button: '⏸️',
   red_circle: '🔴',
+  repeat: '🔁',
   robot_face: '🤖',
   rocket: '🚀',
   rotating_light: '🚨',
