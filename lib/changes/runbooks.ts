@@ -96,6 +96,26 @@ export function stepFaults(steps: readonly string[]): StepFault[] {
   });
 }
 
+/** One line of a runbook's steps that cannot be, for every surface that adds runbooks. */
+export function stepProblem(fault: StepFault): string {
+  switch (fault.kind) {
+    case 'no_steps':
+      return 'A runbook has at least one step.';
+    case 'too_many_steps':
+      return `A runbook has at most ${fault.max} steps.`;
+    case 'too_long':
+      return `Step ${fault.step} is longer than ${fault.max} characters.`;
+    case 'bad_parameter':
+      return `Step ${fault.step}: parameters are \`$1\` to \`$9\`.`;
+    case 'unparsed':
+      return `Step ${fault.step}: ${fault.parserMessage.split('\n')[0]}`;
+    case 'not_an_operation':
+      return `Step ${fault.step} is not an API operation.`;
+    case 'breaks_glass':
+      return `Step ${fault.step}: a runbook step cannot break glass.`;
+  }
+}
+
 /** How many arguments a runbook takes: its highest `$N`. */
 export function parameterCount(steps: readonly string[]): number {
   return Math.max(0, ...steps.flatMap(placeholdersOf));

@@ -1,4 +1,5 @@
 import type { FactorChange, Store } from '../store/index.js';
+import type { PasskeyLinkPurpose } from '../store/passkey-links.js';
 import { appQrLinkUrl, passkeyLinkUrl, type RelyingParty } from './paths.js';
 
 /**
@@ -28,34 +29,23 @@ export interface PasskeyLinkOffer {
   readonly validUntil: Date;
 }
 
-export async function passkeyEnrollmentLink(
+export function passkeyEnrollmentLink(
   ctx: PasskeyLinkContext,
   who: { readonly teamId: string; readonly userId: string },
 ): Promise<PasskeyLinkOffer> {
-  const { token, validUntil } = await ctx.store.passkeyLinks.issue({
-    team: who.teamId,
-    user: who.userId,
-    purpose: { kind: 'enroll' },
-    lifetimeSeconds: ENROLLMENT_LINK_SECONDS,
-  });
-  return { url: passkeyLinkUrl(ctx.relyingParty, token), validUntil };
+  return offer(ctx, who, { kind: 'enroll' }, ENROLLMENT_LINK_SECONDS, passkeyLinkUrl);
 }
 
-export async function passkeyApprovalLink(
+export function passkeyApprovalLink(
   ctx: PasskeyLinkContext,
   challenge: { readonly teamId: string; readonly userId: string; readonly challengeId: string },
 ): Promise<PasskeyLinkOffer> {
-  const { token, validUntil } = await ctx.store.passkeyLinks.issue({
-    team: challenge.teamId,
-    user: challenge.userId,
-    purpose: { kind: 'approve', challengeId: challenge.challengeId },
-    lifetimeSeconds: APPROVAL_LINK_SECONDS,
-  });
-  return { url: passkeyLinkUrl(ctx.relyingParty, token), validUntil };
+  const purpose = { kind: 'approve', challengeId: challenge.challengeId } as const;
+  return offer(ctx, challenge, purpose, APPROVAL_LINK_SECONDS, passkeyLinkUrl);
 }
 
 /** A link to prove, with a passkey the person has, a change to their own step-up methods. */
-export async function passkeyFactorLink(
+export function passkeyFactorLink(
   ctx: PasskeyLinkContext,
   challenge: {
     readonly teamId: string;
@@ -64,28 +54,34 @@ export async function passkeyFactorLink(
     readonly change: FactorChange;
   },
 ): Promise<PasskeyLinkOffer> {
-  const { token, validUntil } = await ctx.store.passkeyLinks.issue({
-    team: challenge.teamId,
-    user: challenge.userId,
-    purpose: { kind: 'factor', challengeId: challenge.challengeId, change: challenge.change },
-    lifetimeSeconds: APPROVAL_LINK_SECONDS,
-  });
-  return { url: passkeyLinkUrl(ctx.relyingParty, token), validUntil };
+  const purpose = { kind: 'factor', challengeId: challenge.challengeId, change: challenge.change } as const;
+  return offer(ctx, challenge, purpose, APPROVAL_LINK_SECONDS, passkeyLinkUrl);
 }
 
 /**
  * A link to the QR code of the person's authenticator app enrollment. It holds no secret: the page
  * reads the pending enrollment of the person the link names, through the store, when it is used.
  */
-export async function appQrLink(
+export function appQrLink(
   ctx: PasskeyLinkContext,
   who: { readonly teamId: string; readonly userId: string },
+): Promise<PasskeyLinkOffer> {
+  return offer(ctx, who, { kind: 'app_qr' }, APP_QR_LINK_SECONDS, appQrLinkUrl);
+}
+
+/** A fresh one-time link for `who` and `purpose`, on the page `urlOf` names. */
+async function offer(
+  ctx: PasskeyLinkContext,
+  who: { readonly teamId: string; readonly userId: string },
+  purpose: PasskeyLinkPurpose,
+  lifetimeSeconds: number,
+  urlOf: (relyingParty: RelyingParty, token: string) => string,
 ): Promise<PasskeyLinkOffer> {
   const { token, validUntil } = await ctx.store.passkeyLinks.issue({
     team: who.teamId,
     user: who.userId,
-    purpose: { kind: 'app_qr' },
-    lifetimeSeconds: APP_QR_LINK_SECONDS,
+    purpose,
+    lifetimeSeconds,
   });
-  return { url: appQrLinkUrl(ctx.relyingParty, token), validUntil };
+  return { url: urlOf(ctx.relyingParty, token), validUntil };
 }

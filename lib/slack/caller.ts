@@ -1,3 +1,4 @@
+import type { WebClient } from '@slack/web-api';
 import type { Caller } from '../core/caller.js';
 import type { BotCommandContext } from './context.js';
 
@@ -11,9 +12,12 @@ export function callerOf({ ctx, client }: Pick<BotCommandContext, 'ctx' | 'clien
     user: ctx.user,
     channel: ctx.channel,
     surface: 'slack',
-    isWorkspaceAdmin: async () => {
-      const info = await client.users.info({ user: ctx.user });
-      return info.user?.is_admin === true || info.user?.is_owner === true;
-    },
+    isWorkspaceAdmin: () => isWorkspaceAdmin(client, ctx.user),
   };
+}
+
+/** Whether Slack says `user` is an admin or owner of the workspace; a failed lookup throws. */
+export async function isWorkspaceAdmin(client: WebClient, user: string): Promise<boolean> {
+  const info = await client.users.info({ user });
+  return info.user?.is_admin === true || info.user?.is_owner === true;
 }

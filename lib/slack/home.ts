@@ -27,6 +27,7 @@ import type {
 } from '../store/index.js';
 import { truncate } from '../truncate.js';
 import { approverGroupMembers } from './approver-groups.js';
+import { isWorkspaceAdmin } from './caller.js';
 import { agentLine, plainAgentName } from './render/agents.js';
 import { requestWords, runbookWords, voteButtons } from './render/approval.js';
 import { standingLine } from './render/request-standing.js';
@@ -130,9 +131,7 @@ export async function gatherHome(
     isAdmin: (() => {
       let asked: Promise<boolean> | undefined;
       return async (who: string) => {
-        asked ??= client.users
-          .info({ user: who })
-          .then((info) => info.user?.is_admin === true || info.user?.is_owner === true)
+        asked ??= isWorkspaceAdmin(client, who)
           // Not known: Home leaves such a request out, and a click on its card would say why.
           .catch(() => false);
         return asked;

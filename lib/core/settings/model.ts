@@ -140,7 +140,12 @@ function sortedRecord<V>(map: ReadonlyMap<string, V>): Record<string, V> {
  * give the same text (and digest), whatever order the store listed them in.
  */
 export function canonicalSettings(settings: WorkspaceSettings): string {
-  return JSON.stringify(ordered(settings));
+  return canonicalJson(settings);
+}
+
+/** Any part of the settings as JSON with its keys in order, to tell whether two parts are the same. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(ordered(value ?? null));
 }
 
 export function settingsDigest(canonical: string): string {

@@ -1,6 +1,6 @@
 import { OPERATION_CLASSES } from '../../api/operation.js';
 import { findOperation } from '../../api/operations/index.js';
-import { runbookNameFault, stepFaults } from '../../changes/runbooks.js';
+import { runbookNameFault, stepFaults, stepProblem } from '../../changes/runbooks.js';
 import { formatInterval, parseDailyTime, parseInterval, parseTimeZone } from '../../reports/schedule.js';
 import type { ApprovalRule, ChannelPolicy, ReportSchedule } from '../../store/index.js';
 import {
@@ -469,27 +469,8 @@ function checkRunbooks(
     }
     for (const stepFault of stepFaults(steps)) {
       const index = 'step' in stepFault ? stepFault.step - 1 : undefined;
-      problem(index === undefined ? [...at, name] : [...at, name, index], stepFaultText(stepFault));
+      problem(index === undefined ? [...at, name] : [...at, name, index], stepProblem(stepFault));
     }
-  }
-}
-
-function stepFaultText(fault: ReturnType<typeof stepFaults>[number]): string {
-  switch (fault.kind) {
-    case 'no_steps':
-      return 'A runbook has at least one step.';
-    case 'too_many_steps':
-      return `A runbook has at most ${fault.max} steps.`;
-    case 'too_long':
-      return `Step ${fault.step} is longer than ${fault.max} characters.`;
-    case 'bad_parameter':
-      return `Step ${fault.step} has a \`$\` that is not \`$1\` to \`$9\`.`;
-    case 'unparsed':
-      return `Step ${fault.step}: ${fault.parserMessage}`;
-    case 'not_an_operation':
-      return `Step ${fault.step} is one of the bot's own commands, not an operation.`;
-    case 'breaks_glass':
-      return `Step ${fault.step} uses \`--break-glass\`, which is decided at the moment, never stored.`;
   }
 }
 

@@ -8,6 +8,7 @@ import type { Caller } from '../caller.js';
 import type { PolicyChecks } from '../policies.js';
 import { diffSettings, type SettingsChange } from './diff.js';
 import {
+  canonicalJson,
   canonicalSettings,
   readSettings,
   type SettingsStore,
@@ -327,9 +328,9 @@ async function applySettings(
   const current = await readSettings(deps.store, team);
   const currentDigest = settingsDigest(canonicalSettings(current));
   const head = await deps.store.settingsVersions.headVersion(team);
+  const last = head > 0 ? await deps.store.settingsVersions.get(team, head) : undefined;
   if (currentDigest === targetDigest) {
     // Already as proposed: a run again after a lost answer, or nothing to do.
-    const last = head > 0 ? await deps.store.settingsVersions.get(team, head) : undefined;
     if (last && last.digest === targetDigest) return { kind: 'applied', version: last, changes: 0 };
   } else if (currentDigest !== request.baseDigest) {
     return { kind: 'stale', expected: request.baseDigest, found: currentDigest };
@@ -337,7 +338,6 @@ async function applySettings(
   // What the commands made since the last version is kept as a version of its own, so a rollback
   // can return to the settings as they were just before this apply.
   let after = head;
-  const last = head > 0 ? await deps.store.settingsVersions.get(team, head) : undefined;
   if (last?.digest !== currentDigest && currentDigest !== targetDigest) {
     const kept = await deps.store.settingsVersions.record(team, head, {
       settings: canonicalSettings(current),
@@ -388,8 +388,8 @@ async function writeSettings(
   by: string,
 ): Promise<number> {
   let written = 0;
-  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-  if (!same(canonicalPart(from.approvals), canonicalPart(to.approvals))) {
+  const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
+  if (!same(from.approvals, to.approvals)) {
     await store.approvalPolicy.put(team, to.approvals, by);
     written += 1;
   }
@@ -406,7 +406,7 @@ async function writeSettings(
   for (const channel of channels) {
     const was = own(from.channels, channel) ?? empty;
     const will = own(to.channels, channel) ?? empty;
-    if (!same(canonicalPart(was.policy), canonicalPart(will.policy))) {
+    if (!same(was.policy, will.policy)) {
       if (will.policy === null) await store.channelPolicy.clear(team, channel);
       else await store.channelPolicy.put(team, channel, will.policy, by);
       written += 1;
@@ -428,7 +428,7 @@ async function writeSettings(
       } else {
         const { noise: wasNoise, ...was } = report;
         const { noise: willNoise, ...will } = next;
-        if (!same(canonicalPart(was), canonicalPart(will))) {
+        if (!same(was, will)) {
           await store.reports.reschedule(team, report.id, {
             schedule: next.schedule,
             filter: next.filter,
@@ -437,7 +437,7 @@ async function writeSettings(
           });
           written += 1;
         }
-        if (!same(canonicalPart(wasNoise), canonicalPart(willNoise))) {
+        if (!same(wasNoise, willNoise)) {
           await store.reports.setNoise(team, report.id, willNoise);
           written += 1;
         }
@@ -449,14 +449,6 @@ async function writeSettings(
 
 function own<V>(record: Readonly<Record<string, V>>, key: string): V | undefined {
   return Object.hasOwn(record, key) ? record[key] : undefined;
-}
-
-function canonicalPart(value: unknown): string {
-  return JSON.stringify(value === undefined ? null : JSON.parse(JSON.stringify(value ?? null)), (_key, v) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : v,
-  );
 }
 
 async function writeNamed<V>(

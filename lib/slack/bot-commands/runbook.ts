@@ -3,7 +3,7 @@ import type { ViewOutput } from '@slack/bolt';
 import type { View } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import * as z from 'zod';
-import type { ArgumentFault, RunbookNameFault, StepFault } from '../../changes/runbooks.js';
+import { type ArgumentFault, type RunbookNameFault, stepProblem } from '../../changes/runbooks.js';
 import type { ParsedCommand } from '../../commands/parse.js';
 import { splitCommands } from '../../commands/tokenize.js';
 import {
@@ -77,26 +77,6 @@ function runbookNameProblem(name: string, fault: RunbookNameFault): string {
       return `\`${name}\` cannot be a runbook name.`;
     case 'command':
       return `\`${name}\` is a command of this bot; pick another name.`;
-  }
-}
-
-/** One line of a runbook's steps that cannot be. */
-export function stepProblem(fault: StepFault): string {
-  switch (fault.kind) {
-    case 'no_steps':
-      return 'A runbook has at least one step.';
-    case 'too_many_steps':
-      return `A runbook has at most ${fault.max} steps.`;
-    case 'too_long':
-      return `Step ${fault.step} is longer than ${fault.max} characters.`;
-    case 'bad_parameter':
-      return `Step ${fault.step}: parameters are \`$1\` to \`$9\`.`;
-    case 'unparsed':
-      return `Step ${fault.step}: ${fault.parserMessage.split('\n')[0]}`;
-    case 'not_an_operation':
-      return `Step ${fault.step} is not an API operation.`;
-    case 'breaks_glass':
-      return `Step ${fault.step}: a runbook step cannot break glass.`;
   }
 }
 

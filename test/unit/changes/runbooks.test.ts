@@ -5,9 +5,9 @@ import {
   runbookNameFault,
   settleStep,
   stepFaults,
+  stepProblem,
   substituteArgs,
 } from '../../../lib/changes/runbooks.js';
-import { stepProblem } from '../../../lib/slack/bot-commands/runbook.js';
 import type { RunbookRun } from '../../../lib/store/index.js';
 
 function run(states: RunbookRun['steps'][number]['state'][], current = 0): RunbookRun {
