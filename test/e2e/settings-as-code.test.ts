@@ -407,6 +407,21 @@ describe('/cloud settings import with the document as a file', () => {
     expect(answer?.errors?.document_file).toMatch(/^Line \d+: /);
   });
 
+  it('refuses the file of someone who is no admin under the file field, without downloading it', async () => {
+    const { text } = await exportedBy(ADA);
+    const before = downloads();
+    const file = {
+      name: 'settings.yaml',
+      bytes: Buffer.from(text.replace('required: 2', 'required: 3'), 'utf8'),
+    };
+    const cardsBefore = cards().length;
+    const answer = await unchanged(() => importFileAs(BOB, file));
+    expect(answer?.response_action).toBe('errors');
+    expect(answer?.errors?.document_file).toContain('Only workspace admins');
+    expect(downloads()).toBe(before);
+    expect(cards()).toHaveLength(cardsBefore);
+  });
+
   it('refuses a form with both a pasted document and a file, downloading nothing', async () => {
     const { text } = await exportedBy(ADA);
     const before = downloads();

@@ -564,6 +564,14 @@ export async function requestSettingsRollback(
   );
 }
 
+/**
+ * Whether `caller` may export or change the settings: a surface asks before it fetches what a
+ * person attached, so nobody else's file is ever read.
+ */
+export async function isSettingsAdmin(deps: SettingsDeps, caller: Caller): Promise<boolean> {
+  return isAdmin(deps, caller);
+}
+
 async function isAdmin(deps: SettingsDeps, caller: Caller): Promise<boolean> {
   return isPolicyAdmin(deps, caller, await deps.store.approvalPolicy.get(caller.team));
 }

@@ -9,6 +9,7 @@ import type { SettingsChange } from '../../core/settings/diff.js';
 import {
   exportSettings,
   type ImportOutcome,
+  isSettingsAdmin,
   type RollbackOutcome,
   requestSettingsImport,
   requestSettingsRollback,
@@ -226,18 +227,21 @@ export async function handleSettingsSubmission(
   const given = givenDocument(submission.view);
   if (given.kind === 'wrong') return { response_action: 'errors', errors: { [given.field]: given.message } };
   const field = given.kind === 'file' ? FILE_BLOCK : DOCUMENT_BLOCK;
+  const context = {
+    client: deps.slack,
+    ctx: { team: submission.team, user: submission.user, channel, correlationId: randomUUID() },
+  };
   let document: string | Uint8Array;
   if (given.kind === 'file') {
+    // The form opens for anyone: only an admin's file is downloaded.
+    if (!(await isSettingsAdmin(deps, callerOf(context))))
+      return { response_action: 'errors', errors: { [FILE_BLOCK]: ADMINS_ONLY } };
     const read = await readAttachedFile(deps, given.file);
     if (typeof read === 'string') return { response_action: 'errors', errors: { [FILE_BLOCK]: read } };
     document = read;
   } else {
     document = given.text;
   }
-  const context = {
-    client: deps.slack,
-    ctx: { team: submission.team, user: submission.user, channel, correlationId: randomUUID() },
-  };
   const outcome = await requestSettingsImport(
     deps,
     { ...slackSettingsSurface(deps.slack), approvals: slackApprovalSurface(deps.slack, deps) },
