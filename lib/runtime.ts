@@ -57,6 +57,8 @@ export interface CoreDeps {
   readonly api: ApiSettings;
   readonly logger: Logger;
   readonly metrics: Metrics;
+  /** The deployment's admins (`APPROVAL_ADMINS`): every function decides and shows as they may. */
+  readonly approvalAdmins: readonly string[];
 }
 
 export function createCoreDeps(
@@ -76,6 +78,7 @@ export function createCoreDeps(
     },
     logger,
     metrics,
+    approvalAdmins: config.APPROVAL_ADMINS,
   };
 }
 

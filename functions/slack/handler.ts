@@ -41,7 +41,6 @@ const { handler: slackHandler } = createSlackApp({
   slackApiUrl: config.SLACK_API_URL,
   inlineBudgetMs: config.INLINE_BUDGET_MS,
   handoff,
-  approvalAdmins: config.APPROVAL_ADMINS,
   ...(config.BOT_PUBLIC_URL
     ? {
         passkeys: passkeySettings(relyingPartyOf(config.BOT_PUBLIC_URL)),
@@ -55,7 +54,7 @@ function passkeySettings(relyingParty: RelyingParty): PasskeySettings {
     // A verified passkey approval records the vote as the code modal's submission does.
     onVerifiedAssertion: passkeyApprovalRecorder({ ...core, handoff }, client),
     factors: passkeyFactorRecorder(
-      { ...core, approvalAdmins: config.APPROVAL_ADMINS, passkeyLinks: { store: core.store, relyingParty } },
+      { ...core, passkeyLinks: { store: core.store, relyingParty } },
       client,
     ),
     describeProof: passkeyProofDescriber(core, client),

@@ -152,7 +152,7 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
     timeoutMs: options.apiTimeoutMs ?? 10_000,
     dispatcher: options.apiDispatcher,
   };
-  const core = { store, api, logger };
+  const core = { store, api, logger, approvalAdmins: options.approvalAdmins ?? [] };
   // Each function gets its own server and resolver, as in AWS; the late-bound handler lets the
   // redirect URL name the server's port.
   let slackHandler: SlackHandler | undefined;
@@ -233,7 +233,6 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
     slackApiUrl: standIn.apiUrl,
     inlineBudgetMs: options.inlineBudgetMs ?? 1500,
     handoff,
-    approvalAdmins: options.approvalAdmins ?? [],
     passkeys: {
       relyingParty,
       onVerifiedAssertion:
@@ -243,7 +242,6 @@ export async function startBotStack(options: BotStackOptions): Promise<BotStack>
         {
           ...core,
           store: slackStore,
-          approvalAdmins: options.approvalAdmins ?? [],
           passkeyLinks: { store: slackStore, relyingParty },
         },
         access.client,

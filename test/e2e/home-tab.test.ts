@@ -17,7 +17,8 @@ let e2e: E2E;
 const team = () => e2e.stack.workspace.teamId;
 
 beforeAll(async () => {
-  e2e = await startE2E({ stack: { now: clock.now } });
+  // Bob is also one of the deployment's admins (`APPROVAL_ADMINS`), though no Slack admin.
+  e2e = await startE2E({ stack: { now: clock.now, approvalAdmins: [BOB] } });
   await e2e.login(ALICE, e2e.emulator.demoToken);
 });
 
@@ -92,6 +93,38 @@ describe('app_home_opened', () => {
     const { approvalId } = await requestDeletion(`new-${Date.now()}`);
     expect(homeOf(BOB)?.history.length).toBeGreaterThan(before);
     expect(homeText(BOB)).toContain(approvalId);
+  });
+});
+
+describe('a settings change on Home', () => {
+  it('waits for the vote of a deployment admin (APPROVAL_ADMINS) who approves, though Slack does not call them an admin', async () => {
+    const files = () => e2e.stack.standIn.store.files().filter((f) => f.name.startsWith('settings-'));
+    await e2e.command(ADA, 'settings export');
+    const exported = files().at(-1)?.bytes?.toString('utf8');
+    if (!exported) throw new Error('no settings file sent to Ada');
+    const minutes = Number(/expiryMinutes: (\d+)/.exec(exported)?.[1]);
+    expect(minutes).toBeGreaterThan(0);
+    await e2e.command(ADA, 'settings import');
+    const form = e2e.openView(ADA);
+    if (!form) throw new Error('no import form opened for Ada');
+    const changed = exported.replace(/expiryMinutes: \d+/, `expiryMinutes: ${minutes + 5}`);
+    const submitted = await e2e.stack.workspace.submitView(ADA, form, {
+      document: { document_input: changed },
+    });
+    await e2e.stack.drain();
+    expect(submitted.body).toBe('');
+
+    const card = e2e.stack.standIn.store
+      .messages(CHANNEL)
+      .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes('expiryMinutes'))
+      .at(-1);
+    const approvalId = /Request ([0-9a-f-]{36})/.exec(JSON.stringify(card?.blocks))?.[1];
+    if (!approvalId) throw new Error('no approval card for the settings change');
+
+    await openHome(BOB);
+    const text = homeText(BOB);
+    expect(text).toContain('Waiting for your vote');
+    expect(text).toContain(approvalId);
   });
 });
 

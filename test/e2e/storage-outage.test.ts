@@ -31,7 +31,16 @@ beforeAll(async () => {
   e2e = await startE2E({ stack: { dynamoEndpoint: dynamo.endpoint, slackStorage: {} } });
   // A fresh JVM answers its first calls slowly; the Slack function's limits are sized for a warm one.
   for (let i = 0; i < 20; i++) await e2e.stack.store.deliveries.claimOnce(`warm-up:${i}`);
-  await e2e.login(ALICE, e2e.emulator.demoToken);
+  // Under load the fresh JVM can still miss the production budget, for the command or the form:
+  // Alice tries again, as the bot asks her to.
+  for (let attempt = 1; ; attempt++) {
+    const answer = await e2e.login(ALICE, e2e.emulator.demoToken).then(
+      (delivery) => JSON.stringify(delivery.body),
+      (error: unknown) => String(error),
+    );
+    if (!answer.includes('storage is not answering') || attempt === 5) break;
+    await sleep(500);
+  }
   const listed = await e2e.command(ALICE, 'volumes list --json');
   const id = /\bid\\?":\s*(\d+)/.exec(e2e.textOf(listed.message))?.[1];
   if (!id) throw new Error(`no volume in the emulator's demo data: ${e2e.textOf(listed.message)}`);
@@ -176,10 +185,16 @@ describe('login while DynamoDB is frozen', () => {
       expect(whileFrozen, `answered only after DynamoDB thawed (${Math.round(delivery.durationMs)} ms)`).toBe(
         true,
       );
-      expect(delivery.body).toEqual({
+      // Should the bot ever answer as if the login was stored, say whether DynamoDB really took it.
+      const stored = await e2e.stack.store.tokenLinks.getLink(e2e.stack.workspace.teamId, BOB, 'default');
+      expect(
+        delivery.body,
+        `answered in ${Math.round(delivery.durationMs)} ms; Bob's link ${stored ? 'was stored' : 'was not stored'}`,
+      ).toEqual({
         response_action: 'errors',
         errors: {
-          token: "The bot's storage is not answering, so the login did not finish. Submit again in a minute.",
+          token:
+            "The bot's storage is not answering, so your token may not be linked yet. Submit again in a minute.",
         },
       });
       expect(JSON.stringify(delivery.body)).not.toContain(token);

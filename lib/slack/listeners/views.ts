@@ -40,7 +40,7 @@ export function registerViews(app: App, deps: BotDeps): void {
     const { handleLoginSubmission, TOKEN_BLOCK } = await profiles();
     const result = await handleLoginSubmission(deps, { ...submitter(body), view, client }).catch(
       async (error: unknown) => {
-        const ack = await storageTroubleUnder(TOKEN_BLOCK, error);
+        const ack = await storageTroubleUnder(TOKEN_BLOCK, 'your token may not be linked yet', error);
         const cause = error instanceof Error && error.cause instanceof Error ? error.cause.name : undefined;
         deps.logger.error('login not stored: storage unavailable', { cause });
         return { ack };
@@ -60,7 +60,7 @@ export function registerViews(app: App, deps: BotDeps): void {
     ).catch(async (error: unknown) => {
       // Nothing was counted unless the vote was written; the code itself never reaches the log.
       deps.logger.error('step-up code not checked', { correlationId, cause: errorName(error) });
-      const text = (await errorReplies()).modalErrorText(error);
+      const text = (await errorReplies()).modalErrorText(error, 'your vote may not have been counted');
       return {
         ack: {
           response_action: 'errors' as const,
@@ -77,7 +77,7 @@ export function registerViews(app: App, deps: BotDeps): void {
     const result = await handleRunbookSubmission(
       { ...deps, slack: client },
       { ...submitter(body), view },
-    ).catch((error: unknown) => storageTroubleUnder('steps', error));
+    ).catch((error: unknown) => storageTroubleUnder('steps', 'the runbook may not have been saved', error));
     await ack(result);
   });
   app.view(CallbackId.settingsImport, async ({ ack, body, view, client }) => {
@@ -85,7 +85,9 @@ export function registerViews(app: App, deps: BotDeps): void {
     const result = await handleSettingsSubmission(
       { ...deps, slack: client },
       { ...submitter(body), view },
-    ).catch((error: unknown) => storageTroubleUnder('document', error));
+    ).catch((error: unknown) =>
+      storageTroubleUnder('document', 'the settings change may not have been asked for', error),
+    );
     await ack(result);
   });
 }
@@ -102,8 +104,8 @@ function submitter(body: { team: { id: string } | null; user: { id: string; team
  * Storage trouble, shown under the modal's `field` (only plain text fits there) so the person can
  * submit again; anything else is rethrown, for Bolt's error handler.
  */
-async function storageTroubleUnder(field: string, error: unknown) {
-  const text = (await errorReplies()).modalErrorText(error);
+async function storageTroubleUnder(field: string, unsure: string, error: unknown) {
+  const text = (await errorReplies()).modalErrorText(error, unsure);
   if (text === undefined) throw error;
   return { response_action: 'errors' as const, errors: { [field]: text } };
 }

@@ -154,10 +154,14 @@ function storageUnavailableReply(context: ErrorReplyContext): RenderedMessage {
 export const STORAGE_UNAVAILABLE_NOTHING_CHANGED =
   "The bot's storage is not answering, so nothing was changed. Try again in a minute.";
 
-/** Under a modal's field, where only plain text fits: storage trouble, or undefined for anything else. */
-export function modalErrorText(error: unknown): string | undefined {
+/**
+ * Under a modal's field, where only plain text fits: storage trouble, or undefined for anything
+ * else. A write that timed out may still have been made, so `unsure` says what may not have
+ * happened ("your token may not be linked"), never that it did not; submitting again is safe.
+ */
+export function modalErrorText(error: unknown, unsure: string): string | undefined {
   return isStorageUnavailable(error)
-    ? "The bot's storage is not answering, so the login did not finish. Submit again in a minute."
+    ? `The bot's storage is not answering, so ${unsure}. Submit again in a minute.`
     : undefined;
 }
 

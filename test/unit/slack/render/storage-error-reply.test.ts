@@ -48,13 +48,13 @@ describe('renderError for storage_unavailable', () => {
 });
 
 describe('modalErrorText', () => {
-  it('tells the person submitting the login form that storage is down', () => {
-    expect(modalErrorText(unavailable)).toBe(
-      "The bot's storage is not answering, so the login did not finish. Submit again in a minute.",
+  it('tells the person submitting a form that storage is down, and what may not have happened', () => {
+    expect(modalErrorText(unavailable, 'your token may not be linked yet')).toBe(
+      "The bot's storage is not answering, so your token may not be linked yet. Submit again in a minute.",
     );
   });
 
   it('has nothing to say about other errors', () => {
-    expect(modalErrorText(new TypeError('bug'))).toBeUndefined();
+    expect(modalErrorText(new TypeError('bug'), 'your token may not be linked yet')).toBeUndefined();
   });
 });
