@@ -26,9 +26,12 @@ import { createTable } from '../../infra/table.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
 import { slackSignature } from '../../lib/slack-kit/signing.js';
 import { AgentGrantRepository, SLACKBOT_GRANT_ID } from '../../lib/store/agent-grants.js';
+import { ApprovalPolicyRepository } from '../../lib/store/approval-policy.js';
 import { createHttpTable } from '../../lib/store/http-table.js';
 import { keys } from '../../lib/store/keys.js';
-import { ALICE, BOB, CHANNEL } from '../support/e2e.js';
+import { SettingsVersionRepository } from '../../lib/store/settings-versions.js';
+import type { StoreContext } from '../../lib/store/store-context.js';
+import { ADA, ALICE, BOB, CHANNEL } from '../support/e2e.js';
 import { type LocalLambda, startLocalLambda } from './support/lambda-runtime.js';
 import { packageStack } from './support/package-stack.js';
 
@@ -235,6 +238,11 @@ async function agentAccessToken(): Promise<string> {
 }
 
 async function withAgentGrants<T>(use: (grants: AgentGrantRepository) => Promise<T>): Promise<T> {
+  return withTable((ctx) => use(new AgentGrantRepository(ctx)));
+}
+
+/** The table as a test writes it directly, not through any function's role. */
+async function withTable<T>(use: (ctx: StoreContext) => Promise<T>): Promise<T> {
   const table = createHttpTable({
     endpoint: inject('dynamoEndpoint'),
     region: 'local',
@@ -244,7 +252,7 @@ async function withAgentGrants<T>(use: (grants: AgentGrantRepository) => Promise
     maxAttempts: 3,
   });
   try {
-    return await use(new AgentGrantRepository({ table, tableName, now: () => new Date() }));
+    return await use({ table, tableName, now: () => new Date() });
   } finally {
     table.destroy();
   }
@@ -367,6 +375,54 @@ describe('the packaged functions under their template roles', () => {
     expect(aws.calls.some((c) => c.caller.endsWith('-worker') && c.action.startsWith('dynamodb:'))).toBe(
       true,
     );
+    expect(lambdas.worker.failures).toEqual([]);
+    expect(denied()).toEqual([]);
+  });
+
+  it('applies an imported settings document once another admin approves it, under the roles', async () => {
+    const team = standIn.store.seed.team.id;
+    // Alice is an admin the policy names; Ada is the workspace's Slack admin, who asks.
+    await withTable((ctx) => new ApprovalPolicyRepository(ctx).put(team, { admins: [ALICE] }, ADA));
+    await workspace.command(ADA, CHANNEL, 'settings export');
+    await settle();
+    const exported = standIn.store
+      .files()
+      .filter((f) => f.name.startsWith('settings-'))
+      .at(-1)
+      ?.bytes?.toString('utf8');
+    if (!exported) throw new Error(`no settings file sent to Ada: ${textOf(lastMessage())}`);
+    const minutes = Number(/expiryMinutes: (\d+)/.exec(exported)?.[1]);
+    expect(minutes).toBeGreaterThan(0);
+
+    await workspace.command(ADA, CHANNEL, 'settings import');
+    const form = standIn.store
+      .views()
+      .filter((v) => v.user === ADA && !v.closed)
+      .at(-1);
+    if (!form) throw new Error('no import form opened for Ada');
+    const edited = exported.replace(/expiryMinutes: \d+/, `expiryMinutes: ${minutes + 5}`);
+    const submitted = await workspace.submitView(ADA, form, { document: { document_input: edited } });
+    await settle();
+    expect(submitted.body).toBe('');
+    const card = standIn.store
+      .messages(CHANNEL)
+      .filter((m) => !m.thread_ts && textOf(m.blocks).includes('expiryMinutes'))
+      .at(-1);
+    if (!card) throw new Error(`no approval card for the settings: ${textOf(lastMessage())}`);
+    const clicked = await workspace.click(ALICE, card, { actionId: ActionId.approve });
+    expect(clicked.status).toBe(200);
+    await settle();
+
+    const [policy, version] = await withTable((ctx) =>
+      Promise.all([
+        new ApprovalPolicyRepository(ctx).get(team),
+        new SettingsVersionRepository(ctx).headVersion(team),
+      ]),
+    );
+    expect(policy.expiryMinutes).toBe(minutes + 5);
+    // Version 1 keeps the settings the commands made before, for a rollback; 2 is the document.
+    expect(version).toBe(2);
+    expect(lambdas.slack.failures).toEqual([]);
     expect(lambdas.worker.failures).toEqual([]);
     expect(denied()).toEqual([]);
   });
