@@ -20,6 +20,8 @@ export interface ProbeResult {
   readonly seen: readonly number[];
   /** Events: the time the subscription's window of events starts at. */
   readonly eventsSeenAt?: Date;
+  /** What a kind that follows things by name learns first (`ReportSubscription.seenKeys`). */
+  readonly seenKeys?: readonly string[];
 }
 
 /**

@@ -502,6 +502,7 @@ async function recordRun(
         lastRunStatus: status,
         ...(seenIssueIds ? { seenIssueIds } : {}),
         ...(result?.eventsSeenAt === undefined ? {} : { eventsSeenAt: result.eventsSeenAt }),
+        ...(result?.seenKeys === undefined ? {} : { seenKeys: result.seenKeys }),
       },
     );
     return saved ? true : { step, error: new SubscriptionChangedError() };
