@@ -204,6 +204,44 @@ export const REPORT_KINDS: { readonly [K in ReportKind]: ReportKindSpec<K> } = {
     },
     deliverer: async () => (await import('./events-report.js')).deliverEvents,
   },
+  regions: {
+    kind: 'regions',
+    title: 'region status report',
+    usage: 'each change of status of the regions your nodes are in, `ok` to `outage` and back',
+    // The regions list is public; which regions matter is read from the account's nodes.
+    scopes: ['nodes:read_only', 'nodes:read_write', '*'],
+    reads: 'your nodes, to know which regions they are in,',
+    refusedWhy: '',
+    probe: async (feed) => (await import('./regions-report.js')).probeRegions(feed),
+    learnedNote: (primed) =>
+      primed === undefined
+        ? "The regions' statuses when the first check runs are not posted; each change after that is posted here once."
+        : "The regions' statuses now are not posted; each change of one is posted here once, as soon as a check sees it, and its return to `ok` once.",
+    filterFlags: [
+      {
+        name: 'region',
+        placeholder: 'ID,...',
+        summary:
+          'Regions to watch, e.g. `us-east,eu-west`, whether your nodes are there or not (default: the regions of your nodes)',
+      },
+    ],
+    // An outage is worth reading only when prompt.
+    schedule: {
+      defaultRun: 'every-tick',
+      whyNotDaily:
+        'Region status changes are posted as soon as they are seen, so they run with `--every` (default `5m`), not `--daily`.',
+    },
+    // The two lists `regions-report.ts` reads (`readRegions`).
+    prefetch: (feed) => [feed.list('regions.list'), feed.list('nodes.list')],
+    servicesWhenNewIssues: false,
+    learnsOpenIssuesFirst: true,
+    eachNew: {
+      noun: 'region status change',
+      none: 'No region status changes to post',
+      learned: "noted the regions' statuses now",
+    },
+    deliverer: async () => (await import('./regions-report.js')).deliverRegions,
+  },
 };
 
 export const REPORT_KIND_SPECS: readonly ReportKindSpec[] = Object.values(REPORT_KINDS);
