@@ -178,6 +178,7 @@ async function prime(
       lastRunStatus: 'ok',
       seenIssueIds: probe.seen,
       ...(probe.eventsSeenAt && { eventsSeenAt: apiDateTime(probe.eventsSeenAt.getTime()) }),
+      ...(probe.seenKeys && { seenKeys: probe.seenKeys }),
     })
     .catch((error: unknown) => {
       deps.logger.warn('what is there already not recorded for a new subscription', {

@@ -1,20 +1,37 @@
 import type { ApiClient, CallOptions } from '../api/client.js';
+import type { OperationInput, OperationItem } from '../api/operation.js';
 import type { AccountEvent } from '../api/operations/events.js';
-import { getOperation } from '../api/operations/index.js';
+import { getOperation, type OperationById, type OperationId } from '../api/operations/index.js';
 import type { ManagedIssue, ManagedStats } from '../api/operations/managed.js';
 import { parseApiDate } from '../slack-kit/text.js';
 import type { KnownServices } from './render.js';
 
 /**
+ * A list operation a report can read whole: paginated, and asking for no parameter (every page of
+ * `regions.list`, not of `nodes.disks-list`, which needs a node). The compiler refuses the others.
+ */
+export type WholeListId = {
+  [Id in OperationId]: OperationById<Id>['paginated'] extends true
+    ? Record<string, never> extends OperationInput<OperationById<Id>>
+      ? Id
+      : never
+    : never;
+}[OperationId];
+
+/** What every page of the list `Id` holds. */
+export type WholeList<Id extends WholeListId> = OperationItem<OperationById<Id>>[];
+
+/**
  * What the reports of one account read from the API, fetched at most once per tick however many
- * channels subscribe: each read is started on first use and shared by every later caller.
+ * channels subscribe: each read is started on first use and shared by every later caller. A kind
+ * reads a list of its own with `list` (its entry in `kinds.ts` names it in its `prefetch`), so a
+ * new kind adds nothing here.
  */
 export class AccountFeed {
   readonly #client: ApiClient;
   readonly #options: CallOptions;
-  #issues: Promise<ManagedIssue[]> | undefined;
-  #services: Promise<KnownServices> | undefined;
-  #stats: Promise<ManagedStats> | undefined;
+  /** The reads started this tick, by operation id (and `services`, which never fails). */
+  readonly #reads = new Map<string, Promise<unknown>>();
   #events: { readonly from: string | undefined; readonly read: Promise<AccountEvent[]> } | undefined;
 
   constructor(client: ApiClient, options: CallOptions = {}) {
@@ -22,12 +39,28 @@ export class AccountFeed {
     this.#options = options;
   }
 
+  /** The read under `key`: started by the first caller, shared by every later one. */
+  #once<T>(key: string, read: () => Promise<T>): Promise<T> {
+    let held = this.#reads.get(key) as Promise<T> | undefined;
+    if (held === undefined) {
+      held = read();
+      this.#reads.set(key, held);
+    }
+    return held;
+  }
+
+  /** Every page of the list `id`, read once per tick for the account. */
+  list<Id extends WholeListId>(id: Id): Promise<WholeList<Id>> {
+    return this.#once(id, () =>
+      this.#client
+        .listAll(getOperation(id), {} as OperationInput<OperationById<Id>>, this.#options)
+        .then((all) => all.data as WholeList<Id>),
+    );
+  }
+
   /** The open issues, every page. */
   issues(): Promise<ManagedIssue[]> {
-    this.#issues ??= this.#client
-      .listAll(getOperation('managed.issues-list'), {}, this.#options)
-      .then((all) => all.data);
-    return this.#issues;
+    return this.list('managed.issues-list');
   }
 
   /**
@@ -35,14 +68,14 @@ export class AccountFeed {
    * without the list an issue still says `service 12`, which is better than no report.
    */
   services(): Promise<KnownServices> {
-    this.#services ??= this.#client
-      .listAll(getOperation('managed.services-list'), {}, this.#options)
-      .then(
-        (all) =>
-          new Map(all.data.map(({ id, label, address, status }) => [id, { id, label, address, status }])),
-      )
-      .catch(() => new Map());
-    return this.#services;
+    return this.#once('services', () =>
+      this.list('managed.services-list')
+        .then(
+          (all): KnownServices =>
+            new Map(all.map(({ id, label, address, status }) => [id, { id, label, address, status }])),
+        )
+        .catch((): KnownServices => new Map()),
+    );
   }
 
   /**
@@ -71,8 +104,9 @@ export class AccountFeed {
   }
 
   stats(): Promise<ManagedStats> {
-    this.#stats ??= this.#client.call(getOperation('managed.stats'), {}, this.#options);
-    return this.#stats;
+    return this.#once('managed.stats', () =>
+      this.#client.call(getOperation('managed.stats'), {}, this.#options),
+    );
   }
 }
 

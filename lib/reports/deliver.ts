@@ -60,6 +60,8 @@ export interface DeliveryResult {
   readonly seenIssueIds?: readonly number[];
   /** Events: the newest done event's `created`, from which the next run reads (less a margin). */
   readonly eventsSeenAt?: string;
+  /** What a kind that follows things by name remembers for its next run (`ReportSubscription.seenKeys`). */
+  readonly seenKeys?: readonly string[];
   /** Alerts and events: the issues or events posted by this run. */
   readonly alerted?: readonly number[];
   /** Set when the run failed part-way: what was posted before is still counted above. */

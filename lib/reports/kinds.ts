@@ -1,4 +1,6 @@
 import type { ReportKind } from '../store/report-kind-names.js';
+import type { ReportSubscription } from '../store/report-subscriptions.js';
+import { type AccountFeed, eventsReadFrom } from './account-feed.js';
 import type { Deliverer } from './deliver.js';
 import type { ScheduleRule } from './schedule.js';
 
@@ -8,18 +10,9 @@ import type { ScheduleRule } from './schedule.js';
  * on the kind's name. Adding a kind is its name in `lib/store/report-kind-names.ts` (which the store validates
  * against, and which this table must cover), one entry here, and its module (like
  * `events-report.ts`), whose deliverer the entry loads. A kind that reads something new from the
- * API also adds that read to `account-feed.ts`.
+ * API names it in its entry (`prefetch`, `probe`: `feed.list('regions.list')`) and its deliverer
+ * reads it the same way; the account's feed reads it once per tick for all of them.
  */
-
-/**
- * The reads a probe makes: the part of `AccountFeed` (`account-feed.ts`) it uses, named here so
- * this table imports nothing of the delivery code, which reads it.
- */
-export interface ProbeFeed {
-  issues(): Promise<readonly { readonly id: number }[]>;
-  /** The events a first run at `now` reads: those dated within the overlap before it. */
-  recentEvents(now: Date): Promise<readonly { readonly id: number }[]>;
-}
 
 /** What `reports add` learned before subscribing (see `ReportKindSpec.probe`). */
 export interface ProbeResult {
@@ -27,10 +20,9 @@ export interface ProbeResult {
   readonly seen: readonly number[];
   /** Events: the time the subscription's window of events starts at. */
   readonly eventsSeenAt?: Date;
+  /** What a kind that follows things by name learns first (`ReportSubscription.seenKeys`). */
+  readonly seenKeys?: readonly string[];
 }
-
-/** What the tick reads from the API for a kind before delivering, once per account. */
-export type FeedRead = 'issues' | 'services' | 'stats' | 'events';
 
 /**
  * A filter flag of `/cloud reports add KIND`: comma-separated words stored under the flag's name
@@ -61,15 +53,23 @@ export interface ReportKindSpec<K extends ReportKind = ReportKind> {
    * The read `reports add` makes before subscribing: it proves the token may read the report and
    * answers the ids a first run learns without posting (see `learnsOpenIssuesFirst`).
    */
-  readonly probe: (feed: ProbeFeed, now: Date) => Promise<ProbeResult>;
+  readonly probe: (feed: AccountFeed, now: Date) => Promise<ProbeResult>;
   /** What the subscription's reply says about what is not posted (kinds that learn first only). */
   readonly learnedNote?: (primed: readonly number[] | undefined) => string;
   /** Filter flags this kind takes (`--action`, `--entity`); other kinds refuse them. */
   readonly filterFlags?: readonly ReportFilterFlag[];
   /** Default schedule; a kind `--daily` makes no sense for says why. */
   readonly schedule: ScheduleRule;
-  /** Reads fetched ahead of delivery (shared by every report of the account in one tick). */
-  readonly prefetch: readonly FeedRead[];
+  /**
+   * The reads started ahead of delivery for the account's reports of this kind (`subs`), which
+   * the feed shares with every report of the account in the tick: what the deliverer will read.
+   * A token the API rejects in one of them pauses the account's reports before any is posted.
+   */
+  readonly prefetch: (
+    feed: AccountFeed,
+    subs: readonly ReportSubscription[],
+    now: Date,
+  ) => readonly Promise<unknown>[];
   /** Service labels are read only when the run has new issues to name (alerts). */
   readonly servicesWhenNewIssues: boolean;
   /**
@@ -102,7 +102,7 @@ const MANAGED_READ = {
   scopes: MANAGED_READ_SCOPES,
   reads: 'managed monitoring',
   refusedWhy: 'restricted users cannot read managed issues or stats, so it needs an unrestricted user',
-  probe: async (feed: ProbeFeed): Promise<ProbeResult> => ({
+  probe: async (feed: AccountFeed): Promise<ProbeResult> => ({
     seen: (await feed.issues()).map((issue) => issue.id),
   }),
 } as const;
@@ -117,7 +117,7 @@ export const REPORT_KINDS: { readonly [K in ReportKind]: ReportKindSpec<K> } = {
     ...MANAGED_READ,
     schedule: { defaultRun: 'daily' },
     // A digest always names services: their labels are fetched alongside the issues, not after.
-    prefetch: ['issues', 'services'],
+    prefetch: (feed) => [feed.issues(), feed.services()],
     servicesWhenNewIssues: false,
     learnsOpenIssuesFirst: false,
     deliverer: async () => (await import('./deliver.js')).deliverDigest,
@@ -133,7 +133,7 @@ export const REPORT_KINDS: { readonly [K in ReportKind]: ReportKindSpec<K> } = {
       whyNotDaily:
         'Alerts post each new issue as soon as it is seen, so they run with `--every` (default `5m`), not `--daily`.',
     },
-    prefetch: ['issues'],
+    prefetch: (feed) => [feed.issues()],
     servicesWhenNewIssues: true,
     learnsOpenIssuesFirst: true,
     eachNew: {
@@ -153,7 +153,7 @@ export const REPORT_KINDS: { readonly [K in ReportKind]: ReportKindSpec<K> } = {
     usage: 'chart of the last 24 hours',
     ...MANAGED_READ,
     schedule: { defaultRun: 'daily' },
-    prefetch: ['stats'],
+    prefetch: (feed) => [feed.stats()],
     servicesWhenNewIssues: false,
     learnsOpenIssuesFirst: false,
     deliverer: async () => (await import('./deliver.js')).deliverStats,
@@ -193,7 +193,8 @@ export const REPORT_KINDS: { readonly [K in ReportKind]: ReportKindSpec<K> } = {
       whyNotDaily:
         'Events are posted as soon as they are seen, so they run with `--every` (default `5m`), not `--daily`.',
     },
-    prefetch: ['events'],
+    // One read from the earliest window of the account's events reports serves them all.
+    prefetch: (feed, subs, now) => [feed.events(eventsReadFrom(subs, now))],
     servicesWhenNewIssues: false,
     learnsOpenIssuesFirst: true,
     eachNew: {
@@ -202,6 +203,44 @@ export const REPORT_KINDS: { readonly [K in ReportKind]: ReportKindSpec<K> } = {
       learned: 'noted the newest account event',
     },
     deliverer: async () => (await import('./events-report.js')).deliverEvents,
+  },
+  regions: {
+    kind: 'regions',
+    title: 'region status report',
+    usage: 'each change of status of the regions your nodes are in, `ok` to `outage` and back',
+    // The regions list is public; which regions matter is read from the account's nodes.
+    scopes: ['nodes:read_only', 'nodes:read_write', '*'],
+    reads: 'your nodes, to know which regions they are in,',
+    refusedWhy: '',
+    probe: async (feed) => (await import('./regions-report.js')).probeRegions(feed),
+    learnedNote: (primed) =>
+      primed === undefined
+        ? "The regions' statuses when the first check runs are not posted; each change after that is posted here once."
+        : "The regions' statuses now are not posted; each change of one is posted here once, as soon as a check sees it, and its return to `ok` once.",
+    filterFlags: [
+      {
+        name: 'region',
+        placeholder: 'ID,...',
+        summary:
+          'Regions to watch, e.g. `us-east,eu-west`, whether your nodes are there or not (default: the regions of your nodes)',
+      },
+    ],
+    // An outage is worth reading only when prompt.
+    schedule: {
+      defaultRun: 'every-tick',
+      whyNotDaily:
+        'Region status changes are posted as soon as they are seen, so they run with `--every` (default `5m`), not `--daily`.',
+    },
+    // The two lists `regions-report.ts` reads (`readRegions`).
+    prefetch: (feed) => [feed.list('regions.list'), feed.list('nodes.list')],
+    servicesWhenNewIssues: false,
+    learnsOpenIssuesFirst: true,
+    eachNew: {
+      noun: 'region status change',
+      none: 'No region status changes to post',
+      learned: "noted the regions' statuses now",
+    },
+    deliverer: async () => (await import('./regions-report.js')).deliverRegions,
   },
 };
 

@@ -6,8 +6,8 @@ import { isApiError } from '../api/errors.js';
 import { settleWithConcurrency } from '../concurrency.js';
 import { channelRefusalOf } from '../slack-kit/channel-access.js';
 import { inSlackTeam } from '../slack-kit/web-client.js';
-import type { ReportSubscription, Store, TokenLink } from '../store/index.js';
-import { AccountFeed, eventsReadFrom } from './account-feed.js';
+import type { ReportKind, ReportSubscription, Store, TokenLink } from '../store/index.js';
+import { AccountFeed } from './account-feed.js';
 import { pauseForChannelProblem } from './channel-notices.js';
 import type { DeliveryContext, DeliveryResult } from './deliver.js';
 import { failureReason } from './failures.js';
@@ -340,37 +340,26 @@ async function fetchAccount(run: TickRun, key: string, items: Claimed[]): Promis
     },
   });
   const feed = new AccountFeed(client);
-  const reads = new Set(items.flatMap((item) => reportKindOf(item.sub.kind).prefetch));
-  const [issues, stats, events] = await Promise.allSettled([
-    reads.has('issues') ? feed.issues() : undefined,
-    reads.has('stats') ? feed.stats() : undefined,
-    reads.has('events')
-      ? feed.events(
-          eventsReadFrom(
-            items.filter(({ sub }) => sub.kind === 'events').map(({ sub }) => sub),
-            run.now,
-          ),
-        )
-      : undefined,
-    reads.has('services') ? feed.services() : undefined,
-  ]);
-  if (
-    [issues, stats, events].some(
-      (read) => read?.status === 'rejected' && isApiError(read.reason, 'unauthorized'),
-    )
-  ) {
+  // Each kind starts what it reads for its reports of the account; the feed reads each once.
+  const byKind = new Map<ReportKind, ReportSubscription[]>();
+  for (const { sub } of items) byKind.set(sub.kind, [...(byKind.get(sub.kind) ?? []), sub]);
+  const reads = await Promise.allSettled(
+    [...byKind].flatMap(([kind, subs]) => reportKindOf(kind).prefetch(feed, subs, run.now)),
+  );
+  if (reads.some((read) => read.status === 'rejected' && isApiError(read.reason, 'unauthorized'))) {
     return pause('rejected');
   }
-  // Service labels name the affected services of a digest, and of alerts when there is news.
-  const hasNews =
-    issues.status === 'fulfilled' &&
-    items.some(
-      ({ sub }) =>
-        reportKindOf(sub.kind).servicesWhenNewIssues &&
-        sub.lastRun !== null &&
-        issues.value?.some((i) => !sub.seenIssueIds.has(i.id)),
-    );
-  if (reads.has('services') || hasNews) await feed.services();
+  // Service labels name the affected services of a digest (read with its issues above), and of
+  // alerts when there is news.
+  const alerting = items.filter(
+    ({ sub }) => reportKindOf(sub.kind).servicesWhenNewIssues && sub.lastRun !== null,
+  );
+  if (alerting.length > 0) {
+    const issues = await feed.issues().catch(() => []);
+    if (alerting.some(({ sub }) => issues.some((issue) => !sub.seenIssueIds.has(issue.id)))) {
+      await feed.services();
+    }
+  }
 
   // The account's slot is free once its data is in: posting is paced per channel, not per account.
   run.deliveries.push(deliverAccount(run, key, items, feed, lookup.link));
@@ -513,6 +502,7 @@ async function recordRun(
         lastRunStatus: status,
         ...(seenIssueIds ? { seenIssueIds } : {}),
         ...(result?.eventsSeenAt === undefined ? {} : { eventsSeenAt: result.eventsSeenAt }),
+        ...(result?.seenKeys === undefined ? {} : { seenKeys: result.seenKeys }),
       },
     );
     return saved ? true : { step, error: new SubscriptionChangedError() };

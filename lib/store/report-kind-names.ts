@@ -5,5 +5,5 @@
  * the table leads (through its deliverers) to modules that read the store: importing the table
  * from the store would make a cycle. This module imports nothing.
  */
-export const REPORT_KIND_NAMES = ['issues', 'alerts', 'stats', 'events'] as const;
+export const REPORT_KIND_NAMES = ['issues', 'alerts', 'stats', 'events', 'regions'] as const;
 export type ReportKind = (typeof REPORT_KIND_NAMES)[number];

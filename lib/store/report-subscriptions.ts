@@ -147,6 +147,12 @@ export interface ReportSubscription {
    * overlap margin) the next run reads; absent before a run has recorded one.
    */
   readonly eventsSeenAt?: string;
+  /**
+   * What a kind that follows things by name, not by number, remembers between runs, in words of
+   * its own (regions: `us-east=outage`, the status each region had when last read); absent for
+   * the other kinds and before a run has recorded any.
+   */
+  readonly seenKeys?: ReadonlySet<string>;
   /** What the report posts of what it reads; empty when it takes everything. */
   readonly filter: ReportFilter;
   /** Quiet hours, bursts and flapping (`ReportNoise`); the defaults for a subscription that never set them. */
@@ -173,7 +179,13 @@ export interface RunRecord {
   readonly seenIssueIds?: Iterable<number>;
   /** Events: the newest done event's `created` (see `ReportSubscription.eventsSeenAt`). */
   readonly eventsSeenAt?: string;
+  /** Replaces what the kind remembers by name (see `ReportSubscription.seenKeys`). */
+  readonly seenKeys?: Iterable<string>;
 }
+
+/** Bounds on what a kind remembers by name: a few hundred short words, far under an item's 400 KB. */
+export const MAX_SEEN_KEYS = 500;
+export const MAX_SEEN_KEY_LENGTH = 200;
 
 const ReportItemSchema = z.object({
   kind: z.literal('report_subscription'),
@@ -191,6 +203,7 @@ const ReportItemSchema = z.object({
   pause_reason: z.string().optional(),
   seen_issue_ids: z.set(z.number()).optional(),
   events_seen_at: z.string().max(40).optional(),
+  seen_keys: z.set(z.string().min(1).max(MAX_SEEN_KEY_LENGTH)).max(MAX_SEEN_KEYS).optional(),
   last_run_at: z.iso.datetime().optional(),
   last_run_status: z.enum(['ok', 'failed']).optional(),
   created_at: z.iso.datetime(),
@@ -325,6 +338,7 @@ export class ReportSubscriptionRepository {
    */
   async advance(sub: ReportSubscription, nextRunAt: Date, run?: RunRecord): Promise<boolean> {
     const seen = run?.seenIssueIds === undefined ? undefined : new Set(run.seenIssueIds);
+    const seenKeys = run?.seenKeys === undefined ? undefined : seenKeysOf(run.seenKeys);
     const set = ['next_run_at = :next', '#gsiSk = :gsiSk'];
     const values: Record<string, unknown> = {
       ':next': nextRunAt.toISOString(),
@@ -342,12 +356,17 @@ export class ReportSubscriptionRepository {
       values[':eventsSeenAt'] = run.eventsSeenAt;
     }
     // DynamoDB stores no empty sets: an empty replacement removes the attribute.
+    const remove: string[] = [];
     if (seen && seen.size > 0) {
       set.push('seen_issue_ids = :seen');
       values[':seen'] = seen;
-    }
+    } else if (seen) remove.push('seen_issue_ids');
+    if (seenKeys && seenKeys.size > 0) {
+      set.push('seen_keys = :seenKeys');
+      values[':seenKeys'] = seenKeys;
+    } else if (seenKeys) remove.push('seen_keys');
     return this.#conditionalUpdate(sub.team, sub.id, {
-      UpdateExpression: `SET ${set.join(', ')}${seen && seen.size === 0 ? ' REMOVE seen_issue_ids' : ''}`,
+      UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
       ConditionExpression: 'next_run_at = :previous AND paused = :false',
       ExpressionAttributeNames: { '#gsiSk': dueReportsIndex.sortKey },
       ExpressionAttributeValues: values,
@@ -524,6 +543,21 @@ export class ReportSubscriptionRepository {
   }
 }
 
+/**
+ * What a kind remembers by name, checked as it will be read back: a key out of bounds is refused
+ * here, before the write, rather than making the stored subscription unreadable.
+ */
+function seenKeysOf(keys: Iterable<string>): Set<string> {
+  const checked = new Set(keys);
+  if (checked.size > MAX_SEEN_KEYS) throw new Error(`A report remembers at most ${MAX_SEEN_KEYS} keys`);
+  for (const key of checked) {
+    if (key.length === 0 || key.length > MAX_SEEN_KEY_LENGTH) {
+      throw new Error(`A report's remembered key must be 1 to ${MAX_SEEN_KEY_LENGTH} characters`);
+    }
+  }
+  return checked;
+}
+
 function toSubscription(item: ReportItem): ReportSubscription {
   return {
     id: item.id,
@@ -540,6 +574,7 @@ function toSubscription(item: ReportItem): ReportSubscription {
     pauseReason: item.pause_reason ?? null,
     seenIssueIds: item.seen_issue_ids ?? new Set(),
     ...(item.events_seen_at === undefined ? {} : { eventsSeenAt: item.events_seen_at }),
+    ...(item.seen_keys === undefined ? {} : { seenKeys: item.seen_keys }),
     lastRun:
       item.last_run_at && item.last_run_status
         ? { at: new Date(item.last_run_at), status: item.last_run_status }

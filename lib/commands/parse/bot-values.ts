@@ -113,16 +113,21 @@ function readPeople(text: string, flag: string, previous: BotValue | undefined):
 /** At most this many words in one list: a filter of more is more likely a mistake. */
 const MAX_WORDS = 20;
 
-/** `node_reboot,volume_delete`: comma-separated words of letters, digits and `_`, lowercased. */
+/**
+ * `node_reboot,volume_delete`, `us-east,eu-west`: comma-separated words of letters, digits, `_`
+ * and `-` (not at either end), lowercased.
+ */
 function readWords(text: string, flag: string): ValueReading {
   const words = text
     .split(',')
     .map((word) => word.trim().toLowerCase())
     .filter((word) => word.length > 0);
   const how = `e.g. \`${flag} node_reboot,volume_delete\``;
-  const bad = words.find((word) => !/^[a-z0-9_]{1,64}$/.test(word));
+  const bad = words.find((word) => !/^[a-z0-9_](?:[a-z0-9_-]{0,62}[a-z0-9_])?$/.test(word));
   if (bad !== undefined)
-    return problem(`\`${flag}\`: \`${clip(bad)}\` is not a word of letters, digits and \`_\`; ${how}.`);
+    return problem(
+      `\`${flag}\`: \`${clip(bad)}\` is not a word of letters, digits, \`_\` and \`-\`; ${how}.`,
+    );
   if (words.length === 0) return problem(`\`${flag}\` needs at least one word, ${how}.`);
   if (words.length > MAX_WORDS)
     return problem(`\`${flag}\` takes at most ${MAX_WORDS} words, ${words.length} were given.`);

@@ -53,6 +53,17 @@ describe('reports add', () => {
     expect(await harness.subscriptions()).toEqual([]);
   });
 
+  it("refuses a regions report to a token that cannot read the account's nodes, naming the scope", async () => {
+    await harness.link('U0ERIN', 'erin', { scopes: 'account:read_only' });
+    const reply = await harness.reports('U0ERIN', CHANNEL, 'reports add regions');
+    expect(reply.text).toContain('whose scopes are `account:read_only`');
+    expect(reply.text).toContain('The region status report reads your nodes');
+    expect(reply.text).toContain(
+      'needs `nodes:read_only` or `nodes:read_write` or `*`; that scope is missing',
+    );
+    expect(await harness.subscriptions()).toEqual([]);
+  });
+
   it("refuses a restricted user's token, which the API does not let read managed monitoring", async () => {
     harness.e2e.emulator.control.createUser({ username: 'dave', restricted: true });
     await harness.link('U0DAVE', 'dave', { scopes: 'account:read_only' });

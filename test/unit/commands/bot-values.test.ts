@@ -144,3 +144,16 @@ describe('a choice of words', () => {
     expect(said).toBe('`ACCESS` is `read` or `change`.');
   });
 });
+
+describe('a filter list of words', () => {
+  const words = { type: 'words' } as const;
+
+  it('reads words with a hyphen inside, as region ids are (`us-east`), lowercased and once each', () => {
+    expect(value(words, 'us-east, AP-South,us-east')).toEqual(['us-east', 'ap-south']);
+  });
+
+  it('refuses a word that starts or ends with a hyphen, or holds other marks, saying which', () => {
+    expect(problem(words, '-rm')).toContain('`-rm` is not a word of letters, digits, `_` and `-`');
+    expect(problem(words, 'us-east,a.b')).toContain('`a.b` is not a word');
+  });
+});

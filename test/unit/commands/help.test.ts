@@ -131,7 +131,7 @@ describe('help', () => {
   it('explains a bot command with its subcommands, flags and examples', () => {
     const all = text(helpFor({ group: 'reports' }, fixtureRegistry));
     expect(all).toContain(
-      '`/cloud reports add issues|alerts|stats|events [--every INTERVAL | --daily HH:MM] [--tz ZONE] [--action ACTION,...] [--entity TYPE,...]`',
+      '`/cloud reports add issues|alerts|stats|events|regions [--every INTERVAL | --daily HH:MM] [--tz ZONE] [--action ACTION,...] [--entity TYPE,...] [--region ID,...]`',
     );
     expect(all).toContain('`reports pause` — Stop a subscription from running for now');
     expect(all).toContain('`--daily HH:MM` (add) — Run once a day at this time');

@@ -96,6 +96,33 @@ describe('advance', () => {
     });
     expect((await reports.get('T0012', sub.id))?.seenIssueIds.size).toBe(0);
   });
+
+  it('replaces what a kind remembers by name, keeps it when not told, and removes it when empty', async () => {
+    const sub = await reports.create(subscription({ team: 'T0013', kind: 'events' }));
+    expect(sub.seenKeys).toBeUndefined();
+    await reports.advance(sub, minutes(5), {
+      lastRunAt: NOW,
+      lastRunStatus: 'ok',
+      seenKeys: ['us-east=ok', 'eu-west=outage'],
+    });
+    const first = await reports.get('T0013', sub.id);
+    if (!first) throw new Error('subscription vanished');
+    expect([...(first.seenKeys ?? [])].sort()).toEqual(['eu-west=outage', 'us-east=ok']);
+    await reports.advance(first, minutes(10), { lastRunAt: minutes(5), lastRunStatus: 'ok' });
+    const kept = await reports.get('T0013', sub.id);
+    if (!kept) throw new Error('subscription vanished');
+    expect(kept.seenKeys?.size).toBe(2);
+    await reports.advance(kept, minutes(15), { lastRunAt: minutes(10), lastRunStatus: 'ok', seenKeys: [] });
+    expect((await reports.get('T0013', sub.id))?.seenKeys).toBeUndefined();
+  });
+
+  it('refuses a remembered key too long to read back, and writes nothing', async () => {
+    const sub = await reports.create(subscription({ team: 'T0014', kind: 'events' }));
+    await expect(
+      reports.advance(sub, minutes(5), { lastRunAt: NOW, lastRunStatus: 'ok', seenKeys: ['x'.repeat(201)] }),
+    ).rejects.toThrow('1 to 200 characters');
+    expect((await reports.get('T0014', sub.id))?.lastRun).toBeNull();
+  });
 });
 
 describe('seen issues', () => {

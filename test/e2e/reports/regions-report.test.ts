@@ -1,0 +1,132 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { REGIONS } from '../../../infra/local/emulator/catalog.js';
+import { slackFixtures } from '../../support/slack-fixtures.js';
+import { type ReporterHarness, startReporterHarness } from './harness.js';
+
+/**
+ * The region status report end to end: DynamoDB Local, the emulator over HTTP, the Slack stand-in
+ * and the reporter's tick. A region's status is changed through the emulator's list control, with
+ * regions shaped as the published `Region` (API-FACTS-MORE.md §7: `status` is `ok` or `outage`).
+ * The demo account has nodes in every region of the emulator's catalogue.
+ */
+
+const CHANNEL = 'C0REGIONS';
+let harness: ReporterHarness;
+/** How many messages the channel had when the test's subscription was made. */
+let postedBefore = 0;
+
+beforeAll(async () => {
+  harness = await startReporterHarness({ stack: { slack: slackFixtures({ channels: [CHANNEL] }) } });
+});
+
+afterAll(async () => {
+  await harness?.close();
+});
+
+afterEach(async () => {
+  harness.e2e.emulator.control.setListItems('regions.list', undefined);
+  await harness.clearSubscriptions();
+});
+
+/** The regions list as the API answers it, with the statuses given by region id. */
+function setStatuses(statuses: Readonly<Record<string, 'ok' | 'outage'>>): void {
+  harness.e2e.emulator.control.setListItems(
+    'regions.list',
+    REGIONS.map((region) => ({
+      id: region.id,
+      label: region.label,
+      country: region.country,
+      capabilities: [...region.capabilities],
+      status: statuses[region.id] ?? region.status,
+      resolvers: { ...region.resolvers },
+    })),
+  );
+}
+
+async function subscribe(flags = ''): Promise<void> {
+  await harness.link('U0REG', 'regions-watcher', { scopes: 'nodes:read_only' });
+  postedBefore = harness.posted(CHANNEL).length;
+  const reply = await harness.reports('U0REG', CHANNEL, `reports add regions${flags}`);
+  expect(reply.text).toContain('subscribed this channel to the *region status report*');
+}
+
+/** The bot's messages in the channel since the test subscribed (the subscription's reply is not one). */
+function postedSince() {
+  return harness.posted(CHANNEL).slice(postedBefore);
+}
+
+/** Ticks once the subscription is due again (every 5 minutes by default). */
+async function tickLater() {
+  harness.advance(5 * 60_000);
+  return harness.tick();
+}
+
+/** The section lines of the report's messages since the test subscribed, oldest first. */
+function regionLines(): string[] {
+  return postedSince()
+    .flatMap((m) => (m.blocks ?? []) as { text?: { text?: string } }[])
+    .flatMap((block) => {
+      const text = block.text?.text;
+      return text?.includes('Region *') ? [text] : [];
+    });
+}
+
+describe('region status report', () => {
+  it('posts nothing while every region stays as it was', async () => {
+    await subscribe();
+    await tickLater();
+    await tickLater();
+    expect(postedSince()).toEqual([]);
+  });
+
+  it('does not post a region that was already down when the channel subscribed', async () => {
+    setStatuses({ 'us-east': 'outage' });
+    await subscribe();
+    await tickLater();
+    await tickLater();
+    expect(postedSince()).toEqual([]);
+  });
+
+  it("posts a region's outage once, however many checks see it down, naming the account's nodes there", async () => {
+    await subscribe();
+    await tickLater();
+    setStatuses({ 'us-east': 'outage' });
+    await tickLater();
+    await tickLater();
+    await tickLater();
+
+    const lines = regionLines();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(':red_circle: Region *us-east* (Newark, NJ) has an *outage*, was OK');
+    expect(lines[0]).toMatch(/your nodes there: `[^`]+-us-east-\d+`/);
+  });
+
+  it("posts the region's recovery once after its outage", async () => {
+    await subscribe();
+    setStatuses({ 'eu-west': 'outage' });
+    await tickLater();
+    setStatuses({});
+    await tickLater();
+    await tickLater();
+
+    const lines = regionLines();
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain('Region *eu-west* (London, UK) has an *outage*, was OK');
+    expect(lines[1]).toContain(
+      ':large_green_circle: Region *eu-west* (London, UK) is *OK* again, was outage',
+    );
+  });
+
+  it('watches only the regions its --region list names', async () => {
+    await subscribe(' --region ap-south');
+    setStatuses({ 'us-east': 'outage' });
+    await tickLater();
+    expect(postedSince()).toEqual([]);
+
+    setStatuses({ 'us-east': 'outage', 'ap-south': 'outage' });
+    await tickLater();
+    const lines = regionLines();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('Region *ap-south*');
+  });
+});
