@@ -1,8 +1,10 @@
 import { OPERATION_CLASSES } from '../../api/operation.js';
 import { findOperation } from '../../api/operations/index.js';
 import { runbookNameFault, stepFaults, stepProblem } from '../../changes/runbooks.js';
+import { reportKindOf } from '../../reports/kinds.js';
 import { formatInterval, parseDailyTime, parseInterval, parseTimeZone } from '../../reports/schedule.js';
 import type { ApprovalRule, ChannelPolicy, ReportSchedule } from '../../store/index.js';
+import type { ReportKind } from '../../store/report-kind-names.js';
 import {
   DEFAULT_REPORT_NOISE,
   type ReportNoise,
@@ -159,13 +161,18 @@ function reportDocument(report: ReportSettings, name: Namer): ReportDocument {
       filter: Object.fromEntries(Object.entries(report.filter).map(([key, words]) => [key, [...words]])),
     }),
     paused: report.paused,
-    // Only alerts and events keep quiet (`lib/reports/`): the other kinds have no such settings.
-    ...((report.kind === 'alerts' || report.kind === 'events') && {
+    // Only the kinds that post each new thing keep quiet (`eachNew`, as `reports quiet` asks):
+    // digests and charts have no such settings.
+    ...(keepsQuiet(report.kind) && {
       quietHours: report.noise.quietHours && quietHoursText(report.noise.quietHours),
       burstAt: report.noise.burstAt,
       flapMinutes: report.noise.flapMinutes,
     }),
   };
+}
+
+function keepsQuiet(kind: ReportKind): boolean {
+  return reportKindOf(kind).eachNew !== undefined;
 }
 
 function quietHoursText(quiet: NonNullable<ReportNoise['quietHours']>): string {
@@ -578,7 +585,7 @@ function noiseOf(
   report: ReportDocument,
   existing: ReportNoise,
 ): { ok: true; value: ReportNoise } | { ok: false; message: string } {
-  if (report.kind !== 'alerts' && report.kind !== 'events') return { ok: true, value: existing };
+  if (!keepsQuiet(report.kind)) return { ok: true, value: existing };
   let quietHours: ReportNoise['quietHours'] = null;
   if (report.quietHours) {
     const match = QUIET_HOURS_PATTERN.exec(report.quietHours);

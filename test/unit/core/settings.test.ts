@@ -189,6 +189,37 @@ describe('export and import', () => {
     expect(plan).toMatchObject({ kind: 'planned', changes: [] });
   });
 
+  it("writes out the quiet hours of every kind that posts each new thing, the region status report's too, and applies an edit of them", async () => {
+    const team = newTeam();
+    await furnish(team);
+    const regions = await store.reports.create({
+      team,
+      kind: 'regions',
+      channel: OPS,
+      owner: BOB,
+      profile: 'default',
+      schedule: { type: 'every', minutes: 5 },
+      nextRunAt: new Date('2030-01-01T00:00:00Z'),
+      filter: {},
+    });
+    await store.reports.setNoise(team, regions.id, {
+      quietHours: { from: '22:00', to: '07:00', tz: 'UTC' },
+      burstAt: 3,
+      flapMinutes: 60,
+    });
+    const document = parseYaml(await exported(team));
+    const written = document.channels['#ops'].reports.find((r: { id: string }) => r.id === regions.id);
+    expect(written).toMatchObject({ kind: 'regions', quietHours: '22:00-07:00 UTC' });
+
+    written.quietHours = null;
+    const text = toYaml(document);
+    const plan = await planSettings(deps, surface, team, text);
+    if (plan.kind !== 'planned') throw new Error(JSON.stringify(plan));
+    expect(plan.changes.length).toBe(1);
+    await applySettingsFromCi(deps, surface, { team, text, expectedDigest: plan.baseDigest, actor: 'ci' });
+    expect((await store.reports.get(team, regions.id))?.noise.quietHours).toBeNull();
+  });
+
   it('round-trips an edit of every kind of setting: the export after applying is the edited document', async () => {
     const team = newTeam();
     await furnish(team);
