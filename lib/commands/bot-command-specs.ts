@@ -340,7 +340,7 @@ const DECLARED_BOT_COMMANDS = [
   },
   {
     name: 'reports',
-    summary: `Subscribe this channel to managed-monitoring reports: ${REPORT_KIND_SPECS.map((spec) => spec.kind).join(', ')}`,
+    summary: `Subscribe this channel to a report: ${REPORT_KIND_SPECS.map((spec) => spec.kind).join(', ')}`,
     usage: [
       REPORTS_ADD_USAGE,
       'reports list',
