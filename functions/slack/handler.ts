@@ -53,10 +53,7 @@ function passkeySettings(relyingParty: RelyingParty): PasskeySettings {
     relyingParty,
     // A verified passkey approval records the vote as the code modal's submission does.
     onVerifiedAssertion: passkeyApprovalRecorder({ ...core, handoff }, client),
-    factors: passkeyFactorRecorder(
-      { ...core, passkeyLinks: { store: core.store, relyingParty } },
-      client,
-    ),
+    factors: passkeyFactorRecorder({ ...core, passkeyLinks: { store: core.store, relyingParty } }, client),
     describeProof: passkeyProofDescriber(core, client),
   };
 }
