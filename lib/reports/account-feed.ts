@@ -98,6 +98,11 @@ export class AccountFeed {
     return read;
   }
 
+  /** The events every one of `subs` needs at `now`, read once from the earliest (`eventsReadFrom`). */
+  eventsFor(subs: Parameters<typeof eventsReadFrom>[0], now: Date): Promise<AccountEvent[]> {
+    return this.events(eventsReadFrom(subs, now));
+  }
+
   /** The events a first run at `now` reads (`eventsReadFrom`): the overlap before it. */
   recentEvents(now: Date): Promise<AccountEvent[]> {
     return this.events(eventsReadFrom([{ lastRun: null }], now));

@@ -1,6 +1,7 @@
 import type { ReportKind } from '../store/report-kind-names.js';
 import type { ReportSubscription } from '../store/report-subscriptions.js';
-import { type AccountFeed, eventsReadFrom } from './account-feed.js';
+// A type only: the feed and the operations table it reads load with the delivery, not with help.
+import type { AccountFeed } from './account-feed.js';
 import type { Deliverer } from './deliver.js';
 import type { ScheduleRule } from './schedule.js';
 
@@ -194,7 +195,7 @@ export const REPORT_KINDS: { readonly [K in ReportKind]: ReportKindSpec<K> } = {
         'Events are posted as soon as they are seen, so they run with `--every` (default `5m`), not `--daily`.',
     },
     // One read from the earliest window of the account's events reports serves them all.
-    prefetch: (feed, subs, now) => [feed.events(eventsReadFrom(subs, now))],
+    prefetch: (feed, subs, now) => [feed.eventsFor(subs, now)],
     servicesWhenNewIssues: false,
     learnsOpenIssuesFirst: true,
     eachNew: {
