@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { type AgentChangeOutcome, agentChange, requestView } from '../core/agent-calls.js';
+import { requestView } from '../core/agent-calls.js';
+import { type AgentChangeOutcome, agentChange } from '../core/agent-changes.js';
 import type { AgentOperationKind } from '../core/agent-operations.js';
 import type { Caller } from '../core/caller.js';
 import { slackApprovalSurface } from '../slack/approval-surface.js';

@@ -1,8 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isApiError } from '../api/errors.js';
+import { isOutcomeInDoubt } from '../api/in-doubt.js';
 import type { AnyOperation } from '../api/operation.js';
-import { requireOperation } from '../api/operations/index.js';
-import { isOutcomeInDoubt } from '../api/outcome.js';
+import { loadOperation } from '../api/operations/by-group.js';
 import { jsonSchemaOf } from '../commands/field-shapes.js';
 import type { CommandOperation } from '../commands/registry.js';
 import {
@@ -38,10 +38,20 @@ export interface FindQuery {
 }
 
 /** `find_operations`: the allowed operations that match, each with its input schema. */
-export function findOperationsAnswer(allowed: readonly CommandOperation[], find: FindQuery): CallToolResult {
+export async function findOperationsAnswer(
+  allowed: readonly CommandOperation[],
+  find: FindQuery,
+): Promise<CallToolResult> {
   const found = searchOperations(allowed, find.query, find.kind).slice(0, find.limit ?? 8);
-  const result = { operations: found.map((op) => describeOperation(requireOperation(op.id))) };
+  // The found operations' groups of the table only; each is in the catalog, so in the table.
+  const rows = await Promise.all(found.map(async (op) => (await loadOperation(op.id)) ?? unknownRow(op.id)));
+  const result = { operations: rows.map(describeOperation) };
   return jsonResult(result, found.length === 0 ? 'No operation matched; try other words.' : undefined);
+}
+
+/** The catalog and the table are generated to agree (`npm run generate`); a row missing is a bug. */
+function unknownRow(id: string): never {
+  throw new Error(`Unknown operation ${id}`);
 }
 
 export interface ReadCall {

@@ -3,7 +3,6 @@ import { ApiError } from './errors.js';
 import type { Filter } from './filter.js';
 import type { AnyOperation } from './operation.js';
 import { operations } from './operations/index.js';
-import { requestNeverSent } from './retry.js';
 
 /**
  * What to believe when a change was sent and no clear answer came back.
@@ -98,27 +97,6 @@ export type OutcomeBaseline = ReadonlySet<string>;
 
 /** Lists longer than this are not read for a baseline: the page reads would cost more than they tell. */
 const BASELINE_MAX_PAGES = 4;
-
-/**
- * Whether `error`, thrown by a call of `op`, leaves its outcome unknown. Reads never are (they
- * change nothing); a 4xx is the API saying no, and a connection that never opened never carried
- * the request.
- */
-export function isOutcomeInDoubt(op: AnyOperation, error: unknown): error is ApiError {
-  if (op.method === 'GET' || !(error instanceof ApiError)) return false;
-  switch (error.code) {
-    case 'timeout':
-    case 'aborted':
-    case 'server_error':
-    // A 2xx whose body did not match the published shape: the API did act.
-    case 'invalid_response':
-      return true;
-    case 'network':
-      return !requestNeverSent(error);
-    default:
-      return false;
-  }
-}
 
 /** The single-resource read of what `op` acts on: the longest GET path that prefixes its path. */
 export function viewOperationFor(op: AnyOperation): AnyOperation | undefined {

@@ -1,10 +1,10 @@
 import type { ApiCallEvent, ApiClient } from '../api/client.js';
 import { createApiClient } from '../api/client-factory.js';
 import { ApiError } from '../api/errors.js';
+import { isOutcomeInDoubt } from '../api/in-doubt.js';
 import type { AnyOperation } from '../api/operation.js';
 import {
   checkOutcome,
-  isOutcomeInDoubt,
   type OutcomeBaseline,
   type OutcomeCheck,
   type OutcomePlan,

@@ -1,11 +1,9 @@
 import type { AnyOperation } from '../api/operation.js';
-import { findOperation } from '../api/operations/index.js';
+import { loadOperation } from '../api/operations/by-group.js';
 import { targetOf } from '../changes/audit.js';
 import { channelGuard, type GuardrailRefusal } from '../changes/guardrails.js';
-import type { ApprovalSurface } from '../changes/ports.js';
 import { type RequestStanding, type RunStanding, standingOf } from '../changes/request-standing.js';
-import { type RequestOutcome, requestApproval, type TargetPreviewer } from '../changes/requests.js';
-import { requesterToken, type TokenProblem } from '../changes/tokens.js';
+import type { TokenProblem } from '../changes/tokens.js';
 import type { Approval, ReadAhead } from '../store/index.js';
 import { type AgentOperationKind, agentKindOf } from './agent-operations.js';
 import type { Caller } from './caller.js';
@@ -16,7 +14,8 @@ import { type OperationDeps, runOperation } from './operations.js';
  * home channel's guardrails, the person's token, and approval. Two rules are the agent's own:
  * every change it asks for waits for people in the home channel (even one a person could run at
  * once there), and it never decides a request: approving, denying, cancelling and break-glass are
- * not offered to it at all. Outcomes are data; the agent surface words them.
+ * not offered to it at all. Outcomes are data; the agent surface words them. Asking for a change
+ * is `agent-changes.ts`, so a read loads none of the change path.
  */
 
 /** Why nothing was run, before any API call. */
@@ -81,52 +80,6 @@ export async function agentRead(
     await auditRead(deps, caller, op, input, 'failed');
     throw error;
   }
-}
-
-export type AgentChangeOutcome = AgentRefusal | RequestOutcome;
-
-export interface AgentChange extends AgentCall {
-  readonly reason?: string | undefined;
-}
-
-/**
- * Asks for a change for the person: the same approval card a person's command would post, in the
- * agent's home channel, naming the agent. Nothing runs until people approve it there.
- */
-export async function agentChange(
-  deps: OperationDeps & { readonly previewTarget: TargetPreviewer },
-  surface: ApprovalSurface,
-  caller: Caller,
-  change: AgentChange,
-  kind: Exclude<AgentOperationKind, 'read'>,
-  /** The caller's items, if they were already being read (`callerKeys`). */
-  callerRead?: ReadAhead,
-): Promise<AgentChangeOutcome> {
-  const checked = await checkCall(deps, caller, change, [kind], callerRead);
-  if (checked.kind !== 'checked') return checked;
-  const { op, input } = checked;
-  const token = await requesterToken(
-    deps.store,
-    caller.team,
-    caller.user,
-    op,
-    callerRead && deps.store.tokenLinks.getToken(caller.team, caller.user, undefined, callerRead),
-  );
-  if (!token.ok) return { kind: 'no_token', problem: token.problem, profile: token.profile };
-  return requestApproval(
-    { ...deps, previewTarget: deps.previewTarget },
-    surface,
-    {
-      team: caller.team,
-      user: caller.user,
-      channel: caller.channel,
-      op,
-      input,
-      reason: change.reason,
-      ...(caller.agent ? { viaAgent: { name: caller.agent.name, grantId: caller.agent.grantId } } : {}),
-    },
-    token.token,
-  );
 }
 
 /** Where a request an agent asked for stands, as every surface shows it. */
@@ -225,19 +178,23 @@ const AGENT_RUN_STATE: Record<RunStanding, AgentRequestState> = {
   not_run: 'not_run',
 };
 
-type CheckedCall =
+export type CheckedCall =
   | { readonly kind: 'checked'; readonly op: AnyOperation; readonly input: Readonly<Record<string, unknown>> }
   | AgentRefusal;
 
-/** The operation exists, is of the tool's kind, its input is valid, and the home channel allows it. */
-async function checkCall(
+/**
+ * The operation exists, is of the tool's kind, its input is valid, and the home channel allows it.
+ * Only the called operation's group of the table is loaded: a cold start serving one call would
+ * spend more building every row than on the call.
+ */
+export async function checkCall(
   deps: Pick<OperationDeps, 'store'>,
   caller: Caller,
   call: AgentCall,
   kinds: readonly AgentOperationKind[],
   callerRead: ReadAhead | undefined,
 ): Promise<CheckedCall> {
-  const op = typeof call.operation === 'string' ? findOperation(call.operation) : undefined;
+  const op = typeof call.operation === 'string' ? await loadOperation(call.operation) : undefined;
   if (!op) return { kind: 'unknown_operation', operation: String(call.operation).slice(0, 100) };
   const kind = agentKindOf(op);
   if (!kinds.includes(kind)) return { kind: 'wrong_tool', op, expected: kind };

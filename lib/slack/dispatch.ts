@@ -24,7 +24,7 @@ const runner = () => import('./operation-runner.js');
 // Only a failure needs them: the API's error type and the error replies (with the operations table).
 const apiErrors = () => import('../api/errors.js');
 const errorReplies = () => import('./render/errors.js');
-const outcome = () => import('../api/outcome.js');
+const inDoubt = () => import('../api/in-doubt.js');
 const chartOperations = () => import('../reports/chart-operations.js');
 
 /**
@@ -98,7 +98,7 @@ export async function answerOperation(
     if (
       budget.signal.aborted ||
       (await apiErrors()).isApiError(error, 'timeout') ||
-      (await outcome()).isOutcomeInDoubt(op, error)
+      (await inDoubt()).isOutcomeInDoubt(op, error)
     ) {
       return handOff(deps, ctx, client, request, replaceOriginal);
     }

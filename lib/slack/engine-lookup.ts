@@ -3,7 +3,7 @@ import { ENGINE_GROUP, engineCommandsText, idWordsOf } from '../commands/engine-
 import type { EngineArgs } from '../commands/parse/front.js';
 import { type ParsedCommand, parseForEngine } from '../commands/parse.js';
 import { SLASH_COMMAND } from '../commands/registry.js';
-import { findDatabaseEngine } from '../core/operations.js';
+import { findDatabaseEngine } from '../core/database-engine.js';
 import { notice, type Reply } from '../slack-kit/reply.js';
 import type { BotDeps, RequestContext } from './context.js';
 import { tokenProblemReply } from './token-resolution.js';

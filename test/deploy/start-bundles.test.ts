@@ -57,6 +57,16 @@ async function filesWithProjectCode(files: readonly string[]): Promise<string[]>
   return found;
 }
 
+/** The sources loaded with the file of the agents' function that holds `source` (it and its static imports). */
+async function loadedWith(source: string): Promise<Set<string>> {
+  const all = await readdir(join(outdir, 'mcp'), { recursive: true });
+  const files = all.filter((f) => f.endsWith('.mjs')).map((f) => join(outdir, 'mcp', f));
+  for (const file of files) {
+    if (has(await sourcesOf([file]), source)) return sourcesOf(await staticClosure(file));
+  }
+  throw new Error(`no file holds ${source}`);
+}
+
 beforeAll(async () => {
   outdir = await mkdtemp(join(tmpdir(), 'chatops-bundle-'));
   await buildFunctions(outdir);
@@ -166,18 +176,33 @@ describe("the agents' function bundle", () => {
   );
 
   it('answers a read without the Slack packages, which only asking for a change loads', async () => {
-    const all = await readdir(join(outdir, 'mcp'), { recursive: true });
-    const files = all.filter((f) => f.endsWith('.mjs')).map((f) => join(outdir, 'mcp', f));
-    const holding = async (source: string) => {
-      for (const file of files) if (has(await sourcesOf([file]), source)) return file;
-      throw new Error(`no file holds ${source}`);
-    };
-    const loadedWith = async (source: string) => sourcesOf(await staticClosure(await holding(source)));
     const read = await loadedWith('lib/agents/tool-answers.ts');
     const change = await loadedWith('lib/agents/change-answers.ts');
     expect(has(read, 'node_modules/@slack/web-api/')).toBe(false);
     expect(has(change, 'node_modules/@slack/web-api/')).toBe(true);
   });
+
+  it("answers a read with the called operation's group of the operations table, not the whole table", async () => {
+    const read = await loadedWith('lib/agents/tool-answers.ts');
+    const tableFiles = [...read].filter((source) => source.includes('lib/api/operations/'));
+    expect(tableFiles.map((source) => source.replace(/.*lib\/api\//, ''))).toEqual([
+      'operations/by-group.ts',
+    ]);
+    // `volumes.list` (the bench's read) brings its own group's rows and no other group's.
+    const volumes = await loadedWith('lib/api/operations/volumes.ts');
+    for (const group of ['nodes.ts', 'databases.ts', 'managed.ts', 'profile.ts', 'index.ts']) {
+      expect(has(volumes, `lib/api/operations/${group}`), group).toBe(false);
+    }
+  });
+
+  it.each(['lib/changes/requests.ts', 'lib/api/outcome.ts', 'lib/api/operations/index.ts'])(
+    'answers a read without %s, which only changes and their read-backs load',
+    async (file) => {
+      const read = await loadedWith('lib/agents/tool-answers.ts');
+      expect(has(bundles.mcp.deployed, file)).toBe(true);
+      expect(has(read, file)).toBe(false);
+    },
+  );
 
   it('loads the route table and the MCP endpoint at start, which the first answer (a 401 without a token) needs', () => {
     for (const file of [

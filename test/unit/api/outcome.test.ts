@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../lib/api/errors.js';
+import { isOutcomeInDoubt } from '../../../lib/api/in-doubt.js';
 import { getOperation, operations } from '../../../lib/api/operations/index.js';
-import { checkCommandFor, isOutcomeInDoubt, outcomePlanFor } from '../../../lib/api/outcome.js';
+import { checkCommandFor, outcomePlanFor } from '../../../lib/api/outcome.js';
 
 /** Which failed changes are "in doubt", and how each kind of change is read back. */
 
