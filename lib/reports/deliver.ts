@@ -72,7 +72,8 @@ export interface DeliveryResult {
   readonly notSaved?: readonly UnsavedWrite[];
 }
 
-async function post(ctx: DeliveryContext, channel: string, message: RenderedMessage): Promise<void> {
+/** One report message to `channel`, paced and within the run's deadline. */
+export async function post(ctx: DeliveryContext, channel: string, message: RenderedMessage): Promise<void> {
   await ctx.pacer.send(
     channel,
     () =>

@@ -5,7 +5,7 @@ import { statusWords } from '../slack-kit/enum-words.js';
 import { codeSpan, countOf, escapeMrkdwn } from '../slack-kit/text.js';
 import type { ReportSubscription } from '../store/report-subscriptions.js';
 import type { AccountFeed } from './account-feed.js';
-import type { DeliveryContext, DeliveryResult } from './deliver.js';
+import { type DeliveryContext, type DeliveryResult, post } from './deliver.js';
 import { certainlyNotPosted } from './pacer.js';
 import { inQuietHours, quietHoursJustEnded, quietHoursText } from './quiet-hours.js';
 
@@ -180,17 +180,7 @@ export async function deliverRegions(ctx: DeliveryContext, sub: ReportSubscripti
   // `alerted` counts what a run posted; a region has no number, so each change is its position.
   const posted = changes.map((_, index) => index);
   try {
-    await ctx.pacer.send(
-      sub.channel,
-      () =>
-        ctx.slack.chat.postMessage({
-          channel: sub.channel,
-          text: message.text,
-          blocks: message.blocks,
-          unfurl_links: false,
-        }),
-      ctx.deadline === undefined ? {} : { deadline: ctx.deadline },
-    );
+    await post(ctx, sub.channel, message);
   } catch (error) {
     if (certainlyNotPosted(error)) return { messages: 0, files: 0, alerted: [], ...unchanged, error };
     return { messages: 0, files: 0, alerted: [], ...learned, error };
