@@ -1,6 +1,7 @@
 import { findOperation } from '../api/operations/index.js';
 import type { Approval } from '../store/index.js';
 import { auditApproval } from './audit.js';
+import { botOperationOf } from './bot-operations.js';
 import { announce, closeAs, type ExecutionDeps, type ExecutionSurface } from './closing.js';
 import { checkOnce, DEFAULT_OUTCOME_CHECKS, durationText, verdictFor } from './outcomes.js';
 
@@ -114,6 +115,11 @@ async function checkInDoubt(
   );
   if (!held) return undefined;
   if (workerDied) await announce(surface, held, { kind: 'worker_stopped' });
+  // A change the bot makes itself has no API target to read back; each is safe to run again.
+  if (botOperationOf(held.operationId)) {
+    await closeAs(deps, surface, held, 'unknown', { kind: 'bot_operation_unfinished' });
+    return 'settled';
+  }
   const op = findOperation(held.operationId);
   const input = await deps.store.approvals.readInput(held.team, held.id);
   if (!op || !input) {

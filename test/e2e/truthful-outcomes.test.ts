@@ -8,7 +8,7 @@ import { castVote } from '../../lib/changes/votes.js';
 import { slackExecutionSurface } from '../../lib/slack/approved-run-surface.js';
 import { runWorkerJob } from '../../lib/slack/worker-handlers.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
-import { ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
+import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 import { commandTextFor, existingInputFor } from '../support/sample-inputs.js';
 import { testClock } from '../support/store.js';
 
@@ -403,6 +403,51 @@ describe('the approval sweep', () => {
     expect((await e2e.stack.store.approvals.get(team(), approval.id))?.status).toBe('executed');
     expect(e2e.textOf(cardNow(card))).toContain('went through after all');
     expect(threadText(card)).toContain('The worker stopped before it recorded how this ended');
+  });
+
+  it('a settings apply whose worker died: the sweep says it stopped part way and to ask again, not that the request cannot be read', async () => {
+    // Bob is an admin the policy names, so he may decide a settings change Ada (a Slack admin) asks for.
+    await e2e.stack.store.approvalPolicy.put(team(), { admins: [BOB] }, ADA);
+    try {
+      const files = () => e2e.stack.standIn.store.files().filter((f) => f.name.startsWith('settings-'));
+      await e2e.command(ADA, 'settings export');
+      const exported = files().at(-1)?.bytes?.toString('utf8');
+      if (!exported) throw new Error('no settings file sent to Ada');
+      const minutes = Number(/expiryMinutes: (\d+)/.exec(exported)?.[1]);
+      await e2e.command(ADA, 'settings import');
+      const form = e2e.openView(ADA);
+      if (!form) throw new Error('no import form opened for Ada');
+      const edited = exported.replace(/expiryMinutes: \d+/, `expiryMinutes: ${minutes + 5}`);
+      await e2e.stack.workspace.submitView(ADA, form, { document: { document_input: edited } });
+      await e2e.stack.drain();
+      const card = e2e.stack.standIn.store
+        .messages(CHANNEL)
+        .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes('expiryMinutes'))
+        .at(-1);
+      if (!card) throw new Error('no approval card for the settings');
+      const approval = await approvalOf(card);
+      // Bob approves; the worker claims the run and dies before it records anything.
+      const vote = await castVote(e2e.stack.store, {
+        team: team(),
+        approvalId: approval.id,
+        user: BOB,
+        decision: 'approve',
+      });
+      expect(vote.outcome).toBe('approved');
+      expect((await e2e.stack.store.approvals.claimExecution(team(), approval.id)).claimed).toBe(true);
+
+      clock.advance(4 * 60_000);
+      await sweepApprovals(e2e.stack.worker, slackExecutionSurface(e2e.stack.worker));
+      expect((await e2e.stack.store.approvals.get(team(), approval.id))?.status).toBe('unknown');
+      const text = `${e2e.textOf(cardNow(card))}\n${threadText(card)}`;
+      expect(text).toContain(
+        'It stopped part way, so some of it may have been done: ask again to finish it.',
+      );
+      expect(text).not.toContain('can no longer be read back');
+      expect(text).not.toMatch(/failed|:x:/);
+    } finally {
+      await e2e.stack.store.approvalPolicy.put(team(), {}, ADA);
+    }
   });
 
   it('a worker that died before the API call: checked every 5 minutes, then "still unknown" after 30 — never "failed"', async () => {
