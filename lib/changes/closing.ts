@@ -65,6 +65,11 @@ export interface ExecutionSurface extends ApprovalSurface {
   closingDetail(reason: ClosingReason): string;
   /** The run's answer as the channel message that follows the target's status. */
   approvedRunMessage(approval: Approval, answer: RenderedAnswer): RenderedAnswer;
+  /**
+   * A change the bot makes itself whose worker stopped, read back: what it did when it is known
+   * to have finished (a settings version recorded by this request), else undefined.
+   */
+  botOperationDone?(approval: Approval): Promise<RenderedAnswer | undefined>;
 }
 
 const AUDIT_RESULT: Record<ApprovalOutcome, AuditResult> = {

@@ -115,9 +115,17 @@ async function checkInDoubt(
   );
   if (!held) return undefined;
   if (workerDied) await announce(surface, held, { kind: 'worker_stopped' });
-  // A change the bot makes itself has no API target to read back; each is safe to run again.
+  // A change the bot makes itself has no API target: what it records of itself tells whether it
+  // finished; otherwise it may have stopped part way, and asking again finishes it.
   if (botOperationOf(held.operationId)) {
-    await closeAs(deps, surface, held, 'unknown', { kind: 'bot_operation_unfinished' });
+    const done = await surface.botOperationDone?.(held);
+    await closeAs(
+      deps,
+      surface,
+      held,
+      done ? 'executed' : 'unknown',
+      done ? { kind: 'answered', answer: done } : { kind: 'bot_operation_unfinished' },
+    );
     return 'settled';
   }
   const op = findOperation(held.operationId);

@@ -65,6 +65,15 @@ export function slackExecutionSurface(
         return { text: reply.text, blocks: reply.blocks };
       },
     },
+    botOperationDone: async (approval) => {
+      // A reset keeps no record of its own that says it finished: it stays unknown.
+      if (approval.operationId !== 'settings.apply') return undefined;
+      const { versionRecordedBy } = await import('../core/settings/settings.js');
+      const version = await versionRecordedBy(deps, approval);
+      if (!version) return undefined;
+      const reply = appliedSettingsReply({ kind: 'applied', version, changes: version.changes });
+      return { text: reply.text, blocks: reply.blocks };
+    },
   };
 }
 

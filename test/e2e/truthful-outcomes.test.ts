@@ -5,9 +5,11 @@ import { getOperation, requireOperation } from '../../lib/api/operations/index.j
 import type { OutcomeCheckSettings } from '../../lib/changes/outcomes.js';
 import { sweepApprovals } from '../../lib/changes/sweep.js';
 import { castVote } from '../../lib/changes/votes.js';
+import { applyApprovedSettings } from '../../lib/core/settings/settings.js';
 import { slackExecutionSurface } from '../../lib/slack/approved-run-surface.js';
 import { runWorkerJob } from '../../lib/slack/worker-handlers.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
+import { StoreError } from '../../lib/store/errors.js';
 import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 import { commandTextFor, existingInputFor } from '../support/sample-inputs.js';
 import { testClock } from '../support/store.js';
@@ -87,6 +89,45 @@ async function approvalOf(card: StoredMessage) {
   const approval = pending.find((a) => a.messageTs === card.ts);
   if (!approval) throw new Error('no pending approval for the card');
   return approval;
+}
+
+/** Bob as an admin the policy names, so he may decide a settings change Ada (a Slack admin) asks for. */
+async function withSettingsAdmin(body: () => Promise<void>): Promise<void> {
+  await e2e.stack.store.approvalPolicy.put(team(), { admins: [BOB] }, ADA);
+  try {
+    await body();
+  } finally {
+    await e2e.stack.store.approvalPolicy.put(team(), {}, ADA);
+  }
+}
+
+/** Ada's import of her exported settings with a longer expiry, approved by Bob: its card and request. */
+async function approvedSettingsChange() {
+  const files = () => e2e.stack.standIn.store.files().filter((f) => f.name.startsWith('settings-'));
+  await e2e.command(ADA, 'settings export');
+  const exported = files().at(-1)?.bytes?.toString('utf8');
+  if (!exported) throw new Error('no settings file sent to Ada');
+  const minutes = Number(/expiryMinutes: (\d+)/.exec(exported)?.[1]);
+  await e2e.command(ADA, 'settings import');
+  const form = e2e.openView(ADA);
+  if (!form) throw new Error('no import form opened for Ada');
+  const edited = exported.replace(/expiryMinutes: \d+/, `expiryMinutes: ${minutes + 5}`);
+  await e2e.stack.workspace.submitView(ADA, form, { document: { document_input: edited } });
+  await e2e.stack.drain();
+  const card = e2e.stack.standIn.store
+    .messages(CHANNEL)
+    .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes('expiryMinutes'))
+    .at(-1);
+  if (!card) throw new Error('no approval card for the settings');
+  const approval = await approvalOf(card);
+  const vote = await castVote(e2e.stack.store, {
+    team: team(),
+    approvalId: approval.id,
+    user: BOB,
+    decision: 'approve',
+  });
+  expect(vote.outcome).toBe('approved');
+  return { card, approval };
 }
 
 async function auditResults(action: string, approvalId?: string): Promise<string[]> {
@@ -405,35 +446,10 @@ describe('the approval sweep', () => {
     expect(threadText(card)).toContain('The worker stopped before it recorded how this ended');
   });
 
-  it('a settings apply whose worker died: the sweep says it stopped part way and to ask again, not that the request cannot be read', async () => {
-    // Bob is an admin the policy names, so he may decide a settings change Ada (a Slack admin) asks for.
-    await e2e.stack.store.approvalPolicy.put(team(), { admins: [BOB] }, ADA);
-    try {
-      const files = () => e2e.stack.standIn.store.files().filter((f) => f.name.startsWith('settings-'));
-      await e2e.command(ADA, 'settings export');
-      const exported = files().at(-1)?.bytes?.toString('utf8');
-      if (!exported) throw new Error('no settings file sent to Ada');
-      const minutes = Number(/expiryMinutes: (\d+)/.exec(exported)?.[1]);
-      await e2e.command(ADA, 'settings import');
-      const form = e2e.openView(ADA);
-      if (!form) throw new Error('no import form opened for Ada');
-      const edited = exported.replace(/expiryMinutes: \d+/, `expiryMinutes: ${minutes + 5}`);
-      await e2e.stack.workspace.submitView(ADA, form, { document: { document_input: edited } });
-      await e2e.stack.drain();
-      const card = e2e.stack.standIn.store
-        .messages(CHANNEL)
-        .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes('expiryMinutes'))
-        .at(-1);
-      if (!card) throw new Error('no approval card for the settings');
-      const approval = await approvalOf(card);
-      // Bob approves; the worker claims the run and dies before it records anything.
-      const vote = await castVote(e2e.stack.store, {
-        team: team(),
-        approvalId: approval.id,
-        user: BOB,
-        decision: 'approve',
-      });
-      expect(vote.outcome).toBe('approved');
+  it('a settings apply whose worker died part way: the sweep says it stopped part way and to ask again, not that the request cannot be read', async () => {
+    await withSettingsAdmin(async () => {
+      const { card, approval } = await approvedSettingsChange();
+      // The worker claims the run and dies before it records anything.
       expect((await e2e.stack.store.approvals.claimExecution(team(), approval.id)).claimed).toBe(true);
 
       clock.advance(4 * 60_000);
@@ -445,9 +461,54 @@ describe('the approval sweep', () => {
       );
       expect(text).not.toContain('can no longer be read back');
       expect(text).not.toMatch(/failed|:x:/);
-    } finally {
-      await e2e.stack.store.approvalPolicy.put(team(), {}, ADA);
-    }
+    });
+  });
+
+  it('a settings apply whose worker died after recording its version: the sweep reads the version back and the card says applied', async () => {
+    await withSettingsAdmin(async () => {
+      const { card, approval } = await approvedSettingsChange();
+      // The worker claims the run, applies the document (its version recorded), and dies.
+      expect((await e2e.stack.store.approvals.claimExecution(team(), approval.id)).claimed).toBe(true);
+      const input = await e2e.stack.store.approvals.readInput(team(), approval.id);
+      const applied = await applyApprovedSettings(e2e.stack.worker, approval, String(input?.proposal));
+      expect(applied.kind).toBe('applied');
+      const version = applied.kind === 'applied' ? applied.version.version : 0;
+
+      clock.advance(4 * 60_000);
+      await sweepApprovals(e2e.stack.worker, slackExecutionSurface(e2e.stack.worker));
+      expect((await e2e.stack.store.approvals.get(team(), approval.id))?.status).toBe('executed');
+      const text = `${e2e.textOf(cardNow(card))}\n${threadText(card)}`;
+      expect(text).toContain(`The settings are now version ${version}`);
+      expect(text).not.toContain('stopped part way');
+      expect(await auditResults('settings.apply', approval.id)).toContain('succeeded');
+    });
+  });
+
+  it('a settings apply whose version was written but whose answer was lost: the worker reads the version back and the card says applied', async () => {
+    await withSettingsAdmin(async () => {
+      const { card, approval } = await approvedSettingsChange();
+      const { store } = e2e.stack.worker;
+      // The version lands in DynamoDB; its answer never comes back.
+      const record: typeof store.settingsVersions.record = async (...args) => {
+        const recorded = await store.settingsVersions.record(...args);
+        // Only the document's own version, the apply's last write, loses its answer.
+        if (args[2].approvalId !== approval.id) return recorded;
+        throw new StoreError('storage_unavailable', 'DynamoDB is not answering.');
+      };
+      const settingsVersions = new Proxy(store.settingsVersions, {
+        get: (target, name) => (name === 'record' ? record : Reflect.get(target, name)),
+      });
+      await runWorkerJob(
+        { ...e2e.stack.worker, store: { ...store, settingsVersions } },
+        { kind: 'approval', correlationId: `corr-${approval.id}`, team: team(), approvalId: approval.id },
+      );
+      await e2e.stack.drain();
+
+      expect((await e2e.stack.store.approvals.get(team(), approval.id))?.status).toBe('executed');
+      const text = `${e2e.textOf(cardNow(card))}\n${threadText(card)}`;
+      expect(text).toContain('The settings are now version');
+      expect(text).not.toContain('stopped part way');
+    });
   });
 
   it('a worker that died before the API call: checked every 5 minutes, then "still unknown" after 30 — never "failed"', async () => {

@@ -525,6 +525,19 @@ export async function settingsHistory(
   return { kind: 'history', versions: await deps.store.settingsVersions.list(caller.team, limit) };
 }
 
+/**
+ * The version an approved request recorded, read back after its worker stopped: the apply records
+ * its version last, so one found means it finished. Versions are made one at a time, and a request
+ * is read back within minutes of its approval, so the newest few are where it would be.
+ */
+export async function versionRecordedBy(
+  deps: Pick<SettingsDeps, 'store'>,
+  approval: { readonly team: string; readonly id: string },
+): Promise<SettingsVersion | undefined> {
+  const recent = await deps.store.settingsVersions.list(approval.team, 20);
+  return recent.find((version) => version.approvalId === approval.id);
+}
+
 export type RollbackOutcome =
   | Refused
   | { readonly kind: 'no_such_version'; readonly version: number; readonly newest: number }
