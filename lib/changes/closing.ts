@@ -80,6 +80,29 @@ const AUDIT_RESULT: Record<ApprovalOutcome, AuditResult> = {
 };
 
 /**
+ * Closes a change the bot makes itself that gave no answer (its worker stopped, or its last
+ * write's answer was lost): what it recorded of itself says whether it finished; otherwise it may
+ * have stopped part way, and asking again finishes it. A read-back that fails is taken as not known.
+ */
+export async function closeUnansweredBotChange(
+  deps: ExecutionDeps,
+  surface: Pick<
+    ExecutionSurface,
+    'closingDetail' | 'showCard' | 'tell' | 'requestChanged' | 'botOperationDone'
+  >,
+  approval: Approval,
+): Promise<boolean> {
+  const done = await surface.botOperationDone?.(approval).catch(() => undefined);
+  return closeAs(
+    deps,
+    surface,
+    approval,
+    done ? 'executed' : 'unknown',
+    done ? { kind: 'answered', answer: done } : { kind: 'bot_operation_unfinished' },
+  );
+}
+
+/**
  * Writes the outcome once and tells the card, the thread and the audit. The conditional
  * `finish` makes a late second writer (a sweep racing a slow worker) a no-op.
  */

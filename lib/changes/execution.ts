@@ -10,6 +10,7 @@ import {
   announce,
   type ClosingReason,
   closeAs,
+  closeUnansweredBotChange,
   type ExecutionDeps,
   type ExecutionSurface,
 } from './closing.js';
@@ -117,15 +118,7 @@ async function runBotOperation(
     await closeAs(deps, surface, approval, 'executed', { kind: 'answered', answer });
   } catch (error) {
     deps.logger.error('approved bot change not finished', { approvalId: approval.id, error });
-    // Its last write's answer may be what was lost: what it recorded of itself tells.
-    const done = await surface.botOperationDone?.(approval).catch(() => undefined);
-    await closeAs(
-      deps,
-      surface,
-      approval,
-      done ? 'executed' : 'unknown',
-      done ? { kind: 'answered', answer: done } : { kind: 'bot_operation_unfinished' },
-    );
+    await closeUnansweredBotChange(deps, surface, approval);
   }
 }
 

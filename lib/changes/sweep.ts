@@ -2,7 +2,13 @@ import { findOperation } from '../api/operations/index.js';
 import type { Approval } from '../store/index.js';
 import { auditApproval } from './audit.js';
 import { botOperationOf } from './bot-operations.js';
-import { announce, closeAs, type ExecutionDeps, type ExecutionSurface } from './closing.js';
+import {
+  announce,
+  closeAs,
+  closeUnansweredBotChange,
+  type ExecutionDeps,
+  type ExecutionSurface,
+} from './closing.js';
 import { checkOnce, DEFAULT_OUTCOME_CHECKS, durationText, verdictFor } from './outcomes.js';
 
 /**
@@ -115,18 +121,9 @@ async function checkInDoubt(
   );
   if (!held) return undefined;
   if (workerDied) await announce(surface, held, { kind: 'worker_stopped' });
-  // A change the bot makes itself has no API target: what it records of itself tells whether it
-  // finished; otherwise it may have stopped part way, and asking again finishes it.
+  // A change the bot makes itself has no API target to read back.
   if (botOperationOf(held.operationId)) {
-    const done = await surface.botOperationDone?.(held);
-    await closeAs(
-      deps,
-      surface,
-      held,
-      done ? 'executed' : 'unknown',
-      done ? { kind: 'answered', answer: done } : { kind: 'bot_operation_unfinished' },
-    );
-    return 'settled';
+    return (await closeUnansweredBotChange(deps, surface, held)) ? 'settled' : undefined;
   }
   const op = findOperation(held.operationId);
   const input = await deps.store.approvals.readInput(held.team, held.id);
