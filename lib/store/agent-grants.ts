@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as z from 'zod';
-import { getParsed, isConditionFailure, parseListedItem, updateIf } from './items.js';
+import { getParsed, isConditionFailure, listPrefixed, updateIf } from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import { recordTeamMember } from './team-data.js';
@@ -154,23 +154,13 @@ export class AgentGrantRepository {
 
   /** The person's agents, oldest first. */
   async listFor(team: string, user: string): Promise<AgentGrant[]> {
-    const grants: AgentGrant[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.#ctx.table.query({
-        TableName: this.#ctx.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.user(team, user), ':prefix': keys.agentGrantPrefix },
-        ConsistentRead: true,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      });
-      for (const item of page.Items ?? []) {
-        const parsed = parseListedItem(GrantItemSchema, item, 'agent grant');
-        if (parsed) grants.push(grantOf(parsed));
-      }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return grants.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    const items = await listPrefixed(
+      this.#ctx,
+      { pk: keys.user(team, user), prefix: keys.agentGrantPrefix },
+      GrantItemSchema,
+      'agent grant',
+    );
+    return items.map(grantOf).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   }
 
   /** Takes the grant away, and with it every token issued under it; true when it was there. */

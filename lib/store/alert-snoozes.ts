@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { StoreError } from './errors.js';
-import { parseListedItem } from './items.js';
+import { listPrefixed } from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import '../zod-settings.js';
@@ -85,39 +85,28 @@ export class AlertSnoozeRepository {
 
   /** The subscription's snoozes that have not ended by `now` (an "until resolved" one has not). */
   async active(team: string, subscription: string, now: Date): Promise<AlertSnooze[]> {
-    const snoozes: AlertSnooze[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.#ctx.table.query({
-        TableName: this.#ctx.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': `${keys.team(team)}#${keys.report(subscription)}`,
-          ':prefix': SNOOZE_PREFIX,
-        },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      });
-      for (const raw of page.Items ?? []) {
-        const item = parseListedItem(SnoozeItemSchema, raw, 'alert snooze');
-        if (item === undefined) continue;
-        const snooze: AlertSnooze = {
+    const items = await listPrefixed(
+      this.#ctx,
+      { pk: `${keys.team(team)}#${keys.report(subscription)}`, prefix: SNOOZE_PREFIX },
+      SnoozeItemSchema,
+      'alert snooze',
+    );
+    return items
+      .map(
+        (item): AlertSnooze => ({
           team: item.team_id,
           subscription: item.subscription_id,
           target: { kind: item.target_kind, id: item.target_id },
           until: item.until_ms === null ? null : new Date(item.until_ms),
           by: item.snoozed_by,
           at: new Date(item.snoozed_at),
-        };
-        const over =
-          snooze.until === null
-            ? now.getTime() - snooze.at.getTime() > UNTIL_RESOLVED_MAX_MS
-            : snooze.until.getTime() <= now.getTime();
-        if (!over) snoozes.push(snooze);
-      }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return snoozes;
+        }),
+      )
+      .filter((snooze) =>
+        snooze.until === null
+          ? now.getTime() - snooze.at.getTime() <= UNTIL_RESOLVED_MAX_MS
+          : snooze.until.getTime() > now.getTime(),
+      );
   }
 
   /** Ends a snooze; false when there was none. */

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { getParsed, parseListedItem } from './items.js';
+import { getParsed, listPrefixed } from './items.js';
 import { COMMAND_NAME_PATTERN, keys } from './keys.js';
 import type { StoreContext } from './store-context.js';
 import '../zod-settings.js';
@@ -108,23 +108,8 @@ export class AliasRepository {
   }
 
   async #listPrefix(team: string, prefix: string): Promise<StoredAlias[]> {
-    const found: StoredAlias[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const result = await this.#ctx.table.query({
-        TableName: this.#ctx.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.team(team), ':prefix': prefix },
-        ConsistentRead: true,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      });
-      for (const raw of result.Items ?? []) {
-        const item = parseListedItem(AliasItemSchema, raw, 'alias');
-        if (item) found.push(toAlias(item));
-      }
-      startKey = result.LastEvaluatedKey;
-    } while (startKey);
-    return found.sort((a, b) => a.name.localeCompare(b.name));
+    const items = await listPrefixed(this.#ctx, { pk: keys.team(team), prefix }, AliasItemSchema, 'alias');
+    return items.map(toAlias).sort((a, b) => a.name.localeCompare(b.name));
   }
 }
 

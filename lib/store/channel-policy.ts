@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { OPERATION_CLASSES } from '../api/operation.js';
-import { getParsed, parseListedItem, updateIf } from './items.js';
+import { getParsed, listPrefixed, updateIf } from './items.js';
 import { keys } from './keys.js';
 import { STEP_UP_REQUIREMENTS } from './step-up-requirements.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
@@ -84,22 +84,13 @@ export class ChannelPolicyRepository {
 
   /** Every channel of the team that has a policy (to say where a refused command is allowed). */
   async list(team: string): Promise<StoredChannelPolicy[]> {
-    const found: StoredChannelPolicy[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const result = await this.#ctx.table.query({
-        TableName: this.#ctx.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.team(team), ':prefix': keys.channelPolicyPrefix },
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      });
-      for (const raw of result.Items ?? []) {
-        const item = parseListedItem(ChannelPolicyItemSchema, raw, 'channel policy');
-        if (item) found.push(toPolicy(item));
-      }
-      startKey = result.LastEvaluatedKey;
-    } while (startKey);
-    return found;
+    const items = await listPrefixed(
+      this.#ctx,
+      { pk: keys.team(team), prefix: keys.channelPolicyPrefix, consistentRead: false },
+      ChannelPolicyItemSchema,
+      'channel policy',
+    );
+    return items.map(toPolicy);
   }
 
   /** Validates before writing: a malformed policy never reaches the table. */

@@ -48,6 +48,36 @@ export function parseListedItem<S extends z.ZodType>(
 }
 
 /**
+ * Every item under `pk` whose sort key begins with `prefix`, page after page, each parsed as a
+ * listing's item (`parseListedItem`: a malformed one is logged and left out). Read consistently
+ * unless `consistentRead` is false.
+ */
+export async function listPrefixed<S extends z.ZodType>(
+  ctx: StoreContext,
+  where: { readonly pk: string; readonly prefix: string; readonly consistentRead?: boolean },
+  schema: S,
+  kind: string,
+): Promise<z.infer<S>[]> {
+  const found: z.infer<S>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await ctx.table.query({
+      TableName: ctx.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': where.pk, ':prefix': where.prefix },
+      ...(where.consistentRead === false ? {} : { ConsistentRead: true }),
+      ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+    });
+    for (const raw of page.Items ?? []) {
+      const item = parseListedItem(schema, raw, kind);
+      if (item !== undefined) found.push(item);
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return found;
+}
+
+/**
  * When `error` says a write's condition failed, returns the item as it was when the condition
  * was checked (the write asked for `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`), or `null`
  * when there was no item. Returns `undefined` for any other error, which the caller rethrows.

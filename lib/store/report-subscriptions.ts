@@ -4,8 +4,8 @@ import {
   type ConditionalUpdate,
   getParsed,
   isConditionFailure,
+  listPrefixed,
   parseItem,
-  parseListedItem,
   putNew,
   updateIf,
   updateReturning,
@@ -270,28 +270,20 @@ export class ReportSubscriptionRepository {
     team: string,
     filter: { channel?: string; owner?: string; profile?: string } = {},
   ): Promise<ReportSubscription[]> {
-    const subscriptions: ReportSubscription[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.#ctx.table.query({
-        TableName: this.#ctx.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.team(team), ':prefix': keys.reportPrefix },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      });
-      for (const raw of page.Items ?? []) {
-        const item = parseListedItem(ReportItemSchema, raw, 'report subscription');
-        if (item === undefined) continue;
-        const sub = toSubscription(item);
-        if (filter.channel !== undefined && sub.channel !== filter.channel) continue;
-        if (filter.owner !== undefined && sub.owner !== filter.owner) continue;
-        if (filter.profile !== undefined && sub.profile !== filter.profile) continue;
-        subscriptions.push(sub);
-      }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return subscriptions;
+    const items = await listPrefixed(
+      this.#ctx,
+      { pk: keys.team(team), prefix: keys.reportPrefix },
+      ReportItemSchema,
+      'report subscription',
+    );
+    return items
+      .map(toSubscription)
+      .filter(
+        (sub) =>
+          (filter.channel === undefined || sub.channel === filter.channel) &&
+          (filter.owner === undefined || sub.owner === filter.owner) &&
+          (filter.profile === undefined || sub.profile === filter.profile),
+      );
   }
 
   async delete(team: string, id: string): Promise<boolean> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { StoreError } from './errors.js';
-import { getParsed, isConditionFailure, parseListedItem, putNew, updateIf } from './items.js';
+import { getParsed, isConditionFailure, listPrefixed, putNew, updateIf } from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import '../zod-settings.js';
@@ -245,23 +245,13 @@ export class RunbookRepository {
   }
 
   async #listPrefix(team: string, prefix: string): Promise<Runbook[]> {
-    const found: Runbook[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const result = await this.#ctx.table.query({
-        TableName: this.#ctx.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.team(team), ':prefix': prefix },
-        ConsistentRead: true,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      });
-      for (const item of result.Items ?? []) {
-        const parsed = parseListedItem(RunbookItemSchema, item, 'runbook');
-        if (parsed) found.push(toRunbook(parsed));
-      }
-      startKey = result.LastEvaluatedKey;
-    } while (startKey);
-    return found;
+    const items = await listPrefixed(
+      this.#ctx,
+      { pk: keys.team(team), prefix },
+      RunbookItemSchema,
+      'runbook',
+    );
+    return items.map(toRunbook);
   }
 
   /** True when there was one to remove. */
