@@ -1,9 +1,10 @@
 import * as z from 'zod';
 import { OPERATION_CLASSES } from '../../api/operation.js';
+import { ApprovalPolicySchema } from '../../store/approval-policy.js';
+import { ApprovalRuleSchema } from '../../store/channel-policy.js';
 import { COMMAND_NAME_PATTERN } from '../../store/keys.js';
 import { REPORT_KIND_NAMES } from '../../store/report-kind-names.js';
 import { BURST_AT_BOUNDS, FLAP_MINUTES_BOUNDS } from '../../store/report-noise-bounds.js';
-import { STEP_UP_REQUIREMENTS } from '../../store/step-up-requirements.js';
 import '../../zod-settings.js';
 
 /**
@@ -48,34 +49,31 @@ const RunbooksSchema = z
   .record(CommandNameSchema, z.array(z.string().min(1).max(500)).min(1).max(20))
   .describe('Runbook name → its steps, each a command with $1…$9 for the run’s arguments.');
 
-const StepUpSchema = z.enum(STEP_UP_REQUIREMENTS);
+// The values the store keeps take the store's own bounds and defaults; the document names people.
+const stored = ApprovalPolicySchema.shape;
+const storedRule = ApprovalRuleSchema.shape;
 
 export const ApprovalsSchema = z.strictObject({
   approvers: z.array(PersonSchema).max(100).default([]),
   approverGroup: GroupSchema.nullable().default(null),
-  required: z.number().int().min(1).max(10).default(1),
-  selfApproval: z.boolean().default(false),
-  expiryMinutes: z
-    .number()
-    .int()
-    .min(1)
-    .max(24 * 60)
-    .default(15),
-  stepUp: StepUpSchema.default('none'),
-  requireReason: z.boolean().default(false),
+  required: stored.requiredApprovals,
+  selfApproval: stored.allowSelfApproval,
+  expiryMinutes: stored.expiryMinutes,
+  stepUp: stored.stepUp,
+  requireReason: stored.requireReason,
   /** Who may change the workspace's settings, besides the deployment's admins. */
   admins: z.array(PersonSchema).max(100).default([]),
 });
 
 /** A rule overrides only what it sets; the rest comes from the class rule, then the workspace. */
 const RuleSchema = z.strictObject({
-  required: z.number().int().min(1).max(10).optional(),
+  required: storedRule.requiredApprovals,
   approvers: z.array(PersonSchema).max(100).optional(),
   approverGroup: GroupSchema.nullable().optional(),
-  selfApproval: z.boolean().optional(),
-  expiryMinutes: z.number().int().min(1).max(1440).optional(),
-  stepUp: StepUpSchema.optional(),
-  requireReason: z.boolean().optional(),
+  selfApproval: storedRule.allowSelfApproval,
+  expiryMinutes: storedRule.expiryMinutes,
+  stepUp: storedRule.stepUp,
+  requireReason: storedRule.requireReason,
 });
 
 const RuleKeySchema = z
