@@ -91,6 +91,15 @@ function fact(value: string | undefined, format: (v: string) => string = escapeM
   return value === undefined ? [] : [format(value)];
 }
 
+/**
+ * The item's `size` in words with its unit for `kind` (`20 GB`), when it has one: words of the
+ * bot's own, shown as they are (`fact(sizeAt(…), String)`).
+ */
+function sizeAt(item: Item, kind: string): string | undefined {
+  const size = numberAt(item, 'size');
+  return size === undefined ? undefined : quantityWords(size, 'size', kind);
+}
+
 /** An enum value of the API in words (`asynch` → `asynchronous`), as a row fact. */
 function enumFact(item: Item, key: string): string[] {
   return fact(enumAt(item, key));
@@ -378,9 +387,7 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
     collection: /^\/volumes$/,
     rowFacts: (v) => [
       ...status(v),
-      ...(numberAt(v, 'size') === undefined
-        ? []
-        : [quantityWords(numberAt(v, 'size') ?? 0, 'size', 'volume')]),
+      ...fact(sizeAt(v, 'volume'), String),
       ...fact(stringAt(v, 'region')),
       numberAt(v, 'node_id') === undefined
         ? 'not attached'
@@ -388,9 +395,7 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
     ],
     fields: (v) => [
       ...field('Status', status(v)[0]),
-      ...(numberAt(v, 'size') === undefined
-        ? []
-        : field('Size', quantityWords(numberAt(v, 'size') ?? 0, 'size', 'volume'))),
+      ...field('Size', sizeAt(v, 'volume')),
       ...scalarField(v, 'region', 'Region'),
       ...field(
         'Attached to',
@@ -593,11 +598,7 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
     noun: 'disk',
     plural: 'disks',
     collection: /^\/node\/instances\/\{\}\/disks$/,
-    rowFacts: (d) => [
-      ...status(d),
-      ...(numberAt(d, 'size') === undefined ? [] : [quantityWords(numberAt(d, 'size') ?? 0, 'size', 'disk')]),
-      ...enumFact(d, 'filesystem'),
-    ],
+    rowFacts: (d) => [...status(d), ...fact(sizeAt(d, 'disk'), String), ...enumFact(d, 'filesystem')],
     actions: [
       { label: 'Resize', operation: 'nodes.disks-resize', form: true, inMenu: true },
       remove('nodes.disks-delete'),
@@ -610,13 +611,7 @@ export const RESOURCE_KINDS: readonly ResourceKind[] = [
     noun: 'volume',
     plural: 'volumes',
     collection: /^\/node\/instances\/\{\}\/volumes$/,
-    rowFacts: (v) => [
-      ...status(v),
-      ...(numberAt(v, 'size') === undefined
-        ? []
-        : [quantityWords(numberAt(v, 'size') ?? 0, 'size', 'volume')]),
-      ...fact(stringAt(v, 'region')),
-    ],
+    rowFacts: (v) => [...status(v), ...fact(sizeAt(v, 'volume'), String), ...fact(stringAt(v, 'region'))],
     itemRoute: () => '/volumes/{}',
     actions: [
       {
