@@ -73,7 +73,7 @@ export async function exportSettings(
   surface: SettingsSurface,
   caller: Caller,
 ): Promise<ExportOutcome> {
-  if (!(await isAdmin(deps, caller))) return { kind: 'refused', reason: 'not_policy_admin' };
+  if (!(await isSettingsAdmin(deps, caller))) return { kind: 'refused', reason: 'not_policy_admin' };
   return { kind: 'exported', ...(await currentDocument(deps, surface, caller.team)) };
 }
 
@@ -238,7 +238,7 @@ export async function requestSettingsImport(
     readonly reason?: string | undefined;
   },
 ): Promise<ImportOutcome> {
-  if (!(await isAdmin(deps, caller))) return { kind: 'refused', reason: 'not_policy_admin' };
+  if (!(await isSettingsAdmin(deps, caller))) return { kind: 'refused', reason: 'not_policy_admin' };
   const read: DocumentText =
     typeof request.document === 'string'
       ? { ok: true, text: request.document }
@@ -521,7 +521,7 @@ export async function settingsHistory(
   caller: Caller,
   limit = 20,
 ): Promise<HistoryOutcome> {
-  if (!(await isAdmin(deps, caller))) return { kind: 'refused', reason: 'not_policy_admin' };
+  if (!(await isSettingsAdmin(deps, caller))) return { kind: 'refused', reason: 'not_policy_admin' };
   return { kind: 'history', versions: await deps.store.settingsVersions.list(caller.team, limit) };
 }
 
@@ -551,7 +551,7 @@ export async function requestSettingsRollback(
   caller: Caller,
   request: { readonly version: number; readonly reason?: string | undefined },
 ): Promise<RollbackOutcome> {
-  if (!(await isAdmin(deps, caller))) return { kind: 'refused', reason: 'not_policy_admin' };
+  if (!(await isSettingsAdmin(deps, caller))) return { kind: 'refused', reason: 'not_policy_admin' };
   const newest = await deps.store.settingsVersions.headVersion(caller.team);
   const version =
     Number.isSafeInteger(request.version) && request.version >= 1 && request.version <= newest
@@ -582,9 +582,5 @@ export async function requestSettingsRollback(
  * person attached, so nobody else's file is ever read.
  */
 export async function isSettingsAdmin(deps: SettingsDeps, caller: Caller): Promise<boolean> {
-  return isAdmin(deps, caller);
-}
-
-async function isAdmin(deps: SettingsDeps, caller: Caller): Promise<boolean> {
   return isPolicyAdmin(deps, caller, await deps.store.approvalPolicy.get(caller.team));
 }
