@@ -18,7 +18,7 @@ import { inSlackTeam } from '../slack-kit/web-client.js';
 import type { Approval, CardCopy, StepUpRequirement, Store } from '../store/index.js';
 import type { Handoff } from '../worker/handoff.js';
 import { approverGroupMembers } from './approver-groups.js';
-import { isWorkspaceAdmin } from './caller.js';
+import { isDeployOrWorkspaceAdmin } from './caller.js';
 import { renderApprovalCard } from './render/approval.js';
 import { approvalEventText, breakGlassAlarm } from './render/approval-events.js';
 
@@ -117,7 +117,7 @@ export function slackApprovalSurface(
     announceBreakGlass: (approval, announcement) =>
       announceBreakGlass(client, logger, approval, announcement),
     approverGroupMembers: (group) => approverGroupMembers(client, group),
-    isAdmin: async (user) => deps.approvalAdmins?.includes(user) || isWorkspaceAdmin(client, user),
+    isAdmin: (user) => isDeployOrWorkspaceAdmin(client, deps.approvalAdmins, user),
     withinTeam: inSlackTeam,
   };
 }

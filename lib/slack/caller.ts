@@ -21,3 +21,15 @@ export async function isWorkspaceAdmin(client: WebClient, user: string): Promise
   const info = await client.users.info({ user });
   return info.user?.is_admin === true || info.user?.is_owner === true;
 }
+
+/**
+ * Whether `user` is an admin who decides settings changes besides those the policy names: one of
+ * the deployment's (`APPROVAL_ADMINS`, no lookup) or the workspace's by Slack; a failed lookup throws.
+ */
+export async function isDeployOrWorkspaceAdmin(
+  client: WebClient,
+  approvalAdmins: readonly string[] | undefined,
+  user: string,
+): Promise<boolean> {
+  return approvalAdmins?.includes(user) === true || isWorkspaceAdmin(client, user);
+}

@@ -27,7 +27,7 @@ import type {
 } from '../store/index.js';
 import { truncate } from '../truncate.js';
 import { approverGroupMembers } from './approver-groups.js';
-import { isWorkspaceAdmin } from './caller.js';
+import { isDeployOrWorkspaceAdmin } from './caller.js';
 import { agentLine, plainAgentName } from './render/agents.js';
 import { requestWords, runbookWords, voteButtons } from './render/approval.js';
 import { standingLine } from './render/request-standing.js';
@@ -133,11 +133,9 @@ export async function gatherHome(
     isAdmin: (() => {
       let asked: Promise<boolean> | undefined;
       return async (who: string) => {
-        asked ??= deps.approvalAdmins?.includes(who)
-          ? Promise.resolve(true)
-          : isWorkspaceAdmin(client, who)
-              // Not known: Home leaves such a request out, and a click on its card would say why.
-              .catch(() => false);
+        asked ??= isDeployOrWorkspaceAdmin(client, deps.approvalAdmins, who)
+          // Not known: Home leaves such a request out, and a click on its card would say why.
+          .catch(() => false);
         return asked;
       };
     })(),
