@@ -105,7 +105,7 @@ export class AccountFeed {
 
   /** The events a first run at `now` reads (`eventsReadFrom`): the overlap before it. */
   recentEvents(now: Date): Promise<AccountEvent[]> {
-    return this.events(eventsReadFrom([{ lastRun: null }], now));
+    return this.eventsFor([{ lastRun: null }], now);
   }
 
   stats(): Promise<ManagedStats> {
