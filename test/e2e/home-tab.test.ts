@@ -4,6 +4,7 @@ import { HOME_MAX_BLOCKS } from '../../lib/slack/home.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
 import { SLACK_LIMITS } from '../../lib/slack-kit/limits.js';
 import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
+import { requestLongerExpiry } from '../support/settings-requests.js';
 import { testClock } from '../support/store.js';
 
 /**
@@ -98,28 +99,9 @@ describe('app_home_opened', () => {
 
 describe('a settings change on Home', () => {
   it('waits for the vote of a deployment admin (APPROVAL_ADMINS) who approves, though Slack does not call them an admin', async () => {
-    const files = () => e2e.stack.standIn.store.files().filter((f) => f.name.startsWith('settings-'));
-    await e2e.command(ADA, 'settings export');
-    const exported = files().at(-1)?.bytes?.toString('utf8');
-    if (!exported) throw new Error('no settings file sent to Ada');
-    const minutes = Number(/expiryMinutes: (\d+)/.exec(exported)?.[1]);
-    expect(minutes).toBeGreaterThan(0);
-    await e2e.command(ADA, 'settings import');
-    const form = e2e.openView(ADA);
-    if (!form) throw new Error('no import form opened for Ada');
-    const changed = exported.replace(/expiryMinutes: \d+/, `expiryMinutes: ${minutes + 5}`);
-    const submitted = await e2e.stack.workspace.submitView(ADA, form, {
-      document: { document_input: changed },
-    });
-    await e2e.stack.drain();
-    expect(submitted.body).toBe('');
-
-    const card = e2e.stack.standIn.store
-      .messages(CHANNEL)
-      .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes('expiryMinutes'))
-      .at(-1);
-    const approvalId = /Request ([0-9a-f-]{36})/.exec(JSON.stringify(card?.blocks))?.[1];
-    if (!approvalId) throw new Error('no approval card for the settings change');
+    const card = await requestLongerExpiry(e2e, ADA);
+    const approvalId = /Request ([0-9a-f-]{36})/.exec(JSON.stringify(card.blocks))?.[1];
+    if (!approvalId) throw new Error('no request id on the settings card');
 
     await openHome(BOB);
     const text = homeText(BOB);

@@ -12,6 +12,7 @@ import { ActionId } from '../../lib/slack-kit/interactions.js';
 import { StoreError } from '../../lib/store/errors.js';
 import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 import { commandTextFor, existingInputFor } from '../support/sample-inputs.js';
+import { requestLongerExpiry } from '../support/settings-requests.js';
 import { testClock } from '../support/store.js';
 
 /**
@@ -103,22 +104,7 @@ async function withSettingsAdmin(body: () => Promise<void>): Promise<void> {
 
 /** Ada's import of her exported settings with a longer expiry, approved by Bob: its card and request. */
 async function approvedSettingsChange() {
-  const files = () => e2e.stack.standIn.store.files().filter((f) => f.name.startsWith('settings-'));
-  await e2e.command(ADA, 'settings export');
-  const exported = files().at(-1)?.bytes?.toString('utf8');
-  if (!exported) throw new Error('no settings file sent to Ada');
-  const minutes = Number(/expiryMinutes: (\d+)/.exec(exported)?.[1]);
-  await e2e.command(ADA, 'settings import');
-  const form = e2e.openView(ADA);
-  if (!form) throw new Error('no import form opened for Ada');
-  const edited = exported.replace(/expiryMinutes: \d+/, `expiryMinutes: ${minutes + 5}`);
-  await e2e.stack.workspace.submitView(ADA, form, { document: { document_input: edited } });
-  await e2e.stack.drain();
-  const card = e2e.stack.standIn.store
-    .messages(CHANNEL)
-    .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes('expiryMinutes'))
-    .at(-1);
-  if (!card) throw new Error('no approval card for the settings');
+  const card = await requestLongerExpiry(e2e, ADA);
   const approval = await approvalOf(card);
   const vote = await castVote(e2e.stack.store, {
     team: team(),
