@@ -1,6 +1,6 @@
 import { OAuthError, OAuthErrorCode } from '@modelcontextprotocol/server';
 import { loadConfig, storageSettings } from '../../lib/config.js';
-import { AgentGrantRepository } from '../../lib/store/agent-grants.js';
+import { type AgentGrant, AgentGrantRepository } from '../../lib/store/agent-grants.js';
 import { createHttpTable, tableTarget } from '../../lib/store/http-table.js';
 import { mcpAppHandler } from './mcp-app.js';
 
@@ -8,8 +8,9 @@ import { mcpAppHandler } from './mcp-app.js';
  * The floor of the agents' function's cold start: the minimal MCP server (`mcp-app.ts`) plus only
  * what any request to `/mcp` cannot be answered without: the bot's configuration, checked by its
  * own `loadConfig`, and the bearer token checked as the agents' function checks it
- * (`store.agentGrants.verifyAccessToken`: the token's hash and its grant read from DynamoDB through
- * the bot's table client, the grant's last use written). Neither the tools fitted to the person,
+ * (`store.agentGrants.verifyAccessToken`: the token's hash read from DynamoDB through the bot's
+ * table client, then its grant with the caller's items in one batch; the grant's last use written
+ * beside the call, `noteUse`). Neither the tools fitted to the person,
  * the operations table, the Slack client nor the OAuth pages: whatever the agents' function costs
  * above this floor is what loading less of it could still save.
  */
@@ -43,7 +44,9 @@ export const handler = mcpAppHandler(
         scopes: [...verified.scopes],
         expiresAt: Math.floor(verified.expiresAt.getTime() / 1000),
         resource: new URL(verified.resource),
+        extra: { grant: verified.grant },
       };
     },
   },
+  (auth) => grants.noteUse(auth.extra?.grant as AgentGrant),
 );

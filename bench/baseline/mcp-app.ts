@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import {
+  type AuthInfo,
   createMcpHandler,
   getOAuthProtectedResourceMetadataUrl,
   McpServer,
@@ -28,7 +29,15 @@ export interface McpAppSettings {
 
 export type McpAppHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
 
-export function mcpAppHandler(settings: McpAppSettings, verifier: OAuthTokenVerifier): McpAppHandler {
+/**
+ * `alongside`: what a verified request does beside serving it (the floor writes the agent's last
+ * use there, as the agents' function does); the answer waits for both.
+ */
+export function mcpAppHandler(
+  settings: McpAppSettings,
+  verifier: OAuthTokenVerifier,
+  alongside?: (auth: AuthInfo) => Promise<void>,
+): McpAppHandler {
   const resource = new URL(`${settings.publicUrl}/mcp`);
   const gate = requireBearerAuth({
     verifier,
@@ -73,7 +82,10 @@ export function mcpAppHandler(settings: McpAppSettings, verifier: OAuthTokenVeri
       ...(method === 'GET' || method === 'HEAD' || body === undefined ? {} : { body }),
     });
     const auth = await gate(request);
-    const response = auth instanceof Response ? auth : await mcp.fetch(request, { authInfo: auth });
+    const response =
+      auth instanceof Response
+        ? auth
+        : (await Promise.all([mcp.fetch(request, { authInfo: auth }), alongside?.(auth)]))[0];
     return {
       statusCode: response.status,
       headers: Object.fromEntries(response.headers),

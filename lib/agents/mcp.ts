@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Caller } from '../core/caller.js';
 import { type AgentGrant, type AgentScope, SLACKBOT_GRANT_ID } from '../store/agent-grants.js';
+import type { ReadAhead } from '../store/read-ahead.js';
 import type { AgentToolDeps } from './tool-deps.js';
 import { type AgentSession, registerAgentTools } from './tools.js';
 
@@ -27,6 +28,8 @@ export interface AgentAuth {
   readonly scopes: readonly AgentScope[];
   /** Where a scope challenge points (RFC 9728), for agents that signed in with OAuth. */
   readonly resourceMetadataUrl?: string | undefined;
+  /** The person's items in the home channel, already asked for while the token was checked. */
+  readonly callerRead?: ReadAhead | undefined;
 }
 
 /** A signed Slackbot call from someone whose Slackbot may not act for them: tools say how to allow it. */
@@ -57,7 +60,12 @@ export function createMcpEndpoint(deps: AgentToolDeps): McpEndpoint {
     },
   );
   return {
-    serve: (request, auth) => handler.fetch(request, { authInfo: authInfoOf(auth) }),
+    async serve(request, auth) {
+      // The agent's last use is written beside the call, not before it; the answer waits for both.
+      const used = 'grant' in auth ? deps.store.agentGrants.noteUse(auth.grant) : undefined;
+      const [response] = await Promise.all([handler.fetch(request, { authInfo: authInfoOf(auth) }), used]);
+      return response;
+    },
   };
 }
 
@@ -69,7 +77,7 @@ function authInfoOf(auth: AgentAuth | SlackbotStranger): AuthInfo {
     clientId: auth.grant.clientId,
     scopes: [...auth.scopes],
     ...(auth.resourceMetadataUrl ? { resourceMetadataUrl: auth.resourceMetadataUrl } : {}),
-    extra: { grant: auth.grant },
+    extra: { grant: auth.grant, callerRead: auth.callerRead },
   };
 }
 
@@ -81,6 +89,7 @@ function sessionOf(authInfo: AuthInfo | undefined): AgentSession {
     caller: agentCaller(grant),
     scopes: (authInfo?.scopes ?? []) as AgentScope[],
     slackbot: grant.id === SLACKBOT_GRANT_ID,
+    callerRead: authInfo?.extra?.callerRead as ReadAhead | undefined,
   };
 }
 
@@ -117,7 +126,7 @@ export function bearerGate(
           scopes: [...verified.scopes],
           expiresAt: Math.floor(verified.expiresAt.getTime() / 1000),
           resource: new URL(verified.resource),
-          extra: { grant: verified.grant },
+          extra: { grant: verified.grant, callerRead: verified.callerRead },
         };
       },
     },
@@ -128,6 +137,7 @@ export function bearerGate(
     const result = await gate(request);
     if (result instanceof Response) return result;
     const grant = result.extra?.grant as AgentGrant;
-    return { grant, scopes: result.scopes as AgentScope[], resourceMetadataUrl };
+    const callerRead = result.extra?.callerRead as ReadAhead | undefined;
+    return { grant, scopes: result.scopes as AgentScope[], resourceMetadataUrl, callerRead };
   };
 }

@@ -10,7 +10,7 @@ import { type AgentOperationKind, agentKindOf, operationsFor } from '../core/age
 import type { Caller } from '../core/caller.js';
 import type { AgentScope } from '../store/agent-grants.js';
 import { loadAhead, type Store } from '../store/index.js';
-import { callerKeys } from '../store/read-ahead.js';
+import { callerKeys, type ReadAhead } from '../store/read-ahead.js';
 import type { AgentToolDeps } from './tool-deps.js';
 import '../zod-settings.js';
 
@@ -38,6 +38,8 @@ export type AgentSession =
       readonly scopes: readonly AgentScope[];
       /** Slackbot draws Block Kit beside the text (MCP-FACTS §4). */
       readonly slackbot: boolean;
+      /** The caller's items (`callerKeys`), when they were asked for with the grant. */
+      readonly callerRead?: ReadAhead | undefined;
     }
   | { readonly stranger: true };
 
@@ -94,7 +96,8 @@ export async function registerAgentTools(
   }
   const { caller } = session;
   // The caller's items, read once for the request: the fit below, and a call's guard and token.
-  const callerRead = deps.store.readAhead(callerKeys(caller.team, caller.user, caller.channel));
+  const callerRead =
+    session.callerRead ?? deps.store.readAhead(callerKeys(caller.team, caller.user, caller.channel));
   // The generated catalog, not the operations table: the fit needs each operation's scopes, class,
   // method and whether it is destructive, and building the table's rows with their schemas was the
   // biggest part of what a cold `tools/list` loaded beyond the MCP server itself.

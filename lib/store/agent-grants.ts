@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { getParsed, isConditionFailure, listPrefixed, updateIf } from './items.js';
 import { keys } from './keys.js';
+import { callerKeys, type ReadAhead, readAhead } from './read-ahead.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import { recordTeamMember } from './team-data.js';
 import '../zod-settings.js';
@@ -69,6 +70,12 @@ export interface VerifiedAgentToken {
   /** The resource (the MCP endpoint's URL) the token was issued for. */
   readonly resource: string;
   readonly scopes: readonly AgentScope[];
+  /**
+   * The person's items and their home channel's policy (`callerKeys`), asked in the same batch as
+   * the grant: what the agent's tools are fitted to and a call is guarded by. Absent for a token
+   * issued before tokens named their grant's home channel.
+   */
+  readonly callerRead?: ReadAhead | undefined;
 }
 
 /** Why a token does not count: said to the agent only as "invalid token". */
@@ -97,6 +104,8 @@ const TokenItemSchema = z.object({
   client_id: z.string(),
   resource: z.string(),
   scopes: z.array(z.enum(AGENT_SCOPES)),
+  /** The grant's home channel when the token was issued, so its items are read with the grant. */
+  home_channel: z.string().optional(),
   valid_until_ms: z.number(),
   used_at: z.iso.datetime().optional(),
 });
@@ -142,12 +151,13 @@ export class AgentGrantRepository {
     return grantOf(item);
   }
 
-  async get(team: string, user: string, id: string): Promise<AgentGrant | undefined> {
+  async get(team: string, user: string, id: string, read?: ReadAhead): Promise<AgentGrant | undefined> {
     const item = await getParsed(
       this.#ctx,
       { pk: keys.user(team, user), sk: keys.agentGrant(id) },
       GrantItemSchema,
       'agent grant',
+      read,
     );
     return item && grantOf(item);
   }
@@ -191,7 +201,10 @@ export class AgentGrantRepository {
     return { accessToken, refreshToken, expiresInSeconds: ACCESS_TOKEN_SECONDS, scopes: grant.scopes };
   }
 
-  /** The grant behind an access token, if the token counts for `resource` now. */
+  /**
+   * The grant behind an access token, if the token counts for `resource` now. Its last use is not
+   * written here: `noteUse` writes it beside the call the token was for.
+   */
   async verifyAccessToken(
     token: string,
     resource: string,
@@ -200,15 +213,43 @@ export class AgentGrantRepository {
     if (!found) return { refused: 'unknown' };
     if (found.valid_until_ms <= this.#ctx.now().getTime()) return { refused: 'expired' };
     if (found.resource !== resource) return { refused: 'wrong_resource' };
-    const grant = await this.get(found.team_id, found.user_id, found.grant_id);
+    const { team_id: team, user_id: user, home_channel: channel } = found;
+    // One round trip for the grant and what the call reads first. The token only says where to
+    // look: the grant read in the same batch decides, and a read for another channel goes unused.
+    const read =
+      channel === undefined
+        ? undefined
+        : readAhead(this.#ctx, [
+            { pk: keys.user(team, user), sk: keys.agentGrant(found.grant_id) },
+            ...callerKeys(team, user, channel),
+          ]);
+    const grant = await this.get(team, user, found.grant_id, read);
     if (!grant || grant.clientId !== found.client_id) return { refused: 'revoked' };
-    await this.#touch(grant);
     return {
       grant,
       expiresAt: new Date(found.valid_until_ms),
       resource: found.resource,
       scopes: found.scopes,
+      ...(read && grant.homeChannel === channel ? { callerRead: read } : {}),
     };
+  }
+
+  /**
+   * Writes that the agent was used now, at most every five minutes. It never fails: last use is
+   * for people to read, and a call does not fail for want of it.
+   */
+  async noteUse(grant: AgentGrant): Promise<void> {
+    const now = this.#ctx.now();
+    if (grant.lastUsedAt && now.getTime() - grant.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
+    await this.#ctx.table
+      .update({
+        TableName: this.#ctx.tableName,
+        Key: { pk: keys.user(grant.team, grant.user), sk: keys.agentGrant(grant.id) },
+        UpdateExpression: 'SET last_used_at = :now',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':now': now.toISOString() },
+      })
+      .catch(() => undefined);
   }
 
   /**
@@ -283,6 +324,7 @@ export class AgentGrantRepository {
       client_id: grant.clientId,
       resource,
       scopes: [...grant.scopes],
+      home_channel: grant.homeChannel,
       valid_until_ms: validUntil,
       // TTL removes it a day after it stops counting.
       expires_at: epochSeconds(new Date(validUntil)) + 86_400,
@@ -297,21 +339,6 @@ export class AgentGrantRepository {
       // 32 random bytes: an item already under the hash is this put's own first attempt.
       if (!isConditionFailure(error)) throw error;
     }
-  }
-
-  async #touch(grant: AgentGrant): Promise<void> {
-    const now = this.#ctx.now();
-    if (grant.lastUsedAt && now.getTime() - grant.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
-    await this.#ctx.table
-      .update({
-        TableName: this.#ctx.tableName,
-        Key: { pk: keys.user(grant.team, grant.user), sk: keys.agentGrant(grant.id) },
-        UpdateExpression: 'SET last_used_at = :now',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':now': now.toISOString() },
-      })
-      // Last use is for people to read; a call does not fail for want of it.
-      .catch(() => undefined);
   }
 }
 

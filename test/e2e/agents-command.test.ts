@@ -82,7 +82,9 @@ describe('/cloud agents', () => {
     });
     // A use of the agent's token is its last use.
     const tokens = await e2e.stack.store.agentGrants.issueTokens(claude, RESOURCE);
-    await e2e.stack.store.agentGrants.verifyAccessToken(tokens.accessToken, RESOURCE);
+    const verified = await e2e.stack.store.agentGrants.verifyAccessToken(tokens.accessToken, RESOURCE);
+    if ('refused' in verified) throw new Error(`the token was refused: ${verified.refused}`);
+    await e2e.stack.store.agentGrants.noteUse(verified.grant);
 
     const reply = await say(user, 'agents list');
 

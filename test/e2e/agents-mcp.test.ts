@@ -124,6 +124,25 @@ describe('reads', () => {
     await client.close();
   });
 
+  it("through the endpoint are the agent's last use, which the person then sees", async () => {
+    const grant = await e2e.stack.store.agentGrants.create({
+      team: team(),
+      user: ALICE,
+      clientId: 'https://agent.example.com/client.json',
+      clientName: 'Used Agent',
+      homeChannel: CHANNEL,
+      scopes: ['cloud:read'],
+    });
+    const { accessToken } = await e2e.stack.store.agentGrants.issueTokens(grant, e2e.stack.mcpUrl);
+    const client = await connect(accessToken);
+    const result = await client.callTool({ name: 'read', arguments: { operation: 'volumes.list' } });
+    expect(result.isError).toBeFalsy();
+    // Written beside the call, and done before its answer came back.
+    const used = await e2e.stack.store.agentGrants.get(team(), ALICE, grant.id);
+    expect(used?.lastUsedAt).toBeInstanceOf(Date);
+    await client.close();
+  });
+
   it('find_operations answers operations with their input schemas', async () => {
     const client = await connect(await agentToken());
     const result = await client.callTool({ name: 'find_operations', arguments: { query: 'attach volume' } });

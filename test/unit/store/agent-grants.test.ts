@@ -8,6 +8,9 @@ import {
   REFRESH_TOKEN_SECONDS,
   SLACKBOT_GRANT_ID,
 } from '../../../lib/store/agent-grants.js';
+import { keys } from '../../../lib/store/keys.js';
+import { callerKeys } from '../../../lib/store/read-ahead.js';
+import type { Table } from '../../../lib/store/table.js';
 import { createTestTable, type TestTable } from '../../support/store.js';
 
 let table: TestTable;
@@ -106,6 +109,110 @@ describe('access tokens', () => {
     expect(await grants.revokeAllFor('T0TEAM', 'U0LOGOUT')).toBe(2);
     expect(await grants.listFor('T0TEAM', 'U0LOGOUT')).toEqual([]);
     expect(await grants.verifyAccessToken(first.accessToken, RESOURCE)).toEqual({ refused: 'revoked' });
+  });
+});
+
+describe('verifying an access token', () => {
+  /** The repository over a table that counts its calls, by name. */
+  function countedGrants(): { counted: AgentGrantRepository; calls: string[] } {
+    const calls: string[] = [];
+    const countedTable = new Proxy(table.ctx.table, {
+      get(target, name: keyof Table) {
+        const member = target[name];
+        if (typeof member !== 'function') return member;
+        return (...args: unknown[]) => {
+          calls.push(String(name));
+          return (member as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    return { counted: new AgentGrantRepository({ ...table.ctx, table: countedTable }), calls };
+  }
+
+  it('reads the grant and the caller’s items in one batch after the token, and writes nothing', async () => {
+    const grant = await newGrant('U0BATCH');
+    const { accessToken } = await grants.issueTokens(grant, RESOURCE);
+    await table.ctx.table.put({
+      TableName: table.ctx.tableName,
+      Item: {
+        pk: keys.team('T0TEAM'),
+        sk: keys.channelPolicy('C0OPS'),
+        kind: 'channel_policy',
+        marker: 'ops',
+      },
+    });
+    const { counted, calls } = countedGrants();
+
+    const verified = await counted.verifyAccessToken(accessToken, RESOURCE);
+
+    if ('refused' in verified) throw new Error(`refused: ${verified.refused}`);
+    expect(calls).toEqual(['get', 'batchGet']);
+    const [active, policy, defaultLink] = callerKeys('T0TEAM', 'U0BATCH', 'C0OPS');
+    if (!active || !policy || !defaultLink) throw new Error('callerKeys named fewer items');
+    // The caller's items come from that batch: asking for them reads nothing more.
+    expect(await verified.callerRead?.itemAt(policy)).toMatchObject({ marker: 'ops' });
+    expect(await verified.callerRead?.itemAt(defaultLink)).toBeUndefined();
+    expect(verified.callerRead?.itemAt({ pk: keys.team('T0TEAM'), sk: keys.channelPolicy('C0DEV') })).toBe(
+      undefined,
+    );
+    expect(calls).toEqual(['get', 'batchGet']);
+  });
+
+  it('gives no caller’s items read for a channel the grant no longer has', async () => {
+    const grant = await newGrant('U0MOVED');
+    const { accessToken } = await grants.issueTokens(grant, RESOURCE);
+    // The grant now names another home channel than the one the token was issued with.
+    await table.ctx.table.update({
+      TableName: table.ctx.tableName,
+      Key: { pk: keys.user('T0TEAM', 'U0MOVED'), sk: keys.agentGrant(grant.id) },
+      UpdateExpression: 'SET home_channel = :channel',
+      ExpressionAttributeValues: { ':channel': 'C0DEV' },
+    });
+
+    const verified = await grants.verifyAccessToken(accessToken, RESOURCE);
+
+    expect(verified).toMatchObject({ grant: { id: grant.id, homeChannel: 'C0DEV' } });
+    expect(verified).not.toHaveProperty('callerRead');
+  });
+
+  it('still counts a token issued before tokens named the home channel, reading the grant alone', async () => {
+    const grant = await newGrant('U0OLDTOKEN');
+    const { accessToken } = await grants.issueTokens(grant, RESOURCE);
+    await table.ctx.table.update({
+      TableName: table.ctx.tableName,
+      Key: { pk: keys.agentToken(createHash('sha256').update(accessToken).digest('base64url')), sk: 'TOKEN' },
+      UpdateExpression: 'REMOVE home_channel',
+    });
+    const { counted, calls } = countedGrants();
+
+    const verified = await counted.verifyAccessToken(accessToken, RESOURCE);
+
+    expect(verified).toMatchObject({ grant: { id: grant.id } });
+    expect(verified).not.toHaveProperty('callerRead');
+    expect(calls).toEqual(['get', 'get']);
+  });
+
+  it('writes the last use apart from the check, at most every five minutes', async () => {
+    const grant = await newGrant('U0LASTUSE');
+    await grants.noteUse(grant);
+    const used = await grants.get('T0TEAM', 'U0LASTUSE', grant.id);
+    expect(used?.lastUsedAt?.toISOString()).toBe(table.clock.now().toISOString());
+    if (!used) throw new Error('the grant is gone');
+
+    const { counted, calls } = countedGrants();
+    table.clock.advance(60_000);
+    await counted.noteUse(used);
+    expect(calls).toEqual([]);
+    table.clock.advance(5 * 60_000);
+    await counted.noteUse(used);
+    expect(calls).toEqual(['update']);
+  });
+
+  it('writes no last use for a grant revoked meanwhile, and does not fail for it', async () => {
+    const grant = await newGrant('U0GONE');
+    await grants.revoke('T0TEAM', 'U0GONE', grant.id);
+    await expect(grants.noteUse(grant)).resolves.toBeUndefined();
+    expect(await grants.get('T0TEAM', 'U0GONE', grant.id)).toBeUndefined();
   });
 });
 
