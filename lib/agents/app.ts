@@ -48,8 +48,10 @@ export function createAgentsApp(
     // A read's or a change's answer loads while the token is checked; a list needs none of it.
     if (event.headers['mcp-method'] === 'tools/call')
       preloadToolAnswers(deps.store, event.headers['mcp-name']);
+    // The token's round trips run while the request is built (a first request loads fetch's classes).
+    const checked = gate(event.headers.authorization);
     const request = requestOf(event, base);
-    const auth = await gate(request);
+    const auth = await checked;
     const response = auth instanceof Response ? auth : await endpoint.serve(request, auth);
     return resultOf(response);
   };

@@ -1,11 +1,12 @@
 import {
   type AuthInfo,
+  bearerAuthChallengeResponse,
   createMcpHandler,
   getOAuthProtectedResourceMetadataUrl,
   McpServer,
   OAuthError,
   OAuthErrorCode,
-  requireBearerAuth,
+  verifyBearerToken,
 } from '@modelcontextprotocol/server';
 import type { Caller } from '../core/caller.js';
 import { type AgentGrant, type AgentScope, SLACKBOT_GRANT_ID } from '../store/agent-grants.js';
@@ -107,15 +108,17 @@ export function agentCaller(grant: AgentGrant): Caller {
 }
 
 /**
- * Checks the bearer token (RFC 6750) of a request to `resource`: the grant behind it, or the 401
- * the spec asks for, pointing at the protected resource metadata (MCP-FACTS §2).
+ * Checks the bearer token (RFC 6750) of a request to `resource` from its `Authorization` header:
+ * the grant behind it, or the 401 the spec asks for, pointing at the protected resource metadata
+ * (MCP-FACTS §2). It takes the header, not the request, so the check can start before the request
+ * is built and its round trips overlap that work.
  */
 export function bearerGate(
   deps: Pick<AgentToolDeps, 'store'>,
   resource: string,
-): (request: Request) => Promise<AgentAuth | Response> {
+): (authorization: string | undefined) => Promise<AgentAuth | Response> {
   const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(new URL(resource));
-  const gate = requireBearerAuth({
+  const options = {
     verifier: {
       async verifyAccessToken(token: string): Promise<AuthInfo> {
         const verified = await deps.store.agentGrants.verifyAccessToken(token, resource);
@@ -132,12 +135,17 @@ export function bearerGate(
     },
     expectedResource: new URL(resource),
     resourceMetadataUrl,
-  });
-  return async (request) => {
-    const result = await gate(request);
-    if (result instanceof Response) return result;
-    const grant = result.extra?.grant as AgentGrant;
-    const callerRead = result.extra?.callerRead as ReadAhead | undefined;
-    return { grant, scopes: result.scopes as AgentScope[], resourceMetadataUrl, callerRead };
+  };
+  return async (authorization) => {
+    // As the SDK's `requireBearerAuth` reads it: the first of values joined by commas.
+    const [first] = (authorization ?? '').split(',');
+    try {
+      const result = await verifyBearerToken(first || undefined, options);
+      const grant = result.extra?.grant as AgentGrant;
+      const callerRead = result.extra?.callerRead as ReadAhead | undefined;
+      return { grant, scopes: result.scopes as AgentScope[], resourceMetadataUrl, callerRead };
+    } catch (error) {
+      return bearerAuthChallengeResponse(error, options);
+    }
   };
 }
