@@ -14,7 +14,7 @@ import { createMetrics, recordApiCall } from './observability/metrics.js';
 import type { SlackAccess } from './slack-access.js';
 import type { BotTokens } from './slack-kit/web-client.js';
 import { createHttpTable, type HttpTable, tableTarget } from './store/http-table.js';
-import { createStore, createTokenCipher, type Store } from './store/index.js';
+import { createStore, createTokenCipher, type LoadedRepositories, type Store } from './store/index.js';
 
 /**
  * Builds the long-lived dependencies of a Lambda instance (or of the local stack) from the parsed
@@ -45,10 +45,12 @@ export function createStoreFromConfig(
   config: Config,
   role: StorageRole,
   now: () => Date = () => new Date(),
+  loaded: LoadedRepositories = {},
 ): Store {
   return createStore(
     { table: openTable(config, role), tableName: config.TABLE_NAME, now },
     createTokenCipher(config),
+    loaded,
   );
 }
 
@@ -64,12 +66,17 @@ export interface CoreDeps {
 export function createCoreDeps(
   config: Config,
   logger: Logger,
-  options: { readonly role: StorageRole; readonly dispatcher?: RequestDispatcher | undefined },
+  options: {
+    readonly role: StorageRole;
+    readonly dispatcher?: RequestDispatcher | undefined;
+    /** Repositories the function loads with its start (`LoadedRepositories`). */
+    readonly loaded?: LoadedRepositories | undefined;
+  },
 ): CoreDeps {
-  const { role, dispatcher } = options;
+  const { role, dispatcher, loaded } = options;
   const metrics = createMetrics();
   return {
-    store: createStoreFromConfig(config, role),
+    store: createStoreFromConfig(config, role, undefined, loaded),
     api: {
       baseUrl: config.CLOUD_API_URL,
       timeoutMs: config.API_TIMEOUT_MS,

@@ -4,6 +4,7 @@ import { loadConfig } from '../../lib/config.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import { createCoreDeps, slackAccessOnFirstUse } from '../../lib/runtime.js';
 import { withSecretsFromSsm } from '../../lib/secrets.js';
+import { AgentGrantRepository } from '../../lib/store/agent-grants.js';
 import { LambdaHandoff } from '../../lib/worker/handoff.js';
 
 /**
@@ -24,7 +25,13 @@ const slackApp =
 if (!slackApp)
   logger.warn('SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are not set: agents cannot sign in with Slack');
 
-const core = createCoreDeps(config, logger, { role: 'background' });
+// Every agent's call checks its token first: the grants' repository comes with the function's start,
+// so a first call's lookup reaches the table while the request is still being built
+// (`createAgentsApp`), not after the turns spent loading a module.
+const core = createCoreDeps(config, logger, {
+  role: 'background',
+  loaded: { agentGrants: AgentGrantRepository },
+});
 // The Slack clients load on first use: a list or a read posts nothing to Slack, and their packages
 // were most of what this function loaded before its first answer (`npm run bench -- --only mcp`).
 const slack = slackAccessOnFirstUse(config.slackAuth, core.store, config.SLACK_API_URL);

@@ -62,23 +62,27 @@ export function createMcpEndpoint(deps: AgentToolDeps): McpEndpoint {
   );
   return {
     async serve(request, auth) {
-      // The agent's last use is written beside the call, not before it; the answer waits for both.
-      const used = 'grant' in auth ? deps.store.agentGrants.noteUse(auth.grant) : undefined;
-      const [response] = await Promise.all([handler.fetch(request, { authInfo: authInfoOf(auth) }), used]);
+      // Writes that need not hold the answer up run beside it (the agent's last use, a read's
+      // audit entry), and the answer leaves once they are done.
+      const pending: Promise<void>[] = [];
+      if ('grant' in auth) pending.push(deps.store.agentGrants.noteUse(auth.grant));
+      const authInfo = authInfoOf(auth, (work) => pending.push(work));
+      const response = await handler.fetch(request, { authInfo });
+      await Promise.all(pending);
       return response;
     },
   };
 }
 
-/** The SDK passes `AuthInfo` through untouched; the grant rides in `extra`. */
-function authInfoOf(auth: AgentAuth | SlackbotStranger): AuthInfo {
+/** The SDK passes `AuthInfo` through untouched; the grant and the request's `afterwards` ride in `extra`. */
+function authInfoOf(auth: AgentAuth | SlackbotStranger, afterwards: (work: Promise<void>) => void): AuthInfo {
   if ('stranger' in auth) return { token: '', clientId: 'slackbot', scopes: [], extra: { stranger: true } };
   return {
     token: '',
     clientId: auth.grant.clientId,
     scopes: [...auth.scopes],
     ...(auth.resourceMetadataUrl ? { resourceMetadataUrl: auth.resourceMetadataUrl } : {}),
-    extra: { grant: auth.grant, callerRead: auth.callerRead },
+    extra: { grant: auth.grant, callerRead: auth.callerRead, afterwards },
   };
 }
 
@@ -91,6 +95,7 @@ function sessionOf(authInfo: AuthInfo | undefined): AgentSession {
     scopes: (authInfo?.scopes ?? []) as AgentScope[],
     slackbot: grant.id === SLACKBOT_GRANT_ID,
     callerRead: authInfo?.extra?.callerRead as ReadAhead | undefined,
+    afterwards: authInfo?.extra?.afterwards as ((work: Promise<void>) => void) | undefined,
   };
 }
 

@@ -6,6 +6,7 @@ import { loadOperation } from '../api/operations/by-group.js';
 import { jsonSchemaOf } from '../commands/field-shapes.js';
 import type { CommandOperation } from '../commands/registry.js';
 import {
+  type AgentReadControl,
   type AgentReadOutcome,
   type AgentRefusal,
   agentRead,
@@ -15,7 +16,6 @@ import {
 import { type AgentOperationKind, agentKindOf } from '../core/agent-operations.js';
 import type { Caller } from '../core/caller.js';
 import { standingWords } from '../slack/render/request-standing.js';
-import type { ReadAhead } from '../store/index.js';
 import { type AgentToolDeps, TOOL_OF_KIND } from './tool-deps.js';
 
 /**
@@ -65,7 +65,7 @@ export async function readAnswer(
   deps: AgentToolDeps,
   caller: Caller,
   call: ReadCall,
-  callerRead?: ReadAhead,
+  context: Pick<AgentReadControl, 'callerRead' | 'afterwards'> = {},
 ): Promise<CallToolResult> {
   const budget = AbortSignal.timeout(READ_BUDGET_MS);
   try {
@@ -73,7 +73,7 @@ export async function readAnswer(
       deps,
       caller,
       { operation: call.operation, arguments: call.arguments },
-      { signal: budget, deadline: Date.now() + READ_BUDGET_MS, page: call.page, callerRead },
+      { ...context, signal: budget, deadline: Date.now() + READ_BUDGET_MS, page: call.page },
     );
     return readResult(outcome);
   } catch (error) {

@@ -40,6 +40,8 @@ export type AgentSession =
       readonly slackbot: boolean;
       /** The caller's items (`callerKeys`), when they were asked for with the grant. */
       readonly callerRead?: ReadAhead | undefined;
+      /** Takes writes that finish beside the answer (a read's audit entry); the answer waits for them. */
+      readonly afterwards?: ((work: Promise<void>) => void) | undefined;
     }
   | { readonly stranger: true };
 
@@ -62,15 +64,48 @@ const changeAnswers = () => import('./change-answers.js');
  * waiting: the MCP endpoint overlaps it with checking the caller's token. That is the answers'
  * module and the repositories the call reads or writes (for a read or a change, the person's token
  * with its cipher, the channel's policy and the audit; for a change or `get_request`, the
- * requests). A failed load surfaces where the module is awaited, not here.
+ * requests), and the rows of the operation the call names in `body`. A failed load surfaces where
+ * the module is awaited, not here.
  */
-export function preloadToolAnswers(store: Store, name: string | undefined): void {
+export function preloadToolAnswers(store: Store, name: string | undefined, body: string | undefined): void {
   const change = name === 'request_change' || name === 'request_destructive_change';
   (change ? changeAnswers : toolAnswers)().catch(() => undefined);
   if (change || name === 'read') {
     for (const repository of [store.tokenLinks, store.channelPolicy, store.audit]) loadAhead(repository);
+    const operation = calledOperation(body);
+    if (operation) operationRows().then((rows) => rows.loadOperationAhead(operation), ignore);
   }
   if (change || name === 'get_request') loadAhead(store.approvals);
+}
+
+const operationRows = () => import('../api/operations/by-group.js');
+const ignore = () => undefined;
+
+/** Bodies past this are not looked into before the token is checked. */
+const PEEK_BYTES = 16_384;
+
+/**
+ * The operation a `tools/call` body names (`params.arguments.operation`), looked at before anyone
+ * is authenticated only to know which rows to load: never trusted, never more than a short string.
+ * The SDK parses and checks the body itself afterwards.
+ */
+export function calledOperation(body: string | undefined): string | undefined {
+  if (body === undefined || body.length > PEEK_BYTES) return undefined;
+  let message: unknown;
+  try {
+    message = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const params = ownField(message, 'params');
+  const operation = ownField(ownField(params, 'arguments'), 'operation');
+  return typeof operation === 'string' && operation.length <= 100 ? operation : undefined;
+}
+
+function ownField(value: unknown, name: string): unknown {
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, name)
+    ? (value as Record<string, unknown>)[name]
+    : undefined;
 }
 
 const OperationName = z
@@ -140,7 +175,8 @@ export async function registerAgentTools(
         }),
         annotations: { readOnlyHint: true, openWorldHint: true },
       },
-      async (call) => (await toolAnswers()).readAnswer(deps, caller, call, callerRead),
+      async (call) =>
+        (await toolAnswers()).readAnswer(deps, caller, call, { callerRead, afterwards: session.afterwards }),
     );
   }
 

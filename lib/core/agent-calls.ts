@@ -42,11 +42,16 @@ export interface AgentReadControl {
   readonly page?: number | undefined;
   /** The caller's items, if they were already being read (`callerKeys`): the guard and the token take theirs from it. */
   readonly callerRead?: ReadAhead | undefined;
+  /**
+   * Takes the read's audit entry to finish beside the answer: the surface waits for it before its
+   * answer leaves. Without it, the read waits for the entry itself.
+   */
+  readonly afterwards?: ((work: Promise<void>) => void) | undefined;
 }
 
 /**
  * Runs a read for the person with their own token, where the home channel allows it. API
- * failures are thrown (an `ApiError`), after the audit line.
+ * failures are thrown (an `ApiError`), after the audit line (or with it handed to `afterwards`).
  */
 export async function agentRead(
   deps: OperationDeps,
@@ -74,10 +79,10 @@ export async function agentRead(
       },
     );
     if (outcome.kind === 'no_token') return outcome;
-    await auditRead(deps, caller, op, input, 'succeeded');
+    await audited(auditRead(deps, caller, op, input, 'succeeded'), control);
     return { kind: 'answered', op, output: outcome.output };
   } catch (error) {
-    await auditRead(deps, caller, op, input, 'failed');
+    await audited(auditRead(deps, caller, op, input, 'failed'), control);
     throw error;
   }
 }
@@ -208,6 +213,12 @@ export async function checkCall(
   const guard = await channelGuard(deps.store, caller.team, caller.channel, op, callerRead);
   if (guard.refusal) return { kind: 'channel_refused', refusal: guard.refusal };
   return { kind: 'checked', op, input: parsed.data as Readonly<Record<string, unknown>> };
+}
+
+/** The audit entry handed to `afterwards`, or waited for here. */
+async function audited(entry: Promise<void>, control: AgentReadControl): Promise<void> {
+  if (control.afterwards) control.afterwards(entry);
+  else await entry;
 }
 
 async function auditRead(

@@ -146,7 +146,20 @@ export interface Store {
   helpScope(team: string, user: string, channel: string, read?: ReadAhead): Promise<HelpScope>;
 }
 
-export function createStore(ctx: StoreContext, cipher: TokenCipher | OnFirstUse<TokenCipher>): Store {
+/**
+ * Repository classes a function loads with its start, for the store to make at once instead of on
+ * first use: what every request of that function calls first, whose first call should not wait
+ * for a module (the agents' function checks a token on every call).
+ */
+export interface LoadedRepositories {
+  readonly agentGrants?: typeof AgentGrantRepository | undefined;
+}
+
+export function createStore(
+  ctx: StoreContext,
+  cipher: TokenCipher | OnFirstUse<TokenCipher>,
+  loaded: LoadedRepositories = {},
+): Store {
   return {
     tokenLinks: onFirstUse(async () => {
       // Every use of a link seals or opens a token: the cipher's module loads alongside.
@@ -186,7 +199,9 @@ export function createStore(ctx: StoreContext, cipher: TokenCipher | OnFirstUse<
     passkeys: onFirstUse(async () => new (await import('./passkeys.js')).PasskeyRepository(ctx, cipher)),
     passkeyLinks: onFirstUse(async () => new (await import('./passkey-links.js')).PasskeyLinkStore(ctx)),
     stepUp: onFirstUse(async () => new (await import('./step-up.js')).StepUpRepository(ctx, cipher)),
-    agentGrants: onFirstUse(async () => new (await import('./agent-grants.js')).AgentGrantRepository(ctx)),
+    agentGrants: loaded.agentGrants
+      ? new loaded.agentGrants(ctx)
+      : onFirstUse(async () => new (await import('./agent-grants.js')).AgentGrantRepository(ctx)),
     agentAuthorizations: onFirstUse(
       async () => new (await import('./agent-authorizations.js')).AgentAuthorizationStore(ctx),
     ),

@@ -204,10 +204,11 @@ describe("the agents' function bundle", () => {
     },
   );
 
-  it('loads the route table and the MCP endpoint at start, which the first answer (a 401 without a token) needs', () => {
+  it('loads the route table, the MCP endpoint and the token check at start, which every first answer needs', () => {
     for (const file of [
       'lib/agents/app.ts',
       'lib/agents/mcp.ts',
+      'lib/store/agent-grants.ts',
       'node_modules/@modelcontextprotocol/server/',
     ]) {
       expect(has(bundles.mcp.atStart, file), file).toBe(true);

@@ -51,3 +51,13 @@ export async function loadOperation(id: string): Promise<AnyOperation | undefine
   }
   return undefined;
 }
+
+/**
+ * Starts loading the rows of `id`'s group without waiting, for a caller that knows which operation
+ * it will look up while it waits on something else. A name of no group loads nothing; a failed
+ * load surfaces at `loadOperation`.
+ */
+export function loadOperationAhead(id: string): void {
+  const group = id.slice(0, id.indexOf('.'));
+  if (isGroup(group)) GROUP_ROWS[group]().catch(() => undefined);
+}

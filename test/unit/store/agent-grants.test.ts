@@ -8,10 +8,11 @@ import {
   REFRESH_TOKEN_SECONDS,
   SLACKBOT_GRANT_ID,
 } from '../../../lib/store/agent-grants.js';
+import { createStore } from '../../../lib/store/index.js';
 import { keys } from '../../../lib/store/keys.js';
 import { callerKeys } from '../../../lib/store/read-ahead.js';
 import type { Table } from '../../../lib/store/table.js';
-import { createTestTable, type TestTable } from '../../support/store.js';
+import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
 
 let table: TestTable;
 let grants: AgentGrantRepository;
@@ -190,6 +191,18 @@ describe('verifying an access token', () => {
     expect(verified).toMatchObject({ grant: { id: grant.id } });
     expect(verified).not.toHaveProperty('callerRead');
     expect(calls).toEqual(['get', 'get']);
+  });
+
+  it('is the store’s own repository, not one loaded on first use, in a function that loads it at start', async () => {
+    const loaded = createStore(table.ctx, randomLocalCipher(), { agentGrants: AgentGrantRepository });
+    const onFirstUse = createStore(table.ctx, randomLocalCipher());
+    expect(loaded.agentGrants).toBeInstanceOf(AgentGrantRepository);
+    expect(onFirstUse.agentGrants).not.toBeInstanceOf(AgentGrantRepository);
+    const grant = await newGrant('U0LOADED');
+    const { accessToken } = await grants.issueTokens(grant, RESOURCE);
+    expect(await loaded.agentGrants.verifyAccessToken(accessToken, RESOURCE)).toMatchObject({
+      grant: { id: grant.id },
+    });
   });
 
   it('writes the last use apart from the check, at most every five minutes', async () => {
