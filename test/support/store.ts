@@ -6,6 +6,7 @@ import { createTable } from '../../infra/table.js';
 import { openTable } from '../../lib/runtime.js';
 import type { HttpTable } from '../../lib/store/http-table.js';
 import type { StoreContext } from '../../lib/store/store-context.js';
+import type { Table } from '../../lib/store/table.js';
 import { LocalKeyTokenCipher } from '../../lib/store/token-cipher.js';
 
 /** A clock the test moves by hand. */
@@ -66,4 +67,20 @@ export async function createTestTable(): Promise<TestTable> {
 
 export function randomLocalCipher(): LocalKeyTokenCipher {
   return new LocalKeyTokenCipher(randomBytes(32));
+}
+
+/** `ctx` over a table that names each call it is asked in `calls`, in order (`get`, `batchGet`, …). */
+export function countingContext(ctx: StoreContext): { readonly ctx: StoreContext; readonly calls: string[] } {
+  const calls: string[] = [];
+  const counted = new Proxy(ctx.table, {
+    get(target, name: keyof Table) {
+      const member = target[name];
+      if (typeof member !== 'function') return member;
+      return (...args: unknown[]) => {
+        calls.push(String(name));
+        return (member as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { ctx: { ...ctx, table: counted }, calls };
 }

@@ -11,8 +11,7 @@ import {
 import { createStore } from '../../../lib/store/index.js';
 import { keys } from '../../../lib/store/keys.js';
 import { callerKeys } from '../../../lib/store/read-ahead.js';
-import type { Table } from '../../../lib/store/table.js';
-import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
+import { countingContext, createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
 
 let table: TestTable;
 let grants: AgentGrantRepository;
@@ -114,20 +113,10 @@ describe('access tokens', () => {
 });
 
 describe('verifying an access token', () => {
-  /** The repository over a table that counts its calls, by name. */
+  /** The repository over a table that names each call it is asked. */
   function countedGrants(): { counted: AgentGrantRepository; calls: string[] } {
-    const calls: string[] = [];
-    const countedTable = new Proxy(table.ctx.table, {
-      get(target, name: keyof Table) {
-        const member = target[name];
-        if (typeof member !== 'function') return member;
-        return (...args: unknown[]) => {
-          calls.push(String(name));
-          return (member as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
-    return { counted: new AgentGrantRepository({ ...table.ctx, table: countedTable }), calls };
+    const { ctx, calls } = countingContext(table.ctx);
+    return { counted: new AgentGrantRepository(ctx), calls };
   }
 
   it('reads the grant and the caller’s items in one batch after the token, and writes nothing', async () => {

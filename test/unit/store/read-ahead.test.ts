@@ -3,9 +3,8 @@ import { ChannelPolicyRepository } from '../../../lib/store/channel-policy.js';
 import { keys } from '../../../lib/store/keys.js';
 import { callerKeys, readAhead } from '../../../lib/store/read-ahead.js';
 import type { StoreContext } from '../../../lib/store/store-context.js';
-import type { Table } from '../../../lib/store/table.js';
 import { type NewTokenLink, TokenLinkRepository } from '../../../lib/store/token-links.js';
-import { createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
+import { countingContext, createTestTable, randomLocalCipher, type TestTable } from '../../support/store.js';
 
 /**
  * An operation's command sends one read of the caller's items (active profile, default link, the
@@ -43,17 +42,7 @@ function linkOf(
 
 beforeAll(async () => {
   table = await createTestTable();
-  const counted = new Proxy(table.ctx.table, {
-    get(target, name: keyof Table) {
-      const member = target[name];
-      if (typeof member !== 'function') return member;
-      return (...args: unknown[]) => {
-        calls.push(String(name));
-        return (member as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  ctx = { ...table.ctx, table: counted };
+  ({ ctx, calls } = countingContext(table.ctx));
   const cipher = randomLocalCipher();
   links = new TokenLinkRepository(ctx, cipher);
   policies = new ChannelPolicyRepository(ctx);
@@ -66,7 +55,7 @@ afterAll(async () => {
   await table?.dispose();
 });
 beforeEach(() => {
-  calls = [];
+  calls.length = 0;
 });
 
 describe('a read of the caller’s items sent ahead', () => {
@@ -85,7 +74,7 @@ describe('a read of the caller’s items sent ahead', () => {
   it('reads another profile’s link next, as a lookup without the read does', async () => {
     await links.saveLink(linkOf('U0OTHER', 'ops', 'tok_ops'));
     expect(await links.setActiveProfile(TEAM, 'U0OTHER', 'ops')).toBe(true);
-    calls = [];
+    calls.length = 0;
     const read = readAhead(ctx, callerKeys(TEAM, 'U0OTHER', CHANNEL));
     const lookup = await links.getToken(TEAM, 'U0OTHER', undefined, read);
     expect(calls).toEqual(['batchGet', 'get']);
@@ -95,7 +84,7 @@ describe('a read of the caller’s items sent ahead', () => {
   it('is not used for keys it did not ask for (another user or channel): those are read afresh', async () => {
     const read = readAhead(ctx, callerKeys(TEAM, 'U0DEFAULT', CHANNEL));
     await policies.get(TEAM, CHANNEL, read);
-    calls = [];
+    calls.length = 0;
     expect(await policies.get(TEAM, 'C0ELSEWHERE', read)).toBeUndefined();
     expect(await links.getToken(TEAM, 'U0NOBODY', undefined, read)).toEqual({
       status: 'missing',
