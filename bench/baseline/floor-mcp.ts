@@ -8,9 +8,9 @@ import { mcpAppHandler } from './mcp-app.js';
  * The floor of the agents' function's cold start: the minimal MCP server (`mcp-app.ts`) plus only
  * what any request to `/mcp` cannot be answered without: the bot's configuration, checked by its
  * own `loadConfig`, and the bearer token checked as the agents' function checks it
- * (`store.agentGrants.verifyAccessToken`: the token's hash read from DynamoDB through the bot's
- * table client, then its grant with the caller's items in one batch; the grant's last use written
- * beside the call, `noteUse`). Neither the tools fitted to the person,
+ * (`store.agentGrants.verifyAccessToken`: the token's item, its grant and the caller's items read
+ * from DynamoDB in one batch through the bot's table client; the grant's last use written beside
+ * the call, `noteUse`). Neither the tools fitted to the person,
  * the operations table, the Slack client nor the OAuth pages: whatever the agents' function costs
  * above this floor is what loading less of it could still save.
  */

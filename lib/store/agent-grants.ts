@@ -15,9 +15,10 @@ import '../zod-settings.js';
  * the rest of the person's items.
  *
  * Tokens: an access token (an hour) and a refresh token (30 days, rotated on every use: OAuth 2.1
- * §4.3.1 for public clients, MCP-FACTS §2). Each is 32 random bytes the table keeps only as a
- * SHA-256, bound to its grant and to the resource it was issued for. A token counts only while its
- * grant is there, so revoking the grant revokes every token issued under it at once.
+ * §4.3.1 for public clients, MCP-FACTS §2). Each carries 32 random bytes, and the table keeps a
+ * token only as a SHA-256, bound to its grant and to the resource it was issued for; an access
+ * token also names where its grant is, so checking it takes one read. A token counts only while
+ * its grant is there, so revoking the grant revokes every token issued under it at once.
  */
 
 export const AGENT_SCOPES = ['cloud:read', 'cloud:change'] as const;
@@ -111,13 +112,48 @@ const TokenItemSchema = z.object({
 });
 type TokenItem = z.infer<typeof TokenItemSchema>;
 
-/** A prefix says what a token is to people and secret scanners; the rest is 32 random bytes. */
+/** A prefix says what a token is to people and secret scanners; the secret is 32 random bytes. */
 const ACCESS_PREFIX = 'cbat_';
 const REFRESH_PREFIX = 'cbrt_';
+/** A refresh token, and an access token issued before access tokens named their grant. */
 const TOKEN_PATTERN = /^cb(at|rt)_[A-Za-z0-9_-]{43}$/;
+/**
+ * An access token names where its grant and its person's items are (team, user, grant id, home
+ * channel, each a key part) before its secret, so one batch reads its item, its grant and what a
+ * call reads first. The names only say where to look: the token counts only if the item stored
+ * under the hash of the whole token names the same grant, person and channel.
+ */
+const ACCESS_TOKEN_PATTERN =
+  /^cbat_([A-Za-z0-9_-]{1,64})\.([A-Za-z0-9_-]{1,64})\.([A-Za-z0-9_-]{1,64})\.([A-Za-z0-9_-]{1,64})\.[A-Za-z0-9_-]{43}$/;
 
-function newToken(prefix: string): string {
-  return `${prefix}${randomBytes(32).toString('base64url')}`;
+interface TokenNames {
+  readonly team: string;
+  readonly user: string;
+  readonly grantId: string;
+  readonly channel: string;
+}
+
+function secret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+function accessTokenFor(grant: AgentGrant): string {
+  return `${ACCESS_PREFIX}${[grant.team, grant.user, grant.id, grant.homeChannel, secret()].join('.')}`;
+}
+
+function namesOf(token: string): TokenNames | undefined {
+  const match = ACCESS_TOKEN_PATTERN.exec(token);
+  if (!match) return undefined;
+  const [, team = '', user = '', grantId = '', channel = ''] = match;
+  return { team, user, grantId, channel };
+}
+
+function tokenKey(token: string) {
+  return { pk: keys.agentToken(tokenHash(token)), sk: 'TOKEN' };
+}
+
+function grantKey(team: string, user: string, id: string) {
+  return { pk: keys.user(team, user), sk: keys.agentGrant(id) };
 }
 
 function tokenHash(token: string): string {
@@ -152,13 +188,7 @@ export class AgentGrantRepository {
   }
 
   async get(team: string, user: string, id: string, read?: ReadAhead): Promise<AgentGrant | undefined> {
-    const item = await getParsed(
-      this.#ctx,
-      { pk: keys.user(team, user), sk: keys.agentGrant(id) },
-      GrantItemSchema,
-      'agent grant',
-      read,
-    );
+    const item = await getParsed(this.#ctx, grantKey(team, user, id), GrantItemSchema, 'agent grant', read);
     return item && grantOf(item);
   }
 
@@ -192,8 +222,8 @@ export class AgentGrantRepository {
 
   /** A new access and refresh token for `grant`, bound to `resource`. */
   async issueTokens(grant: AgentGrant, resource: string): Promise<IssuedTokens> {
-    const accessToken = newToken(ACCESS_PREFIX);
-    const refreshToken = newToken(REFRESH_PREFIX);
+    const accessToken = accessTokenFor(grant);
+    const refreshToken = `${REFRESH_PREFIX}${secret()}`;
     await Promise.all([
       this.#putToken(accessToken, 'access', grant, resource, ACCESS_TOKEN_SECONDS),
       this.#putToken(refreshToken, 'refresh', grant, resource, REFRESH_TOKEN_SECONDS),
@@ -209,20 +239,26 @@ export class AgentGrantRepository {
     token: string,
     resource: string,
   ): Promise<VerifiedAgentToken | { readonly refused: TokenRefusal }> {
-    const found = await this.#tokenItem(token, 'access');
-    if (!found) return { refused: 'unknown' };
+    // One round trip for the token, its grant and what the call reads first, where the token names
+    // them; otherwise the token's item says where they are, and they are read next.
+    const names = namesOf(token);
+    const named =
+      names &&
+      readAhead(this.#ctx, [
+        tokenKey(token),
+        grantKey(names.team, names.user, names.grantId),
+        ...callerKeys(names.team, names.user, names.channel),
+      ]);
+    const found = await this.#tokenItem(token, 'access', named);
+    if (!found || (names && !namesItem(names, found))) return { refused: 'unknown' };
     if (found.valid_until_ms <= this.#ctx.now().getTime()) return { refused: 'expired' };
     if (found.resource !== resource) return { refused: 'wrong_resource' };
     const { team_id: team, user_id: user, home_channel: channel } = found;
-    // One round trip for the grant and what the call reads first. The token only says where to
-    // look: the grant read in the same batch decides, and a read for another channel goes unused.
     const read =
-      channel === undefined
+      named ??
+      (channel === undefined
         ? undefined
-        : readAhead(this.#ctx, [
-            { pk: keys.user(team, user), sk: keys.agentGrant(found.grant_id) },
-            ...callerKeys(team, user, channel),
-          ]);
+        : readAhead(this.#ctx, [grantKey(team, user, found.grant_id), ...callerKeys(team, user, channel)]));
     const grant = await this.get(team, user, found.grant_id, read);
     if (!grant || grant.clientId !== found.client_id) return { refused: 'revoked' };
     return {
@@ -230,6 +266,7 @@ export class AgentGrantRepository {
       expiresAt: new Date(found.valid_until_ms),
       resource: found.resource,
       scopes: found.scopes,
+      // The caller's items were read for the channel the token names; a grant moved since reads its own.
       ...(read && grant.homeChannel === channel ? { callerRead: read } : {}),
     };
   }
@@ -244,7 +281,7 @@ export class AgentGrantRepository {
     await this.#ctx.table
       .update({
         TableName: this.#ctx.tableName,
-        Key: { pk: keys.user(grant.team, grant.user), sk: keys.agentGrant(grant.id) },
+        Key: grantKey(grant.team, grant.user, grant.id),
         UpdateExpression: 'SET last_used_at = :now',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':now': now.toISOString() },
@@ -266,8 +303,7 @@ export class AgentGrantRepository {
     if (!item) return { refused: 'unknown' };
     // Another client holding this token learns nothing and spends nothing.
     if (item.client_id !== clientId) return { refused: 'wrong_client' };
-    const key = { pk: keys.agentToken(tokenHash(token)), sk: 'TOKEN' };
-    const spent = await updateIf(this.#ctx, key, {
+    const spent = await updateIf(this.#ctx, tokenKey(token), {
       UpdateExpression: 'SET used_at = :now',
       ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(used_at)',
       ExpressionAttributeValues: { ':now': this.#ctx.now().toISOString() },
@@ -294,14 +330,13 @@ export class AgentGrantRepository {
     return this.revoke(item.team_id, item.user_id, item.grant_id);
   }
 
-  async #tokenItem(token: string, kind: TokenItem['token_kind']): Promise<TokenItem | undefined> {
-    if (!TOKEN_PATTERN.test(token)) return undefined;
-    const item = await getParsed(
-      this.#ctx,
-      { pk: keys.agentToken(tokenHash(token)), sk: 'TOKEN' },
-      TokenItemSchema,
-      'agent token',
-    );
+  async #tokenItem(
+    token: string,
+    kind: TokenItem['token_kind'],
+    read?: ReadAhead,
+  ): Promise<TokenItem | undefined> {
+    if (!TOKEN_PATTERN.test(token) && !ACCESS_TOKEN_PATTERN.test(token)) return undefined;
+    const item = await getParsed(this.#ctx, tokenKey(token), TokenItemSchema, 'agent token', read);
     return item?.token_kind === kind ? item : undefined;
   }
 
@@ -314,8 +349,7 @@ export class AgentGrantRepository {
   ): Promise<void> {
     const validUntil = this.#ctx.now().getTime() + lifetimeSeconds * 1000;
     const item: TokenItem & Record<string, unknown> = {
-      pk: keys.agentToken(tokenHash(token)),
-      sk: 'TOKEN',
+      ...tokenKey(token),
       kind: 'agent_token',
       token_kind: kind,
       team_id: grant.team,
@@ -340,6 +374,16 @@ export class AgentGrantRepository {
       if (!isConditionFailure(error)) throw error;
     }
   }
+}
+
+/** Whether the token's item is the one its names point at: the same person, grant and channel. */
+function namesItem(names: TokenNames, item: TokenItem): boolean {
+  return (
+    item.team_id === names.team &&
+    item.user_id === names.user &&
+    item.grant_id === names.grantId &&
+    item.home_channel === names.channel
+  );
 }
 
 function grantOf(item: GrantItem): AgentGrant {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -119,7 +119,7 @@ describe('verifying an access token', () => {
     return { counted: new AgentGrantRepository(ctx), calls };
   }
 
-  it('reads the grant and the caller’s items in one batch after the token, and writes nothing', async () => {
+  it('reads the token, its grant and the caller’s items in one batch, and writes nothing', async () => {
     const grant = await newGrant('U0BATCH');
     const { accessToken } = await grants.issueTokens(grant, RESOURCE);
     await table.ctx.table.put({
@@ -136,7 +136,7 @@ describe('verifying an access token', () => {
     const verified = await counted.verifyAccessToken(accessToken, RESOURCE);
 
     if ('refused' in verified) throw new Error(`refused: ${verified.refused}`);
-    expect(calls).toEqual(['get', 'batchGet']);
+    expect(calls).toEqual(['batchGet']);
     const [active, policy, defaultLink] = callerKeys('T0TEAM', 'U0BATCH', 'C0OPS');
     if (!active || !policy || !defaultLink) throw new Error('callerKeys named fewer items');
     // The caller's items come from that batch: asking for them reads nothing more.
@@ -145,7 +145,7 @@ describe('verifying an access token', () => {
     expect(verified.callerRead?.itemAt({ pk: keys.team('T0TEAM'), sk: keys.channelPolicy('C0DEV') })).toBe(
       undefined,
     );
-    expect(calls).toEqual(['get', 'batchGet']);
+    expect(calls).toEqual(['batchGet']);
   });
 
   it('gives no caller’s items read for a channel the grant no longer has', async () => {
@@ -165,21 +165,91 @@ describe('verifying an access token', () => {
     expect(verified).not.toHaveProperty('callerRead');
   });
 
-  it('still counts a token issued before tokens named the home channel, reading the grant alone', async () => {
-    const grant = await newGrant('U0OLDTOKEN');
-    const { accessToken } = await grants.issueTokens(grant, RESOURCE);
-    await table.ctx.table.update({
+  /**
+   * An access token as issued before access tokens named their grant: 32 random bytes, its item
+   * naming the home channel (`withChannel`) or, older still, not.
+   */
+  async function legacyAccessToken(grant: AgentGrant, withChannel: boolean): Promise<string> {
+    const token = `cbat_${randomBytes(32).toString('base64url')}`;
+    await table.ctx.table.put({
       TableName: table.ctx.tableName,
-      Key: { pk: keys.agentToken(createHash('sha256').update(accessToken).digest('base64url')), sk: 'TOKEN' },
-      UpdateExpression: 'REMOVE home_channel',
+      Item: {
+        pk: keys.agentToken(createHash('sha256').update(token).digest('base64url')),
+        sk: 'TOKEN',
+        kind: 'agent_token',
+        token_kind: 'access',
+        team_id: grant.team,
+        user_id: grant.user,
+        grant_id: grant.id,
+        client_id: grant.clientId,
+        resource: RESOURCE,
+        scopes: [...grant.scopes],
+        ...(withChannel ? { home_channel: grant.homeChannel } : {}),
+        valid_until_ms: table.clock.now().getTime() + ACCESS_TOKEN_SECONDS * 1000,
+      },
     });
+    return token;
+  }
+
+  it('still counts a token that names no grant: its item, then the grant with the caller’s items', async () => {
+    const grant = await newGrant('U0OLDTOKEN');
+    const token = await legacyAccessToken(grant, true);
     const { counted, calls } = countedGrants();
 
-    const verified = await counted.verifyAccessToken(accessToken, RESOURCE);
+    const verified = await counted.verifyAccessToken(token, RESOURCE);
+
+    expect(verified).toMatchObject({ grant: { id: grant.id } });
+    expect(verified).toHaveProperty('callerRead');
+    expect(calls).toEqual(['get', 'batchGet']);
+  });
+
+  it('still counts a token whose item names no home channel, reading the grant alone', async () => {
+    const grant = await newGrant('U0OLDERTOKEN');
+    const token = await legacyAccessToken(grant, false);
+    const { counted, calls } = countedGrants();
+
+    const verified = await counted.verifyAccessToken(token, RESOURCE);
 
     expect(verified).toMatchObject({ grant: { id: grant.id } });
     expect(verified).not.toHaveProperty('callerRead');
     expect(calls).toEqual(['get', 'get']);
+  });
+
+  it('refuses a token whose names were changed, and one naming someone else’s grant with a made-up secret', async () => {
+    const victim = await newGrant('U0VICTIM');
+    const mine = await newGrant('U0MALLORY');
+    const { accessToken } = await grants.issueTokens(mine, RESOURCE);
+    const secretPart = accessToken.slice(accessToken.lastIndexOf('.') + 1);
+    const renamed = `cbat_T0TEAM.U0VICTIM.${victim.id}.C0OPS.${secretPart}`;
+    const forged = `cbat_T0TEAM.U0VICTIM.${victim.id}.C0OPS.${randomBytes(32).toString('base64url')}`;
+    // Only the names that point elsewhere: the secret and the rest are Mallory's own.
+    const moved = accessToken.replace('.C0OPS.', '.C0DEV.');
+
+    for (const token of [renamed, forged, moved]) {
+      expect(await grants.verifyAccessToken(token, RESOURCE), token).toEqual({ refused: 'unknown' });
+    }
+    expect(await grants.verifyAccessToken(accessToken, RESOURCE)).toMatchObject({ grant: { id: mine.id } });
+  });
+
+  it('refuses names that are no key parts without reading anything', async () => {
+    const { counted, calls } = countedGrants();
+    const tail = randomBytes(32).toString('base64url');
+    for (const token of [
+      `cbat_T0TEAM#X.U0A.grant.C0OPS.${tail}`,
+      `cbat_T0TEAM.U0A.grant.C0OPS.extra.${tail}`,
+      `cbat_${'T'.repeat(65)}.U0A.grant.C0OPS.${tail}`,
+      `cbat_T0TEAM.U0A..C0OPS.${tail}`,
+      `cbat_T0TEAM.U0A.grant.C0OPS.${tail}\n`,
+    ]) {
+      expect(await counted.verifyAccessToken(token, RESOURCE), token).toEqual({ refused: 'unknown' });
+    }
+    expect(calls).toEqual([]);
+    // Names that are key parts but no one's: looked for, found nowhere, refused.
+    expect(
+      await grants.verifyAccessToken(`cbat___proto__.constructor.prototype.C0OPS.${tail}`, RESOURCE),
+    ).toEqual({
+      refused: 'unknown',
+    });
   });
 
   it('is the store’s own repository, not one loaded on first use, in a function that loads it at start', async () => {
