@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { renderAgentReference } from '../lib/agents/reference.js';
+import { renderToolInputSchemas, TOOL_INPUTS_PATH } from '../lib/agents/tool-inputs.js';
 import { CATALOG_PATH, renderCommandCatalog } from '../lib/commands/catalog-file.js';
 import { jsonSchemaOf } from '../lib/commands/field-shapes.js';
 import { renderCommandReference } from '../lib/commands/reference.js';
@@ -19,6 +20,8 @@ export const GENERATED_FILES: Record<string, () => string> = {
   'docs/commands.md': () => renderCommandReference(),
   'docs/agents.md': () => renderAgentReference(),
   [CATALOG_PATH]: () => renderCommandCatalog(),
+  /** The agents' tool inputs as JSON Schema, which `tools/list` sends without converting them. */
+  [TOOL_INPUTS_PATH]: () => renderToolInputSchemas(),
   /** The settings document's shape, for editors (an exported document's first line points here). */
   'docs/settings.schema.json': () =>
     `${JSON.stringify(jsonSchemaOf(SettingsDocumentSchema, 'input'), null, 2)}\n`,

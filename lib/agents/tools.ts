@@ -12,6 +12,7 @@ import type { AgentScope } from '../store/agent-grants.js';
 import { loadAhead, type Store } from '../store/index.js';
 import { callerKeys, type ReadAhead } from '../store/read-ahead.js';
 import type { AgentToolDeps } from './tool-deps.js';
+import { toolInput } from './tool-inputs.js';
 import '../zod-settings.js';
 
 /**
@@ -50,8 +51,6 @@ const NOT_ALLOWED_TEXT =
   'Slackbot cannot act for you in Cloud ChatOps yet. Run `/cloud agents slackbot` in the channel where ' +
   'its changes should be approved (your ops channel); reads then use your linked API token, and changes ' +
   'wait for approval there. `/cloud agents` lists and revokes it.';
-
-const FIND_LIMIT_MAX = 20;
 
 // What the tools answer, loaded on the first call rather than with `tools/list`: the read path (the
 // API client, the person's token, the audit), and apart from it the change path (the approval
@@ -108,15 +107,6 @@ function ownField(value: unknown, name: string): unknown {
     : undefined;
 }
 
-const OperationName = z
-  .string()
-  .max(100)
-  .describe('An operation name from find_operations, e.g. "volumes.list".');
-const Arguments = z
-  .record(z.string().max(100), z.unknown())
-  .optional()
-  .describe("The operation's arguments, as its input_schema from find_operations says.");
-
 const CHANGE_SCOPES: readonly [string, ...string[]] = ['cloud:read', 'cloud:change'];
 
 /** The registered tools for one request, fitted to the person and the home channel. */
@@ -150,11 +140,7 @@ export async function registerAgentTools(
         'Answers each with its name, kind (read, change, destructive), summary and input_schema. Reads run ' +
         'with `read`; changes are asked for with `request_change` or `request_destructive_change` and wait ' +
         'for people to approve them in Slack.',
-      inputSchema: z.object({
-        query: z.string().max(200).describe('Words to look for, e.g. "attach volume" or "database backups".'),
-        kind: z.enum(['read', 'change', 'destructive']).optional(),
-        limit: z.number().int().min(1).max(FIND_LIMIT_MAX).optional(),
-      }),
+      inputSchema: toolInput('find_operations'),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async (find) => (await toolAnswers()).findOperationsAnswer(allowed, find),
@@ -168,11 +154,7 @@ export async function registerAgentTools(
         description:
           "Runs a read operation (kind read in find_operations) with the person's own API token. Lists " +
           'answer one page; pass page for the next.',
-        inputSchema: z.object({
-          operation: OperationName,
-          arguments: Arguments,
-          page: z.number().int().min(1).max(10_000).optional(),
-        }),
+        inputSchema: toolInput('read'),
         annotations: { readOnlyHint: true, openWorldHint: true },
       },
       async (call) =>
@@ -186,11 +168,7 @@ export async function registerAgentTools(
       {
         title: kind === 'destructive' ? 'Ask for a destructive change' : 'Ask for a change',
         description,
-        inputSchema: z.object({
-          operation: OperationName,
-          arguments: Arguments,
-          reason: z.string().max(500).optional().describe('Why, for the people who approve it.'),
-        }),
+        inputSchema: toolInput('change'),
         annotations: {
           readOnlyHint: false,
           destructiveHint: kind === 'destructive',
@@ -231,7 +209,7 @@ export async function registerAgentTools(
         'Where a change you asked for stands: waiting_for_approval (with approvals so far), approved, ' +
         'running, done, failed, in_doubt (sent, outcome being checked), unknown, not_run, denied, expired ' +
         'or cancelled. Requests expire unless approved in time (decide_by).',
-      inputSchema: z.object({ request_id: z.string().max(100) }),
+      inputSchema: toolInput('get_request'),
       annotations: { readOnlyHint: true, openWorldHint: false },
       ...slackMeta,
     },
