@@ -52,10 +52,11 @@ export const TOOL_INPUTS_PATH = 'lib/agents/tool-inputs.generated.json';
 
 /** What `npm run generate` writes to `TOOL_INPUTS_PATH`: each tool's input as JSON Schema. */
 export function renderToolInputSchemas(): string {
+  // What the SDK would ask each schema for: zod's own Standard JSON Schema answer.
   const schemas = Object.fromEntries(
     Object.entries(TOOL_INPUTS).map(([name, schema]) => [
       name,
-      z.toJSONSchema(schema, { target: TARGET, io: 'input' }),
+      schema['~standard'].jsonSchema.input({ target: TARGET }),
     ]),
   );
   return `${JSON.stringify(schemas, null, 2)}\n`;
@@ -63,7 +64,7 @@ export function renderToolInputSchemas(): string {
 
 /**
  * The tool `name`'s input: validated by its zod schema, described by its JSON Schema written out
- * ahead. Asked for another target than the one written out, zod converts it then.
+ * ahead. Asked for another target than the one written out, or for the output, zod converts it.
  */
 export function toolInput<N extends ToolInputName>(
   name: N,
@@ -71,18 +72,16 @@ export function toolInput<N extends ToolInputName>(
   const schema = TOOL_INPUTS[name];
   const written: Readonly<Record<string, unknown>> | undefined = TOOL_INPUT_JSON_SCHEMAS[name];
   const standard = schema['~standard'];
-  const json =
-    (io: 'input' | 'output') =>
-    (options: { readonly target: string }): Record<string, unknown> =>
-      io === 'input' && options.target === TARGET && written
-        ? (structuredClone(written) as Record<string, unknown>)
-        : z.toJSONSchema(schema, { target: options.target as typeof TARGET, io });
+  const input = (options: { readonly target: string }): Record<string, unknown> =>
+    options.target === TARGET && written
+      ? (structuredClone(written) as Record<string, unknown>)
+      : standard.jsonSchema.input(options as Parameters<typeof standard.jsonSchema.input>[0]);
   return {
     '~standard': {
       version: 1,
       vendor: standard.vendor,
       validate: standard.validate,
-      jsonSchema: { input: json('input'), output: json('output') },
+      jsonSchema: { input, output: standard.jsonSchema.output },
     },
   } as StandardSchemaWithJSON<z.input<(typeof TOOL_INPUTS)[N]>, z.output<(typeof TOOL_INPUTS)[N]>>;
 }

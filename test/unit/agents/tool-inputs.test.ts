@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { TOOL_INPUTS, type ToolInputName, toolInput } from '../../../lib/agents/tool-inputs.js';
 
 /**
@@ -12,18 +11,16 @@ const NAMES = Object.keys(TOOL_INPUTS) as ToolInputName[];
 
 describe('toolInput', () => {
   it.each(NAMES)('describes %s as zod converts it, without converting it', (name) => {
-    const converted = z.toJSONSchema(TOOL_INPUTS[name], { target: 'draft-2020-12', io: 'input' });
+    const converted = TOOL_INPUTS[name]['~standard'].jsonSchema.input({ target: 'draft-2020-12' });
     expect(toolInput(name)['~standard'].jsonSchema.input({ target: 'draft-2020-12' })).toEqual(converted);
   });
 
   it('converts with zod for another target, and for the output', () => {
     const read = toolInput('read')['~standard'].jsonSchema;
-    expect(read.input({ target: 'draft-07' })).toEqual(
-      z.toJSONSchema(TOOL_INPUTS.read, { target: 'draft-07', io: 'input' }),
-    );
-    expect(read.output({ target: 'draft-2020-12' })).toEqual(
-      z.toJSONSchema(TOOL_INPUTS.read, { target: 'draft-2020-12', io: 'output' }),
-    );
+    const zod = TOOL_INPUTS.read['~standard'].jsonSchema;
+    expect(read.input({ target: 'draft-07' })).toEqual(zod.input({ target: 'draft-07' }));
+    expect(read.input({ target: 'draft-07' })).not.toEqual(read.input({ target: 'draft-2020-12' }));
+    expect(read.output({ target: 'draft-2020-12' })).toEqual(zod.output({ target: 'draft-2020-12' }));
   });
 
   it('hands out a copy: changing one answer changes no later one', () => {
