@@ -191,28 +191,19 @@ describe('verifying an access token', () => {
     return token;
   }
 
-  it('still counts a token that names no grant: its item, then the grant with the caller’s items', async () => {
-    const grant = await newGrant('U0OLDTOKEN');
-    const token = await legacyAccessToken(grant, true);
+  it.each([
+    ['its item, then the grant with the caller’s items', 'U0OLDTOKEN', true, ['get', 'batchGet']],
+    ['its item naming no home channel, then the grant alone', 'U0OLDERTOKEN', false, ['get', 'get']],
+  ])('still counts a token that names no grant: %s', async (_, user, withChannel, expectedCalls) => {
+    const grant = await newGrant(user);
+    const token = await legacyAccessToken(grant, withChannel);
     const { counted, calls } = countedGrants();
 
     const verified = await counted.verifyAccessToken(token, RESOURCE);
 
     expect(verified).toMatchObject({ grant: { id: grant.id } });
-    expect(verified).toHaveProperty('callerRead');
-    expect(calls).toEqual(['get', 'batchGet']);
-  });
-
-  it('still counts a token whose item names no home channel, reading the grant alone', async () => {
-    const grant = await newGrant('U0OLDERTOKEN');
-    const token = await legacyAccessToken(grant, false);
-    const { counted, calls } = countedGrants();
-
-    const verified = await counted.verifyAccessToken(token, RESOURCE);
-
-    expect(verified).toMatchObject({ grant: { id: grant.id } });
-    expect(verified).not.toHaveProperty('callerRead');
-    expect(calls).toEqual(['get', 'get']);
+    expect('callerRead' in verified).toBe(withChannel);
+    expect(calls).toEqual(expectedCalls);
   });
 
   it('refuses a token whose names were changed, and one naming someone else’s grant with a made-up secret', async () => {
