@@ -101,6 +101,8 @@ describe.skipIf(skipReason !== undefined)(
         .filter({ hasText: 'Sent /cloud agents slackbot change' })
         .waitFor();
       await page.getByTestId('slackbot-link').click();
+      // The click returns once it is dispatched; the page renders the Slackbot panel after it.
+      await page.getByTestId('channel-name').filter({ hasText: 'Slackbot' }).waitFor();
       expect(await page.getByTestId('channel-name').textContent()).toBe('Slackbot');
       const picker = page.getByTestId('slackbot-tool');
       await picker.locator('option[value="request_destructive_change"]').waitFor({ state: 'attached' });
