@@ -31,6 +31,7 @@ import { createHttpTable } from '../../lib/store/http-table.js';
 import { keys } from '../../lib/store/keys.js';
 import { SettingsVersionRepository } from '../../lib/store/settings-versions.js';
 import type { StoreContext } from '../../lib/store/store-context.js';
+import { lastCardWith } from '../support/cards.js';
 import { ADA, ALICE, BOB, CHANNEL } from '../support/e2e.js';
 import { type LocalLambda, startLocalLambda } from './support/lambda-runtime.js';
 import { packageStack } from './support/package-stack.js';
@@ -360,10 +361,7 @@ describe('the packaged functions under their template roles', () => {
     const volume = emulator.control.createVolume({ label: 'smoke-doomed' });
     await workspace.command(ALICE, CHANNEL, `volumes delete ${volume.id}`);
     await settle();
-    const card = standIn.store
-      .messages(CHANNEL)
-      .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
-      .at(-1);
+    const card = lastCardWith(standIn.store, CHANNEL, ActionId.approve);
     if (!card) throw new Error(`no approval card: ${textOf(lastMessage())}`);
     const clicked = await workspace.click(BOB, card, { actionId: ActionId.approve });
     expect(clicked.status).toBe(200);
@@ -501,10 +499,7 @@ describe('the packaged functions under their template roles', () => {
       expect(asked.isError, agentText(asked)).toBeFalsy();
       expect(asked.structuredContent).toMatchObject({ state: 'waiting_for_approval' });
       await settle();
-      const card = standIn.store
-        .messages(CHANNEL)
-        .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
-        .at(-1);
+      const card = lastCardWith(standIn.store, CHANNEL, ActionId.approve);
       if (!card) throw new Error(`no approval card: ${textOf(lastMessage())}`);
       expect(textOf(card.blocks)).toContain('Smoke Agent');
       expect((await workspace.click(BOB, card, { actionId: ActionId.approve })).status).toBe(200);

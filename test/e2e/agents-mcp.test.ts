@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
 import type { AgentScope } from '../../lib/store/agent-grants.js';
+import { lastCardWith } from '../support/cards.js';
 import { ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 
 /**
@@ -69,10 +70,7 @@ async function askToDelete(client: Client, volumeId: number): Promise<string> {
 }
 
 function lastCard(): StoredMessage {
-  const card = e2e.stack.standIn.store
-    .messages(CHANNEL)
-    .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
-    .at(-1);
+  const card = lastCardWith(e2e.stack.standIn.store, CHANNEL, ActionId.approve);
   if (!card) throw new Error('no approval card');
   return card;
 }

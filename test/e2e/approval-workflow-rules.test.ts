@@ -4,6 +4,7 @@ import { ApiClient } from '../../lib/api/client.js';
 import { getOperation } from '../../lib/api/operations/index.js';
 import type { OutcomeCheckSettings } from '../../lib/changes/outcomes.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
+import { lastCardWith } from '../support/cards.js';
 import { ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 import { testClock } from '../support/store.js';
 
@@ -70,10 +71,7 @@ function imageExists(imageId: string): boolean {
 }
 
 function lastCard(): StoredMessage {
-  const card = e2e.stack.standIn.store
-    .messages(CHANNEL)
-    .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
-    .at(-1);
+  const card = lastCardWith(e2e.stack.standIn.store, CHANNEL, ActionId.approve);
   if (!card) throw new Error('no approval card');
   return card;
 }

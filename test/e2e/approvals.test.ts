@@ -5,6 +5,7 @@ import type { AnyOperation } from '../../lib/api/operation.js';
 import { getOperation, operations, requireOperation } from '../../lib/api/operations/index.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
 import { parseApiDate } from '../../lib/slack-kit/text.js';
+import { lastCardWith } from '../support/cards.js';
 import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 import { commandTextFor, existingInputFor } from '../support/sample-inputs.js';
 import { testClock } from '../support/store.js';
@@ -45,10 +46,7 @@ async function someVolumeId(): Promise<number> {
 
 /** The newest approval card in the channel. */
 function lastCard(): StoredMessage {
-  const card = e2e.stack.standIn.store
-    .messages(CHANNEL)
-    .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
-    .at(-1);
+  const card = lastCardWith(e2e.stack.standIn.store, CHANNEL, ActionId.approve);
   if (!card) throw new Error('no approval card');
   return card;
 }

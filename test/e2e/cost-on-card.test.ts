@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
+import { lastCardWith } from '../support/cards.js';
 import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 
 /**
@@ -47,10 +48,7 @@ function typeOf(nodeId: number): string {
 }
 
 function lastCard(): StoredMessage {
-  const card = e2e.stack.standIn.store
-    .messages(CHANNEL)
-    .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
-    .at(-1);
+  const card = lastCardWith(e2e.stack.standIn.store, CHANNEL, ActionId.approve);
   if (!card) throw new Error('no approval card');
   return card;
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EngineKind } from '../../lib/api/operations/index.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
+import { lastCardWith } from '../support/cards.js';
 import { ADA, ALICE, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 
 /**
@@ -93,10 +94,7 @@ describe('a change typed without the engine', () => {
     const db = databaseOf('postgresql');
     const delivery = await e2e.command(ALICE, `databases delete ${db.id}`);
     expect(e2e.textOf(delivery.message)).toContain('needs 1 approval');
-    const card = e2e.stack.standIn.store
-      .messages(CHANNEL)
-      .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
-      .at(-1);
+    const card = lastCardWith(e2e.stack.standIn.store, CHANNEL, ActionId.approve);
     expect(e2e.textOf(card)).toContain('databases.postgresql-delete');
     expect(e2e.textOf(card)).toContain('Deletes the PostgreSQL database cluster');
     const pending = await e2e.stack.store.approvals.listPending(team());

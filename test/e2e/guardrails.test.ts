@@ -3,6 +3,7 @@ import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { ApiClient } from '../../lib/api/client.js';
 import { getOperation, requireOperation } from '../../lib/api/operations/index.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
+import { lastCardWith } from '../support/cards.js';
 import { ADA, ALICE, BOB, type E2E, startE2E } from '../support/e2e.js';
 import { commandTextFor, existingInputFor } from '../support/sample-inputs.js';
 
@@ -36,10 +37,7 @@ function newVolume(): number {
 }
 
 function lastCard(channel: string): StoredMessage | undefined {
-  return e2e.stack.standIn.store
-    .messages(channel)
-    .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
-    .at(-1);
+  return lastCardWith(e2e.stack.standIn.store, channel, ActionId.approve);
 }
 
 describe('/cloud policy', () => {

@@ -3,6 +3,7 @@ import type { StoredView } from '../../infra/local/slack/store.js';
 import { HOME_MAX_BLOCKS } from '../../lib/slack/home.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
 import { SLACK_LIMITS } from '../../lib/slack-kit/limits.js';
+import { lastCardWith } from '../support/cards.js';
 import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 import { requestLongerExpiry } from '../support/settings-requests.js';
 import { testClock } from '../support/store.js';
@@ -53,10 +54,7 @@ async function requestDeletion(label: string): Promise<{ volumeId: number; appro
   const volume = e2e.emulator.control.createVolume({ label });
   const delivery = await e2e.command(ALICE, `volumes delete ${volume.id}`);
   expect(e2e.textOf(delivery.message)).toContain('needs 1 approval');
-  const card = e2e.stack.standIn.store
-    .messages(CHANNEL)
-    .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(label))
-    .at(-1);
+  const card = lastCardWith(e2e.stack.standIn.store, CHANNEL, label);
   const approvalId = /Request ([0-9a-f-]{36})/.exec(JSON.stringify(card?.blocks))?.[1];
   if (!approvalId) throw new Error('no approval card');
   return { volumeId: volume.id, approvalId };

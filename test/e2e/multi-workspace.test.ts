@@ -11,6 +11,7 @@ import { castVote } from '../../lib/changes/votes.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
 import { inSlackTeam } from '../../lib/slack-kit/web-client.js';
 import { keys } from '../../lib/store/keys.js';
+import { lastCardWith } from '../support/cards.js';
 import { ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 
 /**
@@ -71,10 +72,7 @@ async function login(workspace: SlackWorkspace, user: string, channel: string) {
 }
 
 function lastCard(channel: string): StoredMessage {
-  const card = e2e.stack.standIn.store
-    .messages(channel)
-    .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
-    .at(-1);
+  const card = lastCardWith(e2e.stack.standIn.store, channel, ActionId.approve);
   if (!card) throw new Error(`no approval card in ${channel}`);
   return card;
 }

@@ -9,6 +9,7 @@ import { castVote } from '../../lib/changes/votes.js';
 import { slackExecutionSurface } from '../../lib/slack/approved-run-surface.js';
 import { runWorkerJob } from '../../lib/slack/worker-handlers.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
+import { lastCardWith } from '../support/cards.js';
 import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 import { testClock } from '../support/store.js';
 
@@ -244,10 +245,7 @@ describe('an approved reboot whose worker died after the API call', () => {
     try {
       const node = runningNode();
       await e2e.command(ALICE, `nodes reboot ${node.id}`);
-      const card = e2e.stack.standIn.store
-        .messages(CHANNEL)
-        .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
-        .at(-1);
+      const card = lastCardWith(e2e.stack.standIn.store, CHANNEL, ActionId.approve);
       if (!card) throw new Error('no approval card');
       const approval = (await e2e.stack.store.approvals.listPending(team())).find(
         (a) => a.messageTs === card.ts,

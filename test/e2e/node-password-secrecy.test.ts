@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, i
 import { localDynamoDbClientConfig } from '../../infra/local/dynamodb.js';
 import { createLogger } from '../../lib/observability/logger.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
+import { lastCardWith } from '../support/cards.js';
 import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 
 /**
@@ -116,10 +117,7 @@ describe('nodes password: the new root password is sent to the API and shown now
     expect(e2e.emulator.control.requestCount('nodes.password', { nodeId: 1001 })).toBe(before);
     await expectNowhere();
 
-    const card = e2e.stack.standIn.store
-      .messages(CHANNEL)
-      .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
-      .at(-1);
+    const card = lastCardWith(e2e.stack.standIn.store, CHANNEL, ActionId.approve);
     if (!card) throw new Error('no approval card');
     await e2e.stack.workspace.click(BOB, card, { actionId: ActionId.approve });
     await e2e.stack.drain();

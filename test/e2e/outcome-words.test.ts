@@ -2,6 +2,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
+import { lastCardWith } from '../support/cards.js';
 import { ALICE, BOB, type E2E, startE2E } from '../support/e2e.js';
 import { testClock } from '../support/store.js';
 
@@ -71,9 +72,7 @@ function messages(channel: string): StoredMessage[] {
 
 /** The card in #ops that names `volumeId`, and the request id it shows. */
 function cardOf(volumeId: number): { card: StoredMessage; id: string } {
-  const card = messages(OPS)
-    .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(`(${volumeId})`))
-    .at(-1);
+  const card = lastCardWith(e2e.stack.standIn.store, OPS, `(${volumeId})`);
   const id = /Request ([0-9a-f-]{36})/.exec(JSON.stringify(card?.blocks))?.[1];
   if (!card || !id) throw new Error(`no card for volume ${volumeId}`);
   return { card: e2e.stack.standIn.store.findMessage(OPS, card.ts) ?? card, id };

@@ -6,6 +6,7 @@ import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { SlackWorkspace } from '../../infra/local/slack/workspace.js';
 import { loadLocalEnv, type RealWorkspace, startRealWorkspace } from '../../infra/local/start.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
+import { lastCardWith } from '../support/cards.js';
 
 /**
  * `npm start` against a workspace over Socket Mode, end to end: the bot starts as it does with
@@ -103,10 +104,7 @@ describe('the bot over Socket Mode', () => {
     const asked = await command(ALICE, `volumes delete ${volume.id}`);
     expect(textOf(asked.message)).toContain('needs 1 approval');
     expect(emulator.control.requestCount('volumes.delete', { volumeId: volume.id })).toBe(0);
-    const card = standIn.store
-      .messages(CHANNEL)
-      .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
-      .at(-1);
+    const card = lastCardWith(standIn.store, CHANNEL, ActionId.approve);
     if (!card) throw new Error('no approval card');
 
     const clicked = await workspace.click(BOB, card, { actionId: ActionId.approve });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
 import { ActionId } from '../../lib/slack-kit/interaction-ids.js';
+import { lastCardWith } from '../support/cards.js';
 import { ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 import { testClock } from '../support/store.js';
 
@@ -63,10 +64,7 @@ async function volumeWithCard(label: string): Promise<{ id: number; card: Stored
 
 /** The newest approval card, approved by Bob. */
 async function approveLast(): Promise<StoredMessage> {
-  const request = e2e.stack.standIn.store
-    .messages(CHANNEL)
-    .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
-    .at(-1);
+  const request = lastCardWith(e2e.stack.standIn.store, CHANNEL, ActionId.approve);
   if (!request) throw new Error('no approval card');
   await e2e.stack.workspace.click(BOB, request, { actionId: ActionId.approve });
   await e2e.stack.drain();
@@ -145,10 +143,7 @@ describe("a resource's card in the channel", () => {
   it('shows how the volume ended when a resize and an approved delete of it run together', async () => {
     const { id, card } = await volumeWithCard('card-raced');
     await e2e.command(ALICE, `volumes delete ${id}`);
-    const request = e2e.stack.standIn.store
-      .messages(CHANNEL)
-      .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
-      .at(-1);
+    const request = lastCardWith(e2e.stack.standIn.store, CHANNEL, ActionId.approve);
     if (!request) throw new Error('no approval card');
     await Promise.all([
       e2e.stack.workspace.command(ALICE, CHANNEL, `volumes resize ${id} --size 50`),

@@ -9,6 +9,7 @@ import {
 import { castVote } from '../../lib/changes/votes.js';
 import { CODE_BLOCK } from '../../lib/slack/step-up-codes.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
+import { lastCardWith } from '../support/cards.js';
 import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 import { testClock } from '../support/store.js';
 
@@ -87,10 +88,7 @@ function deletesOf(volumeId: number): number {
 }
 
 function lastCard(): StoredMessage {
-  const card = e2e.stack.standIn.store
-    .messages(CHANNEL)
-    .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes('Request '))
-    .at(-1);
+  const card = lastCardWith(e2e.stack.standIn.store, CHANNEL, 'Request ');
   if (!card) throw new Error('no approval card');
   return card;
 }

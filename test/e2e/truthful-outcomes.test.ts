@@ -10,6 +10,7 @@ import { slackExecutionSurface } from '../../lib/slack/approved-run-surface.js';
 import { runWorkerJob } from '../../lib/slack/worker-handlers.js';
 import { ActionId } from '../../lib/slack-kit/interactions.js';
 import { StoreError } from '../../lib/store/errors.js';
+import { lastCardWith } from '../support/cards.js';
 import { ADA, ALICE, BOB, CHANNEL, type E2E, startE2E } from '../support/e2e.js';
 import { commandTextFor, existingInputFor } from '../support/sample-inputs.js';
 import { requestLongerExpiry } from '../support/settings-requests.js';
@@ -77,10 +78,7 @@ function threadText(card: StoredMessage): string {
 async function requestDeletion(volumeId: number): Promise<StoredMessage> {
   const delivery = await e2e.command(ALICE, `volumes delete ${volumeId}`);
   expect(e2e.textOf(delivery.message)).toContain('needs 1 approval');
-  const card = e2e.stack.standIn.store
-    .messages(CHANNEL)
-    .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
-    .at(-1);
+  const card = lastCardWith(e2e.stack.standIn.store, CHANNEL, ActionId.approve);
   if (!card) throw new Error('no approval card');
   return card;
 }
@@ -584,10 +582,7 @@ describe('what an approval card names', () => {
     })) as { label: string };
     const credentialReads = e2e.emulator.control.requestCount('databases.mysql-creds-view');
     await e2e.command(ALICE, commandTextFor(op, input));
-    const card = e2e.stack.standIn.store
-      .messages(CHANNEL)
-      .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
-      .at(-1);
+    const card = lastCardWith(e2e.stack.standIn.store, CHANNEL, ActionId.approve);
     const text = e2e.textOf(card);
     expect(text).toContain(`${database.label} (${String(input.instanceId)})`);
     expect(text).not.toContain('root (');
@@ -599,10 +594,7 @@ describe('what an approval card names', () => {
     const client = new ApiClient({ baseUrl: e2e.emulator.url, token: e2e.emulator.demoToken });
     const input = await existingInputFor(op, client);
     await e2e.command(ALICE, commandTextFor(op, input));
-    const card = e2e.stack.standIn.store
-      .messages(CHANNEL)
-      .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
-      .at(-1);
+    const card = lastCardWith(e2e.stack.standIn.store, CHANNEL, ActionId.approve);
     expect(card?.text).toMatch(/take a manual snapshot backup of node \S/);
     expect(card?.text).not.toContain('of a node');
   });

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { StoredMessage } from '../../infra/local/slack/store.js';
+import { lastCardWith } from './cards.js';
 import { CHANNEL, type E2E } from './e2e.js';
 
 /**
@@ -22,10 +23,7 @@ export async function requestLongerExpiry(e2e: E2E, user: string): Promise<Store
   });
   await e2e.stack.drain();
   expect(submitted.body).toBe('');
-  const card = e2e.stack.standIn.store
-    .messages(CHANNEL)
-    .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes('expiryMinutes'))
-    .at(-1);
+  const card = lastCardWith(e2e.stack.standIn.store, CHANNEL, 'expiryMinutes');
   if (!card) throw new Error('no approval card for the settings change');
   return card;
 }

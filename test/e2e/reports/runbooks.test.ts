@@ -8,6 +8,7 @@ import { continueAfterWatch, slackRunbookSurface } from '../../../lib/slack/runb
 import { runWorkerJob } from '../../../lib/slack/worker-handlers.js';
 import { ActionId } from '../../../lib/slack-kit/interactions.js';
 import type { RunbookRun } from '../../../lib/store/index.js';
+import { lastCardWith } from '../../support/cards.js';
 import { ADA, ALICE, BOB, CHANNEL } from '../../support/e2e.js';
 import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
 
@@ -97,10 +98,7 @@ function runMessage(run: RunbookRun) {
 }
 
 function approvalCard() {
-  return harness.e2e.stack.standIn.store
-    .messages(CHANNEL)
-    .filter((m) => !m.thread_ts && JSON.stringify(m.blocks).includes(ActionId.approve))
-    .at(-1);
+  return lastCardWith(harness.e2e.stack.standIn.store, CHANNEL, ActionId.approve);
 }
 
 /** Time on the emulator's clock (a minute by default), then a reporter tick: the watched node settles. */
