@@ -170,8 +170,7 @@ export class AgentGrantRepository {
   async create(input: NewAgentGrant): Promise<AgentGrant> {
     const id = input.id ?? randomBytes(16).toString('base64url');
     const item: GrantItem & { pk: string; sk: string } = {
-      pk: keys.user(input.team, input.user),
-      sk: keys.agentGrant(id),
+      ...grantKey(input.team, input.user, id),
       kind: 'agent_grant',
       grant_id: id,
       team_id: input.team,
@@ -207,7 +206,7 @@ export class AgentGrantRepository {
   async revoke(team: string, user: string, id: string): Promise<boolean> {
     const result = await this.#ctx.table.delete({
       TableName: this.#ctx.tableName,
-      Key: { pk: keys.user(team, user), sk: keys.agentGrant(id) },
+      Key: grantKey(team, user, id),
       ReturnValues: 'ALL_OLD',
     });
     return result.Attributes !== undefined;

@@ -34,8 +34,14 @@ const GROUP_ROWS: Readonly<Record<Group, () => Promise<readonly Rows[]>>> = {
   events: async () => [(await import('./events.js')).eventOperations],
 };
 
-function isGroup(name: string): name is Group {
-  return Object.hasOwn(GROUP_ROWS, name);
+/**
+ * The rows of the group `id` names (its text before the first dot), loaded now; `undefined` for
+ * an id that names no group, which loads nothing.
+ */
+function groupRowsOf(id: string): Promise<readonly Rows[]> | undefined {
+  const dot = id.indexOf('.');
+  const group = dot < 0 ? '' : id.slice(0, dot);
+  return Object.hasOwn(GROUP_ROWS, group) ? GROUP_ROWS[group as Group]() : undefined;
 }
 
 /**
@@ -43,9 +49,7 @@ function isGroup(name: string): name is Group {
  * `undefined` when no row has that id.
  */
 export async function loadOperation(id: string): Promise<AnyOperation | undefined> {
-  const group = id.slice(0, id.indexOf('.'));
-  if (!isGroup(group)) return undefined;
-  for (const rows of await GROUP_ROWS[group]()) {
+  for (const rows of (await groupRowsOf(id)) ?? []) {
     const op = rows.find((row) => row.id === id);
     if (op) return op;
   }
@@ -58,6 +62,5 @@ export async function loadOperation(id: string): Promise<AnyOperation | undefine
  * load surfaces at `loadOperation`.
  */
 export function loadOperationAhead(id: string): void {
-  const group = id.slice(0, id.indexOf('.'));
-  if (isGroup(group)) GROUP_ROWS[group]().catch(() => undefined);
+  groupRowsOf(id)?.catch(() => undefined);
 }
