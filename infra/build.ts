@@ -45,20 +45,30 @@ export const BUNDLE_OPTIONS = {
   logLevel: 'warning',
 } as const satisfies BuildOptions;
 
+/**
+ * Modules of a function that its first answer of one kind loads lazily, each loaded in one file
+ * with what only it reaches (`pathInOneChunk`): the agents' read.
+ */
+const LAZY_PATHS: Partial<Record<FunctionName, readonly string[]>> = {
+  mcp: ['lib/agents/read-path.ts'],
+};
+
 export async function buildFunctions(outdir = 'dist'): Promise<void> {
   await rm(outdir, { recursive: true, force: true });
   await Promise.all(
-    FUNCTIONS.map((name) =>
-      build({
+    FUNCTIONS.map(async (name) => {
+      const options: BuildOptions = {
         ...BUNDLE_OPTIONS,
         mainFields: [...BUNDLE_OPTIONS.mainFields],
         entryPoints: { index: `functions/${name}/handler.ts` },
         outdir: `${outdir}/${name}`,
-        ...(isAnswering(name)
-          ? { external: ['@resvg/resvg-wasm'], plugins: [startInOneChunk(`functions/${name}/handler.ts`)] }
-          : {}),
-      }),
-    ),
+      };
+      if (!isAnswering(name)) return build(options);
+      const entry = `functions/${name}/handler.ts`;
+      const answering = { ...options, external: ['@resvg/resvg-wasm'] };
+      const joins = await pathsInOneChunk(answering, entry, LAZY_PATHS[name] ?? []);
+      return build({ ...answering, plugins: [startInOneChunk(entry, joins)] });
+    }),
   );
   await Promise.all(CHART_FUNCTIONS.map((name) => copyChartAssets(`${outdir}/${name}`)));
 }
@@ -78,18 +88,69 @@ function isAnswering(name: FunctionName): boolean {
  * runs first), which is how Lambda loads it anyway. The import goes at the end of the module (imports are hoisted), so its
  * source map's lines stay where they are, and it binds nothing, so evaluation order is unchanged.
  */
-export function startInOneChunk(entry: string): Plugin {
-  const entryImport = `\nimport ${JSON.stringify(resolve(entry))};\n`;
+export function startInOneChunk(entry: string, joins: ReadonlyMap<string, string> = new Map()): Plugin {
+  const importOf = (file: string) => `\nimport ${JSON.stringify(file)};\n`;
+  const entryImport = importOf(resolve(entry));
   const ours = resolve('lib') + sep;
   return {
     name: 'start-in-one-chunk',
     setup(bundle) {
       bundle.onLoad({ filter: /\.ts$/ }, async (args) => {
         if (!args.path.startsWith(ours)) return undefined;
-        return { contents: (await readFile(args.path, 'utf8')) + entryImport, loader: 'ts' };
+        const path = joins.get(args.path);
+        const contents = (await readFile(args.path, 'utf8')) + entryImport + (path ? importOf(path) : '');
+        return { contents, loader: 'ts' };
       });
     },
   };
+}
+
+/**
+ * The same for a lazily loaded path (`LAZY_PATHS`): every module of ours that the path's module
+ * reaches and the start does not also imports the path's module, so they all share one set of
+ * importers and esbuild writes them in one file, where it would write a file for each set (a read
+ * loaded fifteen, one after another). They are loaded from the path's module first, which already
+ * imports them, so their order is unchanged; a module reached first some other way (a change's
+ * answers reach the read's) brings the whole path with it. Answers, per module of ours, the path
+ * its module joins, from a first build's graph of static imports.
+ */
+export async function pathsInOneChunk(
+  options: BuildOptions,
+  entry: string,
+  paths: readonly string[],
+): Promise<Map<string, string>> {
+  const joins = new Map<string, string>();
+  if (paths.length === 0) return joins;
+  const { metafile } = await build({
+    ...options,
+    write: false,
+    metafile: true,
+    plugins: [startInOneChunk(entry)],
+  });
+  const closure = (from: string) => {
+    const reached = new Set<string>();
+    const visit = (key: string) => {
+      if (reached.has(key)) return;
+      reached.add(key);
+      for (const imported of metafile.inputs[key]?.imports ?? []) {
+        if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+      }
+    };
+    const key = Object.keys(metafile.inputs).find((input) => resolve(input) === resolve(from));
+    if (key !== undefined) visit(key);
+    return reached;
+  };
+  const atStart = closure(entry);
+  const ours = resolve('lib') + sep;
+  // A path the function never imports (a scratch tree's function, in the benchmarks) joins nothing.
+  for (const path of paths) {
+    for (const key of closure(path)) {
+      const file = resolve(key);
+      if (atStart.has(key) || !file.startsWith(ours) || file === resolve(path) || joins.has(file)) continue;
+      joins.set(file, resolve(path));
+    }
+  }
+  return joins;
 }
 
 /** The functions that draw the stats chart, and so carry resvg's wasm and the chart font. */

@@ -28,9 +28,10 @@ if (!slackApp)
 // Every agent's call checks its token first: the grants' repository comes with the function's start,
 // so a first call's lookup reaches the table while the request is still being built
 // (`createAgentsApp`), not after the turns spent loading a module.
+// A read's repositories load with the read's code, in one module (`lib/agents/read-path.ts`).
 const core = createCoreDeps(config, logger, {
   role: 'background',
-  loaded: { agentGrants: AgentGrantRepository },
+  loaded: { agentGrants: AgentGrantRepository, readPath: () => import('../../lib/agents/read-path.js') },
 });
 // The Slack clients load on first use: a list or a read posts nothing to Slack, and their packages
 // were most of what this function loaded before its first answer (`npm run bench -- --only mcp`).

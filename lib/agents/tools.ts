@@ -53,9 +53,9 @@ const NOT_ALLOWED_TEXT =
   'wait for approval there. `/cloud agents` lists and revokes it.';
 
 // What the tools answer, loaded on the first call rather than with `tools/list`: the read path (the
-// API client, the person's token, the audit), and apart from it the change path (the approval
-// card, its preview and the Slack client).
-const toolAnswers = () => import('./tool-answers.js');
+// API client, the person's token, the audit, the called operation's rows), and apart from it the
+// change path (the approval card, its preview and the Slack client).
+const toolAnswers = () => import('./read-path.js');
 const changeAnswers = () => import('./change-answers.js');
 
 /**
@@ -72,12 +72,11 @@ export function preloadToolAnswers(store: Store, name: string | undefined, body:
   if (change || name === 'read') {
     for (const repository of [store.tokenLinks, store.channelPolicy, store.audit]) loadAhead(repository);
     const operation = calledOperation(body);
-    if (operation) operationRows().then((rows) => rows.loadOperationAhead(operation), ignore);
+    if (operation) toolAnswers().then((answers) => answers.loadOperationAhead(operation), ignore);
   }
   if (change || name === 'get_request') loadAhead(store.approvals);
 }
 
-const operationRows = () => import('../api/operations/by-group.js');
 const ignore = () => undefined;
 
 /** Bodies past this are not looked into before the token is checked. */

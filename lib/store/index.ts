@@ -153,6 +153,18 @@ export interface Store {
  */
 export interface LoadedRepositories {
   readonly agentGrants?: typeof AgentGrantRepository | undefined;
+  /**
+   * Where the repositories a read uses load from, together with the code that reads, instead of
+   * each from its own module: one module to load for a first read, not one per repository.
+   */
+  readonly readPath?: (() => Promise<ReadPathRepositories>) | undefined;
+}
+
+/** The repositories a read uses: the person's token, the home channel's policy and the audit. */
+export interface ReadPathRepositories {
+  readonly TokenLinkRepository: typeof TokenLinkRepository;
+  readonly ChannelPolicyRepository: typeof ChannelPolicyRepository;
+  readonly AuditLogRepository: typeof AuditLogRepository;
 }
 
 export function createStore(
@@ -160,23 +172,29 @@ export function createStore(
   cipher: TokenCipher | OnFirstUse<TokenCipher>,
   loaded: LoadedRepositories = {},
 ): Store {
+  const { readPath } = loaded;
   return {
     tokenLinks: onFirstUse(async () => {
       // Every use of a link seals or opens a token: the cipher's module loads alongside.
       loadAhead(cipher);
-      return new (await import('./token-links.js')).TokenLinkRepository(ctx, cipher);
+      const { TokenLinkRepository } = await (readPath?.() ?? import('./token-links.js'));
+      return new TokenLinkRepository(ctx, cipher);
     }),
     approvals: onFirstUse(async () => new (await import('./approvals.js')).ApprovalRepository(ctx, cipher)),
     approvalPolicy: onFirstUse(
       async () => new (await import('./approval-policy.js')).ApprovalPolicyRepository(ctx),
     ),
-    channelPolicy: onFirstUse(
-      async () => new (await import('./channel-policy.js')).ChannelPolicyRepository(ctx),
-    ),
+    channelPolicy: onFirstUse(async () => {
+      const { ChannelPolicyRepository } = await (readPath?.() ?? import('./channel-policy.js'));
+      return new ChannelPolicyRepository(ctx);
+    }),
     reports: onFirstUse(
       async () => new (await import('./report-subscriptions.js')).ReportSubscriptionRepository(ctx),
     ),
-    audit: onFirstUse(async () => new (await import('./audit-log.js')).AuditLogRepository(ctx)),
+    audit: onFirstUse(async () => {
+      const { AuditLogRepository } = await (readPath?.() ?? import('./audit-log.js'));
+      return new AuditLogRepository(ctx);
+    }),
     deliveries: new DeliveryClaims(ctx),
     statusWatches: onFirstUse(
       async () => new (await import('./status-watches.js')).StatusWatchRepository(ctx),

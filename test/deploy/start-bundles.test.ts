@@ -67,6 +67,18 @@ async function loadedWith(source: string): Promise<Set<string>> {
   throw new Error(`no file holds ${source}`);
 }
 
+/**
+ * The files of the agents' function a lazy import of `name` (its entry file, `chunks/<name>-<hash>.mjs`)
+ * loads beyond the start.
+ */
+async function loadedBeyondStart(name: string): Promise<string[]> {
+  const chunks = join(outdir, 'mcp', 'chunks');
+  const entry = (await readdir(chunks)).find((file) => file.startsWith(`${name}-`) && file.endsWith('.mjs'));
+  if (!entry) throw new Error(`no entry file for ${name}`);
+  const start = new Set(bundles.mcp.startFiles);
+  return (await staticClosure(join(chunks, entry))).filter((file) => !start.has(file));
+}
+
 beforeAll(async () => {
   outdir = await mkdtemp(join(tmpdir(), 'chatops-bundle-'));
   await buildFunctions(outdir);
@@ -180,6 +192,26 @@ describe("the agents' function bundle", () => {
     const change = await loadedWith('lib/agents/change-answers.ts');
     expect(has(read, 'node_modules/@slack/web-api/')).toBe(false);
     expect(has(change, 'node_modules/@slack/web-api/')).toBe(true);
+  });
+
+  it("loads a first read's own code in one file: the answers, the API client and the read's repositories", async () => {
+    // A read loaded about fifteen files one after another before its code and repositories came
+    // from one module (`lib/agents/read-path.ts`) that the build writes as one file.
+    const files = await loadedBeyondStart('read-path');
+    expect(await filesWithProjectCode(files)).toHaveLength(1);
+    const sources = await sourcesOf(files);
+    for (const file of [
+      'lib/agents/tool-answers.ts',
+      'lib/core/agent-calls.ts',
+      'lib/api/client.ts',
+      'lib/api/operations/by-group.ts',
+      'lib/store/token-links.ts',
+      'lib/store/token-cipher.ts',
+      'lib/store/channel-policy.ts',
+      'lib/store/audit-log.ts',
+    ]) {
+      expect(has(sources, file), file).toBe(true);
+    }
   });
 
   it("answers a read with the called operation's group of the operations table, not the whole table", async () => {
