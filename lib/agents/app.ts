@@ -1,7 +1,7 @@
-import { setImmediate } from 'node:timers/promises';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { type AgentRoute, type AgentsResult, requestOf, resultOf } from './http.js';
 import { type AgentAuth, bearerGate, createMcpEndpoint, MCP_PATH } from './mcp.js';
+import { onTheWire } from './on-the-wire.js';
 import { SLACKBOT_MCP_PATH, slackbotRoute } from './slackbot.js';
 import type { AgentToolDeps } from './tool-deps.js';
 import { preloadToolAnswers } from './tools.js';
@@ -81,16 +81,6 @@ export function createAgentsApp(
     }
   };
   return { handler, resource, serveMcp: (request, auth) => endpoint.serve(request, auth) };
-}
-
-/**
- * Lets work just started reach the network before the caller holds the thread: one turn of the
- * event loop for its own steps up to opening a connection, a second for the connection to open and
- * the request to be written. About a tenth of a millisecond when nothing else is waiting.
- */
-async function onTheWire(): Promise<void> {
-  await setImmediate();
-  await setImmediate();
 }
 
 function routeFor(table: Readonly<Record<string, AgentRoute>>, path: string): AgentRoute | undefined {

@@ -8,9 +8,11 @@ import {
   OAuthErrorCode,
   verifyBearerToken,
 } from '@modelcontextprotocol/server';
+import type { Afterwards } from '../core/agent-calls.js';
 import type { Caller } from '../core/caller.js';
 import { type AgentGrant, type AgentScope, SLACKBOT_GRANT_ID } from '../store/agent-grants.js';
 import type { ReadAhead } from '../store/read-ahead.js';
+import { onTheWire } from './on-the-wire.js';
 import type { AgentToolDeps } from './tool-deps.js';
 import { type AgentSession, registerAgentTools } from './tools.js';
 
@@ -65,8 +67,15 @@ export function createMcpEndpoint(deps: AgentToolDeps): McpEndpoint {
       // Writes that need not hold the answer up run beside it (the agent's last use, a read's
       // audit entry), and the answer leaves once they are done.
       const pending: Promise<void>[] = [];
-      if ('grant' in auth) pending.push(deps.store.agentGrants.noteUse(auth.grant));
-      const authInfo = authInfoOf(auth, (work) => pending.push(work));
+      if ('grant' in auth) {
+        pending.push(deps.store.agentGrants.noteUse(auth.grant));
+        await onTheWire();
+      }
+      // The read's audit entry goes out before the SDK builds the answer, which holds the thread.
+      const authInfo = authInfoOf(auth, async (work) => {
+        pending.push(work);
+        await onTheWire();
+      });
       const response = await handler.fetch(request, { authInfo });
       await Promise.all(pending);
       return response;
@@ -75,7 +84,7 @@ export function createMcpEndpoint(deps: AgentToolDeps): McpEndpoint {
 }
 
 /** The SDK passes `AuthInfo` through untouched; the grant and the request's `afterwards` ride in `extra`. */
-function authInfoOf(auth: AgentAuth | SlackbotStranger, afterwards: (work: Promise<void>) => void): AuthInfo {
+function authInfoOf(auth: AgentAuth | SlackbotStranger, afterwards: Afterwards): AuthInfo {
   if ('stranger' in auth) return { token: '', clientId: 'slackbot', scopes: [], extra: { stranger: true } };
   return {
     token: '',
@@ -95,7 +104,7 @@ function sessionOf(authInfo: AuthInfo | undefined): AgentSession {
     scopes: (authInfo?.scopes ?? []) as AgentScope[],
     slackbot: grant.id === SLACKBOT_GRANT_ID,
     callerRead: authInfo?.extra?.callerRead as ReadAhead | undefined,
-    afterwards: authInfo?.extra?.afterwards as ((work: Promise<void>) => void) | undefined,
+    afterwards: authInfo?.extra?.afterwards as Afterwards | undefined,
   };
 }
 

@@ -6,6 +6,7 @@ import {
 } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { CATALOG_OPERATIONS } from '../commands/catalog.generated.js';
+import type { Afterwards } from '../core/agent-calls.js';
 import { type AgentOperationKind, agentKindOf, operationsFor } from '../core/agent-operations.js';
 import type { Caller } from '../core/caller.js';
 import type { AgentScope } from '../store/agent-grants.js';
@@ -42,7 +43,7 @@ export type AgentSession =
       /** The caller's items (`callerKeys`), when they were asked for with the grant. */
       readonly callerRead?: ReadAhead | undefined;
       /** Takes writes that finish beside the answer (a read's audit entry); the answer waits for them. */
-      readonly afterwards?: ((work: Promise<void>) => void) | undefined;
+      readonly afterwards?: Afterwards | undefined;
     }
   | { readonly stranger: true };
 

@@ -46,8 +46,14 @@ export interface AgentReadControl {
    * Takes the read's audit entry to finish beside the answer: the surface waits for it before its
    * answer leaves. Without it, the read waits for the entry itself.
    */
-  readonly afterwards?: ((work: Promise<void>) => void) | undefined;
+  readonly afterwards?: Afterwards | undefined;
 }
+
+/**
+ * Takes work that finishes beside a surface's answer. The read goes on once it returns: a surface
+ * that answers with a burst of work of its own may hold the read until the write is on its way.
+ */
+export type Afterwards = (work: Promise<void>) => Promise<void> | void;
 
 /**
  * Runs a read for the person with their own token, where the home channel allows it. API
@@ -217,7 +223,7 @@ export async function checkCall(
 
 /** The audit entry handed to `afterwards`, or waited for here. */
 async function audited(entry: Promise<void>, control: AgentReadControl): Promise<void> {
-  if (control.afterwards) control.afterwards(entry);
+  if (control.afterwards) await control.afterwards(entry);
   else await entry;
 }
 
