@@ -113,8 +113,12 @@ export async function runColdProcess(driver: string, run: ColdProcess): Promise<
 }
 
 /**
- * `runs` counted rounds of every contender, each round starting with a different one, so drift on
- * a busy machine falls on all alike; one round before them warms the file cache and is not counted.
+ * `runs` counted rounds of every contender; one round before them warms the file cache and is not
+ * counted. Each round runs every contender once, in the order of the next row of a Williams design
+ * (`roundOrders`): over its rows every contender starts a round equally often and runs right after
+ * every other equally often. A run leaves work behind in the services it used (DynamoDB Local's
+ * garbage collection and compilation, the emulator's), and a contender that always followed the same
+ * one (as it did when each round only started one further along) always found the same leftovers.
  */
 export async function runInRounds<Name extends string>(
   names: readonly Name[],
@@ -125,14 +129,28 @@ export async function runInRounds<Name extends string>(
     Name,
     ColdSample[]
   >;
+  const orders = roundOrders(names.length);
   for (let round = 0; round <= runs; round++) {
-    const order = names.map((_, i) => names[(i + round) % names.length] as Name);
-    for (const name of order) {
+    for (const index of orders[round % orders.length] ?? []) {
+      const name = names[index] as Name;
       const sample = await runOne(name);
       if (round > 0) samples[name].push(sample);
     }
   }
   return samples;
+}
+
+/**
+ * The rows of a Williams design for `n` contenders (a Latin square balanced for the one run before:
+ * Williams, 1949): `n` rows for an even `n`, `2n` (each row and its reverse) for an odd one. Each
+ * row runs every contender once; across the rows each starts equally often and each ordered pair
+ * of contenders is adjacent equally often.
+ */
+export function roundOrders(n: number): number[][] {
+  // 0, 1, n-1, 2, n-2, …: consecutive differences that are all distinct mod n.
+  const first = Array.from({ length: n }, (_, i) => (i % 2 === 1 ? (i + 1) / 2 : (n - i / 2) % n));
+  const rows = Array.from({ length: n }, (_, shift) => first.map((index) => (index + shift) % n));
+  return n % 2 === 0 ? rows : [...rows, ...rows.map((row) => [...row].reverse())];
 }
 
 export interface ColdSummaries {

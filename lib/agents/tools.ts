@@ -5,6 +5,7 @@ import {
   type ScopeChallengeHandler,
 } from '@modelcontextprotocol/server';
 import * as z from 'zod';
+import { loadOperationAhead } from '../api/operations/by-group.js';
 import { CATALOG_OPERATIONS } from '../commands/catalog.generated.js';
 import type { Afterwards } from '../core/agent-calls.js';
 import { type AgentOperationKind, agentKindOf, operationsFor } from '../core/agent-operations.js';
@@ -54,8 +55,8 @@ const NOT_ALLOWED_TEXT =
   'wait for approval there. `/cloud agents` lists and revokes it.';
 
 // What the tools answer, loaded on the first call rather than with `tools/list`: the read path (the
-// API client, the person's token, the audit, the called operation's rows), and apart from it the
-// change path (the approval card, its preview and the Slack client).
+// API client, the person's token, the audit), and apart from it the change path (the approval
+// card, its preview and the Slack client).
 const toolAnswers = () => import('./read-path.js');
 const changeAnswers = () => import('./change-answers.js');
 
@@ -73,12 +74,10 @@ export function preloadToolAnswers(store: Store, name: string | undefined, body:
   if (change || name === 'read') {
     for (const repository of [store.tokenLinks, store.channelPolicy, store.audit]) loadAhead(repository);
     const operation = calledOperation(body);
-    if (operation) toolAnswers().then((answers) => answers.loadOperationAhead(operation), ignore);
+    if (operation) loadOperationAhead(operation);
   }
   if (change || name === 'get_request') loadAhead(store.approvals);
 }
-
-const ignore = () => undefined;
 
 /** Bodies past this are not looked into before the token is checked. */
 const PEEK_BYTES = 16_384;
