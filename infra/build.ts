@@ -47,7 +47,7 @@ export const BUNDLE_OPTIONS = {
 
 /**
  * Modules of a function that its first answer of one kind loads lazily, each loaded in one file
- * with what only it reaches (`pathInOneChunk`): the agents' read.
+ * with what only it reaches (`pathsInOneChunk`): the agents' read.
  */
 const LAZY_PATHS: Partial<Record<FunctionName, readonly string[]>> = {
   mcp: ['lib/agents/read-path.ts'],
