@@ -1,7 +1,7 @@
 import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { resolve, sep } from 'node:path';
-import { type BuildOptions, build, type Plugin } from 'esbuild';
+import { type BuildOptions, build, type Metafile, type Plugin } from 'esbuild';
 
 /**
  * One bundle per Lambda function, written to dist/<name>/index.mjs. Code split at dynamic
@@ -57,14 +57,14 @@ export async function buildFunctions(outdir = 'dist'): Promise<void> {
   await rm(outdir, { recursive: true, force: true });
   await Promise.all(
     FUNCTIONS.map(async (name) => {
+      const entry = `functions/${name}/handler.ts`;
       const options: BuildOptions = {
         ...BUNDLE_OPTIONS,
         mainFields: [...BUNDLE_OPTIONS.mainFields],
-        entryPoints: { index: `functions/${name}/handler.ts` },
+        entryPoints: { index: entry },
         outdir: `${outdir}/${name}`,
       };
       if (!isAnswering(name)) return build(options);
-      const entry = `functions/${name}/handler.ts`;
       const answering = { ...options, external: ['@resvg/resvg-wasm'] };
       const joins = await pathsInOneChunk(answering, entry, LAZY_PATHS[name] ?? []);
       return build({ ...answering, plugins: [startInOneChunk(entry, joins)] });
@@ -127,30 +127,36 @@ export async function pathsInOneChunk(
     metafile: true,
     plugins: [startInOneChunk(entry)],
   });
-  const closure = (from: string) => {
-    const reached = new Set<string>();
-    const visit = (key: string) => {
-      if (reached.has(key)) return;
-      reached.add(key);
-      for (const imported of metafile.inputs[key]?.imports ?? []) {
-        if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
-      }
-    };
-    const key = Object.keys(metafile.inputs).find((input) => resolve(input) === resolve(from));
-    if (key !== undefined) visit(key);
-    return reached;
-  };
-  const atStart = closure(entry);
+  const atStart = staticallyReached(metafile, entry) ?? new Set();
   const ours = resolve('lib') + sep;
   // A path the function never imports (a scratch tree's function, in the benchmarks) joins nothing.
   for (const path of paths) {
-    for (const key of closure(path)) {
+    for (const key of staticallyReached(metafile, path) ?? []) {
       const file = resolve(key);
       if (atStart.has(key) || !file.startsWith(ours) || file === resolve(path) || joins.has(file)) continue;
       joins.set(file, resolve(path));
     }
   }
   return joins;
+}
+
+/**
+ * The inputs of a build's `metafile` that `file` imports statically, itself included, as the
+ * metafile names them; `undefined` when `file` is not among its inputs.
+ */
+export function staticallyReached(metafile: Metafile, file: string): Set<string> | undefined {
+  const start = Object.keys(metafile.inputs).find((input) => resolve(input) === resolve(file));
+  if (start === undefined) return undefined;
+  const reached = new Set<string>();
+  const visit = (key: string) => {
+    if (reached.has(key)) return;
+    reached.add(key);
+    for (const imported of metafile.inputs[key]?.imports ?? []) {
+      if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+    }
+  };
+  visit(start);
+  return reached;
 }
 
 /** The functions that draw the stats chart, and so carry resvg's wasm and the chart font. */

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { BUNDLE_OPTIONS, buildFunctions, FUNCTIONS } from '../../infra/build.js';
+import { BUNDLE_OPTIONS, buildFunctions, FUNCTIONS, staticallyReached } from '../../infra/build.js';
 import { expectSuccess, spawnTsx } from '../child-processes.js';
 import { bundleComposition } from './bundle-composition.js';
 import { buildDriver } from './cold-process.js';
@@ -93,19 +93,9 @@ export async function staticClosure(entry: string): Promise<string[]> {
     packages: 'external',
     logLevel: 'silent',
   });
-  const reached = new Set<string>();
-  const visit = (key: string) => {
-    const path = resolve(key);
-    if (reached.has(path)) return;
-    reached.add(path);
-    for (const imported of metafile.inputs[key]?.imports ?? []) {
-      if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
-    }
-  };
-  const entryKey = Object.keys(metafile.inputs).find((key) => resolve(key) === resolve(entry));
-  if (entryKey === undefined) throw new Error(`esbuild did not report ${entry} among its inputs`);
-  visit(entryKey);
-  return [...reached].sort();
+  const reached = staticallyReached(metafile, entry);
+  if (reached === undefined) throw new Error(`esbuild did not report ${entry} among its inputs`);
+  return [...new Set([...reached].map((key) => resolve(key)))].sort();
 }
 
 async function describeFiles(files: readonly string[]): Promise<FileSet> {
