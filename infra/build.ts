@@ -1,4 +1,4 @@
-import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
+import { access, copyFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { resolve, sep } from 'node:path';
 import { type BuildOptions, build, type Metafile, type Plugin } from 'esbuild';
@@ -58,19 +58,42 @@ export async function buildFunctions(outdir = 'dist'): Promise<void> {
   await Promise.all(
     FUNCTIONS.map(async (name) => {
       const entry = `functions/${name}/handler.ts`;
+      const shims = await sdkShimsOf(name);
       const options: BuildOptions = {
         ...BUNDLE_OPTIONS,
         mainFields: [...BUNDLE_OPTIONS.mainFields],
         entryPoints: { index: entry },
         outdir: `${outdir}/${name}`,
+        plugins: shims ? [shims] : [],
       };
       if (!isAnswering(name)) return build(options);
       const answering = { ...options, external: ['@resvg/resvg-wasm'] };
       const joins = await pathsInOneChunk(answering, entry, LAZY_PATHS[name] ?? []);
-      return build({ ...answering, plugins: [startInOneChunk(entry, joins)] });
+      return build({ ...answering, plugins: [...(answering.plugins ?? []), startInOneChunk(entry, joins)] });
     }),
   );
   await Promise.all(CHART_FUNCTIONS.map((name) => copyChartAssets(`${outdir}/${name}`)));
+}
+
+/**
+ * The MCP SDK imports its runtime shims (`@modelcontextprotocol/server/_shims`, chosen by export
+ * conditions) for a default JSON Schema validator, ajv on Node. A function with an `sdk-shims.ts`
+ * beside its handler gets them from there instead, so a default it never uses is not bundled: the
+ * agents' function (`functions/mcp/sdk-shims.ts`).
+ */
+async function sdkShimsOf(name: FunctionName): Promise<Plugin | undefined> {
+  const shims = resolve('functions', name, 'sdk-shims.ts');
+  try {
+    await access(shims);
+  } catch {
+    return undefined;
+  }
+  return {
+    name: 'sdk-shims',
+    setup(bundle) {
+      bundle.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: shims }));
+    },
+  };
 }
 
 function isAnswering(name: FunctionName): boolean {
@@ -125,7 +148,7 @@ export async function pathsInOneChunk(
     ...options,
     write: false,
     metafile: true,
-    plugins: [startInOneChunk(entry)],
+    plugins: [...(options.plugins ?? []), startInOneChunk(entry)],
   });
   const atStart = staticallyReached(metafile, entry) ?? new Set();
   const ours = resolve('lib') + sep;

@@ -8,6 +8,7 @@ import {
   OAuthErrorCode,
   verifyBearerToken,
 } from '@modelcontextprotocol/server';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
 import type { Afterwards } from '../core/agent-calls.js';
 import type { Caller } from '../core/caller.js';
 import { type AgentGrant, type AgentScope, SLACKBOT_GRANT_ID } from '../store/agent-grants.js';
@@ -24,6 +25,13 @@ import { type AgentSession, registerAgentTools } from './tools.js';
 
 export const MCP_PATH = '/mcp';
 export const SERVER_INFO = { name: 'cloud-chatops', version: '1.0.0' } as const;
+
+/**
+ * The servers validate no JSON Schema of their own (no output schemas, no elicitation; tool inputs
+ * are zod's), so they take the SDK's lighter validator, the one it uses on edge runtimes: the
+ * agents' function is built without ajv (`functions/mcp/sdk-shims.ts`), and tests run the same one.
+ */
+const jsonSchemaValidator = new CfWorkerJsonSchemaValidator();
 
 /** An authenticated request: who the agent acts for, and as which agent. */
 export interface AgentAuth {
@@ -49,6 +57,7 @@ export function createMcpEndpoint(deps: AgentToolDeps): McpEndpoint {
   const handler = createMcpHandler(
     async ({ authInfo }) => {
       const server = new McpServer(SERVER_INFO, {
+        jsonSchemaValidator,
         // Each person's tools differ: no client may cache one person's list for another.
         cacheHints: { 'tools/list': { ttlMs: 0, cacheScope: 'private' } },
       });

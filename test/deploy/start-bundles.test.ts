@@ -254,4 +254,11 @@ describe("the agents' function bundle", () => {
   it('keeps the project code it loads at start in one file, as the Slack function does', async () => {
     expect(await filesWithProjectCode(bundles.mcp.startFiles)).toHaveLength(1);
   });
+
+  it("carries the SDK's CfWorker JSON Schema validator and no ajv, whose modules all ran at start for a validator its servers never call", () => {
+    expect(has(bundles.mcp.atStart, 'node_modules/@cfworker/json-schema/')).toBe(true);
+    for (const name of ['ajv', 'ajv-formats', 'fast-uri']) {
+      expect(has(bundles.mcp.deployed, `node_modules/${name}/`), name).toBe(false);
+    }
+  });
 });
