@@ -125,13 +125,16 @@ export async function describeFunction(outdir: string): Promise<BuiltFunction> {
 
 /**
  * Builds `source` as the function `as` of a scratch tree (the other functions are empty handlers)
- * with `infra/build.ts` itself, and answers the folder of that function's build.
+ * with `infra/build.ts` itself, and answers the folder of that function's build. With
+ * `sdkShimsOf`, the function also gets that function's MCP SDK shims (`functions/<name>/sdk-shims.ts`),
+ * as the build gives them to the function that has them.
  */
 export async function buildInTree(
   workDir: string,
   name: string,
   source: string,
   as: (typeof FUNCTIONS)[number] = 'slack',
+  sdkShimsOf?: (typeof FUNCTIONS)[number],
 ): Promise<string> {
   const tree = join(workDir, `${name}-tree`);
   for (const fn of FUNCTIONS) {
@@ -141,6 +144,10 @@ export async function buildInTree(
         ? `export { handler } from ${JSON.stringify(source)};\n`
         : 'export const handler = async () => undefined;\n';
     await writeFile(join(tree, 'functions', fn, 'handler.ts'), handler);
+  }
+  if (sdkShimsOf) {
+    const shims = join(PROJECT_ROOT, 'functions', sdkShimsOf, 'sdk-shims.ts');
+    await writeFile(join(tree, 'functions', as, 'sdk-shims.ts'), `export * from ${JSON.stringify(shims)};\n`);
   }
   // The build copies the chart assets from the working directory into the worker and reporter.
   await mkdir(join(tree, 'lib', 'reports'), { recursive: true });

@@ -47,16 +47,17 @@ const USER = 'U0AGENT';
 const FIVE_TOOLS = ['find_operations', 'get_request', 'read', 'request_change', 'request_destructive_change'];
 
 type McpPath = 'list' | 'read';
-type Side = 'ours' | 'floor' | 'baseline';
+type Side = 'ours' | 'floor' | 'trimmed' | 'baseline';
 type ContenderName = `${Side}${Capitalize<McpPath>}`;
 const PATHS = ['list', 'read'] as const satisfies readonly McpPath[];
-const SIDES = ['ours', 'floor', 'baseline'] as const satisfies readonly Side[];
+const SIDES = ['ours', 'floor', 'trimmed', 'baseline'] as const satisfies readonly Side[];
 const contenderOf = (side: Side, path: McpPath): ContenderName =>
   `${side}${path === 'list' ? 'List' : 'Read'}`;
 const PATH_NAMES: Record<McpPath, string> = { list: 'tools/list', read: 'tools/call read volumes.list' };
 const SIDE_NAMES: Record<Side, string> = {
   ours: 'ours',
-  floor: 'floor: minimal MCP server + config + bearer check in DynamoDB',
+  floor: 'floor: minimal MCP server + config + bearer check in DynamoDB, no ajv',
+  trimmed: "minimal MCP server without ajv (the agents' SDK shims)",
   baseline: 'baseline (minimal MCP server)',
 };
 
@@ -260,6 +261,28 @@ async function measure(
         await expectLastUseWritten();
       },
     },
+    trimmedList: {
+      name: 'trimmedList',
+      variant: `${SIDE_NAMES.trimmed}: tools/list`,
+      build: artifacts.trimmed,
+      env: baselineEnv,
+      event: request({ method: 'tools/list' }, baselineToken),
+      check: async (answer) => {
+        const names = toolNames(answer);
+        if (names.join() !== 'list_volumes') throw new Error(`listed ${names.join(', ')}`);
+      },
+    },
+    trimmedRead: {
+      name: 'trimmedRead',
+      variant: `${SIDE_NAMES.trimmed}: call list_volumes`,
+      build: artifacts.trimmed,
+      env: baselineEnv,
+      event: request({ method: 'tools/call', name: 'list_volumes', arguments: {} }, baselineToken),
+      check: async (answer) => {
+        expectText(answer, firstVolume);
+        expectOneApiRead();
+      },
+    },
     baselineList: {
       name: 'baselineList',
       variant: `${SIDE_NAMES.baseline}: tools/list`,
@@ -339,9 +362,11 @@ async function measure(
   const targets: Target[] = PATHS.map((path) => {
     const ours = all[contenderOf('ours', path)];
     const floor = all[contenderOf('floor', path)];
+    const trimmed = all[contenderOf('trimmed', path)];
     const baseline = all[contenderOf('baseline', path)];
     const extra = ours.spawnToAnswer.median - baseline.spawnToAnswer.median;
-    const floorExtra = floor.spawnToAnswer.median - baseline.spawnToAnswer.median;
+    const ajvCost = baseline.spawnToAnswer.median - trimmed.spawnToAnswer.median;
+    const floorExtra = floor.spawnToAnswer.median - trimmed.spawnToAnswer.median;
     return {
       name: `MCP cold start, ${PATH_NAMES[path]}`,
       requirement: `≤ ${MCP_COLD_START_LIMIT}× the minimal MCP server on the same SDK (spawn → answer, medians)`,
@@ -353,8 +378,9 @@ async function measure(
         `The agents' function took ${ms(extra)} longer than the minimal server (median; ${formatRatio(MCP_COLD_START_LIMIT)} allows ${ms(baseline.spawnToAnswer.median * (MCP_COLD_START_LIMIT - 1))}): ` +
         `import ${ms(ours.import.median)} against ${ms(baseline.import.median)} (CPU ${ms(ours.importCpu.median)} against ${ms(baseline.importCpu.median)}), ` +
         `first answer ${ms(ours.answer.median)} against ${ms(baseline.answer.median)} (CPU ${ms(ours.answerCpu.median)} against ${ms(baseline.answerCpu.median)}). ` +
-        `The floor, the minimal server with only the bot's configuration and its bearer check (the token's item, its grant and the caller's items in one batch read from DynamoDB; the last use written beside the call), takes ${formatRatio(ratio(floor.spawnToAnswer.median, baseline.spawnToAnswer.median))} (import CPU ${ms(floor.importCpu.median)}, first answer CPU ${ms(floor.answerCpu.median)}): ` +
-        `of the ${ms(extra)}, ${ms(floorExtra)} are that check and ${ms(extra - floorExtra)} the rest of the agents' function. ` +
+        `The agents' function is built without the SDK's ajv validator (\`functions/mcp/sdk-shims.ts\`); the minimal server built the same way takes ${formatRatio(ratio(trimmed.spawnToAnswer.median, baseline.spawnToAnswer.median))} (import CPU ${ms(trimmed.importCpu.median)}). ` +
+        `The floor, that server with only the bot's configuration and its bearer check (the token's item, its grant and the caller's items in one batch read from DynamoDB; the last use written beside the call), takes ${formatRatio(ratio(floor.spawnToAnswer.median, baseline.spawnToAnswer.median))} (import CPU ${ms(floor.importCpu.median)}, first answer CPU ${ms(floor.answerCpu.median)}): ` +
+        `of the ${ms(extra)}, leaving ajv out saves ${ms(ajvCost)}, the configuration and that check cost ${ms(floorExtra)} and the rest of the agents' function ${ms(extra + ajvCost - floorExtra)}. ` +
         `Before its first answer the agents' function loads ${formatBytes(artifacts.ours.loadedAtStart.bytes)} of JavaScript, the floor ${formatBytes(artifacts.floor.loadedAtStart.bytes)}, the minimal server ${formatBytes(artifacts.baseline.loadedAtStart.bytes)}; beyond the floor (generated characters): ${packagesBeyond(artifacts.ours.loadedAtStart, artifacts.floor.loadedAtStart, 8)}. ` +
         WHAT_WOULD_CLOSE[path],
     };
@@ -363,7 +389,7 @@ async function measure(
   return {
     title: 'MCP cold start to first answer',
     setup: [
-      "Built by `buildFunctions` (`infra/build.ts`), as deployed: the agents' function `functions/mcp` (minified, split at dynamic imports, its start in one chunk, no rasteriser), and the baseline and the floor each built as the `mcp` function of a scratch tree, so with the very same options. The baseline, `bench/baseline/minimal-mcp.ts`, is the smallest MCP server on Lambda on the same SDK (`@modelcontextprotocol/server` `createMcpHandler`, stateless, JSON answers, a new `McpServer` per request, the SDK's `requireBearerAuth`; `mcp-app.ts`) with one tool, `list_volumes`, that reads `GET /volumes` from the API over `node:http`, as the agents' function does (a first `fetch` costs a fresh process about 16 ms more CPU, which would flatter the comparison). The floor, `floor-mcp.ts`, is the same server checking its bearer token as the agents' function does.",
+      "Built by `buildFunctions` (`infra/build.ts`), as deployed: the agents' function `functions/mcp` (minified, split at dynamic imports, its start in one chunk, no rasteriser), and the baseline and the floor each built as the `mcp` function of a scratch tree, so with the very same options. The baseline, `bench/baseline/minimal-mcp.ts`, is the smallest MCP server on Lambda on the same SDK (`@modelcontextprotocol/server` `createMcpHandler`, stateless, JSON answers, a new `McpServer` per request, the SDK's `requireBearerAuth`; `mcp-app.ts`) with one tool, `list_volumes`, that reads `GET /volumes` from the API over `node:http`, as the agents' function does (a first `fetch` costs a fresh process about 16 ms more CPU, which would flatter the comparison). The floor, `floor-mcp.ts`, is the same server checking its bearer token as the agents' function does. The agents' function is built with its own MCP SDK shims (`functions/mcp/sdk-shims.ts`: the SDK's CfWorker JSON Schema validator as the default, in place of ajv, whose modules all run at import; its servers validate no JSON Schema and are given the CfWorker one). The baseline keeps the SDK's defaults, as the minimal server a team would write does; the floor, the least the agents' function could be, is built with the agents' shims, and so is the minimal server a second time (\"without ajv\"), which says what leaving ajv out is worth on its own.",
       'Each run is a new `node` process (' +
         process.version +
         ") that imports the bundle and invokes its handler with one API Gateway v2 event: an MCP `POST /mcp` (protocol 2026-07-28, its headers and `_meta`) with a bearer token, either `tools/list` or a `tools/call`: `read` of `volumes.list` for the agents' function, `list_volumes` for the baseline and the floor. Each reads the emulator's first page of volumes, in the benchmark's process.",
@@ -402,6 +428,20 @@ async function measure(
           return `${PATH_NAMES[path]} ${formatRatio(ratio(cpu('ours'), cpu('baseline')))} the baseline's (the floor ${formatRatio(ratio(cpu('floor'), cpu('baseline')))})`;
         },
       ).join('; ')}.`,
+      `Against the minimal server built without ajv as the agents' function is (spawn → answer, medians): ${PATHS.map(
+        (path) => {
+          const spawn = (side: Side) => all[contenderOf(side, path)].spawnToAnswer.median;
+          return `${PATH_NAMES[path]} ${formatRatio(ratio(spawn('ours'), spawn('trimmed')))}`;
+        },
+      ).join('; ')}; in CPU time (import and first answer) ${PATHS.map((path) => {
+        const cpu = (side: Side) => {
+          const s = all[contenderOf(side, path)];
+          return s.importCpu.median + s.answerCpu.median;
+        };
+        return `${PATH_NAMES[path]} ${formatRatio(ratio(cpu('ours'), cpu('trimmed')))}`;
+      }).join(
+        '; ',
+      )}. The SDK's ajv validator costs the minimal server ${formatBytes(artifacts.baseline.loadedAtStart.bytes - artifacts.trimmed.loadedAtStart.bytes)} at start.`,
       `\`tools/list\` for a full-scope person is ${formatBytes(listBytes)} (${listBytes} bytes), ${formatRatio(ratio(listBytes, perOperation.bytes))} of the ${formatBytes(perOperation.bytes)} that one tool per operation would be ("× baseline" of the size rows is against that list); the input schemas an agent needs come from \`find_operations\`, for the operations it looks for.`,
       `Largest parts of what the agents' function loads at start: ${[
         ...artifacts.ours.loadedAtStart.composition,
