@@ -205,6 +205,26 @@ async function measure(
   };
   const toolsListBytes: number[] = [];
   const request = (mcp: McpRequest, token: string) => () => mcpEvent(mcp, token);
+  // The minimal server, as built with the SDK's defaults or without ajv: the same requests and checks.
+  const minimalServer = (side: 'trimmed' | 'baseline', path: McpPath): Contender => ({
+    name: contenderOf(side, path),
+    variant: `${SIDE_NAMES[side]}: ${path === 'list' ? 'tools/list' : 'call list_volumes'}`,
+    build: artifacts[side],
+    env: baselineEnv,
+    event:
+      path === 'list'
+        ? request({ method: 'tools/list' }, baselineToken)
+        : request({ method: 'tools/call', name: 'list_volumes', arguments: {} }, baselineToken),
+    check: async (answer) => {
+      if (path === 'list') {
+        const names = toolNames(answer);
+        if (names.join() !== 'list_volumes') throw new Error(`listed ${names.join(', ')}`);
+      } else {
+        expectText(answer, firstVolume);
+        expectOneApiRead();
+      }
+    },
+  });
 
   const contenders: Record<ContenderName, Contender> = {
     oursList: {
@@ -261,50 +281,10 @@ async function measure(
         await expectLastUseWritten();
       },
     },
-    trimmedList: {
-      name: 'trimmedList',
-      variant: `${SIDE_NAMES.trimmed}: tools/list`,
-      build: artifacts.trimmed,
-      env: baselineEnv,
-      event: request({ method: 'tools/list' }, baselineToken),
-      check: async (answer) => {
-        const names = toolNames(answer);
-        if (names.join() !== 'list_volumes') throw new Error(`listed ${names.join(', ')}`);
-      },
-    },
-    trimmedRead: {
-      name: 'trimmedRead',
-      variant: `${SIDE_NAMES.trimmed}: call list_volumes`,
-      build: artifacts.trimmed,
-      env: baselineEnv,
-      event: request({ method: 'tools/call', name: 'list_volumes', arguments: {} }, baselineToken),
-      check: async (answer) => {
-        expectText(answer, firstVolume);
-        expectOneApiRead();
-      },
-    },
-    baselineList: {
-      name: 'baselineList',
-      variant: `${SIDE_NAMES.baseline}: tools/list`,
-      build: artifacts.baseline,
-      env: baselineEnv,
-      event: request({ method: 'tools/list' }, baselineToken),
-      check: async (answer) => {
-        const names = toolNames(answer);
-        if (names.join() !== 'list_volumes') throw new Error(`listed ${names.join(', ')}`);
-      },
-    },
-    baselineRead: {
-      name: 'baselineRead',
-      variant: `${SIDE_NAMES.baseline}: call list_volumes`,
-      build: artifacts.baseline,
-      env: baselineEnv,
-      event: request({ method: 'tools/call', name: 'list_volumes', arguments: {} }, baselineToken),
-      check: async (answer) => {
-        expectText(answer, firstVolume);
-        expectOneApiRead();
-      },
-    },
+    trimmedList: minimalServer('trimmed', 'list'),
+    trimmedRead: minimalServer('trimmed', 'read'),
+    baselineList: minimalServer('baseline', 'list'),
+    baselineRead: minimalServer('baseline', 'read'),
   };
 
   const names = Object.keys(contenders) as ContenderName[];
