@@ -61,7 +61,8 @@ export function targetsTable(targets: readonly Target[]): string {
   );
 }
 
-function missedTargets(targets: readonly Target[]): string[] {
+/** Each missed target with by how much and why, as the results file says it. */
+export function missedTargets(targets: readonly Target[]): string[] {
   return targets
     .filter((target) => !evaluateTarget(target).met)
     .map((target) =>

@@ -10,7 +10,7 @@ import { runListing } from './listing.js';
 import { describeMachine } from './machine.js';
 import { runMcpColdStart } from './mcp/mcp-cold-start.js';
 import { runReportTick } from './report-tick.js';
-import { resultsFile, resultsTable, targetsTable } from './results-file.js';
+import { missedTargets, resultsFile, resultsTable, targetsTable } from './results-file.js';
 import { formatDuration } from './table.js';
 import { runWarmLatency } from './warm-latency.js';
 
@@ -92,7 +92,11 @@ try {
 const durationMs = performance.now() - started;
 console.log(`\n${resultsTable(results)}\n\n${targetsTable(results.flatMap((result) => result.targets))}\n`);
 if (quick || coldRuns !== undefined || selected.length < BENCHMARKS.length) {
-  console.log(`Partial or quick run: ${RESULTS_FILE} left as it was.`);
+  // What the results file would say beside the tables, so a partial run can be read the same way.
+  const missed = missedTargets(results.flatMap((result) => result.targets));
+  if (missed.length > 0) console.log(`${missed.join('\n')}\n`);
+  for (const result of results) console.log(result.notes.map((note) => `- ${note}`).join('\n'));
+  console.log(`\nPartial or quick run: ${RESULTS_FILE} left as it was.`);
 } else {
   await writeFile(
     RESULTS_FILE,
