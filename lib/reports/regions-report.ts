@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Node } from '../api/operations/nodes.js';
 import type { Region } from '../api/operations/regions.js';
 import { mrkdwnFallback, type RenderedMessage, sectionBlock, truncateMrkdwn } from '../slack-kit/blocks.js';
@@ -5,16 +6,16 @@ import { statusWords } from '../slack-kit/enum-words.js';
 import { codeSpan, countOf, escapeMrkdwn } from '../slack-kit/text.js';
 import type { ReportSubscription } from '../store/report-subscriptions.js';
 import type { AccountFeed } from './account-feed.js';
-import { type DeliveryContext, type DeliveryResult, post } from './deliver.js';
-import { certainlyNotPosted } from './pacer.js';
+import { type DeliveryContext, type DeliveryResult, type PostMarker, postEachOnce } from './deliver.js';
 import { inQuietHours, quietHoursJustEnded, quietHoursText } from './quiet-hours.js';
 
 /**
  * The region status report: a message when a region the account's nodes are in (or one its
  * `--region` list names) changes status, `ok` to `outage` and back (the regions list's `status`,
  * API-FACTS-MORE.md §7; public, so only the node list needs a scope). It remembers each region's
- * status as the subscription's keys (`us-east=outage`): the first run, or a region it has not
- * seen before, only learns; a region that stays down is posted once, its recovery once.
+ * status as the subscription's keys (`us-east=outage`), and when it learned them: the first run,
+ * or a region it has not seen before, only learns; a region that stays down is posted once, its
+ * recovery once.
  */
 
 /**
@@ -38,16 +39,23 @@ export async function probeRegions(feed: AccountFeed): Promise<{ seen: number[];
 // ---------------------------------------------------------------------------------------------
 // What is remembered
 
-/** Regions remembered at most, and the longest key kept (`ReportSubscription.seenKeys`'s bounds). */
-const MAX_REGIONS = 500;
+/**
+ * Regions remembered at most, and the longest key kept (`ReportSubscription.seenKeys`'s bounds: 500
+ * keys, one of them when they were learned).
+ */
+const MAX_REGIONS = 499;
 const MAX_KEY_LENGTH = 200;
 
-/** Each region's status as the keys a run remembers: `us-east=ok`. */
-export function regionKeys(regions: readonly Region[]): string[] {
-  return regions
+/** The key that says when the statuses were learned (no `=`, so never read as a region's). */
+const LEARNED_AT = '@learned ';
+
+/** Each region's status as the keys a run remembers (`us-east=ok`), learned at `now`. */
+export function regionKeys(regions: readonly Region[], now?: Date): string[] {
+  const statuses = regions
     .map((region) => `${region.id}=${region.status}`)
     .filter((key) => key.length <= MAX_KEY_LENGTH)
     .slice(0, MAX_REGIONS);
+  return now === undefined ? statuses : [...statuses, `${LEARNED_AT}${now.toISOString()}`];
 }
 
 /** The statuses a subscription remembers, by region id (a Map: a region id is never a prototype key). */
@@ -155,16 +163,36 @@ export function renderRegionChanges(changes: readonly RegionChange[], held?: str
 // ---------------------------------------------------------------------------------------------
 // Delivery
 
+/** How the report's messages are found in the channel, for the in-doubt check. */
+const REGION_CHANGE_MARKER: PostMarker = { eventType: 'region_status_change', idField: 'change' };
+
 /**
- * Posts the watched regions' status changes since the last run as one message, and remembers
- * every listed region's status. During quiet hours nothing is posted and nothing is learned, so
- * the changes wait for the first run after. A post Slack certainly did not take keeps the old
- * statuses, to be posted by the next run; one whose answer was lost may be in the channel, and is
- * not posted twice.
+ * The number a run's changes are claimed and marked by: the same for every run that finds the same
+ * changes from the same statuses learned at the same time (a run cut off, or failed, remembers
+ * nothing new), a new one once statuses are learned again, so a region going down a second time is
+ * a change of its own. 48 bits of a SHA-256, a whole number JSON and DynamoDB keep exactly.
+ */
+export function changeSetId(
+  seenKeys: ReadonlySet<string> | undefined,
+  changes: readonly RegionChange[],
+): number {
+  const learnedAt = [...(seenKeys ?? [])].find((key) => key.startsWith(LEARNED_AT)) ?? '';
+  const what = changes.map(({ region, was }) => `${region.id}=${was}>${region.status}`).join('\n');
+  return createHash('sha256').update(`${learnedAt}\n${what}`).digest().readUIntBE(0, 6);
+}
+
+/**
+ * Posts the watched regions' status changes since the statuses were last learned as one message,
+ * and learns every listed region's status once it is in the channel. During quiet hours nothing is
+ * posted and nothing is learned, so the changes wait for the first run after. The message goes out
+ * under a claim (`postEachOnce`, as alerts do): a post Slack certainly did not take is posted by the
+ * next run; one whose answer was lost, or a run cut off while posting, leaves the claim in doubt,
+ * and the run that takes it over after its lease finds the message in the channel or posts it then.
+ * Until then the old statuses are kept, so no change is lost and none is posted twice.
  */
 export async function deliverRegions(ctx: DeliveryContext, sub: ReportSubscription): Promise<DeliveryResult> {
   const [regions, nodes] = await Promise.all(readRegions(ctx.feed));
-  const learned = { seenIssueIds: [], seenKeys: regionKeys(regions) };
+  const learned = { seenIssueIds: [], seenKeys: regionKeys(regions, ctx.now) };
   if (sub.lastRun === null) return { messages: 0, files: 0, alerted: [], ...learned };
   const unchanged = { seenIssueIds: [], seenKeys: [...(sub.seenKeys ?? [])] };
   const { quietHours } = sub.noise;
@@ -176,14 +204,11 @@ export async function deliverRegions(ctx: DeliveryContext, sub: ReportSubscripti
   const held = quietHoursJustEnded(quietHours, sub.lastRun.at, ctx.now)
     ? `while this channel was quiet (${quietHoursText(quietHours)})`
     : undefined;
-  const message = renderRegionChanges(changes, held);
+  const id = changeSetId(sub.seenKeys, changes);
+  const { done, alerted, ...run } = await postEachOnce(ctx, sub, REGION_CHANGE_MARKER, [
+    { id, message: () => renderRegionChanges(changes, held) },
+  ]);
+  if (!done.includes(id)) return { ...run, alerted: [], ...unchanged };
   // `alerted` counts what a run posted; a region has no number, so each change is its position.
-  const posted = changes.map((_, index) => index);
-  try {
-    await post(ctx, sub.channel, message);
-  } catch (error) {
-    if (certainlyNotPosted(error)) return { messages: 0, files: 0, alerted: [], ...unchanged, error };
-    return { messages: 0, files: 0, alerted: [], ...learned, error };
-  }
-  return { messages: 1, files: 0, alerted: posted, ...learned };
+  return { ...run, alerted: (alerted?.length ?? 0) > 0 ? changes.map((_, index) => index) : [], ...learned };
 }

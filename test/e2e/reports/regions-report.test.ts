@@ -1,5 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REGIONS } from '../../../infra/local/emulator/catalog.js';
+import { ChannelPacer } from '../../../lib/reports/pacer.js';
+import { runReporterTick } from '../../../lib/reports/tick.js';
 import { slackFixtures } from '../../support/slack-fixtures.js';
 import { type ReporterHarness, startReporterHarness } from './harness.js';
 
@@ -115,6 +117,99 @@ describe('region status report', () => {
     expect(lines[1]).toContain(
       ':large_green_circle: Region *eu-west* (London, UK) is *OK* again, was outage',
     );
+  });
+
+  it("cut off when Slack took the outage's message but its answer was lost, no later run posts it again", async () => {
+    await subscribe();
+    await tickLater();
+    setStatuses({ 'us-east': 'outage' });
+    harness.advance(5 * 60_000);
+    // Slack posts the message and its answer never comes back; the run's deadline ends it.
+    harness.e2e.stack.standIn.stall((method, args) =>
+      method === 'chat.postMessage' && String(args.text).includes('region status change')
+        ? 'answer_lost'
+        : undefined,
+    );
+    const cut = await runReporterTick(
+      { ...harness.deps, pacer: new ChannelPacer({ minIntervalMs: 0 }) },
+      harness.now(),
+      { deadline: Date.now() + 1500 },
+    );
+    harness.e2e.stack.standIn.stall(undefined);
+    expect(cut.messagesPosted).toBe(0);
+    expect(regionLines()).toHaveLength(1);
+
+    // At once, and after every lease a cut-off run can leave: the outage is in the channel once.
+    await harness.tick();
+    for (let i = 0; i < 4; i++) await tickLater();
+    expect(regionLines()).toHaveLength(1);
+
+    // The region's recovery is still posted, once.
+    setStatuses({});
+    await tickLater();
+    await tickLater();
+    const lines = regionLines();
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain('Region *us-east* (Newark, NJ) is *OK* again, was outage');
+  }, 60_000);
+
+  it('cut off when the message never reached Slack (the request lost on the way), a run after the lease posts it, once', async () => {
+    await subscribe();
+    await tickLater();
+    setStatuses({ 'eu-west': 'outage' });
+    harness.advance(5 * 60_000);
+    harness.e2e.stack.standIn.stall((method, args) =>
+      method === 'chat.postMessage' && String(args.text).includes('region status change')
+        ? 'unanswered'
+        : undefined,
+    );
+    await runReporterTick({ ...harness.deps, pacer: new ChannelPacer({ minIntervalMs: 0 }) }, harness.now(), {
+      deadline: Date.now() + 1500,
+    });
+    harness.e2e.stack.standIn.stall(undefined);
+    expect(regionLines()).toEqual([]);
+
+    for (let i = 0; i < 4; i++) await tickLater();
+    const lines = regionLines();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('Region *eu-west* (London, UK) has an *outage*, was OK');
+  }, 60_000);
+
+  it('posts a second outage of the same region after its recovery', async () => {
+    await subscribe();
+    setStatuses({ 'us-east': 'outage' });
+    await tickLater();
+    setStatuses({});
+    await tickLater();
+    setStatuses({ 'us-east': 'outage' });
+    await tickLater();
+    await tickLater();
+
+    const lines = regionLines();
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toContain('Region *us-east* (Newark, NJ) has an *outage*, was OK');
+    expect(lines[1]).toContain('Region *us-east* (Newark, NJ) is *OK* again, was outage');
+    expect(lines[2]).toContain('Region *us-east* (Newark, NJ) has an *outage*, was OK');
+  });
+
+  it('posts an outage on the next run when Slack certainly did not take the message (429), once', async () => {
+    await subscribe();
+    await tickLater();
+    setStatuses({ 'ap-south': 'outage' });
+    harness.e2e.stack.standIn.injectRateLimit({
+      methods: ['chat.postMessage'],
+      retryAfterSeconds: 3600,
+      times: 1,
+    });
+    await tickLater();
+    harness.e2e.stack.standIn.injectRateLimit(undefined);
+    expect(regionLines()).toEqual([]);
+
+    await tickLater();
+    await tickLater();
+    const lines = regionLines();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('Region *ap-south*');
   });
 
   it('watches only the regions its --region list names', async () => {
