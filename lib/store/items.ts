@@ -93,6 +93,11 @@ export function isConditionFailure(error: unknown): error is ConditionalCheckFai
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
 }
 
+/** A transaction DynamoDB refused as a whole: one of its conditions failed, or it met another write. */
+export function isTransactionCanceled(error: unknown): boolean {
+  return error instanceof Error && error.name === 'TransactionCanceledException';
+}
+
 /**
  * Writes a new item; fails if one with its key exists (ids are generated, so that is a bug). When
  * an attempt's answer was lost and the client's retry finds the item already there, the item it

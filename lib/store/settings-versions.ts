@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { StoreError } from './errors.js';
-import { getParsed, isConditionFailure, parseListedItem, putNew } from './items.js';
+import { getParsed, isConditionFailure, isTransactionCanceled, parseListedItem, putNew } from './items.js';
 import { keys } from './keys.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
 import '../zod-settings.js';
@@ -235,9 +235,7 @@ export class SettingsVersionRepository {
 
 /** A transaction refused because a condition failed (DynamoDB names each item's reason). */
 function isTransactionConflict(error: unknown): boolean {
-  return (
-    isConditionFailure(error) || (error instanceof Error && error.name === 'TransactionCanceledException')
-  );
+  return isConditionFailure(error) || isTransactionCanceled(error);
 }
 
 function toVersion(item: z.infer<typeof VersionItemSchema>): SettingsVersion {

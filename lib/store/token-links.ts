@@ -1,5 +1,12 @@
 import * as z from 'zod';
-import { deleteExisting, isConditionFailure, parseItem, parseListedItem, readItem } from './items.js';
+import {
+  deleteExisting,
+  isConditionFailure,
+  isTransactionCanceled,
+  parseItem,
+  parseListedItem,
+  readItem,
+} from './items.js';
 import { checkedProfile, DEFAULT_PROFILE, keys } from './keys.js';
 import { profileKeys, type ReadAhead } from './read-ahead.js';
 import { epochSeconds, type StoreContext } from './store-context.js';
@@ -213,7 +220,7 @@ export class TokenLinkRepository {
       });
       return true;
     } catch (error) {
-      if (error instanceof Error && error.name === 'TransactionCanceledException') return false;
+      if (isTransactionCanceled(error)) return false;
       throw error;
     }
   }
