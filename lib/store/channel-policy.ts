@@ -32,7 +32,8 @@ export const ApprovalRuleSchema = z.object({
 export type ApprovalRule = z.infer<typeof ApprovalRuleSchema>;
 
 /** Keys of `rules`: a class name or an operation id (`volumes.delete`). */
-const RuleKeySchema = z.string().regex(/^(read|change|costs|destructive|[a-z]+\.[a-z0-9-]+)$/);
+export const RULE_KEY_PATTERN = /^(read|change|costs|destructive|[a-z]+\.[a-z0-9-]+)$/;
+const RuleKeySchema = z.string().regex(RULE_KEY_PATTERN);
 
 export const ChannelPolicySchema = z.object({
   allowedClasses: z.array(z.enum(OPERATION_CLASSES)).default([...OPERATION_CLASSES]),

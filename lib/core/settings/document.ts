@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { OPERATION_CLASSES } from '../../api/operation.js';
 import { ApprovalPolicySchema } from '../../store/approval-policy.js';
-import { ApprovalRuleSchema } from '../../store/channel-policy.js';
+import { ApprovalRuleSchema, RULE_KEY_PATTERN } from '../../store/channel-policy.js';
 import { COMMAND_NAME_PATTERN } from '../../store/keys.js';
 import { REPORT_KIND_NAMES } from '../../store/report-kind-names.js';
 import { BURST_AT_BOUNDS, FLAP_MINUTES_BOUNDS } from '../../store/report-noise-bounds.js';
@@ -78,10 +78,7 @@ const RuleSchema = z.strictObject({
 
 const RuleKeySchema = z
   .string()
-  .regex(
-    /^(read|change|costs|destructive|[a-z]+\.[a-z0-9-]+)$/,
-    'a class (read, change, costs, destructive) or an operation id',
-  );
+  .regex(RULE_KEY_PATTERN, 'a class (read, change, costs, destructive) or an operation id');
 
 /** `every 15m`, `every 1h30m`, or `daily 09:00 Europe/Berlin` (each part read by `lib/reports/schedule.ts`). */
 export const SCHEDULE_PATTERN = /^(every (\S{1,20})|daily (\S{1,5}) (\S{1,64}))$/;
