@@ -1,7 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StallMode } from '../../../infra/local/slack/server.js';
-import { ChannelPacer } from '../../../lib/reports/pacer.js';
-import { runReporterTick, type TickSummary } from '../../../lib/reports/tick.js';
 import { slackFixtures } from '../../support/slack-fixtures.js';
 import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
 
@@ -69,13 +67,6 @@ function stallAlertOf(issue: number, mode: StallMode): void {
   );
 }
 
-/** A scheduled run with a deadline `ms` from now; posting paced fast so the deadline is what stops it. */
-function tickWithDeadline(ms: number): Promise<TickSummary> {
-  return runReporterTick({ ...harness.deps, pacer: new ChannelPacer({ minIntervalMs: 0 }) }, harness.now(), {
-    deadline: Date.now() + ms,
-  });
-}
-
 describe('alerts cut off mid-batch', () => {
   it('post every new issue exactly once over runs cut off by lost answers and the deadline, each making progress', async () => {
     const channel = 'C0CUTOFF';
@@ -86,7 +77,7 @@ describe('alerts cut off mid-batch', () => {
 
     // Run 1: Slack posts the third alert but its answer never arrives; the deadline ends the run.
     stallAlertOf(third, 'answer_lost');
-    const first = await tickWithDeadline(2000);
+    const first = await harness.tickWithDeadline(2000);
     harness.e2e.stack.standIn.stall(undefined);
     expect(first.alertsPosted).toBe(2);
     expect(first.leftDue).toBe(1);
@@ -99,7 +90,7 @@ describe('alerts cut off mid-batch', () => {
     // Run 2, at once: the third is still within its lease (skipped, not re-posted); the fifth's
     // request is lost on the way in, and the run is cut off again.
     stallAlertOf(fifth, 'unanswered');
-    const second = await tickWithDeadline(2000);
+    const second = await harness.tickWithDeadline(2000);
     harness.e2e.stack.standIn.stall(undefined);
     expect(second.alertsPosted).toBe(1);
     expect(alertCounts(channel, issues)).toEqual([1, 1, 1, 1, 0]);
@@ -108,7 +99,7 @@ describe('alerts cut off mid-batch', () => {
     // is found there and only marked, the fifth is not and is posted now.
     harness.advance(PAST_LEASE);
     const historyReads = harness.e2e.stack.standIn.store.callsTo('conversations.history').length;
-    const thirdRun = await tickWithDeadline(10_000);
+    const thirdRun = await harness.tickWithDeadline(10_000);
     expect(thirdRun.failures).toEqual([]);
     expect(thirdRun.alertsPosted).toBe(1);
     expect(harness.e2e.stack.standIn.store.callsTo('conversations.history').length).toBe(historyReads + 2);

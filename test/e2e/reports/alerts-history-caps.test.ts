@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StallMode } from '../../../infra/local/slack/server.js';
-import { ChannelPacer } from '../../../lib/reports/pacer.js';
-import { runReporterTick, type TickSummary } from '../../../lib/reports/tick.js';
 import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
 
 /**
@@ -40,12 +38,6 @@ function stallAlertOf(issue: number, mode: StallMode): void {
   );
 }
 
-function tickWithDeadline(ms: number): Promise<TickSummary> {
-  return runReporterTick({ ...harness.deps, pacer: new ChannelPacer({ minIntervalMs: 0 }) }, harness.now(), {
-    deadline: Date.now() + ms,
-  });
-}
-
 /** People talking in the channel: more than one page of history above the alerts. */
 function chatter(count: number): void {
   for (let i = 0; i < count; i++) {
@@ -78,7 +70,7 @@ describe('alerts within the history limits of a distributed install', () => {
 
     // Run 1: the first alert is posted but its answer is lost; the run ends in doubt.
     stallAlertOf(first, 'answer_lost');
-    await tickWithDeadline(2000);
+    await harness.tickWithDeadline(2000);
     harness.e2e.stack.standIn.stall(undefined);
     expect(alertCounts(issues)).toEqual([1, 0, 0]);
     chatter(20);
@@ -86,7 +78,7 @@ describe('alerts within the history limits of a distributed install', () => {
     // Run 2, past the lease: one page of 15 (all chatter) is all a minute allows; still in doubt.
     harness.advance(PAST_LEASE);
     const reads = store.callsTo('conversations.history').length;
-    await tickWithDeadline(10_000);
+    await harness.tickWithDeadline(10_000);
     expect(alertCounts(issues)).toEqual([1, 0, 0]);
     const run2Reads = store.callsTo('conversations.history').slice(reads);
     expect(run2Reads).toHaveLength(1);
@@ -96,7 +88,7 @@ describe('alerts within the history limits of a distributed install', () => {
     // second alert's answer is lost in turn.
     harness.advance(2 * MINUTE);
     stallAlertOf(second, 'answer_lost');
-    await tickWithDeadline(2000);
+    await harness.tickWithDeadline(2000);
     harness.e2e.stack.standIn.stall(undefined);
     expect(alertCounts(issues)).toEqual([1, 1, 0]);
 
@@ -105,7 +97,7 @@ describe('alerts within the history limits of a distributed install', () => {
     harness.advance(PAST_LEASE);
     await harness.deps.slack.conversations.history({ channel: 'C0GENERAL', limit: 1 });
     const before429 = store.callsTo('conversations.history').length;
-    await tickWithDeadline(10_000);
+    await harness.tickWithDeadline(10_000);
     expect(
       store
         .callsTo('conversations.history')
@@ -116,7 +108,7 @@ describe('alerts within the history limits of a distributed install', () => {
 
     // Run 5, two minutes on: found and marked; the third alert goes out.
     harness.advance(2 * MINUTE);
-    await tickWithDeadline(10_000);
+    await harness.tickWithDeadline(10_000);
     expect(alertCounts(issues)).toEqual([1, 1, 1]);
 
     const claims = await harness.deps.store.alertClaims.listForSubscription(TEAM, sub.id);

@@ -1,8 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StoredMessage } from '../../../infra/local/slack/store.js';
 import { getOperation } from '../../../lib/api/operations/index.js';
-import { ChannelPacer } from '../../../lib/reports/pacer.js';
-import { runReporterTick, type TickSummary } from '../../../lib/reports/tick.js';
 import { AlertClaimRepository } from '../../../lib/store/alert-claims.js';
 import { AlertSnoozeRepository } from '../../../lib/store/alert-snoozes.js';
 import { slackFixtures } from '../../support/slack-fixtures.js';
@@ -87,13 +85,6 @@ function alertCounts(channel: string, issues: readonly number[]): number[] {
   return issues.map((id) => texts.filter((text) => text.startsWith(`New managed issue ${id}:`)).length);
 }
 
-/** A scheduled run with a deadline `ms` from now; posting paced fast so the deadline is what stops it. */
-function tickWithDeadline(ms: number): Promise<TickSummary> {
-  return runReporterTick({ ...harness.deps, pacer: new ChannelPacer({ minIntervalMs: 0 }) }, harness.now(), {
-    deadline: Date.now() + ms,
-  });
-}
-
 describe('a burst of new issues', () => {
   it('posts 5 new issues of one run as one message listing them, each alert with its buttons in its thread', async () => {
     const channel = 'C0BURST';
@@ -137,7 +128,7 @@ describe('a burst of new issues', () => {
         ? 'answer_lost'
         : undefined,
     );
-    const cut = await tickWithDeadline(1500);
+    const cut = await harness.tickWithDeadline(1500);
     harness.e2e.stack.standIn.stall(undefined);
     expect(cut.alertsPosted).toBe(2);
     expect(alertCounts(channel, issues)).toEqual([1, 1, 1, 0, 0, 0]);
@@ -464,7 +455,7 @@ describe('a flapping issue', () => {
         : undefined,
     );
     // The reply's answer never comes: the run's deadline ends it.
-    await reopen(() => tickWithDeadline(1500));
+    await reopen(() => harness.tickWithDeadline(1500));
     harness.e2e.stack.standIn.stall(undefined);
     harness.advance(PAST_LEASE);
     await harness.tick();

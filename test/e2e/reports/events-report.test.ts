@@ -1,8 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../../infra/local/emulator/account-events.js';
 import { getOperation } from '../../../lib/api/operations/index.js';
-import { ChannelPacer } from '../../../lib/reports/pacer.js';
-import { runReporterTick } from '../../../lib/reports/tick.js';
 import { slackFixtures } from '../../support/slack-fixtures.js';
 import { type ReporterHarness, startReporterHarness, TEAM } from './harness.js';
 
@@ -391,11 +389,7 @@ describe("the events report groups a run's events into one message", () => {
         ? 'answer_lost'
         : undefined,
     );
-    const cut = await runReporterTick(
-      { ...harness.deps, pacer: new ChannelPacer({ minIntervalMs: 0 }) },
-      harness.now(),
-      { deadline: Date.now() + 1500 },
-    );
+    const cut = await harness.tickWithDeadline(1500);
     harness.e2e.stack.standIn.stall(undefined);
     expect(cut.messagesPosted).toBe(0);
     expect(groupMessages(channel, 'cut')).toHaveLength(1);

@@ -7,6 +7,7 @@ import type { StoredMessage } from '../../../infra/local/slack/store.js';
 import { ApiClient } from '../../../lib/api/client.js';
 import { getOperation } from '../../../lib/api/operations/index.js';
 import { parseCommand } from '../../../lib/commands/parse.js';
+import { ChannelPacer } from '../../../lib/reports/pacer.js';
 import {
   type ReporterDeps,
   runReporterTick,
@@ -39,6 +40,11 @@ export interface ReporterHarness {
   advance(ms: number): void;
   /** One reporter run at the current time. */
   tick(options?: TickOptions): Promise<TickSummary>;
+  /**
+   * One reporter run with a deadline `ms` from now, posting paced fast so the deadline is what
+   * stops it: a run cut off as a Lambda's timeout cuts it.
+   */
+  tickWithDeadline(ms: number): Promise<TickSummary>;
   /**
    * `/cloud <text>` for a reports command, answered by its handler as the Slack function would;
    * work it hands off runs in the worker (see `drain`) and answers through a stand-in response_url.
@@ -113,6 +119,10 @@ export async function startReporterHarness(
       emulator.control.advance(ms);
     },
     tick: (tickOptions) => runReporterTick(deps, now(), tickOptions),
+    tickWithDeadline: (ms) =>
+      runReporterTick({ ...deps, pacer: new ChannelPacer({ minIntervalMs: 0 }) }, now(), {
+        deadline: Date.now() + ms,
+      }),
     reports: async (user, channel, text) => {
       const parsed = parseCommand(text);
       if (parsed.kind !== 'bot' || parsed.command !== 'reports') {

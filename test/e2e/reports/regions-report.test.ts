@@ -1,7 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REGIONS } from '../../../infra/local/emulator/catalog.js';
-import { ChannelPacer } from '../../../lib/reports/pacer.js';
-import { runReporterTick } from '../../../lib/reports/tick.js';
 import { slackFixtures } from '../../support/slack-fixtures.js';
 import { type ReporterHarness, startReporterHarness } from './harness.js';
 
@@ -130,11 +128,7 @@ describe('region status report', () => {
         ? 'answer_lost'
         : undefined,
     );
-    const cut = await runReporterTick(
-      { ...harness.deps, pacer: new ChannelPacer({ minIntervalMs: 0 }) },
-      harness.now(),
-      { deadline: Date.now() + 1500 },
-    );
+    const cut = await harness.tickWithDeadline(1500);
     harness.e2e.stack.standIn.stall(undefined);
     expect(cut.messagesPosted).toBe(0);
     expect(regionLines()).toHaveLength(1);
@@ -163,9 +157,7 @@ describe('region status report', () => {
         ? 'unanswered'
         : undefined,
     );
-    await runReporterTick({ ...harness.deps, pacer: new ChannelPacer({ minIntervalMs: 0 }) }, harness.now(), {
-      deadline: Date.now() + 1500,
-    });
+    await harness.tickWithDeadline(1500);
     harness.e2e.stack.standIn.stall(undefined);
     expect(regionLines()).toEqual([]);
 
