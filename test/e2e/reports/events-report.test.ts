@@ -384,13 +384,13 @@ describe("the events report groups a run's events into one message", () => {
     const labels = await renames('cut', 8);
     harness.advance(5 * MINUTE);
     // Slack posts the group's message, and its answer never comes back; the deadline ends the run.
-    harness.e2e.stack.standIn.stall((method, args) =>
-      method === 'chat.postMessage' && String(args.text).startsWith('8 account events')
-        ? 'answer_lost'
-        : undefined,
+    const cut = await harness.tickStalled(
+      (method, args) =>
+        method === 'chat.postMessage' && String(args.text).startsWith('8 account events')
+          ? 'answer_lost'
+          : undefined,
+      1500,
     );
-    const cut = await harness.tickWithDeadline(1500);
-    harness.e2e.stack.standIn.stall(undefined);
     expect(cut.messagesPosted).toBe(0);
     expect(groupMessages(channel, 'cut')).toHaveLength(1);
     expect(timesShown(channel, labels)).toEqual([1, 1, 1, 1, 1, 0, 0, 0]);

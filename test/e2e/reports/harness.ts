@@ -3,6 +3,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { BotStackOptions } from '../../../infra/local/bot-stack.js';
 import type { EmulatorOptions } from '../../../infra/local/emulator/server.js';
 import { InProcessHandoff } from '../../../infra/local/in-process-handoff.js';
+import type { StallRule } from '../../../infra/local/slack/server.js';
 import type { StoredMessage } from '../../../infra/local/slack/store.js';
 import { ApiClient } from '../../../lib/api/client.js';
 import { getOperation } from '../../../lib/api/operations/index.js';
@@ -45,6 +46,11 @@ export interface ReporterHarness {
    * stops it: a run cut off as a Lambda's timeout cuts it.
    */
   tickWithDeadline(ms: number): Promise<TickSummary>;
+  /**
+   * `tickWithDeadline` while the Slack stand-in stalls the calls `rule` picks (a post whose answer
+   * is lost, or that never arrives), which it stops stalling after.
+   */
+  tickStalled(rule: StallRule, ms: number): Promise<TickSummary>;
   /**
    * `/cloud <text>` for a reports command, answered by its handler as the Slack function would;
    * work it hands off runs in the worker (see `drain`) and answers through a stand-in response_url.
@@ -110,6 +116,10 @@ export async function startReporterHarness(
     approvalAdmins: [],
   };
   let users = 0;
+  const tickWithDeadline = (ms: number) =>
+    runReporterTick({ ...deps, pacer: new ChannelPacer({ minIntervalMs: 0 }) }, now(), {
+      deadline: Date.now() + ms,
+    });
 
   return {
     e2e: started,
@@ -119,10 +129,15 @@ export async function startReporterHarness(
       emulator.control.advance(ms);
     },
     tick: (tickOptions) => runReporterTick(deps, now(), tickOptions),
-    tickWithDeadline: (ms) =>
-      runReporterTick({ ...deps, pacer: new ChannelPacer({ minIntervalMs: 0 }) }, now(), {
-        deadline: Date.now() + ms,
-      }),
+    tickWithDeadline,
+    tickStalled: async (rule, ms) => {
+      stack.standIn.stall(rule);
+      try {
+        return await tickWithDeadline(ms);
+      } finally {
+        stack.standIn.stall(undefined);
+      }
+    },
     reports: async (user, channel, text) => {
       const parsed = parseCommand(text);
       if (parsed.kind !== 'bot' || parsed.command !== 'reports') {

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REGIONS } from '../../../infra/local/emulator/catalog.js';
+import type { StallMode, StallRule } from '../../../infra/local/slack/server.js';
 import { slackFixtures } from '../../support/slack-fixtures.js';
 import { type ReporterHarness, startReporterHarness } from './harness.js';
 
@@ -59,6 +60,12 @@ function postedSince() {
 async function tickLater() {
   harness.advance(5 * 60_000);
   return harness.tick();
+}
+
+/** Stalls the report's post (`mode`), as `tickStalled` takes it. */
+function stallRegionPost(mode: StallMode): StallRule {
+  return (method, args) =>
+    method === 'chat.postMessage' && String(args.text).includes('region status change') ? mode : undefined;
 }
 
 /** The section lines of the report's messages since the test subscribed, oldest first. */
@@ -123,13 +130,7 @@ describe('region status report', () => {
     setStatuses({ 'us-east': 'outage' });
     harness.advance(5 * 60_000);
     // Slack posts the message and its answer never comes back; the run's deadline ends it.
-    harness.e2e.stack.standIn.stall((method, args) =>
-      method === 'chat.postMessage' && String(args.text).includes('region status change')
-        ? 'answer_lost'
-        : undefined,
-    );
-    const cut = await harness.tickWithDeadline(1500);
-    harness.e2e.stack.standIn.stall(undefined);
+    const cut = await harness.tickStalled(stallRegionPost('answer_lost'), 1500);
     expect(cut.messagesPosted).toBe(0);
     expect(regionLines()).toHaveLength(1);
 
@@ -152,13 +153,7 @@ describe('region status report', () => {
     await tickLater();
     setStatuses({ 'eu-west': 'outage' });
     harness.advance(5 * 60_000);
-    harness.e2e.stack.standIn.stall((method, args) =>
-      method === 'chat.postMessage' && String(args.text).includes('region status change')
-        ? 'unanswered'
-        : undefined,
-    );
-    await harness.tickWithDeadline(1500);
-    harness.e2e.stack.standIn.stall(undefined);
+    await harness.tickStalled(stallRegionPost('unanswered'), 1500);
     expect(regionLines()).toEqual([]);
 
     for (let i = 0; i < 4; i++) await tickLater();
