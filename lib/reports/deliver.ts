@@ -73,7 +73,7 @@ export interface DeliveryResult {
 }
 
 /** One report message to `channel`, paced and within the run's deadline. */
-export async function post(ctx: DeliveryContext, channel: string, message: RenderedMessage): Promise<void> {
+async function post(ctx: DeliveryContext, channel: string, message: RenderedMessage): Promise<void> {
   await ctx.pacer.send(
     channel,
     () =>

@@ -172,10 +172,7 @@ const REGION_CHANGE_MARKER: PostMarker = { eventType: 'region_status_change', id
  * nothing new), a new one once statuses are learned again, so a region going down a second time is
  * a change of its own. 48 bits of a SHA-256, a whole number JSON and DynamoDB keep exactly.
  */
-export function changeSetId(
-  seenKeys: ReadonlySet<string> | undefined,
-  changes: readonly RegionChange[],
-): number {
+function changeSetId(seenKeys: ReadonlySet<string> | undefined, changes: readonly RegionChange[]): number {
   const learnedAt = [...(seenKeys ?? [])].find((key) => key.startsWith(LEARNED_AT)) ?? '';
   const what = changes.map(({ region, was }) => `${region.id}=${was}>${region.status}`).join('\n');
   return createHash('sha256').update(`${learnedAt}\n${what}`).digest().readUIntBE(0, 6);
